@@ -1,0 +1,7 @@
+import { apiRoute } from '@/lib/http/route';
+import { rateSource } from '@/lib/rates';
+import { rateJson } from '@/lib/rates/rateJson';
+
+export const { GET, POST, PUT, PATCH, DELETE } = apiRoute({
+  GET: async ({ url }) => rateJson(rateSource(), url.searchParams.get('currency')),
+});

@@ -1,0 +1,63 @@
+import { z } from 'zod';
+
+const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+const decimalString = (what: string) =>
+  z.string().regex(/^\d+(\.\d+)?$/, `${what} must be a non-negative decimal number like 1 or 0.5`);
+const optionalUrl = z.string().url().optional();
+
+const schema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'DATABASE_URL must be a postgres:// URL'),
+  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  HOST: z.string().default('127.0.0.1'),
+  PUBLIC_BASE_URL: optionalUrl,
+  PAYMENT_PAGE_BASE: optionalUrl,
+  MASTER_KEY: z.string().regex(/^[0-9a-f]{64}$/i, 'MASTER_KEY must be 64 hex characters (32 bytes)'),
+  MASTER_KEYS_PREVIOUS: z
+    .string()
+    .regex(/^([0-9a-f]{64})(,[0-9a-f]{64})*$/i, 'MASTER_KEYS_PREVIOUS must be a comma list of 64-hex keys')
+    .optional(),
+  HD_MNEMONIC: z
+    .string()
+    .refine((m) => [12, 15, 18, 21, 24].includes(m.trim().split(/\s+/).length), 'HD_MNEMONIC must be a BIP39 phrase of 12-24 words'),
+  TRUSTED_PROXIES: z.string().default(''),
+  RATES_PROVIDER: z.enum(['fixed', 'http']).default('fixed'),
+  RATES_FIXED_TRX_USD: decimalString('RATES_FIXED_TRX_USD').default('0.25'),
+  RATES_FIXED_USDT_USD: decimalString('RATES_FIXED_USDT_USD').default('1'),
+  RATES_HTTP_URL: z.string().url().default('https://api.coingecko.com/api/v3/simple/price?ids=tron,tether&vs_currencies=usd&include_last_updated_at=true'),
+  RATES_CACHE_SECONDS: z.coerce.number().int().min(1).default(30),
+  RATES_MAX_AGE_SECONDS: z.coerce.number().int().min(1).default(300),
+  FORWARDING_FEE_PERCENT: decimalString('FORWARDING_FEE_PERCENT').default('1'),
+  TOPUP_FEE_PERCENT: decimalString('TOPUP_FEE_PERCENT').default('1'),
+  DEFAULT_EXPIRY_MINUTES: z.coerce.number().int().min(1).max(10080).default(60),
+  DEMO_API_KEY: z.string().min(20, 'DEMO_API_KEY must be at least 20 characters').optional(),
+  DEMO_ALLOW_DEVNET_PAY: bool.default(false),
+});
+
+export type Config = z.infer<typeof schema>;
+
+/** Validates an environment, listing every bad variable at once. */
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const result = schema.safeParse(cleaned);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return result.data;
+}
+
+let cached: Config | undefined;
+
+export function config(): Config {
+  cached ??= parseConfig(process.env);
+  return cached;
+}
+
+export function publicBaseUrl(c: Config = config()): string {
+  return (c.PUBLIC_BASE_URL ?? `http://localhost:${c.PORT}`).replace(/\/$/, '');
+}
+
+export function paymentPageBase(c: Config = config()): string {
+  return (c.PAYMENT_PAGE_BASE ?? publicBaseUrl(c)).replace(/\/$/, '');
+}

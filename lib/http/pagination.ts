@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { publicBaseUrl } from '@/lib/config';
+
+export const DEFAULT_PAGE_SIZE = 10;
+
+const nonNegativeInt = (field: string) =>
+  z.string().regex(/^\d+$/, `${field} must be a non-negative integer`).transform(Number);
+
+/**
+ * limit/offset paging. A limit above the maximum is clamped to it (as Django REST
+ * framework's LimitOffsetPagination does), so clients asking for "everything" get
+ * the largest page rather than an error.
+ */
+export function pageQuerySchema(maxLimit: number) {
+  return z.object({
+    limit: nonNegativeInt('limit')
+      .refine((n) => n > 0, 'limit must be at least 1')
+      .transform((n) => Math.min(n, maxLimit))
+      .default(DEFAULT_PAGE_SIZE),
+    offset: nonNegativeInt('offset').default(0),
+  });
+}
+
+export interface Page {
+  limit: number;
+  offset: number;
+}
+
+export interface PageEnvelope<T> {
+  count: number;
+  next: string | null;
+  previous: string | null;
+  results: T[];
+}
+
+function linkWith(url: URL, offset: number, limit: number): string {
+  const link = new URL(url.pathname + url.search, publicBaseUrl());
+  link.searchParams.set('limit', String(limit));
+  if (offset > 0) link.searchParams.set('offset', String(offset));
+  else link.searchParams.delete('offset');
+  return link.toString();
+}
+
+/** The list envelope with absolute next/previous links that keep every filter of the request. */
+export function pageEnvelope<T>(url: URL, page: Page, count: number, results: T[]): PageEnvelope<T> {
+  const { limit, offset } = page;
+  return {
+    count,
+    next: offset + limit < count ? linkWith(url, offset + limit, limit) : null,
+    previous: offset > 0 ? linkWith(url, Math.max(0, offset - limit), limit) : null,
+    results,
+  };
+}

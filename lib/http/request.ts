@@ -1,0 +1,19 @@
+import { ApiError } from './errors';
+
+/** Set by server.ts from the socket (and trusted proxies); any client-sent copy is overwritten. */
+export const CLIENT_IP_HEADER = 'x-invoicing-client-ip';
+
+/** An empty body reads as `{}` so that required fields are reported by name. */
+export async function readJson(req: Request): Promise<unknown> {
+  const text = await req.text();
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new ApiError(400, `JSON parse error - ${(err as Error).message}`);
+  }
+}
+
+export function queryObject(url: URL): Record<string, string> {
+  return Object.fromEntries(url.searchParams.entries());
+}

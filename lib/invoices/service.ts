@@ -1,0 +1,132 @@
+import { config } from '@/lib/config';
+import { deriveAccount } from '@/lib/chain/keys';
+import { masterKeyRing } from '@/lib/crypto/masterKey';
+import { seal } from '@/lib/crypto/secretBox';
+import type { Merchant, Prisma, PrismaClient } from '@/lib/generated/prisma/client';
+import { ApiError, badRequest, notFound } from '@/lib/http/errors';
+import type { Page } from '@/lib/http/pagination';
+import { formatScaled, parseScaled } from '@/lib/money/decimal';
+import { amountDue, usdToTokenUnits } from '@/lib/money/fees';
+import { CURRENCIES, RATE_DECIMALS, USD_DECIMALS, type Currency } from '@/lib/money/tokens';
+import type { RateSource } from '@/lib/rates/source';
+import { dayStartUtc, nextDayStartUtc } from '@/lib/time';
+import { INVOICE_ORDERING, type CreateInvoiceInput, type ListInvoicesQuery } from './schemas';
+import { invoiceInclude, type InvoiceRecord } from './serialize';
+import { CANCELABLE, parseStatus } from './states';
+
+export const INVOICE_NOT_FOUND = 'No Invoice matches the given query.';
+const NO_TARGET_WALLET = "User's target wallet address is not set";
+// Static-address invoices never expire; expired_at is still a timestamp for clients that parse it.
+const STATIC_ADDRESS_LIFETIME_MS = 100 * 365 * 86_400_000;
+
+export async function createInvoice(prisma: PrismaClient, rates: RateSource, merchant: Merchant, input: CreateInvoiceInput): Promise<InvoiceRecord> {
+  if (!merchant.targetWalletAddress) throw badRequest(NO_TARGET_WALLET);
+  const c = config();
+  const quotes = await Promise.all(input.currencies.map((currency) => rates.quote(currency)));
+  const amounts = quotes.map((q) => {
+    const base = usdToTokenUnits(input.amountMicros, parseScaled(q.rateUsd, RATE_DECIMALS));
+    const { dueUnits, feeUnits } = amountDue(base, c.FORWARDING_FEE_PERCENT, input.clientCommission);
+    return { currency: q.currency, rateUsd: q.rateUsd, dueUnits, feeUnits };
+  });
+  const createdAt = new Date();
+  const expiredAt = new Date(createdAt.getTime() + (input.type === 'SINGLE' ? (input.expiryMinutes ?? c.DEFAULT_EXPIRY_MINUTES) * 60_000 : STATIC_ADDRESS_LIFETIME_MS));
+
+  return prisma.$transaction(async (tx) => {
+    // The row lock on the merchant hands out each HD index exactly once.
+    const { nextAddressIndex } = await tx.merchant.update({
+      where: { id: merchant.id },
+      data: { nextAddressIndex: { increment: 1 } },
+      select: { nextAddressIndex: true },
+    });
+    const addressIndex = nextAddressIndex - 1;
+    const account = deriveAccount(c.HD_MNEMONIC, merchant.id, 'invoice', addressIndex);
+    return tx.invoice.create({
+      data: {
+        merchantId: merchant.id,
+        type: input.type,
+        amountUsd: input.type === 'SINGLE' ? formatScaled(input.amountMicros, USD_DECIMALS) : null,
+        currencies: input.currencies,
+        orderId: input.orderId,
+        address: account.address,
+        addressIndex,
+        privateKeyEnc: seal(masterKeyRing(), account.privateKey),
+        clientCommission: input.clientCommission,
+        webhookUrl: input.webhookUrl,
+        redirectUrl: input.redirectUrl,
+        description: input.description,
+        createdAt,
+        expiredAt,
+        amounts: { create: amounts },
+      },
+      include: invoiceInclude,
+    });
+  });
+}
+
+export async function getInvoice(prisma: PrismaClient, merchantId: number, id: number): Promise<InvoiceRecord> {
+  const invoice = await prisma.invoice.findFirst({ where: { id, merchantId }, include: invoiceInclude });
+  if (!invoice) throw notFound(INVOICE_NOT_FOUND);
+  return invoice;
+}
+
+/** Cancels an open invoice; the conditional update makes a race with the worker safe. */
+export async function cancelInvoice(prisma: PrismaClient, merchantId: number, id: number): Promise<InvoiceRecord> {
+  const { count } = await prisma.invoice.updateMany({
+    where: { id, merchantId, status: { in: [...CANCELABLE] } },
+    data: { status: 'CANCELED' },
+  });
+  const invoice = await getInvoice(prisma, merchantId, id);
+  if (count === 0) throw new ApiError(400, 'Invoice cannot be canceled');
+  return invoice;
+}
+
+const ORDER_COLUMNS: Record<(typeof INVOICE_ORDERING)[number], 'createdAt' | 'amountUsd' | 'status'> = {
+  created_at: 'createdAt',
+  amount: 'amountUsd',
+  status: 'status',
+};
+
+function searchFilter(term: string): Prisma.InvoiceWhereInput[] {
+  const or: Prisma.InvoiceWhereInput[] = [
+    { address: { contains: term, mode: 'insensitive' } },
+    { description: { contains: term, mode: 'insensitive' } },
+  ];
+  if (/^\d{1,9}$/.test(term)) or.push({ id: Number(term) });
+  const status = parseStatus(term);
+  if (status) or.push({ status });
+  const currency = term.toUpperCase();
+  if ((CURRENCIES as readonly string[]).includes(currency)) or.push({ currencies: { has: currency as Currency } });
+  return or;
+}
+
+export async function listInvoices(prisma: PrismaClient, merchantId: number, q: ListInvoicesQuery, page: Page) {
+  const createdAt: Prisma.DateTimeFilter = {};
+  if (q.date_from) createdAt.gte = dayStartUtc(q.date_from);
+  if (q.date_to) createdAt.lt = nextDayStartUtc(q.date_to);
+  const where: Prisma.InvoiceWhereInput = {
+    merchantId,
+    ...(q.type && { type: q.type }),
+    ...(q.status && { status: q.status }),
+    // "TRX,USDT" means invoices that accept both tokens.
+    ...(q.currency && { currencies: { hasEvery: q.currency } }),
+    ...((q.date_from || q.date_to) && { createdAt }),
+    ...(q.search && { OR: searchFilter(q.search) }),
+  };
+  const descending = q.ordering.startsWith('-');
+  const column = ORDER_COLUMNS[q.ordering.replace(/^-/, '') as keyof typeof ORDER_COLUMNS];
+  const direction = descending ? 'desc' : 'asc';
+  const [count, rows] = await prisma.$transaction([
+    prisma.invoice.count({ where }),
+    prisma.invoice.findMany({
+      where,
+      include: invoiceInclude,
+      orderBy: [
+        column === 'amountUsd' ? { amountUsd: { sort: direction, nulls: descending ? 'last' : 'first' } } : { [column]: direction },
+        { id: direction },
+      ],
+      take: page.limit,
+      skip: page.offset,
+    }),
+  ]);
+  return { count, rows };
+}

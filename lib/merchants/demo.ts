@@ -1,0 +1,27 @@
+import { config } from '@/lib/config';
+import { deriveAccount } from '@/lib/chain/keys';
+import { hashApiKey, DISPLAY_PREFIX_LENGTH } from '@/lib/auth/apiKeys';
+import type { PrismaClient } from '@/lib/generated/prisma/client';
+import { createMerchant } from './service';
+
+export const DEMO_EMAIL = 'demo@example.com';
+// The demo payout wallet sits on an account index no real merchant id reaches.
+const DEMO_WALLET_ACCOUNT = 2 ** 31 - 1;
+
+export function demoPayoutWallet(): string {
+  return deriveAccount(config().HD_MNEMONIC, DEMO_WALLET_ACCOUNT, 'invoice').address;
+}
+
+/** Idempotent: creates the demo merchant once and makes sure `apiKey` is one of its keys. */
+export async function ensureDemoMerchant(prisma: PrismaClient, apiKey: string) {
+  const merchant =
+    (await prisma.merchant.findUnique({ where: { email: DEMO_EMAIL } })) ??
+    (await createMerchant(prisma, { email: DEMO_EMAIL, targetWalletAddress: demoPayoutWallet() }));
+  const keyHash = hashApiKey(apiKey);
+  await prisma.apiKey.upsert({
+    where: { keyHash },
+    update: { revokedAt: null },
+    create: { merchantId: merchant.id, label: 'demo', prefix: apiKey.slice(0, DISPLAY_PREFIX_LENGTH), keyHash },
+  });
+  return merchant;
+}

@@ -1,0 +1,30 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { utils } from 'tronweb';
+
+export interface DevSecrets {
+  MASTER_KEY: string;
+  HD_MNEMONIC: string;
+  DEMO_API_KEY: string;
+  NEXTAUTH_SECRET: string;
+}
+
+/**
+ * Secrets for a local run, made once and kept in data/dev-secrets.json (mode 600)
+ * so that restarts keep the same addresses, keys and demo API key. Production
+ * sets them in the environment instead.
+ */
+export function loadDevSecrets(dataDir: string): DevSecrets {
+  const file = path.join(dataDir, 'dev-secrets.json');
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as DevSecrets;
+  const secrets: DevSecrets = {
+    MASTER_KEY: randomBytes(32).toString('hex'),
+    HD_MNEMONIC: utils.ethersUtils.Mnemonic.fromEntropy(randomBytes(16)).phrase,
+    DEMO_API_KEY: `tk_demo_${randomBytes(24).toString('base64url')}`,
+    NEXTAUTH_SECRET: randomBytes(32).toString('base64url'),
+  };
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
+  return secrets;
+}

@@ -1,0 +1,65 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '@/lib/db/embedded';
+import { migrate } from '@/lib/db/migrate';
+import { loadDevSecrets } from './devSecrets';
+
+/**
+ * Starts the whole service: database (embedded unless DATABASE_URL is set),
+ * migrations, demo merchant, web app and worker, and stops them together.
+ * `--dev` runs Next in development mode; otherwise a prior `next build` is served.
+ */
+const dev = process.argv.includes('--dev');
+const dataDir = path.resolve(process.env.DATA_DIR ?? 'data');
+const env: NodeJS.ProcessEnv = { ...loadDevSecrets(dataDir), ...process.env };
+Object.assign(env, { NODE_ENV: dev ? 'development' : 'production' });
+env.PORT ??= '3000';
+
+let embedded: EmbeddedPostgres | undefined;
+if (!env.DATABASE_URL) {
+  const port = Number(env.EMBEDDED_DB_PORT ?? 5433);
+  embedded = await startEmbeddedPostgres(path.join(dataDir, 'pglite'), port);
+  env.DATABASE_URL = embedded.url;
+  console.log(`db: embedded PostgreSQL (PGlite) in ${path.join(dataDir, 'pglite')}, on port ${port}`);
+}
+
+await migrate(env.DATABASE_URL);
+const children: ChildProcess[] = [];
+function start(name: string, args: string[]): ChildProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { env, stdio: 'inherit' });
+  child.on('exit', (code, signal) => {
+    if (!stopping) {
+      console.error(`${name} exited (${signal ?? code}); stopping everything`);
+      void stop(1);
+    }
+  });
+  children.push(child);
+  return child;
+}
+
+await new Promise<void>((resolve, reject) => {
+  const seed = spawn(process.execPath, ['--import', 'tsx', 'scripts/seed.ts'], { env, stdio: 'inherit' });
+  seed.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`seed failed (${code})`))));
+});
+
+start('web', ['server.ts', ...(dev ? ['--dev'] : [])]);
+
+const base = env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`;
+console.log(`
+  Service:       ${base}
+  Demo API key:  ${env.DEMO_API_KEY}
+  Try:           curl -H "Authorization: ${env.DEMO_API_KEY}" ${base}/v1/api/merchant
+`);
+
+let stopping = false;
+async function stop(code = 0): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  await Promise.all(
+    children.map((c) => (c.exitCode === null ? new Promise((r) => { c.once('exit', r); c.kill('SIGTERM'); }) : undefined)),
+  );
+  await embedded?.stop();
+  process.exit(code);
+}
+process.on('SIGINT', () => void stop());
+process.on('SIGTERM', () => void stop());

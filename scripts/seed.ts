@@ -1,0 +1,12 @@
+import { config } from '@/lib/config';
+import { db } from '@/lib/db/client';
+import { ensureDemoMerchant } from '@/lib/merchants/demo';
+
+const key = config().DEMO_API_KEY;
+if (!key) {
+  console.error('seed: set DEMO_API_KEY to the key the demo merchant should have');
+  process.exit(1);
+}
+const merchant = await ensureDemoMerchant(db(), key);
+console.log(`seed: demo merchant ${merchant.email} (id ${merchant.id}) has the DEMO_API_KEY`);
+await db().$disconnect();
