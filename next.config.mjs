@@ -5,7 +5,7 @@ const nextConfig = {
   // Clients written for a Django-style API add a trailing slash; answer both forms without a redirect.
   skipTrailingSlashRedirect: true,
   poweredByHeader: false,
-  typescript: { tsconfigPath: 'tsconfig.json' },
+  typescript: { tsconfigPath: 'tsconfig.next.json' },
 };
 
 export default nextConfig;

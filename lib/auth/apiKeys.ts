@@ -17,8 +17,8 @@ export function generateApiKey(): { key: string; prefix: string; keyHash: string
  * other gateways send `Bearer`, `Token` or `Api-Key` schemes, so those are accepted too.
  */
 export function keyFromAuthorizationHeader(header: string | null): string | null {
-  if (header === null) return null;
-  const value = header.trim();
+  const value = header?.trim() ?? '';
+  if (value === '') return null;
   const m = /^(?:bearer|token|api-key|apikey)\s+(\S+)$/i.exec(value);
   if (m) return m[1] ?? null;
   return /^\S+$/.test(value) ? value : '';

@@ -64,7 +64,7 @@ const createInvoiceBody = z.object({
   client_commission: z.boolean({ error: 'Must be a boolean.' }).nullish(),
   order_id: optionalText(MAX_ORDER_ID),
   webhook_url: httpUrl,
-  redirect_url: httpUrl,
+  redirect_url: z.unknown().optional(),
   description: optionalText(MAX_DESCRIPTION),
 });
 
@@ -82,7 +82,9 @@ export const createInvoiceSchema = createInvoiceBody.transform((body, ctx) => {
   };
   let amountMicros: bigint | undefined;
   let expiryMinutes: number | undefined;
+  let redirectUrl: string | null | undefined;
   if (single) {
+    redirectUrl = field('redirect_url', httpUrl, body.redirect_url);
     if (body.amount === undefined || body.amount === null) ctx.addIssue({ code: 'custom', path: ['amount'], message: 'This field is required.' });
     else amountMicros = field('amount', usdAmountSchema, body.amount);
     if (body.expiry_minutes !== undefined && body.expiry_minutes !== null) {
@@ -102,7 +104,7 @@ export const createInvoiceSchema = createInvoiceBody.transform((body, ctx) => {
     clientCommission: single && (a ?? b ?? false),
     orderId: body.order_id ?? null,
     webhookUrl: body.webhook_url ?? null,
-    redirectUrl: single ? (body.redirect_url ?? null) : null,
+    redirectUrl: redirectUrl ?? null,
     description: body.description ?? null,
   };
 });

@@ -1,0 +1,52 @@
+/** Base of every error the chain layer throws on purpose. */
+export class ChainError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** The node could not be reached or answered with an HTTP error: back off and retry. */
+export class ChainUnavailableError extends ChainError {
+  constructor(
+    message: string,
+    readonly status: number | null,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** The node answered, but not with what the call needs (unknown contract, reverted estimate, malformed reply). */
+export class ChainResponseError extends ChainError {}
+
+/**
+ * What a caller can still do with a transaction the node refused:
+ * - `same-tx`: the node was busy or cut off; broadcasting the same bytes later may succeed.
+ * - `rebuild`: this transaction can never land (expired, stale reference block); build a new one.
+ * - `never`: it is invalid as built (bad signature, balance too low); retrying as-is will fail again.
+ */
+export type RetryAdvice = 'same-tx' | 'rebuild' | 'never';
+
+const ADVICE: Record<string, RetryAdvice> = {
+  SERVER_BUSY: 'same-tx',
+  NO_CONNECTION: 'same-tx',
+  NOT_ENOUGH_EFFECTIVE_CONNECTION: 'same-tx',
+  BLOCK_UNSOLIDIFIED: 'same-tx',
+  TAPOS_ERROR: 'rebuild',
+  TRANSACTION_EXPIRATION_ERROR: 'rebuild',
+};
+
+/** broadcasttransaction refused the transaction with a java-tron response code. */
+export class TxRejectedError extends ChainError {
+  readonly retry: RetryAdvice;
+
+  constructor(
+    readonly code: string,
+    readonly nodeMessage: string,
+    readonly txId: string,
+  ) {
+    super(`${code}: ${nodeMessage}`);
+    this.retry = ADVICE[code] ?? 'never';
+  }
+}

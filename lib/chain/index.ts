@@ -1,0 +1,20 @@
+import { parseChainConfig, type ChainConfig } from './config';
+import { TronChain } from './tron';
+import type { Chain } from './types';
+
+export * from './types';
+export * from './errors';
+export { parseChainConfig, type ChainConfig } from './config';
+export { NETWORKS, type NetworkName } from './networks';
+
+export function createChain(config: ChainConfig): Chain {
+  return new TronChain(config);
+}
+
+let shared: Chain | undefined;
+
+/** The process-wide chain, configured from TRON_* environment variables. */
+export function chain(): Chain {
+  shared ??= createChain(parseChainConfig(process.env));
+  return shared;
+}

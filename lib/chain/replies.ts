@@ -1,0 +1,83 @@
+import { z } from 'zod';
+
+/**
+ * The node replies the chain layer reads, validated so that a malformed or
+ * unexpected answer fails loudly instead of turning into a wrong amount.
+ * Proto3 leaves zero values out, hence the defaults.
+ */
+
+const int64 = z.union([z.number().int(), z.string().regex(/^-?\d+$/)]).transform((v) => BigInt(v));
+const opt64 = int64.optional().transform((v) => v ?? 0n);
+
+export const blockHeaderReply = z.object({
+  blockID: z.string(),
+  block_header: z.object({ raw_data: z.object({ number: z.number().int().default(0), timestamp: z.number().int() }) }),
+});
+
+const contractValue = z.object({
+  owner_address: z.string(),
+  to_address: z.string().optional(),
+  amount: opt64,
+  contract_address: z.string().optional(),
+  data: z.string().optional(),
+});
+
+export const blockTxReply = z.object({
+  txID: z.string(),
+  ret: z.array(z.object({ contractRet: z.string().optional() })).optional(),
+  raw_data: z.object({
+    contract: z.array(z.object({ type: z.string(), parameter: z.object({ value: contractValue }) })),
+  }),
+});
+
+export const blockReply = blockHeaderReply.extend({ transactions: z.array(blockTxReply).default([]) });
+export type BlockReply = z.infer<typeof blockReply>;
+
+export const txInfoReply = z.object({
+  id: z.string(),
+  fee: opt64,
+  blockNumber: z.number().int().default(0),
+  receipt: z
+    .object({
+      energy_usage_total: opt64,
+      energy_fee: opt64,
+      net_usage: opt64,
+      net_fee: opt64,
+      result: z.string().optional(),
+    })
+    .default({ energy_usage_total: 0n, energy_fee: 0n, net_usage: 0n, net_fee: 0n }),
+  log: z.array(z.object({ address: z.string(), topics: z.array(z.string()).default([]), data: z.string().default('') })).default([]),
+  result: z.string().optional(),
+  resMessage: z.string().optional(),
+});
+export type TxInfoReply = z.infer<typeof txInfoReply>;
+export const blockReceiptsReply = z.array(txInfoReply);
+
+export const accountReply = z.object({ address: z.string().optional(), balance: opt64 });
+
+export const accountResourceReply = z.object({
+  freeNetLimit: opt64,
+  freeNetUsed: opt64,
+  NetLimit: opt64,
+  NetUsed: opt64,
+  EnergyLimit: opt64,
+  EnergyUsed: opt64,
+});
+
+export const chainParametersReply = z.array(z.object({ key: z.string(), value: opt64 }));
+
+export const constantCallReply = z.object({
+  constant_result: z.array(z.string()).min(1),
+  energy_used: opt64,
+  energy_penalty: opt64,
+});
+
+export const estimateEnergyReply = z.object({ energy_required: int64 });
+
+export const broadcastReply = z.object({
+  result: z.boolean().optional(),
+  code: z.string().optional(),
+  txid: z.string().optional(),
+  message: z.string().optional(),
+  Error: z.string().optional(),
+});

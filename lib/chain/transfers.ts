@@ -1,0 +1,77 @@
+import { TronWeb } from 'tronweb';
+import { ChainResponseError } from './errors';
+import type { BlockReply, TxInfoReply } from './replies';
+import type { Transfer } from './types';
+
+export const TRANSFER_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+const TRANSFER_SELECTOR = 'a9059cbb';
+
+const fromHex = (hex41: string) => TronWeb.address.fromHex(hex41);
+/** A 32-byte ABI word or log topic holding an address, to base58. */
+const wordAddress = (word: string) => fromHex('41' + word.slice(-40));
+
+/** Whether the block has transactions whose effects only their receipts show (contract calls). */
+export function needsReceipts(block: BlockReply): boolean {
+  return block.transactions.some((tx) => tx.raw_data.contract[0]?.type === 'TriggerSmartContract');
+}
+
+/**
+ * Every TRX transfer (TransferContract) and every Transfer event of the USDT
+ * contract in a block, in block order. Events are read from receipts, so USDT
+ * moved by another contract is seen too. A direct USDT transfer() that failed
+ * is reported with success=false, so that a payer's attempt is visible.
+ */
+export function blockTransfers(block: BlockReply, receipts: TxInfoReply[], usdtContract: string): Transfer[] {
+  const blockNumber = block.block_header.raw_data.number;
+  const usdtHex = TronWeb.address.toHex(usdtContract).toLowerCase();
+  const byId = new Map(receipts.map((r) => [r.id, r]));
+  const transfers: Transfer[] = [];
+  for (const tx of block.transactions) {
+    const contract = tx.raw_data.contract[0];
+    if (!contract) continue;
+    const value = contract.parameter.value;
+    if (contract.type === 'TransferContract' && value.to_address) {
+      transfers.push({
+        txId: tx.txID,
+        blockNumber,
+        logIndex: null,
+        token: 'TRX',
+        from: fromHex(value.owner_address),
+        to: fromHex(value.to_address),
+        amount: value.amount,
+        success: tx.ret?.[0]?.contractRet === 'SUCCESS',
+      });
+    }
+    if (contract.type !== 'TriggerSmartContract') continue;
+    const receipt = byId.get(tx.txID);
+    if (!receipt) throw new ChainResponseError(`no receipt for contract call ${tx.txID} in block ${blockNumber}`);
+    receipt.log.forEach((log, logIndex) => {
+      if (('41' + log.address).toLowerCase() !== usdtHex || log.topics[0] !== TRANSFER_TOPIC || log.topics.length !== 3) return;
+      transfers.push({
+        txId: tx.txID,
+        blockNumber,
+        logIndex,
+        token: 'USDT',
+        from: wordAddress(log.topics[1]!),
+        to: wordAddress(log.topics[2]!),
+        amount: BigInt('0x' + (log.data || '0')),
+        success: true,
+      });
+    });
+    const data = value.data ?? '';
+    const failed = receipt.result === 'FAILED' || tx.ret?.[0]?.contractRet !== 'SUCCESS';
+    if (failed && value.contract_address?.toLowerCase() === usdtHex && data.startsWith(TRANSFER_SELECTOR) && data.length === 136) {
+      transfers.push({
+        txId: tx.txID,
+        blockNumber,
+        logIndex: null,
+        token: 'USDT',
+        from: fromHex(value.owner_address),
+        to: wordAddress(data.slice(8, 72)),
+        amount: BigInt('0x' + data.slice(72)),
+        success: false,
+      });
+    }
+  }
+  return transfers;
+}

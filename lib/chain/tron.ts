@@ -1,0 +1,368 @@
+import { TronWeb } from 'tronweb';
+import type { z } from 'zod';
+import type { ChainConfig } from './config';
+import { budgetOf, transactionBandwidth, transferCost, type ResourceBudget } from './costs';
+import { ChainError, ChainResponseError, ChainUnavailableError, TxRejectedError } from './errors';
+import {
+  accountReply,
+  accountResourceReply,
+  blockHeaderReply,
+  blockReceiptsReply,
+  blockReply,
+  broadcastReply,
+  chainParametersReply,
+  constantCallReply,
+  estimateEnergyReply,
+  txInfoReply,
+  type BlockReply,
+} from './replies';
+import { blockTransfers, needsReceipts } from './transfers';
+import type {
+  AccountResources,
+  BatchCost,
+  BroadcastResult,
+  Chain,
+  ChainParameters,
+  SignedTransaction,
+  SignedTransfer,
+  TransactionStatus,
+  Transfer,
+  TransferCost,
+  TransferRequest,
+} from './types';
+
+const PARAMETERS_TTL_MS = 10 * 60_000;
+const CONCURRENCY = 8;
+const MAX_RANGE = 100;
+
+type RefHeader = { ref_block_bytes: string; ref_block_hash: string; expiration: number; timestamp: number };
+
+function isHttpError(e: unknown): e is { isAxiosError: true; message: string; response?: { status?: number } } {
+  return typeof e === 'object' && e !== null && 'isAxiosError' in e && e.isAxiosError === true;
+}
+
+function toChainError(what: string, e: unknown): ChainError {
+  if (e instanceof ChainError) return e;
+  if (isHttpError(e)) return new ChainUnavailableError(`${what}: ${e.message}`, e.response?.status ?? null, { cause: e });
+  return new ChainResponseError(`${what}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+}
+
+function decodeMessage(message: string | undefined): string {
+  if (!message) return '';
+  return /^([0-9a-f]{2})+$/i.test(message) ? Buffer.from(message, 'hex').toString('utf8') : message;
+}
+
+function safeNumber(value: bigint, what: string): number {
+  if (value < 0n || value > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError(`${what} is out of range`);
+  return Number(value);
+}
+
+function senderOf(privateKey: string): string {
+  const address = TronWeb.address.fromPrivateKey(privateKey.replace(/^0x/, ''));
+  if (!address) throw new TypeError('invalid private key');
+  return address;
+}
+
+async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+/** The chain layer over tronweb and a Tron full node's HTTP API (TronGrid, a private node, or the devnet). */
+export class TronChain implements Chain {
+  readonly usdtContract: string;
+  private readonly tronWeb: TronWeb;
+  private parameters: { value: Promise<ChainParameters>; at: number } | null = null;
+
+  constructor(private readonly config: ChainConfig) {
+    this.usdtContract = config.usdtContract;
+    this.tronWeb = new TronWeb({
+      fullHost: config.fullNodeUrl,
+      ...(config.apiKey ? { headers: { 'TRON-PRO-API-KEY': config.apiKey } } : {}),
+    });
+  }
+
+  async getBlockNumber(): Promise<number> {
+    return (await this.header(false)).block_header.raw_data.number;
+  }
+
+  async getConfirmedBlockNumber(): Promise<number> {
+    return (await this.header(true)).block_header.raw_data.number;
+  }
+
+  async getBlockTransfers(n: number): Promise<Transfer[] | null> {
+    const raw = await this.request('getblockbynum', 'wallet/getblockbynum', { num: n });
+    if (!raw || typeof raw !== 'object' || !Object.keys(raw).length) return null;
+    return this.transfersOf(this.parse('getblockbynum', blockReply, raw));
+  }
+
+  async getBlockRangeTransfers(from: number, to: number): Promise<{ transfers: Transfer[]; lastBlock: number | null }> {
+    if (to < from || to - from + 1 > MAX_RANGE) throw new RangeError(`a range holds 1..${MAX_RANGE} blocks`);
+    const raw = await this.request('getblockbylimitnext', 'wallet/getblockbylimitnext', { startNum: from, endNum: to + 1 });
+    const list = (raw as { block?: unknown[] } | null)?.block ?? [];
+    const blocks = list.map((b) => this.parse('getblockbylimitnext', blockReply, b)).sort((a, b) => a.block_header.raw_data.number - b.block_header.raw_data.number);
+    const contiguous: BlockReply[] = [];
+    for (const block of blocks) {
+      if (block.block_header.raw_data.number !== from + contiguous.length) break;
+      contiguous.push(block);
+    }
+    const perBlock = await mapLimit(contiguous, CONCURRENCY, (b) => this.transfersOf(b));
+    return { transfers: perBlock.flat(), lastBlock: contiguous.length ? from + contiguous.length - 1 : null };
+  }
+
+  async getTrxBalance(address: string): Promise<bigint> {
+    const raw = await this.request('getaccount', 'wallet/getaccount', { address: this.hex(address) });
+    return this.parse('getaccount', accountReply, raw).balance;
+  }
+
+  async getUsdtBalance(address: string): Promise<bigint> {
+    const reply = await this.guard('balanceOf', () =>
+      this.tronWeb.transactionBuilder.triggerConstantContract(this.usdtContract, 'balanceOf(address)', {}, [{ type: 'address', value: address }], address),
+    );
+    return BigInt('0x' + (this.parse('balanceOf', constantCallReply, reply).constant_result[0] || '0'));
+  }
+
+  async getAccountResources(address: string): Promise<AccountResources> {
+    const raw = await this.request('getaccountresource', 'wallet/getaccountresource', { address: this.hex(address) });
+    const r = this.parse('getaccountresource', accountResourceReply, raw);
+    return {
+      freeBandwidthLimit: r.freeNetLimit,
+      freeBandwidthUsed: r.freeNetUsed,
+      stakedBandwidthLimit: r.NetLimit,
+      stakedBandwidthUsed: r.NetUsed,
+      energyLimit: r.EnergyLimit,
+      energyUsed: r.EnergyUsed,
+    };
+  }
+
+  async isActivated(address: string): Promise<boolean> {
+    const raw = await this.request('getaccount', 'wallet/getaccount', { address: this.hex(address) });
+    return this.parse('getaccount', accountReply, raw).address !== undefined;
+  }
+
+  getChainParameters(): Promise<ChainParameters> {
+    if (!this.parameters || Date.now() - this.parameters.at > PARAMETERS_TTL_MS) {
+      const value = this.fetchChainParameters();
+      // A failed read must not be cached.
+      value.catch(() => (this.parameters = null));
+      this.parameters = { value, at: Date.now() };
+    }
+    return this.parameters.value;
+  }
+
+  async estimateTransfer(transfer: TransferRequest): Promise<TransferCost> {
+    return (await this.estimateBatch([transfer])).transfers[0]!;
+  }
+
+  async estimateBatch(transfers: TransferRequest[]): Promise<BatchCost> {
+    const params = await this.getChainParameters();
+    const senders = [...new Set(transfers.map((t) => t.from))];
+    const trxRecipients = [...new Set(transfers.filter((t) => t.token === 'TRX').map((t) => t.to))];
+    const [budgets, activated, header] = await Promise.all([
+      mapLimit(senders, CONCURRENCY, async (s) => [s, budgetOf(await this.getAccountResources(s))] as const),
+      mapLimit(trxRecipients, CONCURRENCY, async (r) => [r, await this.isActivated(r)] as const),
+      this.refHeader(),
+    ]);
+    const needs = await mapLimit(transfers, CONCURRENCY, (t) => this.resourceNeed(t, header, params));
+    const budgetBySender = new Map<string, ResourceBudget>(budgets);
+    const activeAccounts = new Set(activated.filter(([, a]) => a).map(([r]) => r));
+    const costs = transfers.map((t, i) => {
+      const createsAccount = t.token === 'TRX' && !activeAccounts.has(t.to);
+      if (createsAccount) activeAccounts.add(t.to);
+      return transferCost({ ...needs[i]!, createsAccount }, budgetBySender.get(t.from)!, params);
+    });
+    const sum = (pick: (c: TransferCost) => bigint) => costs.reduce((acc, c) => acc + pick(c), 0n);
+    return {
+      transfers: costs,
+      energy: sum((c) => c.energy),
+      bandwidth: sum((c) => c.bandwidth),
+      accountsCreated: costs.filter((c) => c.createsAccount).length,
+      energyFeeSun: sum((c) => c.energyFeeSun),
+      bandwidthFeeSun: sum((c) => c.bandwidthFeeSun),
+      activationFeeSun: sum((c) => c.activationFeeSun),
+      totalFeeSun: sum((c) => c.totalFeeSun),
+    };
+  }
+
+  async buildSignedTrxTransfer(privateKey: string, to: string, amountSun: bigint): Promise<SignedTransfer> {
+    const key = privateKey.replace(/^0x/, '');
+    const header = await this.refHeader();
+    const tx = await this.unsignedTrx(senderOf(key), to, amountSun, header);
+    return this.sign(tx, key, header);
+  }
+
+  async buildSignedUsdtTransfer(privateKey: string, to: string, units: bigint, feeLimitSun: bigint): Promise<SignedTransfer> {
+    const key = privateKey.replace(/^0x/, '');
+    const header = await this.refHeader();
+    const tx = await this.unsignedUsdt(senderOf(key), to, units, feeLimitSun, header);
+    return this.sign(tx, key, header);
+  }
+
+  async broadcast(signedTx: SignedTransaction): Promise<BroadcastResult> {
+    const raw = await this.guard('broadcasttransaction', () => this.tronWeb.trx.sendRawTransaction(signedTx));
+    const reply = this.parse('broadcasttransaction', broadcastReply, raw);
+    if (reply.Error) throw new ChainResponseError(`broadcasttransaction: ${reply.Error}`);
+    if (reply.result) return { txId: signedTx.txID, alreadyKnown: false };
+    if (reply.code === 'DUP_TRANSACTION_ERROR') return { txId: signedTx.txID, alreadyKnown: true };
+    throw new TxRejectedError(reply.code ?? 'UNKNOWN', decodeMessage(reply.message), signedTx.txID);
+  }
+
+  async getTransactionStatus(txId: string, expiresAt?: number): Promise<TransactionStatus> {
+    // The solidified head is read first: if it is already past the expiration,
+    // a lookup that then finds nothing is final.
+    const solid = (await this.header(true)).block_header.raw_data;
+    const raw = await this.request('gettransactioninfobyid', 'wallet/gettransactioninfobyid', { value: txId });
+    const none = { feeSun: 0n, energyUsed: 0n, energyFeeSun: 0n, bandwidthUsed: 0n, bandwidthFeeSun: 0n, result: null, message: null };
+    if (!raw || typeof raw !== 'object' || !Object.keys(raw).length) {
+      return { status: 'unknown', blockNumber: null, solidified: false, expired: expiresAt !== undefined && solid.timestamp >= expiresAt, ...none };
+    }
+    const info = this.parse('gettransactioninfobyid', txInfoReply, raw);
+    const failed = info.result === 'FAILED' || (info.receipt.result !== undefined && info.receipt.result !== 'SUCCESS');
+    const solidified = info.blockNumber <= solid.number;
+    return {
+      status: failed ? 'failed' : solidified ? 'confirmed' : 'pending',
+      blockNumber: info.blockNumber,
+      solidified,
+      expired: false,
+      feeSun: info.fee,
+      energyUsed: info.receipt.energy_usage_total,
+      energyFeeSun: info.receipt.energy_fee,
+      bandwidthUsed: info.receipt.net_usage,
+      bandwidthFeeSun: info.receipt.net_fee,
+      result: info.receipt.result ?? null,
+      message: info.resMessage ? decodeMessage(info.resMessage) : null,
+    };
+  }
+
+  private async transfersOf(block: BlockReply): Promise<Transfer[]> {
+    const num = block.block_header.raw_data.number;
+    const receipts = needsReceipts(block)
+      ? this.parse('gettransactioninfobyblocknum', blockReceiptsReply, await this.request('gettransactioninfobyblocknum', 'wallet/gettransactioninfobyblocknum', { num }))
+      : [];
+    return blockTransfers(block, receipts, this.usdtContract);
+  }
+
+  private async fetchChainParameters(): Promise<ChainParameters> {
+    const list = this.parse('getchainparameters', chainParametersReply, await this.guard('getchainparameters', () => this.tronWeb.trx.getChainParameters()));
+    const values = new Map(list.map((p) => [p.key, p.value]));
+    const get = (key: string) => {
+      const value = values.get(key);
+      if (value === undefined) throw new ChainResponseError(`getchainparameters: the node does not report ${key}`);
+      return value;
+    };
+    return {
+      energyFeeSun: get('getEnergyFee'),
+      bandwidthFeeSun: get('getTransactionFee'),
+      freeBandwidthBytes: get('getFreeNetLimit'),
+      createAccountFeeSun: get('getCreateAccountFee'),
+      createAccountSystemFeeSun: get('getCreateNewAccountFeeInSystemContract'),
+      createAccountBandwidthRate: get('getCreateNewAccountBandwidthRate'),
+      maxFeeLimitSun: get('getMaxFeeLimit'),
+    };
+  }
+
+  /** Energy from the node and the bandwidth of the transaction as it would be built. */
+  private async resourceNeed(t: TransferRequest, header: RefHeader, params: ChainParameters): Promise<{ energy: bigint; bandwidth: bigint }> {
+    if (t.token === 'TRX') {
+      const tx = await this.unsignedTrx(t.from, t.to, t.amount, header);
+      return { energy: 0n, bandwidth: transactionBandwidth(tx.raw_data_hex) };
+    }
+    const energy = await this.usdtEnergy(t.from, t.to, t.amount);
+    const tx = await this.unsignedUsdt(t.from, t.to, t.amount, t.feeLimitSun ?? energy * params.energyFeeSun, header);
+    return { energy, bandwidth: transactionBandwidth(tx.raw_data_hex) };
+  }
+
+  private async usdtEnergy(from: string, to: string, units: bigint): Promise<bigint> {
+    const args = [
+      { type: 'address', value: to },
+      { type: 'uint256', value: units.toString() },
+    ];
+    try {
+      const reply = await this.tronWeb.transactionBuilder.estimateEnergy(this.usdtContract, 'transfer(address,uint256)', {}, args, from);
+      return this.parse('estimateenergy', estimateEnergyReply, reply).energy_required;
+    } catch (e) {
+      // Nodes without vm.estimateEnergy refuse the call; triggerconstantcontract runs it instead.
+      if (!(e instanceof Error && /does not support estimate energy/i.test(e.message))) throw toChainError('estimateenergy', e);
+    }
+    const reply = await this.guard('triggerconstantcontract', () =>
+      this.tronWeb.transactionBuilder.triggerConstantContract(this.usdtContract, 'transfer(address,uint256)', {}, args, from),
+    );
+    const parsed = this.parse('triggerconstantcontract', constantCallReply, reply);
+    return parsed.energy_used + parsed.energy_penalty;
+  }
+
+  private unsignedTrx(from: string, to: string, amountSun: bigint, header: RefHeader) {
+    return this.tronWeb.transactionBuilder.sendTrx(to, safeNumber(amountSun, 'amountSun'), from, { blockHeader: header });
+  }
+
+  private async unsignedUsdt(from: string, to: string, units: bigint, feeLimitSun: bigint, header: RefHeader) {
+    if (units <= 0n) throw new RangeError('units must be positive');
+    const { transaction } = await this.tronWeb.transactionBuilder.triggerSmartContract(
+      this.usdtContract,
+      'transfer(address,uint256)',
+      { feeLimit: safeNumber(feeLimitSun, 'feeLimitSun'), callValue: 0, txLocal: true, blockHeader: header },
+      [
+        { type: 'address', value: to },
+        { type: 'uint256', value: units.toString() },
+      ],
+      from,
+    );
+    return transaction;
+  }
+
+  private async sign(tx: Parameters<TronWeb['trx']['sign']>[0] & object, privateKey: string, header: RefHeader): Promise<SignedTransfer> {
+    const signedTx = (await this.tronWeb.trx.sign(tx, privateKey)) as SignedTransaction;
+    return { txId: signedTx.txID, signedTx, expiresAt: header.expiration };
+  }
+
+  /** Reference block and expiration for transactions built now (what tronweb would fetch itself, but with errors we can classify). */
+  private async refHeader(): Promise<RefHeader> {
+    const { blockID, block_header } = await this.header(false);
+    const { number, timestamp } = block_header.raw_data;
+    return {
+      ref_block_bytes: number.toString(16).slice(-4).padStart(4, '0'),
+      ref_block_hash: blockID.slice(16, 32),
+      expiration: timestamp + this.config.txExpirationMs,
+      timestamp,
+    };
+  }
+
+  private async header(solid: boolean) {
+    const path = solid ? 'walletsolidity/getblock' : 'wallet/getblock';
+    const raw = solid
+      ? await this.guard(path, () => this.tronWeb.solidityNode.request(path, { detail: false }, 'post'))
+      : await this.request(path, path, { detail: false });
+    return this.parse(path, blockHeaderReply, raw);
+  }
+
+  private request(what: string, path: string, payload: Record<string, unknown>): Promise<unknown> {
+    return this.guard(what, () => this.tronWeb.fullNode.request(path, payload, 'post'));
+  }
+
+  private async guard<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (e) {
+      throw toChainError(what, e);
+    }
+  }
+
+  private parse<S extends z.ZodType>(what: string, schema: S, raw: unknown): z.infer<S> {
+    const result = schema.safeParse(raw);
+    if (!result.success) throw new ChainResponseError(`${what}: unexpected reply ${JSON.stringify(raw)?.slice(0, 300)}`);
+    return result.data;
+  }
+
+  private hex(address: string): string {
+    if (!TronWeb.isAddress(address)) throw new TypeError(`not a Tron address: ${address}`);
+    return TronWeb.address.toHex(address);
+  }
+}

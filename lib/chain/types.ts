@@ -1,0 +1,163 @@
+import type { Types } from 'tronweb';
+import type { Currency } from '@/lib/money/tokens';
+
+/**
+ * The chain as the worker and the API see it. Addresses are base58 (T...);
+ * amounts are bigint base units: sun for TRX, 6-decimal units for USDT.
+ */
+export interface Chain {
+  readonly usdtContract: string;
+
+  /** Head block number (includes blocks that may still be reorganised). */
+  getBlockNumber(): Promise<number>;
+  /** Highest solidified (irreversible) block number. */
+  getConfirmedBlockNumber(): Promise<number>;
+  /** Every TRX transfer and every USDT Transfer in block `n`; null when the node has no such block yet. */
+  getBlockTransfers(n: number): Promise<Transfer[] | null>;
+  /** The same for blocks `from`..`to` inclusive (at most 100), in block order; stops at the first missing block. */
+  getBlockRangeTransfers(from: number, to: number): Promise<{ transfers: Transfer[]; lastBlock: number | null }>;
+
+  getTrxBalance(address: string): Promise<bigint>;
+  getUsdtBalance(address: string): Promise<bigint>;
+  getAccountResources(address: string): Promise<AccountResources>;
+  /** Whether the address exists as an account (has received TRX); USDT alone does not activate it. */
+  isActivated(address: string): Promise<boolean>;
+  getChainParameters(): Promise<ChainParameters>;
+
+  estimateTransfer(transfer: TransferRequest): Promise<TransferCost>;
+  /** Transfers sent in order from their senders: later ones see the free bandwidth the earlier ones used. */
+  estimateBatch(transfers: TransferRequest[]): Promise<BatchCost>;
+
+  /** Builds and signs locally; nothing is sent. Store `txId` before calling `broadcast`. */
+  buildSignedTrxTransfer(privateKey: string, to: string, amountSun: bigint): Promise<SignedTransfer>;
+  buildSignedUsdtTransfer(privateKey: string, to: string, units: bigint, feeLimitSun: bigint): Promise<SignedTransfer>;
+  /** Idempotent: a transaction the node already knows counts as accepted (`alreadyKnown`). Throws TxRejectedError otherwise. */
+  broadcast(signedTx: SignedTransaction): Promise<BroadcastResult>;
+  /**
+   * Where a transaction stands. Pass the `expiresAt` from `SignedTransfer` to learn
+   * whether an unknown transaction can still land (`expired: false`) or never will.
+   */
+  getTransactionStatus(txId: string, expiresAt?: number): Promise<TransactionStatus>;
+}
+
+export type { Currency };
+
+export interface Transfer {
+  txId: string;
+  blockNumber: number;
+  /** Index of the Transfer event among the transaction's logs; null for TRX transfers and for failed USDT calls. */
+  logIndex: number | null;
+  token: Currency;
+  from: string;
+  to: string;
+  amount: bigint;
+  /** False for a USDT transfer() call that reverted or ran out of energy (it moved nothing). */
+  success: boolean;
+}
+
+export interface AccountResources {
+  freeBandwidthLimit: bigint;
+  freeBandwidthUsed: bigint;
+  stakedBandwidthLimit: bigint;
+  stakedBandwidthUsed: bigint;
+  energyLimit: bigint;
+  energyUsed: bigint;
+}
+
+/** Read from wallet/getchainparameters. */
+export interface ChainParameters {
+  /** getEnergyFee: sun per energy unit burned. */
+  energyFeeSun: bigint;
+  /** getTransactionFee: sun per bandwidth byte burned. */
+  bandwidthFeeSun: bigint;
+  /** getFreeNetLimit: free bandwidth per account per day. */
+  freeBandwidthBytes: bigint;
+  /** getCreateAccountFee: burned instead of bandwidth when a transaction creates an account. */
+  createAccountFeeSun: bigint;
+  /** getCreateNewAccountFeeInSystemContract: paid by a TRX transfer that creates the recipient. */
+  createAccountSystemFeeSun: bigint;
+  /** getCreateNewAccountBandwidthRate: staked bandwidth per byte that replaces the create-account fee. */
+  createAccountBandwidthRate: bigint;
+  /** getMaxFeeLimit: the largest fee_limit a contract call may carry. */
+  maxFeeLimitSun: bigint;
+}
+
+export interface TransferRequest {
+  token: Currency;
+  /** For USDT the sender must hold `amount`, or the node cannot estimate the call (it would revert). */
+  from: string;
+  to: string;
+  amount: bigint;
+  /** The fee_limit a USDT transfer will carry; its encoding changes the size by a byte or two. Default: the estimated energy fee. */
+  feeLimitSun?: bigint;
+}
+
+export interface TransferCost {
+  /** Energy the call needs, from the node's estimate (0 for TRX). */
+  energy: bigint;
+  /** Bandwidth bytes of the signed transaction. */
+  bandwidth: bigint;
+  /** The transfer creates the recipient's account (TRX to a new address). */
+  createsAccount: boolean;
+  /** TRX burned for energy not covered by the sender's staked energy. */
+  energyFeeSun: bigint;
+  /** TRX burned for bandwidth not covered by free or staked bandwidth. */
+  bandwidthFeeSun: bigint;
+  /** System fee plus create-account fee when `createsAccount`. */
+  activationFeeSun: bigint;
+  /** Everything burned; what the node will report as the transaction's fee. */
+  totalFeeSun: bigint;
+}
+
+export interface BatchCost {
+  transfers: TransferCost[];
+  energy: bigint;
+  bandwidth: bigint;
+  accountsCreated: number;
+  energyFeeSun: bigint;
+  bandwidthFeeSun: bigint;
+  activationFeeSun: bigint;
+  totalFeeSun: bigint;
+}
+
+/** A signed transaction in the node's JSON form; safe to JSON.stringify and store. */
+export type SignedTransaction = Types.SignedTransaction;
+
+export interface SignedTransfer {
+  txId: string;
+  signedTx: SignedTransaction;
+  /** ms since epoch; after this the transaction can no longer enter a block. */
+  expiresAt: number;
+}
+
+export interface BroadcastResult {
+  txId: string;
+  /** The node already had it (DUP_TRANSACTION_ERROR): sent before, e.g. by a run that crashed. */
+  alreadyKnown: boolean;
+}
+
+/**
+ * - `pending`: in a block that is not solidified yet, executed successfully so far.
+ * - `confirmed`: in a solidified block, succeeded.
+ * - `failed`: in a block, but the contract call failed (REVERT, OUT_OF_ENERGY); fees were still burned.
+ * - `unknown`: in no block. See `expired` for whether it still can be.
+ */
+export type TxStatus = 'pending' | 'confirmed' | 'failed' | 'unknown';
+
+export interface TransactionStatus {
+  status: TxStatus;
+  blockNumber: number | null;
+  /** The block is solidified (for `failed`, whether the failure is final). */
+  solidified: boolean;
+  /** Only for `unknown` with `expiresAt`: the solidified chain is past the expiration, so it will never land. */
+  expired: boolean;
+  feeSun: bigint;
+  energyUsed: bigint;
+  energyFeeSun: bigint;
+  bandwidthUsed: bigint;
+  bandwidthFeeSun: bigint;
+  /** The contract result for calls (SUCCESS, REVERT, OUT_OF_ENERGY, ...); null for TRX transfers. */
+  result: string | null;
+  /** The node's failure message, decoded. */
+  message: string | null;
+}

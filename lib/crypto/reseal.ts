@@ -1,0 +1,27 @@
+import type { PrismaClient } from '@/lib/generated/prisma/client';
+import { needsReseal, open, seal, type KeyRing } from './secretBox';
+
+const BATCH = 500;
+
+/**
+ * Re-seals every stored secret that an older master key sealed, so that key can
+ * then be dropped from MASTER_KEYS_PREVIOUS. Safe to re-run; returns how many changed.
+ */
+export async function resealSecrets(prisma: PrismaClient, ring: KeyRing): Promise<{ invoices: number; merchants: number }> {
+  const counts = { invoices: 0, merchants: 0 };
+  for (let cursor = 0; ; ) {
+    const rows = await prisma.invoice.findMany({ where: { id: { gt: cursor } }, orderBy: { id: 'asc' }, take: BATCH, select: { id: true, privateKeyEnc: true } });
+    if (rows.length === 0) break;
+    for (const row of rows.filter((r) => needsReseal(ring, r.privateKeyEnc))) {
+      await prisma.invoice.update({ where: { id: row.id }, data: { privateKeyEnc: seal(ring, open(ring, row.privateKeyEnc)) } });
+      counts.invoices++;
+    }
+    cursor = rows[rows.length - 1]?.id ?? cursor;
+  }
+  const merchants = await prisma.merchant.findMany({ select: { id: true, webhookSecretEnc: true } });
+  for (const m of merchants.filter((r) => needsReseal(ring, r.webhookSecretEnc))) {
+    await prisma.merchant.update({ where: { id: m.id }, data: { webhookSecretEnc: seal(ring, open(ring, m.webhookSecretEnc)) } });
+    counts.merchants++;
+  }
+  return counts;
+}

@@ -1,0 +1,176 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { deriveAccount, isTronAddress } from '@/lib/chain/keys';
+import { masterKeyRing } from '@/lib/crypto/masterKey';
+import { open } from '@/lib/crypto/secretBox';
+import { startApp, TEST_MNEMONIC, type TestApp } from './helpers/app';
+
+const ISO_MICRO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}\+00:00$/;
+const INVOICE_FIELDS = [
+  'id', 'status', 'type', 'paymentURL', 'amount', 'currencies', 'currencies_amounts', 'transfer_amounts', 'cost', 'order_id',
+  'address', 'client_comission', 'client_commission', 'webhook_url', 'redirect_url', 'description', 'merchant_contact',
+  'target_wallets', 'expired_at', 'created_at',
+];
+
+describe('POST /payment/create', () => {
+  let app: TestApp;
+  let key: string;
+  let merchantId: number;
+  const create = (body: unknown) => app.api('/payment/create', key, { method: 'POST', body });
+
+  before(async () => {
+    app = await startApp({ PAYMENT_PAGE_BASE: 'https://pay.example.test' });
+    ({ key, merchant: { id: merchantId } } = await app.createMerchant());
+  });
+  after(() => app.stop());
+
+  it('creates a SINGLE invoice with every Invoice field, priced from the rate', async () => {
+    const res = await create({ type: 'SINGLE', amount: 10, currencies: ['TRX', 'USDT'], order_id: 'order-1', description: 'Two mugs', webhook_url: 'https://shop.example/hook', redirect_url: 'https://shop.example/thanks', expiry_minutes: 30 });
+    assert.equal(res.status, 200, res.text);
+    const inv = res.json;
+    assert.deepEqual(Object.keys(inv).sort(), [...INVOICE_FIELDS].sort());
+    assert.equal(inv.status, 'ACTIVE');
+    assert.equal(inv.type, 'SINGLE');
+    assert.equal(inv.paymentURL, `https://pay.example.test/payment/${inv.id}`);
+    assert.equal(inv.amount, 10);
+    assert.deepEqual(inv.currencies, ['TRX', 'USDT']);
+    // 10 USD at 0.25 USD/TRX is 40 TRX; USDT at 1. The merchant pays the fee.
+    assert.deepEqual(inv.currencies_amounts, { TRX: 40, USDT: 10 });
+    assert.deepEqual(inv.transfer_amounts, { input: { TRX: 0, USDT: 0 }, output: { TRX: 0, USDT: 0 } });
+    assert.equal(inv.cost, null);
+    assert.equal(inv.order_id, 'order-1');
+    assert.equal(inv.client_comission, false);
+    assert.equal(inv.client_commission, false);
+    assert.equal(inv.webhook_url, 'https://shop.example/hook');
+    assert.equal(inv.redirect_url, 'https://shop.example/thanks');
+    assert.equal(inv.description, 'Two mugs');
+    assert.match(inv.merchant_contact, /@example\.com$/);
+    assert.deepEqual(inv.target_wallets, {});
+    assert.match(inv.created_at, ISO_MICRO);
+    assert.match(inv.expired_at, ISO_MICRO);
+    assert.equal(Date.parse(inv.expired_at) - Date.parse(inv.created_at), 30 * 60_000);
+    assert.ok(isTronAddress(inv.address));
+  });
+
+  it('adds the forwarding fee to what the client pays when client_comission is true', async () => {
+    const res = await create({ type: 'SINGLE', amount: '10.5', currencies: ['TRX', 'USDT'], client_comission: true });
+    assert.equal(res.status, 200, res.text);
+    // 42 TRX + 1 % = 42.42; 10.5 USDT + 1 % = 10.605.
+    assert.deepEqual(res.json.currencies_amounts, { TRX: 42.42, USDT: 10.605 });
+    assert.equal(res.json.client_comission, true);
+    assert.equal(res.json.client_commission, true);
+  });
+
+  it('reads the client_commission spelling too, and refuses the two spellings disagreeing', async () => {
+    const ok = await create({ type: 'SINGLE', amount: 1, currencies: ['USDT'], client_commission: true });
+    assert.equal(ok.status, 200, ok.text);
+    assert.equal(ok.json.client_comission, true);
+    assert.deepEqual(ok.json.currencies_amounts, { USDT: 1.01 });
+    const bad = await create({ type: 'SINGLE', amount: 1, currencies: ['USDT'], client_comission: true, client_commission: false });
+    assert.equal(bad.status, 400);
+    assert.match(bad.json.detail, /^client_comission: /);
+  });
+
+  it('rounds token amounts up to 6 decimals, never in the customer\'s favour', async () => {
+    const res = await app.api('/payment/create', key, { method: 'POST', body: { type: 'SINGLE', amount: 0.000001, currencies: ['TRX'] } });
+    assert.equal(res.status, 200, res.text);
+    // 0.000001 USD / 0.25 = 0.000004 TRX exactly.
+    assert.deepEqual(res.json.currencies_amounts, { TRX: 0.000004 });
+  });
+
+  it('gives every invoice its own derived address whose sealed key matches it', async () => {
+    const a = (await create({ type: 'SINGLE', amount: 1, currencies: ['TRX'] })).json;
+    const b = (await create({ type: 'SINGLE', amount: 1, currencies: ['TRX'] })).json;
+    assert.notEqual(a.address, b.address);
+    const row = await app.prisma.invoice.findUniqueOrThrow({ where: { id: b.id } });
+    assert.ok(!row.privateKeyEnc.includes(deriveAccount(TEST_MNEMONIC, merchantId, 'invoice', row.addressIndex).privateKey));
+    const key = open(masterKeyRing(), row.privateKeyEnc);
+    assert.equal(deriveAccount(TEST_MNEMONIC, merchantId, 'invoice', row.addressIndex).privateKey, key);
+    assert.equal(deriveAccount(TEST_MNEMONIC, merchantId, 'invoice', row.addressIndex).address, b.address);
+  });
+
+  it('hands out distinct addresses under concurrent creation', async () => {
+    const results = await Promise.all(Array.from({ length: 12 }, () => create({ type: 'SINGLE', amount: 2, currencies: ['USDT'] })));
+    const addresses = results.map((r) => r.json.address);
+    assert.equal(new Set(addresses).size, addresses.length);
+  });
+
+  it('creates a MULTIPLE invoice ignoring amount, redirect_url and expiry_minutes', async () => {
+    const res = await create({ type: 'MULTIPLE', currencies: ['USDT'], amount: 'not a number', redirect_url: 'not a url', expiry_minutes: -5, client_comission: true, order_id: 'static-1' });
+    assert.equal(res.status, 200, res.text);
+    const inv = res.json;
+    assert.equal(inv.type, 'MULTIPLE');
+    assert.equal(inv.amount, 0);
+    assert.equal(inv.redirect_url, null);
+    assert.equal(inv.client_comission, false, 'client_comission applies to SINGLE only');
+    assert.deepEqual(inv.currencies_amounts, { USDT: 0 });
+    assert.ok(Date.parse(inv.expired_at) - Date.now() > 50 * 365 * 86_400_000, 'static addresses do not expire');
+  });
+
+  it('accepts currencies as a comma string and collapses duplicates', async () => {
+    const res = await create({ type: 'single', amount: 3, currencies: 'usdt,TRX,USDT' });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.json.currencies, ['USDT', 'TRX']);
+  });
+
+  it('uses the default expiry of 60 minutes', async () => {
+    const inv = (await create({ type: 'SINGLE', amount: 3, currencies: ['TRX'] })).json;
+    assert.equal(Date.parse(inv.expired_at) - Date.parse(inv.created_at), 60 * 60_000);
+  });
+
+  it('accepts an order_id of 256 characters and refuses 257, naming the field', async () => {
+    assert.equal((await create({ type: 'SINGLE', amount: 1, currencies: ['TRX'], order_id: 'x'.repeat(256) })).status, 200);
+    const res = await create({ type: 'SINGLE', amount: 1, currencies: ['TRX'], order_id: 'x'.repeat(257) });
+    assert.equal(res.status, 400);
+    assert.match(res.json.detail, /^order_id: /);
+    assert.deepEqual(Object.keys(res.json.errors), ['order_id']);
+  });
+
+  for (const [name, body, field] of [
+    ['missing type', { amount: 1, currencies: ['TRX'] }, 'type'],
+    ['unknown type', { type: 'WEEKLY', amount: 1, currencies: ['TRX'] }, 'type'],
+    ['missing amount on SINGLE', { type: 'SINGLE', currencies: ['TRX'] }, 'amount'],
+    ['negative amount', { type: 'SINGLE', amount: -1, currencies: ['TRX'] }, 'amount'],
+    ['zero amount', { type: 'SINGLE', amount: 0, currencies: ['TRX'] }, 'amount'],
+    ['too many decimals', { type: 'SINGLE', amount: 1.1234567, currencies: ['TRX'] }, 'amount'],
+    ['amount as text', { type: 'SINGLE', amount: 'ten', currencies: ['TRX'] }, 'amount'],
+    ['missing currencies', { type: 'SINGLE', amount: 1 }, 'currencies'],
+    ['empty currencies', { type: 'SINGLE', amount: 1, currencies: [] }, 'currencies'],
+    ['unknown currency', { type: 'SINGLE', amount: 1, currencies: ['BTC'] }, 'currencies[0]'],
+    ['expiry not an integer', { type: 'SINGLE', amount: 1, currencies: ['TRX'], expiry_minutes: 1.5 }, 'expiry_minutes'],
+    ['expiry too long', { type: 'SINGLE', amount: 1, currencies: ['TRX'], expiry_minutes: 10081 }, 'expiry_minutes'],
+    ['bad webhook_url', { type: 'SINGLE', amount: 1, currencies: ['TRX'], webhook_url: 'ftp://x' }, 'webhook_url'],
+    ['client_comission not boolean', { type: 'SINGLE', amount: 1, currencies: ['TRX'], client_comission: 'yes' }, 'client_comission'],
+  ] as const) {
+    it(`refuses ${name} with a 400 naming ${field}`, async () => {
+      const res = await create(body);
+      assert.equal(res.status, 400, res.text);
+      assert.ok(res.json.detail.startsWith(`${field}: `), res.json.detail);
+      assert.ok(Array.isArray(res.json.errors[field]), JSON.stringify(res.json.errors));
+    });
+  }
+
+  it('refuses a body that is not JSON with the parser message', async () => {
+    const res = await create('{"type": "SINGLE",');
+    assert.equal(res.status, 400);
+    assert.match(res.json.detail, /^JSON parse error - \S/);
+  });
+
+  it('refuses a JSON body that is not an object', async () => {
+    const res = await create('[1, 2]');
+    assert.equal(res.status, 400);
+    assert.equal(typeof res.json.detail, 'string');
+  });
+
+  it("refuses a merchant without a target wallet: User's target wallet address is not set", async () => {
+    const { key: noWallet } = await app.createMerchant({ targetWallet: null });
+    const res = await app.api('/payment/create', noWallet, { method: 'POST', body: { type: 'SINGLE', amount: 1, currencies: ['TRX'] } });
+    assert.equal(res.status, 400);
+    assert.deepEqual(res.json, { detail: "User's target wallet address is not set" });
+  });
+
+  it('answers the same at the trailing-slash path Django-style clients call', async () => {
+    const res = await app.api('/payment/create/', key, { method: 'POST', body: { type: 'SINGLE', amount: 1, currencies: ['TRX'] } });
+    assert.equal(res.status, 200, res.text);
+  });
+});

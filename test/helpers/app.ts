@@ -1,0 +1,114 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { createPrisma, type PrismaClient } from '@/lib/db/client';
+import { createMerchant, issueApiKey } from '@/lib/merchants/service';
+import type { Merchant } from '@/lib/generated/prisma/client';
+import { createTestDatabase, type TestDatabase } from './db';
+import { httpRequest, type HttpResponse, type RequestOptions } from './http';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+export const TEST_MNEMONIC = 'test test test test test test test test test test test junk';
+// Captured before any startApp() adds its settings, so two apps in one file do not inherit each other's.
+const BASE_ENV = { ...process.env };
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export interface TestApp {
+  baseUrl: string;
+  apiBase: string;
+  prisma: PrismaClient;
+  env: Record<string, string>;
+  /** Calls the API at `path` (relative to /v1/api) with the given key. */
+  api(path: string, key: string | null, opts?: RequestOptions): Promise<HttpResponse>;
+  createMerchant(opts?: { targetWallet?: string | null; ipWhitelist?: string[] }): Promise<{ merchant: Merchant; key: string }>;
+  stop(): Promise<void>;
+}
+
+async function waitForHealth(baseUrl: string, child: ChildProcess, log: () => string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`web server exited early:\n${log()}`);
+    try {
+      if ((await httpRequest(`${baseUrl}/healthz`)).status === 200) return;
+    } catch {
+      /* not listening yet */
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`web server did not become healthy:\n${log()}`);
+}
+
+/**
+ * Starts the real production server (server.ts over the `next build` output)
+ * on a free port against a fresh database. The test process shares its
+ * MASTER_KEY and HD seed so it can seed merchants through lib/.
+ */
+export async function startApp(extraEnv: Record<string, string> = {}): Promise<TestApp> {
+  if (!existsSync(path.join(ROOT, '.next', 'BUILD_ID'))) throw new Error('No Next.js build: run `npm run build` first (npm test does)');
+  const database: TestDatabase = await createTestDatabase();
+  const port = await freePort();
+  const env: Record<string, string> = {
+    DATABASE_URL: database.url,
+    MASTER_KEY: randomBytes(32).toString('hex'),
+    HD_MNEMONIC: TEST_MNEMONIC,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    RATES_PROVIDER: 'fixed',
+    RATES_FIXED_TRX_USD: '0.25',
+    RATES_FIXED_USDT_USD: '1',
+    FORWARDING_FEE_PERCENT: '1',
+    ...extraEnv,
+  };
+  Object.assign(process.env, env);
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], {
+    cwd: ROOT,
+    env: { ...BASE_ENV, ...env, NODE_ENV: 'production' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (d) => (output += d));
+  child.stderr?.on('data', (d) => (output += d));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitForHealth(baseUrl, child, () => output);
+  const prisma = createPrisma(database.url);
+
+  return {
+    baseUrl,
+    apiBase: `${baseUrl}/v1/api`,
+    prisma,
+    env,
+    api(p, key, opts = {}) {
+      const headers = { ...(key !== null && { authorization: key }), ...opts.headers };
+      return httpRequest(`${baseUrl}/v1/api${p}`, { ...opts, headers });
+    },
+    async createMerchant(opts = {}) {
+      const merchant = await createMerchant(prisma, {
+        email: `m-${randomBytes(6).toString('hex')}@example.com`,
+        targetWalletAddress: opts.targetWallet === undefined ? 'TGLheo1KN8M5W5fGbkeYXVFHnbKnN5pLPd' : opts.targetWallet,
+      });
+      if (opts.ipWhitelist) await prisma.merchant.update({ where: { id: merchant.id }, data: { ipWhitelist: opts.ipWhitelist } });
+      return { merchant, key: await issueApiKey(prisma, merchant.id, 'test') };
+    },
+    async stop() {
+      await prisma.$disconnect();
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      await database.drop();
+    },
+  };
+}
