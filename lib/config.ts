@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseEnv } from './env';
 
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 const decimalString = (what: string) =>
@@ -38,13 +39,7 @@ export type Config = z.infer<typeof schema>;
 
 /** Validates an environment, listing every bad variable at once. */
 export function parseConfig(env: Record<string, string | undefined>): Config {
-  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
-  const result = schema.safeParse(cleaned);
-  if (!result.success) {
-    const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
-  }
-  return result.data;
+  return parseEnv(schema, env, 'configuration');
 }
 
 let cached: Config | undefined;

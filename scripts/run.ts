@@ -24,6 +24,9 @@ if (!env.DATABASE_URL) {
 }
 
 await migrate(env.DATABASE_URL);
+// The local devnet is the chain unless a real network is configured.
+const useDevnet = !env.TRON_FULL_NODE_URL && (env.TRON_NETWORK ?? 'devnet') === 'devnet';
+if (useDevnet) env.DEVNET_DATA_DIR ??= path.join(dataDir, 'devnet');
 const children: ChildProcess[] = [];
 function start(name: string, args: string[]): ChildProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', ...args], { env, stdio: 'inherit' });
@@ -42,6 +45,7 @@ await new Promise<void>((resolve, reject) => {
   seed.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`seed failed (${code})`))));
 });
 
+if (useDevnet) start('devnet', ['devnet/cli.ts', 'start']);
 start('web', ['server.ts', ...(dev ? ['--dev'] : [])]);
 
 const base = env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`;
@@ -49,7 +53,7 @@ console.log(`
   Service:       ${base}
   Demo API key:  ${env.DEMO_API_KEY}
   Try:           curl -H "Authorization: ${env.DEMO_API_KEY}" ${base}/v1/api/merchant
-`);
+${useDevnet ? `  Devnet:        pay an invoice with: npm run devnet -- pay <address> <amount> <TRX|USDT>\n` : ''}`);
 
 let stopping = false;
 async function stop(code = 0): Promise<void> {

@@ -1,5 +1,6 @@
 import { TronWeb } from 'tronweb';
 import { z } from 'zod';
+import { parseEnv } from '@/lib/env';
 import { NETWORKS, type NetworkName } from './networks';
 
 export interface ChainConfig {
@@ -30,13 +31,7 @@ const schema = z.object({
 
 /** Reads the chain settings from an environment, naming every bad variable at once. */
 export function parseChainConfig(env: Record<string, string | undefined>): ChainConfig {
-  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
-  const result = schema.safeParse(present);
-  if (!result.success) {
-    const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-    throw new Error(`Invalid chain configuration:\n${lines.join('\n')}`);
-  }
-  const c = result.data;
+  const c = parseEnv(schema, env, 'chain configuration');
   const network = NETWORKS[c.TRON_NETWORK];
   return {
     fullNodeUrl: c.TRON_FULL_NODE_URL ?? network.fullNodeUrl,

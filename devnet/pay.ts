@@ -1,0 +1,42 @@
+import { TronWeb } from 'tronweb';
+import { z } from 'zod';
+import type { Chain } from '@/lib/chain';
+import { DecimalFormatError, parseScaled } from '@/lib/money/decimal';
+import { currencySchema, TOKEN_DECIMALS } from '@/lib/money/tokens';
+
+export const payRequestSchema = z.object({
+  address: z.string().refine((a) => TronWeb.isAddress(a) && a.startsWith('T'), 'address must be a base58 Tron address (T...)'),
+  amount: z
+    .string()
+    .refine((a) => {
+      try {
+        return parseScaled(a, TOKEN_DECIMALS) > 0n;
+      } catch (e) {
+        if (e instanceof DecimalFormatError) return false;
+        throw e;
+      }
+    }, `amount must be a positive decimal string with at most ${TOKEN_DECIMALS} decimals, like "12.5"`),
+  currency: currencySchema,
+});
+
+export type PayRequest = z.infer<typeof payRequestSchema>;
+
+/**
+ * Sends from the faucet, the way a customer's wallet would: built and signed
+ * with tronweb, broadcast to the node. Returns once the node accepted it.
+ */
+export async function payFromFaucet(chain: Chain, faucetPrivateKey: string, request: PayRequest): Promise<{ txId: string }> {
+  const units = parseScaled(request.amount, TOKEN_DECIMALS);
+  let signed;
+  if (request.currency === 'TRX') {
+    signed = await chain.buildSignedTrxTransfer(faucetPrivateKey, request.address, units);
+  } else {
+    const from = TronWeb.address.fromPrivateKey(faucetPrivateKey);
+    if (!from) throw new TypeError('invalid faucet key');
+    const cost = await chain.estimateTransfer({ token: 'USDT', from, to: request.address, amount: units });
+    // Twice the estimate: room for the recipient's state to change before the block.
+    signed = await chain.buildSignedUsdtTransfer(faucetPrivateKey, request.address, units, cost.energyFeeSun * 2n);
+  }
+  const { txId } = await chain.broadcast(signed.signedTx);
+  return { txId };
+}

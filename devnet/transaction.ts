@@ -1,0 +1,154 @@
+import { TronWeb, utils } from 'tronweb';
+
+/**
+ * Transactions as a node sees them: rebuilt from the JSON fields through
+ * tronweb's own protobuf encoder, so txID = sha256(raw_data) is computed the
+ * way java-tron computes it and never taken from the client.
+ */
+
+export type ContractCall =
+  | { type: 'TransferContract'; owner: string; to: string; amount: bigint }
+  | { type: 'TriggerSmartContract'; owner: string; contract: string; data: string; callValue: bigint };
+
+export interface RawHeader {
+  ref_block_bytes: string;
+  ref_block_hash: string;
+  expiration: number;
+  timestamp: number;
+  fee_limit?: number;
+  data?: string;
+}
+
+export interface BuiltTx {
+  txID: string;
+  call: ContractCall;
+  header: RawHeader;
+  /** The node's JSON form of raw_data (addresses hex, int64 as bigint). */
+  rawData: Record<string, unknown>;
+  rawDataHex: string;
+}
+
+export interface SignedTx extends BuiltTx {
+  signature: string[];
+  /** Serialized size of the signed transaction, the base of its bandwidth. */
+  bytes: bigint;
+}
+
+export class TxFormatError extends Error {}
+
+const HEX = /^[0-9a-f]*$/;
+
+function contractValue(call: ContractCall): Record<string, unknown> {
+  if (call.type === 'TransferContract') return { amount: call.amount, owner_address: call.owner, to_address: call.to };
+  return {
+    data: call.data,
+    owner_address: call.owner,
+    contract_address: call.contract,
+    ...(call.callValue > 0n ? { call_value: call.callValue } : {}),
+  };
+}
+
+// tronweb's encoder takes JS numbers for int64 fields.
+function forEncoder(value: unknown): unknown {
+  if (typeof value === 'bigint') return Number(value);
+  if (Array.isArray(value)) return value.map(forEncoder);
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, forEncoder(v)]));
+  return value;
+}
+
+interface ProtoTransaction {
+  addSignature(signature: Uint8Array): void;
+  serializeBinary(): Uint8Array;
+}
+
+function encode(call: ContractCall, header: RawHeader): { built: BuiltTx; pb: ProtoTransaction } {
+  const rawData: Record<string, unknown> = {
+    contract: [{ parameter: { value: contractValue(call), type_url: `type.googleapis.com/protocol.${call.type}` }, type: call.type }],
+    ref_block_bytes: header.ref_block_bytes,
+    ref_block_hash: header.ref_block_hash,
+    expiration: header.expiration,
+    ...(header.fee_limit ? { fee_limit: header.fee_limit } : {}),
+    timestamp: header.timestamp,
+    ...(header.data ? { data: header.data } : {}),
+  };
+  const pb = utils.transaction.txJsonToPb(forEncoder({ raw_data: rawData, visible: false })) as ProtoTransaction;
+  const built = {
+    txID: utils.transaction.txPbToTxID(pb).replace(/^0x/, ''),
+    call,
+    header,
+    rawData,
+    rawDataHex: utils.transaction.txPbToRawDataHex(pb).toLowerCase(),
+  };
+  return { built, pb };
+}
+
+export function buildTx(call: ContractCall, header: RawHeader): BuiltTx {
+  return encode(call, header).built;
+}
+
+function hexAddress(value: unknown, field: string): string {
+  if (typeof value !== 'string' || !TronWeb.isAddress(value)) throw new TxFormatError(`Invalid ${field}`);
+  return TronWeb.address.toHex(value).toLowerCase();
+}
+
+function int64(value: unknown, field: string): bigint {
+  if (value === undefined || value === null) return 0n;
+  if ((typeof value !== 'number' && typeof value !== 'string') || !/^-?\d+$/.test(String(value))) throw new TxFormatError(`Invalid ${field}`);
+  return BigInt(value);
+}
+
+function hexField(value: unknown, field: string): string {
+  if (typeof value !== 'string' || !HEX.test(value.toLowerCase()) || value.length % 2) throw new TxFormatError(`Invalid ${field}`);
+  return value.toLowerCase();
+}
+
+function record(value: unknown, field: string): Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new TxFormatError(`Invalid ${field}`);
+  return value as Record<string, unknown>;
+}
+
+/** Parses the JSON body of wallet/broadcasttransaction. */
+export function parseSignedTx(body: unknown): SignedTx {
+  const tx = record(body, 'transaction');
+  const raw = record(tx.raw_data, 'raw_data');
+  const contracts = raw.contract;
+  if (!Array.isArray(contracts) || contracts.length !== 1) throw new TxFormatError('contract size should be exactly 1');
+  const contract = record(contracts[0], 'contract');
+  const value = record(record(contract.parameter, 'parameter').value, 'parameter.value');
+  let call: ContractCall;
+  if (contract.type === 'TransferContract') {
+    call = { type: 'TransferContract', owner: hexAddress(value.owner_address, 'owner_address'), to: hexAddress(value.to_address, 'to_address'), amount: int64(value.amount, 'amount') };
+  } else if (contract.type === 'TriggerSmartContract') {
+    call = {
+      type: 'TriggerSmartContract',
+      owner: hexAddress(value.owner_address, 'owner_address'),
+      contract: hexAddress(value.contract_address, 'contract_address'),
+      data: hexField(value.data ?? '', 'data'),
+      callValue: int64(value.call_value, 'call_value'),
+    };
+  } else {
+    throw new TxFormatError(`${String(contract.type)} is not supported by the devnet`);
+  }
+  const header: RawHeader = {
+    ref_block_bytes: hexField(raw.ref_block_bytes, 'ref_block_bytes'),
+    ref_block_hash: hexField(raw.ref_block_hash, 'ref_block_hash'),
+    expiration: Number(int64(raw.expiration, 'expiration')),
+    timestamp: Number(int64(raw.timestamp, 'timestamp')),
+    ...(raw.fee_limit !== undefined ? { fee_limit: Number(int64(raw.fee_limit, 'fee_limit')) } : {}),
+    ...(raw.data !== undefined ? { data: hexField(raw.data, 'data') } : {}),
+  };
+  const signature = Array.isArray(tx.signature) ? tx.signature.map((s) => hexField(String(s).replace(/^0x/, ''), 'signature')) : [];
+  const { built, pb } = encode(call, header);
+  for (const sig of signature) pb.addSignature(Uint8Array.from(utils.code.hexStr2byteArray(sig)));
+  return { ...built, signature, bytes: BigInt(pb.serializeBinary().length) };
+}
+
+/** The hex address that produced `signature` over `txID`, or null when it is not a valid signature. */
+export function recoverSigner(txID: string, signature: string): string | null {
+  if (signature.length !== 130) return null;
+  try {
+    return utils.crypto.ecRecover(txID, signature).toLowerCase();
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,127 @@
+import { TronWeb } from 'tronweb';
+import type { AccountView } from './ledger';
+import { param } from './params';
+
+/**
+ * The devnet's TRC-20 USDT, executed natively instead of by a TVM: the
+ * selectors, return encodings, Transfer log and energy figures are those of
+ * Tether's contract on mainnet.
+ */
+
+export const USDT_NAME = 'Tether USD';
+export const USDT_SYMBOL = 'USDT';
+export const USDT_DECIMALS = 6n;
+export const TRANSFER_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+
+const SELECTOR = {
+  transfer: 'a9059cbb',
+  balanceOf: '70a08231',
+  decimals: '313ce567',
+  symbol: '95d89b41',
+  name: '06fdde03',
+  totalSupply: '18160ddd',
+} as const;
+
+/** A TVM log as a node reports it: contract address without the 41 prefix, hex without 0x. */
+export interface Log {
+  address: string;
+  topics: string[];
+  data: string;
+}
+
+export interface CallOutcome {
+  /** false: the call reverted. */
+  ok: boolean;
+  energy: bigint;
+  returnData: string;
+  logs: Log[];
+  /** The balance move a successful transfer() makes. */
+  transfer: { from: string; to: string; amount: bigint } | null;
+}
+
+const word = (n: bigint) => n.toString(16).padStart(64, '0');
+const addressWord = (hex41: string) => hex41.slice(2).padStart(64, '0');
+
+function stringResult(text: string): string {
+  const bytes = Buffer.from(text, 'utf8');
+  return word(32n) + word(BigInt(bytes.length)) + bytes.toString('hex').padEnd(Math.ceil(bytes.length / 32) * 64, '0');
+}
+
+const revert = (): CallOutcome => ({ ok: false, energy: param('usdtRevertEnergy'), returnData: '', logs: [], transfer: null });
+const view = (returnData: string): CallOutcome => ({ ok: true, energy: param('usdtViewEnergy'), returnData, logs: [], transfer: null });
+
+/** ABI address argument (32-byte word) to a 41-prefixed hex address. */
+function addressArg(wordHex: string): string | null {
+  if (!/^0{24}/.test(wordHex)) return null;
+  return '41' + wordHex.slice(24);
+}
+
+export function callUsdt(state: AccountView, contract: string, caller: string, data: string, callValue: bigint): CallOutcome {
+  if (callValue > 0n) return revert();
+  const selector = data.slice(0, 8);
+  const args = data.slice(8);
+  switch (selector) {
+    case SELECTOR.transfer: {
+      if (args.length !== 128) return revert();
+      const to = addressArg(args.slice(0, 64));
+      const amount = BigInt('0x' + args.slice(64));
+      if (!to || to === '41' + '0'.repeat(40)) return revert();
+      if (state.get(caller).usdt < amount) return revert();
+      const energy = state.get(to).usdt > 0n || to === caller ? param('usdtTransferEnergyToHolder') : param('usdtTransferEnergyToNewHolder');
+      const log: Log = { address: contract.slice(2), topics: [TRANSFER_TOPIC, addressWord(caller), addressWord(to)], data: word(amount) };
+      return { ok: true, energy, returnData: word(1n), logs: [log], transfer: { from: caller, to, amount } };
+    }
+    case SELECTOR.balanceOf: {
+      const owner = args.length === 64 ? addressArg(args) : null;
+      return owner ? view(word(state.get(owner).usdt)) : revert();
+    }
+    case SELECTOR.decimals:
+      return view(word(USDT_DECIMALS));
+    case SELECTOR.symbol:
+      return view(stringResult(USDT_SYMBOL));
+    case SELECTOR.name:
+      return view(stringResult(USDT_NAME));
+    case SELECTOR.totalSupply:
+      return view(word(param('genesisFaucetUsdt')));
+    default:
+      return revert();
+  }
+}
+
+/** wallet/getcontract: enough for `tronWeb.contract().at(address)`. */
+export function contractDescriptor(contract: string, origin: string): Record<string, unknown> {
+  const fn = (name: string, inputs: Array<[string, string]>, output: string, stateMutability: string) => ({
+    ...(stateMutability === 'View' ? { constant: true } : {}),
+    inputs: inputs.map(([n, type]) => ({ name: n, type })),
+    name,
+    outputs: [{ type: output }],
+    stateMutability,
+    type: 'Function',
+  });
+  return {
+    origin_address: TronWeb.address.toHex(origin).toLowerCase(),
+    contract_address: contract,
+    abi: {
+      entrys: [
+        fn('name', [], 'string', 'View'),
+        fn('symbol', [], 'string', 'View'),
+        fn('decimals', [], 'uint8', 'View'),
+        fn('totalSupply', [], 'uint256', 'View'),
+        fn('balanceOf', [['who', 'address']], 'uint256', 'View'),
+        fn('transfer', [['_to', 'address'], ['_value', 'uint256']], 'bool', 'Nonpayable'),
+        {
+          anonymous: false,
+          inputs: [
+            { indexed: true, name: 'from', type: 'address' },
+            { indexed: true, name: 'to', type: 'address' },
+            { name: 'value', type: 'uint256' },
+          ],
+          name: 'Transfer',
+          type: 'Event',
+        },
+      ],
+    },
+    name: 'TetherToken',
+    consume_user_resource_percent: 100,
+  };
+}
