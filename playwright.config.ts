@@ -1,0 +1,21 @@
+import { defineConfig, devices } from '@playwright/test';
+
+// Debian's chromium, not a Playwright download (no downloads here). The flags keep
+// it from reaching for Google services, which this machine's network refuses.
+export default defineConfig({
+  testDir: 'e2e',
+  outputDir: 'e2e/artifacts/results',
+  workers: 1,
+  timeout: 60_000,
+  expect: { timeout: 15_000 },
+  reporter: [['list']],
+  use: {
+    ...devices['Desktop Chrome'],
+    screenshot: 'on',
+    trace: 'retain-on-failure',
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    },
+  },
+});
