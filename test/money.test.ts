@@ -48,3 +48,45 @@ describe('fixed-point money', () => {
     assert.deepEqual(amountDue(10_500_000n, '1', false), { dueUnits: 10_500_000n, feeUnits: 105_000n });
   });
 });
+
+describe('payment settlement rules', async () => {
+  const { percentAsFraction, convertUnits, withMargin } = await import('@/lib/money/fees');
+  const { paymentFee, paidShare, statusAfterPayments } = await import('@/lib/payments/settlementRules');
+  const open = { type: 'SINGLE' as const, status: 'ACTIVE' as const, expiredAt: new Date(Date.now() + 60_000) };
+  const due = (receivedUnits: bigint, dueUnits = 40_000_000n) => [{ dueUnits, receivedUnits }];
+
+  it('converts percent to a scaled fraction', () => {
+    assert.equal(percentAsFraction('1', 1_000_000n), 10_000n);
+    assert.equal(percentAsFraction('0.5', 1_000_000n), 5_000n);
+    assert.equal(percentAsFraction('100', 1_000_000n), 1_000_000n);
+  });
+
+  it('decides COMPLETED within the tolerance, OVERPAID above, open or UNDERPAID below', () => {
+    assert.equal(statusAfterPayments(open, due(40_000_000n), '0.5', new Date()), 'COMPLETED');
+    assert.equal(statusAfterPayments(open, due(39_800_000n), '0.5', new Date()), 'COMPLETED');
+    assert.equal(statusAfterPayments(open, due(40_200_000n), '0.5', new Date()), 'COMPLETED');
+    assert.equal(statusAfterPayments(open, due(40_200_001n), '0.5', new Date()), 'OVERPAID');
+    assert.equal(statusAfterPayments(open, due(50_000_000n), '0.5', new Date()), 'OVERPAID');
+    assert.equal(statusAfterPayments(open, due(20_000_000n), '0.5', new Date()), 'ACTIVE');
+    assert.equal(statusAfterPayments({ ...open, expiredAt: new Date(0) }, due(20_000_000n), '0.5', new Date()), 'UNDERPAID');
+    assert.equal(statusAfterPayments({ ...open, status: 'TIMEOUT' }, due(20_000_000n), '0.5', new Date()), 'UNDERPAID');
+    assert.equal(statusAfterPayments({ ...open, type: 'MULTIPLE' }, due(20_000_000n), '0.5', new Date()), 'ACTIVE');
+  });
+
+  it('sums shares across tokens', () => {
+    assert.equal(paidShare([{ dueUnits: 40n, receivedUnits: 20n }, { dueUnits: 10n, receivedUnits: 5n }]), 10n ** 18n);
+  });
+
+  it('keeps the creation-time fee share of each payment', () => {
+    // Client paid the fee: 10.605 due carries 0.105 fee.
+    assert.equal(paymentFee(10_605_000n, { dueUnits: 10_605_000n, feeUnits: 105_000n }, '1'), 105_000n);
+    assert.equal(paymentFee(40_000_000n, { dueUnits: 40_000_000n, feeUnits: 400_000n }, '1'), 400_000n);
+    assert.equal(paymentFee(7_000_000n, undefined, '1'), 70_000n);
+    assert.equal(paymentFee(1n, { dueUnits: 1n, feeUnits: 5n }, '1'), 1n, 'never more than the payment');
+  });
+
+  it('adds margins and converts between tokens, rounding up', () => {
+    assert.equal(withMargin(100n, '20'), 120n);
+    assert.equal(convertUnits(4_000_000n, parseScaled('0.25', 12), parseScaled('1', 12)), 1_000_000n);
+  });
+});

@@ -6,7 +6,7 @@ const { ethersHDNodeWallet, Mnemonic } = utils.ethersUtils;
  * BIP44 paths under coin type 195 (Tron): one hardened account per merchant,
  * and a "change" level saying what the address is for.
  */
-export const AddressRole = { invoice: 0, topup: 1, activation: 2 } as const;
+export const AddressRole = { invoice: 0, topup: 1, activation: 2, gas: 3 } as const;
 export type AddressRole = keyof typeof AddressRole;
 
 export interface DerivedAccount {

@@ -31,3 +31,18 @@ export function amountDue(baseUnits: bigint, feePercent: string, clientPaysFee: 
   const feeUnits = percentOf(baseUnits, feePercent);
   return { dueUnits: clientPaysFee ? baseUnits + feeUnits : baseUnits, feeUnits };
 }
+
+/** `percent` as a fraction scaled by `scale` (e.g. "0.5" at 10^6 is 5,000). */
+export function percentAsFraction(percent: string, scale: bigint): bigint {
+  return (parseScaled(percent, PERCENT_DECIMALS) * scale) / (100n * 10n ** BigInt(PERCENT_DECIMALS));
+}
+
+/** `units` raised by `percent`, rounded up: a safety margin on an estimated cost. */
+export function withMargin(units: bigint, percent: string): bigint {
+  return units + percentOf(units, percent);
+}
+
+/** Converts token units at USD rates (both scaled to RATE_DECIMALS), rounding up. */
+export function convertUnits(units: bigint, fromRateScaled: bigint, toRateScaled: bigint): bigint {
+  return divCeil(units * fromRateScaled, toRateScaled);
+}

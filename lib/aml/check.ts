@@ -1,0 +1,39 @@
+import { isoMicro } from '@/lib/time';
+import { AmlTimeoutError, type AmlProvider, type AmlRequest, type AmlStatus } from './provider';
+
+/** The aml_check object of spec 2.3, as stored on the transaction. */
+export interface AmlCheckRecord {
+  id: string;
+  status: AmlStatus;
+  risk_score: number;
+  risk_level: string;
+  exposure: Record<string, number>;
+  report_url: string;
+  cost: number;
+  completed: boolean;
+  created_at: string;
+}
+
+/**
+ * Runs a check and never throws: a timeout or provider error is recorded as
+ * such. `passed` says whether the funds may go on to the merchant: a failed
+ * provider does not hold a customer's payment hostage (fail-open, recorded).
+ */
+export async function runAmlCheck(provider: AmlProvider, request: AmlRequest, riskLimit: number, costTrx: number): Promise<{ record: AmlCheckRecord; passed: boolean }> {
+  const createdAt = isoMicro(new Date());
+  try {
+    const r = await provider.check(request);
+    const failed = r.riskScore > riskLimit;
+    return {
+      passed: !failed,
+      record: { id: r.id, status: failed ? 'FAILED' : 'SUCCESS', risk_score: r.riskScore, risk_level: r.riskLevel, exposure: r.exposure, report_url: r.reportUrl, cost: costTrx, completed: true, created_at: createdAt },
+    };
+  } catch (err) {
+    const status: AmlStatus = err instanceof AmlTimeoutError ? 'TIMEOUT' : 'ERROR';
+    console.warn(`AML check for ${request.txId} ended in ${status}: ${(err as Error).message}`);
+    return {
+      passed: true,
+      record: { id: '', status, risk_score: 0, risk_level: 'low', exposure: {}, report_url: '', cost: 0, completed: false, created_at: createdAt },
+    };
+  }
+}

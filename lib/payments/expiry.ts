@@ -1,0 +1,35 @@
+import type { PrismaClient } from '@/lib/generated/prisma/client';
+import { enqueueInvoiceWebhook } from '@/lib/webhooks/outbox';
+
+const BATCH = 500;
+
+/**
+ * Closes SINGLE invoices past expired_at: TIMEOUT when nothing arrived,
+ * UNDERPAID when part did. An invoice with a payment still being processed
+ * waits for it. A later payment is still detected and forwarded (TIMEOUT can
+ * move on to COMPLETED, OVERPAID or UNDERPAID).
+ */
+export async function expireInvoices(prisma: PrismaClient, now = new Date()): Promise<number> {
+  const due = await prisma.invoice.findMany({
+    where: {
+      type: 'SINGLE',
+      status: 'ACTIVE',
+      expiredAt: { lt: now },
+      transactions: { none: { type: 'PAYMENT', paymentState: { in: ['DETECTED', 'AML_PENDING', 'FORWARDING', 'REFUNDING'] } } },
+    },
+    select: { id: true, amounts: { select: { receivedUnits: true } } },
+    take: BATCH,
+  });
+  let changed = 0;
+  for (const invoice of due) {
+    const next = invoice.amounts.some((a) => a.receivedUnits > 0n) ? 'UNDERPAID' : 'TIMEOUT';
+    await prisma.$transaction(async (tx) => {
+      const { count } = await tx.invoice.updateMany({ where: { id: invoice.id, status: 'ACTIVE' }, data: { status: next } });
+      if (count === 1) {
+        await enqueueInvoiceWebhook(tx, invoice.id, `invoice:${invoice.id}:${next}`);
+        changed++;
+      }
+    });
+  }
+  return changed;
+}

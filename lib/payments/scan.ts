@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto';
+import type { Transfer } from '@/lib/chain/types';
+import type { Prisma } from '@/lib/generated/prisma/client';
+import type { WorkerContext } from './context';
+
+const CURSOR = 'main';
+
+export const chainRefOf = (t: Pick<Transfer, 'txId' | 'logIndex'>) => `${t.txId}:${t.logIndex ?? 'trx'}`;
+
+/**
+ * Scans the next confirmed blocks once: every transfer to an invoice address
+ * becomes a PAYMENT row, every transfer to a merchant's top-up or activation
+ * wallet a TOPUP row. Addresses are matched with one indexed lookup per batch,
+ * so the cost does not grow with the number of open invoices. The rows and the
+ * cursor move in one DB transaction, and chain_ref is unique, so a crash or a
+ * second worker never records a transfer twice. Returns the blocks scanned.
+ */
+export async function scanNextBlocks(ctx: WorkerContext): Promise<number> {
+  const { prisma, chain, settings } = ctx;
+  const confirmedHead = (await chain.getConfirmedBlockNumber()) - settings.SCAN_EXTRA_CONFIRMATIONS;
+  let cursor = await prisma.chainCursor.findUnique({ where: { name: CURSOR } });
+  if (!cursor) {
+    const start = settings.SCAN_START_BLOCK ?? Math.max(0, confirmedHead);
+    await prisma.chainCursor.createMany({ data: [{ name: CURSOR, blockNumber: start - 1 }], skipDuplicates: true });
+    cursor = await prisma.chainCursor.findUniqueOrThrow({ where: { name: CURSOR } });
+  }
+  const from = cursor.blockNumber + 1;
+  const to = Math.min(confirmedHead, from + settings.SCAN_BATCH_BLOCKS - 1);
+  if (from > to) return 0;
+  const { transfers, lastBlock } = await chain.getBlockRangeTransfers(from, to);
+  if (lastBlock === null) return 0;
+
+  const moved = await prisma.$transaction(async (tx) => {
+    // Optimistic lock: if another worker advanced the cursor, this batch is theirs.
+    const { count } = await tx.chainCursor.updateMany({ where: { name: CURSOR, blockNumber: cursor.blockNumber }, data: { blockNumber: lastBlock } });
+    if (count === 0) return false;
+    await tx.transaction.createMany({ data: await rowsFor(tx, transfers.filter((t) => t.success)), skipDuplicates: true });
+    return true;
+  });
+  return moved ? lastBlock - from + 1 : 0;
+}
+
+async function rowsFor(tx: Prisma.TransactionClient, transfers: Transfer[]): Promise<Prisma.TransactionCreateManyInput[]> {
+  if (transfers.length === 0) return [];
+  const recipients = [...new Set(transfers.map((t) => t.to))];
+  const [invoices, merchants, ours] = await Promise.all([
+    tx.invoice.findMany({ where: { address: { in: recipients } }, select: { id: true, merchantId: true, address: true, type: true } }),
+    tx.merchant.findMany({
+      where: { OR: [{ topupWalletAddress: { in: recipients } }, { activationWalletAddress: { in: recipients } }] },
+      select: { id: true, topupWalletAddress: true, activationWalletAddress: true },
+    }),
+    // Our own sends (gas to an invoice address) are not payments.
+    tx.transaction.findMany({ where: { trnHash: { in: [...new Set(transfers.map((t) => t.txId))] }, sendState: { not: null } }, select: { trnHash: true } }),
+  ]);
+  const invoiceByAddress = new Map(invoices.map((i) => [i.address, i]));
+  const merchantByWallet = new Map(merchants.flatMap((m) => [[m.topupWalletAddress, m.id] as const, [m.activationWalletAddress, m.id] as const]));
+  const ourTx = new Set(ours.map((o) => o.trnHash));
+
+  return transfers.flatMap((t): Prisma.TransactionCreateManyInput[] => {
+    if (ourTx.has(t.txId)) return [];
+    const base = { trnHash: t.txId, chainRef: chainRefOf(t), fromAddress: t.from, toAddress: t.to, amountUnits: t.amount, currency: t.token, blockNumber: t.blockNumber };
+    const invoice = invoiceByAddress.get(t.to);
+    if (invoice) {
+      // A mass payout's top-up is handled by the payout flow, not forwarded.
+      const payout = invoice.type === 'MULTIPLE_TRANSFER';
+      return [{ ...base, merchantId: invoice.merchantId, invoiceId: invoice.id, type: payout ? 'TOPUP' : 'PAYMENT', paymentState: payout ? null : 'DETECTED', eventId: randomUUID() }];
+    }
+    const merchantId = merchantByWallet.get(t.to);
+    return merchantId === undefined ? [] : [{ ...base, merchantId, type: 'TOPUP', paymentState: 'DETECTED', eventId: randomUUID() }];
+  });
+}

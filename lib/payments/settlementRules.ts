@@ -1,0 +1,44 @@
+import type { InvoiceCurrency, InvoiceStatus, InvoiceType } from '@/lib/generated/prisma/client';
+import { divCeil } from '@/lib/money/decimal';
+import { percentAsFraction, percentOf } from '@/lib/money/fees';
+import type { Currency } from '@/lib/money/tokens';
+
+// Shares of the due amount at 10^18, fine enough that one base unit always counts.
+const WHOLE = 10n ** 18n;
+
+/**
+ * The service fee kept from one payment, in its token. SINGLE invoices carry
+ * the fee in the same proportion as at creation (whether the client or the
+ * merchant pays it); other payments pay FORWARDING_FEE_PERCENT.
+ */
+export function paymentFee(amount: bigint, row: Pick<InvoiceCurrency, 'dueUnits' | 'feeUnits'> | undefined, feePercent: string): bigint {
+  const fee = row && row.dueUnits > 0n ? divCeil(amount * row.feeUnits, row.dueUnits) : percentOf(amount, feePercent);
+  return fee > amount ? amount : fee;
+}
+
+/** How much of the invoice is paid, as a fraction of WHOLE, summing every accepted token. */
+export function paidShare(amounts: readonly Pick<InvoiceCurrency, 'dueUnits' | 'receivedUnits'>[]): bigint {
+  return amounts.reduce((sum, a) => (a.dueUnits > 0n ? sum + (a.receivedUnits * WHOLE) / a.dueUnits : sum), 0n);
+}
+
+/**
+ * Status of a SINGLE invoice once its payments are counted. Within the tolerance
+ * of the due amount it is COMPLETED; above, OVERPAID; below, it stays open until
+ * it expires and is then UNDERPAID (a customer may pay the rest in a second transfer).
+ */
+export function statusAfterPayments(
+  invoice: { type: InvoiceType; status: InvoiceStatus; expiredAt: Date },
+  amounts: readonly Pick<InvoiceCurrency, 'dueUnits' | 'receivedUnits'>[],
+  tolerancePercent: string,
+  now: Date,
+): InvoiceStatus {
+  if (invoice.type !== 'SINGLE') return invoice.status;
+  const paid = paidShare(amounts);
+  const tolerance = percentAsFraction(tolerancePercent, WHOLE);
+  if (paid > WHOLE + tolerance) return 'OVERPAID';
+  if (paid >= WHOLE - tolerance) return 'COMPLETED';
+  const anything = amounts.some((a) => a.receivedUnits > 0n);
+  return anything && (invoice.expiredAt <= now || invoice.status === 'TIMEOUT') ? 'UNDERPAID' : invoice.status;
+}
+
+export type { Currency };

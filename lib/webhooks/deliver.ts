@@ -1,0 +1,107 @@
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { PrismaClient, WebhookDelivery } from '@/lib/generated/prisma/client';
+import { masterKeyRing } from '@/lib/crypto/masterKey';
+import { open } from '@/lib/crypto/secretBox';
+import { resolveDestination } from './destination';
+import { SIGNATURE_HEADER, signWebhook } from './signature';
+
+export interface DeliveryOptions {
+  timeoutMs: number;
+  allowPrivate: boolean;
+}
+
+interface PostResult {
+  status: number | null;
+  error: string | null;
+}
+
+function post(url: URL, body: string, headers: Record<string, string>, pinned: { address: string; family: 4 | 6 }, timeoutMs: number): Promise<PostResult> {
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve) => {
+    const req = send(
+      url,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        // Connect to the address that was checked, not whatever DNS says a moment later.
+        lookup: (_host, _opts, cb) => cb(null, [{ address: pinned.address, family: pinned.family }] as never, undefined as never),
+        timeout: timeoutMs,
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? null, error: null }));
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`no response within ${timeoutMs} ms`)));
+    req.on('error', (err) => resolve({ status: null, error: err.message }));
+    req.end(body);
+  });
+}
+
+/** Claims one pending delivery (SKIP LOCKED: two workers never take the same one). */
+async function claim(prisma: PrismaClient): Promise<WebhookDelivery | null> {
+  const rows = await prisma.$queryRaw<{ id: number }[]>`
+    UPDATE webhook_deliveries SET status = 'SENDING', attempts = attempts + 1, sent_at = now()
+    WHERE id = (SELECT id FROM webhook_deliveries WHERE status = 'PENDING' ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
+    RETURNING id`;
+  const id = rows[0]?.id;
+  return id === undefined ? null : prisma.webhookDelivery.findUnique({ where: { id } });
+}
+
+/**
+ * Sends one queued webhook: POST of the stored Invoice JSON, signed with the
+ * merchant's secret, at most once (spec 6: no retry; a timeout is recorded).
+ * Returns false when nothing was pending.
+ */
+export async function deliverNext(prisma: PrismaClient, options: DeliveryOptions): Promise<boolean> {
+  const delivery = await claim(prisma);
+  if (!delivery) return false;
+  const merchant = await prisma.merchant.findUniqueOrThrow({ where: { id: delivery.merchantId }, select: { webhookSecretEnc: true } });
+  const body = JSON.stringify(delivery.payload);
+  const started = Date.now();
+  let result: PostResult;
+  try {
+    const url = new URL(delivery.url);
+    const pinned = await resolveDestination(url, options.allowPrivate);
+    result = await post(
+      url,
+      body,
+      {
+        'content-type': 'application/json',
+        'user-agent': 'tron-invoicing-webhooks/1',
+        'idempotency-key': delivery.eventKey,
+        'x-webhook-id': String(delivery.id),
+        [SIGNATURE_HEADER]: signWebhook(open(masterKeyRing(), merchant.webhookSecretEnc), body),
+      },
+      pinned,
+      options.timeoutMs,
+    );
+  } catch (err) {
+    result = { status: null, error: (err as Error).message };
+  }
+  const ok = result.status !== null && result.status >= 200 && result.status < 300;
+  await prisma.webhookDelivery.update({
+    where: { id: delivery.id },
+    data: {
+      status: ok ? 'DELIVERED' : 'FAILED',
+      responseStatus: result.status,
+      latencyMs: Date.now() - started,
+      error: ok ? null : (result.error ?? `receiver answered ${result.status}`),
+    },
+  });
+  return true;
+}
+
+/**
+ * A delivery left in SENDING by a crashed worker may or may not have reached
+ * the receiver; the spec says a webhook is sent once, so it is closed as failed
+ * (the dashboard can resend it by hand) rather than sent again blindly.
+ */
+export async function closeInterruptedDeliveries(prisma: PrismaClient, staleSeconds: number): Promise<number> {
+  const { count } = await prisma.webhookDelivery.updateMany({
+    where: { status: 'SENDING', sentAt: { lt: new Date(Date.now() - staleSeconds * 1000) } },
+    data: { status: 'FAILED', error: 'interrupted by a worker restart; not resent (webhooks are sent once)' },
+  });
+  return count;
+}

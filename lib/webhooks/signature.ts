@@ -1,0 +1,22 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+export const SIGNATURE_HEADER = 'x-webhook-signature';
+
+/**
+ * `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`: the timestamp is
+ * signed too, so a captured delivery cannot be replayed later as fresh.
+ */
+export function signWebhook(secret: string, body: string, timestamp = Math.floor(Date.now() / 1000)): string {
+  const mac = createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
+  return `t=${timestamp},v1=${mac}`;
+}
+
+/** What a merchant's receiver does (also documented in docs/webhooks.md). */
+export function verifyWebhook(secret: string, body: string, header: string, toleranceSeconds = 300, now = Date.now()): boolean {
+  const parts = Object.fromEntries(header.split(',').map((p) => p.split('=', 2) as [string, string]));
+  const t = Number(parts.t);
+  if (!parts.v1 || !Number.isInteger(t) || Math.abs(now / 1000 - t) > toleranceSeconds) return false;
+  const expected = Buffer.from(signWebhook(secret, body, t).split('v1=')[1] ?? '', 'hex');
+  const given = Buffer.from(parts.v1, 'hex');
+  return expected.length === given.length && timingSafeEqual(expected, given);
+}

@@ -1,0 +1,42 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import type { TestApp } from './app';
+import type { DevnetProcess } from './devnet';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+export interface WorkerProcess {
+  output(): string;
+  /** SIGKILL, as a power cut would. */
+  kill(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Runs worker/main.ts as `npm run dev` does, against the test app's database and the test devnet. */
+export function startWorker(app: TestApp, devnet: DevnetProcess, env: Record<string, string> = {}): WorkerProcess {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      ...app.env,
+      TRON_FULL_NODE_URL: devnet.url,
+      TRON_USDT_CONTRACT: devnet.usdtContract,
+      WORKER_POLL_MS: '50',
+      SCAN_START_BLOCK: '0',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout?.on('data', (d) => (out += d));
+  child.stderr?.on('data', (d) => (out += d));
+  const exit = (signal: NodeJS.Signals) =>
+    child.exitCode !== null || child.signalCode !== null
+      ? Promise.resolve()
+      : new Promise<void>((r) => {
+          child.once('exit', () => r());
+          child.kill(signal);
+        });
+  return { output: () => out, kill: () => exit('SIGKILL'), stop: () => exit('SIGTERM') };
+}

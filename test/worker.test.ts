@@ -1,0 +1,261 @@
+import assert from 'node:assert/strict';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import { TronWeb } from 'tronweb';
+import { createChain, type Chain } from '@/lib/chain';
+import { deriveAccount } from '@/lib/chain/keys';
+import { masterKeyRing } from '@/lib/crypto/masterKey';
+import { open } from '@/lib/crypto/secretBox';
+import { verifyWebhook } from '@/lib/webhooks/signature';
+import { freePort, startApp, TEST_MNEMONIC, type TestApp } from './helpers/app';
+import { startDevnetProcess, waitFor, type DevnetProcess } from './helpers/devnet';
+import { startWorker, type WorkerProcess } from './helpers/worker';
+
+const TRX = 1_000_000n;
+
+interface Hook {
+  body: string;
+  headers: IncomingHttpHeaders;
+}
+
+describe('worker: detection, AML, forwarding, statuses and webhooks on the devnet', () => {
+  let devnet: DevnetProcess;
+  let app: TestApp;
+  let worker: WorkerProcess;
+  let chain: Chain;
+  let hooks: Hook[];
+  let hookServer: Server;
+  let hookUrl: string;
+  const flagged = TronWeb.createRandom() as unknown as { address: string; privateKey: string };
+
+  async function pay(address: string, amount: string, currency: 'TRX' | 'USDT') {
+    const res = await fetch(`${devnet.url}/devnet/pay`, { method: 'POST', body: JSON.stringify({ address, amount, currency }) });
+    assert.equal(res.status, 200, await res.clone().text());
+    return ((await res.json()) as { txid: string }).txid;
+  }
+
+  async function newMerchant(opts: { aml?: boolean } = {}) {
+    const target = TronWeb.createRandom() as unknown as { address: string };
+    const { merchant, key } = await app.createMerchant({ targetWallet: target.address });
+    await app.prisma.merchant.update({ where: { id: merchant.id }, data: { webhookUrl: hookUrl, amlCheck: opts.aml ?? false, amlRiskLimit: '50' } });
+    return { merchant, key, target: target.address };
+  }
+
+  async function invoice(key: string, body: object) {
+    const res = await app.api('/payment/create', key, { method: 'POST', body });
+    assert.equal(res.status, 200, res.text);
+    return res.json as { id: number; address: string; currencies_amounts: Record<string, number> };
+  }
+
+  const statusOf = async (key: string, id: number) => (await app.api(`/payment/get/${id}`, key)).json;
+  const waitStatus = async (key: string, id: number, status: string) => {
+    try {
+      return await waitFor(`invoice ${id} to be ${status}`, async () => ((await statusOf(key, id)).status === status ? statusOf(key, id) : null), 30_000);
+    } catch (err) {
+      const rows = await app.prisma.transaction.findMany({ where: { invoiceId: id } });
+      throw new Error(`${(err as Error).message}; invoice is ${JSON.stringify(await statusOf(key, id))}; transactions ${JSON.stringify(rows, (_k, v) => (typeof v === 'bigint' ? String(v) : v))}`);
+    }
+  };
+  const hooksFor = (id: number) => hooks.filter((h) => JSON.parse(h.body).id === id);
+
+  before(async () => {
+    hooks = [];
+    hookServer = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', () => {
+        hooks.push({ body, headers: req.headers });
+        res.writeHead(200).end('ok');
+      });
+    });
+    const port = await freePort();
+    await new Promise<void>((r) => hookServer.listen(port, '127.0.0.1', r));
+    hookUrl = `http://127.0.0.1:${port}/hook`;
+    devnet = await startDevnetProcess({ blockMs: 100, solidifiedDepth: 3 });
+    app = await startApp({ TRON_FULL_NODE_URL: devnet.url, TRON_USDT_CONTRACT: devnet.usdtContract });
+    chain = createChain({ fullNodeUrl: devnet.url, apiKey: null, usdtContract: devnet.usdtContract, txExpirationMs: 60_000 });
+    // The service's gas wallet pays the energy of USDT forwarding; the faucet funds it.
+    await pay(deriveAccount(TEST_MNEMONIC, 0, 'gas').address, '10000', 'TRX');
+    await pay(flagged.address, '500', 'TRX');
+    worker = startWorker(app, devnet, { AML_FLAGGED_ADDRESSES: flagged.address, AML_CHECK_COST_TRX: '0.5' });
+  });
+
+  after(async () => {
+    if (process.env.DEBUG_WORKER) (await import('node:fs')).writeFileSync(process.env.DEBUG_WORKER, worker?.output() ?? '');
+    await worker?.stop();
+    await app?.stop();
+    await devnet?.stop();
+    hookServer?.close();
+  });
+
+  it('completes an exactly paid TRX invoice, forwards to the sun and sends one signed webhook', async () => {
+    const { merchant, key, target } = await newMerchant();
+    const inv = await invoice(key, { type: 'SINGLE', amount: 10, currencies: ['TRX'], order_id: 'trx-exact' });
+    assert.deepEqual(inv.currencies_amounts, { TRX: 40 });
+    const txid = await pay(inv.address, '40', 'TRX');
+    const done = await waitStatus(key, inv.id, 'COMPLETED');
+    assert.deepEqual(done.transfer_amounts.input, { TRX: 40 });
+    assert.equal(done.cost, 0.4);
+
+    const rows = await app.prisma.transaction.findMany({ where: { invoiceId: inv.id }, orderBy: { id: 'asc' } });
+    const payment = rows.find((r) => r.type === 'PAYMENT');
+    const transfer = rows.find((r) => r.type === 'TRANSFER');
+    assert.ok(payment && transfer);
+    assert.equal(payment.trnHash, txid);
+    assert.equal(payment.amountUnits, 40n * TRX);
+    assert.equal(transfer.eventId, payment.eventId, 'incoming and outgoing share the event id');
+    assert.equal(transfer.toAddress, target);
+    assert.equal(transfer.sendState, 'CONFIRMED');
+    // Forwarded = paid - 1 % fee - the network fee (here: activating the new target wallet).
+    assert.equal(transfer.amountUnits + (transfer.feeSun ?? 0n), 40n * TRX - 400_000n);
+    assert.equal(done.transfer_amounts.output.TRX * 1e6, Number(transfer.amountUnits));
+    await waitFor('target balance', async () => (await chain.getTrxBalance(target)) === transfer.amountUnits);
+
+    const [hook] = await waitFor('webhook', async () => (hooksFor(inv.id).length ? hooksFor(inv.id) : null));
+    assert.ok(hook);
+    const secret = open(masterKeyRing(), (await app.prisma.merchant.findUniqueOrThrow({ where: { id: merchant.id } })).webhookSecretEnc);
+    assert.ok(verifyWebhook(secret, hook.body, String(hook.headers['x-webhook-signature'])), 'signature verifies');
+    assert.ok(!verifyWebhook(secret, hook.body.replace('COMPLETED', 'OVERPAID'), String(hook.headers['x-webhook-signature'])));
+    assert.equal(hook.headers['idempotency-key'], `invoice:${inv.id}:COMPLETED`);
+    assert.equal(JSON.parse(hook.body).status, 'COMPLETED');
+    assert.equal(JSON.parse(hook.body).order_id, 'trx-exact');
+    const delivery = await app.prisma.webhookDelivery.findFirstOrThrow({ where: { invoiceId: inv.id } });
+    assert.equal(delivery.status, 'DELIVERED');
+    assert.equal(delivery.responseStatus, 200);
+    assert.ok(delivery.latencyMs !== null && delivery.latencyMs >= 0);
+  });
+
+  it('forwards USDT with gas from the service wallet, charged to the activation balance', async () => {
+    const { merchant, key, target } = await newMerchant();
+    const inv = await invoice(key, { type: 'SINGLE', amount: 25, currencies: ['USDT'], client_comission: true });
+    assert.deepEqual(inv.currencies_amounts, { USDT: 25.25 });
+    await pay(inv.address, '25.25', 'USDT');
+    const done = await waitStatus(key, inv.id, 'COMPLETED');
+    assert.equal(done.cost, 0.25);
+    const rows = await app.prisma.transaction.findMany({ where: { invoiceId: inv.id } });
+    const gas = rows.find((r) => r.type === 'ACTIVATION');
+    const transfer = rows.find((r) => r.type === 'TRANSFER');
+    assert.ok(gas && transfer, JSON.stringify(rows.map((r) => r.type)));
+    assert.equal(transfer.amountUnits, 25_000_000n, 'the merchant gets the invoice amount; the client paid the fee');
+    assert.equal(await chain.getUsdtBalance(target), 25_000_000n);
+    const m = await app.prisma.merchant.findUniqueOrThrow({ where: { id: merchant.id } });
+    assert.equal(m.activationBalanceSun, -(gas.amountUnits + (gas.feeSun ?? 0n)));
+  });
+
+  it('marks over- and underpayment, and completes an underpaid invoice when the rest arrives late', async () => {
+    const { key } = await newMerchant();
+    const over = await invoice(key, { type: 'SINGLE', amount: 10, currencies: ['TRX'] });
+    await pay(over.address, '50', 'TRX');
+    const overDone = await waitStatus(key, over.id, 'OVERPAID');
+    assert.deepEqual(overDone.transfer_amounts.input, { TRX: 50 });
+
+    const under = await invoice(key, { type: 'SINGLE', amount: 10, currencies: ['TRX'] });
+    await pay(under.address, '20', 'TRX');
+    await waitFor('partial payment settled', async () => (await statusOf(key, under.id)).transfer_amounts.input.TRX === 20);
+    assert.equal((await statusOf(key, under.id)).status, 'ACTIVE', 'a partial payment keeps the invoice open until it expires');
+    await app.prisma.invoice.update({ where: { id: under.id }, data: { expiredAt: new Date(Date.now() - 1000) } });
+    await waitStatus(key, under.id, 'UNDERPAID');
+    await pay(under.address, '20', 'TRX');
+    const completed = await waitStatus(key, under.id, 'COMPLETED');
+    assert.deepEqual(completed.transfer_amounts.input, { TRX: 40 });
+    const events = hooksFor(under.id).map((h) => JSON.parse(h.body).status);
+    await waitFor('both webhooks', async () => hooksFor(under.id).length === 2);
+    assert.deepEqual(hooksFor(under.id).map((h) => JSON.parse(h.body).status), ['UNDERPAID', 'COMPLETED'], String(events));
+  });
+
+  it('times out an unpaid invoice, then still forwards and records a late payment', async () => {
+    const { key, target } = await newMerchant();
+    const inv = await invoice(key, { type: 'SINGLE', amount: 5, currencies: ['TRX'] });
+    await app.prisma.invoice.update({ where: { id: inv.id }, data: { expiredAt: new Date(Date.now() - 1000) } });
+    await waitStatus(key, inv.id, 'TIMEOUT');
+    await pay(inv.address, '20', 'TRX');
+    await waitStatus(key, inv.id, 'COMPLETED');
+    const transfer = await app.prisma.transaction.findFirstOrThrow({ where: { invoiceId: inv.id, type: 'TRANSFER' } });
+    await waitFor('late funds at the merchant', async () => (await chain.getTrxBalance(target)) === transfer.amountUnits);
+    assert.deepEqual(hooksFor(inv.id).map((h) => JSON.parse(h.body).status), ['TIMEOUT', 'COMPLETED']);
+  });
+
+  it('forwards every payment to a MULTIPLE invoice, keeps it open, and sends a webhook per payment', async () => {
+    const { key } = await newMerchant();
+    const inv = await invoice(key, { type: 'MULTIPLE', currencies: ['TRX', 'USDT'] });
+    await pay(inv.address, '7', 'TRX');
+    await pay(inv.address, '3', 'USDT');
+    await waitFor('two payment webhooks', async () => hooksFor(inv.id).length === 2, 30_000);
+    const state = await statusOf(key, inv.id);
+    assert.equal(state.status, 'ACTIVE');
+    assert.deepEqual(state.transfer_amounts.input, { TRX: 7, USDT: 3 });
+    const keys = hooksFor(inv.id).map((h) => String(h.headers['idempotency-key']));
+    assert.equal(new Set(keys).size, 2);
+    assert.ok(keys.every((k) => k.startsWith(`invoice:${inv.id}:payment:`)));
+    assert.equal(await app.prisma.transaction.count({ where: { invoiceId: inv.id, type: 'TRANSFER', sendState: 'CONFIRMED' } }), 2);
+  });
+
+  it('returns a flagged sender\'s payment minus network cost: AML_FAILED with the check recorded', async () => {
+    const { merchant, key } = await newMerchant({ aml: true });
+    const inv = await invoice(key, { type: 'SINGLE', amount: 10, currencies: ['TRX'] });
+    const before = await chain.getTrxBalance(flagged.address);
+    const signed = await chain.buildSignedTrxTransfer(flagged.privateKey, inv.address, 40n * TRX);
+    await chain.broadcast(signed.signedTx);
+    const failed = await waitStatus(key, inv.id, 'AML_FAILED');
+    assert.equal(failed.status, 'AML_FAILED');
+    const payment = await app.prisma.transaction.findFirstOrThrow({ where: { invoiceId: inv.id, type: 'PAYMENT' } });
+    const check = payment.amlCheck as Record<string, unknown>;
+    assert.equal(check.status, 'FAILED');
+    assert.equal(check.risk_score, 90);
+    assert.equal(check.risk_level, 'high');
+    assert.equal(check.cost, 0.5);
+    assert.equal(check.completed, true);
+    const back = await app.prisma.transaction.findFirstOrThrow({ where: { invoiceId: inv.id, type: 'TRANSFER' } });
+    assert.equal(back.toAddress, flagged.address);
+    assert.equal(back.amountUnits + (back.feeSun ?? 0n), 40n * TRX);
+    const paidFee = (await chain.getTransactionStatus(signed.txId)).feeSun;
+    await waitFor('refund at the sender', async () => (await chain.getTrxBalance(flagged.address)) === before - 40n * TRX - paidFee + back.amountUnits);
+    assert.equal((await app.prisma.merchant.findUniqueOrThrow({ where: { id: merchant.id } })).balanceSun, -500_000n, 'AML cost charged in TRX');
+    await waitFor('AML webhook', async () => hooksFor(inv.id).some((h) => JSON.parse(h.body).status === 'AML_FAILED'));
+  });
+
+  it('credits merchant top-ups to the fee and activation balances', async () => {
+    const { merchant, key } = await newMerchant();
+    await pay(merchant.topupWalletAddress, '12.5', 'TRX');
+    await pay(merchant.activationWalletAddress, '3', 'TRX');
+    const account = await waitFor('credited', async () => {
+      const m = (await app.api('/merchant', key)).json;
+      return m.balance === 12.5 && m.activation_balance === 3 ? m : null;
+    });
+    assert.equal(account.balance, 12.5);
+    assert.equal(await app.prisma.transaction.count({ where: { merchantId: merchant.id, type: 'TOPUP' } }), 2);
+  });
+
+  it('survives a SIGKILL mid-forward: no double send, no lost payment', async () => {
+    const { key, target } = await newMerchant();
+    const inv = await invoice(key, { type: 'SINGLE', amount: 10, currencies: ['TRX'] });
+    await pay(inv.address, '40', 'TRX');
+    await waitFor('a forward in flight', () => app.prisma.transaction.findFirst({ where: { invoiceId: inv.id, type: 'TRANSFER', sendState: { in: ['SIGNED', 'BROADCAST'] } } }), 30_000);
+    await worker.kill();
+    worker = startWorker(app, devnet, { AML_FLAGGED_ADDRESSES: flagged.address, AML_CHECK_COST_TRX: '0.5' });
+    const done = await waitStatus(key, inv.id, 'COMPLETED');
+    const transfers = await app.prisma.transaction.findMany({ where: { invoiceId: inv.id, type: 'TRANSFER' } });
+    assert.equal(transfers.length, 1, 'exactly one send was ever built');
+    assert.equal(transfers[0]?.sendState, 'CONFIRMED');
+    await waitFor('funds at the merchant once', async () => (await chain.getTrxBalance(target)) === transfers[0]?.amountUnits);
+    assert.deepEqual(done.transfer_amounts.input, { TRX: 40 });
+  });
+
+  it('two workers at once process each payment exactly once', async () => {
+    const second = startWorker(app, devnet, { AML_FLAGGED_ADDRESSES: flagged.address });
+    try {
+      const { key } = await newMerchant();
+      const invoices = await Promise.all(Array.from({ length: 6 }, (_, i) => invoice(key, { type: 'SINGLE', amount: 1 + i, currencies: [i % 2 ? 'USDT' : 'TRX'] })));
+      for (const inv of invoices) await pay(inv.address, String(Object.values(inv.currencies_amounts)[0]), inv.currencies_amounts.TRX ? 'TRX' : 'USDT');
+      for (const inv of invoices) await waitStatus(key, inv.id, 'COMPLETED');
+      for (const inv of invoices) {
+        const sends = await app.prisma.transaction.findMany({ where: { invoiceId: inv.id, type: 'TRANSFER' } });
+        assert.equal(sends.length, 1, `invoice ${inv.id}: ${sends.length} transfers`);
+        assert.equal(await app.prisma.transaction.count({ where: { invoiceId: inv.id, type: 'PAYMENT' } }), 1);
+        await waitFor('one webhook', async () => hooksFor(inv.id).length === 1);
+      }
+    } finally {
+      await second.stop();
+    }
+  });
+});

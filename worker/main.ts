@@ -1,0 +1,53 @@
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { amlProviderFrom } from '@/lib/aml';
+import { chain, parseChainConfig } from '@/lib/chain';
+import { deriveAccount } from '@/lib/chain/keys';
+import { config } from '@/lib/config';
+import { db } from '@/lib/db/client';
+import type { WorkerContext } from '@/lib/payments/context';
+import { expireInvoices } from '@/lib/payments/expiry';
+import { processPayments } from '@/lib/payments/process';
+import { scanNextBlocks } from '@/lib/payments/scan';
+import { rateSource } from '@/lib/rates';
+import { closeInterruptedDeliveries, deliverNext } from '@/lib/webhooks/deliver';
+import { parseWorkerSettings } from '@/lib/worker/settings';
+import { startLoop } from './loop';
+
+const WEBHOOK_SENDERS = 4;
+
+const c = config();
+const settings = parseWorkerSettings(process.env);
+const ctx: WorkerContext = {
+  prisma: db(),
+  chain: chain(),
+  settings,
+  aml: amlProviderFrom(settings),
+  rates: rateSource(),
+  owner: `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
+  gasWallet: deriveAccount(c.HD_MNEMONIC, 0, 'gas'),
+  forwardingFeePercent: c.FORWARDING_FEE_PERCENT,
+  topupFeePercent: c.TOPUP_FEE_PERCENT,
+};
+const delivery = { timeoutMs: settings.WEBHOOK_TIMEOUT_MS, allowPrivate: settings.WEBHOOK_ALLOW_PRIVATE };
+const poll = settings.WORKER_POLL_MS;
+
+const loops = [
+  startLoop('scan', poll, async () => (await scanNextBlocks(ctx)) > 0),
+  startLoop('payments', poll, async () => (await processPayments(ctx)) > 0),
+  startLoop('expiry', poll, async () => {
+    await expireInvoices(ctx.prisma);
+    await closeInterruptedDeliveries(ctx.prisma, settings.WEBHOOK_STALE_SECONDS);
+    return false;
+  }),
+  ...Array.from({ length: WEBHOOK_SENDERS }, (_, i) => startLoop(`webhooks-${i}`, poll, () => deliverNext(ctx.prisma, delivery))),
+];
+console.log(`worker: running as ${ctx.owner}; node ${parseChainConfig(process.env).fullNodeUrl}; gas wallet ${ctx.gasWallet.address}`);
+
+async function shutdown(): Promise<void> {
+  await Promise.all(loops.map((l) => l.stop()));
+  await ctx.prisma.$disconnect();
+  process.exit(0);
+}
+process.once('SIGINT', () => void shutdown());
+process.once('SIGTERM', () => void shutdown());
