@@ -2,7 +2,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '@/lib/db/embedded';
 import { migrate } from '@/lib/db/migrate';
+import { deriveAccount } from '@/lib/chain/keys';
 import { loadDevSecrets } from './devSecrets';
+import { fundGasWalletOnDevnet } from './devnetGas';
 
 /**
  * Starts the whole service: database (embedded unless DATABASE_URL is set),
@@ -26,7 +28,11 @@ if (!env.DATABASE_URL) {
 await migrate(env.DATABASE_URL);
 // The local devnet is the chain unless a real network is configured.
 const useDevnet = !env.TRON_FULL_NODE_URL && (env.TRON_NETWORK ?? 'devnet') === 'devnet';
-if (useDevnet) env.DEVNET_DATA_DIR ??= path.join(dataDir, 'devnet');
+if (useDevnet) {
+  env.DEVNET_DATA_DIR ??= path.join(dataDir, 'devnet');
+  // Local receivers (a webhook test server on localhost) are fine on a devnet run.
+  env.WEBHOOK_ALLOW_PRIVATE ??= 'true';
+}
 const children: ChildProcess[] = [];
 function start(name: string, args: string[]): ChildProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', ...args], { env, stdio: 'inherit' });
@@ -45,8 +51,12 @@ await new Promise<void>((resolve, reject) => {
   seed.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`seed failed (${code})`))));
 });
 
-if (useDevnet) start('devnet', ['devnet/cli.ts', 'start']);
+if (useDevnet) {
+  start('devnet', ['devnet/cli.ts', 'start']);
+  await fundGasWalletOnDevnet(`http://127.0.0.1:${env.DEVNET_PORT ?? 9090}`, deriveAccount(env.HD_MNEMONIC as string, 0, 'gas').address);
+}
 start('web', ['server.ts', ...(dev ? ['--dev'] : [])]);
+start('worker', ['worker/main.ts']);
 
 const base = env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`;
 console.log(`

@@ -77,7 +77,7 @@ describe('worker: detection, AML, forwarding, statuses and webhooks on the devne
     // The service's gas wallet pays the energy of USDT forwarding; the faucet funds it.
     await pay(deriveAccount(TEST_MNEMONIC, 0, 'gas').address, '10000', 'TRX');
     await pay(flagged.address, '500', 'TRX');
-    worker = startWorker(app, devnet, { AML_FLAGGED_ADDRESSES: flagged.address, AML_CHECK_COST_TRX: '0.5' });
+    worker = startWorker(app.env, devnet, { AML_FLAGGED_ADDRESSES: flagged.address, AML_CHECK_COST_TRX: '0.5' });
   });
 
   after(async () => {
@@ -211,6 +211,12 @@ describe('worker: detection, AML, forwarding, statuses and webhooks on the devne
     const paidFee = (await chain.getTransactionStatus(signed.txId)).feeSun;
     await waitFor('refund at the sender', async () => (await chain.getTrxBalance(flagged.address)) === before - 40n * TRX - paidFee + back.amountUnits);
     assert.equal((await app.prisma.merchant.findUniqueOrThrow({ where: { id: merchant.id } })).balanceSun, -500_000n, 'AML cost charged in TRX');
+    const viaApi = (await app.api(`/transaction/${signed.txId}`, key)).json;
+    assert.equal(viaApi.type, 'PAYMENT');
+    assert.equal(viaApi.aml_check.status, 'FAILED');
+    assert.equal(viaApi.event_id, back.eventId);
+    const listed = (await app.api(`/transaction/list?invoice_id=${inv.id}&ordering=created_at`, key)).json;
+    assert.deepEqual(listed.results.map((r: { type: string }) => r.type), ['PAYMENT', 'TRANSFER']);
     await waitFor('AML webhook', async () => hooksFor(inv.id).some((h) => JSON.parse(h.body).status === 'AML_FAILED'));
   });
 
@@ -232,7 +238,7 @@ describe('worker: detection, AML, forwarding, statuses and webhooks on the devne
     await pay(inv.address, '40', 'TRX');
     await waitFor('a forward in flight', () => app.prisma.transaction.findFirst({ where: { invoiceId: inv.id, type: 'TRANSFER', sendState: { in: ['SIGNED', 'BROADCAST'] } } }), 30_000);
     await worker.kill();
-    worker = startWorker(app, devnet, { AML_FLAGGED_ADDRESSES: flagged.address, AML_CHECK_COST_TRX: '0.5' });
+    worker = startWorker(app.env, devnet, { AML_FLAGGED_ADDRESSES: flagged.address, AML_CHECK_COST_TRX: '0.5' });
     const done = await waitStatus(key, inv.id, 'COMPLETED');
     const transfers = await app.prisma.transaction.findMany({ where: { invoiceId: inv.id, type: 'TRANSFER' } });
     assert.equal(transfers.length, 1, 'exactly one send was ever built');
@@ -242,7 +248,7 @@ describe('worker: detection, AML, forwarding, statuses and webhooks on the devne
   });
 
   it('two workers at once process each payment exactly once', async () => {
-    const second = startWorker(app, devnet, { AML_FLAGGED_ADDRESSES: flagged.address });
+    const second = startWorker(app.env, devnet, { AML_FLAGGED_ADDRESSES: flagged.address });
     try {
       const { key } = await newMerchant();
       const invoices = await Promise.all(Array.from({ length: 6 }, (_, i) => invoice(key, { type: 'SINGLE', amount: 1 + i, currencies: [i % 2 ? 'USDT' : 'TRX'] })));

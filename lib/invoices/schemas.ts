@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DecimalFormatError, parseScaled } from '@/lib/money/decimal';
 import { CURRENCIES, USD_DECIMALS, type Currency } from '@/lib/money/tokens';
 import { pageQuerySchema } from '@/lib/http/pagination';
+import { dateSchema, orderingSchema } from '@/lib/http/listQuery';
 import { INVOICE_STATUSES, normalizeStatus } from './states';
 
 export const MAX_ORDER_ID = 256;
@@ -111,16 +112,6 @@ export const createInvoiceSchema = createInvoiceBody.transform((body, ctx) => {
 
 export type CreateInvoiceInput = z.output<typeof createInvoiceSchema>;
 
-const dateSchema = (field: string) =>
-  z
-    .string()
-    .regex(/^\d{4}-\d{2}-\d{2}$/, `${field} must be a date in YYYY-MM-DD format.`)
-    .refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d), `${field} is not a valid date.`);
-
-const orderingSchema = (fields: readonly string[]) =>
-  z
-    .string()
-    .refine((o) => fields.includes(o.replace(/^-/, '')), `ordering must be one of ${fields.map((f) => `${f}, -${f}`).join(', ')}.`);
 
 export const INVOICE_ORDERING = ['created_at', 'amount', 'status'] as const;
 

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import type { TestApp } from './app';
 import type { DevnetProcess } from './devnet';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -12,13 +11,13 @@ export interface WorkerProcess {
   stop(): Promise<void>;
 }
 
-/** Runs worker/main.ts as `npm run dev` does, against the test app's database and the test devnet. */
-export function startWorker(app: TestApp, devnet: DevnetProcess, env: Record<string, string> = {}): WorkerProcess {
+/** Runs worker/main.ts as `npm run dev` does, with the app's settings (database, keys) and the test devnet. */
+export function startWorker(appEnv: Record<string, string>, devnet: DevnetProcess, env: Record<string, string> = {}): WorkerProcess {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
     cwd: ROOT,
     env: {
       ...process.env,
-      ...app.env,
+      ...appEnv,
       TRON_FULL_NODE_URL: devnet.url,
       TRON_USDT_CONTRACT: devnet.usdtContract,
       WORKER_POLL_MS: '50',

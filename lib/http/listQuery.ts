@@ -1,0 +1,22 @@
+import { z } from 'zod';
+
+/**
+ * A `YYYY-MM-DD` calendar day. `YYYY_MM_DD` is read too: the spec's sample
+ * request for the transaction list writes dates with underscores.
+ */
+export const dateSchema = (field: string) =>
+  z
+    .string()
+    .transform((d) => d.replaceAll('_', '-'))
+    .pipe(
+      z
+        .string()
+        .regex(/^\d{4}-\d{2}-\d{2}$/, `${field} must be a date in YYYY-MM-DD format.`)
+        .refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d), `${field} is not a valid date.`),
+    );
+
+/** `field` or `-field` for one of `fields`. */
+export const orderingSchema = (fields: readonly string[]) =>
+  z.string().refine((o) => fields.includes(o.replace(/^-/, '')), `ordering must be one of ${fields.map((f) => `${f}, -${f}`).join(', ')}.`);
+
+export const upperCase = (v: unknown) => (typeof v === 'string' ? v.trim().toUpperCase() : v);

@@ -1,0 +1,64 @@
+import { Prisma, type PrismaClient, type Transaction } from '@/lib/generated/prisma/client';
+import { TransactionType } from '@/lib/generated/prisma/enums';
+import { notFound } from '@/lib/http/errors';
+import type { Page } from '@/lib/http/pagination';
+import { CURRENCIES, type Currency } from '@/lib/money/tokens';
+import { dayStartUtc, nextDayStartUtc } from '@/lib/time';
+import type { ListTransactionsQuery } from './schemas';
+
+export const TRANSACTION_NOT_FOUND = 'Address not found.';
+
+/** A send attempt that never entered a block did not happen on chain, so clients never see it. */
+// (send_state is NULL on incoming rows, and NOT (NULL = 'FAILED') would drop them.)
+const visible = (merchantId: number): Prisma.TransactionWhereInput => ({ merchantId, OR: [{ sendState: null }, { sendState: { not: 'FAILED' } }] });
+
+function searchFilter(term: string): Prisma.TransactionWhereInput[] {
+  const or: Prisma.TransactionWhereInput[] = [
+    { trnHash: { contains: term, mode: 'insensitive' } },
+    { fromAddress: { contains: term, mode: 'insensitive' } },
+    { toAddress: { contains: term, mode: 'insensitive' } },
+  ];
+  if (/^\d{1,9}$/.test(term)) or.push({ invoiceId: Number(term) });
+  const upper = term.toUpperCase();
+  if ((Object.values(TransactionType) as string[]).includes(upper)) or.push({ type: upper as TransactionType });
+  if ((CURRENCIES as readonly string[]).includes(upper)) or.push({ currency: upper as Currency });
+  return or;
+}
+
+export async function listTransactions(prisma: PrismaClient, merchantId: number, q: ListTransactionsQuery, page: Page): Promise<{ count: number; rows: Transaction[] }> {
+  const createdAt: Prisma.DateTimeFilter = {};
+  if (q.date_from) createdAt.gte = dayStartUtc(q.date_from);
+  if (q.date_to) createdAt.lt = nextDayStartUtc(q.date_to);
+  const where: Prisma.TransactionWhereInput = {
+    AND: [
+      visible(merchantId),
+      {
+        ...(q.type && { type: q.type }),
+        ...(q.invoice_id !== undefined && { invoiceId: q.invoice_id }),
+        ...(q.from_address && { fromAddress: q.from_address }),
+        ...(q.to_address && { toAddress: q.to_address }),
+        ...(q.trn_hash && { trnHash: q.trn_hash }),
+        ...(q.has_aml !== undefined && { amlCheck: q.has_aml ? { not: Prisma.DbNull } : { equals: Prisma.DbNull } }),
+        ...(q.currency && { currency: q.currency }),
+        ...((q.date_from || q.date_to) && { createdAt }),
+        ...(q.search && { OR: searchFilter(q.search) }),
+      },
+    ],
+  };
+  const direction = q.ordering.startsWith('-') ? 'desc' : 'asc';
+  const field = q.ordering.replace(/^-/, '');
+  // A transaction's status is where it stands in processing: its send state, or for incoming ones, its payment state.
+  const orderBy: Prisma.TransactionOrderByWithRelationInput[] =
+    field === 'amount' ? [{ amountUnits: direction }] : field === 'status' ? [{ sendState: direction }, { paymentState: direction }] : [{ createdAt: direction }];
+  const [count, rows] = await prisma.$transaction([
+    prisma.transaction.count({ where }),
+    prisma.transaction.findMany({ where, orderBy: [...orderBy, { id: direction }], take: page.limit, skip: page.offset }),
+  ]);
+  return { count, rows };
+}
+
+export async function getTransaction(prisma: PrismaClient, merchantId: number, trnHash: string): Promise<Transaction> {
+  const row = await prisma.transaction.findFirst({ where: { ...visible(merchantId), trnHash }, orderBy: { id: 'asc' } });
+  if (!row) throw notFound(TRANSACTION_NOT_FOUND);
+  return row;
+}

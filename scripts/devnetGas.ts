@@ -1,0 +1,24 @@
+const FUND_TRX = '100000';
+const READY_TIMEOUT_MS = 30_000;
+
+/**
+ * The worker pays USDT forwarding energy from the service gas wallet; on the
+ * devnet the faucet fills it at start (on a real network an operator does).
+ */
+export async function fundGasWalletOnDevnet(devnetUrl: string, gasAddress: string): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  for (;;) {
+    try {
+      if ((await fetch(`${devnetUrl}/devnet/info`)).ok) break;
+    } catch {
+      /* not up yet */
+    }
+    if (Date.now() > deadline) throw new Error(`devnet at ${devnetUrl} did not start`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const account = (await (await fetch(`${devnetUrl}/wallet/getaccount`, { method: 'POST', body: JSON.stringify({ address: gasAddress, visible: true }) })).json()) as { balance?: number };
+  if ((account.balance ?? 0) >= 10_000_000_000) return;
+  const res = await fetch(`${devnetUrl}/devnet/pay`, { method: 'POST', body: JSON.stringify({ address: gasAddress, amount: FUND_TRX, currency: 'TRX' }) });
+  if (!res.ok) throw new Error(`funding the gas wallet failed: ${await res.text()}`);
+  console.log(`devnet: funded the service gas wallet ${gasAddress} with ${FUND_TRX} TRX`);
+}
