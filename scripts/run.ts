@@ -14,7 +14,7 @@ import { fundGasWalletOnDevnet } from './devnetGas';
 const dev = process.argv.includes('--dev');
 const dataDir = path.resolve(process.env.DATA_DIR ?? 'data');
 const env: NodeJS.ProcessEnv = { ...loadDevSecrets(dataDir), ...process.env };
-Object.assign(env, { NODE_ENV: dev ? 'development' : 'production' });
+Object.assign(env, { NODE_ENV: dev ? 'development' : 'production', NEXT_TELEMETRY_DISABLED: '1' });
 env.PORT ??= '3000';
 
 let embedded: EmbeddedPostgres | undefined;
@@ -28,8 +28,10 @@ if (!env.DATABASE_URL) {
 await migrate(env.DATABASE_URL);
 // The local devnet is the chain unless a real network is configured.
 const useDevnet = !env.TRON_FULL_NODE_URL && (env.TRON_NETWORK ?? 'devnet') === 'devnet';
+const devnetUrl = `http://127.0.0.1:${env.DEVNET_PORT ?? 9090}`;
 if (useDevnet) {
   env.DEVNET_DATA_DIR ??= path.join(dataDir, 'devnet');
+  env.TRON_FULL_NODE_URL = devnetUrl;
   // Local receivers (a webhook test server on localhost) are fine on a devnet run.
   env.WEBHOOK_ALLOW_PRIVATE ??= 'true';
 }
@@ -53,7 +55,7 @@ await new Promise<void>((resolve, reject) => {
 
 if (useDevnet) {
   start('devnet', ['devnet/cli.ts', 'start']);
-  await fundGasWalletOnDevnet(`http://127.0.0.1:${env.DEVNET_PORT ?? 9090}`, deriveAccount(env.HD_MNEMONIC as string, 0, 'gas').address);
+  await fundGasWalletOnDevnet(devnetUrl, deriveAccount(env.HD_MNEMONIC as string, 0, 'gas').address);
 }
 start('web', ['server.ts', ...(dev ? ['--dev'] : [])]);
 start('worker', ['worker/main.ts']);
