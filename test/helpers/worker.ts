@@ -21,6 +21,8 @@ export function startWorker(appEnv: Record<string, string>, devnet: DevnetProces
       TRON_FULL_NODE_URL: devnet.url,
       TRON_USDT_CONTRACT: devnet.usdtContract,
       WORKER_POLL_MS: '50',
+      // A killed worker's claims are taken over once its lease runs out; keep that short in tests.
+      LEASE_SECONDS: '5',
       SCAN_START_BLOCK: '0',
       WEBHOOK_ALLOW_PRIVATE: 'true',
       ...env,
