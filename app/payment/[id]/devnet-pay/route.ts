@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { ApiError, errorResponse, jsonResponse, notFound } from '@/lib/http/errors';
+import { INVOICE_NOT_FOUND } from '@/lib/invoices/service';
+import { currencySchema } from '@/lib/money/tokens';
+import { devnetUrl, payFromFaucet } from '../../_lib/devnet';
+import { loadPublicInvoice } from '../../_lib/loadPublicInvoice';
+
+export const dynamic = 'force-dynamic';
+
+const bodySchema = z.object({ currency: currencySchema });
+// A static address takes any amount; this is what one demo click sends.
+const STATIC_DEMO_AMOUNT = '10';
+
+/**
+ * Development only: pays the invoice from the devnet faucet, so a person can
+ * try the whole flow without a wallet. On any other chain the route does not exist.
+ */
+export async function POST(req: Request, ctx: { params: Promise<{ id: string }> }): Promise<Response> {
+  const url = await devnetUrl();
+  if (!url) return errorResponse(notFound('Not found.'));
+  const view = await loadPublicInvoice((await ctx.params).id);
+  if (!view) return errorResponse(notFound(INVOICE_NOT_FOUND));
+  const body = bodySchema.safeParse(await req.json().catch(() => null));
+  const token = body.success ? view.tokens.find((t) => t.currency === body.data.currency) : undefined;
+  if (!token) return errorResponse(new ApiError(400, `currency: must be one of ${view.tokens.map((t) => t.currency).join(', ')}`));
+  const amount = token.missing ?? STATIC_DEMO_AMOUNT;
+  if (view.status !== 'ACTIVE' || amount === '0') return errorResponse(new ApiError(409, 'Nothing to pay on this invoice'));
+  try {
+    const txid = await payFromFaucet(url, { address: view.address, amount, currency: token.currency });
+    return jsonResponse({ txid, amount, currency: token.currency }, 202);
+  } catch (err) {
+    return errorResponse(new ApiError(502, `Devnet payment failed: ${(err as Error).message}`));
+  }
+}

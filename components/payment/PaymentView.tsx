@@ -1,0 +1,92 @@
+'use client';
+
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import type { PaymentPhase, PublicInvoice } from '@/lib/invoices/publicView';
+import type { Messages } from '@/lib/i18n/en';
+import type { Currency } from '@/lib/money/tokens';
+import { Countdown } from './Countdown';
+import { DevnetPayButton } from './DevnetPayButton';
+import { PayInstructions } from './PayInstructions';
+import { PaymentsList } from './PaymentsList';
+import { RedirectNotice } from './RedirectNotice';
+import { StatusPanel } from './StatusPanel';
+import { TokenSelector } from './TokenSelector';
+
+const OPEN_POLL_MS = 3_000;
+// A closed invoice can still change (a late payment after expiry is forwarded), just rarely.
+const CLOSED_POLL_MS = 15_000;
+const PAYABLE: readonly PaymentPhase[] = ['waiting', 'partial'];
+
+async function fetchStatus(id: number): Promise<PublicInvoice> {
+  const res = await fetch(`/payment/${id}/status`, { cache: 'no-store' });
+  if (!res.ok) throw new Error(`status ${res.status}`);
+  return (await res.json()) as PublicInvoice;
+}
+
+interface Props {
+  initial: PublicInvoice;
+  t: Messages;
+  locale: string;
+  devnet: boolean;
+}
+
+export function PaymentView({ initial, t, locale, devnet }: Props) {
+  const query = useQuery({
+    queryKey: ['payment', initial.id],
+    queryFn: () => fetchStatus(initial.id),
+    initialData: initial,
+    refetchInterval: (q) => (q.state.data?.final ? false : q.state.data?.status === 'ACTIVE' ? OPEN_POLL_MS : CLOSED_POLL_MS),
+  });
+  const view = query.data;
+  const [currency, setCurrency] = useState<Currency>(view.tokens[0]?.currency ?? 'TRX');
+  const token = view.tokens.find((tok) => tok.currency === currency) ?? view.tokens[0];
+  const single = view.type === 'SINGLE';
+  const payable = single ? PAYABLE.includes(view.phase) : view.status === 'ACTIVE';
+  const skewMs = Date.parse(view.server_time) - query.dataUpdatedAt;
+
+  return (
+    <div className="space-y-4">
+      <header className="rounded-xl border border-slate-200 bg-white p-4 dark:border-slate-700 dark:bg-slate-900">
+        <h1 className="text-sm font-medium text-slate-600 dark:text-slate-400">
+          {t.heading} #{view.id}
+        </h1>
+        {view.description && <p className="mt-1 text-base font-semibold break-words">{view.description}</p>}
+        <dl className="mt-2 grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm">
+          {view.order_id && (
+            <>
+              <dt className="text-slate-600 dark:text-slate-400">{t.orderId}</dt>
+              <dd className="text-right font-mono break-all">{view.order_id}</dd>
+            </>
+          )}
+          {view.amount_usd && (
+            <>
+              <dt className="text-slate-600 dark:text-slate-400">{t.amountUsd}</dt>
+              <dd className="text-right text-xl font-bold" data-testid="amount-usd">
+                {view.amount_usd} USD
+              </dd>
+            </>
+          )}
+        </dl>
+      </header>
+
+      <StatusPanel view={view} t={t} />
+      {query.isRefetchError && (
+        <p role="alert" className="text-sm text-amber-800 dark:text-amber-300">
+          {t.liveError}
+        </p>
+      )}
+      {view.redirect_url && <RedirectNotice url={view.redirect_url} t={t} />}
+
+      {payable && token && (
+        <section aria-label={t.payWith} className="space-y-4 rounded-xl border border-slate-200 bg-white p-4 dark:border-slate-700 dark:bg-slate-900">
+          {view.tokens.length > 1 && <TokenSelector tokens={view.tokens.map((tok) => tok.currency)} value={token.currency} onChange={setCurrency} legend={t.payWith} />}
+          <PayInstructions view={view} token={token} t={t} />
+          {single && <Countdown expiresAt={view.expired_at} skewMs={skewMs} label={t.expiresIn} />}
+        </section>
+      )}
+      {payable && token && devnet && <DevnetPayButton invoiceId={view.id} currency={token.currency} t={t} />}
+      {(!single || view.payments.length > 0) && <PaymentsList payments={view.payments} t={t} locale={locale} />}
+    </div>
+  );
+}

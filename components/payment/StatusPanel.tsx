@@ -1,0 +1,45 @@
+import type { PaymentPhase, PublicInvoice } from '@/lib/invoices/publicView';
+import type { Messages } from '@/lib/i18n/en';
+
+const TONE: Record<PaymentPhase, string> = {
+  waiting: 'border-sky-300 bg-sky-50 text-sky-950 dark:border-sky-800 dark:bg-sky-950 dark:text-sky-50',
+  partial: 'border-amber-300 bg-amber-50 text-amber-950 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-50',
+  confirming: 'border-indigo-300 bg-indigo-50 text-indigo-950 dark:border-indigo-700 dark:bg-indigo-950 dark:text-indigo-50',
+  completed: 'border-emerald-300 bg-emerald-50 text-emerald-950 dark:border-emerald-700 dark:bg-emerald-950 dark:text-emerald-50',
+  overpaid: 'border-emerald-300 bg-emerald-50 text-emerald-950 dark:border-emerald-700 dark:bg-emerald-950 dark:text-emerald-50',
+  underpaid: 'border-amber-300 bg-amber-50 text-amber-950 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-50',
+  expired: 'border-slate-300 bg-slate-100 text-slate-900 dark:border-slate-600 dark:bg-slate-800 dark:text-slate-50',
+  canceled: 'border-slate-300 bg-slate-100 text-slate-900 dark:border-slate-600 dark:bg-slate-800 dark:text-slate-50',
+  aml_failed: 'border-red-300 bg-red-50 text-red-950 dark:border-red-800 dark:bg-red-950 dark:text-red-50',
+  error: 'border-red-300 bg-red-50 text-red-950 dark:border-red-800 dark:bg-red-950 dark:text-red-50',
+};
+
+// Phases where the customer needs to know how much arrived and how much is still owed.
+const SHOW_AMOUNTS: readonly PaymentPhase[] = ['partial', 'underpaid'];
+
+/** The live status, announced to screen readers as it changes. */
+export function StatusPanel({ view, t }: { view: PublicInvoice; t: Messages }) {
+  const paidIn = view.tokens.filter((tok) => tok.received !== '0');
+  return (
+    <section role="status" aria-live="polite" data-phase={view.phase} data-testid="payment-status" className={`rounded-xl border p-4 ${TONE[view.phase]}`}>
+      <h2 className="flex items-center gap-2 text-lg font-semibold">
+        {view.phase === 'confirming' && <span aria-hidden="true" className="inline-block size-3 animate-pulse rounded-full bg-current" />}
+        {t.phase[view.phase]}
+      </h2>
+      <p className="mt-1 text-sm">{t.phaseText[view.phase]}</p>
+      {view.confirming && view.phase !== 'confirming' && <p className="mt-1 text-sm font-medium">{t.confirmingNote}</p>}
+      {SHOW_AMOUNTS.includes(view.phase) && (
+        <dl className="mt-3 grid grid-cols-2 gap-x-4 gap-y-1 text-sm">
+          <dt>{t.received}</dt>
+          <dd className="text-right font-mono font-semibold" data-testid="received">
+            {paidIn.map((tok) => `${tok.received} ${tok.currency}`).join(' + ') || '0'}
+          </dd>
+          <dt>{t.missing}</dt>
+          <dd className="text-right font-mono font-semibold" data-testid="missing">
+            {view.tokens.map((tok) => `${tok.missing} ${tok.currency}`).join(' / ')}
+          </dd>
+        </dl>
+      )}
+    </section>
+  );
+}

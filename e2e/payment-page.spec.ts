@@ -1,0 +1,226 @@
+import { randomBytes } from 'node:crypto';
+import { startApp } from '../test/helpers/app';
+import { expect, screenshotPath, test, type Stack } from './fixtures';
+
+const PAYER = 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8';
+
+interface Created {
+  id: number;
+  address: string;
+  email: string;
+  merchantId: number;
+}
+
+/** A fresh merchant and one invoice (10 USD, both tokens by default: 40 TRX at 0.25, or 10 USDT). */
+async function createInvoice(stack: Stack, body: Record<string, unknown> = {}): Promise<Created> {
+  const { merchant, key } = await stack.app.createMerchant();
+  const res = await stack.app.api('/payment/create', key, {
+    method: 'POST',
+    body: { type: 'SINGLE', amount: 10, currencies: ['TRX', 'USDT'], order_id: 'A-17', description: 'Two tickets, row F', ...body },
+  });
+  expect(res.status).toBe(200);
+  return { id: res.json.id, address: res.json.address, email: merchant.email, merchantId: merchant.id };
+}
+
+const pageUrl = (stack: Stack, id: number | string) => `${stack.app.baseUrl}/payment/${id}`;
+
+async function devnetPay(stack: Stack, address: string, amount: string, currency: 'TRX' | 'USDT') {
+  const res = await fetch(`${stack.devnet.url}/devnet/pay`, { method: 'POST', body: JSON.stringify({ address, amount, currency }), headers: { 'content-type': 'application/json' } });
+  expect(res.status).toBe(200);
+}
+
+test('a new invoice shows the amount, the QR code, and the token switch changes both', async ({ page, stack }) => {
+  const invoice = await createInvoice(stack);
+  await page.goto(pageUrl(stack, invoice.id));
+
+  await expect(page.getByRole('heading', { name: `Payment #${invoice.id}` })).toBeVisible();
+  await expect(page.getByText('Two tickets, row F')).toBeVisible();
+  await expect(page.getByText('A-17')).toBeVisible();
+  await expect(page.getByTestId('amount-usd')).toHaveText('10 USD');
+  await expect(page.getByTestId('payment-status')).toHaveAttribute('data-phase', 'waiting');
+  await expect(page.getByTestId('pay-amount')).toHaveText('40 TRX');
+  await expect(page.getByTestId('pay-address')).toHaveText(invoice.address);
+  const qr = page.getByRole('img', { name: /QR code/ });
+  await expect(qr).toHaveAttribute('data-qr-value', `tron:${invoice.address}?amount=40`);
+  await expect(page.getByRole('timer')).toHaveText(/^(59|60):\d\d$/);
+
+  await page.getByText('USDT (TRC-20)').click();
+  await expect(page.getByTestId('pay-amount')).toHaveText('10 USDT');
+  await expect(qr).toHaveAttribute('data-qr-value', invoice.address);
+  await expect(qr).toHaveAccessibleName(`QR code to pay 10 USDT to ${invoice.address}`);
+
+  // Keyboard: the token choice is a radio group, arrow keys move it.
+  await page.getByRole('radio', { name: 'USDT (TRC-20)' }).focus();
+  await page.keyboard.press('ArrowLeft');
+  await expect(page.getByTestId('pay-amount')).toHaveText('40 TRX');
+
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+  await page.getByRole('button', { name: 'Copy address' }).click();
+  await expect(page.getByRole('button', { name: 'Copied' })).toBeVisible();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(invoice.address);
+
+  // Nothing the customer should not see: not in the page, not in the public status JSON.
+  expect(await page.content()).not.toContain(invoice.email);
+  const status = await (await fetch(`${pageUrl(stack, invoice.id)}/status`)).json();
+  expect(Object.keys(status).sort()).toEqual(
+    ['address', 'amount_usd', 'confirming', 'description', 'expired_at', 'final', 'id', 'order_id', 'payments', 'phase', 'redirect_url', 'server_time', 'status', 'tokens', 'type'].sort(),
+  );
+  expect(JSON.stringify(status)).not.toContain(invoice.email);
+  expect(status.tokens).toEqual([
+    { currency: 'TRX', amount_due: '40', received: '0', missing: '40' },
+    { currency: 'USDT', amount_due: '10', received: '0', missing: '10' },
+  ]);
+
+  await page.screenshot({ path: screenshotPath('payment-new'), fullPage: true });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.screenshot({ path: screenshotPath('payment-new-dark'), fullPage: true });
+});
+
+test('paying through the devnet button shows the payment as seen within a block', async ({ page, stack }) => {
+  const invoice = await createInvoice(stack, { currencies: ['USDT'] });
+  await page.goto(pageUrl(stack, invoice.id));
+  await page.getByRole('button', { name: 'Pay with devnet (USDT)' }).click();
+  await expect(page.getByText('Sent. Watch the status above.')).toBeVisible();
+  // No reload: the poll picks it up from the node's head state, before the worker confirms it.
+  await expect(page.getByTestId('payment-status')).toHaveAttribute('data-phase', 'confirming', { timeout: 10_000 });
+  await expect(page.getByRole('heading', { name: 'Payment seen, confirming' })).toBeVisible();
+  await expect(page.getByTestId('pay-amount')).toHaveCount(0);
+  await page.screenshot({ path: screenshotPath('payment-seen'), fullPage: true });
+});
+
+test('a partial payment shows what arrived and what is missing; underpaid too', async ({ page, stack }) => {
+  const invoice = await createInvoice(stack, { currencies: ['TRX'] });
+  await page.goto(pageUrl(stack, invoice.id));
+  await devnetPay(stack, invoice.address, '15', 'TRX');
+  await expect(page.getByTestId('payment-status')).toHaveAttribute('data-phase', 'partial', { timeout: 10_000 });
+  await expect(page.getByTestId('received')).toHaveText('15 TRX');
+  await expect(page.getByTestId('missing')).toHaveText('25 TRX');
+  await expect(page.getByTestId('pay-amount')).toHaveText('25 TRX');
+  await expect(page.getByText('Send the remaining')).toBeVisible();
+
+  // The worker's end state after expiry (simulated until the worker runs in this stack).
+  await stack.app.prisma.invoiceCurrency.updateMany({ where: { invoiceId: invoice.id }, data: { receivedUnits: 15_000_000n } });
+  await stack.app.prisma.invoice.update({ where: { id: invoice.id }, data: { status: 'UNDERPAID', expiredAt: new Date(Date.now() - 1000) } });
+  await expect(page.getByTestId('payment-status')).toHaveAttribute('data-phase', 'underpaid', { timeout: 10_000 });
+  await expect(page.getByTestId('missing')).toHaveText('25 TRX');
+  await expect(page.getByTestId('pay-amount')).toHaveCount(0);
+  await page.screenshot({ path: screenshotPath('payment-underpaid'), fullPage: true });
+});
+
+test('a completed payment updates the open page and redirects to the merchant', async ({ page, stack }) => {
+  const returnUrl = `${stack.app.baseUrl}/?paid=${randomBytes(4).toString('hex')}`;
+  const invoice = await createInvoice(stack, { redirect_url: returnUrl });
+  await page.goto(pageUrl(stack, invoice.id));
+  await expect(page.getByTestId('payment-status')).toHaveAttribute('data-phase', 'waiting');
+  const status = await (await fetch(`${pageUrl(stack, invoice.id)}/status`)).json();
+  expect(status.redirect_url).toBeNull();
+
+  // What the worker leaves behind once it has forwarded the payment (issue 4).
+  await stack.app.prisma.invoiceCurrency.update({ where: { invoiceId_currency: { invoiceId: invoice.id, currency: 'TRX' } }, data: { receivedUnits: 40_000_000n } });
+  await stack.app.prisma.invoice.update({ where: { id: invoice.id }, data: { status: 'COMPLETED' } });
+
+  await expect(page.getByRole('heading', { name: 'Paid. Thank you!' })).toBeVisible({ timeout: 10_000 });
+  await expect(page.getByRole('link', { name: 'Return to the merchant now' })).toHaveAttribute('href', returnUrl);
+  await expect(page.getByText(/Taking you back to the merchant in \d s/)).toBeVisible();
+  await page.screenshot({ path: screenshotPath('payment-completed'), fullPage: true });
+  await page.waitForURL(returnUrl, { timeout: 10_000 });
+});
+
+test('expired and canceled invoices say so and hide the payment details', async ({ page, stack }) => {
+  const expired = await createInvoice(stack);
+  await stack.app.prisma.invoice.update({ where: { id: expired.id }, data: { status: 'TIMEOUT', expiredAt: new Date(Date.now() - 60_000) } });
+  await page.goto(pageUrl(stack, expired.id));
+  await expect(page.getByRole('heading', { name: 'This invoice has expired' })).toBeVisible();
+  await expect(page.getByRole('img', { name: /QR code/ })).toHaveCount(0);
+  await expect(page.getByTestId('pay-address')).toHaveCount(0);
+  await page.screenshot({ path: screenshotPath('payment-expired'), fullPage: true });
+
+  // Past expired_at but not yet closed by the worker: already shown as expired.
+  const lapsed = await createInvoice(stack);
+  await stack.app.prisma.invoice.update({ where: { id: lapsed.id }, data: { expiredAt: new Date(Date.now() - 1000) } });
+  await page.goto(pageUrl(stack, lapsed.id));
+  await expect(page.getByTestId('payment-status')).toHaveAttribute('data-phase', 'expired');
+
+  const canceled = await createInvoice(stack);
+  await page.goto(pageUrl(stack, canceled.id));
+  await expect(page.getByTestId('payment-status')).toHaveAttribute('data-phase', 'waiting');
+  await stack.app.prisma.invoice.update({ where: { id: canceled.id }, data: { status: 'CANCELED' } });
+  await expect(page.getByRole('heading', { name: 'This invoice was canceled' })).toBeVisible({ timeout: 10_000 });
+  await expect(page.getByRole('img', { name: /QR code/ })).toHaveCount(0);
+  await page.screenshot({ path: screenshotPath('payment-canceled'), fullPage: true });
+});
+
+test('an unknown or malformed id is a 404 page, and a 404 on the status endpoint', async ({ page, stack }) => {
+  for (const id of ['987654321', 'abc', '-1']) {
+    const res = await page.goto(pageUrl(stack, id));
+    expect(res?.status()).toBe(404);
+    await expect(page.getByRole('heading', { name: 'Payment not found' })).toBeVisible();
+  }
+  await page.screenshot({ path: screenshotPath('payment-not-found'), fullPage: true });
+  const res = await fetch(`${pageUrl(stack, 987654321)}/status`);
+  expect(res.status).toBe(404);
+  expect(await res.json()).toEqual({ detail: 'No Invoice matches the given query.' });
+});
+
+test('a static address lists the payments it received, without reload', async ({ page, stack }) => {
+  const invoice = await createInvoice(stack, { type: 'MULTIPLE' });
+  await page.goto(pageUrl(stack, invoice.id));
+  await expect(page.getByText('Send any amount of TRX, USDT to this address.', { exact: false })).toBeVisible();
+  await expect(page.getByText('No payments yet.')).toBeVisible();
+  await expect(page.getByRole('timer')).toHaveCount(0);
+
+  // A payment as the worker records it on a confirmed block.
+  const txid = randomBytes(32).toString('hex');
+  await stack.app.prisma.transaction.create({
+    data: {
+      merchantId: invoice.merchantId,
+      invoiceId: invoice.id,
+      type: 'PAYMENT',
+      trnHash: txid,
+      chainRef: `${txid}:0`,
+      fromAddress: PAYER,
+      toAddress: invoice.address,
+      amountUnits: 12_500_000n,
+      currency: 'USDT',
+      paymentState: 'SETTLED',
+      blockNumber: 1,
+    },
+  });
+  const list = page.getByTestId('payments');
+  await expect(list).toContainText('12.5 USDT', { timeout: 10_000 });
+  await expect(list).toContainText('Received');
+  await expect(list).toContainText(txid);
+  await page.screenshot({ path: screenshotPath('payment-static'), fullPage: true });
+});
+
+test('on a phone, in Spanish: fits the screen and speaks the language', async ({ browser, stack }) => {
+  const invoice = await createInvoice(stack);
+  const context = await browser.newContext({ viewport: { width: 360, height: 740 }, locale: 'es-ES', isMobile: true, hasTouch: true });
+  const page = await context.newPage();
+  await page.goto(pageUrl(stack, invoice.id));
+  await expect(page.getByRole('heading', { name: 'Esperando tu pago' })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Copiar dirección' })).toBeVisible();
+  await expect(page.locator('[lang="es"]')).toHaveCount(1);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  expect(overflow).toBe(0);
+  await page.screenshot({ path: screenshotPath('payment-phone-es'), fullPage: true });
+  await context.close();
+});
+
+// Last in the file: startApp points this process's settings at the second app.
+test('off the devnet: no pay button, the pay route is 404, and a dead node does not break the page', async ({ page, stack }) => {
+  const app = await startApp({ TRON_FULL_NODE_URL: 'http://127.0.0.1:9', TRON_USDT_CONTRACT: stack.devnet.usdtContract });
+  try {
+    const { key } = await app.createMerchant();
+    const created = await app.api('/payment/create', key, { method: 'POST', body: { type: 'SINGLE', amount: 10, currencies: ['TRX'] } });
+    expect(created.status).toBe(200);
+    await page.goto(`${app.baseUrl}/payment/${created.json.id}`);
+    await expect(page.getByTestId('payment-status')).toHaveAttribute('data-phase', 'waiting');
+    await expect(page.getByTestId('pay-amount')).toHaveText('40 TRX');
+    await expect(page.getByRole('button', { name: /devnet/ })).toHaveCount(0);
+    const res = await fetch(`${app.baseUrl}/payment/${created.json.id}/devnet-pay`, { method: 'POST', body: JSON.stringify({ currency: 'TRX' }), headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(404);
+  } finally {
+    await app.stop();
+  }
+});
