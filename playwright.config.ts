@@ -4,7 +4,8 @@ import { defineConfig, devices } from '@playwright/test';
 // it from reaching for Google services, which this machine's network refuses.
 export default defineConfig({
   testDir: 'e2e',
-  outputDir: 'e2e/artifacts/results',
+  // One folder per build, so parallel runs in one checkout do not wipe each other's results.
+  outputDir: `e2e/artifacts/results${process.env.NEXT_DIST_DIR ?? ''}`,
   workers: 1,
   timeout: 60_000,
   expect: { timeout: 15_000 },

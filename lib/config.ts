@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { parseEnv } from './env';
 
-const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 const decimalString = (what: string) =>
   z.string().regex(/^\d+(\.\d+)?$/, `${what} must be a non-negative decimal number like 1 or 0.5`);
 const optionalUrl = z.string().url().optional();
@@ -32,7 +31,6 @@ const schema = z.object({
   TOPUP_FEE_PERCENT: decimalString('TOPUP_FEE_PERCENT').default('1'),
   DEFAULT_EXPIRY_MINUTES: z.coerce.number().int().min(1).max(10080).default(60),
   DEMO_API_KEY: z.string().min(20, 'DEMO_API_KEY must be at least 20 characters').optional(),
-  DEMO_ALLOW_DEVNET_PAY: bool.default(false),
 });
 
 export type Config = z.infer<typeof schema>;

@@ -56,12 +56,13 @@ async function waitForHealth(baseUrl: string, child: ChildProcess, log: () => st
  * MASTER_KEY and HD seed so it can seed merchants through lib/.
  */
 export async function startApp(extraEnv: Record<string, string> = {}): Promise<TestApp> {
-  if (!existsSync(path.join(ROOT, '.next', 'BUILD_ID'))) throw new Error('No Next.js build: run `npm run build` first (npm test does)');
+  if (!existsSync(path.join(ROOT, process.env.NEXT_DIST_DIR || '.next', 'BUILD_ID'))) throw new Error('No Next.js build: run `npm run build` first (npm test does)');
   const database: TestDatabase = await createTestDatabase();
   const port = await freePort();
   const env: Record<string, string> = {
     DATABASE_URL: database.url,
     MASTER_KEY: randomBytes(32).toString('hex'),
+    NEXTAUTH_SECRET: randomBytes(32).toString('base64url'),
     HD_MNEMONIC: TEST_MNEMONIC,
     PORT: String(port),
     HOST: '127.0.0.1',

@@ -1,0 +1,8 @@
+import { dashboardRoute, idParam } from '@/lib/auth/dashboardRoute';
+import { db } from '@/lib/db/client';
+import { invoiceJson } from '@/lib/invoices/serialize';
+import { cancelInvoice, INVOICE_NOT_FOUND } from '@/lib/invoices/service';
+
+export const POST = dashboardRoute<{ id: string }>(async ({ params, merchant }) => {
+  return invoiceJson(await cancelInvoice(db(), merchant.id, idParam(params.id, INVOICE_NOT_FOUND)));
+});

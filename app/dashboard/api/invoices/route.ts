@@ -1,0 +1,20 @@
+import { dashboardRoute } from '@/lib/auth/dashboardRoute';
+import { db } from '@/lib/db/client';
+import { pageEnvelope } from '@/lib/http/pagination';
+import { queryObject, readJson } from '@/lib/http/request';
+import { parseOrThrow } from '@/lib/http/validate';
+import { createInvoiceSchema, listInvoicesQuerySchema } from '@/lib/invoices/schemas';
+import { invoiceJson } from '@/lib/invoices/serialize';
+import { createInvoice, listInvoices } from '@/lib/invoices/service';
+import { rateSource } from '@/lib/rates';
+
+export const GET = dashboardRoute(async ({ url, merchant }) => {
+  const query = parseOrThrow(listInvoicesQuerySchema, queryObject(url));
+  const { count, rows } = await listInvoices(db(), merchant.id, query, query);
+  return pageEnvelope(url, query, count, rows.map(invoiceJson));
+});
+
+export const POST = dashboardRoute(async ({ req, merchant }) => {
+  const input = parseOrThrow(createInvoiceSchema, await readJson(req));
+  return invoiceJson(await createInvoice(db(), rateSource(), merchant, input));
+});

@@ -1,0 +1,8 @@
+import { dashboardRoute, idParam } from '@/lib/auth/dashboardRoute';
+import { db } from '@/lib/db/client';
+import { API_KEY_NOT_FOUND, revokeApiKey } from '@/lib/merchants/apiKeys';
+
+export const DELETE = dashboardRoute<{ id: string }>(async ({ params, merchant }) => {
+  await revokeApiKey(db(), merchant.id, idParam(params.id, API_KEY_NOT_FOUND));
+  return new Response(null, { status: 204 });
+});

@@ -1,0 +1,14 @@
+import { dashboardRoute } from '@/lib/auth/dashboardRoute';
+import { db } from '@/lib/db/client';
+import { readJson } from '@/lib/http/request';
+import { parseOrThrow } from '@/lib/http/validate';
+import { listApiKeys, newApiKeySchema } from '@/lib/merchants/apiKeys';
+import { issueApiKey } from '@/lib/merchants/service';
+
+export const GET = dashboardRoute(async ({ merchant }) => listApiKeys(db(), merchant.id));
+
+// The plain key is in this answer only; afterwards the dashboard knows just its prefix.
+export const POST = dashboardRoute(async ({ req, merchant }) => {
+  const { label } = parseOrThrow(newApiKeySchema, await readJson(req));
+  return Response.json({ key: await issueApiKey(db(), merchant.id, label) }, { headers: { 'cache-control': 'no-store' } });
+});

@@ -1,0 +1,15 @@
+import { dashboardRoute } from '@/lib/auth/dashboardRoute';
+import { db } from '@/lib/db/client';
+import { pageEnvelope } from '@/lib/http/pagination';
+import { queryObject } from '@/lib/http/request';
+import { parseOrThrow } from '@/lib/http/validate';
+import { listTransactionsQuerySchema } from '@/lib/transactions/schemas';
+import { transactionJson } from '@/lib/transactions/serialize';
+import { listTransactions } from '@/lib/transactions/service';
+
+/** The API's GET /transaction/list, behind the dashboard session. */
+export const GET = dashboardRoute(async ({ url, merchant }) => {
+  const query = parseOrThrow(listTransactionsQuerySchema, queryObject(url));
+  const { count, rows } = await listTransactions(db(), merchant.id, query, query);
+  return pageEnvelope(url, query, count, rows.map(transactionJson));
+});

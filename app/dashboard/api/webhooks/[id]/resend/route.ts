@@ -1,0 +1,8 @@
+import { dashboardRoute, idParam } from '@/lib/auth/dashboardRoute';
+import { db } from '@/lib/db/client';
+import { deliveryJson } from '@/lib/webhooks/deliveryLog';
+import { DELIVERY_NOT_FOUND, resendDelivery } from '@/lib/webhooks/resend';
+
+export const POST = dashboardRoute<{ id: string }>(async ({ params, merchant }) =>
+  deliveryJson(await resendDelivery(db(), merchant.id, idParam(params.id, DELIVERY_NOT_FOUND))),
+);

@@ -1,0 +1,12 @@
+import { dashboardRoute } from '@/lib/auth/dashboardRoute';
+import { db } from '@/lib/db/client';
+import { pageEnvelope } from '@/lib/http/pagination';
+import { queryObject } from '@/lib/http/request';
+import { parseOrThrow } from '@/lib/http/validate';
+import { deliveriesQuerySchema, deliveryJson, listDeliveries } from '@/lib/webhooks/deliveryLog';
+
+export const GET = dashboardRoute(async ({ url, merchant }) => {
+  const query = parseOrThrow(deliveriesQuerySchema, queryObject(url));
+  const { count, rows } = await listDeliveries(db(), merchant.id, query, query);
+  return pageEnvelope(url, query, count, rows.map(deliveryJson));
+});

@@ -1,0 +1,12 @@
+import { CreateInvoiceForm } from '@/components/dashboard/CreateInvoiceForm';
+import { InvoicesTable } from '@/components/dashboard/InvoicesTable';
+
+export default function InvoicesPage() {
+  return (
+    <>
+      <h1 className="text-2xl font-semibold">Invoices</h1>
+      <CreateInvoiceForm />
+      <InvoicesTable />
+    </>
+  );
+}

@@ -1,0 +1,98 @@
+'use client';
+
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import type { ApiKeyJson } from '@/lib/merchants/apiKeys';
+import { dashboardApi, RequestError } from './api';
+import { SubmitButton } from './SubmitButton';
+import { Button, Card, Field, FieldError, Mono, formatTime, tableClass } from './ui';
+
+export function ApiKeys() {
+  const client = useQueryClient();
+  const [created, setCreated] = useState<string | null>(null);
+  const keys = useQuery({ queryKey: ['keys'], queryFn: () => dashboardApi<ApiKeyJson[]>('/keys') });
+  const refresh = () => client.invalidateQueries({ queryKey: ['keys'] });
+  const create = useMutation({
+    mutationFn: (label: string) => dashboardApi<{ key: string }>('/keys', { method: 'POST', body: { label } }),
+    onSuccess: (d) => {
+      setCreated(d.key);
+      return refresh();
+    },
+  });
+  const revoke = useMutation({ mutationFn: (id: number) => dashboardApi<void>(`/keys/${id}`, { method: 'DELETE' }), onSuccess: refresh });
+
+  function submit(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const form = e.currentTarget;
+    create.mutate(String(new FormData(form).get('label')), { onSuccess: () => form.reset() });
+  }
+
+  return (
+    <>
+      <Card title="Create an API key">
+        <form onSubmit={submit} className="flex items-end gap-2">
+          <div className="flex-1">
+            <Field label="Label" name="label" placeholder="e.g. shop backend" required maxLength={100} error={create.error instanceof RequestError ? create.error.errors.label : undefined} />
+          </div>
+          <SubmitButton disabled={create.isPending}>
+            Create key
+          </SubmitButton>
+        </form>
+        {created && (
+          <div role="status" className="mt-4 rounded-md border border-amber-300 bg-amber-50 p-3 dark:border-amber-700 dark:bg-amber-950">
+            <p className="mb-1 text-sm font-medium">Copy this key now; it is not shown again.</p>
+            <output aria-label="New API key" className="block">
+              <Mono>{created}</Mono>
+            </output>
+            <div className="mt-2 flex gap-2">
+              <Button variant="secondary" onClick={() => navigator.clipboard.writeText(created)}>
+                Copy
+              </Button>
+              <Button variant="secondary" onClick={() => setCreated(null)}>
+                Done
+              </Button>
+            </div>
+          </div>
+        )}
+      </Card>
+      <Card title="Keys">
+        <table className={tableClass}>
+          <thead>
+            <tr>
+              <th>Label</th>
+              <th>Prefix</th>
+              <th>Created</th>
+              <th>Last used</th>
+              <th>
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {keys.data?.map((k) => (
+              <tr key={k.id}>
+                <td>{k.label}</td>
+                <td>
+                  <Mono>{k.prefix}…</Mono>
+                </td>
+                <td>{formatTime(k.created_at)}</td>
+                <td>{formatTime(k.last_used_at)}</td>
+                <td className="text-right">
+                  {k.revoked_at ? (
+                    <span className="text-slate-500">Revoked {formatTime(k.revoked_at)}</span>
+                  ) : (
+                    <Button variant="danger" aria-label={`Revoke ${k.label}`} disabled={revoke.isPending} onClick={() => window.confirm(`Revoke "${k.label}"? Calls with it will be refused.`) && revoke.mutate(k.id)}>
+                      Revoke
+                    </Button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {keys.data?.length === 0 && <p className="text-sm text-slate-500">No keys yet.</p>}
+        <FieldError messages={[keys.error, revoke.error].filter((e) => e !== null).map((e) => e.message)} />
+      </Card>
+    </>
+  );
+}

@@ -1,0 +1,97 @@
+'use client';
+
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import Link from 'next/link';
+import type { ReactNode } from 'react';
+import type { InvoiceJson } from '@/lib/invoices/serialize';
+import type { DeliveryJson } from '@/lib/webhooks/deliveryLog';
+import { dashboardApi } from './api';
+import { DeliveryTable } from './DeliveryTable';
+import { StatusBadge } from './StatusBadge';
+import { TransactionTable, type TransactionJson } from './TransactionTable';
+import { Button, Card, FieldError, Mono, formatTime } from './ui';
+
+interface Latest<T> {
+  count: number;
+  results: T[];
+}
+
+interface Detail {
+  invoice: InvoiceJson;
+  transactions: Latest<TransactionJson>;
+  deliveries: Latest<DeliveryJson>;
+}
+
+function MoreNote({ list, href }: { list: Latest<unknown>; href: string }) {
+  if (list.count <= list.results.length) return null;
+  return (
+    <p className="mt-2 text-sm">
+      Latest {list.results.length} of {list.count}.{' '}
+      <Link className="text-indigo-600 underline dark:text-indigo-400" href={href}>
+        See all
+      </Link>
+    </p>
+  );
+}
+
+export function InvoiceDetail({ id }: { id: string }) {
+  const client = useQueryClient();
+  const { data, error } = useQuery({ queryKey: ['invoice', id], queryFn: () => dashboardApi<Detail>(`/invoices/${id}`), refetchInterval: 10_000 });
+  const cancel = useMutation({
+    mutationFn: () => dashboardApi<InvoiceJson>(`/invoices/${id}/cancel`, { method: 'POST' }),
+    onSuccess: () => Promise.all([client.invalidateQueries({ queryKey: ['invoice', id] }), client.invalidateQueries({ queryKey: ['invoices'] })]),
+  });
+  if (error) return <p role="alert">{error.message}</p>;
+  if (!data) return <p>Loading…</p>;
+  const inv = data.invoice;
+  const facts: [string, ReactNode][] = [
+    ['Type', inv.type],
+    ['Amount (USD)', inv.type === 'MULTIPLE' ? 'any' : inv.amount],
+    ['Due', Object.entries(inv.currencies_amounts).map(([c, a]) => `${a} ${c}`).join(' or ')],
+    ['Received', Object.entries(inv.transfer_amounts.input).map(([c, a]) => `${a} ${c}`).join(', ')],
+    ['Forwarded', Object.entries(inv.transfer_amounts.output).map(([c, a]) => `${a} ${c}`).join(', ')],
+    ['Service fee', inv.cost ?? '—'],
+    ['Address', <Mono key="a">{inv.address}</Mono>],
+    ['Order ID', inv.order_id ?? '—'],
+    ['Description', inv.description || '—'],
+    ['Webhook URL', inv.webhook_url ?? 'default'],
+    ['Payment page', <a key="p" className="text-indigo-600 underline dark:text-indigo-400" href={inv.paymentURL}>{inv.paymentURL}</a>],
+    ['Created', formatTime(inv.created_at)],
+    ['Expires', formatTime(inv.expired_at)],
+  ];
+
+  return (
+    <>
+      <div className="flex flex-wrap items-center gap-3">
+        <h1 className="text-2xl font-semibold">Invoice #{inv.id}</h1>
+        <span data-testid="invoice-status">
+          <StatusBadge status={inv.status} />
+        </span>
+        {inv.status === 'ACTIVE' && (
+          <Button variant="danger" className="ml-auto" disabled={cancel.isPending} onClick={() => window.confirm('Cancel this invoice?') && cancel.mutate()}>
+            Cancel invoice
+          </Button>
+        )}
+      </div>
+      <FieldError messages={cancel.error ? [cancel.error.message] : undefined} />
+      <Card title="Details">
+        <dl className="grid gap-x-6 gap-y-2 text-sm sm:grid-cols-[max-content_1fr]">
+          {facts.map(([k, v]) => (
+            <div key={k} className="contents">
+              <dt className="font-medium text-slate-600 dark:text-slate-400">{k}</dt>
+              <dd>{v}</dd>
+            </div>
+          ))}
+        </dl>
+      </Card>
+      <Card title="Transactions">
+        <TransactionTable rows={data.transactions.results} label="Invoice transactions" />
+        <MoreNote list={data.transactions} href={`/dashboard/transactions?invoice_id=${inv.id}`} />
+      </Card>
+      <Card title="Webhook deliveries">
+        <DeliveryTable rows={data.deliveries.results} label="Invoice webhook deliveries" />
+        <MoreNote list={data.deliveries} href={`/dashboard/webhooks?invoice_id=${inv.id}`} />
+      </Card>
+    </>
+  );
+}

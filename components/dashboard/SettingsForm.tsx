@@ -1,0 +1,64 @@
+'use client';
+
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import type { SettingsJson } from '@/lib/merchants/settings';
+import { dashboardApi, RequestError } from './api';
+import { SubmitButton } from './SubmitButton';
+import { Card, Field, FieldError } from './ui';
+
+export function SettingsForm({ settings }: { settings: SettingsJson }) {
+  const client = useQueryClient();
+  const [saved, setSaved] = useState(false);
+  const save = useMutation({
+    mutationFn: (body: Record<string, unknown>) => dashboardApi<SettingsJson>('/settings', { method: 'PATCH', body }),
+    onSuccess: (data) => {
+      client.setQueryData(['settings'], data);
+      setSaved(true);
+    },
+  });
+  const errors = save.error instanceof RequestError ? save.error.errors : {};
+
+  function submit(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const form = new FormData(e.currentTarget);
+    setSaved(false);
+    save.mutate({
+      target_wallet_address: form.get('target_wallet_address'),
+      webhook_url: form.get('webhook_url'),
+      aml_check: form.get('aml_check') === 'on',
+      aml_risk_limit: form.get('aml_risk_limit'),
+    });
+  }
+
+  return (
+    <Card title="Payouts and notifications">
+      <form onSubmit={submit} className="grid gap-4 md:grid-cols-2">
+        <Field
+          label="Target wallet address"
+          name="target_wallet_address"
+          defaultValue={settings.target_wallet_address ?? ''}
+          placeholder="T..."
+          spellCheck={false}
+          error={errors.target_wallet_address}
+          hint="Incoming payments are forwarded here."
+        />
+        <Field label="Default webhook URL" name="webhook_url" type="url" defaultValue={settings.webhook_url ?? ''} placeholder="https://" error={errors.webhook_url} hint="Used when an invoice names none." />
+        <div className="flex items-center gap-2">
+          <input id="aml_check" name="aml_check" type="checkbox" defaultChecked={settings.aml_check} className="h-4 w-4" />
+          <label htmlFor="aml_check" className="text-sm font-medium">
+            Check incoming payments for AML risk
+          </label>
+        </div>
+        <Field label="AML risk limit (0–100)" name="aml_risk_limit" type="number" min={0} max={100} step="0.01" defaultValue={settings.aml_risk_limit} error={errors.aml_risk_limit} hint="Payments scoring above it are returned to the sender." />
+        <div className="flex items-center gap-3 md:col-span-2">
+          <SubmitButton disabled={save.isPending}>
+            Save settings
+          </SubmitButton>
+          {saved && <span role="status" className="text-sm text-green-700 dark:text-green-400">Saved.</span>}
+          <FieldError messages={save.error && !Object.keys(errors).length ? [save.error.message] : undefined} />
+        </div>
+      </form>
+    </Card>
+  );
+}

@@ -1,0 +1,21 @@
+'use client';
+
+import { useQuery } from '@tanstack/react-query';
+import type { SettingsJson } from '@/lib/merchants/settings';
+import { dashboardApi } from './api';
+import { IpWhitelist } from './IpWhitelist';
+import { SettingsForm } from './SettingsForm';
+import { WebhookSecret } from './WebhookSecret';
+
+export function SettingsPanel() {
+  const { data, error } = useQuery({ queryKey: ['settings'], queryFn: () => dashboardApi<SettingsJson>('/settings') });
+  if (error) return <p role="alert">{error.message}</p>;
+  if (!data) return <p>Loading…</p>;
+  return (
+    <>
+      <SettingsForm settings={data} />
+      <WebhookSecret />
+      <IpWhitelist rules={data.ip_whitelist} />
+    </>
+  );
+}

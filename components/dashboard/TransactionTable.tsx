@@ -1,0 +1,65 @@
+import Link from 'next/link';
+import type { AmlCheckRecord } from '@/lib/aml/check';
+import type { transactionJson } from '@/lib/transactions/serialize';
+import { StatusBadge } from './StatusBadge';
+import { Mono, formatTime, tableClass } from './ui';
+
+export type TransactionJson = ReturnType<typeof transactionJson>;
+
+function Aml({ stored }: { stored: TransactionJson['aml_check'] }) {
+  if (!stored) return <>—</>;
+  const check = stored as unknown as AmlCheckRecord;
+  return (
+    <span className="flex flex-wrap items-center gap-1">
+      <StatusBadge status={check.status} /> {check.risk_score} ({check.risk_level})
+      {check.report_url && (
+        <a className="text-indigo-600 underline dark:text-indigo-400" href={check.report_url} target="_blank" rel="noreferrer noopener">
+          report
+        </a>
+      )}
+    </span>
+  );
+}
+
+export function TransactionTable({ rows, label }: { rows: TransactionJson[]; label: string }) {
+  return (
+    <div className="overflow-x-auto">
+      <table className={tableClass} aria-label={label}>
+        <thead>
+          <tr>
+            <th>Type</th>
+            <th>Amount</th>
+            <th>Invoice</th>
+            <th>Hash</th>
+            <th>From → to</th>
+            <th>AML</th>
+            <th>Time</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((t, i) => (
+            // A hash is not unique (one transaction can carry several token transfers).
+            <tr key={`${t.trn_hash}-${i}`}>
+              <td>{t.type}</td>
+              <td className="whitespace-nowrap">
+                {t.amount} {t.currency}
+              </td>
+              <td>{t.invoice ? <Link className="text-indigo-600 underline dark:text-indigo-400" href={`/dashboard/invoices/${t.invoice}`}>#{t.invoice}</Link> : '—'}</td>
+              <td>
+                <Mono>{t.trn_hash}</Mono>
+              </td>
+              <td>
+                <Mono>{t.from_address}</Mono> → <Mono>{t.to_address}</Mono>
+              </td>
+              <td>
+                <Aml stored={t.aml_check} />
+              </td>
+              <td>{formatTime(t.created_at)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {rows.length === 0 && <p className="text-sm text-slate-500">No transactions.</p>}
+    </div>
+  );
+}

@@ -1,0 +1,61 @@
+import type { DailyVolume } from '@/lib/transactions/dashboard';
+import { formatScaled } from '@/lib/money/decimal';
+import { TOKEN_DECIMALS, type Currency } from '@/lib/money/tokens';
+
+const COLORS: Record<Currency, string> = { TRX: '#dc2626', USDT: '#059669' };
+const WIDTH = 720;
+const HEIGHT = 200;
+const PAD = 24;
+// Bar heights are geometry, not money: a bigint ratio scaled to this many steps.
+const STEPS = 1000n;
+
+function lastDays(days: number): string[] {
+  const today = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate());
+  return Array.from({ length: days }, (_, i) => new Date(today - (days - 1 - i) * 86_400_000).toISOString().slice(0, 10));
+}
+
+/**
+ * Received volume per UTC day, one bar per token and day. Each token has its
+ * own scale (their units are not comparable), so the chart compares days.
+ */
+export function VolumeChart({ volumes, days, currencies }: { volumes: DailyVolume[]; days: number; currencies: readonly Currency[] }) {
+  const dates = lastDays(days);
+  const max = Object.fromEntries(currencies.map((c) => [c, volumes.filter((v) => v.currency === c).reduce((m, v) => (BigInt(v.units) > m ? BigInt(v.units) : m), 0n)])) as Record<Currency, bigint>;
+  const slot = (WIDTH - PAD * 2) / dates.length;
+  const barWidth = slot / currencies.length - 1;
+  const totals = currencies.map((c) => ({ c, rows: volumes.filter((v) => v.currency === c) }));
+
+  return (
+    <figure>
+      <svg viewBox={`0 0 ${WIDTH} ${HEIGHT + PAD}`} role="img" aria-labelledby="volume-title" className="w-full">
+        <title id="volume-title">Received volume per day over the last {days} days</title>
+        <line x1={PAD} x2={WIDTH - PAD} y1={HEIGHT} y2={HEIGHT} className="stroke-slate-300 dark:stroke-slate-700" />
+        {volumes.map((v) => {
+          const i = dates.indexOf(v.day);
+          const top = max[v.currency];
+          if (i < 0 || top === 0n) return null;
+          const h = (Number((BigInt(v.units) * STEPS) / top) / Number(STEPS)) * (HEIGHT - PAD);
+          const x = PAD + i * slot + currencies.indexOf(v.currency) * (barWidth + 1);
+          return (
+            <rect key={`${v.day}-${v.currency}`} x={x} y={HEIGHT - h} width={barWidth} height={h} fill={COLORS[v.currency]}>
+              <title>{`${v.day}: ${v.amount} ${v.currency}`}</title>
+            </rect>
+          );
+        })}
+        {[0, dates.length - 1].map((i) => (
+          <text key={i} x={i === 0 ? PAD : WIDTH - PAD} y={HEIGHT + 16} fontSize="11" textAnchor={i === 0 ? 'start' : 'end'} className="fill-slate-500">
+            {dates[i]}
+          </text>
+        ))}
+      </svg>
+      <figcaption className="mt-2 flex gap-4 text-sm">
+        {totals.map(({ c, rows }) => (
+          <span key={c} className="flex items-center gap-1">
+            <span className="inline-block h-3 w-3 rounded-sm" style={{ background: COLORS[c] }} aria-hidden />
+            {c}: {formatScaled(rows.reduce((sum, r) => sum + BigInt(r.units), 0n), TOKEN_DECIMALS)} received
+          </span>
+        ))}
+      </figcaption>
+    </figure>
+  );
+}

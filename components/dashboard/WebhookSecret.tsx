@@ -1,0 +1,38 @@
+'use client';
+
+import { useMutation } from '@tanstack/react-query';
+import { useState } from 'react';
+import { dashboardApi } from './api';
+import { Button, Card, FieldError, Mono } from './ui';
+
+type Secret = { secret: string };
+
+export function WebhookSecret() {
+  const [secret, setSecret] = useState<string | null>(null);
+  const show = useMutation({ mutationFn: () => dashboardApi<Secret>('/settings/webhook-secret'), onSuccess: (d) => setSecret(d.secret) });
+  const rotate = useMutation({ mutationFn: () => dashboardApi<Secret>('/settings/webhook-secret', { method: 'POST' }), onSuccess: (d) => setSecret(d.secret) });
+
+  function confirmRotate() {
+    if (window.confirm('Rotate the signing secret? Receivers that verify with the old one will reject new webhooks.')) rotate.mutate();
+  }
+
+  return (
+    <Card title="Webhook signing secret">
+      <p className="mb-3 text-sm text-slate-600 dark:text-slate-400">
+        Each webhook carries <Mono>X-Webhook-Signature: t=…,v1=HMAC-SHA256(secret, &quot;t.body&quot;)</Mono>.
+      </p>
+      <div className="mb-3 min-h-6" aria-live="polite">
+        {secret ? <Mono>{secret}</Mono> : <span className="text-sm text-slate-500">Hidden</span>}
+      </div>
+      <div className="flex gap-2">
+        <Button variant="secondary" onClick={() => (secret ? setSecret(null) : show.mutate())} disabled={show.isPending}>
+          {secret ? 'Hide secret' : 'Show secret'}
+        </Button>
+        <Button variant="danger" onClick={confirmRotate} disabled={rotate.isPending}>
+          Rotate secret
+        </Button>
+      </div>
+      <FieldError messages={[show.error, rotate.error].filter((e) => e !== null).map((e) => e.message)} />
+    </Card>
+  );
+}

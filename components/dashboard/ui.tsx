@@ -1,0 +1,72 @@
+import type { ButtonHTMLAttributes, InputHTMLAttributes, ReactNode, SelectHTMLAttributes } from 'react';
+
+const inputClass =
+  'mt-1 block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm shadow-sm focus:border-indigo-500 focus:outline-none focus:ring-1 focus:ring-indigo-500 dark:border-slate-700 dark:bg-slate-900';
+
+export function Field({ label, error, hint, ...input }: InputHTMLAttributes<HTMLInputElement> & { label: string; error?: string[]; hint?: string }) {
+  const id = input.id ?? input.name;
+  return (
+    <div>
+      <label htmlFor={id} className="block text-sm font-medium">
+        {label}
+      </label>
+      <input id={id} className={inputClass} aria-invalid={error ? true : undefined} aria-describedby={error ? `${id}-error` : undefined} {...input} />
+      {hint && !error && <p className="mt-1 text-xs text-slate-500 dark:text-slate-400">{hint}</p>}
+      <FieldError id={`${id}-error`} messages={error} />
+    </div>
+  );
+}
+
+export function Select({ label, children, ...select }: SelectHTMLAttributes<HTMLSelectElement> & { label: string }) {
+  const id = select.id ?? select.name;
+  return (
+    <div>
+      <label htmlFor={id} className="block text-sm font-medium">
+        {label}
+      </label>
+      <select id={id} className={inputClass} {...select}>
+        {children}
+      </select>
+    </div>
+  );
+}
+
+export function FieldError({ id, messages }: { id?: string; messages?: string[] }) {
+  if (!messages?.length) return null;
+  return (
+    <p id={id} role="alert" className="mt-1 text-sm text-red-600 dark:text-red-400">
+      {messages.join(' ')}
+    </p>
+  );
+}
+
+export function Button({ variant = 'primary', className = '', ...props }: ButtonHTMLAttributes<HTMLButtonElement> & { variant?: 'primary' | 'secondary' | 'danger' }) {
+  const look = {
+    primary: 'bg-indigo-600 text-white hover:bg-indigo-500',
+    secondary: 'border border-slate-300 bg-white hover:bg-slate-50 dark:border-slate-700 dark:bg-slate-900 dark:hover:bg-slate-800',
+    danger: 'bg-red-600 text-white hover:bg-red-500',
+  }[variant];
+  return <button type="button" className={`rounded-md px-3 py-2 text-sm font-medium disabled:opacity-50 ${look} ${className}`} {...props} />;
+}
+
+export function Card({ title, children, actions }: { title: string; children: ReactNode; actions?: ReactNode }) {
+  return (
+    <section aria-label={title} className="rounded-lg border border-slate-200 p-5 dark:border-slate-800">
+      <div className="mb-4 flex items-center justify-between gap-4">
+        <h2 className="text-lg font-semibold">{title}</h2>
+        {actions}
+      </div>
+      {children}
+    </section>
+  );
+}
+
+export const tableClass = 'w-full text-left text-sm [&_td]:px-2 [&_td]:py-2 [&_th]:px-2 [&_th]:py-2 [&_tbody_tr]:border-t [&_tbody_tr]:border-slate-200 dark:[&_tbody_tr]:border-slate-800';
+
+export function Mono({ children }: { children: ReactNode }) {
+  return <code className="break-all font-mono text-xs">{children}</code>;
+}
+
+export function formatTime(iso: string | null): string {
+  return iso ? new Date(iso).toLocaleString() : '—';
+}

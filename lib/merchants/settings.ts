@@ -1,0 +1,110 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { isTronAddress } from '@/lib/chain/keys';
+import { masterKeyRing } from '@/lib/crypto/masterKey';
+import { open, seal } from '@/lib/crypto/secretBox';
+import type { Merchant, PrismaClient } from '@/lib/generated/prisma/client';
+import { canonicalIpRule, IpRuleError } from '@/lib/auth/ipAllowList';
+import { fieldErrors } from '@/lib/http/errors';
+import { parseScaled } from '@/lib/money/decimal';
+
+/** Most rules a merchant may list; the whitelist is checked on every API call. */
+const MAX_IP_RULES = 100;
+const RISK_LIMIT_DECIMALS = 2; // the column is DECIMAL(6,2)
+
+const emptyToNull = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? null : v);
+
+export const settingsSchema = z
+  .object({
+    target_wallet_address: z.preprocess(
+      emptyToNull,
+      z.string().trim().refine(isTronAddress, 'Enter a valid Tron address (T..., 34 characters).').nullable(),
+    ),
+    webhook_url: z.preprocess(
+      emptyToNull,
+      z.url({ protocol: /^https?$/, error: 'Enter a valid http(s) URL.' }).max(2048, 'Ensure this field has no more than 2048 characters.').nullable(),
+    ),
+    aml_check: z.boolean({ error: 'Must be a boolean.' }),
+    aml_risk_limit: z
+      .union([z.number(), z.string()], { error: 'A valid number is required.' })
+      .refine((v) => {
+        try {
+          return parseScaled(v, RISK_LIMIT_DECIMALS) <= 100n * 10n ** BigInt(RISK_LIMIT_DECIMALS);
+        } catch {
+          return false;
+        }
+      }, 'Enter a number from 0 to 100 with at most 2 decimals.')
+      .transform(String),
+  })
+  .partial();
+
+export type SettingsInput = z.output<typeof settingsSchema>;
+
+export const ipRuleSchema = z.object({
+  rule: z.string().transform((rule, ctx) => {
+    try {
+      return canonicalIpRule(rule);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: err instanceof IpRuleError ? err.message : 'Invalid IP rule.' });
+      return z.NEVER;
+    }
+  }),
+});
+
+/** What the settings page shows; the webhook secret is fetched separately, on request. */
+export function settingsJson(m: Merchant) {
+  return {
+    email: m.email,
+    target_wallet_address: m.targetWalletAddress,
+    webhook_url: m.webhookUrl,
+    aml_check: m.amlCheck,
+    aml_risk_limit: m.amlRiskLimit.toFixed(),
+    ip_whitelist: m.ipWhitelist,
+  };
+}
+
+export type SettingsJson = ReturnType<typeof settingsJson>;
+
+export function updateSettings(prisma: PrismaClient, merchantId: number, input: SettingsInput): Promise<Merchant> {
+  return prisma.merchant.update({
+    where: { id: merchantId },
+    data: {
+      targetWalletAddress: input.target_wallet_address,
+      webhookUrl: input.webhook_url,
+      amlCheck: input.aml_check,
+      amlRiskLimit: input.aml_risk_limit,
+    },
+  });
+}
+
+export function webhookSecret(m: Merchant): string {
+  return open(masterKeyRing(), m.webhookSecretEnc);
+}
+
+/** A new signing secret; webhooks queued from now on are signed with it. */
+export async function rotateWebhookSecret(prisma: PrismaClient, merchantId: number): Promise<string> {
+  const secret = randomBytes(32).toString('base64url');
+  await prisma.merchant.update({ where: { id: merchantId }, data: { webhookSecretEnc: seal(masterKeyRing(), secret) } });
+  return secret;
+}
+
+// The array is rewritten under a row lock so two concurrent edits cannot drop each other's rule.
+async function editWhitelist(prisma: PrismaClient, merchantId: number, edit: (rules: string[]) => string[]): Promise<Merchant> {
+  return prisma.$transaction(async (tx) => {
+    await tx.$queryRaw`SELECT id FROM merchants WHERE id = ${merchantId} FOR UPDATE`;
+    const { ipWhitelist } = await tx.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { ipWhitelist: true } });
+    return tx.merchant.update({ where: { id: merchantId }, data: { ipWhitelist: edit(ipWhitelist) } });
+  });
+}
+
+export function addIpRule(prisma: PrismaClient, merchantId: number, rule: string): Promise<Merchant> {
+  return editWhitelist(prisma, merchantId, (rules) => {
+    if (rules.includes(rule)) return rules;
+    if (rules.length >= MAX_IP_RULES) throw fieldErrors({ rule: [`At most ${MAX_IP_RULES} rules; remove one first.`] });
+    return [...rules, rule];
+  });
+}
+
+export function removeIpRule(prisma: PrismaClient, merchantId: number, rule: string): Promise<Merchant> {
+  return editWhitelist(prisma, merchantId, (rules) => rules.filter((r) => r !== rule));
+}
