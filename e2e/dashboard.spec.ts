@@ -1,8 +1,10 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { expect, screenshotPath, test } from './fixtures';
+import { randomBytes } from 'node:crypto';
+import { devnetPay, expect, screenshotPath, test } from './fixtures';
 
 const WALLET = 'TGLheo1KN8M5W5fGbkeYXVFHnbKnN5pLPd';
-const PAYER = 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8';
+
+// The invoice made in the UI is paid on the devnet and processed by the real worker.
+test.use({ withWorker: true });
 
 test('a merchant signs up, configures the account, uses a key and follows an invoice to its webhook', async ({ page, stack }) => {
   const { app } = stack;
@@ -24,6 +26,8 @@ test('a merchant signs up, configures the account, uses a key and follows an inv
     await page.getByRole('button', { name: 'Save settings' }).click();
     await expect(page.getByText('Enter a valid Tron address')).toBeVisible();
     await page.getByLabel('Target wallet address').fill(WALLET);
+    await page.getByLabel('Default webhook URL').fill(stack.hookUrl);
+    await page.getByLabel('Check incoming payments for AML risk').check();
     await page.getByRole('button', { name: 'Save settings' }).click();
     await expect(page.getByRole('status').filter({ hasText: 'Saved.' })).toBeVisible();
   });
@@ -77,42 +81,26 @@ test('a merchant signs up, configures the account, uses a key and follows an inv
   });
 
   await test.step('see the paid status, the payment with its AML result and the webhook delivery', async () => {
-    // TODO(issue 4): pay through the devnet and let the worker get here; until it lands,
-    // write the worker's end state directly.
-    const invoice = await app.prisma.invoice.update({ where: { id: invoiceId }, data: { status: 'COMPLETED' } });
-    const eventId = randomUUID();
-    const txid = randomBytes(32).toString('hex');
-    await app.prisma.transaction.create({
-      data: {
-        merchantId: invoice.merchantId,
-        invoiceId,
-        type: 'PAYMENT',
-        trnHash: txid,
-        chainRef: `${txid}:trx`,
-        fromAddress: PAYER,
-        toAddress: invoice.address,
-        amountUnits: 50_000_000n,
-        currency: 'TRX',
-        eventId,
-        amlCheck: { id: 'aml-1', status: 'SUCCESS', risk_score: 12, risk_level: 'low', exposure: {}, report_url: 'https://aml.example/report/aml-1.pdf', cost: 1, completed: true, created_at: new Date().toISOString() },
-      },
-    });
-    await app.prisma.webhookDelivery.create({
-      data: { merchantId: invoice.merchantId, invoiceId, eventKey: `${invoiceId}:COMPLETED`, url: 'https://shop.example/hook', payload: { id: invoiceId, status: 'COMPLETED' }, status: 'DELIVERED', responseStatus: 200, latencyMs: 87, attempts: 1, sentAt: new Date() },
-    });
+    const { address } = (await app.api(`/payment/get/${invoiceId}`, key)).json;
+    await devnetPay(stack, address, '50', 'TRX');
+    await expect.poll(async () => (await app.api(`/payment/get/${invoiceId}`, key)).json.status, { timeout: 30_000 }).toBe('COMPLETED');
+    await expect.poll(() => stack.hooks.filter((h) => JSON.parse(h.body).id === invoiceId).length, { timeout: 15_000 }).toBe(1);
 
     await page.getByRole('table', { name: 'Invoices' }).getByRole('link', { name: `#${invoiceId}`, exact: true }).click();
     await expect(page.getByRole('heading', { name: `Invoice #${invoiceId}` })).toBeVisible();
     await expect(page.getByTestId('invoice-status')).toHaveText('COMPLETED');
     const payments = page.getByRole('table', { name: 'Invoice transactions' });
     await expect(payments).toContainText('50 TRX');
-    await expect(payments.getByRole('link', { name: 'report' })).toHaveAttribute('href', 'https://aml.example/report/aml-1.pdf');
+    await expect(payments).toContainText('TRANSFER');
+    await expect(payments).toContainText('SUCCESS');
+    await expect(payments.getByRole('link', { name: 'report' })).toHaveAttribute('href', /\/aml\/reports\/\w+\.pdf$/);
     const deliveries = page.getByRole('table', { name: 'Invoice webhook deliveries' });
     await expect(deliveries).toContainText('DELIVERED');
-    await expect(deliveries).toContainText('87 ms');
+    await expect(deliveries).toContainText(/\d+ ms/);
     await deliveries.getByRole('button', { name: /^Resend delivery/ }).click();
-    await expect(deliveries).toContainText('PENDING');
     await expect(deliveries).toContainText('resend of');
+    // The worker sends the copy: the receiver gets the same invoice a second time.
+    await expect.poll(() => stack.hooks.filter((h) => JSON.parse(h.body).id === invoiceId).length, { timeout: 15_000 }).toBe(2);
     await page.screenshot({ path: screenshotPath('dashboard-invoice-detail'), fullPage: true });
   });
 
@@ -127,7 +115,8 @@ test('a merchant signs up, configures the account, uses a key and follows an inv
     await expect(page.getByRole('table', { name: 'Webhook deliveries' })).toContainText('200');
 
     await page.getByRole('link', { name: 'Overview' }).click();
-    await expect(page.getByTestId('Service-fee balance amount')).toHaveText(/0\s*TRX/);
+    // The AML check on the payment cost 1 TRX, charged to the service-fee balance.
+    await expect(page.getByTestId('Service-fee balance amount')).toHaveText(/-1\s*TRX/);
     await expect(page.getByRole('img', { name: /QR code of the service-fee balance/ })).toBeVisible();
     await expect(page.getByRole('img', { name: /QR code of the activation balance/ })).toBeVisible();
     await expect(page.getByText('50 received')).toBeVisible();

@@ -1,22 +1,50 @@
+import { createServer } from 'node:http';
 import { test as base } from '@playwright/test';
-import { startApp, type TestApp } from '../test/helpers/app';
+import { deriveAccount } from '../lib/chain/keys';
+import { freePort, startApp, TEST_MNEMONIC, type TestApp } from '../test/helpers/app';
 import { startDevnetProcess, type DevnetProcess } from '../test/helpers/devnet';
+import { startWorker } from '../test/helpers/worker';
 
 export interface Stack {
   devnet: DevnetProcess;
   app: TestApp;
+  /** A local webhook receiver (requests land in `hooks`); only with the worker. */
+  hookUrl: string;
+  hooks: { body: string; signature: string }[];
 }
 
 /**
  * One real stack per Playwright worker: a devnet process and the production web
- * server on a fresh database pointed at it. Specs seed merchants through `app`.
+ * server on a fresh database pointed at it. Files that `test.use({ withWorker: true })`
+ * also get the real worker (with a funded gas wallet), so payments made on the
+ * devnet are detected, forwarded and reported exactly as in production.
  */
-export const test = base.extend<object, { stack: Stack }>({
+export const test = base.extend<object, { withWorker: boolean; stack: Stack }>({
+  withWorker: [false, { scope: 'worker', option: true }],
   stack: [
-    async ({}, use) => {
+    async ({ withWorker }, use) => {
       const devnet = await startDevnetProcess({ blockMs: 200, solidifiedDepth: 2 });
       const app = await startApp({ TRON_FULL_NODE_URL: devnet.url, TRON_USDT_CONTRACT: devnet.usdtContract });
-      await use({ devnet, app });
+      const hooks: Stack['hooks'] = [];
+      const receiver = createServer((req, res) => {
+        let body = '';
+        req.on('data', (d) => (body += d));
+        req.on('end', () => {
+          hooks.push({ body, signature: String(req.headers['x-webhook-signature']) });
+          res.end('ok');
+        });
+      });
+      const port = await freePort();
+      await new Promise<void>((r) => receiver.listen(port, '127.0.0.1', r));
+      let worker: ReturnType<typeof startWorker> | undefined;
+      if (withWorker) {
+        const gas = deriveAccount(TEST_MNEMONIC, 0, 'gas').address;
+        await fetch(`${devnet.url}/devnet/pay`, { method: 'POST', body: JSON.stringify({ address: gas, amount: '10000', currency: 'TRX' }) });
+        worker = startWorker(app.env, devnet);
+      }
+      await use({ devnet, app, hookUrl: `http://127.0.0.1:${port}/hook`, hooks });
+      await worker?.stop();
+      receiver.close();
       await app.stop();
       await devnet.stop();
     },
@@ -28,3 +56,9 @@ export { expect } from '@playwright/test';
 
 /** Where specs save screenshots that CI keeps as artifacts. */
 export const screenshotPath = (name: string) => `e2e/artifacts/screenshots/${name}.png`;
+
+/** Pays `address` from the devnet faucet, as a customer's wallet would. */
+export async function devnetPay(stack: Stack, address: string, amount: string, currency: 'TRX' | 'USDT'): Promise<void> {
+  const res = await fetch(`${stack.devnet.url}/devnet/pay`, { method: 'POST', body: JSON.stringify({ address, amount, currency }), headers: { 'content-type': 'application/json' } });
+  if (res.status !== 200) throw new Error(`devnet pay failed: ${await res.text()}`);
+}
