@@ -8,6 +8,7 @@ import { db } from '@/lib/db/client';
 import type { WorkerContext } from '@/lib/payments/context';
 import { expireInvoices } from '@/lib/payments/expiry';
 import { processPayments } from '@/lib/payments/process';
+import { processPayouts } from '@/lib/payouts/run';
 import { scanNextBlocks } from '@/lib/payments/scan';
 import { rateSource } from '@/lib/rates';
 import { closeInterruptedDeliveries, deliverNext } from '@/lib/webhooks/deliver';
@@ -35,6 +36,7 @@ const poll = settings.WORKER_POLL_MS;
 const loops = [
   startLoop('scan', poll, async () => (await scanNextBlocks(ctx)) > 0),
   startLoop('payments', poll, async () => (await processPayments(ctx)) > 0),
+  startLoop('payouts', poll, async () => (await processPayouts(ctx)) > 0),
   startLoop('expiry', poll, async () => {
     await expireInvoices(ctx.prisma);
     await closeInterruptedDeliveries(ctx.prisma, settings.WEBHOOK_STALE_SECONDS);

@@ -30,6 +30,8 @@ export function invoiceJson(invoice: InvoiceRecord) {
     paymentURL: `${paymentPageBase()}/payment/${invoice.id}`,
     amount: invoice.amountUsd ? Number(invoice.amountUsd.toFixed()) : 0,
     currencies: invoice.currencies,
+    // A payout's field table names a single `currency` (spec 2.1 note); it is given beside the list.
+    ...(payout && { currency: invoice.currencies[0] }),
     currencies_amounts: perCurrency(invoice, (a) => a.dueUnits),
     transfer_amounts: {
       input: perCurrency(invoice, (a) => a.receivedUnits),
@@ -46,6 +48,8 @@ export function invoiceJson(invoice: InvoiceRecord) {
     description: invoice.description,
     merchant_contact: invoice.merchant.email,
     target_wallets: payout ? (invoice.targetWallets ?? []) : {},
+    // Targets a payout could not pay (status ERROR); their amounts stay at the top-up address.
+    ...(payout && { failed_targets: invoice.failedTargets ?? [] }),
     expired_at: isoMicro(invoice.expiredAt),
     created_at: isoMicro(invoice.createdAt),
   };

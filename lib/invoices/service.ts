@@ -19,6 +19,22 @@ const NO_TARGET_WALLET = "User's target wallet address is not set";
 // Static-address invoices never expire; expired_at is still a timestamp for clients that parse it.
 const STATIC_ADDRESS_LIFETIME_MS = 100 * 365 * 86_400_000;
 
+/**
+ * A fresh HD address for a new invoice of the merchant (payment or payout), its
+ * index and its sealed private key. Call inside the transaction that creates
+ * the invoice: the row lock on the merchant hands out each index exactly once.
+ */
+export async function allocateInvoiceAddress(tx: Prisma.TransactionClient, merchantId: number) {
+  const { nextAddressIndex } = await tx.merchant.update({
+    where: { id: merchantId },
+    data: { nextAddressIndex: { increment: 1 } },
+    select: { nextAddressIndex: true },
+  });
+  const addressIndex = nextAddressIndex - 1;
+  const account = deriveAccount(config().HD_MNEMONIC, merchantId, 'invoice', addressIndex);
+  return { address: account.address, addressIndex, privateKeyEnc: seal(masterKeyRing(), account.privateKey) };
+}
+
 export async function createInvoice(prisma: PrismaClient, rates: RateSource, merchant: Merchant, input: CreateInvoiceInput): Promise<InvoiceRecord> {
   if (!merchant.targetWalletAddress) throw badRequest(NO_TARGET_WALLET);
   const c = config();
@@ -32,14 +48,6 @@ export async function createInvoice(prisma: PrismaClient, rates: RateSource, mer
   const expiredAt = new Date(createdAt.getTime() + (input.type === 'SINGLE' ? (input.expiryMinutes ?? c.DEFAULT_EXPIRY_MINUTES) * 60_000 : STATIC_ADDRESS_LIFETIME_MS));
 
   return prisma.$transaction(async (tx) => {
-    // The row lock on the merchant hands out each HD index exactly once.
-    const { nextAddressIndex } = await tx.merchant.update({
-      where: { id: merchant.id },
-      data: { nextAddressIndex: { increment: 1 } },
-      select: { nextAddressIndex: true },
-    });
-    const addressIndex = nextAddressIndex - 1;
-    const account = deriveAccount(c.HD_MNEMONIC, merchant.id, 'invoice', addressIndex);
     return tx.invoice.create({
       data: {
         merchantId: merchant.id,
@@ -47,9 +55,7 @@ export async function createInvoice(prisma: PrismaClient, rates: RateSource, mer
         amountUsd: input.type === 'SINGLE' ? formatScaled(input.amountMicros, USD_DECIMALS) : null,
         currencies: input.currencies,
         orderId: input.orderId,
-        address: account.address,
-        addressIndex,
-        privateKeyEnc: seal(masterKeyRing(), account.privateKey),
+        ...(await allocateInvoiceAddress(tx, merchant.id)),
         clientCommission: input.clientCommission,
         webhookUrl: input.webhookUrl,
         redirectUrl: input.redirectUrl,

@@ -5,11 +5,14 @@ import { parseOrThrow } from '@/lib/http/validate';
 import { createInvoiceSchema } from '@/lib/invoices/schemas';
 import { invoiceJson } from '@/lib/invoices/serialize';
 import { createInvoice } from '@/lib/invoices/service';
+import { isPayoutEstimateBody, payoutEstimateResponse } from '@/lib/payouts/api';
 import { rateSource } from '@/lib/rates';
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiRoute({
   POST: async ({ req, merchant }) => {
-    const input = parseOrThrow(createInvoiceSchema, await readJson(req));
+    const body = await readJson(req);
+    if (isPayoutEstimateBody(body)) return payoutEstimateResponse(body);
+    const input = parseOrThrow(createInvoiceSchema, body);
     return invoiceJson(await createInvoice(db(), rateSource(), merchant, input));
   },
 });

@@ -1,0 +1,24 @@
+import type { Merchant } from '@/lib/generated/prisma/client';
+import { db } from '@/lib/db/client';
+import { parseOrThrow } from '@/lib/http/validate';
+import { invoiceJson } from '@/lib/invoices/serialize';
+import { apiQuoteDeps, createPayout, estimateJson } from './create';
+import { quotePayout } from './estimate';
+import { payoutRequestSchema } from './schemas';
+
+/**
+ * Spec 4.6 names /payment/create as the estimate's path: a body with
+ * `target_wallets` and `currency` and no `type` is an estimate request there.
+ */
+export function isPayoutEstimateBody(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && !('type' in body) && 'target_wallets' in body && 'currency' in body;
+}
+
+export async function payoutEstimateResponse(body: unknown) {
+  return estimateJson(await quotePayout(apiQuoteDeps(), parseOrThrow(payoutRequestSchema, body)));
+}
+
+export async function createPayoutResponse(merchant: Merchant, body: unknown) {
+  const quote = await quotePayout(apiQuoteDeps(), parseOrThrow(payoutRequestSchema, body));
+  return invoiceJson(await createPayout(db(), merchant, quote));
+}

@@ -1,0 +1,76 @@
+import { deriveAccount } from '@/lib/chain/keys';
+import { chain } from '@/lib/chain';
+import { config } from '@/lib/config';
+import type { Merchant, PrismaClient } from '@/lib/generated/prisma/client';
+import { invoiceInclude, type InvoiceRecord } from '@/lib/invoices/serialize';
+import { allocateInvoiceAddress } from '@/lib/invoices/service';
+import { formatScaled, toJsonNumber } from '@/lib/money/decimal';
+import { TOKEN_DECIMALS, USD_DECIMALS } from '@/lib/money/tokens';
+import { rateSource } from '@/lib/rates';
+import { parseWorkerSettings } from '@/lib/worker/settings';
+import type { QuoteDeps, PayoutQuote } from './estimate';
+import type { PayoutTarget } from './schemas';
+
+/** The web process's quoting inputs: the configured node, rates, fee and margin, and the gas wallet to simulate from. */
+export function apiQuoteDeps(): QuoteDeps {
+  const c = config();
+  return {
+    chain: chain(),
+    rates: rateSource(),
+    estimateFrom: deriveAccount(c.HD_MNEMONIC, 0, 'gas').address,
+    feePercent: c.FORWARDING_FEE_PERCENT,
+    marginPercent: parseWorkerSettings(process.env).GAS_MARGIN_PERCENT,
+  };
+}
+
+const units = (u: bigint) => toJsonNumber(u, TOKEN_DECIMALS);
+
+/** The list as stored on the invoice and echoed by the API: amounts as exact JSON numbers. */
+export const targetsJson = (targets: PayoutTarget[]) => targets.map((t) => ({ address: t.address, amount: units(t.units) }));
+
+/**
+ * The mass payout cost estimate of spec 2.6, plus the parts it is made of:
+ * cost = service_fee + network_fee raised by GAS_MARGIN_PERCENT;
+ * topup_amount = sum of the amounts + cost + activation_cost.
+ */
+export function estimateJson(q: PayoutQuote) {
+  return {
+    amount: toJsonNumber(q.amountMicros, USD_DECIMALS),
+    currency: q.currency,
+    target_wallets: targetsJson(q.targets),
+    need_energy: Number(q.energy),
+    need_bandwidth: Number(q.bandwidth),
+    cost: units(q.costUnits),
+    activation_cost: units(q.activationUnits),
+    service_fee: units(q.serviceFeeUnits),
+    network_fee: units(q.networkFeeUnits),
+    accounts_to_activate: q.accountsToActivate,
+    topup_amount: units(q.topupUnits),
+  };
+}
+
+/**
+ * A MULTIPLE_TRANSFER invoice (spec 4.5) with a fresh temporary top-up address.
+ * `currencies_amounts` asks for the quote's top-up; the payout loop sends once
+ * that much has arrived, or the invoice times out at `expired_at`.
+ */
+export async function createPayout(prisma: PrismaClient, merchant: Merchant, q: PayoutQuote): Promise<InvoiceRecord> {
+  const createdAt = new Date();
+  return prisma.$transaction(async (tx) =>
+    tx.invoice.create({
+      data: {
+        merchantId: merchant.id,
+        type: 'MULTIPLE_TRANSFER',
+        amountUsd: formatScaled(q.amountMicros, USD_DECIMALS),
+        currencies: [q.currency],
+        ...(await allocateInvoiceAddress(tx, merchant.id)),
+        clientCommission: false,
+        targetWallets: targetsJson(q.targets),
+        createdAt,
+        expiredAt: new Date(createdAt.getTime() + config().DEFAULT_EXPIRY_MINUTES * 60_000),
+        amounts: { create: [{ currency: q.currency, rateUsd: q.rateUsd, dueUnits: q.topupUnits, feeUnits: q.costUnits + q.activationUnits }] },
+      },
+      include: invoiceInclude,
+    }),
+  );
+}

@@ -1,0 +1,203 @@
+import { budgetOf } from '@/lib/chain/costs';
+import { masterKeyRing } from '@/lib/crypto/masterKey';
+import { open } from '@/lib/crypto/secretBox';
+import type { Invoice, InvoiceCurrency, InvoiceStatus, Transaction } from '@/lib/generated/prisma/client';
+import { canTransition } from '@/lib/invoices/states';
+import { parseScaled, toJsonNumber } from '@/lib/money/decimal';
+import { withMargin } from '@/lib/money/fees';
+import { TOKEN_DECIMALS, type Currency } from '@/lib/money/tokens';
+import type { WorkerContext } from '@/lib/payments/context';
+import { ensureSend, type SendOutcome } from '@/lib/payments/sends';
+import { enqueueInvoiceWebhook } from '@/lib/webhooks/outbox';
+import { estimateTransfers, type TransfersCost } from './estimate';
+
+type Payout = Invoice & { amounts: InvoiceCurrency[] };
+interface Target {
+  address: string;
+  units: bigint;
+}
+interface Failure {
+  index: number;
+  error: string;
+}
+
+/** Sends driven at once; each is a few node calls and a row. */
+const PARALLEL_SENDS = 16;
+
+const targetPurpose = (i: number) => `target-${i}`;
+// Not "gas-...": that prefix charges the merchant's activation balance, while a
+// payout's gas is paid by its own top-up (the quote includes it).
+const gasPurpose = (wave: number) => `payoutgas-${wave}`;
+const attemptOf = (row: Transaction) => Number(row.sendKey?.split(':')[2] ?? 0);
+const attemptOfLatest = (row: Transaction | undefined) => (row ? attemptOf(row) : 0);
+
+/** Claims one open payout no other worker holds (lease + SKIP LOCKED, as payments are claimed); null when none. */
+async function claimPayout(ctx: WorkerContext): Promise<number | null> {
+  const rows = await ctx.prisma.$queryRaw<{ id: number }[]>`
+    UPDATE invoices SET lease_owner = ${ctx.owner}, lease_until = now() + make_interval(secs => ${ctx.settings.LEASE_SECONDS})
+    WHERE id = (
+      SELECT id FROM invoices
+      WHERE type = 'MULTIPLE_TRANSFER' AND status = 'ACTIVE' AND (lease_until IS NULL OR lease_until < now())
+      ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
+    RETURNING id`;
+  return rows[0]?.id ?? null;
+}
+
+/** Works through open payouts: each is advanced as far as the chain allows, then released. */
+export async function processPayouts(ctx: WorkerContext, max = 20): Promise<number> {
+  let done = 0;
+  for (; done < max; done++) {
+    const id = await claimPayout(ctx);
+    if (id === null) break;
+    try {
+      await advancePayout(ctx, id);
+    } catch (err) {
+      console.error(`payout ${id}: ${(err as Error).message}`);
+    } finally {
+      // Come back after a poll interval, so a payout waiting for its top-up or its blocks does not spin.
+      await ctx.prisma.invoice.updateMany({
+        where: { id, leaseOwner: ctx.owner },
+        data: { leaseOwner: null, leaseUntil: new Date(Date.now() + ctx.settings.WORKER_POLL_MS) },
+      });
+    }
+  }
+  return done;
+}
+
+const targetsOf = (p: Payout): Target[] =>
+  (p.targetWallets as { address: string; amount: number }[]).map((t) => ({ address: t.address, units: parseScaled(t.amount, TOKEN_DECIMALS) }));
+
+/**
+ * One step of a payout. The top-ups (TOPUP rows the scanner recorded, in the
+ * payout's token) are counted; once they reach the quoted amount every target
+ * is paid, each through `ensureSend` (stored before broadcast, rebuilt only
+ * when provably dead). The first top-up anchors the sends' keys
+ * (`<topup id>:target-<i>:<attempt>`), so a target can never be paid twice.
+ */
+async function advancePayout(ctx: WorkerContext, id: number): Promise<void> {
+  const payout = await ctx.prisma.invoice.findUniqueOrThrow({ where: { id }, include: { amounts: true } });
+  const due = payout.amounts[0];
+  if (!due) throw new Error('payout without amounts');
+  const topups = await ctx.prisma.transaction.findMany({ where: { invoiceId: id, type: 'TOPUP', currency: due.currency }, orderBy: { id: 'asc' } });
+  const received = topups.reduce((sum, t) => sum + t.amountUnits, 0n);
+  const anchor = topups[0];
+  const sends = anchor ? await ctx.prisma.transaction.findMany({ where: { sourceId: anchor.id }, orderBy: { id: 'asc' } }) : [];
+  if (sends.length === 0 && received < due.dueUnits) {
+    // Not started and not enough: wait, or give up at expiry. The top-up stays at the address (docs/payouts.md).
+    if (payout.expiredAt <= new Date()) await finish(ctx, payout, 'TIMEOUT', received, 0n, []);
+    else if (received !== due.receivedUnits) await book(ctx, payout, received, 0n);
+    return;
+  }
+  await payTargets(ctx, payout, anchor!, received, sends);
+}
+
+async function payTargets(ctx: WorkerContext, payout: Payout, anchor: Transaction, received: bigint, sends: Transaction[]): Promise<void> {
+  const targets = targetsOf(payout);
+  const currency = payout.currencies[0] as Currency;
+  const privateKey = open(masterKeyRing(), payout.privateKeyEnc);
+  const latest = new Map<string, Transaction>();
+  for (const row of sends) latest.set(row.sendKey!.split(':')[1]!, row); // ordered by id: the last attempt wins
+
+  const confirmed = new Map<number, Transaction>();
+  const failures: Failure[] = [];
+  const inFlight: number[] = [];
+  const toBuild: number[] = [];
+  targets.forEach((_, i) => {
+    const row = latest.get(targetPurpose(i));
+    if (row?.sendState === 'CONFIRMED') confirmed.set(i, row);
+    else if (row && row.sendState !== 'FAILED') inFlight.push(i);
+    else if (row && attemptOf(row) >= ctx.settings.SEND_MAX_ATTEMPTS) failures.push({ index: i, error: `${targetPurpose(i)}: ${row.error ?? 'failed'}` });
+    else toBuild.push(i);
+  });
+
+  // USDT: the temporary address needs TRX for energy and bandwidth. One gas send
+  // per wave of new attempts, planned only while no send is in flight, so that
+  // the balance it tops up to is exact.
+  // One estimate per round, shared by the gas plan and every send's fee_limit (the promise is kept, so parallel sends wait for the same one).
+  let estimate: Promise<TransfersCost> | undefined;
+  const estimateToBuild = () =>
+    (estimate ??= ctx.chain.getAccountResources(payout.address).then((resources) =>
+      estimateTransfers(ctx.chain, toBuild.map((i) => ({ token: currency, from: payout.address, to: targets[i]!.address, amount: targets[i]!.units })), budgetOf(resources)),
+    ));
+  const buildOrder = new Map(toBuild.map((i, k) => [i, k]));
+  let buildable = toBuild;
+  if (currency === 'USDT' && toBuild.length > 0) {
+    const wave = Math.max(...toBuild.map((i) => attemptOfLatest(latest.get(targetPurpose(i))) + 1));
+    if (!latest.get(gasPurpose(wave)) && inFlight.length > 0) buildable = [];
+    else {
+      const gas = await ensureSend(ctx, anchor, gasPurpose(wave), async () => {
+        const need = withMargin((await estimateToBuild()).totalFeeSun, ctx.settings.GAS_MARGIN_PERCENT);
+        const have = await ctx.chain.getTrxBalance(payout.address);
+        if (have >= need) return null;
+        const amount = need - have;
+        return { type: 'ACTIVATION', from: ctx.gasWallet.address, to: payout.address, amountUnits: amount, currency: 'TRX', signed: await ctx.chain.buildSignedTrxTransfer(ctx.gasWallet.privateKey, payout.address, amount) };
+      });
+      if (gas.state === 'pending') buildable = [];
+      if (gas.state === 'exhausted') {
+        for (const i of toBuild) failures.push({ index: i, error: gas.error });
+        buildable = [];
+      }
+    }
+  }
+
+  const drive = async (i: number): Promise<SendOutcome> => {
+    const t = targets[i]!;
+    return ensureSend(ctx, anchor, targetPurpose(i), async () => {
+      let signed;
+      if (currency === 'TRX') signed = await ctx.chain.buildSignedTrxTransfer(privateKey, t.address, t.units);
+      else {
+        // A send found dead during this round waits for the next wave's gas.
+        const k = buildOrder.get(i);
+        if (k === undefined) return null;
+        const cost = (await estimateToBuild()).transfers[k]!;
+        signed = await ctx.chain.buildSignedUsdtTransfer(privateKey, t.address, t.units, withMargin(cost.energyFeeSun + cost.bandwidthFeeSun, ctx.settings.GAS_MARGIN_PERCENT));
+      }
+      return { type: 'TRANSFER', from: payout.address, to: t.address, amountUnits: t.units, currency, signed };
+    });
+  };
+  const work = [...inFlight, ...buildable];
+  for (let k = 0; k < work.length; k += PARALLEL_SENDS) {
+    const chunk = work.slice(k, k + PARALLEL_SENDS);
+    const outcomes = await Promise.all(chunk.map(drive));
+    outcomes.forEach((o, j) => {
+      const i = chunk[j]!;
+      if (o.state === 'confirmed') confirmed.set(i, o.row);
+      else if (o.state === 'exhausted') failures.push({ index: i, error: o.error });
+    });
+    await ctx.prisma.invoice.updateMany({ where: { id: payout.id, leaseOwner: ctx.owner }, data: { leaseUntil: new Date(Date.now() + ctx.settings.LEASE_SECONDS * 1000) } });
+  }
+
+  const sent = [...confirmed.values()].reduce((sum, row) => sum + row.amountUnits, 0n);
+  if (confirmed.size + failures.length < targets.length) {
+    await book(ctx, payout, received, sent);
+    return;
+  }
+  const failed = failures
+    .sort((a, b) => a.index - b.index)
+    .map((f) => ({ index: f.index, address: targets[f.index]!.address, amount: toJsonNumber(targets[f.index]!.units, TOKEN_DECIMALS), error: f.error }));
+  await finish(ctx, payout, failed.length ? 'ERROR' : 'COMPLETED', received, sent, failed);
+}
+
+/** Shows progress: `transfer_amounts.input` is the top-up so far, `output` what has been sent. */
+async function book(ctx: WorkerContext, payout: Payout, received: bigint, sent: bigint): Promise<void> {
+  await ctx.prisma.invoiceCurrency.updateMany({ where: { invoiceId: payout.id }, data: { receivedUnits: received, forwardedUnits: sent } });
+}
+
+/**
+ * Ends a payout: its status, what was sent, its cost (the quoted fee: service
+ * fee, network fee with margin and activation) and the failed targets, with the
+ * webhook queued in the same DB transaction.
+ */
+async function finish(ctx: WorkerContext, payout: Payout, status: InvoiceStatus, received: bigint, sent: bigint, failed: object[]): Promise<void> {
+  if (!canTransition(payout.status, status)) return;
+  const due = payout.amounts[0]!;
+  await ctx.prisma.$transaction(async (tx) => {
+    const { count } = await tx.invoice.updateMany({
+      where: { id: payout.id, status: payout.status, leaseOwner: ctx.owner },
+      data: { status, ...(status !== 'TIMEOUT' && { costUnits: due.feeUnits, costCurrency: due.currency, failedTargets: failed }) },
+    });
+    if (count === 0) return;
+    await tx.invoiceCurrency.updateMany({ where: { invoiceId: payout.id }, data: { receivedUnits: received, forwardedUnits: sent } });
+    await enqueueInvoiceWebhook(tx, payout.id, `invoice:${payout.id}:${status}`);
+  });
+}

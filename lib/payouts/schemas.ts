@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { isTronAddress } from '@/lib/chain/keys';
+import { usdAmountSchema } from '@/lib/invoices/schemas';
+import { upperCase } from '@/lib/http/listQuery';
+import { CURRENCIES, TOKEN_DECIMALS, USD_DECIMALS } from '@/lib/money/tokens';
+
+/**
+ * Most targets one payout may carry. The estimate, the top-up and every send
+ * are per target; 1,000 keeps a create call within a few seconds and a payout
+ * within one worker lease round (see docs/payouts.md).
+ */
+export const MAX_PAYOUT_TARGETS = 1000;
+
+// Target amounts are token amounts; TRX and USDT have 6 decimals like USD, so the
+// USD amount rules (> 0, at most 6 decimals, at most 1e9) apply unchanged.
+if (TOKEN_DECIMALS !== USD_DECIMALS) throw new Error('payout amounts assume token and USD scales are equal');
+
+const targetSchema = z.object(
+  {
+    address: z
+      .string({ error: 'A valid Tron address is required.' })
+      .trim()
+      .refine(isTronAddress, 'Enter a valid Tron address (base58check, starting with T).'),
+    amount: usdAmountSchema,
+  },
+  { error: 'Expected an object {address, amount}.' },
+);
+
+/**
+ * The body of a payout (spec 4.5) and of its estimate (4.6). An address may
+ * appear only once: paying one address twice in one list is almost always a
+ * mistake, and a client that means it can add the amounts up.
+ */
+export const payoutRequestSchema = z.object({
+  target_wallets: z
+    .array(targetSchema, { error: 'Expected a list of {address, amount}.' })
+    .min(1, 'At least one target wallet is required.')
+    .max(MAX_PAYOUT_TARGETS, `Ensure this list has at most ${MAX_PAYOUT_TARGETS} items.`)
+    .superRefine((targets, ctx) => {
+      const seen = new Map<string, number>();
+      targets.forEach((t, i) => {
+        const first = seen.get(t.address);
+        if (first === undefined) seen.set(t.address, i);
+        else ctx.addIssue({ code: 'custom', path: [i, 'address'], message: `Duplicate of target_wallets[${first}].address; each address may appear once.` });
+      });
+    })
+    .transform((targets) => targets.map((t) => ({ address: t.address, units: t.amount }))),
+  currency: z.preprocess(upperCase, z.enum(CURRENCIES, { error: 'Must be "TRX" or "USDT".' })),
+});
+
+export type PayoutRequest = z.output<typeof payoutRequestSchema>;
+export type PayoutTarget = PayoutRequest['target_wallets'][number];

@@ -1,0 +1,225 @@
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import { TronWeb } from 'tronweb';
+import { createChain, type Chain } from '@/lib/chain';
+import { deriveAccount } from '@/lib/chain/keys';
+import { parseScaled } from '@/lib/money/decimal';
+import { freePort, startApp, TEST_MNEMONIC, type TestApp } from './helpers/app';
+import { startDevnetProcess, waitFor, type DevnetProcess } from './helpers/devnet';
+import { startWorker, type WorkerProcess } from './helpers/worker';
+
+const units = (n: number) => parseScaled(n, 6);
+const randomAddress = () => (TronWeb.createRandom() as unknown as { address: string }).address;
+const bigintJson = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? String(x) : x));
+// Short-lived transactions so that a refused send is proven dead (and retried or given up) within seconds.
+const WORKER_ENV = { TRON_TX_EXPIRATION_MS: '10000', SEND_MAX_ATTEMPTS: '2' };
+
+describe('mass payouts (MULTIPLE_TRANSFER) on the devnet', () => {
+  let devnet: DevnetProcess;
+  let app: TestApp;
+  let worker: WorkerProcess;
+  let chain: Chain;
+  let key: string;
+  let hooks: { id: number; status: string }[];
+  let hookServer: Server;
+
+  async function pay(address: string, amount: string, currency: 'TRX' | 'USDT') {
+    const res = await fetch(`${devnet.url}/devnet/pay`, { method: 'POST', body: JSON.stringify({ address, amount, currency }) });
+    assert.equal(res.status, 200, await res.clone().text());
+  }
+  const post = (path: string, body: unknown) => app.api(path, key, { method: 'POST', body });
+  const get = async (id: number) => (await app.api(`/payment/get/${id}`, key)).json;
+  async function waitStatus(id: number, status: string, timeoutMs = 30_000) {
+    try {
+      return await waitFor(`payout ${id} to be ${status}`, async () => ((await get(id)).status === status ? get(id) : null), timeoutMs);
+    } catch (err) {
+      const rows = await app.prisma.transaction.findMany({ where: { invoiceId: id }, orderBy: { id: 'asc' } });
+      throw new Error(`${(err as Error).message}; invoice ${JSON.stringify(await get(id))}; rows ${bigintJson(rows)}\n${worker.output().slice(-3000)}`);
+    }
+  }
+  const transfers = (invoiceId: number) => app.prisma.transaction.findMany({ where: { invoiceId, type: 'TRANSFER' }, orderBy: { id: 'asc' } });
+
+  before(async () => {
+    hooks = [];
+    hookServer = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', () => {
+        hooks.push(JSON.parse(body));
+        res.end('ok');
+      });
+    });
+    const port = await freePort();
+    await new Promise<void>((r) => hookServer.listen(port, '127.0.0.1', r));
+    devnet = await startDevnetProcess({ blockMs: 100, solidifiedDepth: 3 });
+    app = await startApp({ TRON_FULL_NODE_URL: devnet.url, TRON_USDT_CONTRACT: devnet.usdtContract });
+    chain = createChain({ fullNodeUrl: devnet.url, apiKey: null, usdtContract: devnet.usdtContract, txExpirationMs: 60_000 });
+    const { merchant, key: k } = await app.createMerchant();
+    key = k;
+    await app.prisma.merchant.update({ where: { id: merchant.id }, data: { webhookUrl: `http://127.0.0.1:${port}/hook` } });
+    // The gas wallet simulates estimates (a dust of USDT lets it simulate USDT transfers) and pays USDT payouts' energy.
+    const gas = deriveAccount(TEST_MNEMONIC, 0, 'gas').address;
+    await pay(gas, '10000', 'TRX');
+    await pay(gas, '0.000001', 'USDT');
+    worker = startWorker(app.env, devnet, WORKER_ENV);
+  });
+
+  after(async () => {
+    await worker?.stop();
+    await app?.stop();
+    await devnet?.stop();
+    hookServer?.close();
+  });
+
+  it('refuses invalid payouts naming the field and the index', async () => {
+    const good = randomAddress();
+    const cases: [unknown, string, RegExp][] = [
+      [{ currency: 'TRX', target_wallets: [{ address: good, amount: 1 }, { address: randomAddress(), amount: 1 }, { address: randomAddress(), amount: 1 }, { address: good.slice(0, -1) + (good.endsWith('a') ? 'b' : 'a'), amount: 1 }] }, 'target_wallets[3].address', /valid Tron address/],
+      [{ currency: 'TRX', target_wallets: [{ address: good, amount: 1 }, { address: randomAddress(), amount: '0.0000001' }] }, 'target_wallets[1].amount', /6 decimal/],
+      [{ currency: 'TRX', target_wallets: [{ address: good, amount: 0 }] }, 'target_wallets[0].amount', /greater than 0/],
+      [{ currency: 'TRX', target_wallets: [{ address: good, amount: 1 }, { address: randomAddress(), amount: 2 }, { address: good, amount: 3 }] }, 'target_wallets[2].address', /Duplicate of target_wallets\[0\]/],
+      [{ currency: 'TRX', target_wallets: Array.from({ length: 1001 }, () => ({ address: good, amount: 1 })) }, 'target_wallets', /at most 1000/],
+      [{ currency: 'TRX', target_wallets: [] }, 'target_wallets', /At least one/],
+      [{ currency: 'BTC', target_wallets: [{ address: good, amount: 1 }] }, 'currency', /TRX/],
+      [{ target_wallets: [{ address: good }] }, 'target_wallets[0].amount', /required/],
+    ];
+    for (const path of ['/payment/multiple_transfer/create', '/payment/multiple_transfer/calculate']) {
+      for (const [body, field, message] of cases) {
+        const res = await post(path, body);
+        assert.equal(res.status, 400, `${path} ${field}: ${res.text}`);
+        assert.ok(res.json.errors[field], `${field} named in ${res.text}`);
+        assert.match(res.json.errors[field].join(' '), message);
+      }
+    }
+    const bad = await post('/payment/multiple_transfer/create', '{"currency": "TRX",');
+    assert.equal(bad.status, 400);
+    assert.match(bad.json.detail, /^JSON parse error - /);
+    assert.equal((await app.api('/payment/multiple_transfer/create', null, { method: 'POST', body: {} })).status, 403);
+    assert.equal((await app.api('/payment/multiple_transfer/calculate', key)).status, 405);
+    assert.equal(await app.prisma.invoice.count({ where: { type: 'MULTIPLE_TRANSFER' } }), 0);
+  });
+
+  it('pays 50 TRX targets, half not yet activated, to the sun; the estimate matches what the devnet charged', async () => {
+    const targets = Array.from({ length: 50 }, (_, i) => ({ address: randomAddress(), amount: (1_500_000 + i * 10_000) / 1e6 }));
+    for (const t of targets.slice(0, 25)) await pay(t.address, '1', 'TRX');
+    await waitFor('pre-activated targets', () => chain.isActivated(targets[24]!.address));
+    const body = { currency: 'TRX', target_wallets: targets };
+    const estimate = (await post('/payment/multiple_transfer/calculate', body)).json;
+    // The same estimate where the reference's heading puts it.
+    assert.deepEqual((await post('/payment/create', body)).json, estimate);
+    const sum = targets.reduce((s, t) => s + units(t.amount), 0n);
+    assert.equal(estimate.accounts_to_activate, 25);
+    assert.equal(units(estimate.amount), (sum + 3n) / 4n, 'USD at 0.25 per TRX, rounded up');
+    assert.equal(estimate.activation_cost, 0);
+    assert.equal(estimate.need_energy, 0);
+    assert.ok(estimate.need_bandwidth > 50 * 250, String(estimate.need_bandwidth));
+    assert.equal(estimate.service_fee * 1e6, Number(sum / 100n));
+
+    const res = await post('/payment/multiple_transfer/create', body);
+    assert.equal(res.status, 200, res.text);
+    const inv = res.json;
+    assert.equal(inv.type, 'MULTIPLE_TRANSFER');
+    assert.equal(inv.status, 'ACTIVE');
+    assert.equal(inv.currency, 'TRX');
+    assert.deepEqual(inv.currencies, ['TRX']);
+    assert.deepEqual(inv.currencies_amounts, { TRX: estimate.topup_amount });
+    assert.equal(inv.amount, estimate.amount);
+    assert.deepEqual(inv.target_wallets, targets);
+    assert.equal(inv.order_id, null);
+    assert.equal(inv.webhook_url, null);
+    assert.equal(inv.redirect_url, null);
+    assert.equal(inv.description, null);
+    assert.equal(inv.client_comission, false);
+    assert.equal(inv.cost, null);
+    assert.ok(TronWeb.isAddress(inv.address));
+
+    await pay(inv.address, String(inv.currencies_amounts.TRX), 'TRX');
+    const done = await waitStatus(inv.id, 'COMPLETED', 45_000);
+    const rows = await transfers(inv.id);
+    assert.equal(rows.length, 50, 'one send per target');
+    assert.ok(rows.every((r) => r.sendState === 'CONFIRMED'));
+    for (const [i, t] of targets.entries()) {
+      assert.equal(rows.filter((r) => r.toAddress === t.address).length, 1);
+      assert.equal(await chain.getTrxBalance(t.address), units(t.amount) + (i < 25 ? 1_000_000n : 0n), `target ${i}`);
+    }
+    assert.deepEqual(done.transfer_amounts, { input: { TRX: estimate.topup_amount }, output: { TRX: Number(sum) / 1e6 } });
+    assert.equal(done.cost, Number(units(estimate.cost) + units(estimate.activation_cost)) / 1e6);
+    assert.deepEqual(done.failed_targets, []);
+    // Stated margin: the network fee estimate is within 1 % of what the node burned.
+    const burned = rows.reduce((s, r) => s + (r.feeSun ?? 0n), 0n);
+    const estimated = units(estimate.network_fee);
+    assert.ok(burned > 25n * 1_100_000n);
+    assert.ok(Math.abs(Number(burned - estimated)) <= Number(estimated) / 100, `estimated ${estimated} sun, burned ${burned} sun`);
+    // What is left at the address is the fee and the unused margin.
+    assert.equal(await chain.getTrxBalance(inv.address), units(estimate.topup_amount) - sum - burned);
+    await waitFor('COMPLETED webhook', async () => hooks.some((h) => h.id === inv.id && h.status === 'COMPLETED'));
+  });
+
+  it('pays USDT to holders, new holders and non-activated addresses with gas from the service wallet', async () => {
+    const targets = Array.from({ length: 6 }, (_, i) => ({ address: randomAddress(), amount: (10_123_456 + i * 1_000_000) / 1e6 }));
+    await pay(targets[0]!.address, '1', 'USDT'); // holds USDT, not an account
+    await pay(targets[1]!.address, '2', 'TRX'); // an account without USDT
+    await waitFor('pre-funded', () => chain.isActivated(targets[1]!.address));
+    const body = { currency: 'USDT', target_wallets: targets };
+    const estimate = (await post('/payment/multiple_transfer/calculate', body)).json;
+    assert.equal(estimate.need_energy, 64_285 + 5 * 130_285);
+    assert.equal(estimate.activation_cost, 0.275, '1.1 TRX to create the top-up address, at 0.25 USD/TRX');
+    const inv = (await post('/payment/multiple_transfer/create', body)).json;
+    assert.deepEqual(inv.currencies_amounts, { USDT: estimate.topup_amount });
+    assert.equal(inv.currency, 'USDT');
+    await pay(inv.address, String(estimate.topup_amount), 'USDT');
+    const done = await waitStatus(inv.id, 'COMPLETED');
+    const sum = targets.reduce((s, t) => s + units(t.amount), 0n);
+    for (const [i, t] of targets.entries()) assert.equal(await chain.getUsdtBalance(t.address), units(t.amount) + (i === 0 ? 1_000_000n : 0n), `target ${i}`);
+    assert.equal(done.transfer_amounts.output.USDT, Number(sum) / 1e6);
+    assert.equal(await chain.getUsdtBalance(inv.address), units(estimate.topup_amount) - sum, 'fees stay at the address in USDT');
+    const rows = await app.prisma.transaction.findMany({ where: { invoiceId: inv.id, sendState: { not: null } } });
+    const gas = rows.filter((r) => r.type === 'ACTIVATION');
+    assert.equal(gas.length, 1, 'one gas send funds the whole payout');
+    assert.equal(gas[0]!.feeSun, 1_100_000n, 'the gas send created the top-up address');
+    const burned = rows.filter((r) => r.type === 'TRANSFER').reduce((s, r) => s + (r.feeSun ?? 0n), 0n);
+    const estimatedSun = units(estimate.network_fee) * 4n; // USDT at 1 USD, TRX at 0.25 USD
+    assert.ok(Math.abs(Number(burned - estimatedSun)) <= Number(estimatedSun) / 100, `estimated ${estimatedSun} sun, burned ${burned} sun`);
+    const merchant = await app.prisma.merchant.findFirstOrThrow({ where: { invoices: { some: { id: inv.id } } } });
+    assert.equal(merchant.activationBalanceSun, 0n, 'the top-up paid the gas, not the activation balance');
+  });
+
+  it('survives a worker SIGKILL mid-payout without paying any target twice', async () => {
+    const targets = Array.from({ length: 40 }, (_, i) => ({ address: randomAddress(), amount: (2_000_000 + i * 1000) / 1e6 }));
+    const inv = (await post('/payment/multiple_transfer/create', { currency: 'TRX', target_wallets: targets })).json;
+    await pay(inv.address, String(inv.currencies_amounts.TRX), 'TRX');
+    await waitFor('sends in flight', () => app.prisma.transaction.findFirst({ where: { invoiceId: inv.id, type: 'TRANSFER', sendState: { in: ['SIGNED', 'BROADCAST'] } } }), 30_000);
+    await worker.kill();
+    const before = await transfers(inv.id);
+    assert.ok(before.length < 40 || before.some((r) => r.sendState !== 'CONFIRMED'), 'killed mid-payout');
+    worker = startWorker(app.env, devnet, WORKER_ENV);
+    await waitStatus(inv.id, 'COMPLETED');
+    const rows = await transfers(inv.id);
+    assert.equal(rows.length, 40, 'exactly one send was ever built per target');
+    for (const t of targets) assert.equal(await chain.getTrxBalance(t.address), units(t.amount));
+  });
+
+  it('records a target that cannot be paid and ends in ERROR; an unfunded payout times out and keeps its top-up', async () => {
+    // TRX to a contract is refused by every node: that send fails for good.
+    const targets = [{ address: devnet.usdtContract, amount: 1 }, { address: randomAddress(), amount: 3 }];
+    const inv = (await post('/payment/multiple_transfer/create', { currency: 'TRX', target_wallets: targets })).json;
+    const late = (await post('/payment/multiple_transfer/create', { currency: 'TRX', target_wallets: [{ address: randomAddress(), amount: 5 }] })).json;
+    await pay(inv.address, String(inv.currencies_amounts.TRX), 'TRX');
+    await pay(late.address, '2', 'TRX');
+    await waitFor('partial top-up seen', async () => (await get(late.id)).transfer_amounts.input.TRX === 2);
+    await app.prisma.invoice.update({ where: { id: late.id }, data: { expiredAt: new Date(Date.now() - 1000) } });
+    const timedOut = await waitStatus(late.id, 'TIMEOUT');
+    assert.equal(timedOut.transfer_amounts.output.TRX, 0);
+    assert.equal(await chain.getTrxBalance(late.address), 2_000_000n, 'the top-up is kept at the address');
+
+    const failed = await waitStatus(inv.id, 'ERROR', 60_000);
+    assert.equal(await chain.getTrxBalance(targets[1]!.address), 3_000_000n, 'the other target is paid');
+    assert.equal(failed.transfer_amounts.output.TRX, 3);
+    assert.equal(failed.failed_targets.length, 1);
+    assert.equal(failed.failed_targets[0].index, 0);
+    assert.equal(failed.failed_targets[0].address, devnet.usdtContract);
+    assert.match(failed.failed_targets[0].error, /target-0/);
+    await waitFor('ERROR and TIMEOUT webhooks', async () => hooks.some((h) => h.id === inv.id && h.status === 'ERROR') && hooks.some((h) => h.id === late.id && h.status === 'TIMEOUT'));
+  });
+});
