@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import next from 'next';
 import { config } from '@/lib/config';
 import { clientIpFrom } from '@/lib/auth/ipAllowList';
+import { parseSessionEnv } from '@/lib/auth/sessionEnv';
 import { CLIENT_IP_HEADER } from '@/lib/http/request';
 
 /**
@@ -11,6 +12,8 @@ import { CLIENT_IP_HEADER } from '@/lib/http/request';
  * clients cannot set.
  */
 const c = config();
+// The dashboard's session settings are checked now, not at the first sign-in.
+parseSessionEnv(process.env);
 const dev = process.argv.includes('--dev');
 const trustedProxies = c.TRUSTED_PROXIES.split(',').map((s) => s.trim()).filter(Boolean);
 const app = next({ dev, hostname: c.HOST, port: c.PORT });

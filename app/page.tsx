@@ -5,6 +5,14 @@ export default function Home() {
       <p className="mt-4">
         Merchant API at <code>/v1/api</code>. See the project README for how to call it.
       </p>
+      <p className="mt-4 flex gap-4">
+        <a className="text-indigo-700 underline dark:text-indigo-300" href="/dashboard">
+          Merchant dashboard
+        </a>
+        <a className="text-indigo-700 underline dark:text-indigo-300" href="/signup">
+          Create an account
+        </a>
+      </p>
     </main>
   );
 }

@@ -8,6 +8,7 @@ export interface DevSecrets {
   HD_MNEMONIC: string;
   DEMO_API_KEY: string;
   NEXTAUTH_SECRET: string;
+  DEMO_DASHBOARD_PASSWORD: string;
 }
 
 /**
@@ -17,13 +18,17 @@ export interface DevSecrets {
  */
 export function loadDevSecrets(dataDir: string): DevSecrets {
   const file = path.join(dataDir, 'dev-secrets.json');
-  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as DevSecrets;
+  const stored: Partial<DevSecrets> = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
   const secrets: DevSecrets = {
     MASTER_KEY: randomBytes(32).toString('hex'),
     HD_MNEMONIC: utils.ethersUtils.Mnemonic.fromEntropy(randomBytes(16)).phrase,
     DEMO_API_KEY: `tk_demo_${randomBytes(24).toString('base64url')}`,
     NEXTAUTH_SECRET: randomBytes(32).toString('base64url'),
+    DEMO_DASHBOARD_PASSWORD: randomBytes(9).toString('base64url'),
+    // Values already made win, so addresses and keys survive restarts and upgrades.
+    ...stored,
   };
+  if (Object.keys(stored).length === Object.keys(secrets).length) return secrets;
   mkdirSync(dataDir, { recursive: true });
   writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
   return secrets;

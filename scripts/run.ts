@@ -65,6 +65,7 @@ console.log(`
   Service:       ${base}
   Demo API key:  ${env.DEMO_API_KEY}
   Try:           curl -H "Authorization: ${env.DEMO_API_KEY}" ${base}/v1/api/merchant
+  Dashboard:     ${base}/dashboard  (sign in as demo@example.com / ${env.DEMO_DASHBOARD_PASSWORD}, or sign up)
 ${useDevnet ? `  Devnet:        pay an invoice with: npm run devnet -- pay <address> <amount> <TRX|USDT>\n` : ''}`);
 
 let stopping = false;

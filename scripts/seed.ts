@@ -3,10 +3,11 @@ import { db } from '@/lib/db/client';
 import { ensureDemoMerchant } from '@/lib/merchants/demo';
 
 const key = config().DEMO_API_KEY;
+const password = process.env.DEMO_DASHBOARD_PASSWORD;
 if (!key) {
   console.error('seed: set DEMO_API_KEY to the key the demo merchant should have');
   process.exit(1);
 }
-const merchant = await ensureDemoMerchant(db(), key);
-console.log(`seed: demo merchant ${merchant.email} (id ${merchant.id}) has the DEMO_API_KEY`);
+const merchant = await ensureDemoMerchant(db(), key, password);
+console.log(`seed: demo merchant ${merchant.email} (id ${merchant.id}) has the DEMO_API_KEY${password ? ' and the DEMO_DASHBOARD_PASSWORD' : ''}`);
 await db().$disconnect();

@@ -172,6 +172,7 @@ describe('worker: detection, AML, forwarding, statuses and webhooks on the devne
     await waitStatus(key, inv.id, 'COMPLETED');
     const transfer = await app.prisma.transaction.findFirstOrThrow({ where: { invoiceId: inv.id, type: 'TRANSFER' } });
     await waitFor('late funds at the merchant', async () => (await chain.getTrxBalance(target)) === transfer.amountUnits);
+    await waitFor('both webhooks', async () => hooksFor(inv.id).length === 2);
     assert.deepEqual(hooksFor(inv.id).map((h) => JSON.parse(h.body).status), ['TIMEOUT', 'COMPLETED']);
   });
 

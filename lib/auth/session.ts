@@ -1,21 +1,15 @@
 import type { AuthOptions } from 'next-auth';
 import { getServerSession } from 'next-auth';
 import CredentialsProvider from 'next-auth/providers/credentials';
-import { z } from 'zod';
 import { publicBaseUrl } from '@/lib/config';
 import { db } from '@/lib/db/client';
-import { parseEnv } from '@/lib/env';
+import { parseSessionEnv } from './sessionEnv';
 import type { Merchant } from '@/lib/generated/prisma/client';
 import { CLIENT_IP_HEADER } from '@/lib/http/request';
 import { verifyPassword } from './passwords';
 import { credentialsSchema } from './signup';
 import { throttledSignIn } from './signInThrottle';
 
-const envSchema = z.object({
-  NEXTAUTH_SECRET: z.string().min(32, 'NEXTAUTH_SECRET must be at least 32 characters (e.g. 32 random bytes, base64url)'),
-  /** The dashboard's public origin; next-auth builds its redirects from it. */
-  NEXTAUTH_URL: z.url().optional(),
-});
 
 declare module 'next-auth' {
   interface Session {
@@ -33,7 +27,7 @@ let cached: AuthOptions | undefined;
  */
 export function authOptions(): AuthOptions {
   if (cached) return cached;
-  const env = parseEnv(envSchema, process.env, 'dashboard session configuration');
+  const env = parseSessionEnv(process.env);
   cached = {
     secret: env.NEXTAUTH_SECRET,
     session: { strategy: 'jwt', maxAge: SESSION_MAX_AGE_SECONDS },

@@ -1,4 +1,4 @@
-import { ApiError } from './errors';
+import { ApiError, notFound } from './errors';
 
 /** Set by server.ts from the socket (and trusted proxies); any client-sent copy is overwritten. */
 export const CLIENT_IP_HEADER = 'x-invoicing-client-ip';
@@ -12,6 +12,18 @@ export async function readJson(req: Request): Promise<unknown> {
   } catch (err) {
     throw new ApiError(400, `JSON parse error - ${(err as Error).message}`);
   }
+}
+
+/** A numeric id from a path segment, or null for anything else. */
+export function parseId(value: string): number | null {
+  return /^\d{1,9}$/.test(value) ? Number(value) : null;
+}
+
+/** A numeric id from the path; anything else is the resource's 404, as for an unknown id. */
+export function idParam(value: string, notFoundDetail: string): number {
+  const id = parseId(value);
+  if (id === null) throw notFound(notFoundDetail);
+  return id;
 }
 
 export function queryObject(url: URL): Record<string, string> {

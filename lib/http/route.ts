@@ -13,9 +13,11 @@ export interface ApiContext<P> {
   params: P;
 }
 
-type Handler<P> = (ctx: ApiContext<P>) => Promise<unknown>;
+export type Handler<P> = (ctx: ApiContext<P>) => Promise<unknown>;
+/** Resolves the calling merchant or throws the ApiError to answer with. */
+export type Authenticate = (req: Request) => Promise<Merchant>;
 type NextRouteContext<P> = { params: Promise<P> };
-type RouteFn<P> = (req: Request, ctx: NextRouteContext<P>) => Promise<Response>;
+export type RouteFn<P> = (req: Request, ctx: NextRouteContext<P>) => Promise<Response>;
 
 export function toErrorResponse(err: unknown): Response {
   if (err instanceof ApiError) return errorResponse(err);
@@ -24,25 +26,31 @@ export function toErrorResponse(err: unknown): Response {
 }
 
 /**
- * Builds a route module's exports for every method: the listed ones run behind
- * API-key authentication, the rest answer 405 in the API's JSON shape.
- * Authentication comes first, as in Django REST framework, so an anonymous
- * caller learns nothing about which methods exist.
+ * The one path of every merchant JSON route: authenticate, run the handler,
+ * answer JSON; any failure becomes the `{"detail": ...}` error shape.
  */
-export function apiRoute<P = Record<string, never>>(handlers: Partial<Record<Method, Handler<P>>>): Record<Method, RouteFn<P>> {
-  const allowed = METHODS.filter((m) => handlers[m]);
-  const dispatch: RouteFn<P> = async (req, ctx) => {
+export function merchantRoute<P>(authenticate: Authenticate, handler: Handler<P>): RouteFn<P> {
+  return async (req, ctx) => {
     try {
-      const merchant = await authenticateApiKey(req.headers.get('authorization'), req.headers.get(CLIENT_IP_HEADER));
-      const handler = handlers[req.method as Method];
-      if (!handler) {
-        return errorResponse(new ApiError(405, `Method "${req.method}" not allowed.`), { allow: allowed.join(', ') });
-      }
+      const merchant = await authenticate(req);
       const result = await handler({ req, url: new URL(req.url), merchant, params: await ctx.params });
       return result instanceof Response ? result : jsonResponse(result);
     } catch (err) {
       return toErrorResponse(err);
     }
   };
-  return Object.fromEntries(METHODS.map((m) => [m, dispatch])) as Record<Method, RouteFn<P>>;
+}
+
+const byApiKey: Authenticate = (req) => authenticateApiKey(req.headers.get('authorization'), req.headers.get(CLIENT_IP_HEADER));
+
+/**
+ * Builds a /v1/api route module's exports for every method: the listed ones
+ * run behind API-key authentication, the rest answer 405 in the API's JSON
+ * shape. Authentication comes first, as in Django REST framework, so an
+ * anonymous caller learns nothing about which methods exist.
+ */
+export function apiRoute<P = Record<string, never>>(handlers: Partial<Record<Method, Handler<P>>>): Record<Method, RouteFn<P>> {
+  const allow = METHODS.filter((m) => handlers[m]).join(', ');
+  const notAllowed: Handler<P> = async ({ req }) => errorResponse(new ApiError(405, `Method "${req.method}" not allowed.`), { allow });
+  return Object.fromEntries(METHODS.map((m) => [m, merchantRoute(byApiKey, handlers[m] ?? notAllowed)])) as Record<Method, RouteFn<P>>;
 }

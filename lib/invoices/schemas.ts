@@ -128,5 +128,3 @@ export const listInvoicesQuerySchema = pageQuerySchema(MAX_INVOICE_PAGE).extend(
 });
 
 export type ListInvoicesQuery = z.output<typeof listInvoicesQuerySchema>;
-
-export const invoiceIdSchema = z.string().regex(/^\d{1,9}$/).transform(Number);

@@ -1,6 +1,7 @@
 import { config } from '@/lib/config';
 import { deriveAccount } from '@/lib/chain/keys';
 import { hashApiKey, DISPLAY_PREFIX_LENGTH } from '@/lib/auth/apiKeys';
+import { hashPassword, verifyPassword } from '@/lib/auth/passwords';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { createMerchant } from './service';
 
@@ -12,11 +13,17 @@ export function demoPayoutWallet(): string {
   return deriveAccount(config().HD_MNEMONIC, DEMO_WALLET_ACCOUNT, 'invoice').address;
 }
 
-/** Idempotent: creates the demo merchant once and makes sure `apiKey` is one of its keys. */
-export async function ensureDemoMerchant(prisma: PrismaClient, apiKey: string) {
-  const merchant =
+/**
+ * Idempotent: creates the demo merchant once, makes sure `apiKey` is one of its
+ * keys and, when given, that `dashboardPassword` signs it in to the dashboard.
+ */
+export async function ensureDemoMerchant(prisma: PrismaClient, apiKey: string, dashboardPassword?: string) {
+  let merchant =
     (await prisma.merchant.findUnique({ where: { email: DEMO_EMAIL } })) ??
     (await createMerchant(prisma, { email: DEMO_EMAIL, targetWalletAddress: demoPayoutWallet() }));
+  if (dashboardPassword && !(await verifyPassword(dashboardPassword, merchant.passwordHash))) {
+    merchant = await prisma.merchant.update({ where: { id: merchant.id }, data: { passwordHash: await hashPassword(dashboardPassword) } });
+  }
   const keyHash = hashApiKey(apiKey);
   await prisma.apiKey.upsert({
     where: { keyHash },

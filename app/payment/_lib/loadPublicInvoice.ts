@@ -1,5 +1,5 @@
 import { db } from '@/lib/db/client';
-import { invoiceIdSchema } from '@/lib/invoices/schemas';
+import { parseId } from '@/lib/http/request';
 import { publicInvoiceView, type PublicInvoice } from '@/lib/invoices/publicView';
 import { unconfirmedBalances } from './unconfirmedBalances';
 
@@ -11,10 +11,10 @@ const MAX_PAYMENTS = 50;
  * address is the merchant's business, not a customer's).
  */
 export async function loadPublicInvoice(idText: string): Promise<PublicInvoice | null> {
-  const id = invoiceIdSchema.safeParse(idText);
-  if (!id.success) return null;
+  const id = parseId(idText);
+  if (id === null) return null;
   const invoice = await db().invoice.findUnique({
-    where: { id: id.data },
+    where: { id },
     select: {
       id: true,
       type: true,

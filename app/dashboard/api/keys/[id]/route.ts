@@ -1,4 +1,5 @@
-import { dashboardRoute, idParam } from '@/lib/auth/dashboardRoute';
+import { dashboardRoute } from '@/lib/auth/dashboardRoute';
+import { idParam } from '@/lib/http/request';
 import { db } from '@/lib/db/client';
 import { API_KEY_NOT_FOUND, revokeApiKey } from '@/lib/merchants/apiKeys';
 

@@ -1,4 +1,5 @@
-import { dashboardRoute, idParam } from '@/lib/auth/dashboardRoute';
+import { dashboardRoute } from '@/lib/auth/dashboardRoute';
+import { idParam } from '@/lib/http/request';
 import { db } from '@/lib/db/client';
 import { invoiceJson } from '@/lib/invoices/serialize';
 import { cancelInvoice, INVOICE_NOT_FOUND } from '@/lib/invoices/service';

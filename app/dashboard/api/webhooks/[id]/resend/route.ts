@@ -1,4 +1,5 @@
-import { dashboardRoute, idParam } from '@/lib/auth/dashboardRoute';
+import { dashboardRoute } from '@/lib/auth/dashboardRoute';
+import { idParam } from '@/lib/http/request';
 import { db } from '@/lib/db/client';
 import { deliveryJson } from '@/lib/webhooks/deliveryLog';
 import { DELIVERY_NOT_FOUND, resendDelivery } from '@/lib/webhooks/resend';
