@@ -1,4 +1,4 @@
-import type { AccountResources, ChainParameters, TransferCost } from './types';
+import type { AccountResources, BatchCost, ChainParameters, TransferCost } from './types';
 
 /** Bytes a node adds per contract for the result when charging bandwidth (java-tron MAX_RESULT_SIZE_IN_TX). */
 const RESULT_BYTES = 64n;
@@ -76,5 +76,20 @@ export function transferCost(
     bandwidthFeeSun,
     activationFeeSun,
     totalFeeSun: energyFeeSun + bandwidthFeeSun + activationFeeSun,
+  };
+}
+
+/** Totals of transfers costed in order (see transferCost). */
+export function batchCost(costs: TransferCost[]): BatchCost {
+  const sum = (pick: (c: TransferCost) => bigint) => costs.reduce((acc, c) => acc + pick(c), 0n);
+  return {
+    transfers: costs,
+    energy: sum((c) => c.energy),
+    bandwidth: sum((c) => c.bandwidth),
+    accountsCreated: costs.filter((c) => c.createsAccount).length,
+    energyFeeSun: sum((c) => c.energyFeeSun),
+    bandwidthFeeSun: sum((c) => c.bandwidthFeeSun),
+    activationFeeSun: sum((c) => c.activationFeeSun),
+    totalFeeSun: sum((c) => c.totalFeeSun),
   };
 }

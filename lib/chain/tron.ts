@@ -1,7 +1,7 @@
 import { TronWeb } from 'tronweb';
 import type { z } from 'zod';
 import type { ChainConfig } from './config';
-import { budgetOf, transactionBandwidth, transferCost, type ResourceBudget } from './costs';
+import { batchCost, budgetOf, transactionBandwidth, transferCost, type ResourceBudget } from './costs';
 import { ChainError, ChainResponseError, ChainUnavailableError, TxRejectedError } from './errors';
 import {
   accountReply,
@@ -179,17 +179,7 @@ export class TronChain implements Chain {
       if (createsAccount) activeAccounts.add(t.to);
       return transferCost({ ...needs[i]!, createsAccount }, budgetBySender.get(t.from)!, params);
     });
-    const sum = (pick: (c: TransferCost) => bigint) => costs.reduce((acc, c) => acc + pick(c), 0n);
-    return {
-      transfers: costs,
-      energy: sum((c) => c.energy),
-      bandwidth: sum((c) => c.bandwidth),
-      accountsCreated: costs.filter((c) => c.createsAccount).length,
-      energyFeeSun: sum((c) => c.energyFeeSun),
-      bandwidthFeeSun: sum((c) => c.bandwidthFeeSun),
-      activationFeeSun: sum((c) => c.activationFeeSun),
-      totalFeeSun: sum((c) => c.totalFeeSun),
-    };
+    return batchCost(costs);
   }
 
   async buildSignedTrxTransfer(privateKey: string, to: string, amountSun: bigint): Promise<SignedTransfer> {

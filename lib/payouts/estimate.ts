@@ -1,6 +1,6 @@
 import { ChainError } from '@/lib/chain/errors';
-import { transferCost, type ResourceBudget } from '@/lib/chain/costs';
-import type { Chain, ChainParameters, TransferCost, TransferRequest } from '@/lib/chain/types';
+import { batchCost, transferCost, type ResourceBudget } from '@/lib/chain/costs';
+import type { BatchCost, Chain, ChainParameters, TransferRequest } from '@/lib/chain/types';
 import { ApiError } from '@/lib/http/errors';
 import { divCeil, parseScaled } from '@/lib/money/decimal';
 import { convertUnits, percentOf, withMargin } from '@/lib/money/fees';
@@ -55,30 +55,14 @@ const ONE_UNIT = 1n;
 /** Sun a transfer that creates an account burns besides bandwidth (system fee + create-account fee). */
 const accountCreationSun = (p: ChainParameters) => p.createAccountSystemFeeSun + p.createAccountFeeSun;
 
-export interface TransfersCost {
-  transfers: TransferCost[];
-  energy: bigint;
-  bandwidth: bigint;
-  accountsCreated: number;
-  totalFeeSun: bigint;
-}
-
 /**
  * The chain layer's estimate of each transfer (node energy, size as built,
  * whether the recipient is an account), re-costed in order against `budget`:
  * what the paying address will really have, not what the simulating one has.
  */
-export async function estimateTransfers(chain: Chain, transfers: TransferRequest[], budget: ResourceBudget): Promise<TransfersCost> {
+export async function estimateTransfers(chain: Chain, transfers: TransferRequest[], budget: ResourceBudget): Promise<BatchCost> {
   const [params, batch] = await Promise.all([chain.getChainParameters(), chain.estimateBatch(transfers)]);
-  const costs = batch.transfers.map((t) => transferCost(t, budget, params));
-  const sum = (pick: (c: TransferCost) => bigint) => costs.reduce((acc, c) => acc + pick(c), 0n);
-  return {
-    transfers: costs,
-    energy: sum((c) => c.energy),
-    bandwidth: sum((c) => c.bandwidth),
-    accountsCreated: costs.filter((c) => c.createsAccount).length,
-    totalFeeSun: sum((c) => c.totalFeeSun),
-  };
+  return batchCost(batch.transfers.map((t) => transferCost(t, budget, params)));
 }
 
 /**

@@ -9,7 +9,8 @@ import { TOKEN_DECIMALS, type Currency } from '@/lib/money/tokens';
 import type { WorkerContext } from '@/lib/payments/context';
 import { ensureSend, type SendOutcome } from '@/lib/payments/sends';
 import { enqueueInvoiceWebhook } from '@/lib/webhooks/outbox';
-import { estimateTransfers, type TransfersCost } from './estimate';
+import type { BatchCost } from '@/lib/chain/types';
+import { estimateTransfers } from './estimate';
 
 type Payout = Invoice & { amounts: InvoiceCurrency[] };
 interface Target {
@@ -114,7 +115,7 @@ async function payTargets(ctx: WorkerContext, payout: Payout, anchor: Transactio
   // per wave of new attempts, planned only while no send is in flight, so that
   // the balance it tops up to is exact.
   // One estimate per round, shared by the gas plan and every send's fee_limit (the promise is kept, so parallel sends wait for the same one).
-  let estimate: Promise<TransfersCost> | undefined;
+  let estimate: Promise<BatchCost> | undefined;
   const estimateToBuild = () =>
     (estimate ??= ctx.chain.getAccountResources(payout.address).then((resources) =>
       estimateTransfers(ctx.chain, toBuild.map((i) => ({ token: currency, from: payout.address, to: targets[i]!.address, amount: targets[i]!.units })), budgetOf(resources)),
