@@ -1,31 +1,19 @@
 'use client';
 
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
-import { useState } from 'react';
-import type { PageEnvelope } from '@/lib/http/pagination';
 import type { InvoiceJson } from '@/lib/invoices/serialize';
-import { dashboardApi, queryString } from './api';
+import { DateRangeAndOrder } from './DateRangeAndOrder';
 import { Pager } from './Pager';
+import { useFilteredList } from './useFilteredList';
 import { StatusBadge } from './StatusBadge';
 import { Card, Field, FieldError, Mono, Select, formatTime, tableClass } from './ui';
 
 const STATUSES = ['ACTIVE', 'COMPLETED', 'CANCELED', 'TIMEOUT', 'ERROR', 'AML_FAILED', 'OVERPAID', 'UNDERPAID'];
-const PAGE = 20;
 
 /** The API's /payment/list filters, applied as they change. */
 export function InvoicesTable() {
-  const [filters, setFilters] = useState({ type: '', status: '', currency: '', date_from: '', date_to: '', search: '', ordering: '-created_at' });
-  const [offset, setOffset] = useState(0);
-  const set = (name: keyof typeof filters) => (e: { target: { value: string } }) => {
-    setFilters({ ...filters, [name]: e.target.value });
-    setOffset(0);
-  };
-  const qs = queryString({ ...filters, limit: PAGE, offset });
-  const { data, error, isFetching } = useQuery({
-    queryKey: ['invoices', qs],
-    queryFn: () => dashboardApi<PageEnvelope<InvoiceJson>>(`/invoices${qs}`),
-    placeholderData: keepPreviousData,
+  const { filters, set, pager, data, error, isFetching } = useFilteredList<InvoiceJson, Record<string, string>>('invoices', '/invoices', {
+    type: '', status: '', currency: '', date_from: '', date_to: '', search: '', ordering: '-created_at',
   });
 
   return (
@@ -50,16 +38,7 @@ export function InvoicesTable() {
           <option>USDT</option>
           <option value="TRX,USDT">TRX and USDT</option>
         </Select>
-        <Field label="From" name="date_from" type="date" value={filters.date_from} onChange={set('date_from')} />
-        <Field label="To" name="date_to" type="date" value={filters.date_to} onChange={set('date_to')} />
-        <Select label="Order by" name="ordering" value={filters.ordering} onChange={set('ordering')}>
-          <option value="-created_at">Newest first</option>
-          <option value="created_at">Oldest first</option>
-          <option value="-amount">Amount, high to low</option>
-          <option value="amount">Amount, low to high</option>
-          <option value="status">Status</option>
-          <option value="-status">Status, reversed</option>
-        </Select>
+        <DateRangeAndOrder filters={filters} set={set} byStatus />
       </div>
       <FieldError messages={error ? [error.message] : undefined} />
       <div className="overflow-x-auto">
@@ -100,7 +79,7 @@ export function InvoicesTable() {
           </tbody>
         </table>
       </div>
-      {data && <Pager count={data.count} limit={PAGE} offset={offset} onOffset={setOffset} />}
+      {data && <Pager count={data.count} {...pager} />}
     </Card>
   );
 }

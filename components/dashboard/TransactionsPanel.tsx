@@ -1,27 +1,15 @@
 'use client';
 
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
-import type { PageEnvelope } from '@/lib/http/pagination';
-import { dashboardApi, queryString } from './api';
+import { DateRangeAndOrder } from './DateRangeAndOrder';
 import { Pager } from './Pager';
+import { useFilteredList } from './useFilteredList';
 import { TransactionTable, type TransactionJson } from './TransactionTable';
 import { Card, Field, FieldError, Select } from './ui';
 
-const PAGE = 20;
 
 export function TransactionsPanel({ invoiceId = '' }: { invoiceId?: string }) {
-  const [filters, setFilters] = useState({ type: '', currency: '', invoice_id: invoiceId, has_aml: '', date_from: '', date_to: '', search: '', ordering: '-created_at' });
-  const [offset, setOffset] = useState(0);
-  const set = (name: keyof typeof filters) => (e: { target: { value: string } }) => {
-    setFilters({ ...filters, [name]: e.target.value });
-    setOffset(0);
-  };
-  const qs = queryString({ ...filters, limit: PAGE, offset });
-  const { data, error } = useQuery({
-    queryKey: ['transactions', qs],
-    queryFn: () => dashboardApi<PageEnvelope<TransactionJson>>(`/transactions${qs}`),
-    placeholderData: keepPreviousData,
+  const { filters, set, pager, data, error } = useFilteredList<TransactionJson, Record<string, string>>('transactions', '/transactions', {
+    type: '', currency: '', invoice_id: invoiceId, has_aml: '', date_from: '', date_to: '', search: '', ordering: '-created_at',
   });
 
   return (
@@ -45,18 +33,11 @@ export function TransactionsPanel({ invoiceId = '' }: { invoiceId?: string }) {
           <option value="true">Checked</option>
           <option value="false">Not checked</option>
         </Select>
-        <Field label="From" name="date_from" type="date" value={filters.date_from} onChange={set('date_from')} />
-        <Field label="To" name="date_to" type="date" value={filters.date_to} onChange={set('date_to')} />
-        <Select label="Order by" name="ordering" value={filters.ordering} onChange={set('ordering')}>
-          <option value="-created_at">Newest first</option>
-          <option value="created_at">Oldest first</option>
-          <option value="-amount">Amount, high to low</option>
-          <option value="amount">Amount, low to high</option>
-        </Select>
+        <DateRangeAndOrder filters={filters} set={set} />
       </div>
       <FieldError messages={error ? [error.message] : undefined} />
       <TransactionTable rows={data?.results ?? []} label="Transactions" />
-      {data && <Pager count={data.count} limit={PAGE} offset={offset} onOffset={setOffset} />}
+      {data && <Pager count={data.count} {...pager} />}
     </Card>
   );
 }
