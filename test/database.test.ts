@@ -110,3 +110,30 @@ describe('master key rotation', () => {
     }
   });
 });
+
+describe('demo merchant seed', () => {
+  it('is idempotent, keeps one key per value and sets a working dashboard password', async () => {
+    const { randomBytes } = await import('node:crypto');
+    Object.assign(process.env, { MASTER_KEY: randomBytes(32).toString('hex'), HD_MNEMONIC: 'test test test test test test test test test test test junk', DATABASE_URL: 'postgres://unused@127.0.0.1/unused' });
+    const { ensureDemoMerchant, demoPayoutWallet } = await import('@/lib/merchants/demo');
+    const { verifyPassword } = await import('@/lib/auth/passwords');
+    const { hashApiKey } = await import('@/lib/auth/apiKeys');
+    const database = await createTestDatabase();
+    const prisma = createPrisma(database.url);
+    try {
+      const first = await ensureDemoMerchant(prisma, 'tk_demo_key_number_one_123456', 'first password');
+      const again = await ensureDemoMerchant(prisma, 'tk_demo_key_number_one_123456', 'second password');
+      assert.equal(again.id, first.id);
+      assert.equal(again.targetWalletAddress, demoPayoutWallet());
+      assert.equal(await prisma.merchant.count(), 1);
+      assert.equal(await prisma.apiKey.count({ where: { keyHash: hashApiKey('tk_demo_key_number_one_123456') } }), 1);
+      assert.ok(await verifyPassword('second password', again.passwordHash));
+      assert.ok(!(await verifyPassword('first password', again.passwordHash)));
+      const unchanged = await ensureDemoMerchant(prisma, 'tk_demo_key_number_one_123456');
+      assert.equal(unchanged.passwordHash, again.passwordHash, 'no password given: the old one stays');
+    } finally {
+      await prisma.$disconnect();
+      await database.drop();
+    }
+  });
+});
