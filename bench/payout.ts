@@ -7,31 +7,23 @@
  */
 import { randomBytes } from 'node:crypto';
 import { TronWeb } from 'tronweb';
-import { createChain } from '@/lib/chain';
 import { deriveAccount } from '@/lib/chain/keys';
-import { createPrisma } from '@/lib/db/client';
 import { createMerchant } from '@/lib/merchants/service';
 import { formatScaled } from '@/lib/money/decimal';
 import { createPayout } from '@/lib/payouts/create';
 import { quotePayout } from '@/lib/payouts/estimate';
 import { FixedRateSource } from '@/lib/rates/fixed';
 import { TEST_MNEMONIC } from '../test/helpers/app';
-import { createTestDatabase } from '../test/helpers/db';
-import { startDevnetProcess, waitFor } from '../test/helpers/devnet';
+import { waitFor } from '../test/helpers/devnet';
 import { startWorker } from '../test/helpers/worker';
+import { startBenchStack } from './stack';
 
 const TARGETS = Number(process.env.BENCH_TARGETS ?? 1000);
 const CURRENCY = (process.env.BENCH_CURRENCY ?? 'TRX') as 'TRX' | 'USDT';
 const BLOCK_MS = Number(process.env.BENCH_BLOCK_MS ?? 1000);
 const DEPTH = Number(process.env.BENCH_SOLIDIFIED_DEPTH ?? 3);
 
-const database = await createTestDatabase();
-const env = { DATABASE_URL: database.url, MASTER_KEY: randomBytes(32).toString('hex'), HD_MNEMONIC: TEST_MNEMONIC, RATES_PROVIDER: 'fixed' };
-Object.assign(process.env, env);
-const prisma = createPrisma(database.url);
-const devnet = await startDevnetProcess({ blockMs: BLOCK_MS, solidifiedDepth: DEPTH });
-const chain = createChain({ fullNodeUrl: devnet.url, apiKey: null, usdtContract: devnet.usdtContract, txExpirationMs: 60_000 });
-const pay = (address: string, amount: string, currency: string) => fetch(`${devnet.url}/devnet/pay`, { method: 'POST', body: JSON.stringify({ address, amount, currency }) });
+const { env, prisma, devnet, chain, pay, stop } = await startBenchStack(BLOCK_MS, DEPTH);
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
 try {
@@ -69,7 +61,5 @@ try {
   console.log(`first send -> all final:  ${seconds(lastConfirmed - first)} => ${(confirmed / ((lastConfirmed - first) / 1000)).toFixed(1)} targets paid per second`);
   await worker.stop();
 } finally {
-  await prisma.$disconnect();
-  await devnet.stop();
-  await database.drop();
+  await stop();
 }

@@ -4,31 +4,23 @@
  * (BENCH_OPEN_INVOICES) in the database. Needs PostgreSQL at TEST_DATABASE_URL.
  *   npm run bench:worker
  */
-import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import { TronWeb } from 'tronweb';
-import { createChain } from '@/lib/chain';
 import { deriveAccount } from '@/lib/chain/keys';
-import { createPrisma } from '@/lib/db/client';
 import { createInvoice } from '@/lib/invoices/service';
 import { createMerchant } from '@/lib/merchants/service';
 import { FixedRateSource } from '@/lib/rates/fixed';
 import { freePort, TEST_MNEMONIC } from '../test/helpers/app';
-import { createTestDatabase } from '../test/helpers/db';
-import { startDevnetProcess, waitFor } from '../test/helpers/devnet';
+import { waitFor } from '../test/helpers/devnet';
 import { startWorker } from '../test/helpers/worker';
+import { startBenchStack } from './stack';
 
 const OPEN = Number(process.env.BENCH_OPEN_INVOICES ?? 100_000);
 const PAID = Number(process.env.BENCH_PAYMENTS ?? 20);
 const BLOCK_MS = Number(process.env.BENCH_BLOCK_MS ?? 1000);
 const DEPTH = Number(process.env.BENCH_SOLIDIFIED_DEPTH ?? 3);
 
-const database = await createTestDatabase();
-const env = { DATABASE_URL: database.url, MASTER_KEY: randomBytes(32).toString('hex'), HD_MNEMONIC: TEST_MNEMONIC, RATES_PROVIDER: 'fixed' };
-Object.assign(process.env, env);
-const prisma = createPrisma(database.url);
-const devnet = await startDevnetProcess({ blockMs: BLOCK_MS, solidifiedDepth: DEPTH });
-const chain = createChain({ fullNodeUrl: devnet.url, apiKey: null, usdtContract: devnet.usdtContract, txExpirationMs: 60_000 });
+const { env, prisma, devnet, chain, pay, stop } = await startBenchStack(BLOCK_MS, DEPTH);
 const tronWeb = new TronWeb({ fullHost: devnet.url });
 const hookArrivals = new Map<number, number>();
 const hookPort = await freePort();
@@ -56,7 +48,6 @@ try {
   }
   console.log(`open invoices:            ${OPEN} inserted in ${((Date.now() - t) / 1000).toFixed(1)} s`);
 
-  const pay = (address: string, amount: string, currency = 'TRX') => fetch(`${devnet.url}/devnet/pay`, { method: 'POST', body: JSON.stringify({ address, amount, currency }) });
   await pay(deriveAccount(TEST_MNEMONIC, 0, 'gas').address, '10000');
   const worker = startWorker(env, devnet, { WORKER_POLL_MS: '100' });
   const rates = new FixedRateSource({ TRX: '0.25', USDT: '1' });
@@ -96,7 +87,5 @@ try {
   await worker.stop();
 } finally {
   hooks.close();
-  await prisma.$disconnect();
-  await devnet.stop();
-  await database.drop();
+  await stop();
 }

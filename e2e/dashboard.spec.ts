@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { signUp } from './dashboardSession';
 import { devnetPay, expect, screenshotPath, test } from './fixtures';
 
 const WALLET = 'TGLheo1KN8M5W5fGbkeYXVFHnbKnN5pLPd';
@@ -8,18 +8,7 @@ test.use({ withWorker: true });
 
 test('a merchant signs up, configures the account, uses a key and follows an invoice to its webhook', async ({ page, stack }) => {
   const { app } = stack;
-  const email = `e2e-${randomBytes(4).toString('hex')}@example.com`;
-  const password = 'a long enough password';
-
-  await test.step('sign up', async () => {
-    await page.goto(`${app.baseUrl}/signup`);
-    await page.getByLabel('E-mail').fill(email);
-    await page.getByLabel('Password', { exact: true }).fill(password);
-    await page.getByLabel('Repeat password').fill(password);
-    await page.getByRole('button', { name: 'Create account' }).click();
-    await expect(page).toHaveURL(/\/dashboard\/settings$/);
-    await expect(page.getByText(email)).toBeVisible();
-  });
+  const { email, password } = await test.step('sign up', () => signUp(page, app.baseUrl));
 
   await test.step('set the target wallet (a bad address is refused first)', async () => {
     await page.getByLabel('Target wallet address').fill('TNotARealAddress');

@@ -9,7 +9,7 @@ import { dashboardApi } from './api';
 import { DeliveryTable } from './DeliveryTable';
 import { StatusBadge } from './StatusBadge';
 import { TransactionTable, type TransactionJson } from './TransactionTable';
-import { Button, Card, FieldError, Mono, formatTime } from './ui';
+import { Button, Card, Facts, FieldError, Mono, formatTime } from './ui';
 
 interface Latest<T> {
   count: number;
@@ -75,14 +75,7 @@ export function InvoiceDetail({ id }: { id: string }) {
       </div>
       <FieldError messages={cancel.error ? [cancel.error.message] : undefined} />
       <Card title="Details">
-        <dl className="grid gap-x-6 gap-y-2 text-sm sm:grid-cols-[max-content_1fr]">
-          {facts.map(([k, v]) => (
-            <div key={k} className="contents">
-              <dt className="font-medium text-slate-600 dark:text-slate-400">{k}</dt>
-              <dd>{v}</dd>
-            </div>
-          ))}
-        </dl>
+        <Facts rows={facts} />
       </Card>
       <Card title="Transactions">
         <TransactionTable rows={data.transactions.results} label="Invoice transactions" />

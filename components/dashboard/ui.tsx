@@ -1,6 +1,6 @@
 import type { ButtonHTMLAttributes, InputHTMLAttributes, ReactNode, SelectHTMLAttributes } from 'react';
 
-const inputClass =
+export const inputClass =
   'mt-1 block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm shadow-sm focus:border-indigo-500 focus:outline-none focus:ring-1 focus:ring-indigo-500 dark:border-slate-700 dark:bg-slate-900';
 
 export function Field({ label, error, hint, ...input }: InputHTMLAttributes<HTMLInputElement> & { label: string; error?: string[]; hint?: string }) {
@@ -69,4 +69,18 @@ export function Mono({ children }: { children: ReactNode }) {
 
 export function formatTime(iso: string | null): string {
   return iso ? new Date(iso).toLocaleString() : '—';
+}
+
+/** A two-column list of labelled facts (a detail view, an estimate). */
+export function Facts({ label, rows }: { label?: string; rows: [string, ReactNode][] }) {
+  return (
+    <dl aria-label={label} className="grid gap-x-6 gap-y-2 text-sm sm:grid-cols-[max-content_1fr]">
+      {rows.map(([k, v]) => (
+        <div key={k} className="contents">
+          <dt className="font-medium text-slate-600 dark:text-slate-400">{k}</dt>
+          <dd>{v}</dd>
+        </div>
+      ))}
+    </dl>
+  );
 }

@@ -1,0 +1,180 @@
+'use client';
+
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import Link from 'next/link';
+import { useState, type FormEvent } from 'react';
+import type { InvoiceJson } from '@/lib/invoices/serialize';
+import type { estimateJson } from '@/lib/payouts/create';
+import { dashboardApi, RequestError } from './api';
+import { SubmitButton } from './SubmitButton';
+import { Button, Card, Facts, FieldError, inputClass, Mono, Select } from './ui';
+
+type PayoutEstimate = ReturnType<typeof estimateJson>;
+
+interface PayoutRequest {
+  body: { currency: string; target_wallets: { address: string; amount?: string }[] };
+  /** The textarea line (1-based) of each target, to name lines in the API's errors. */
+  lines: number[];
+}
+
+/**
+ * One target per non-blank line: the address, then a comma, semicolon, tab or
+ * spaces, then the amount as typed. Nothing is checked here: the API validates
+ * addresses and amounts (exact decimals, at most 6 places) and names the index.
+ */
+export function parseTargets(text: string): Pick<PayoutRequest, 'lines'> & { targets: PayoutRequest['body']['target_wallets'] } {
+  const targets: PayoutRequest['body']['target_wallets'] = [];
+  const lines: number[] = [];
+  text.split(/\r?\n/).forEach((raw, i) => {
+    const line = raw.trim();
+    if (!line) return;
+    const cut = line.search(/[\s,;]/);
+    const address = cut < 0 ? line : line.slice(0, cut);
+    const amount = cut < 0 ? '' : line.slice(cut).replace(/^[\s,;]+/, '');
+    targets.push(amount ? { address, amount } : { address });
+    lines.push(i + 1);
+  });
+  return { targets, lines };
+}
+
+/** `target_wallets[3].amount` → "Line 4, amount: …"; list-level and other errors keep their field. */
+function describeErrors(errors: Record<string, string[]>, lines: number[]): { targets: string[]; currency?: string[]; other: string[] } {
+  const targets: string[] = [];
+  const other: string[] = [];
+  for (const [field, messages] of Object.entries(errors)) {
+    const indexed = /^target_wallets\[(\d+)\](?:\.(\w+))?$/.exec(field);
+    if (indexed) {
+      const line = lines[Number(indexed[1])] ?? Number(indexed[1]) + 1;
+      targets.push(`Line ${line}${indexed[2] ? `, ${indexed[2]}` : ''}: ${messages.join(' ')}`);
+    } else if (field === 'target_wallets') targets.push(...messages);
+    else if (field !== 'currency') other.push(...messages);
+  }
+  return { targets, currency: errors.currency, other };
+}
+
+/**
+ * A mass payout from the browser: estimate the cost (spec 2.6), then create the
+ * MULTIPLE_TRANSFER invoice for exactly the input that was estimated.
+ */
+export function MassPayoutForm() {
+  const client = useQueryClient();
+  const [currency, setCurrency] = useState('TRX');
+  const [text, setText] = useState('');
+  const estimate = useMutation({
+    mutationFn: (req: PayoutRequest) => dashboardApi<PayoutEstimate>('/payouts/estimate', { method: 'POST', body: req.body }),
+  });
+  const create = useMutation({
+    mutationFn: (req: PayoutRequest) => dashboardApi<InvoiceJson>('/payouts', { method: 'POST', body: req.body }),
+    onSuccess: () => {
+      estimate.reset();
+      return client.invalidateQueries({ queryKey: ['invoices'] });
+    },
+  });
+
+  const { targets, lines } = parseTargets(text);
+  const request: PayoutRequest = { body: { currency, target_wallets: targets }, lines };
+  const key = JSON.stringify(request.body);
+  // The estimate shown is for exactly this input; any edit asks for a new one before creating.
+  const estimated = estimate.data && estimate.variables && JSON.stringify(estimate.variables.body) === key ? estimate.data : undefined;
+  const failed = create.error ? create : estimate.error ? estimate : undefined;
+  const errors = failed?.error instanceof RequestError ? describeErrors(failed.error.errors, failed.variables?.lines ?? []) : { targets: [], other: [] };
+  const general = failed?.error && !(failed.error instanceof RequestError && Object.keys(failed.error.errors).length) ? [failed.error.message] : errors.other;
+
+  function runEstimate() {
+    create.reset();
+    estimate.mutate(request);
+  }
+
+  function submit(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    if (estimated) create.mutate(request);
+  }
+
+  const created = create.data;
+  const token = created?.currency ?? currency;
+  return (
+    <Card title="New mass payout">
+      <form onSubmit={submit} className="grid gap-4" aria-label="New mass payout">
+        <div className="grid gap-4 md:grid-cols-3">
+          <Select label="Payout token" name="payout_currency" value={currency} onChange={(e) => setCurrency(e.target.value)}>
+            <option value="TRX">TRX</option>
+            <option value="USDT">USDT</option>
+          </Select>
+          <FieldError messages={errors.currency} />
+        </div>
+        <div>
+          <label htmlFor="payout_targets" className="block text-sm font-medium">
+            Targets (one &quot;address, amount&quot; per line)
+          </label>
+          <textarea
+            id="payout_targets"
+            name="payout_targets"
+            rows={6}
+            spellCheck={false}
+            value={text}
+            onChange={(e) => setText(e.target.value)}
+            placeholder={'TXYZ…, 12.5\nTABC…, 0.75'}
+            aria-invalid={errors.targets.length ? true : undefined}
+            aria-describedby="payout_targets-hint payout_targets-error"
+            className={`${inputClass} font-mono`}
+          />
+          <p id="payout_targets-hint" className="mt-1 text-xs text-slate-500 dark:text-slate-400">
+            Amounts in the payout token, at most 6 decimals. Up to 1,000 targets; each address once.
+          </p>
+          {errors.targets.length > 0 && (
+            <ul id="payout_targets-error" role="alert" aria-label="Target errors" className="mt-1 list-disc pl-5 text-sm text-red-600 dark:text-red-400">
+              {errors.targets.map((m) => (
+                <li key={m}>{m}</li>
+              ))}
+            </ul>
+          )}
+        </div>
+
+        {estimated && (
+          <Facts
+            label="Payout estimate"
+            rows={[
+              ['Targets', estimated.target_wallets.length],
+              ['Amount (USD)', estimated.amount],
+              ['Energy needed', estimated.need_energy],
+              ['Bandwidth needed', `${estimated.need_bandwidth} bytes`],
+              ['Fee (cost)', `${estimated.cost} ${estimated.currency}`],
+              ['Service fee / network fee', `${estimated.service_fee} / ${estimated.network_fee} ${estimated.currency}`],
+              ['Activation cost', `${estimated.activation_cost} ${estimated.currency}`],
+              ['Accounts to activate', estimated.accounts_to_activate],
+              ['Top-up to send', <strong key="t"><span data-testid="payout-estimate-topup">{estimated.topup_amount}</span> {estimated.currency}</strong>],
+            ]}
+          />
+        )}
+
+        <div className="flex flex-wrap items-center gap-3">
+          <Button variant="secondary" onClick={runEstimate} disabled={estimate.isPending || create.isPending}>
+            {estimate.isPending ? 'Estimating…' : 'Estimate cost'}
+          </Button>
+          <SubmitButton disabled={!estimated || create.isPending}>Create payout</SubmitButton>
+          {!estimated && !created && <span className="text-sm text-slate-500 dark:text-slate-400">Estimate the cost of this input to create the payout.</span>}
+          <FieldError messages={general.length ? general : undefined} />
+        </div>
+
+        {created && (
+          <div role="status" aria-label="Created payout" className="rounded-md border border-emerald-300 bg-emerald-50 p-4 text-sm dark:border-emerald-800 dark:bg-emerald-950">
+            <p className="mb-2">
+              Payout created as{' '}
+              <Link className="text-indigo-600 underline dark:text-indigo-400" href={`/dashboard/invoices/${created.id}`}>
+                invoice #{created.id}
+              </Link>
+              . Send the top-up before {new Date(created.expired_at).toLocaleString()}; the targets are paid once it arrives.
+            </p>
+            <Facts
+              label="Payout top-up"
+              rows={[
+                ['Top-up address', <span key="a" data-testid="payout-topup-address"><Mono>{created.address}</Mono></span>],
+                ['Top-up amount', <strong key="t"><span data-testid="payout-topup-amount">{created.currencies_amounts[token]}</span> {token}</strong>],
+              ]}
+            />
+          </div>
+        )}
+      </form>
+    </Card>
+  );
+}

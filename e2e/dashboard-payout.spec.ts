@@ -1,0 +1,83 @@
+import { TronWeb } from 'tronweb';
+import { createChain } from '@/lib/chain';
+import { parseScaled } from '@/lib/money/decimal';
+import { TOKEN_DECIMALS } from '@/lib/money/tokens';
+import { signUp } from './dashboardSession';
+import { devnetPay, expect, screenshotPath, test } from './fixtures';
+
+const WALLET = 'TGLheo1KN8M5W5fGbkeYXVFHnbKnN5pLPd';
+const randomAddress = () => (TronWeb.createRandom() as unknown as { address: string }).address;
+
+// The payout made in the UI is topped up on the devnet and paid out by the real worker.
+test.use({ withWorker: true });
+
+test('a merchant estimates and creates a mass payout in the dashboard and sees it paid', async ({ page, stack }) => {
+  const { app, devnet } = stack;
+  const targets = [
+    { address: randomAddress(), amount: '1.25' },
+    { address: randomAddress(), amount: '2' },
+    { address: randomAddress(), amount: '0.000001' },
+  ];
+
+  await test.step('sign up and set the target wallet', async () => {
+    await signUp(page, app.baseUrl);
+    await page.getByLabel('Target wallet address').fill(WALLET);
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await expect(page.getByRole('status').filter({ hasText: 'Saved.' })).toBeVisible();
+  });
+
+  const form = page.getByRole('form', { name: 'New mass payout' });
+  const list = form.getByLabel(/^Targets/);
+  await test.step('a bad line is refused with its line number', async () => {
+    await page.getByRole('link', { name: 'Invoices' }).click();
+    await form.getByLabel('Payout token').selectOption('TRX');
+    const [a, b, c] = targets.map((t) => `${t.address}, ${t.amount}`);
+    // Line 3 (the second target: blank lines are skipped) has a bad address.
+    await list.fill(`${a}\n\nTNotARealAddress, 2\n${c}`);
+    await expect(form.getByRole('button', { name: 'Create payout' })).toBeDisabled();
+    await form.getByRole('button', { name: 'Estimate cost' }).click();
+    await expect(form.getByRole('alert', { name: 'Target errors' })).toHaveText(/Line 3, address: Enter a valid Tron address/);
+    await expect(form.getByRole('button', { name: 'Create payout' })).toBeDisabled();
+    await list.fill([a, b, c].join('\n'));
+  });
+
+  let topupAddress = '';
+  let topupAmount = '';
+  await test.step('estimate, then create', async () => {
+    await form.getByRole('button', { name: 'Estimate cost' }).click();
+    await expect(page.getByTestId('payout-estimate-topup')).toBeVisible();
+    for (const fact of ['Amount (USD)', 'Energy needed', 'Bandwidth needed', 'Fee (cost)', 'Activation cost', 'Top-up to send']) await expect(form.getByText(fact, { exact: true })).toBeVisible();
+    const quoted = (await page.getByTestId('payout-estimate-topup').textContent()) ?? '';
+    // 3.250001 TRX to targets + 3 activations of 1.1 TRX + fees: more than 6.55.
+    expect(parseScaled(quoted, TOKEN_DECIMALS)).toBeGreaterThan(6_550_001n);
+    // An edit asks for a new estimate before the payout can be created; undoing it does not.
+    await list.press('End');
+    await list.press('5');
+    await expect(form.getByRole('button', { name: 'Create payout' })).toBeDisabled();
+    await list.press('Backspace');
+    await expect(form.getByRole('button', { name: 'Create payout' })).toBeEnabled();
+
+    await form.getByRole('button', { name: 'Create payout' }).click();
+    const created = form.getByRole('status', { name: 'Created payout' });
+    await expect(created).toContainText('Payout created as invoice #');
+    topupAddress = (await page.getByTestId('payout-topup-address').textContent()) ?? '';
+    topupAmount = (await page.getByTestId('payout-topup-amount').textContent()) ?? '';
+    expect(topupAddress).toMatch(/^T\w{33}$/);
+    expect(topupAmount).toBe(quoted);
+    await page.screenshot({ path: screenshotPath('dashboard-payout'), fullPage: true });
+    await created.getByRole('link', { name: /^invoice #\d+$/ }).click();
+    await expect(page.getByTestId('invoice-status')).toHaveText('ACTIVE');
+    await expect(page.getByText('MULTIPLE_TRANSFER')).toBeVisible();
+  });
+
+  await test.step('top it up on the devnet and see every target paid', async () => {
+    await devnetPay(stack, topupAddress, topupAmount, 'TRX');
+    await expect(async () => {
+      await page.reload();
+      await expect(page.getByTestId('invoice-status')).toHaveText('COMPLETED', { timeout: 1_000 });
+    }).toPass({ timeout: 40_000, intervals: [1_000] });
+    const chain = createChain({ fullNodeUrl: devnet.url, apiKey: null, usdtContract: devnet.usdtContract, txExpirationMs: 60_000 });
+    for (const t of targets) expect(await chain.getTrxBalance(t.address)).toBe(parseScaled(t.amount, TOKEN_DECIMALS));
+    await page.screenshot({ path: screenshotPath('dashboard-payout-completed'), fullPage: true });
+  });
+});
