@@ -15,14 +15,13 @@ const c = config();
 // The dashboard's session settings are checked now, not at the first sign-in.
 parseSessionEnv(process.env);
 const dev = process.argv.includes('--dev');
-const trustedProxies = c.TRUSTED_PROXIES.split(',').map((s) => s.trim()).filter(Boolean);
 const app = next({ dev, hostname: c.HOST, port: c.PORT });
 await app.prepare();
 const handle = app.getRequestHandler();
 
 const server = createServer((req, res) => {
   const forwarded = req.headers['x-forwarded-for'];
-  const ip = clientIpFrom(req.socket.remoteAddress, Array.isArray(forwarded) ? forwarded.join(',') : forwarded, trustedProxies);
+  const ip = clientIpFrom(req.socket.remoteAddress, Array.isArray(forwarded) ? forwarded.join(',') : forwarded, c.TRUSTED_PROXIES);
   delete req.headers[CLIENT_IP_HEADER];
   if (ip) req.headers[CLIENT_IP_HEADER] = ip;
   void handle(req, res);

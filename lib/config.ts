@@ -1,8 +1,24 @@
 import { z } from 'zod';
+import { parseIpRule } from './auth/ipAllowList';
 import { parseEnv } from './env';
+import { parseScaled } from './money/decimal';
+import { PERCENT_DECIMALS, RATE_DECIMALS } from './money/tokens';
 
-const decimalString = (what: string) =>
-  z.string().regex(/^\d+(\.\d+)?$/, `${what} must be a non-negative decimal number like 1 or 0.5`);
+/** A decimal the money code can use exactly, so a bad value fails at start-up, not at the first invoice. */
+const scaledDecimal = (what: string, decimals: number, { positive }: { positive: boolean }) =>
+  z.string().refine(
+    (v) => {
+      try {
+        const scaled = parseScaled(v, decimals);
+        return !positive || scaled > 0n;
+      } catch {
+        return false;
+      }
+    },
+    `${what} must be a ${positive ? 'positive' : 'non-negative'} decimal number with at most ${decimals} decimals, like 1 or 0.5`,
+  );
+const usdRate = (what: string) => scaledDecimal(what, RATE_DECIMALS, { positive: true });
+const percent = (what: string) => scaledDecimal(what, PERCENT_DECIMALS, { positive: false });
 const optionalUrl = z.string().url().optional();
 
 const schema = z.object({
@@ -20,17 +36,29 @@ const schema = z.object({
   HD_MNEMONIC: z
     .string()
     .refine((m) => [12, 15, 18, 21, 24].includes(m.trim().split(/\s+/).length), 'HD_MNEMONIC must be a BIP39 phrase of 12-24 words'),
-  TRUSTED_PROXIES: z.string().default(''),
+  TRUSTED_PROXIES: z
+    .string()
+    .default('')
+    .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+    .superRefine((rules, ctx) => {
+      for (const rule of rules) {
+        try {
+          parseIpRule(rule);
+        } catch (err) {
+          ctx.addIssue({ code: 'custom', message: `TRUSTED_PROXIES: ${(err as Error).message}` });
+        }
+      }
+    }),
   RATES_PROVIDER: z.enum(['fixed', 'http']).default('fixed'),
-  RATES_FIXED_TRX_USD: decimalString('RATES_FIXED_TRX_USD').default('0.25'),
-  RATES_FIXED_USDT_USD: decimalString('RATES_FIXED_USDT_USD').default('1'),
+  RATES_FIXED_TRX_USD: usdRate('RATES_FIXED_TRX_USD').default('0.25'),
+  RATES_FIXED_USDT_USD: usdRate('RATES_FIXED_USDT_USD').default('1'),
   RATES_HTTP_URL: z.string().url().default('https://api.coingecko.com/api/v3/simple/price?ids=tron,tether&vs_currencies=usd&include_last_updated_at=true'),
   RATES_CACHE_SECONDS: z.coerce.number().int().min(1).default(30),
   RATES_MAX_AGE_SECONDS: z.coerce.number().int().min(1).default(300),
-  FORWARDING_FEE_PERCENT: decimalString('FORWARDING_FEE_PERCENT').default('1'),
-  TOPUP_FEE_PERCENT: decimalString('TOPUP_FEE_PERCENT').default('1'),
+  FORWARDING_FEE_PERCENT: percent('FORWARDING_FEE_PERCENT').default('1'),
+  TOPUP_FEE_PERCENT: percent('TOPUP_FEE_PERCENT').default('1'),
   DEFAULT_EXPIRY_MINUTES: z.coerce.number().int().min(1).max(10080).default(60),
-  DEMO_API_KEY: z.string().min(20, 'DEMO_API_KEY must be at least 20 characters').optional(),
+  DEMO_API_KEY: z.string().regex(/^\S{20,}$/, 'DEMO_API_KEY must be at least 20 characters, without spaces').optional(),
 });
 
 export type Config = z.infer<typeof schema>;

@@ -76,7 +76,7 @@ describe('authentication, IP whitelist and routing', () => {
 
   it('answers unknown routes under /v1/api with a JSON 404 and wrong methods with a JSON 405', async () => {
     const { key } = await app.createMerchant();
-    for (const [method, path] of [['GET', '/nope'], ['POST', '/payment/nope/deeper'], ['DELETE', '/transactions']]) {
+    for (const [method, path] of [['GET', '/nope'], ['POST', '/payment/nope/deeper'], ['DELETE', '/transactions'], ['GET', ''], ['GET', '/']]) {
       const res = await app.api(path as string, key, { method });
       assert.equal(res.status, 404, `${method} ${path}`);
       assert.match(String(res.headers['content-type']), /application\/json/);

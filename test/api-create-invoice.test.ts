@@ -141,6 +141,9 @@ describe('POST /payment/create', () => {
     ['expiry too long', { type: 'SINGLE', amount: 1, currencies: ['TRX'], expiry_minutes: 10081 }, 'expiry_minutes'],
     ['bad webhook_url', { type: 'SINGLE', amount: 1, currencies: ['TRX'], webhook_url: 'ftp://x' }, 'webhook_url'],
     ['client_comission not boolean', { type: 'SINGLE', amount: 1, currencies: ['TRX'], client_comission: 'yes' }, 'client_comission'],
+    // PostgreSQL text cannot hold NUL: a 400 naming the field, not a database error.
+    ['a NUL in description', { type: 'SINGLE', amount: 1, currencies: ['TRX'], description: 'tea\u0000pot' }, 'description'],
+    ['a NUL in order_id', { type: 'SINGLE', amount: 1, currencies: ['TRX'], order_id: '\u0000' }, 'order_id'],
   ] as const) {
     it(`refuses ${name} with a 400 naming ${field}`, async () => {
       const res = await create(body);
@@ -172,5 +175,19 @@ describe('POST /payment/create', () => {
   it('answers the same at the trailing-slash path Django-style clients call', async () => {
     const res = await app.api('/payment/create/', key, { method: 'POST', body: { type: 'SINGLE', amount: 1, currencies: ['TRX'] } });
     assert.equal(res.status, 200, res.text);
+    const got = await app.api(`/payment/get/${res.json.id}/`, key);
+    assert.equal(got.status, 200, got.text);
+    assert.equal(got.json.id, res.json.id);
+    assert.equal((await app.api('/payment/list/?limit=1', key)).json.results.length, 1);
+  });
+
+  it('reads an empty body as {} and names the required fields; ignores unknown fields', async () => {
+    const empty = await create('');
+    assert.equal(empty.status, 400);
+    assert.deepEqual(Object.keys(empty.json.errors).sort(), ['currencies', 'type']);
+    assert.deepEqual(empty.json.errors.type, ['This field is required.']);
+    const extra = await create({ type: 'SINGLE', amount: 1, currencies: ['TRX'], colour: 'blue' });
+    assert.equal(extra.status, 200, extra.text);
+    assert.equal('colour' in extra.json, false);
   });
 });

@@ -42,6 +42,8 @@ describe('GET /payment/list, GET /payment/get/{id}, DELETE /payment/{id}/cancel'
 
   it('filters by type, status (both spellings of CANCELED) and currency', async () => {
     assert.deepEqual(idsOf(await list('?type=MULTIPLE')), [ids.multi]);
+    assert.deepEqual(idsOf(await list('?type=single')), [ids.both, ids.usdt, ids.trx]);
+    assert.deepEqual(idsOf(await list('?type=MULTIPLE_TRANSFER')), []);
     assert.deepEqual(idsOf(await list('?status=COMPLETED')), [ids.usdt]);
     assert.deepEqual(idsOf(await list('?currency=TRX')), [ids.both, ids.trx]);
     assert.deepEqual(idsOf(await list('?currency=USDT')), [ids.multi, ids.both, ids.usdt]);
@@ -75,6 +77,10 @@ describe('GET /payment/list, GET /payment/get/{id}, DELETE /payment/{id}/cancel'
     assert.deepEqual(idsOf(await list(`?search=${trx.address.slice(3, 20).toLowerCase()}`)), [ids.trx]);
     assert.deepEqual(idsOf(await list('?search=teapot')), [ids.trx]);
     assert.deepEqual(idsOf(await list('?search=timeout')), [ids.both]);
+    await app.prisma.invoice.update({ where: { id: ids.usdt }, data: { status: 'CANCELED' } });
+    assert.deepEqual(idsOf(await list('?search=cancelled')), idsOf(await list('?search=canceled')));
+    assert.ok(idsOf(await list('?search=cancelled')).includes(ids.usdt));
+    await app.prisma.invoice.update({ where: { id: ids.usdt }, data: { status: 'COMPLETED' } });
     assert.deepEqual(idsOf(await list('?search=usdt')), [ids.multi, ids.both, ids.usdt]);
   });
 
@@ -113,6 +119,8 @@ describe('GET /payment/list, GET /payment/get/{id}, DELETE /payment/{id}/cancel'
   for (const [query, field] of [
     ['?limit=0', 'limit'], ['?limit=abc', 'limit'], ['?offset=-1', 'offset'], ['?type=WEEKLY', 'type'], ['?status=PAID', 'status'],
     ['?currency=BTC', 'currency[0]'], ['?date_from=2025-02-30', 'date_from'], ['?date_to=yesterday', 'date_to'], ['?ordering=-email', 'ordering'],
+    // Values PostgreSQL itself would refuse: a 400 naming the parameter, never a 500.
+    ['?date_from=0000-01-01', 'date_from'], ['?offset=100000000000000000000', 'offset'], ['?search=a%00b', 'search'],
   ] as const) {
     it(`refuses ${query} with a 400 naming ${field}`, async () => {
       const res = await app.api(`/payment/list${query}`, key);

@@ -94,4 +94,15 @@ describe('configuration', () => {
       (err: Error) => ['MASTER_KEY', 'PORT', 'FORWARDING_FEE_PERCENT', 'DATABASE_URL'].every((v) => err.message.includes(v)),
     );
   });
+
+  it('refuses at start-up values the money and proxy code could not use later', () => {
+    for (const [name, value] of [
+      ['RATES_FIXED_TRX_USD', '0'], ['RATES_FIXED_USDT_USD', '1.0000000000001'], ['FORWARDING_FEE_PERCENT', '0.12345'],
+      ['TOPUP_FEE_PERCENT', 'one'], ['TRUSTED_PROXIES', '10.0.0.1, nginx'], ['TRUSTED_PROXIES', '10.0.0.0/33'], ['DEMO_API_KEY', 'tk_demo with a space inside'],
+    ] as const) {
+      assert.throws(() => parseConfig({ ...good, [name]: value }), (err: Error) => err.message.includes(name), `${name}=${value}`);
+    }
+    const c = parseConfig({ ...good, TRUSTED_PROXIES: ' 10.0.0.1, 2001:db8::/32 ', RATES_FIXED_TRX_USD: '0.000000000001', FORWARDING_FEE_PERCENT: '0.1234' });
+    assert.deepEqual(c.TRUSTED_PROXIES, ['10.0.0.1', '2001:db8::/32']);
+  });
 });

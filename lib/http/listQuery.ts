@@ -12,7 +12,8 @@ export const dateSchema = (field: string) =>
       z
         .string()
         .regex(/^\d{4}-\d{2}-\d{2}$/, `${field} must be a date in YYYY-MM-DD format.`)
-        .refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d), `${field} is not a valid date.`),
+        // Year 0000 parses in JS but is out of PostgreSQL's range.
+        .refine((d) => !d.startsWith('0000') && !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d), `${field} is not a valid date.`),
     );
 
 /** `field` or `-field` for one of `fields`. */

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { publicBaseUrl } from '@/lib/config';
 
 export const DEFAULT_PAGE_SIZE = 10;
+/** PostgreSQL's OFFSET is a bigint and Prisma's `skip` a 32-bit int; no list is that long. */
+const MAX_OFFSET = 2_147_483_647;
 
 const nonNegativeInt = (field: string) =>
   z.string().regex(/^\d+$/, `${field} must be a non-negative integer`).transform(Number);
@@ -17,7 +19,9 @@ export function pageQuerySchema(maxLimit: number) {
       .refine((n) => n > 0, 'limit must be at least 1')
       .transform((n) => Math.min(n, maxLimit))
       .default(DEFAULT_PAGE_SIZE),
-    offset: nonNegativeInt('offset').default(0),
+    offset: nonNegativeInt('offset')
+      .refine((n) => n <= MAX_OFFSET, `offset must be at most ${MAX_OFFSET}`)
+      .default(0),
   });
 }
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DecimalFormatError, parseScaled } from '@/lib/money/decimal';
 import { CURRENCIES, USD_DECIMALS, type Currency } from '@/lib/money/tokens';
 import { pageQuerySchema } from '@/lib/http/pagination';
-import { dateSchema, orderingSchema } from '@/lib/http/listQuery';
+import { dateSchema, orderingSchema, upperCase } from '@/lib/http/listQuery';
 import { INVOICE_STATUSES, normalizeStatus } from './states';
 
 export const MAX_ORDER_ID = 256;
@@ -10,8 +10,6 @@ export const MAX_DESCRIPTION = 2000;
 export const MAX_EXPIRY_MINUTES = 10_080; // one week
 export const MAX_USD_MICROS = 1_000_000_000n * 10n ** BigInt(USD_DECIMALS); // one billion USD
 export const MAX_INVOICE_PAGE = 300;
-
-const upper = (v: unknown) => (typeof v === 'string' ? v.trim().toUpperCase() : v);
 
 /** A positive USD amount, exact to micro-dollars, as a JSON number or a decimal string. */
 export const usdAmountSchema = z.union([z.number(), z.string()], { error: 'A valid number is required.' }).transform((value, ctx) => {
@@ -31,7 +29,7 @@ export const usdAmountSchema = z.union([z.number(), z.string()], { error: 'A val
 export const currenciesSchema = z
   .preprocess(
     (v) => (typeof v === 'string' ? v.split(',') : v),
-    z.array(z.preprocess(upper, z.enum(CURRENCIES, { error: 'Must be "TRX" or "USDT".' }))).min(1, 'At least one currency is required.'),
+    z.array(z.preprocess(upperCase, z.enum(CURRENCIES, { error: 'Must be "TRX" or "USDT".' }))).min(1, 'At least one currency is required.'),
   )
   .transform((list) => [...new Set(list)] as Currency[]);
 
@@ -56,7 +54,7 @@ const integerLike = z
   .pipe(z.number().int('A valid integer is required.'));
 
 const createInvoiceBody = z.object({
-  type: z.preprocess(upper, z.enum(['SINGLE', 'MULTIPLE'], { error: 'Must be "SINGLE" or "MULTIPLE".' })),
+  type: z.preprocess(upperCase, z.enum(['SINGLE', 'MULTIPLE'], { error: 'Must be "SINGLE" or "MULTIPLE".' })),
   amount: z.unknown().optional(),
   currencies: currenciesSchema,
   expiry_minutes: z.unknown().optional(),
@@ -116,7 +114,7 @@ export type CreateInvoiceInput = z.output<typeof createInvoiceSchema>;
 export const INVOICE_ORDERING = ['created_at', 'amount', 'status'] as const;
 
 export const listInvoicesQuerySchema = pageQuerySchema(MAX_INVOICE_PAGE).extend({
-  type: z.preprocess(upper, z.enum(['SINGLE', 'MULTIPLE', 'MULTIPLE_TRANSFER'], { error: 'Must be SINGLE, MULTIPLE or MULTIPLE_TRANSFER.' })).optional(),
+  type: z.preprocess(upperCase, z.enum(['SINGLE', 'MULTIPLE', 'MULTIPLE_TRANSFER'], { error: 'Must be SINGLE, MULTIPLE or MULTIPLE_TRANSFER.' })).optional(),
   status: z
     .preprocess((v) => (typeof v === 'string' ? normalizeStatus(v) : v), z.enum(INVOICE_STATUSES, { error: 'Not a valid invoice status.' }))
     .optional(),

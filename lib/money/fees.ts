@@ -1,7 +1,5 @@
 import { divCeil, parseScaled } from './decimal';
-import { RATE_DECIMALS, TOKEN_DECIMALS, USD_DECIMALS } from './tokens';
-
-const PERCENT_DECIMALS = 4;
+import { PERCENT_DECIMALS, RATE_DECIMALS, TOKEN_DECIMALS, USD_DECIMALS } from './tokens';
 
 /** Token base units needed to cover `usdMicros` at `rateScaled` (USD per token); rounded up so the merchant is never short. */
 export function usdToTokenUnits(usdMicros: bigint, rateScaled: bigint): bigint {

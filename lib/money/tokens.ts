@@ -10,3 +10,5 @@ export const TOKEN_DECIMALS = 6;
 export const USD_DECIMALS = 6;
 /** Rates are USD per whole token, kept to 12 decimals. */
 export const RATE_DECIMALS = 12;
+/** Fee percentages (FORWARDING_FEE_PERCENT, TOPUP_FEE_PERCENT) are kept to 4 decimals. */
+export const PERCENT_DECIMALS = 4;
