@@ -13,9 +13,15 @@ import { fundGasWalletOnDevnet } from './devnetGas';
  */
 const dev = process.argv.includes('--dev');
 const dataDir = path.resolve(process.env.DATA_DIR ?? 'data');
-const env: NodeJS.ProcessEnv = { ...loadDevSecrets(dataDir), ...process.env };
+// Only a local run invents secrets and a database: in production a missing
+// MASTER_KEY or DATABASE_URL must stop the start, not be made up and kept in ./data.
+const env: NodeJS.ProcessEnv = dev ? { ...loadDevSecrets(dataDir), ...process.env } : { ...process.env };
 Object.assign(env, { NODE_ENV: dev ? 'development' : 'production', NEXT_TELEMETRY_DISABLED: '1' });
 env.PORT ??= '3000';
+if (!dev && !env.DATABASE_URL) {
+  console.error('npm start needs DATABASE_URL (and MASTER_KEY, HD_MNEMONIC, NEXTAUTH_SECRET): see docs/configuration.md. For a local run use npm run dev.');
+  process.exit(1);
+}
 
 let embedded: EmbeddedPostgres | undefined;
 if (!env.DATABASE_URL) {
@@ -36,6 +42,7 @@ if (useDevnet) {
   env.WEBHOOK_ALLOW_PRIVATE ??= 'true';
 }
 const children: ChildProcess[] = [];
+let stopping = false;
 function start(name: string, args: string[]): ChildProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', ...args], { env, stdio: 'inherit' });
   child.on('exit', (code, signal) => {
@@ -48,10 +55,13 @@ function start(name: string, args: string[]): ChildProcess {
   return child;
 }
 
-await new Promise<void>((resolve, reject) => {
-  const seed = spawn(process.execPath, ['--import', 'tsx', 'scripts/seed.ts'], { env, stdio: 'inherit' });
-  seed.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`seed failed (${code})`))));
-});
+// The demo merchant exists where there is a key for it: always on a local run.
+if (env.DEMO_API_KEY) {
+  await new Promise<void>((resolve, reject) => {
+    const seed = spawn(process.execPath, ['--import', 'tsx', 'scripts/seed.ts'], { env, stdio: 'inherit' });
+    seed.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`seed failed (${code})`))));
+  });
+}
 
 if (useDevnet) {
   start('devnet', ['devnet/cli.ts', 'start']);
@@ -61,14 +71,29 @@ start('web', ['server.ts', ...(dev ? ['--dev'] : [])]);
 start('worker', ['worker/main.ts']);
 
 const base = env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`;
+// The banner comes once the web app answers, so its first curl works.
+const localHost = !env.HOST || ['0.0.0.0', '::'].includes(env.HOST) ? '127.0.0.1' : env.HOST.includes(':') ? `[${env.HOST}]` : env.HOST;
+await waitForHealthy(`http://${localHost}:${env.PORT}/healthz`);
+const demo = env.DEMO_API_KEY
+  ? `  Demo API key:  ${env.DEMO_API_KEY}
+  Try:           curl -H "Authorization: ${env.DEMO_API_KEY}" ${base}/v1/api/merchant
+`
+  : '';
+const signIn = env.DEMO_API_KEY && env.DEMO_DASHBOARD_PASSWORD ? `sign in as demo@example.com / ${env.DEMO_DASHBOARD_PASSWORD}, or sign up` : 'sign up or sign in';
 console.log(`
   Service:       ${base}
-  Demo API key:  ${env.DEMO_API_KEY}
-  Try:           curl -H "Authorization: ${env.DEMO_API_KEY}" ${base}/v1/api/merchant
-  Dashboard:     ${base}/dashboard  (sign in as demo@example.com / ${env.DEMO_DASHBOARD_PASSWORD}, or sign up)
+${demo}  Dashboard:     ${base}/dashboard  (${signIn})
 ${useDevnet ? `  Devnet:        pay an invoice with: npm run devnet -- pay <address> <amount> <TRX|USDT>\n` : ''}`);
 
-let stopping = false;
+async function waitForHealthy(url: string): Promise<void> {
+  for (;;) {
+    if (stopping) return;
+    const ok = await fetch(url).then((r) => r.ok, () => false);
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
 async function stop(code = 0): Promise<void> {
   if (stopping) return;
   stopping = true;
