@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
 import { describe, it } from 'node:test';
+import { TEST_MNEMONIC } from './helpers/app';
+import { createTestDatabase } from './helpers/db';
 import { DestinationRefusedError, isPrivateAddress, resolveDestination } from '@/lib/webhooks/destination';
 import { signWebhook, verifyWebhook } from '@/lib/webhooks/signature';
 
@@ -32,5 +36,44 @@ describe('webhook signatures', () => {
     assert.ok(!verifyWebhook('other', body, header, 300, now));
     assert.ok(!verifyWebhook('s3cret', body, header, 300, now + 301_000));
     assert.ok(!verifyWebhook('s3cret', body, 'garbage', 300, now));
+  });
+});
+
+describe('webhook delivery', () => {
+  it('gives the receiver ten seconds in all, not per byte: a trickling answer is cut off and logged', { timeout: 30_000 }, async () => {
+    Object.assign(process.env, { MASTER_KEY: randomBytes(32).toString('hex'), HD_MNEMONIC: TEST_MNEMONIC, DATABASE_URL: 'postgres://unused@127.0.0.1/unused' });
+    const { createPrisma } = await import('@/lib/db/client');
+    const { createMerchant } = await import('@/lib/merchants/service');
+    const { createInvoice } = await import('@/lib/invoices/service');
+    const { FixedRateSource } = await import('@/lib/rates/fixed');
+    const { deliverNext } = await import('@/lib/webhooks/deliver');
+    const database = await createTestDatabase();
+    const prisma = createPrisma(database.url);
+    // Answers at once, then sends a byte every 100 ms and never ends: an idle timeout never fires.
+    const receiver = createServer((_req, res) => {
+      res.writeHead(200);
+      const drip = setInterval(() => res.write('.'), 100);
+      res.on('close', () => clearInterval(drip));
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    try {
+      const merchant = await createMerchant(prisma, { email: 'hooks@example.com', targetWalletAddress: 'TGLheo1KN8M5W5fGbkeYXVFHnbKnN5pLPd' });
+      const invoice = await createInvoice(prisma, new FixedRateSource({ TRX: '0.25', USDT: '1' }), merchant, {
+        type: 'SINGLE', amountMicros: 1_000_000n, currencies: ['TRX'], expiryMinutes: undefined, clientCommission: false,
+        orderId: null, webhookUrl: null, redirectUrl: null, description: null,
+      });
+      const port = (receiver.address() as { port: number }).port;
+      await prisma.webhookDelivery.create({ data: { merchantId: merchant.id, invoiceId: invoice.id, eventKey: 'test:trickle', url: `http://127.0.0.1:${port}/hook`, payload: { id: invoice.id } } });
+      assert.equal(await deliverNext(prisma, { timeoutMs: 1_000, allowPrivate: true }), true);
+      const delivery = await prisma.webhookDelivery.findUniqueOrThrow({ where: { eventKey: 'test:trickle' } });
+      assert.equal(delivery.status, 'FAILED');
+      assert.equal(delivery.error, 'no response within 1000 ms');
+      assert.equal(delivery.attempts, 1, 'sent once, never retried');
+      assert.equal(await deliverNext(prisma, { timeoutMs: 1_000, allowPrivate: true }), false);
+    } finally {
+      receiver.close();
+      await prisma.$disconnect();
+      await database.drop();
+    }
   });
 });

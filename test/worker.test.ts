@@ -57,6 +57,10 @@ describe('worker: detection, AML, forwarding, statuses and webhooks on the devne
     }
   };
   const hooksFor = (id: number) => hooks.filter((h) => JSON.parse(h.body).id === id);
+  async function assertSigned(merchantId: number, hook: Hook) {
+    const secret = open(masterKeyRing(), (await app.prisma.merchant.findUniqueOrThrow({ where: { id: merchantId } })).webhookSecretEnc);
+    assert.ok(verifyWebhook(secret, hook.body, String(hook.headers['x-webhook-signature'])), `signature of ${hook.headers['idempotency-key']} verifies`);
+  }
 
   before(async () => {
     hooks = [];
@@ -138,16 +142,26 @@ describe('worker: detection, AML, forwarding, statuses and webhooks on the devne
     assert.ok(gas && transfer, JSON.stringify(rows.map((r) => r.type)));
     assert.equal(transfer.amountUnits, 25_000_000n, 'the merchant gets the invoice amount; the client paid the fee');
     assert.equal(await chain.getUsdtBalance(target), 25_000_000n);
+    // Charged what the network burned (the gas send and the forward), not the unburned margin.
     const m = await app.prisma.merchant.findUniqueOrThrow({ where: { id: merchant.id } });
-    assert.equal(m.activationBalanceSun, -(gas.amountUnits + (gas.feeSun ?? 0n)));
+    const burned = (gas.feeSun ?? 0n) + (transfer.feeSun ?? 0n);
+    assert.ok((transfer.feeSun ?? 0n) > 0n && gas.amountUnits > (transfer.feeSun ?? 0n), 'the gas covered the burn with a margin');
+    assert.equal(m.activationBalanceSun, -burned);
+    assert.equal(await chain.getTrxBalance(inv.address), gas.amountUnits - (transfer.feeSun ?? 0n), 'the margin stays at the address');
   });
 
   it('marks over- and underpayment, and completes an underpaid invoice when the rest arrives late', async () => {
-    const { key } = await newMerchant();
+    const { merchant, key, target } = await newMerchant();
     const over = await invoice(key, { type: 'SINGLE', amount: 10, currencies: ['TRX'] });
     await pay(over.address, '50', 'TRX');
     const overDone = await waitStatus(key, over.id, 'OVERPAID');
     assert.deepEqual(overDone.transfer_amounts.input, { TRX: 50 });
+    const overSent = await app.prisma.transaction.findFirstOrThrow({ where: { invoiceId: over.id, type: 'TRANSFER' } });
+    assert.equal(overSent.amountUnits + (overSent.feeSun ?? 0n), 50n * TRX - 500_000n, 'all of it forwarded, less the 1 % fee and the network fee');
+    await waitFor('overpaid funds at the merchant', async () => (await chain.getTrxBalance(target)) === overSent.amountUnits);
+    const [overHook] = await waitFor('OVERPAID webhook', async () => (hooksFor(over.id).length ? hooksFor(over.id) : null));
+    assert.equal(JSON.parse(overHook!.body).status, 'OVERPAID');
+    await assertSigned(merchant.id, overHook!);
 
     const under = await invoice(key, { type: 'SINGLE', amount: 10, currencies: ['TRX'] });
     await pay(under.address, '20', 'TRX');
@@ -161,6 +175,22 @@ describe('worker: detection, AML, forwarding, statuses and webhooks on the devne
     const events = hooksFor(under.id).map((h) => JSON.parse(h.body).status);
     await waitFor('both webhooks', async () => hooksFor(under.id).length === 2);
     assert.deepEqual(hooksFor(under.id).map((h) => JSON.parse(h.body).status), ['UNDERPAID', 'COMPLETED'], String(events));
+    for (const hook of hooksFor(under.id)) await assertSigned(merchant.id, hook);
+    const forwarded = await app.prisma.transaction.aggregate({ where: { invoiceId: under.id, type: 'TRANSFER' }, _sum: { amountUnits: true } });
+    await waitFor('both parts at the merchant', async () => (await chain.getTrxBalance(target)) === overSent.amountUnits + (forwarded._sum.amountUnits ?? 0n));
+  });
+
+  it('judges expiry by chain time: a payment in a block before expired_at is never reported late', async () => {
+    const { key } = await newMerchant();
+    const inv = await invoice(key, { type: 'SINGLE', amount: 10, currencies: ['TRX'] });
+    const txid = await pay(inv.address, '40', 'TRX');
+    await waitFor('payment in a block', async () => (await chain.getTransactionStatus(txid)).blockNumber);
+    // The wall clock passes expired_at while the payment's block is not yet final (and so not yet seen).
+    await app.prisma.invoice.update({ where: { id: inv.id }, data: { expiredAt: new Date() } });
+    await waitStatus(key, inv.id, 'COMPLETED');
+    await waitFor('webhook', async () => hooksFor(inv.id).length > 0);
+    await new Promise((r) => setTimeout(r, 1_000));
+    assert.deepEqual(hooksFor(inv.id).map((h) => JSON.parse(h.body).status), ['COMPLETED'], 'no TIMEOUT before the payment counted');
   });
 
   it('times out an unpaid invoice, then still forwards and records a late payment', async () => {
@@ -189,6 +219,26 @@ describe('worker: detection, AML, forwarding, statuses and webhooks on the devne
     assert.equal(new Set(keys).size, 2);
     assert.ok(keys.every((k) => k.startsWith(`invoice:${inv.id}:payment:`)));
     assert.equal(await app.prisma.transaction.count({ where: { invoiceId: inv.id, type: 'TRANSFER', sendState: 'CONFIRMED' } }), 2);
+  });
+
+  it('returns a flagged payment to a MULTIPLE invoice and keeps the static address open for the next payer', async () => {
+    const { merchant, key, target } = await newMerchant({ aml: true });
+    const inv = await invoice(key, { type: 'MULTIPLE', currencies: ['TRX'] });
+    const signed = await chain.buildSignedTrxTransfer(flagged.privateKey, inv.address, 30n * TRX);
+    await chain.broadcast(signed.signedTx);
+    await waitFor('refund landed', () => app.prisma.transaction.findFirst({ where: { invoiceId: inv.id, type: 'TRANSFER', toAddress: flagged.address, sendState: 'CONFIRMED' } }), 30_000);
+    const [refundHook] = await waitFor('per-payment webhook for the refund', async () => (hooksFor(inv.id).length ? hooksFor(inv.id) : null));
+    assert.equal(JSON.parse(refundHook!.body).status, 'ACTIVE');
+    await assertSigned(merchant.id, refundHook!);
+    assert.equal((await statusOf(key, inv.id)).status, 'ACTIVE', 'one flagged payer does not close a static address');
+
+    await pay(inv.address, '12', 'TRX');
+    await waitFor('second webhook', async () => hooksFor(inv.id).length === 2, 30_000);
+    const state = await statusOf(key, inv.id);
+    assert.equal(state.status, 'ACTIVE');
+    assert.deepEqual(state.transfer_amounts.input, { TRX: 12 }, 'the returned payment is not counted as received');
+    const forward = await app.prisma.transaction.findFirstOrThrow({ where: { invoiceId: inv.id, type: 'TRANSFER', toAddress: target } });
+    await waitFor('clean payment at the merchant', async () => (await chain.getTrxBalance(target)) === forward.amountUnits);
   });
 
   it('returns a flagged sender\'s payment minus network cost: AML_FAILED with the check recorded', async () => {

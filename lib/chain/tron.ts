@@ -104,7 +104,7 @@ export class TronChain implements Chain {
     return this.transfersOf(this.parse('getblockbynum', blockReply, raw));
   }
 
-  async getBlockRangeTransfers(from: number, to: number): Promise<{ transfers: Transfer[]; lastBlock: number | null }> {
+  async getBlockRangeTransfers(from: number, to: number): Promise<{ transfers: Transfer[]; lastBlock: number | null; lastBlockTime: number | null }> {
     if (to < from || to - from + 1 > MAX_RANGE) throw new RangeError(`a range holds 1..${MAX_RANGE} blocks`);
     const raw = await this.request('getblockbylimitnext', 'wallet/getblockbylimitnext', { startNum: from, endNum: to + 1 });
     const list = (raw as { block?: unknown[] } | null)?.block ?? [];
@@ -115,7 +115,8 @@ export class TronChain implements Chain {
       contiguous.push(block);
     }
     const perBlock = await mapLimit(contiguous, CONCURRENCY, (b) => this.transfersOf(b));
-    return { transfers: perBlock.flat(), lastBlock: contiguous.length ? from + contiguous.length - 1 : null };
+    const last = contiguous.at(-1)?.block_header.raw_data;
+    return { transfers: perBlock.flat(), lastBlock: last?.number ?? null, lastBlockTime: last?.timestamp ?? null };
   }
 
   async getTrxBalance(address: string): Promise<bigint> {

@@ -14,8 +14,11 @@ export interface Chain {
   getConfirmedBlockNumber(): Promise<number>;
   /** Every TRX transfer and every USDT Transfer in block `n`; null when the node has no such block yet. */
   getBlockTransfers(n: number): Promise<Transfer[] | null>;
-  /** The same for blocks `from`..`to` inclusive (at most 100), in block order; stops at the first missing block. */
-  getBlockRangeTransfers(from: number, to: number): Promise<{ transfers: Transfer[]; lastBlock: number | null }>;
+  /**
+   * The same for blocks `from`..`to` inclusive (at most 100), in block order; stops at the
+   * first missing block. `lastBlockTime` is the timestamp (ms) of `lastBlock`.
+   */
+  getBlockRangeTransfers(from: number, to: number): Promise<{ transfers: Transfer[]; lastBlock: number | null; lastBlockTime: number | null }>;
 
   getTrxBalance(address: string): Promise<bigint>;
   getUsdtBalance(address: string): Promise<bigint>;

@@ -1,15 +1,18 @@
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { enqueueInvoiceWebhook } from '@/lib/webhooks/outbox';
+import { scannedUntil } from './scan';
 
 const BATCH = 500;
 
 /**
  * Closes SINGLE invoices past expired_at: TIMEOUT when nothing arrived,
- * UNDERPAID when part did. An invoice with a payment still being processed
- * waits for it. A later payment is still detected and forwarded (TIMEOUT can
- * move on to COMPLETED, OVERPAID or UNDERPAID).
+ * UNDERPAID when part did. "Past" is by the scanned chain time, so every block
+ * up to expired_at has been searched for payments first; an invoice with a
+ * payment still being processed waits for it. A later payment is still
+ * detected and forwarded (TIMEOUT can move on to COMPLETED, OVERPAID or UNDERPAID).
  */
-export async function expireInvoices(prisma: PrismaClient, now = new Date()): Promise<number> {
+export async function expireInvoices(prisma: PrismaClient): Promise<number> {
+  const now = await scannedUntil(prisma);
   const due = await prisma.invoice.findMany({
     where: {
       type: 'SINGLE',

@@ -1,13 +1,14 @@
 import { runAmlCheck } from '@/lib/aml/check';
 import { masterKeyRing } from '@/lib/crypto/masterKey';
 import { open } from '@/lib/crypto/secretBox';
-import type { Invoice, InvoiceCurrency, Merchant, Prisma, Transaction } from '@/lib/generated/prisma/client';
+import type { Invoice, InvoiceCurrency, InvoiceStatus, Merchant, Prisma, Transaction } from '@/lib/generated/prisma/client';
 import { canTransition } from '@/lib/invoices/states';
 import { parseScaled } from '@/lib/money/decimal';
 import { convertUnits, percentOf, withMargin } from '@/lib/money/fees';
 import { RATE_DECIMALS, TOKEN_DECIMALS, type Currency } from '@/lib/money/tokens';
 import { enqueueInvoiceWebhook } from '@/lib/webhooks/outbox';
 import type { WorkerContext } from './context';
+import { scannedUntil } from './scan';
 import { ensureSend, latestSend, type PlannedSend, type SendOutcome } from './sends';
 import { paymentFee, statusAfterPayments } from './settlementRules';
 
@@ -171,7 +172,7 @@ async function settle(ctx: WorkerContext, p: Payment, state: 'SETTLED' | 'REFUND
     }
     const amounts = await tx.invoiceCurrency.findMany({ where: { invoiceId: invoice.id } });
     const current = await tx.invoice.findUniqueOrThrow({ where: { id: invoice.id } });
-    const next = state === 'REFUNDED' ? 'AML_FAILED' : statusAfterPayments(current, amounts, ctx.settings.PAYMENT_TOLERANCE_PERCENT, new Date());
+    const next = state === 'REFUNDED' ? refundedStatus(current) : statusAfterPayments(current, amounts, ctx.settings.PAYMENT_TOLERANCE_PERCENT, await scannedUntil(tx));
     const costCurrency = current.costCurrency ?? p.currency;
     const feeInCostCurrency = costCurrency === p.currency ? fee : convertFee(fee, amounts, p.currency, costCurrency);
     const statusChanges = next !== current.status && canTransition(current.status, next);
@@ -180,9 +181,16 @@ async function settle(ctx: WorkerContext, p: Payment, state: 'SETTLED' | 'REFUND
       data: { costUnits: (current.costUnits ?? 0n) + feeInCostCurrency, costCurrency, ...(statusChanges && { status: next }) },
     });
     if (statusChanges) await enqueueInvoiceWebhook(tx, invoice.id, `invoice:${invoice.id}:${next}`);
-    if (invoice.type === 'MULTIPLE' && state === 'SETTLED') await enqueueInvoiceWebhook(tx, invoice.id, `invoice:${invoice.id}:payment:${p.eventId}`);
+    if (invoice.type === 'MULTIPLE') await enqueueInvoiceWebhook(tx, invoice.id, `invoice:${invoice.id}:payment:${p.eventId}`);
   });
 }
+
+/**
+ * A refund ends a SINGLE invoice as AML_FAILED. A static (MULTIPLE) address
+ * stays open for its other payers: the refund is reported by the per-payment
+ * webhook and the transaction's aml_check, not by closing the invoice.
+ */
+const refundedStatus = (invoice: Invoice): InvoiceStatus => (invoice.type === 'SINGLE' ? 'AML_FAILED' : invoice.status);
 
 // A customer who paid in both tokens: the cost is kept in the first one, at the invoice's fixed rates.
 function convertFee(fee: bigint, amounts: InvoiceCurrency[], from: string, to: string): bigint {
@@ -193,10 +201,15 @@ function convertFee(fee: bigint, amounts: InvoiceCurrency[], from: string, to: s
   return convertUnits(fee, parseScaled(fromRate.toFixed(), RATE_DECIMALS), parseScaled(toRate.toFixed(), RATE_DECIMALS));
 }
 
+/** A payment whose send failed for good: a SINGLE invoice ends as ERROR; a static address stays open and reports the payment. */
 async function failPayment(ctx: WorkerContext, p: Payment, error: string): Promise<void> {
   await ctx.prisma.$transaction(async (tx) => {
     if (!(await setState(tx, ctx, p, { paymentState: 'FAILED', error }))) return;
     if (!p.invoice) return;
+    if (p.invoice.type === 'MULTIPLE') {
+      await enqueueInvoiceWebhook(tx, p.invoice.id, `invoice:${p.invoice.id}:payment:${p.eventId}`);
+      return;
+    }
     const { count } = await tx.invoice.updateMany({ where: { id: p.invoice.id, status: { notIn: ['ERROR', 'OVERPAID', 'AML_FAILED', 'CANCELED'] } }, data: { status: 'ERROR' } });
     if (count === 1) await enqueueInvoiceWebhook(tx, p.invoice.id, `invoice:${p.invoice.id}:ERROR`);
   });

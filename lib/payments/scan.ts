@@ -27,17 +27,31 @@ export async function scanNextBlocks(ctx: WorkerContext): Promise<number> {
   const from = cursor.blockNumber + 1;
   const to = Math.min(confirmedHead, from + settings.SCAN_BATCH_BLOCKS - 1);
   if (from > to) return 0;
-  const { transfers, lastBlock } = await chain.getBlockRangeTransfers(from, to);
+  const { transfers, lastBlock, lastBlockTime } = await chain.getBlockRangeTransfers(from, to);
   if (lastBlock === null) return 0;
 
   const moved = await prisma.$transaction(async (tx) => {
     // Optimistic lock: if another worker advanced the cursor, this batch is theirs.
-    const { count } = await tx.chainCursor.updateMany({ where: { name: CURSOR, blockNumber: cursor.blockNumber }, data: { blockNumber: lastBlock } });
+    const { count } = await tx.chainCursor.updateMany({
+      where: { name: CURSOR, blockNumber: cursor.blockNumber },
+      data: { blockNumber: lastBlock, blockTime: lastBlockTime === null ? null : new Date(lastBlockTime) },
+    });
     if (count === 0) return false;
     await tx.transaction.createMany({ data: await rowsFor(tx, transfers.filter((t) => t.success)), skipDuplicates: true });
     return true;
   });
   return moved ? lastBlock - from + 1 : 0;
+}
+
+/**
+ * The chain time every payment up to which is recorded: the time of the last
+ * scanned block (the epoch before the first scan). Deadlines (invoice expiry,
+ * underpayment, payout top-up) are judged by it, so a payment made before a
+ * deadline, but final and scanned after it, still counts as on time.
+ */
+export async function scannedUntil(prisma: Pick<Prisma.TransactionClient, 'chainCursor'>): Promise<Date> {
+  const cursor = await prisma.chainCursor.findUnique({ where: { name: CURSOR }, select: { blockTime: true } });
+  return cursor?.blockTime ?? new Date(0);
 }
 
 async function rowsFor(tx: Prisma.TransactionClient, transfers: Transfer[]): Promise<Prisma.TransactionCreateManyInput[]> {

@@ -22,8 +22,16 @@ export type SendOutcome =
 
 type Payment = Pick<Transaction, 'id' | 'merchantId' | 'invoiceId' | 'eventId'>;
 
-/** Gas sends charge the merchant's activation balance when they land. */
-const chargesMerchant = (sendKey: string) => sendKey.split(':')[1]?.startsWith('gas') ?? false;
+/**
+ * What a landed send costs the merchant's activation balance: exactly what the
+ * network burned to move the merchant's USDT, i.e. the gas send's own fee and
+ * the USDT forward's energy and bandwidth. The gas margin left unburned at the
+ * invoice address is not charged; it pays towards the next send from there.
+ */
+function merchantCharge(row: Transaction, feeSun: bigint): bigint {
+  const purpose = row.sendKey?.split(':')[1] ?? '';
+  return purpose.startsWith('gas') || (purpose === 'forward' && row.currency === 'USDT') ? feeSun : 0n;
+}
 
 export function latestSend(ctx: WorkerContext, paymentId: number, purpose: string): Promise<Transaction | null> {
   return ctx.prisma.transaction.findFirst({ where: { sendKey: { startsWith: `${paymentId}:${purpose}:` } }, orderBy: { id: 'desc' } });
@@ -101,9 +109,8 @@ async function advanceSend(ctx: WorkerContext, row: Transaction): Promise<SendOu
           where: { id: row.id, sendState: { in: ['SIGNED', 'BROADCAST'] } },
           data: { sendState: 'CONFIRMED', feeSun: status.feeSun, blockNumber: status.blockNumber, error: null },
         });
-        if (count === 1 && row.sendKey && chargesMerchant(row.sendKey)) {
-          await tx.merchant.update({ where: { id: row.merchantId }, data: { activationBalanceSun: { decrement: row.amountUnits + status.feeSun } } });
-        }
+        const charge = count === 1 ? merchantCharge(row, status.feeSun) : 0n;
+        if (charge > 0n) await tx.merchant.update({ where: { id: row.merchantId }, data: { activationBalanceSun: { decrement: charge } } });
         return tx.transaction.findUniqueOrThrow({ where: { id: row.id } });
       });
       return { state: 'confirmed', row: confirmed };

@@ -26,15 +26,26 @@ function post(url: URL, body: string, headers: Record<string, string>, pinned: {
         headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
         // Connect to the address that was checked, not whatever DNS says a moment later.
         lookup: (_host, _opts, cb) => cb(null, [{ address: pinned.address, family: pinned.family }] as never, undefined as never),
-        timeout: timeoutMs,
       },
       (res) => {
         res.resume();
-        res.on('end', () => resolve({ status: res.statusCode ?? null, error: null }));
+        res.on('error', (err) => resolve({ status: null, error: err.message }));
+        res.on('end', () => {
+          clearTimeout(deadline);
+          resolve({ status: res.statusCode ?? null, error: null });
+        });
       },
     );
-    req.on('timeout', () => req.destroy(new Error(`no response within ${timeoutMs} ms`)));
-    req.on('error', (err) => resolve({ status: null, error: err.message }));
+    // A deadline for the whole exchange, not an idle timeout: a receiver that
+    // trickles bytes must not hold a sender past spec 6's ten seconds.
+    const deadline = setTimeout(() => {
+      resolve({ status: null, error: `no response within ${timeoutMs} ms` });
+      req.destroy();
+    }, timeoutMs);
+    req.on('error', (err) => {
+      clearTimeout(deadline);
+      resolve({ status: null, error: err.message });
+    });
     req.end(body);
   });
 }
