@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { TronWeb, type Types } from 'tronweb';
 import { startDevnetProcess, waitFor, type DevnetProcess } from './helpers/devnet';
@@ -10,6 +12,7 @@ let tw: TronWeb;
 let faucet: string;
 
 const TRX = 1_000_000n;
+const ROOT = resolve(import.meta.dirname, '..');
 const hexMessage = (m: string | undefined) => Buffer.from(m ?? '', 'hex').toString('utf8');
 
 async function newAccount() {
@@ -246,6 +249,29 @@ describe('tronweb against the devnet', () => {
     assert.equal(await usdtBalance(to.address), 12_500_000n);
     const bad = await fetch(`${devnet.url}/devnet/pay`, { method: 'POST', body: JSON.stringify({ address: to.address, amount: '0.0000001', currency: 'TRX' }) });
     assert.equal(bad.status, 400);
+  });
+
+  test('`npm run devnet -- pay` moves funds that a separate tronweb client sees', async () => {
+    const to = await newAccount();
+    const run = (args: string[]) =>
+      new Promise<{ code: number | null; out: string }>((ok) => {
+        const child = spawn('npm', ['run', '--silent', 'devnet', '--', 'pay', ...args], { cwd: ROOT, env: { ...process.env, DEVNET_URL: devnet.url }, stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+        child.once('exit', (code) => ok({ code, out }));
+      });
+    const trx = await run([to.address, '7.25', 'TRX']);
+    assert.equal(trx.code, 0, trx.out);
+    assert.match(trx.out, new RegExp(`sent 7.25 TRX to ${to.address}: [0-9a-f]{64}`));
+    const usdt = await run([to.address, '3', 'usdt']);
+    assert.equal(usdt.code, 0, usdt.out);
+    const observer = new TronWeb({ fullHost: devnet.url });
+    await waitFor('CLI payments solidified', async () => BigInt(await observer.trx.getBalance(to.address)) === 7_250_000n);
+    assert.equal(await usdtBalance(to.address), 3_000_000n);
+    const refused = await run([to.address, '1', 'BTC']);
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.out, /usage:/);
   });
 
   test('a restart, even after a crash, keeps balances, blocks and receipts', async () => {

@@ -83,8 +83,11 @@ describe('mass payouts (MULTIPLE_TRANSFER) on the devnet', () => {
       [{ currency: 'TRX', target_wallets: [] }, 'target_wallets', /At least one/],
       [{ currency: 'BTC', target_wallets: [{ address: good, amount: 1 }] }, 'currency', /TRX/],
       [{ target_wallets: [{ address: good }] }, 'target_wallets[0].amount', /required/],
+      [{ target_wallets: [{ address: good, amount: 1 }] }, 'currency', /required/],
+      [{ currency: 'TRX' }, 'target_wallets', /required/],
     ];
-    for (const path of ['/payment/multiple_transfer/create', '/payment/multiple_transfer/calculate']) {
+    // The estimate is also served where the reference's heading puts it: /payment/create without `type`.
+    for (const path of ['/payment/multiple_transfer/create', '/payment/multiple_transfer/calculate', '/payment/create']) {
       for (const [body, field, message] of cases) {
         const res = await post(path, body);
         assert.equal(res.status, 400, `${path} ${field}: ${res.text}`);
@@ -208,6 +211,12 @@ describe('mass payouts (MULTIPLE_TRANSFER) on the devnet', () => {
     await pay(inv.address, String(inv.currencies_amounts.TRX), 'TRX');
     await pay(late.address, '2', 'TRX');
     await waitFor('partial top-up seen', async () => (await get(late.id)).transfer_amounts.input.TRX === 2);
+    // Money has arrived for the targets: the payout can no longer be canceled (one without a top-up can).
+    const refused = await app.api(`/payment/${late.id}/cancel`, key, { method: 'DELETE' });
+    assert.equal(refused.status, 400, refused.text);
+    assert.deepEqual(refused.json, { detail: 'Invoice cannot be canceled' });
+    const untouched = (await post('/payment/multiple_transfer/create', { currency: 'TRX', target_wallets: [{ address: randomAddress(), amount: 1 }] })).json;
+    assert.equal((await app.api(`/payment/${untouched.id}/cancel`, key, { method: 'DELETE' })).json.status, 'CANCELED');
     await app.prisma.invoice.update({ where: { id: late.id }, data: { expiredAt: new Date(Date.now() - 1000) } });
     const timedOut = await waitStatus(late.id, 'TIMEOUT');
     assert.equal(timedOut.transfer_amounts.output.TRX, 0);

@@ -75,10 +75,14 @@ export async function getInvoice(prisma: PrismaClient, merchantId: number, id: n
   return invoice;
 }
 
-/** Cancels an open invoice; the conditional update makes a race with the worker safe. */
+/**
+ * Cancels an open invoice; the conditional update makes a race with the worker
+ * safe. A mass payout is open until it completes, but once a top-up has
+ * arrived its money is committed to the targets, so it can no longer be canceled.
+ */
 export async function cancelInvoice(prisma: PrismaClient, merchantId: number, id: number): Promise<InvoiceRecord> {
   const { count } = await prisma.invoice.updateMany({
-    where: { id, merchantId, status: { in: [...CANCELABLE] } },
+    where: { id, merchantId, status: { in: [...CANCELABLE] }, NOT: { type: 'MULTIPLE_TRANSFER', transactions: { some: { type: 'TOPUP' } } } },
     data: { status: 'CANCELED' },
   });
   const invoice = await getInvoice(prisma, merchantId, id);

@@ -7,11 +7,12 @@ import { quotePayout } from './estimate';
 import { payoutRequestSchema } from './schemas';
 
 /**
- * Spec 4.6 names /payment/create as the estimate's path: a body with
- * `target_wallets` and `currency` and no `type` is an estimate request there.
+ * Spec 4.6 names /payment/create as the estimate's path: a body with no `type`
+ * and a payout's `target_wallets` or `currency` (an invoice has `currencies`)
+ * is an estimate request there, so a missing half is named as such.
  */
 export function isPayoutEstimateBody(body: unknown): boolean {
-  return typeof body === 'object' && body !== null && !('type' in body) && 'target_wallets' in body && 'currency' in body;
+  return typeof body === 'object' && body !== null && !('type' in body) && ('target_wallets' in body || 'currency' in body);
 }
 
 export async function payoutEstimateResponse(body: unknown) {

@@ -8,6 +8,7 @@ import { withMargin } from '@/lib/money/fees';
 import { TOKEN_DECIMALS, type Currency } from '@/lib/money/tokens';
 import type { WorkerContext } from '@/lib/payments/context';
 import { ensureSend, type SendOutcome } from '@/lib/payments/sends';
+import { scannedUntil } from '@/lib/payments/scan';
 import { enqueueInvoiceWebhook } from '@/lib/webhooks/outbox';
 import type { BatchCost } from '@/lib/chain/types';
 import { estimateTransfers } from './estimate';
@@ -85,7 +86,7 @@ async function advancePayout(ctx: WorkerContext, id: number): Promise<void> {
   const sends = anchor ? await ctx.prisma.transaction.findMany({ where: { sourceId: anchor.id }, orderBy: { id: 'asc' } }) : [];
   if (sends.length === 0 && received < due.dueUnits) {
     // Not started and not enough: wait, or give up at expiry. The top-up stays at the address (docs/payouts.md).
-    if (payout.expiredAt <= new Date()) await finish(ctx, payout, 'TIMEOUT', received, 0n, []);
+    if (payout.expiredAt <= (await scannedUntil(ctx.prisma))) await finish(ctx, payout, 'TIMEOUT', received, 0n, []);
     else if (received !== due.receivedUnits) await book(ctx, payout, received, 0n);
     return;
   }
