@@ -10,7 +10,7 @@ import { freePort } from './helpers/app';
 describe('AML providers', () => {
   let server: Server;
   let url: string;
-  let mode: 'ok' | 'slow' | 'error' | 'refused';
+  let mode: 'ok' | 'slow' | 'stall' | 'error' | 'refused';
   let lastForm: URLSearchParams;
 
   before(async () => {
@@ -20,6 +20,8 @@ describe('AML providers', () => {
       req.on('end', () => {
         lastForm = new URLSearchParams(body);
         if (mode === 'slow') return void setTimeout(() => res.end('{}'), 1000);
+        // Headers at once, the body never finished within the deadline.
+        if (mode === 'stall') return void (res.writeHead(200, { 'content-type': 'application/json' }).write('{"result":'), setTimeout(() => res.end('true}'), 1000));
         if (mode === 'error') return void res.writeHead(500).end('boom');
         const reply = mode === 'refused' ? { result: false, description: 'bad token' } : { result: true, data: { uid: 'u-1', riskscore: 0.8234, signals: { sanctions: 0.7, exchange: 0.3 } } };
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(reply));
@@ -51,11 +53,13 @@ describe('AML providers', () => {
   });
 
   it('records a timeout as TIMEOUT and provider errors as ERROR, letting the payment through uncharged', async () => {
-    mode = 'slow';
-    const slow = await runAmlCheck(provider(), request, 50, 1);
-    assert.equal(slow.record.status, 'TIMEOUT');
-    assert.equal(slow.passed, true);
-    assert.equal(slow.record.cost, 0);
+    for (const m of ['slow', 'stall'] as const) {
+      mode = m;
+      const slow = await runAmlCheck(provider(), request, 50, 1);
+      assert.equal(slow.record.status, 'TIMEOUT', m);
+      assert.equal(slow.passed, true);
+      assert.equal(slow.record.cost, 0);
+    }
     for (const m of ['error', 'refused'] as const) {
       mode = m;
       const r = await runAmlCheck(provider(), request, 50, 1);

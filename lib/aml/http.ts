@@ -32,15 +32,19 @@ export class HttpAmlProvider implements AmlProvider {
     const { url, accessId, accessKey, timeoutMs } = this.options;
     const token = createHash('md5').update(`${txId}:${accessKey}:${accessId}`).digest('hex');
     const form = new URLSearchParams({ hash: txId, address, direction: 'deposit', asset: currency, network: 'TRX', accessId, token, locale: 'en_US' });
-    let res: Response;
+    let status: number;
+    let body: unknown;
     try {
-      res = await fetch(url, { method: 'POST', body: form, signal: AbortSignal.timeout(timeoutMs) });
+      // One deadline for the answer and its body: a provider that stalls mid-body has timed out too.
+      const res = await fetch(url, { method: 'POST', body: form, signal: AbortSignal.timeout(timeoutMs) });
+      status = res.status;
+      body = res.ok ? await res.json() : null;
     } catch (err) {
       if ((err as Error).name === 'TimeoutError') throw new AmlTimeoutError(`AML provider did not answer within ${timeoutMs} ms`);
       throw err;
     }
-    if (!res.ok) throw new Error(`AML provider answered ${res.status}`);
-    const reply = replySchema.parse(await res.json());
+    if (status < 200 || status >= 300) throw new Error(`AML provider answered ${status}`);
+    const reply = replySchema.parse(body);
     if (!reply.result || !reply.data) throw new Error(`AML provider refused the check: ${reply.description ?? 'no data'}`);
     const riskScore = Math.round(reply.data.riskscore * 10_000) / 100;
     return {
