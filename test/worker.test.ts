@@ -283,6 +283,19 @@ describe('worker: detection, AML, forwarding, statuses and webhooks on the devne
     assert.equal(await app.prisma.transaction.count({ where: { merchantId: merchant.id, type: 'TOPUP' } }), 2);
   });
 
+  it('rides out a node outage with backoff and then settles the payment', async () => {
+    const { key, target } = await newMerchant();
+    const inv = await invoice(key, { type: 'SINGLE', amount: 10, currencies: ['TRX'] });
+    const txid = await pay(inv.address, '40', 'TRX');
+    await waitFor('payment in a block', async () => (await chain.getTransactionStatus(txid)).blockNumber);
+    // A power cut on the node: every worker call fails until it is back (same port, same chain).
+    await devnet.restart({ crash: true });
+    await waitStatus(key, inv.id, 'COMPLETED');
+    const transfer = await app.prisma.transaction.findFirstOrThrow({ where: { invoiceId: inv.id, type: 'TRANSFER' } });
+    await waitFor('funds at the merchant', async () => (await chain.getTrxBalance(target)) === transfer.amountUnits);
+    assert.equal(await app.prisma.transaction.count({ where: { invoiceId: inv.id, type: 'TRANSFER' } }), 1);
+  });
+
   it('survives a SIGKILL mid-forward: no double send, no lost payment', async () => {
     const { key, target } = await newMerchant();
     const inv = await invoice(key, { type: 'SINGLE', amount: 10, currencies: ['TRX'] });
