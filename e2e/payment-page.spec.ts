@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { TronWeb } from 'tronweb';
 import { startApp } from '../test/helpers/app';
 import { devnetPay, expect, screenshotPath, test, type Stack } from './fixtures';
 
@@ -23,6 +24,7 @@ async function createInvoice(stack: Stack, body: Record<string, unknown> = {}): 
 }
 
 const pageUrl = (stack: Stack, id: number | string) => `${stack.app.baseUrl}/payment/${id}`;
+const randomAddress = () => (TronWeb.createRandom() as unknown as { address: string }).address;
 
 
 test('a new invoice shows the amount, the QR code, and the token switch changes both', async ({ page, stack }) => {
@@ -103,7 +105,7 @@ test('a partial payment shows what arrived and what is missing; underpaid too', 
   await page.screenshot({ path: screenshotPath('payment-underpaid'), fullPage: true });
 });
 
-test('expired and canceled invoices say so and hide the payment details', async ({ page, stack }) => {
+test('expired, canceled and AML-failed invoices say so and hide the payment details', async ({ page, stack }) => {
   const expired = await createInvoice(stack);
   await stack.app.prisma.invoice.update({ where: { id: expired.id }, data: { status: 'TIMEOUT', expiredAt: new Date(Date.now() - 60_000) } });
   await page.goto(pageUrl(stack, expired.id));
@@ -125,6 +127,15 @@ test('expired and canceled invoices say so and hide the payment details', async 
   await expect(page.getByRole('heading', { name: 'This invoice was canceled' })).toBeVisible({ timeout: 10_000 });
   await expect(page.getByRole('img', { name: /QR code/ })).toHaveCount(0);
   await page.screenshot({ path: screenshotPath('payment-canceled'), fullPage: true });
+
+  // The worker's end state when the payment failed the AML check and was sent back.
+  const refused = await createInvoice(stack);
+  await stack.app.prisma.invoice.update({ where: { id: refused.id }, data: { status: 'AML_FAILED' } });
+  await page.goto(pageUrl(stack, refused.id));
+  await expect(page.getByRole('heading', { name: 'Payment returned' })).toBeVisible();
+  await expect(page.getByText('did not pass the compliance check')).toBeVisible();
+  await expect(page.getByTestId('pay-address')).toHaveCount(0);
+  await page.screenshot({ path: screenshotPath('payment-aml-failed'), fullPage: true });
 });
 
 test('an unknown or malformed id is a 404 page, and a 404 on the status endpoint', async ({ page, stack }) => {
@@ -182,6 +193,77 @@ test('on a phone, in Spanish: fits the screen and speaks the language', async ({
   expect(overflow).toBe(0);
   await page.screenshot({ path: screenshotPath('payment-phone-es'), fullPage: true });
   await context.close();
+});
+
+test("a payout's paymentURL is its top-up page: the exact top-up, live until paid out, nothing of the targets", async ({ page, browser, stack }) => {
+  const { merchant, key } = await stack.app.createMerchant();
+  const target = randomAddress();
+  const created = await stack.app.api('/payment/multiple_transfer/create', key, { method: 'POST', body: { currency: 'TRX', target_wallets: [{ address: target, amount: 12.345678 }] } });
+  expect(created.status).toBe(200);
+  const payout = created.json as { id: number; address: string; paymentURL: string; currencies_amounts: { TRX: number } };
+  expect(payout.paymentURL).toMatch(new RegExp(`/payment/${payout.id}$`));
+  const topup = String(payout.currencies_amounts.TRX);
+  const payoutUrl = pageUrl(stack, payout.id);
+
+  await test.step('the top-up amount, address, QR and countdown', async () => {
+    const res = await page.goto(payout.paymentURL);
+    expect(res?.status()).toBe(200);
+    await expect(page).toHaveTitle(`Payout top-up #${payout.id}`);
+    await expect(page.getByRole('heading', { name: `Payout top-up #${payout.id}` })).toBeVisible();
+    await expect(page.getByRole('heading', { name: 'Waiting for the top-up' })).toBeVisible();
+    await expect(page.getByTestId('pay-amount')).toHaveText(`${topup} TRX`);
+    await expect(page.getByTestId('pay-address')).toHaveText(payout.address);
+    await expect(page.getByRole('img', { name: /QR code/ })).toHaveAttribute('data-qr-value', `tron:${payout.address}?amount=${topup}`);
+    await expect(page.getByRole('timer')).toHaveText(/^(59|60):\d\d$/);
+    await expect(page.getByText('Time left to top up')).toBeVisible();
+    await expect(page.getByText('Payments received')).toHaveCount(0);
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+    await page.getByRole('button', { name: 'Copy amount' }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(topup);
+    await page.screenshot({ path: screenshotPath('payment-payout'), fullPage: true });
+  });
+
+  await test.step('nothing private: not the targets, their amounts or the merchant', async () => {
+    const status = await (await fetch(`${payoutUrl}/status`)).json();
+    expect(status).toMatchObject({ type: 'MULTIPLE_TRANSFER', phase: 'waiting', amount_usd: null, tokens: [{ currency: 'TRX', amount_due: topup, received: '0', missing: topup }] });
+    for (const text of [await page.content(), JSON.stringify(status)]) {
+      expect(text).not.toContain(target);
+      expect(text).not.toContain('12.345678');
+      expect(text).not.toContain(merchant.email);
+    }
+  });
+
+  await test.step('on a phone, in Spanish', async () => {
+    const context = await browser.newContext({ viewport: { width: 360, height: 740 }, locale: 'es-ES', isMobile: true, hasTouch: true });
+    const phone = await context.newPage();
+    await phone.goto(payoutUrl);
+    await expect(phone.getByRole('heading', { name: `Recarga del pago masivo #${payout.id}` })).toBeVisible();
+    await expect(phone.getByRole('heading', { name: 'Esperando la recarga' })).toBeVisible();
+    await expect(phone.getByTestId('pay-amount')).toHaveText(`${topup} TRX`);
+    expect(await phone.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(0);
+    await phone.screenshot({ path: screenshotPath('payment-payout-phone-es'), fullPage: true });
+    await context.close();
+  });
+
+  await test.step('the devnet button tops it up; seen within a block, then paying out, then complete', async () => {
+    await page.getByRole('button', { name: 'Pay with devnet (TRX)' }).click();
+    await expect(page.getByRole('heading', { name: 'Top-up seen, confirming' })).toBeVisible({ timeout: 10_000 });
+    await expect(page.getByTestId('pay-amount')).toHaveCount(0);
+
+    // The top-up as the scanner records it on a confirmed block; the payout loop sends on that row.
+    const { dueUnits } = await stack.app.prisma.invoiceCurrency.findFirstOrThrow({ where: { invoiceId: payout.id } });
+    const txid = randomBytes(32).toString('hex');
+    await stack.app.prisma.transaction.create({
+      data: { merchantId: merchant.id, invoiceId: payout.id, type: 'TOPUP', trnHash: txid, chainRef: `${txid}:trx`, fromAddress: PAYER, toAddress: payout.address, amountUnits: dueUnits, currency: 'TRX', blockNumber: 1 },
+    });
+    await expect(page.getByRole('heading', { name: 'Paying out' })).toBeVisible({ timeout: 10_000 });
+    await page.screenshot({ path: screenshotPath('payment-payout-paying'), fullPage: true });
+
+    await stack.app.prisma.invoice.update({ where: { id: payout.id }, data: { status: 'COMPLETED' } });
+    await expect(page.getByRole('heading', { name: 'Payout complete' })).toBeVisible({ timeout: 10_000 });
+    await expect(page.getByText('Every recipient has been paid.')).toBeVisible();
+    await page.screenshot({ path: screenshotPath('payment-payout-completed'), fullPage: true });
+  });
 });
 
 // Last in the file: startApp points this process's settings at the second app.

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Prisma } from '@/lib/generated/prisma/client';
-import { publicInvoiceView, type PublicInvoiceSource, type PublicPaymentSource } from '@/lib/invoices/publicView';
+import { publicInvoiceView, type PublicInvoiceSource, type PublicPaymentSource, type PublicViewInput } from '@/lib/invoices/publicView';
 
 const now = new Date('2026-01-01T12:00:00Z');
 const invoice = (over: Partial<PublicInvoiceSource> = {}): PublicInvoiceSource => ({
@@ -79,10 +79,76 @@ describe('the customer\'s view of an invoice', () => {
     assert.equal(v.tokens[0]?.received, '0');
   });
 
+  it('a payment that failed the AML check says it was returned, offers no redirect and is final', () => {
+    const v = publicInvoiceView({ invoice: invoice({ status: 'AML_FAILED' }), payments: [payment({ amountUnits: 40_000_000n, paymentState: 'REFUNDED' })], unconfirmed: null, now });
+    assert.equal(v.phase, 'aml_failed');
+    assert.equal(v.final, true);
+    assert.equal(v.confirming, false);
+    assert.equal(v.redirect_url, null);
+    assert.equal(v.payments[0]?.state, 'returned');
+    assert.equal(v.tokens[0]?.received, '0', 'the returned payment does not count as paid');
+  });
+
   it('a static address asks for no amount', () => {
     const v = publicInvoiceView({ invoice: invoice({ type: 'MULTIPLE', amountUsd: null }), payments: [payment({ amountUnits: 3_000_000n, paymentState: 'FORWARDING' })], unconfirmed: null, now });
     assert.equal(v.type, 'MULTIPLE');
     assert.deepEqual(v.tokens.map((t) => [t.amount_due, t.missing]), [[null, null], [null, null]]);
     assert.equal(v.payments[0]?.state, 'confirming');
+  });
+});
+
+describe('the public view of a mass payout (its top-up page)', () => {
+  const TOPUP = 78_271_800n;
+  const payout = (over: Partial<PublicInvoiceSource> = {}): PublicInvoiceSource =>
+    invoice({
+      type: 'MULTIPLE_TRANSFER',
+      amountUsd: new Prisma.Decimal('9.375'),
+      currencies: ['TRX'],
+      orderId: null,
+      redirectUrl: null,
+      description: null,
+      amounts: [{ currency: 'TRX', dueUnits: TOPUP, receivedUnits: 0n }],
+      ...over,
+    });
+  const view = (over: Partial<PublicInvoiceSource> = {}, rest: Partial<Omit<PublicViewInput, 'invoice'>> = {}) =>
+    publicInvoiceView({ invoice: payout(over), payments: [], unconfirmed: null, now, ...rest });
+
+  it('asks for the exact top-up and shows nothing of the targets or the merchant', () => {
+    // The whole database row, as a careless caller might pass it: none of its private fields may come out.
+    const row = { ...payout(), targetWallets: [{ address: 'TtargetNumberOne', amount: 37.5 }], merchant: { email: 'payer@example.com' }, privateKeyEnc: 'sealed' };
+    const v = publicInvoiceView({ invoice: row, payments: [], unconfirmed: null, now });
+    assert.equal(v.type, 'MULTIPLE_TRANSFER');
+    assert.equal(v.phase, 'waiting');
+    assert.deepEqual(v.tokens, [{ currency: 'TRX', amount_due: '78.2718', received: '0', missing: '78.2718' }]);
+    assert.equal(v.amount_usd, null, "the USD amount is the targets' total");
+    assert.deepEqual(Object.keys(v).sort(), ['address', 'amount_usd', 'confirming', 'description', 'expired_at', 'final', 'id', 'order_id', 'payments', 'phase', 'redirect_url', 'server_time', 'status', 'tokens', 'type']);
+    const json = JSON.stringify(v);
+    for (const secret of ['TtargetNumberOne', '37.5', '9.375', 'payer@example.com', 'sealed']) assert.ok(!json.includes(secret), `${secret} leaked: ${json}`);
+  });
+
+  it('goes from waiting to partly topped up, top-up seen, and paying out once the confirmed top-ups reach the quote', () => {
+    const partial = view({ amounts: [{ currency: 'TRX', dueUnits: TOPUP, receivedUnits: 50_000_000n }] }, { toppedUp: 50_000_000n });
+    assert.equal(partial.phase, 'partial');
+    assert.equal(partial.tokens[0]?.missing, '28.2718');
+    const seen = view({}, { unconfirmed: { TRX: TOPUP } });
+    assert.deepEqual([seen.phase, seen.confirming], ['confirming', true]);
+    // Recorded by the scanner, not yet booked by the payout loop: the loop sends on the rows alone.
+    const paying = view({}, { toppedUp: TOPUP });
+    assert.deepEqual([paying.phase, paying.final, paying.tokens[0]?.missing], ['paying_out', false, '0']);
+  });
+
+  it('short of the quote at expiry it is expired, but a full top-up is paid out even late', () => {
+    const late = { expiredAt: new Date('2026-01-01T11:00:00Z') };
+    assert.equal(view(late, { toppedUp: 50_000_000n }).phase, 'expired');
+    assert.equal(view(late, { toppedUp: TOPUP }).phase, 'paying_out');
+  });
+
+  it('ends as completed, error, expired or canceled, and then never changes', () => {
+    const ends = (['COMPLETED', 'ERROR', 'TIMEOUT', 'CANCELED'] as const).map((status) => view({ status }, { toppedUp: TOPUP }));
+    assert.deepEqual(ends.map((v) => v.phase), ['completed', 'error', 'expired', 'canceled']);
+    // An invoice past TIMEOUT can still be paid late; the payout loop never touches a closed payout.
+    assert.deepEqual(ends.map((v) => v.final), [true, true, true, true]);
+    assert.equal(publicInvoiceView({ invoice: invoice({ status: 'TIMEOUT' }), payments: [], unconfirmed: null, now }).final, false);
+    assert.equal(ends[0]?.redirect_url, null);
   });
 });

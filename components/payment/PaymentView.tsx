@@ -2,7 +2,7 @@
 
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import type { PaymentPhase, PublicInvoice } from '@/lib/invoices/publicView';
+import type { PublicInvoice } from '@/lib/invoices/publicView';
 import type { Messages } from '@/lib/i18n/en';
 import type { Currency } from '@/lib/money/tokens';
 import { Countdown } from './Countdown';
@@ -16,7 +16,7 @@ import { TokenSelector } from './TokenSelector';
 const OPEN_POLL_MS = 3_000;
 // A closed invoice can still change (a late payment after expiry is forwarded), just rarely.
 const CLOSED_POLL_MS = 15_000;
-const PAYABLE: readonly PaymentPhase[] = ['waiting', 'partial'];
+const PAYABLE: readonly PublicInvoice['phase'][] = ['waiting', 'partial'];
 
 async function fetchStatus(id: number): Promise<PublicInvoice> {
   const res = await fetch(`/payment/${id}/status`, { cache: 'no-store' });
@@ -41,18 +41,21 @@ export function PaymentView({ initial, t, locale, devnet }: Props) {
   const view = query.data;
   const [currency, setCurrency] = useState<Currency>(view.tokens[0]?.currency ?? 'TRX');
   const token = view.tokens.find((tok) => tok.currency === currency) ?? view.tokens[0];
-  const single = view.type === 'SINGLE';
-  const payable = single ? PAYABLE.includes(view.phase) : view.status === 'ACTIVE';
+  const payout = view.type === 'MULTIPLE_TRANSFER';
+  // A static address takes any amount at any time; an invoice and a payout's top-up ask for an exact amount before expiry.
+  const exact = view.type !== 'MULTIPLE';
+  const payable = exact ? PAYABLE.includes(view.phase) : view.status === 'ACTIVE';
   const skewMs = Date.parse(view.server_time) - query.dataUpdatedAt;
 
   return (
     <div className="space-y-4">
       <header className="rounded-xl border border-slate-200 bg-white p-4 dark:border-slate-700 dark:bg-slate-900">
         <h1 className="text-sm font-medium text-slate-600 dark:text-slate-400">
-          {t.heading} #{view.id}
+          {payout ? t.payout.heading : t.heading} #{view.id}
         </h1>
+        {payout && payable && <p className="mt-1 text-sm text-slate-700 dark:text-slate-300">{t.payout.intro}</p>}
         {view.description && <p className="mt-1 text-base font-semibold break-words">{view.description}</p>}
-        <dl className="mt-2 grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm">
+        <dl className="mt-2 grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm empty:hidden">
           {view.order_id && (
             <>
               <dt className="text-slate-600 dark:text-slate-400">{t.orderId}</dt>
@@ -82,11 +85,11 @@ export function PaymentView({ initial, t, locale, devnet }: Props) {
         <section aria-label={t.payWith} className="space-y-4 rounded-xl border border-slate-200 bg-white p-4 dark:border-slate-700 dark:bg-slate-900">
           {view.tokens.length > 1 && <TokenSelector tokens={view.tokens.map((tok) => tok.currency)} value={token.currency} onChange={setCurrency} legend={t.payWith} />}
           <PayInstructions view={view} token={token} t={t} />
-          {single && <Countdown expiresAt={view.expired_at} skewMs={skewMs} label={t.expiresIn} />}
+          {exact && <Countdown expiresAt={view.expired_at} skewMs={skewMs} label={payout ? t.payout.expiresIn : t.expiresIn} />}
         </section>
       )}
       {payable && token && devnet && <DevnetPayButton invoiceId={view.id} currency={token.currency} t={t} />}
-      {(!single || view.payments.length > 0) && <PaymentsList payments={view.payments} t={t} locale={locale} />}
+      {(view.type === 'MULTIPLE' || view.payments.length > 0) && <PaymentsList payments={view.payments} t={t} locale={locale} />}
     </div>
   );
 }

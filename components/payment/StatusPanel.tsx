@@ -1,10 +1,13 @@
-import type { PaymentPhase, PublicInvoice } from '@/lib/invoices/publicView';
+import type { PublicInvoice } from '@/lib/invoices/publicView';
 import type { Messages } from '@/lib/i18n/en';
 
-const TONE: Record<PaymentPhase, string> = {
+type Phase = PublicInvoice['phase'];
+
+const TONE: Record<Phase, string> = {
   waiting: 'border-sky-300 bg-sky-50 text-sky-950 dark:border-sky-800 dark:bg-sky-950 dark:text-sky-50',
   partial: 'border-amber-300 bg-amber-50 text-amber-950 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-50',
   confirming: 'border-indigo-300 bg-indigo-50 text-indigo-950 dark:border-indigo-700 dark:bg-indigo-950 dark:text-indigo-50',
+  paying_out: 'border-indigo-300 bg-indigo-50 text-indigo-950 dark:border-indigo-700 dark:bg-indigo-950 dark:text-indigo-50',
   completed: 'border-emerald-300 bg-emerald-50 text-emerald-950 dark:border-emerald-700 dark:bg-emerald-950 dark:text-emerald-50',
   overpaid: 'border-emerald-300 bg-emerald-50 text-emerald-950 dark:border-emerald-700 dark:bg-emerald-950 dark:text-emerald-50',
   underpaid: 'border-amber-300 bg-amber-50 text-amber-950 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-50',
@@ -15,18 +18,27 @@ const TONE: Record<PaymentPhase, string> = {
 };
 
 // Phases where the customer needs to know how much arrived and how much is still owed.
-const SHOW_AMOUNTS: readonly PaymentPhase[] = ['partial', 'underpaid'];
+const SHOW_AMOUNTS: readonly Phase[] = ['partial', 'underpaid'];
+// Phases where something is under way without the customer: shown with a pulse.
+const BUSY: readonly Phase[] = ['confirming', 'paying_out'];
+
+function texts(view: PublicInvoice, t: Messages): { title: string; text: string } {
+  return view.type === 'MULTIPLE_TRANSFER'
+    ? { title: t.payout.phase[view.phase], text: t.payout.phaseText[view.phase] }
+    : { title: t.phase[view.phase], text: t.phaseText[view.phase] };
+}
 
 /** The live status, announced to screen readers as it changes. */
 export function StatusPanel({ view, t }: { view: PublicInvoice; t: Messages }) {
   const paidIn = view.tokens.filter((tok) => tok.received !== '0');
+  const { title, text } = texts(view, t);
   return (
     <section role="status" aria-live="polite" data-phase={view.phase} data-testid="payment-status" className={`rounded-xl border p-4 ${TONE[view.phase]}`}>
       <h2 className="flex items-center gap-2 text-lg font-semibold">
-        {view.phase === 'confirming' && <span aria-hidden="true" className="inline-block size-3 animate-pulse rounded-full bg-current" />}
-        {t.phase[view.phase]}
+        {BUSY.includes(view.phase) && <span aria-hidden="true" className="inline-block size-3 animate-pulse rounded-full bg-current" />}
+        {title}
       </h2>
-      <p className="mt-1 text-sm">{t.phaseText[view.phase]}</p>
+      <p className="mt-1 text-sm">{text}</p>
       {view.confirming && view.phase !== 'confirming' && <p className="mt-1 text-sm font-medium">{t.confirmingNote}</p>}
       {SHOW_AMOUNTS.includes(view.phase) && (
         <dl className="mt-3 grid grid-cols-2 gap-x-4 gap-y-1 text-sm">

@@ -8,13 +8,18 @@ import { canTransition, INVOICE_STATUSES } from './states';
  * What the hosted payment page (and its public status endpoint) may show a
  * customer. Built only from the fields listed here, so nothing else about the
  * merchant or its other invoices can leak: no e-mail, keys, webhook URL or
- * private key. Money is exact decimal text, never a float.
+ * private key, and no payout's targets. Money is exact decimal text, never a float.
  */
 export type PaymentPhase = 'waiting' | 'partial' | 'confirming' | 'completed' | 'overpaid' | 'underpaid' | 'expired' | 'canceled' | 'aml_failed' | 'error';
+/**
+ * A mass payout's page is where whoever funds it sends the top-up; the worker
+ * then pays the targets from that address (docs/payouts.md).
+ */
+export type PayoutPhase = 'waiting' | 'partial' | 'confirming' | 'paying_out' | 'completed' | 'expired' | 'canceled' | 'error';
 
 export interface PublicToken {
   currency: Currency;
-  /** What the customer must send in this token; null on a static address (any amount). */
+  /** What the customer must send in this token (a payout: the top-up); null on a static address (any amount). */
   amount_due: string | null;
   /** Arrived so far in this token, unconfirmed transfers included. */
   received: string;
@@ -30,11 +35,9 @@ export interface PublicPayment {
   created_at: string;
 }
 
-export interface PublicInvoice {
+interface PublicInvoiceFields {
   id: number;
-  type: 'SINGLE' | 'MULTIPLE';
   status: InvoiceStatus;
-  phase: PaymentPhase;
   /** True when no further status change can happen, so clients may stop polling. */
   final: boolean;
   /** A transfer is on the chain but not yet confirmed and booked. */
@@ -51,6 +54,8 @@ export interface PublicInvoice {
   redirect_url: string | null;
 }
 
+export type PublicInvoice = PublicInvoiceFields & ({ type: 'SINGLE' | 'MULTIPLE'; phase: PaymentPhase } | { type: 'MULTIPLE_TRANSFER'; phase: PayoutPhase });
+
 export type PublicInvoiceSource = Pick<Invoice, 'id' | 'type' | 'status' | 'amountUsd' | 'currencies' | 'orderId' | 'address' | 'redirectUrl' | 'description' | 'expiredAt'> & {
   amounts: Pick<InvoiceCurrency, 'currency' | 'dueUnits' | 'receivedUnits'>[];
 };
@@ -60,6 +65,8 @@ export interface PublicViewInput {
   invoice: PublicInvoiceSource;
   /** The invoice's PAYMENT transactions, newest first (a static address's list may be cut to the latest). */
   payments: PublicPaymentSource[];
+  /** A payout's top-ups in its (single) token recorded on confirmed blocks: what the payout loop counts. */
+  toppedUp?: bigint;
   /** Head-state balances of the address, read only while no payment is booked; null when not read. */
   unconfirmed: Partial<Record<Currency, bigint>> | null;
   now: Date;
@@ -75,9 +82,21 @@ const STATUS_PHASE: Record<Exclude<InvoiceStatus, 'ACTIVE'>, PaymentPhase> = {
   ERROR: 'error',
 };
 
+const PAYOUT_STATUS_PHASE: Record<Exclude<InvoiceStatus, 'ACTIVE'>, PayoutPhase> = {
+  COMPLETED: 'completed',
+  TIMEOUT: 'expired',
+  CANCELED: 'canceled',
+  ERROR: 'error',
+  // The payout loop never sets these; should one appear, "something went wrong" is safer than "paid".
+  OVERPAID: 'error',
+  UNDERPAID: 'error',
+  AML_FAILED: 'error',
+};
+
 const units = (u: bigint) => formatScaled(u, TOKEN_DECIMALS);
 const returned = (p: PublicPaymentSource) => p.paymentState === 'REFUNDING' || p.paymentState === 'REFUNDED';
 const booked = (p: PublicPaymentSource) => p.paymentState === 'SETTLED' || p.paymentState === 'FAILED';
+const max = (...values: bigint[]) => values.reduce((a, b) => (b > a ? b : a));
 
 function paymentState(p: PublicPaymentSource): PublicPayment['state'] {
   if (returned(p)) return 'returned';
@@ -86,14 +105,13 @@ function paymentState(p: PublicPaymentSource): PublicPayment['state'] {
 
 /** Per token: the larger of what the worker booked and what the chain shows, so the page never lags either. */
 function receivedByToken(input: PublicViewInput): Map<Currency, bigint> {
-  const { invoice, payments, unconfirmed } = input;
+  const { invoice, payments, toppedUp = 0n, unconfirmed } = input;
   return new Map(
     invoice.currencies.map((currency) => {
       const bookedUnits = invoice.amounts.find((a) => a.currency === currency)?.receivedUnits ?? 0n;
       const detected = payments.filter((p) => p.currency === currency && !returned(p)).reduce((sum, p) => sum + p.amountUnits, 0n);
       const seen = unconfirmed?.[currency] ?? 0n;
-      const max = [bookedUnits, detected, seen].reduce((a, b) => (b > a ? b : a));
-      return [currency, max];
+      return [currency, max(bookedUnits, detected, toppedUp, seen)];
     }),
   );
 }
@@ -113,35 +131,54 @@ function missingIn(token: Currency, due: Map<Currency, bigint>, received: Map<Cu
   return covered >= dueToken ? 0n : dueToken - covered;
 }
 
-function activePhase(input: PublicViewInput, anyReceived: boolean, fullyPaid: boolean): PaymentPhase {
-  if (input.invoice.type !== 'SINGLE') return 'waiting';
-  if (!anyReceived) return input.invoice.expiredAt <= input.now ? 'expired' : 'waiting';
+function invoicePhase(input: PublicViewInput, anyReceived: boolean, fullyPaid: boolean): PaymentPhase {
+  const { invoice, now } = input;
+  if (invoice.status !== 'ACTIVE') return STATUS_PHASE[invoice.status];
+  if (invoice.type !== 'SINGLE') return 'waiting';
+  if (!anyReceived) return invoice.expiredAt <= now ? 'expired' : 'waiting';
   return fullyPaid ? 'confirming' : 'partial';
+}
+
+function payoutPhase(input: PublicViewInput, anyReceived: boolean, fullyPaid: boolean): PayoutPhase {
+  const { invoice, toppedUp = 0n, now } = input;
+  if (invoice.status !== 'ACTIVE') return PAYOUT_STATUS_PHASE[invoice.status];
+  const quote = invoice.amounts[0];
+  // The payout loop starts sending once confirmed top-ups reach the quote, even past expired_at, and then finishes.
+  if (quote && max(toppedUp, quote.receivedUnits) >= quote.dueUnits) return 'paying_out';
+  if (fullyPaid) return 'confirming';
+  // Short of the quote at expired_at, the loop closes it as TIMEOUT: asking for the rest now would waste it.
+  if (invoice.expiredAt <= now) return 'expired';
+  return anyReceived ? 'partial' : 'waiting';
 }
 
 export function publicInvoiceView(input: PublicViewInput): PublicInvoice {
   const { invoice, payments, now } = input;
-  const single = invoice.type === 'SINGLE';
+  const payout = invoice.type === 'MULTIPLE_TRANSFER';
+  // A static address takes any amount; an invoice and a payout's top-up ask for an exact one.
+  const exact = invoice.type !== 'MULTIPLE';
   const due = new Map(invoice.amounts.map((a) => [a.currency, a.dueUnits] as const));
   const received = receivedByToken(input);
   const tokens: PublicToken[] = invoice.currencies.map((currency) => ({
     currency,
-    amount_due: single ? units(due.get(currency) ?? 0n) : null,
+    amount_due: exact ? units(due.get(currency) ?? 0n) : null,
     received: units(received.get(currency) ?? 0n),
-    missing: single ? units(missingIn(currency, due, received)) : null,
+    missing: exact ? units(missingIn(currency, due, received)) : null,
   }));
   const anyReceived = [...received.values()].some((u) => u > 0n);
-  const fullyPaid = single && tokens.every((t) => t.missing === '0');
-  const phase = invoice.status === 'ACTIVE' ? activePhase(input, anyReceived, fullyPaid) : STATUS_PHASE[invoice.status];
+  const fullyPaid = exact && tokens.every((t) => t.missing === '0');
+  const kind = payout
+    ? { type: 'MULTIPLE_TRANSFER' as const, phase: payoutPhase(input, anyReceived, fullyPaid) }
+    : { type: invoice.type === 'SINGLE' ? ('SINGLE' as const) : ('MULTIPLE' as const), phase: invoicePhase(input, anyReceived, fullyPaid) };
   const unconfirmedSeen = Object.values(input.unconfirmed ?? {}).some((u) => u > 0n);
   return {
     id: invoice.id,
-    type: single ? 'SINGLE' : 'MULTIPLE',
+    ...kind,
     status: invoice.status,
-    phase,
-    final: INVOICE_STATUSES.every((next) => !canTransition(invoice.status, next)),
+    // The payout loop only ever moves an ACTIVE payout; an invoice can still move on after a late payment.
+    final: payout ? invoice.status !== 'ACTIVE' : INVOICE_STATUSES.every((next) => !canTransition(invoice.status, next)),
     confirming: invoice.status === 'ACTIVE' && (unconfirmedSeen || payments.some((p) => paymentState(p) === 'confirming')),
-    amount_usd: invoice.amountUsd === null ? null : formatScaled(parseScaled(invoice.amountUsd.toFixed(), USD_DECIMALS), USD_DECIMALS),
+    // A payout's USD amount is the total of its targets: theirs, and not what is to be sent.
+    amount_usd: payout || invoice.amountUsd === null ? null : formatScaled(parseScaled(invoice.amountUsd.toFixed(), USD_DECIMALS), USD_DECIMALS),
     description: invoice.description,
     order_id: invoice.orderId,
     address: invoice.address,
@@ -149,6 +186,6 @@ export function publicInvoiceView(input: PublicViewInput): PublicInvoice {
     payments: payments.map((p) => ({ txid: p.trnHash, currency: p.currency, amount: units(p.amountUnits), state: paymentState(p), created_at: isoMicro(p.createdAt) })),
     expired_at: isoMicro(invoice.expiredAt),
     server_time: isoMicro(now),
-    redirect_url: phase === 'completed' || phase === 'overpaid' ? invoice.redirectUrl : null,
+    redirect_url: kind.phase === 'completed' || kind.phase === 'overpaid' ? invoice.redirectUrl : null,
   };
 }

@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
+import { cache } from 'react';
 import { PaymentView } from '@/components/payment/PaymentView';
 import { fill } from '@/lib/i18n';
 import { devnetUrl } from '../_lib/devnet';
@@ -10,15 +11,20 @@ export const dynamic = 'force-dynamic';
 
 type Props = { params: Promise<{ id: string }> };
 
+// The title depends on the invoice's type: one load per request serves the metadata and the page.
+const loadView = cache(loadPublicInvoice);
+
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
-  const [{ id }, { t }] = await Promise.all([params, requestLocale()]);
+  const { id } = await params;
+  const [view, { t }] = await Promise.all([loadView(id), requestLocale()]);
+  const title = view?.type === 'MULTIPLE_TRANSFER' ? t.payout.pageTitle : t.pageTitle;
   // Invoice ids are sequential: keep the pages out of search engines.
-  return { title: fill(t.pageTitle, { id }), robots: { index: false, follow: false } };
+  return { title: fill(title, { id }), robots: { index: false, follow: false } };
 }
 
 export default async function PaymentPage({ params }: Props) {
   const { id } = await params;
-  const [view, { locale, t }, devnet] = await Promise.all([loadPublicInvoice(id), requestLocale(), devnetUrl()]);
+  const [view, { locale, t }, devnet] = await Promise.all([loadView(id), requestLocale(), devnetUrl()]);
   if (!view) notFound();
   return (
     <main className="mx-auto w-full max-w-md px-4 py-6 sm:py-10">

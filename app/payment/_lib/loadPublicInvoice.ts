@@ -1,14 +1,20 @@
 import { db } from '@/lib/db/client';
 import { parseId } from '@/lib/http/request';
 import { publicInvoiceView, type PublicInvoice } from '@/lib/invoices/publicView';
+import type { Currency } from '@/lib/money/tokens';
 import { unconfirmedBalances } from './unconfirmedBalances';
 
 const MAX_PAYMENTS = 50;
 
+/** What the payout loop counts: top-ups in the payout's (single) token, recorded on confirmed blocks. */
+async function confirmedTopUps(invoiceId: number, currencies: Currency[]): Promise<bigint> {
+  const { _sum } = await db().transaction.aggregate({ where: { invoiceId, type: 'TOPUP', currency: { in: currencies } }, _sum: { amountUnits: true } });
+  return _sum.amountUnits ?? 0n;
+}
+
 /**
- * The customer's view of invoice `idText`, or null when there is no such
- * payment page (unknown or malformed id, or a mass payout, whose top-up
- * address is the merchant's business, not a customer's).
+ * The public view of invoice `idText` (for a mass payout: its top-up page),
+ * or null for an unknown or malformed id.
  */
 export async function loadPublicInvoice(idText: string): Promise<PublicInvoice | null> {
   const id = parseId(idText);
@@ -36,10 +42,13 @@ export async function loadPublicInvoice(idText: string): Promise<PublicInvoice |
       },
     },
   });
-  if (!invoice || invoice.type === 'MULTIPLE_TRANSFER') return null;
+  if (!invoice) return null;
   const { transactions: payments, ...rest } = invoice;
-  // Only an open single invoice with nothing booked yet needs the node: after that the worker's rows say more.
-  const readChain = invoice.type === 'SINGLE' && invoice.status === 'ACTIVE' && payments.length === 0;
+  const payout = invoice.type === 'MULTIPLE_TRANSFER';
+  const toppedUp = payout ? await confirmedTopUps(invoice.id, invoice.currencies) : 0n;
+  // Only while nothing is booked does the node say more than the worker's rows. A payout sends
+  // nothing before a confirmed top-up, so until then its balance is exactly what was topped up.
+  const readChain = invoice.status === 'ACTIVE' && (payout ? toppedUp === 0n : invoice.type === 'SINGLE' && payments.length === 0);
   const unconfirmed = readChain ? await unconfirmedBalances(invoice.address, invoice.currencies) : null;
-  return publicInvoiceView({ invoice: rest, payments, unconfirmed, now: new Date() });
+  return publicInvoiceView({ invoice: rest, payments, toppedUp, unconfirmed, now: new Date() });
 }
