@@ -1,6 +1,6 @@
 import { TronWeb } from 'tronweb';
 import { createChain } from '@/lib/chain';
-import { parseScaled } from '@/lib/money/decimal';
+import { formatScaled, parseScaled } from '@/lib/money/decimal';
 import { TOKEN_DECIMALS } from '@/lib/money/tokens';
 import { signUp } from './dashboardSession';
 import { devnetPay, expect, screenshotPath, test } from './fixtures';
@@ -68,6 +68,10 @@ test('a merchant estimates and creates a mass payout in the dashboard and sees i
     await created.getByRole('link', { name: /^invoice #\d+$/ }).click();
     await expect(page.getByTestId('invoice-status')).toHaveText('ACTIVE');
     await expect(page.getByText('MULTIPLE_TRANSFER')).toBeVisible();
+    const listed = page.getByRole('table', { name: 'Payout targets', exact: true }).getByRole('row');
+    await expect(listed).toHaveCount(targets.length + 1);
+    for (const [i, t] of targets.entries()) await expect(listed.nth(i + 1)).toHaveText(new RegExp(`^${i}${t.address}${t.amount} TRX$`));
+    await expect(page.getByRole('table', { name: 'Failed payout targets' })).toHaveCount(0);
   });
 
   await test.step('top it up on the devnet and see every target paid', async () => {
@@ -78,6 +82,26 @@ test('a merchant estimates and creates a mass payout in the dashboard and sees i
     }).toPass({ timeout: 40_000, intervals: [1_000] });
     const chain = createChain({ fullNodeUrl: devnet.url, apiKey: null, usdtContract: devnet.usdtContract, txExpirationMs: 60_000 });
     for (const t of targets) expect(await chain.getTrxBalance(t.address)).toBe(parseScaled(t.amount, TOKEN_DECIMALS));
+    // A payout's cost is its whole fee, known once it ends: the quoted top-up less the amounts sent.
+    const fee = parseScaled(topupAmount, TOKEN_DECIMALS) - targets.reduce((sum, t) => sum + parseScaled(t.amount, TOKEN_DECIMALS), 0n);
+    await expect(page.locator('dt:text-is("Total fee") + dd')).toHaveText(`${formatScaled(fee, TOKEN_DECIMALS)} TRX`);
     await page.screenshot({ path: screenshotPath('dashboard-payout-completed'), fullPage: true });
+  });
+
+  await test.step('an ERROR payout lists the targets it could not pay', async () => {
+    // A send cannot be made to fail for good from here: the payout is ended in the
+    // database as the worker ends one (status ERROR with failed_targets, docs/payouts.md).
+    const res = await page.request.post(`${app.baseUrl}/dashboard/api/payouts`, { data: { currency: 'TRX', target_wallets: targets } });
+    expect(res.status()).toBe(200);
+    const { id } = (await res.json()) as { id: number };
+    const failed = { index: 1, address: targets[1]!.address, amount: 2, error: 'send failed 3 times: out of energy' };
+    await app.prisma.invoice.update({ where: { id }, data: { status: 'ERROR', failedTargets: [failed] } });
+    await page.goto(`${app.baseUrl}/dashboard/invoices/${id}`);
+    await expect(page.getByTestId('invoice-status')).toHaveText('ERROR');
+    const rows = page.getByRole('table', { name: 'Failed payout targets' }).getByRole('row');
+    await expect(rows).toHaveCount(2);
+    await expect(rows.nth(1)).toHaveText(`1${failed.address}2 TRX${failed.error}`);
+    await expect(page.getByText('1 of 3 targets were not paid')).toBeVisible();
+    await page.screenshot({ path: screenshotPath('dashboard-payout-error'), fullPage: true });
   });
 });

@@ -62,8 +62,19 @@ test('a merchant signs up, configures the account, uses a key and follows an inv
     const row = page.getByRole('table', { name: 'Invoices' }).getByRole('row').filter({ hasText: 'e2e-order-1' });
     await expect(row).toContainText('ACTIVE');
     await expect(row).toContainText('12.5');
-    await page.getByLabel('Search').fill('e2e-nothing-matches');
+    // The search is sent once typing pauses, not once per keystroke.
+    const searches: string[] = [];
+    const onRequest = (req: { url(): string }) => {
+      const search = new URL(req.url()).searchParams.get('search');
+      if (req.url().includes('/dashboard/api/invoices?') && search) searches.push(search);
+    };
+    page.on('request', onRequest);
+    await page.getByLabel('Search').pressSequentially('e2e-nothing-matches', { delay: 40 });
     await expect(page.getByText('Nothing found')).toBeVisible();
+    page.off('request', onRequest);
+    // Once, or twice should the machine stall past the pause mid-word: never per keystroke.
+    expect(searches.length).toBeLessThanOrEqual(2);
+    expect(searches.at(-1)).toBe('e2e-nothing-matches');
     await page.getByLabel('Search').fill(String(invoiceId));
     await expect(row).toBeVisible();
     await page.screenshot({ path: screenshotPath('dashboard-invoices'), fullPage: true });

@@ -1,13 +1,30 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { TronWeb } from 'tronweb';
+import { deriveAccount } from '@/lib/chain/keys';
 import { registerMerchant } from '@/lib/auth/signup';
-import { MAX_FAILED_SIGN_INS, throttledSignIn, TooManySignInAttempts } from '@/lib/auth/signInThrottle';
-import { startApp, type TestApp } from './helpers/app';
+import { MAX_ATTEMPTS_PER_IP, MAX_FAILED_SIGN_INS, MAX_SIGN_UPS_PER_IP, throttledSignIn, TooManyAttempts } from '@/lib/auth/signInThrottle';
+import { receivedVolumeByDay } from '@/lib/transactions/dashboard';
+import { startApp, TEST_MNEMONIC, type TestApp } from './helpers/app';
+import { startDevnetProcess, type DevnetProcess } from './helpers/devnet';
 import { httpRequest, type HttpResponse, type RequestOptions } from './helpers/http';
 
 const PASSWORD = 'correct horse battery';
 const WALLET = 'TGLheo1KN8M5W5fGbkeYXVFHnbKnN5pLPd';
+const randomAddress = () => (TronWeb.createRandom() as unknown as { address: string }).address;
+
+/** The id Next gave the sign-up server action in this build, as its client finds it. */
+function signUpActionId(): string {
+  const manifest = JSON.parse(readFileSync(path.join(import.meta.dirname, '..', process.env.NEXT_DIST_DIR || '.next', 'server/server-reference-manifest.json'), 'utf8')) as {
+    node: Record<string, { filename: string; exportedName: string }>;
+  };
+  const id = Object.keys(manifest.node).find((k) => manifest.node[k]!.filename === 'app/(auth)/signup/actions.ts' && manifest.node[k]!.exportedName === 'signUp');
+  assert.ok(id, 'signUp action in the build');
+  return id;
+}
 
 /** A browser stand-in: keeps next-auth's cookies and calls the dashboard from one source IP. */
 class Browser {
@@ -40,6 +57,15 @@ class Browser {
     return new URL((res.json as { url: string }).url).searchParams.get('error');
   }
 
+  /** The sign-up form's server action, posted as Next's client posts it. */
+  signUp(email: string, password: string): Promise<HttpResponse> {
+    return this.request('/signup', {
+      method: 'POST',
+      headers: { 'next-action': signUpActionId(), 'content-type': 'text/plain;charset=UTF-8', accept: 'text/x-component' },
+      body: JSON.stringify([{ email, password }]),
+    });
+  }
+
   api(path: string, method = 'GET', body?: unknown): Promise<HttpResponse> {
     return this.request(`/dashboard/api${path}`, { method, body });
   }
@@ -56,10 +82,18 @@ describe('merchant dashboard', () => {
     return { browser, email, id: merchant.id };
   }
 
+  let devnet: DevnetProcess;
   before(async () => {
-    app = await startApp({ NEXTAUTH_SECRET: randomBytes(32).toString('base64url') });
+    // The payout routes quote on the chain: the devnet, with a funded gas wallet to simulate from.
+    devnet = await startDevnetProcess({ blockMs: 200, solidifiedDepth: 2 });
+    app = await startApp({ NEXTAUTH_SECRET: randomBytes(32).toString('base64url'), TRON_FULL_NODE_URL: devnet.url, TRON_USDT_CONTRACT: devnet.usdtContract });
+    const gas = deriveAccount(TEST_MNEMONIC, 0, 'gas').address;
+    await fetch(`${devnet.url}/devnet/pay`, { method: 'POST', body: JSON.stringify({ address: gas, amount: '1000', currency: 'TRX' }) });
   });
-  after(() => app.stop());
+  after(async () => {
+    await app?.stop();
+    await devnet?.stop();
+  });
 
   it('signs in with the password and shows each merchant only its own data', async () => {
     const a = await signedIn();
@@ -109,9 +143,37 @@ describe('merchant dashboard', () => {
     };
     const outcomes = await Promise.allSettled(Array.from({ length: 3 * MAX_FAILED_SIGN_INS }, () => throttledSignIn(app.prisma, key, wrongPassword)));
     assert.ok(checks <= MAX_FAILED_SIGN_INS, `${checks} password checks`);
-    assert.ok(outcomes.every((o) => o.status === 'fulfilled' || o.reason instanceof TooManySignInAttempts));
+    assert.ok(outcomes.every((o) => o.status === 'fulfilled' || o.reason instanceof TooManyAttempts));
     // Each check that ran is a recorded failure; refused attempts left nothing behind.
     assert.equal(await app.prisma.signInAttempt.count({ where: key }), checks);
+  });
+
+  it(`refuses an IP after ${MAX_ATTEMPTS_PER_IP} failures across e-mails, not another IP`, async () => {
+    const ip = '127.0.0.3';
+    const email = newEmail();
+    await registerMerchant(app.prisma, { email, password: PASSWORD });
+    // One wrong guess at each of many e-mails: no single e-mail reaches its own limit.
+    for (let i = 0; i < MAX_ATTEMPTS_PER_IP - 1; i++) assert.equal(await throttledSignIn(app.prisma, { email: newEmail(), ip }, async () => null), null);
+    assert.equal(await new Browser(app, ip).signIn(newEmail(), PASSWORD), 'CredentialsSignin');
+    assert.match((await new Browser(app, ip).signIn(email, PASSWORD)) ?? '', /Too many failed sign-in attempts from this address/);
+    assert.equal(await app.prisma.signInAttempt.count({ where: { ip } }), MAX_ATTEMPTS_PER_IP, 'the refusal is not counted');
+    assert.equal(await new Browser(app, '127.0.0.4').signIn(email, PASSWORD), null);
+  });
+
+  it(`lets one IP sign up ${MAX_SIGN_UPS_PER_IP} accounts in the window`, async () => {
+    const signUp = new Browser(app, '127.0.0.5');
+    const emails = Array.from({ length: MAX_SIGN_UPS_PER_IP + 1 }, newEmail);
+    // Invalid input is refused before the throttle and does not use up the allowance.
+    assert.match((await signUp.signUp(newEmail(), 'short')).text, /at least 10 characters/);
+    for (const email of emails.slice(0, -1)) assert.equal((await signUp.signUp(email, PASSWORD)).status, 200);
+    const refused = await signUp.signUp(emails.at(-1)!, PASSWORD);
+    assert.match(refused.text, /Too many sign-ups from this address/);
+    assert.equal(await app.prisma.merchant.count({ where: { email: { in: emails } } }), MAX_SIGN_UPS_PER_IP);
+    assert.equal((await new Browser(app, '127.0.0.6').signUp(emails.at(-1)!, PASSWORD)).status, 200);
+    assert.equal(await app.prisma.merchant.count({ where: { email: { in: emails } } }), MAX_SIGN_UPS_PER_IP + 1);
+    // The sign-ups leave the window like failed sign-ins do.
+    await app.prisma.signInAttempt.updateMany({ where: { ip: '127.0.0.5' }, data: { createdAt: new Date(Date.now() - 16 * 60_000) } });
+    assert.doesNotMatch((await signUp.signUp(newEmail(), PASSWORD)).text, /Too many/);
   });
 
   it('validates settings and names the offending field', async () => {
@@ -156,6 +218,10 @@ describe('merchant dashboard', () => {
     assert.equal((await app.api('/merchant', key, { localAddress: '127.0.0.2' })).status, 200);
     assert.deepEqual((await app.api('/merchant', key, { localAddress: '127.0.0.1' })).json, { detail: 'Invalid API key' });
     assert.deepEqual((await browser.api('/settings/ip-whitelist?rule=127.0.0.2', 'DELETE')).json.ip_whitelist, ['10.1.2.3']);
+    // A rule stored before rules were canonical (host bits set) can still be removed by its canonical form.
+    const me = await app.prisma.merchant.findFirstOrThrow({ where: { ipWhitelist: { has: '10.1.2.3' } } });
+    await app.prisma.merchant.update({ where: { id: me.id }, data: { ipWhitelist: ['10.1.2.3', '10.9.8.7/8'] } });
+    assert.deepEqual((await browser.api(`/settings/ip-whitelist?rule=${encodeURIComponent('10.0.0.0/8')}`, 'DELETE')).json.ip_whitelist, ['10.1.2.3']);
   });
 
   it('shows a new API key once, lists it by prefix and revokes it', async () => {
@@ -227,6 +293,87 @@ describe('merchant dashboard', () => {
     assert.equal(first.aml_check.report_url, 'https://aml.example/r.pdf');
     assert.equal((await browser.api('/transactions?date_from=2026-02-30')).status, 400);
     assert.deepEqual((await (await signedIn()).browser.api('/transactions')).json.results, []);
+  });
+
+  it('cancels its own active invoice, and only once', async () => {
+    const { browser } = await signedIn();
+    await browser.api('/settings', 'PATCH', { target_wallet_address: WALLET });
+    const { id } = (await browser.api('/invoices', 'POST', { type: 'SINGLE', amount: 5, currencies: ['TRX'] })).json as { id: number };
+    const res = await browser.api(`/invoices/${id}/cancel`, 'POST');
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.json.id, id);
+    assert.equal(res.json.status, 'CANCELED');
+    assert.equal((await browser.api(`/invoices/${id}`)).json.invoice.status, 'CANCELED');
+    const again = await browser.api(`/invoices/${id}/cancel`, 'POST');
+    assert.equal(again.status, 400);
+    assert.equal(again.json.detail, 'Invoice cannot be canceled');
+  });
+
+  it('estimates and creates a mass payout, naming a bad target by its index', async () => {
+    const { browser } = await signedIn();
+    const targets = [
+      { address: randomAddress(), amount: 1.25 },
+      { address: randomAddress(), amount: 2 },
+    ];
+    for (const route of ['/payouts', '/payouts/estimate']) {
+      assert.equal((await new Browser(app).api(route, 'POST', { currency: 'TRX', target_wallets: targets })).status, 401, route);
+      const bad = await browser.api(route, 'POST', { currency: 'TRX', target_wallets: [targets[0], { address: 'TNotARealAddress', amount: 2 }] });
+      assert.equal(bad.status, 400, bad.text);
+      assert.match(bad.json.errors['target_wallets[1].address'].join(' '), /valid Tron address/);
+    }
+    const estimate = await browser.api('/payouts/estimate', 'POST', { currency: 'TRX', target_wallets: targets });
+    assert.equal(estimate.status, 200, estimate.text);
+    assert.equal(estimate.json.accounts_to_activate, 2);
+    const created = await browser.api('/payouts', 'POST', { currency: 'TRX', target_wallets: targets });
+    assert.equal(created.status, 200, created.text);
+    assert.equal(created.json.type, 'MULTIPLE_TRANSFER');
+    assert.equal(created.json.status, 'ACTIVE');
+    assert.deepEqual(created.json.target_wallets, targets);
+    assert.deepEqual(created.json.failed_targets, []);
+    assert.deepEqual(created.json.currencies_amounts, { TRX: estimate.json.topup_amount });
+    // It is the merchant's invoice like any other: listed, and shown with its targets.
+    assert.deepEqual((await browser.api('/invoices?type=MULTIPLE_TRANSFER')).json.results.map((i: { id: number }) => i.id), [created.json.id]);
+    assert.deepEqual((await browser.api(`/invoices/${created.json.id}`)).json.invoice.target_wallets, targets);
+    assert.equal((await (await signedIn()).browser.api(`/invoices/${created.json.id}`)).status, 404);
+  });
+
+  it('charts 30 UTC calendar days of received payments, leaving out refunded ones', async () => {
+    const { id } = await signedIn();
+    const now = new Date('2026-03-31T12:00:00Z');
+    let n = 0;
+    const payment = (createdAt: string, amountUnits: bigint, extra: object = {}) => ({
+      merchantId: id,
+      type: 'PAYMENT' as const,
+      trnHash: `${id}-volume-${++n}`,
+      chainRef: `${id}-volume-${n}:trx`,
+      fromAddress: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8',
+      toAddress: WALLET,
+      amountUnits,
+      currency: 'TRX' as const,
+      createdAt: new Date(createdAt),
+      ...extra,
+    });
+    await app.prisma.transaction.createMany({
+      data: [
+        payment('2026-03-01T23:59:59.999Z', 7_000_000n), // the 31st day back: not charted, so not counted
+        payment('2026-03-02T00:00:00Z', 1_000_000n),
+        payment('2026-03-02T10:00:00Z', 500_000n, { paymentState: 'SETTLED' }),
+        payment('2026-03-15T08:00:00Z', 3_000_000n, { currency: 'USDT' }),
+        payment('2026-03-15T09:00:00Z', 5_000_000n, { paymentState: 'REFUNDED' }),
+        payment('2026-03-15T10:00:00Z', 6_000_000n, { paymentState: 'REFUNDING' }),
+        payment('2026-03-31T23:59:59Z', 2_000_000n),
+        payment('2026-04-01T00:00:00Z', 9_000_000n),
+        payment('2026-03-20T00:00:00Z', 4_000_000n, { type: 'TOPUP' }),
+      ],
+    });
+    const { days, volumes } = await receivedVolumeByDay(app.prisma, id, 30, now);
+    assert.equal(days.length, 30);
+    assert.deepEqual([days[0], days.at(-1)], ['2026-03-02', '2026-03-31']);
+    assert.deepEqual(volumes, [
+      { day: '2026-03-02', currency: 'TRX', units: '1500000', amount: '1.5' },
+      { day: '2026-03-15', currency: 'USDT', units: '3000000', amount: '3' },
+      { day: '2026-03-31', currency: 'TRX', units: '2000000', amount: '2' },
+    ]);
   });
 
   it('refuses changes that a browser marks as cross-site', async () => {

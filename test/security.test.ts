@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { generateApiKey, hashApiKey, keyFromAuthorizationHeader } from '@/lib/auth/apiKeys';
-import { canonicalIpRule, clientIpFrom, ipAllowed } from '@/lib/auth/ipAllowList';
+import { canonicalIpRule, clientIpFrom, ipAllowed, IpRuleError } from '@/lib/auth/ipAllowList';
 import { keyRingFrom, needsReseal, open, seal } from '@/lib/crypto/secretBox';
 import { parseConfig } from '@/lib/config';
 
@@ -68,7 +68,33 @@ describe('IP allow list', () => {
   it('canonicalises and refuses malformed rules', () => {
     assert.equal(canonicalIpRule(' 10.0.0.1/32 '), '10.0.0.1');
     assert.equal(canonicalIpRule('10.0.0.0/8'), '10.0.0.0/8');
-    for (const bad of ['10.0.0.256', '10.0.0.0/33', 'example.com', '10.0.0.0/x', '']) assert.throws(() => canonicalIpRule(bad), bad);
+    for (const bad of ['10.0.0.256', '10.0.0.0/33', 'example.com', '10.0.0.0/x', '', '1.2.3.4/8/junk', '1.2.3.4//8', '10.0.0.0/8/', 'fe80::1%eth0']) {
+      assert.throws(() => canonicalIpRule(bad), IpRuleError, bad);
+    }
+  });
+
+  it('stores a range by its network address, so one range has one form', () => {
+    const same: [string, string][] = [
+      ['10.0.0.5/8', '10.0.0.0/8'],
+      ['192.168.1.255/23', '192.168.0.0/23'],
+      ['1.2.3.4/0', '0.0.0.0/0'],
+      ['2001:DB8:0:0:0:0:0:1', '2001:db8::1'],
+      ['2001:db8:abcd:12::7/48', '2001:db8:abcd::/48'],
+      ['2001:db8::ffff/127', '2001:db8::fffe/127'],
+      ['1:0:0:2:0:0:0:3', '1:0:0:2::3'],
+      ['64:ff9b::1.2.3.4/96', '64:ff9b::/96'],
+      ['::ffff:10.1.2.3', '10.1.2.3'],
+      ['0:0:0:0:0:0:0:0/128', '::'],
+    ];
+    for (const [rule, canonical] of same) {
+      assert.equal(canonicalIpRule(rule), canonical, rule);
+      assert.equal(canonicalIpRule(canonical), canonical, `${canonical} is stable`);
+    }
+    // The stored form allows the same addresses as the rule as typed.
+    const v4 = [canonicalIpRule('10.0.0.5/8')];
+    assert.ok(ipAllowed(v4, '10.255.0.1') && ipAllowed(v4, '10.0.0.0') && !ipAllowed(v4, '11.0.0.0'));
+    const v6 = [canonicalIpRule('2001:db8::ffff/127')];
+    assert.ok(ipAllowed(v6, '2001:db8::fffe') && ipAllowed(v6, '2001:db8::ffff') && !ipAllowed(v6, '2001:db8::1:0'));
   });
 
   it('walks X-Forwarded-For only past trusted proxies', () => {

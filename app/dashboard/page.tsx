@@ -13,7 +13,7 @@ const CHART_DAYS = 30;
 export default async function OverviewPage() {
   const merchant = await sessionMerchant();
   if (!merchant) redirect('/signin');
-  const volumes = await receivedVolumeByDay(db(), merchant.id, CHART_DAYS);
+  const volume = await receivedVolumeByDay(db(), merchant.id, CHART_DAYS);
   return (
     <>
       <h1 className="text-2xl font-semibold">Overview</h1>
@@ -24,7 +24,7 @@ export default async function OverviewPage() {
       )}
       <Balances merchant={merchant} />
       <Card title={`Received per day (last ${CHART_DAYS} days, UTC)`}>
-        <VolumeChart volumes={volumes} days={CHART_DAYS} currencies={CURRENCIES} />
+        <VolumeChart series={volume} currencies={CURRENCIES} />
       </Card>
     </>
   );

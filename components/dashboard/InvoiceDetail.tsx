@@ -7,6 +7,7 @@ import type { InvoiceJson } from '@/lib/invoices/serialize';
 import type { DeliveryJson } from '@/lib/webhooks/deliveryLog';
 import { dashboardApi } from './api';
 import { DeliveryTable } from './DeliveryTable';
+import { PayoutTargets } from './PayoutTargets';
 import { StatusBadge } from './StatusBadge';
 import { TransactionTable, type TransactionJson } from './TransactionTable';
 import { Button, Card, Facts, FieldError, Mono, formatTime } from './ui';
@@ -44,13 +45,15 @@ export function InvoiceDetail({ id }: { id: string }) {
   if (error) return <p role="alert">{error.message}</p>;
   if (!data) return <p>Loading…</p>;
   const inv = data.invoice;
+  const payout = inv.type === 'MULTIPLE_TRANSFER';
   const facts: [string, ReactNode][] = [
     ['Type', inv.type],
     ['Amount (USD)', inv.type === 'MULTIPLE' ? 'any' : inv.amount],
     ['Due', Object.entries(inv.currencies_amounts).map(([c, a]) => `${a} ${c}`).join(' or ')],
     ['Received', Object.entries(inv.transfer_amounts.input).map(([c, a]) => `${a} ${c}`).join(', ')],
     ['Forwarded', Object.entries(inv.transfer_amounts.output).map(([c, a]) => `${a} ${c}`).join(', ')],
-    ['Service fee', inv.cost ?? '—'],
+    // A payout's cost is its whole fee (service, network with margin, activation), in its token.
+    payout ? ['Total fee', inv.cost === null ? '—' : `${inv.cost} ${inv.currency}`] : ['Service fee', inv.cost ?? '—'],
     ['Address', <Mono key="a">{inv.address}</Mono>],
     ['Order ID', inv.order_id ?? '—'],
     ['Description', inv.description || '—'],
@@ -77,6 +80,7 @@ export function InvoiceDetail({ id }: { id: string }) {
       <Card title="Details">
         <Facts rows={facts} />
       </Card>
+      {payout && <PayoutTargets invoice={inv} />}
       <Card title="Transactions">
         <TransactionTable rows={data.transactions.results} label="Invoice transactions" />
         <MoreNote list={data.transactions} href={`/dashboard/transactions?invoice_id=${inv.id}`} />

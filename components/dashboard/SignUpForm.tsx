@@ -5,7 +5,7 @@ import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useState, type FormEvent } from 'react';
 import { SubmitButton } from './SubmitButton';
-import { Field } from './ui';
+import { Field, FieldError } from './ui';
 
 type SignUpAction = (input: { email: string; password: string }) => Promise<{ errors?: Record<string, string[]> }>;
 
@@ -36,6 +36,7 @@ export function SignUpForm({ action }: { action: SignUpAction }) {
       <Field label="E-mail" name="email" type="email" autoComplete="email" required error={errors.email} />
       <Field label="Password" name="password" type="password" autoComplete="new-password" minLength={10} required error={errors.password} hint="At least 10 characters." />
       <Field label="Repeat password" name="confirm" type="password" autoComplete="new-password" required error={errors.confirm} />
+      <FieldError messages={errors.form} />
       <SubmitButton disabled={busy} className="w-full">
         Create account
       </SubmitButton>

@@ -1,4 +1,4 @@
-import type { DailyVolume } from '@/lib/transactions/dashboard';
+import type { VolumeSeries } from '@/lib/transactions/dashboard';
 import { formatScaled } from '@/lib/money/decimal';
 import { TOKEN_DECIMALS, type Currency } from '@/lib/money/tokens';
 
@@ -9,17 +9,12 @@ const PAD = 24;
 // Bar heights are geometry, not money: a bigint ratio scaled to this many steps.
 const STEPS = 1000n;
 
-function lastDays(days: number): string[] {
-  const today = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate());
-  return Array.from({ length: days }, (_, i) => new Date(today - (days - 1 - i) * 86_400_000).toISOString().slice(0, 10));
-}
-
 /**
  * Received volume per UTC day, one bar per token and day. Each token has its
  * own scale (their units are not comparable), so the chart compares days.
  */
-export function VolumeChart({ volumes, days, currencies }: { volumes: DailyVolume[]; days: number; currencies: readonly Currency[] }) {
-  const dates = lastDays(days);
+export function VolumeChart({ series, currencies }: { series: VolumeSeries; currencies: readonly Currency[] }) {
+  const { days: dates, volumes } = series;
   const max = Object.fromEntries(currencies.map((c) => [c, volumes.filter((v) => v.currency === c).reduce((m, v) => (BigInt(v.units) > m ? BigInt(v.units) : m), 0n)])) as Record<Currency, bigint>;
   const slot = (WIDTH - PAD * 2) / dates.length;
   const barWidth = slot / currencies.length - 1;
@@ -28,12 +23,12 @@ export function VolumeChart({ volumes, days, currencies }: { volumes: DailyVolum
   return (
     <figure>
       <svg viewBox={`0 0 ${WIDTH} ${HEIGHT + PAD}`} role="img" aria-labelledby="volume-title" className="w-full">
-        <title id="volume-title">Received volume per day over the last {days} days</title>
+        <title id="volume-title">Received volume per day over the last {dates.length} days</title>
         <line x1={PAD} x2={WIDTH - PAD} y1={HEIGHT} y2={HEIGHT} className="stroke-slate-300 dark:stroke-slate-700" />
         {volumes.map((v) => {
           const i = dates.indexOf(v.day);
           const top = max[v.currency];
-          if (i < 0 || top === 0n) return null;
+          if (top === 0n) return null;
           const h = (Number((BigInt(v.units) * STEPS) / top) / Number(STEPS)) * (HEIGHT - PAD);
           const x = PAD + i * slot + currencies.indexOf(v.currency) * (barWidth + 1);
           return (

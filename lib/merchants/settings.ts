@@ -105,6 +105,14 @@ export function addIpRule(prisma: PrismaClient, merchantId: number, rule: string
   });
 }
 
+/** `rule` is canonical; a rule stored before rules were canonicalised (host bits set) still matches it. */
 export function removeIpRule(prisma: PrismaClient, merchantId: number, rule: string): Promise<Merchant> {
-  return editWhitelist(prisma, merchantId, (rules) => rules.filter((r) => r !== rule));
+  const canonicalOf = (stored: string) => {
+    try {
+      return canonicalIpRule(stored);
+    } catch {
+      return stored;
+    }
+  };
+  return editWhitelist(prisma, merchantId, (rules) => rules.filter((r) => r !== rule && canonicalOf(r) !== rule));
 }
