@@ -29,7 +29,7 @@ export async function expireInvoices(prisma: PrismaClient): Promise<number> {
     await prisma.$transaction(async (tx) => {
       const { count } = await tx.invoice.updateMany({ where: { id: invoice.id, status: 'ACTIVE' }, data: { status: next } });
       if (count === 1) {
-        await enqueueInvoiceWebhook(tx, invoice.id, `invoice:${invoice.id}:${next}`);
+        await enqueueInvoiceWebhook(tx, invoice.id, { status: next });
         changed++;
       }
     });

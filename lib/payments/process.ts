@@ -180,8 +180,8 @@ async function settle(ctx: WorkerContext, p: Payment, state: 'SETTLED' | 'REFUND
       where: { id: invoice.id },
       data: { costUnits: (current.costUnits ?? 0n) + feeInCostCurrency, costCurrency, ...(statusChanges && { status: next }) },
     });
-    if (statusChanges) await enqueueInvoiceWebhook(tx, invoice.id, `invoice:${invoice.id}:${next}`);
-    if (invoice.type === 'MULTIPLE') await enqueueInvoiceWebhook(tx, invoice.id, `invoice:${invoice.id}:payment:${p.eventId}`);
+    if (statusChanges) await enqueueInvoiceWebhook(tx, invoice.id, { status: next });
+    if (invoice.type === 'MULTIPLE') await enqueueInvoiceWebhook(tx, invoice.id, { paymentEventId: p.eventId });
   });
 }
 
@@ -207,11 +207,11 @@ async function failPayment(ctx: WorkerContext, p: Payment, error: string): Promi
     if (!(await setState(tx, ctx, p, { paymentState: 'FAILED', error }))) return;
     if (!p.invoice) return;
     if (p.invoice.type === 'MULTIPLE') {
-      await enqueueInvoiceWebhook(tx, p.invoice.id, `invoice:${p.invoice.id}:payment:${p.eventId}`);
+      await enqueueInvoiceWebhook(tx, p.invoice.id, { paymentEventId: p.eventId });
       return;
     }
     const { count } = await tx.invoice.updateMany({ where: { id: p.invoice.id, status: { notIn: ['ERROR', 'OVERPAID', 'AML_FAILED', 'CANCELED'] } }, data: { status: 'ERROR' } });
-    if (count === 1) await enqueueInvoiceWebhook(tx, p.invoice.id, `invoice:${p.invoice.id}:ERROR`);
+    if (count === 1) await enqueueInvoiceWebhook(tx, p.invoice.id, { status: 'ERROR' });
   });
 }
 

@@ -200,6 +200,6 @@ async function finish(ctx: WorkerContext, payout: Payout, status: InvoiceStatus,
     });
     if (count === 0) return;
     await tx.invoiceCurrency.updateMany({ where: { invoiceId: payout.id }, data: { receivedUnits: received, forwardedUnits: sent } });
-    await enqueueInvoiceWebhook(tx, payout.id, `invoice:${payout.id}:${status}`);
+    await enqueueInvoiceWebhook(tx, payout.id, { status });
   });
 }
