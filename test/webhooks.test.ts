@@ -77,3 +77,116 @@ describe('webhook delivery', () => {
     }
   });
 });
+
+describe('webhook delivery across a worker crash (spec 6: sent once)', () => {
+  /**
+   * The worker claims a delivery (SENDING) before it reads the merchant's secret.
+   * A test session holds an exclusive lock on `merchants`, so the real worker
+   * process claims the delivery and then waits on that read: it is SIGKILLed there,
+   * before any byte left for the receiver. Issue 11 found such deliveries closed as
+   * failed without ever being sent.
+   */
+  async function setUp(receiverBehaviour: 'answer' | 'hang') {
+    // lib/config reads the secrets once per process: keep a key an earlier test already set.
+    const env = { MASTER_KEY: process.env.MASTER_KEY ?? randomBytes(32).toString('hex'), HD_MNEMONIC: TEST_MNEMONIC, NEXTAUTH_SECRET: randomBytes(32).toString('base64url'), RATES_PROVIDER: 'fixed', RATES_FIXED_TRX_USD: '0.25', RATES_FIXED_USDT_USD: '1' };
+    const pg = (await import('pg')).default;
+    const { startDevnetProcess, waitFor } = await import('./helpers/devnet');
+    const { startWorker } = await import('./helpers/worker');
+    const database = await createTestDatabase();
+    Object.assign(process.env, env, { DATABASE_URL: database.url });
+    const { createPrisma } = await import('@/lib/db/client');
+    const { createMerchant } = await import('@/lib/merchants/service');
+    const { createInvoice } = await import('@/lib/invoices/service');
+    const { FixedRateSource } = await import('@/lib/rates/fixed');
+    const prisma = createPrisma(database.url);
+    const received: string[] = [];
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', () => {
+        received.push(body);
+        if (receiverBehaviour === 'answer') res.end('ok');
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const devnet = await startDevnetProcess();
+    const merchant = await createMerchant(prisma, { email: `crash-${randomBytes(3).toString('hex')}@example.com`, targetWalletAddress: 'TGLheo1KN8M5W5fGbkeYXVFHnbKnN5pLPd' });
+    const invoice = await createInvoice(prisma, new FixedRateSource({ TRX: '0.25', USDT: '1' }), merchant, {
+      type: 'SINGLE', amountMicros: 1_000_000n, currencies: ['TRX'], expiryMinutes: undefined, clientCommission: false,
+      orderId: null, webhookUrl: null, redirectUrl: null, description: null,
+    });
+    const port = (receiver.address() as { port: number }).port;
+    await prisma.webhookDelivery.create({ data: { merchantId: merchant.id, invoiceId: invoice.id, eventKey: 'test:crash', url: `http://127.0.0.1:${port}/hook`, payload: { id: invoice.id } } });
+    const workerEnv = { ...env, DATABASE_URL: database.url, WEBHOOK_STALE_SECONDS: '10' };
+    const delivery = () => prisma.webhookDelivery.findUniqueOrThrow({ where: { eventKey: 'test:crash' } });
+    return {
+      prisma, received, devnet, delivery, waitFor,
+      worker: () => startWorker(workerEnv, devnet),
+      lockMerchants: async () => {
+        const client = new pg.Client({ connectionString: database.url });
+        await client.connect();
+        await client.query('BEGIN');
+        await client.query('LOCK TABLE merchants IN ACCESS EXCLUSIVE MODE');
+        return async () => {
+          await client.query('ROLLBACK');
+          await client.end();
+        };
+      },
+      async close() {
+        receiver.closeAllConnections();
+        receiver.close();
+        await devnet.stop();
+        await prisma.$disconnect();
+        await database.drop();
+      },
+    };
+  }
+
+  it('sends, after a restart, a delivery whose worker died before the POST began', { timeout: 90_000 }, async () => {
+    const t = await setUp('answer');
+    try {
+      const unlock = await t.lockMerchants();
+      const first = t.worker();
+      await t.waitFor('the worker to claim the delivery', async () => (await t.delivery()).status === 'SENDING', 30_000);
+      await first.kill();
+      await unlock();
+      assert.equal(t.received.length, 0, 'nothing reached the receiver before the crash');
+      const second = t.worker();
+      try {
+        const done = await t.waitFor('the delivery to end', async () => {
+          const d = await t.delivery();
+          return d.status === 'DELIVERED' || d.status === 'FAILED' ? d : null;
+        }, 60_000);
+        assert.equal(done.status, 'DELIVERED', `closed without being sent: ${done.error}`);
+        assert.equal(t.received.length, 1, 'sent exactly once');
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('does not send again a delivery whose POST had begun when the worker died', { timeout: 90_000 }, async () => {
+    const t = await setUp('hang');
+    try {
+      const first = t.worker();
+      await t.waitFor('the receiver to get the request', async () => t.received.length === 1, 30_000);
+      await first.kill();
+      const second = t.worker();
+      try {
+        const done = await t.waitFor('the delivery to be closed', async () => {
+          const d = await t.delivery();
+          return d.status === 'FAILED' ? d : null;
+        }, 60_000);
+        assert.match(done.error ?? '', /not resent/);
+        await new Promise((r) => setTimeout(r, 1_000));
+        assert.equal(t.received.length, 1, 'never sent twice');
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -53,11 +53,22 @@ function post(url: URL, body: string, headers: Record<string, string>, pinned: {
 /** Claims one pending delivery (SKIP LOCKED: two workers never take the same one). */
 async function claim(prisma: PrismaClient): Promise<WebhookDelivery | null> {
   const rows = await prisma.$queryRaw<{ id: number }[]>`
-    UPDATE webhook_deliveries SET status = 'SENDING', attempts = attempts + 1, sent_at = now()
+    UPDATE webhook_deliveries SET status = 'SENDING', attempts = attempts + 1, sent_at = now(), post_started_at = NULL
     WHERE id = (SELECT id FROM webhook_deliveries WHERE status = 'PENDING' ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
     RETURNING id`;
   const id = rows[0]?.id;
   return id === undefined ? null : prisma.webhookDelivery.findUnique({ where: { id } });
+}
+
+/**
+ * Gives a claim back when this worker failed before the POST began (the database
+ * went away mid-step): nothing reached the receiver, so the delivery is still owed.
+ * Best effort: if this fails too, closeInterruptedDeliveries does it later.
+ */
+async function release(prisma: PrismaClient, delivery: WebhookDelivery): Promise<void> {
+  await prisma.webhookDelivery
+    .updateMany({ where: { id: delivery.id, status: 'SENDING', attempts: delivery.attempts, postStartedAt: null }, data: { status: 'PENDING' } })
+    .catch(() => undefined);
 }
 
 /**
@@ -68,29 +79,53 @@ async function claim(prisma: PrismaClient): Promise<WebhookDelivery | null> {
 export async function deliverNext(prisma: PrismaClient, options: DeliveryOptions): Promise<boolean> {
   const delivery = await claim(prisma);
   if (!delivery) return false;
-  const merchant = await prisma.merchant.findUniqueOrThrow({ where: { id: delivery.merchantId }, select: { webhookSecretEnc: true } });
+  let headers: Record<string, string>;
   const body = JSON.stringify(delivery.payload);
+  try {
+    const merchant = await prisma.merchant.findUniqueOrThrow({ where: { id: delivery.merchantId }, select: { webhookSecretEnc: true } });
+    headers = {
+      'content-type': 'application/json',
+      'user-agent': 'tron-invoicing-webhooks/1',
+      'idempotency-key': delivery.eventKey,
+      'x-webhook-id': String(delivery.id),
+      [SIGNATURE_HEADER]: signWebhook(open(masterKeyRing(), merchant.webhookSecretEnc), body),
+    };
+  } catch (err) {
+    await release(prisma, delivery);
+    throw err;
+  }
   const started = Date.now();
   let result: PostResult;
+  let url: URL;
+  let pinned: { address: string; family: 4 | 6 };
   try {
-    const url = new URL(delivery.url);
-    const pinned = await resolveDestination(url, options.allowPrivate);
-    result = await post(
-      url,
-      body,
-      {
-        'content-type': 'application/json',
-        'user-agent': 'tron-invoicing-webhooks/1',
-        'idempotency-key': delivery.eventKey,
-        'x-webhook-id': String(delivery.id),
-        [SIGNATURE_HEADER]: signWebhook(open(masterKeyRing(), merchant.webhookSecretEnc), body),
-      },
-      pinned,
-      options.timeoutMs,
-    );
+    url = new URL(delivery.url);
+    pinned = await resolveDestination(url, options.allowPrivate);
   } catch (err) {
+    // The receiver's address is unusable (refused or unresolvable): that is this delivery's outcome.
     result = { status: null, error: (err as Error).message };
+    await record(prisma, delivery, result, started);
+    return true;
   }
+  // From here the receiver may get the request: mark it first, and only while the
+  // claim is still ours (the attempt number is the claim's token), so a claim that
+  // was swept back to PENDING meanwhile is never sent twice.
+  try {
+    const { count } = await prisma.webhookDelivery.updateMany({
+      where: { id: delivery.id, status: 'SENDING', attempts: delivery.attempts, postStartedAt: null },
+      data: { postStartedAt: new Date() },
+    });
+    if (count === 0) return true;
+  } catch (err) {
+    await release(prisma, delivery);
+    throw err;
+  }
+  result = await post(url, body, headers, pinned, options.timeoutMs);
+  await record(prisma, delivery, result, started);
+  return true;
+}
+
+async function record(prisma: PrismaClient, delivery: WebhookDelivery, result: PostResult, started: number): Promise<void> {
   const ok = result.status !== null && result.status >= 200 && result.status < 300;
   await prisma.webhookDelivery.update({
     where: { id: delivery.id },
@@ -101,18 +136,21 @@ export async function deliverNext(prisma: PrismaClient, options: DeliveryOptions
       error: ok ? null : (result.error ?? `receiver answered ${result.status}`),
     },
   });
-  return true;
 }
 
 /**
- * A delivery left in SENDING by a crashed worker may or may not have reached
- * the receiver; the spec says a webhook is sent once, so it is closed as failed
- * (the dashboard can resend it by hand) rather than sent again blindly.
+ * Deliveries left in SENDING by a worker that died or lost its database. One
+ * whose POST never began (`post_started_at` unset) reached nobody: it goes back
+ * to PENDING and is sent. One whose POST began may have reached the receiver;
+ * the spec says a webhook is sent once, so it is closed as failed (the dashboard
+ * can resend it by hand) rather than sent again blindly.
  */
-export async function closeInterruptedDeliveries(prisma: PrismaClient, staleSeconds: number): Promise<number> {
-  const { count } = await prisma.webhookDelivery.updateMany({
-    where: { status: 'SENDING', sentAt: { lt: new Date(Date.now() - staleSeconds * 1000) } },
-    data: { status: 'FAILED', error: 'interrupted by a worker restart; not resent (webhooks are sent once)' },
+export async function closeInterruptedDeliveries(prisma: PrismaClient, staleSeconds: number): Promise<{ requeued: number; closed: number }> {
+  const stale = { status: 'SENDING' as const, sentAt: { lt: new Date(Date.now() - staleSeconds * 1000) } };
+  const requeued = await prisma.webhookDelivery.updateMany({ where: { ...stale, postStartedAt: null }, data: { status: 'PENDING' } });
+  const closed = await prisma.webhookDelivery.updateMany({
+    where: { ...stale, postStartedAt: { not: null } },
+    data: { status: 'FAILED', error: 'interrupted by a worker restart after the request began; not resent (webhooks are sent once)' },
   });
-  return count;
+  return { requeued: requeued.count, closed: closed.count };
 }

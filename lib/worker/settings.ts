@@ -28,7 +28,7 @@ const schema = z.object({
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   /** Lets webhooks reach private, loopback and link-local addresses (local runs and tests only). */
   WEBHOOK_ALLOW_PRIVATE: bool.default(false),
-  /** A delivery stuck in SENDING this long was cut off by a crash; it is marked failed, not resent (spec: sent once). */
+  /** A delivery stuck in SENDING this long was cut off by a crash: sent again if its POST never began, else closed as failed (spec: sent once). */
   WEBHOOK_STALE_SECONDS: z.coerce.number().int().min(10).default(60),
 });
 
