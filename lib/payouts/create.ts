@@ -56,21 +56,20 @@ export function estimateJson(q: PayoutQuote) {
  */
 export async function createPayout(prisma: PrismaClient, merchant: Merchant, q: PayoutQuote): Promise<InvoiceRecord> {
   const createdAt = new Date();
-  return prisma.$transaction(async (tx) =>
-    tx.invoice.create({
-      data: {
-        merchantId: merchant.id,
-        type: 'MULTIPLE_TRANSFER',
-        amountUsd: formatScaled(q.amountMicros, USD_DECIMALS),
-        currencies: [q.currency],
-        ...(await allocateInvoiceAddress(tx, merchant.id)),
-        clientCommission: false,
-        targetWallets: targetsJson(q.targets),
-        createdAt,
-        expiredAt: new Date(createdAt.getTime() + config().DEFAULT_EXPIRY_MINUTES * 60_000),
-        amounts: { create: [{ currency: q.currency, rateUsd: q.rateUsd, dueUnits: q.topupUnits, feeUnits: q.costUnits + q.activationUnits }] },
-      },
-      include: invoiceInclude,
-    }),
-  );
+  const address = await allocateInvoiceAddress(prisma, merchant.id);
+  return prisma.invoice.create({
+    data: {
+      merchantId: merchant.id,
+      type: 'MULTIPLE_TRANSFER',
+      amountUsd: formatScaled(q.amountMicros, USD_DECIMALS),
+      currencies: [q.currency],
+      ...address,
+      clientCommission: false,
+      targetWallets: targetsJson(q.targets),
+      createdAt,
+      expiredAt: new Date(createdAt.getTime() + config().DEFAULT_EXPIRY_MINUTES * 60_000),
+      amounts: { create: [{ currency: q.currency, rateUsd: q.rateUsd, dueUnits: q.topupUnits, feeUnits: q.costUnits + q.activationUnits }] },
+    },
+    include: invoiceInclude,
+  });
 }
