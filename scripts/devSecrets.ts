@@ -9,6 +9,8 @@ export interface DevSecrets {
   DEMO_API_KEY: string;
   NEXTAUTH_SECRET: string;
   DEMO_DASHBOARD_PASSWORD: string;
+  /** Password of the embedded PostgreSQL's `postgres` role (set when its data directory is made). */
+  EMBEDDED_DB_PASSWORD: string;
 }
 
 /**
@@ -25,6 +27,7 @@ export function loadDevSecrets(dataDir: string): DevSecrets {
     DEMO_API_KEY: `tk_demo_${randomBytes(24).toString('base64url')}`,
     NEXTAUTH_SECRET: randomBytes(32).toString('base64url'),
     DEMO_DASHBOARD_PASSWORD: randomBytes(9).toString('base64url'),
+    EMBEDDED_DB_PASSWORD: randomBytes(18).toString('base64url'),
     // Values already made win, so addresses and keys survive restarts and upgrades.
     ...stored,
   };

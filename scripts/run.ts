@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '@/lib/db/embedded';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '@/lib/db/embedded';
 import { migrate } from '@/lib/db/migrate';
 import { deriveAccount } from '@/lib/chain/keys';
 import { loadDevSecrets } from './devSecrets';
@@ -23,12 +24,16 @@ if (!dev && !env.DATABASE_URL) {
   process.exit(1);
 }
 
-let embedded: EmbeddedPostgres | undefined;
+let embedded: EmbeddedDatabase | undefined;
 if (!env.DATABASE_URL) {
   const port = Number(env.EMBEDDED_DB_PORT ?? 5433);
-  embedded = await startEmbeddedPostgres(path.join(dataDir, 'pglite'), port);
+  const dir = path.join(dataDir, 'postgres');
+  embedded = await startEmbeddedPostgres({ dir, port, password: env.EMBEDDED_DB_PASSWORD as string, logFile: path.join(dataDir, 'postgres.log') });
   env.DATABASE_URL = embedded.url;
-  console.log(`db: embedded PostgreSQL (PGlite) in ${path.join(dataDir, 'pglite')}, on port ${port}`);
+  console.log(`db: embedded PostgreSQL in ${dir}, on 127.0.0.1:${port} (log: ${path.join(dataDir, 'postgres.log')})`);
+  if (existsSync(path.join(dataDir, 'pglite'))) {
+    console.log(`db: ${path.join(dataDir, 'pglite')} holds data of the old PGlite default; it is not read any more (delete it when you no longer need it)`);
+  }
 }
 
 await migrate(env.DATABASE_URL);
@@ -44,7 +49,7 @@ if (useDevnet) {
 const children: ChildProcess[] = [];
 let stopping = false;
 function start(name: string, args: string[]): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { env, stdio: 'inherit' });
+  const child = spawn(process.execPath, ['--import', 'tsx', '--import', './scripts/exitWithParent.ts', ...args], { env, stdio: ['inherit', 'inherit', 'inherit', 'ipc'] });
   child.on('exit', (code, signal) => {
     if (!stopping) {
       console.error(`${name} exited (${signal ?? code}); stopping everything`);

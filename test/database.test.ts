@@ -48,24 +48,25 @@ describe('migrations', () => {
   });
 });
 
-describe('embedded PostgreSQL (PGlite over the wire protocol)', () => {
+describe('embedded PostgreSQL (the npm run dev default)', () => {
   it('serves migrations and two Prisma clients with interleaved transactions, and persists', async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'pglite-'));
-    const port = await freePort();
-    let embedded = await startEmbeddedPostgres(dir, port);
+    const root = await mkdtemp(path.join(tmpdir(), 'embedded-pg-'));
+    const options = { dir: path.join(root, 'postgres'), port: await freePort(), password: 'pw-' + Date.now(), logFile: path.join(root, 'postgres.log') };
+    let embedded = await startEmbeddedPostgres(options);
     try {
       await migrate(embedded.url);
       const web = createPrisma(embedded.url);
       const worker = createPrisma(embedded.url);
       const webhookSecretEnc = 'v1.x.x.x.x';
       await web.merchant.create({ data: { email: 'a@x', webhookSecretEnc, topupWalletAddress: 'T1', activationWalletAddress: 'T2' } });
-      // Both sides bump the same counter in transactions; every increment must land once.
+      // Both sides bump the same counter in concurrent transactions (read, then write);
+      // a real server runs them at once, so the row lock is what makes every increment land.
       await Promise.all(
         [web, worker].flatMap((client) =>
           Array.from({ length: 10 }, () =>
             client.$transaction(async (tx) => {
-              const m = await tx.merchant.findFirstOrThrow({ where: { email: 'a@x' } });
-              await tx.merchant.update({ where: { id: m.id }, data: { nextAddressIndex: m.nextAddressIndex + 1 } });
+              const [m] = await tx.$queryRaw<{ id: number; next: number }[]>`SELECT id, next_address_index AS next FROM merchants WHERE email = 'a@x' FOR UPDATE`;
+              await tx.merchant.update({ where: { id: m!.id }, data: { nextAddressIndex: m!.next + 1 } });
             }),
           ),
         ),
@@ -74,13 +75,13 @@ describe('embedded PostgreSQL (PGlite over the wire protocol)', () => {
       await web.$disconnect();
       await worker.$disconnect();
       await embedded.stop();
-      embedded = await startEmbeddedPostgres(dir, port);
+      embedded = await startEmbeddedPostgres(options);
       const again = createPrisma(embedded.url);
       assert.equal((await again.merchant.findFirstOrThrow({ where: { email: 'a@x' } })).nextAddressIndex, 20);
       await again.$disconnect();
     } finally {
       await embedded.stop();
-      await rm(dir, { recursive: true });
+      await rm(root, { recursive: true });
     }
   });
 });
