@@ -64,7 +64,9 @@ export interface BlockRecord {
 
 export interface ReorgRequest {
   /** How many of the newest blocks to replace; below the solidified depth. */
-  depth: number;
+  depth?: number;
+  /** Or: replace this block and every block above it (resolved against the head at the moment of the reorg). */
+  fromBlock?: number;
   /** Transactions of those blocks that the new branch does not contain. */
   leaveOut?: string[];
   /** Transactions of those blocks moved, in this order, to the start of the first new block. */
@@ -320,9 +322,10 @@ export class DevNode implements ChainView {
    * broadcast them again while their reference block and expiration allow.
    */
   reorg(request: ReorgRequest): ReorgResult {
-    const { depth } = request;
     const head = this.head().header.number;
-    if (!Number.isSafeInteger(depth) || depth < 1) throw new DevnetInputError('depth must be a whole number of blocks, at least 1');
+    if ((request.depth === undefined) === (request.fromBlock === undefined)) throw new DevnetInputError('give depth or fromBlock');
+    const depth = request.depth ?? head - request.fromBlock! + 1;
+    if (!Number.isSafeInteger(depth) || depth < 1) throw new DevnetInputError(`depth must be a whole number of blocks, at least 1 (the head is #${head})`);
     if (depth >= this.options.solidifiedDepth) {
       throw new DevnetInputError(`depth must be below the solidified depth (${this.options.solidifiedDepth}): solidified blocks never change`);
     }
@@ -347,8 +350,11 @@ export class DevNode implements ChainView {
 
     const dropped: ReorgResult['dropped'] = [];
     const reexecute = (old: TxResult) => {
+      const tx = signedFrom(old);
+      // TaPoS: a transaction whose reference block was replaced cannot be on the new branch.
+      if (!this.tapos(tx)) return dropped.push({ txid: old.txID, code: 'TAPOS_ERROR', message: 'Tapos check error.' });
       try {
-        this.include(this.execute(signedFrom(old), old.forced));
+        this.include(this.execute(tx, old.forced));
       } catch (e) {
         if (!(e instanceof Rejection)) throw e;
         dropped.push({ txid: old.txID, code: e.code, message: e.message });
@@ -404,8 +410,17 @@ export class DevNode implements ChainView {
   private unwind(number: number): void {
     for (const record of this.blocks.splice(number + 1)) {
       for (const tx of record.txs) this.txIndex.delete(tx.txID);
+      const n = record.header.number;
+      const older = this.blocks[n - 65_536];
+      if (older) this.refBlocks.set(refBytes(n), older.header.blockID.slice(16, 32));
+      else this.refBlocks.delete(refBytes(n));
     }
     this.ledger.rollback(number);
+  }
+
+  /** The reference block is on this chain (one of the last 65,536 blocks). */
+  private tapos(tx: SignedTx): boolean {
+    return this.refBlocks.get(tx.header.ref_block_bytes) === tx.header.ref_block_hash;
   }
 
   private header(number: number, timestamp: number, parentHash: string, txs: TxResult[], fork?: number): BlockHeader {
@@ -433,7 +448,7 @@ export class DevNode implements ChainView {
         throw new Rejection('SIGERROR', `Validate signature error: ${sig} is signed by ${signer ? base58(signer) : 'nobody'} but it is not contained of permission.`);
       }
     }
-    if (this.refBlocks.get(tx.header.ref_block_bytes) !== tx.header.ref_block_hash) throw new Rejection('TAPOS_ERROR', 'Tapos check error.');
+    if (!this.tapos(tx)) throw new Rejection('TAPOS_ERROR', 'Tapos check error.');
     if (tx.header.expiration > headTime + Number(param('maxExpirationMs'))) throw new Rejection('TRANSACTION_EXPIRATION_ERROR', 'Transaction expired');
     if (this.txIndex.has(tx.txID)) throw new Rejection('DUP_TRANSACTION_ERROR', 'Dup transaction.');
 
@@ -452,7 +467,7 @@ export class DevNode implements ChainView {
     if (!due.length) return;
     this.held = this.held.filter((h) => h.releaseAt > number);
     for (const { tx } of due) {
-      if (tx.header.expiration < this.now() || this.txIndex.has(tx.txID) || this.pendingIds.has(tx.txID)) continue;
+      if (tx.header.expiration < this.now() || this.txIndex.has(tx.txID) || this.pendingIds.has(tx.txID) || !this.tapos(tx)) continue;
       try {
         this.include(this.execute(tx));
       } catch (e) {
