@@ -252,6 +252,17 @@ describe('devnet fault controls', () => {
     assert.equal(again.code, 'TAPOS_ERROR');
   });
 
+  test('a reorganised chain survives a crash: the log replays the new branch, not the old one', async () => {
+    const to = await newAccount();
+    const signed = await signedTrx(faucet(), to.address, 3n * TRX);
+    const receipt = await info(await broadcast(signed));
+    const result = await devnet.reorg({ fromBlock: receipt.blockNumber, leaveOut: [signed.txID] });
+    await devnet.restart({ crash: true });
+    assert.equal((await tw.trx.getBlockByNumber(receipt.blockNumber)).blockID, result.blocks[0]);
+    assert.deepEqual(await tw.trx.getUnconfirmedTransactionInfo(signed.txID), {});
+    assert.equal(await balance(to.address), 0n);
+  });
+
   test('reorg refuses to touch solidified blocks or transactions outside the replaced blocks', async () => {
     await assert.rejects(devnet.reorg({ depth: 20 }), /400 depth must be below the solidified depth \(20\)/);
     await assert.rejects(devnet.reorg({ depth: 2, leaveOut: ['ab'.repeat(32)] }), /is not in the last 2 blocks/);
