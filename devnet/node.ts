@@ -337,7 +337,9 @@ export class DevNode implements ChainView {
     const order = (request.order ?? []).map((id) => id.toLowerCase());
     for (const id of [...leaveOut, ...order]) {
       if (!byId.has(id)) throw new DevnetInputError(`${id} is not in the last ${depth} blocks`);
+      if (leaveOut.has(id) && order.includes(id)) throw new DevnetInputError(`${id} cannot be both left out and reordered`);
     }
+    if (new Set(order).size !== order.length) throw new DevnetInputError('order lists a transaction twice');
     const moved = new Set(order);
     const pending = this.pending;
     const pendingAdjustments = this.adjustments;
