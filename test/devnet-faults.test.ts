@@ -271,7 +271,10 @@ describe('devnet fault controls', () => {
   test('replica lag: the replica serves the state K blocks behind; the balancer alternates head and replica; broadcasts through either land', async () => {
     const replica = new TronWeb({ fullHost: devnet.replicaUrl });
     const balancer = new TronWeb({ fullHost: devnet.balancerUrl });
+    await waitFor('a chain longer than the lag', async () => (await headNumber()) > 70);
     await devnet.fault.lag(60);
+    const shown = await devnetControl<{ replicaUrl: string; balancerUrl: string; replicaLag: number }>(devnet.url, 'GET', 'info');
+    assert.deepEqual([shown.replicaUrl, shown.balancerUrl, shown.replicaLag], [devnet.replicaUrl, devnet.balancerUrl, 60]);
     const to = await newAccount();
     // Built against the replica's (old) reference block and broadcast through it: still valid, relayed to the head.
     await info(await broadcast(await signedTrx(faucet(), to.address, 6n * TRX, replica), replica));
