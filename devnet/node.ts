@@ -572,12 +572,10 @@ export class DevNode implements ChainView {
       throw new Rejection('CONTRACT_VALIDATE_ERROR', 'Contract validate error : Validate TransferContract error, balance is not sufficient.');
     }
     owner.balance -= call.amount + systemFee;
+    recipient.balance += call.amount;
+    if (createsAccount) recipient.createTime = this.now();
     this.save(call.owner, owner);
-    // Read again: the owner's save must not be undone by a stale copy (never the same address, but cheap).
-    const receiver = this.ledger.get(call.to);
-    receiver.balance += call.amount;
-    if (createsAccount) receiver.createTime = this.now();
-    this.save(call.to, receiver);
+    this.save(call.to, recipient);
     return { ...this.base(tx), contractRet: 'SUCCESS', fee: systemFee + net.netFee, ...net, energy: null, contractResult: '', contractAddress: null, logs: [], failure: null };
   }
 
