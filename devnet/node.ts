@@ -539,7 +539,7 @@ export class DevNode implements ChainView {
     const now = this.now();
     const stakedLimit = netLimit(state, this.network());
     const stakedUsed = netUsed(state, now);
-    const useStaked = (cost: bigint) => {
+    const takeStaked = (cost: bigint) => {
       if (stakedUsed + cost > stakedLimit) return false;
       state.netUsage = stakedUsed + cost;
       state.netTime = now;
@@ -547,9 +547,9 @@ export class DevNode implements ChainView {
     };
     if (createsAccount) {
       const cost = bytes * param('createAccountBandwidthRate');
-      return useStaked(cost) ? { netUsage: cost, netFee: 0n } : burn(param('createAccountFeeSun'));
+      return takeStaked(cost) ? { netUsage: cost, netFee: 0n } : burn(param('createAccountFeeSun'));
     }
-    if (useStaked(bytes)) return { netUsage: bytes, netFee: 0n };
+    if (takeStaked(bytes)) return { netUsage: bytes, netFee: 0n };
     const used = recoveredUsage(state.freeNetUsage, state.freeNetTime, now);
     if (used + bytes <= param('freeBandwidthBytes')) {
       state.freeNetUsage = used + bytes;

@@ -16,6 +16,8 @@ export async function dashboardApi<T>(path: string, init: { method?: string; bod
     headers: init.body === undefined ? undefined : { 'content-type': 'application/json' },
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
   });
+  // A full page load on purpose: an expired session must drop every cached query, not just change route.
+  // eslint-disable-next-line @next/next/no-location-assign-relative-destination
   if (res.status === 401) window.location.assign('/signin');
   if (res.status === 204) return undefined as T;
   const data = (await res.json().catch(() => ({}))) as { detail?: string; errors?: Record<string, string[]> };
