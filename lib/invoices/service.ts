@@ -109,7 +109,8 @@ function searchFilter(term: string): Prisma.InvoiceWhereInput[] {
   return or;
 }
 
-export async function listInvoices(prisma: PrismaClient, merchantId: number, q: ListInvoicesQuery, page: Page) {
+/** The filters and order of the invoice list (spec 4.2, docs/api.md), shared by the list and the CSV export. */
+function invoiceListQuery(merchantId: number, q: ListInvoicesQuery) {
   const createdAt: Prisma.DateTimeFilter = {};
   if (q.date_from) createdAt.gte = dayStartUtc(q.date_from);
   if (q.date_to) createdAt.lt = nextDayStartUtc(q.date_to);
@@ -125,18 +126,35 @@ export async function listInvoices(prisma: PrismaClient, merchantId: number, q: 
   const descending = q.ordering.startsWith('-');
   const column = ORDER_COLUMNS[q.ordering.replace(/^-/, '') as keyof typeof ORDER_COLUMNS];
   const direction = descending ? 'desc' : 'asc';
+  const orderBy: Prisma.InvoiceOrderByWithRelationInput[] = [
+    column === 'amountUsd' ? { amountUsd: { sort: direction, nulls: descending ? 'last' : 'first' } } : { [column]: direction },
+    { id: direction },
+  ];
+  return { where, orderBy };
+}
+
+export async function listInvoices(prisma: PrismaClient, merchantId: number, q: ListInvoicesQuery, page: Page) {
+  const { where, orderBy } = invoiceListQuery(merchantId, q);
   const [count, rows] = await prisma.$transaction([
     prisma.invoice.count({ where }),
-    prisma.invoice.findMany({
-      where,
-      include: invoiceInclude,
-      orderBy: [
-        column === 'amountUsd' ? { amountUsd: { sort: direction, nulls: descending ? 'last' : 'first' } } : { [column]: direction },
-        { id: direction },
-      ],
-      take: page.limit,
-      skip: page.offset,
-    }),
+    prisma.invoice.findMany({ where, include: invoiceInclude, orderBy, take: page.limit, skip: page.offset }),
   ]);
   return { count, rows };
+}
+
+/**
+ * Every invoice the list's filters match, in its order, `batchSize` at a time
+ * (keyset pagination on the list's total order: each batch starts after the
+ * last row of the previous one, so no batch costs more than the first and
+ * nothing is held but the batch in hand). For the CSV export.
+ */
+export async function* invoiceBatches(prisma: PrismaClient, merchantId: number, q: ListInvoicesQuery, batchSize = 1000): AsyncGenerator<InvoiceRecord[]> {
+  const { where, orderBy } = invoiceListQuery(merchantId, q);
+  let after: number | undefined;
+  for (;;) {
+    const rows = await prisma.invoice.findMany({ where, include: invoiceInclude, orderBy, take: batchSize, ...(after !== undefined && { cursor: { id: after }, skip: 1 }) });
+    if (rows.length > 0) yield rows;
+    if (rows.length < batchSize) return;
+    after = rows[rows.length - 1]!.id;
+  }
 }
