@@ -145,8 +145,8 @@ export async function listInvoices(prisma: PrismaClient, merchantId: number, q: 
 /**
  * Every invoice the list's filters match, in its order, `batchSize` at a time
  * (keyset pagination on the list's total order: each batch starts after the
- * last row of the previous one, so no batch costs more than the first and
- * nothing is held but the batch in hand). For the CSV export.
+ * last row of the previous one, not at an ever larger OFFSET, and nothing is
+ * held but the batch in hand). For the CSV export (bench/export.ts).
  */
 export async function* invoiceBatches(prisma: PrismaClient, merchantId: number, q: ListInvoicesQuery, batchSize = 1000): AsyncGenerator<InvoiceRecord[]> {
   const { where, orderBy } = invoiceListQuery(merchantId, q);
