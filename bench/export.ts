@@ -52,6 +52,7 @@ try {
     peakHeap = Math.max(peakHeap, m.heapUsed);
   }
   const ms = Date.now() - t;
+  if (lines - 1 !== ROWS) throw new Error(`exported ${lines - 1} rows, not ${ROWS}`);
   const mb = (n: number) => `${(n / 1048576).toFixed(1)} MB`;
   console.log(`exported ${lines - 1} rows (${mb(bytes)}) ordered by ${ORDERING} in ${ms} ms (${Math.round((lines - 1) / (ms / 1000))} rows/s)`);
   console.log(`rss ${mb(base.rss)} -> peak ${mb(peakRss)}; heap used ${mb(base.heapUsed)} -> peak ${mb(peakHeap)}`);

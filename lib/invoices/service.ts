@@ -150,11 +150,16 @@ export async function listInvoices(prisma: PrismaClient, merchantId: number, q: 
  */
 export async function* invoiceBatches(prisma: PrismaClient, merchantId: number, q: ListInvoicesQuery, batchSize = 1000): AsyncGenerator<InvoiceRecord[]> {
   const { where, orderBy } = invoiceListQuery(merchantId, q);
-  let after: number | undefined;
+  const byTime = q.ordering.replace(/^-/, '') === 'created_at';
+  const descending = q.ordering.startsWith('-');
+  let last: InvoiceRecord | undefined;
   for (;;) {
-    const rows = await prisma.invoice.findMany({ where, include: invoiceInclude, orderBy, take: batchSize, ...(after !== undefined && { cursor: { id: after }, skip: 1 }) });
+    // As in transactionBatches: a plain time bound the (merchant_id, created_at) index can
+    // seek to, widened by the millisecond a JS Date drops; the cursor does the exact cut.
+    const bound = byTime && last ? { createdAt: descending ? { lt: new Date(last.createdAt.getTime() + 1) } : { gte: last.createdAt } } : {};
+    const rows = await prisma.invoice.findMany({ where: { AND: [where, bound] }, include: invoiceInclude, orderBy, take: batchSize, ...(last && { cursor: { id: last.id }, skip: 1 }) });
     if (rows.length > 0) yield rows;
     if (rows.length < batchSize) return;
-    after = rows[rows.length - 1]!.id;
+    last = rows[rows.length - 1]!;
   }
 }
