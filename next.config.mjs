@@ -2,8 +2,9 @@
 const nextConfig = {
   // Parallel builds (several checkouts' tests on one machine) each get their own output folder.
   distDir: process.env.NEXT_DIST_DIR || '.next',
-  // tronweb and pg are Node libraries with their own crypto/native bits; load them from node_modules.
-  serverExternalPackages: ['tronweb', 'pg'],
+  // tronweb and pg are Node libraries with their own crypto/native bits; load them from node_modules
+  // (pino and prom-client too: server-only, as the worker loads them).
+  serverExternalPackages: ['tronweb', 'pg', 'pino', 'prom-client'],
   // Clients written for a Django-style API add a trailing slash; answer both forms without a redirect.
   skipTrailingSlashRedirect: true,
   poweredByHeader: false,

@@ -59,6 +59,11 @@ const schema = z.object({
   TOPUP_FEE_PERCENT: percent('TOPUP_FEE_PERCENT').default('1'),
   DEFAULT_EXPIRY_MINUTES: z.coerce.number().int().min(1).max(10080).default(60),
   DEMO_API_KEY: z.string().regex(/^\S{20,}$/, 'DEMO_API_KEY must be at least 20 characters, without spaces').optional(),
+  // Operations (docs/operations.md).
+  METRICS_TOKEN: z.string().regex(/^\S{16,}$/, 'METRICS_TOKEN must be at least 16 characters, without spaces').optional(),
+  WORKER_STALE_SECONDS: z.coerce.number().int().min(15).max(86_400).default(120),
+  HEALTHZ_REQUIRE_WORKER: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
 export type Config = z.infer<typeof schema>;

@@ -245,6 +245,9 @@ describe('merchant dashboard', () => {
     const rotated = (await browser.api('/settings/webhook-secret', 'POST')).json.secret as string;
     assert.notEqual(rotated, first);
     assert.equal((await browser.api('/settings/webhook-secret')).json.secret, rotated);
+    // The whsec_ form a Standard Webhooks library takes: base64 of the same key bytes.
+    const whsec = (await browser.api('/settings/webhook-secret')).json.standard_webhooks_secret as string;
+    assert.equal(Buffer.from(whsec.replace(/^whsec_/, ''), 'base64').toString('utf8'), rotated);
   });
 
   it('queues a resend of a webhook as a new delivery pointing at the original', async () => {

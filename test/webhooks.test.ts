@@ -5,7 +5,8 @@ import { describe, it } from 'node:test';
 import { TEST_MNEMONIC } from './helpers/app';
 import { createTestDatabase } from './helpers/db';
 import { DestinationRefusedError, isPrivateAddress, resolveDestination } from '@/lib/webhooks/destination';
-import { signWebhook, verifyWebhook } from '@/lib/webhooks/signature';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
+import { signWebhook, standardWebhooksSecret, verifyWebhook } from '@/lib/webhooks/signature';
 
 describe('webhook destinations', () => {
   it('knows private, loopback, link-local and mapped addresses', () => {
@@ -187,6 +188,75 @@ describe('webhook delivery across a worker crash (spec 6: sent once)', () => {
       }
     } finally {
       await t.close();
+    }
+  });
+});
+
+describe('Standard Webhooks', () => {
+  it('signs every real delivery so the standardwebhooks library verifies it, and a resend keeps the event id', { timeout: 30_000 }, async () => {
+    Object.assign(process.env, { MASTER_KEY: randomBytes(32).toString('hex'), HD_MNEMONIC: TEST_MNEMONIC, DATABASE_URL: 'postgres://unused@127.0.0.1/unused' });
+    const { createPrisma } = await import('@/lib/db/client');
+    const { createMerchant } = await import('@/lib/merchants/service');
+    const { webhookSecret, rotateWebhookSecret } = await import('@/lib/merchants/settings');
+    const { createInvoice } = await import('@/lib/invoices/service');
+    const { FixedRateSource } = await import('@/lib/rates/fixed');
+    const { deliverNext } = await import('@/lib/webhooks/deliver');
+    const { enqueueInvoiceWebhook } = await import('@/lib/webhooks/outbox');
+    const { resendDelivery } = await import('@/lib/webhooks/resend');
+    const database = await createTestDatabase();
+    const prisma = createPrisma(database.url);
+    const received: { body: string; headers: Record<string, string> }[] = [];
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', () => {
+        received.push({ body, headers: req.headers as Record<string, string> });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const options = { timeoutMs: 5_000, allowPrivate: true };
+    try {
+      const port = (receiver.address() as { port: number }).port;
+      const merchant = await createMerchant(prisma, { email: 'std@example.com', targetWalletAddress: 'TGLheo1KN8M5W5fGbkeYXVFHnbKnN5pLPd' });
+      const invoice = await createInvoice(prisma, new FixedRateSource({ TRX: '0.25', USDT: '1' }), merchant, {
+        type: 'SINGLE', amountMicros: 1_000_000n, currencies: ['TRX'], expiryMinutes: undefined, clientCommission: false,
+        orderId: 'std-1', webhookUrl: `http://127.0.0.1:${port}/hook`, redirectUrl: null, description: null,
+      });
+      await prisma.$transaction((tx) => enqueueInvoiceWebhook(tx, invoice.id, { status: 'TIMEOUT' }));
+      assert.equal(await deliverNext(prisma, options), true);
+      const original = await prisma.webhookDelivery.findFirstOrThrow({ where: { invoiceId: invoice.id } });
+      await resendDelivery(prisma, merchant.id, original.id);
+      assert.equal(await deliverNext(prisma, options), true);
+      const resend = await prisma.webhookDelivery.findFirstOrThrow({ where: { resendOfId: original.id } });
+      await resendDelivery(prisma, merchant.id, resend.id);
+      assert.equal(await deliverNext(prisma, options), true);
+      assert.equal(received.length, 3);
+
+      const wh = new Webhook(standardWebhooksSecret(webhookSecret(merchant)));
+      for (const hook of received) {
+        const payload = wh.verify(hook.body, hook.headers) as { id: number; order_id: string };
+        assert.equal(payload.id, invoice.id);
+        assert.equal(payload.order_id, 'std-1');
+        assert.match(hook.headers['webhook-signature'] ?? '', /^v1,[A-Za-z0-9+/]{43}=$/);
+        assert.match(hook.headers['webhook-timestamp'] ?? '', /^\d{10}$/);
+        // The existing headers stay, over the same timestamp.
+        assert.ok(verifyWebhook(webhookSecret(merchant), hook.body, hook.headers['x-webhook-signature'] ?? ''));
+        assert.equal(hook.headers['x-webhook-signature']?.split(',')[0], `t=${hook.headers['webhook-timestamp']}`);
+      }
+      assert.deepEqual(received.map((h) => h.headers['webhook-id']), Array(3).fill(`invoice:${invoice.id}:TIMEOUT`), 'a resend (and a resend of a resend) keeps the event id');
+      assert.notEqual(received[0]?.headers['x-webhook-id'], received[1]?.headers['x-webhook-id'], 'X-Webhook-Id still names the delivery');
+
+      const first = received[0]!;
+      assert.throws(() => wh.verify(first.body.replace('std-1', 'std-2'), first.headers), WebhookVerificationError, 'a changed body is refused');
+      assert.throws(() => wh.verify(first.body, { ...first.headers, 'webhook-id': 'invoice:1:COMPLETED' }), WebhookVerificationError, 'the id is signed');
+      await rotateWebhookSecret(prisma, merchant.id);
+      const rotated = await prisma.merchant.findUniqueOrThrow({ where: { id: merchant.id } });
+      assert.throws(() => new Webhook(standardWebhooksSecret(webhookSecret(rotated))).verify(first.body, first.headers), WebhookVerificationError, 'another secret is refused');
+    } finally {
+      receiver.close();
+      await prisma.$disconnect();
+      await database.drop();
     }
   });
 });

@@ -6,7 +6,8 @@ import { createChain, type Chain } from '@/lib/chain';
 import { deriveAccount } from '@/lib/chain/keys';
 import { masterKeyRing } from '@/lib/crypto/masterKey';
 import { open } from '@/lib/crypto/secretBox';
-import { verifyWebhook } from '@/lib/webhooks/signature';
+import { Webhook } from 'standardwebhooks';
+import { standardWebhooksSecret, verifyWebhook } from '@/lib/webhooks/signature';
 import { freePort, startApp, TEST_MNEMONIC, type TestApp } from './helpers/app';
 import { startDevnetProcess, waitFor, type DevnetProcess } from './helpers/devnet';
 import { startWorker, type WorkerProcess } from './helpers/worker';
@@ -60,6 +61,9 @@ describe('worker: detection, AML, forwarding, statuses and webhooks on the devne
   async function assertSigned(merchantId: number, hook: Hook) {
     const secret = open(masterKeyRing(), (await app.prisma.merchant.findUniqueOrThrow({ where: { id: merchantId } })).webhookSecretEnc);
     assert.ok(verifyWebhook(secret, hook.body, String(hook.headers['x-webhook-signature'])), `signature of ${hook.headers['idempotency-key']} verifies`);
+    // Standard Webhooks: the receiver's library verifies the same delivery; the id is the event.
+    assert.equal(JSON.stringify(new Webhook(standardWebhooksSecret(secret)).verify(hook.body, hook.headers as Record<string, string>)), hook.body);
+    assert.equal(hook.headers['webhook-id'], hook.headers['idempotency-key']);
   }
 
   before(async () => {

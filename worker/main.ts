@@ -5,6 +5,8 @@ import { chain, parseChainConfig } from '@/lib/chain';
 import { deriveAccount } from '@/lib/chain/keys';
 import { config } from '@/lib/config';
 import { db } from '@/lib/db/client';
+import { bridgeConsole, createLogger } from '@/lib/log';
+import { scanHeartbeat } from '@/lib/operations/heartbeat';
 import type { WorkerContext } from '@/lib/payments/context';
 import { expireInvoices } from '@/lib/payments/expiry';
 import { processPayments } from '@/lib/payments/process';
@@ -18,6 +20,8 @@ import { startLoop } from './loop';
 const WEBHOOK_SENDERS = 4;
 
 const c = config();
+// JSON lines (docs/operations.md); console output of lib/ goes through it too.
+bridgeConsole(createLogger('worker', c.LOG_LEVEL));
 const settings = parseWorkerSettings(process.env);
 const ctx: WorkerContext = {
   prisma: db(),
@@ -32,9 +36,14 @@ const ctx: WorkerContext = {
 };
 const delivery = { timeoutMs: settings.WEBHOOK_TIMEOUT_MS, allowPrivate: settings.WEBHOOK_ALLOW_PRIVATE };
 const poll = settings.WORKER_POLL_MS;
+const beat = scanHeartbeat(ctx.prisma, ctx.owner);
 
 const loops = [
-  startLoop('scan', poll, async () => (await scanNextBlocks(ctx)) > 0),
+  startLoop('scan', poll, async () => {
+    const scanned = await scanNextBlocks(ctx);
+    await beat(); // read by /healthz: this worker is scanning
+    return scanned > 0;
+  }),
   startLoop('payments', poll, async () => (await processPayments(ctx)) > 0),
   startLoop('payouts', poll, async () => (await processPayouts(ctx)) > 0),
   startLoop('expiry', poll, async () => {

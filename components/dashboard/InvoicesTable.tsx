@@ -3,6 +3,7 @@
 import Link from 'next/link';
 import type { InvoiceJson } from '@/lib/invoices/serialize';
 import { DateRangeAndOrder } from './DateRangeAndOrder';
+import { ExportCsvLink } from './ExportCsvLink';
 import { Pager } from './Pager';
 import { useFilteredList } from './useFilteredList';
 import { StatusBadge } from './StatusBadge';
@@ -12,12 +13,20 @@ const STATUSES = ['ACTIVE', 'COMPLETED', 'CANCELED', 'TIMEOUT', 'ERROR', 'AML_FA
 
 /** The API's /payment/list filters, applied as they change. */
 export function InvoicesTable() {
-  const { filters, set, pager, data, error, isFetching } = useFilteredList<InvoiceJson, Record<string, string>>('invoices', '/invoices', {
+  const { filters, set, pager, exportHref, data, error, isFetching } = useFilteredList<InvoiceJson, Record<string, string>>('invoices', '/invoices', {
     type: '', status: '', currency: '', date_from: '', date_to: '', search: '', ordering: '-created_at',
   });
 
   return (
-    <Card title="Invoices" actions={isFetching ? <span className="text-sm text-slate-500">Loading…</span> : null}>
+    <Card
+      title="Invoices"
+      actions={
+        <div className="flex items-center gap-3">
+          {isFetching ? <span className="text-sm text-slate-500">Loading…</span> : null}
+          <ExportCsvLink href={exportHref} />
+        </div>
+      }
+    >
       <div className="mb-4 grid gap-3 sm:grid-cols-3 lg:grid-cols-7">
         <Field label="Search" name="search" type="search" value={filters.search} onChange={set('search')} placeholder="id, address, text" />
         <Select label="Type" name="type" value={filters.type} onChange={set('type')}>

@@ -1,6 +1,7 @@
 'use client';
 
 import { DateRangeAndOrder } from './DateRangeAndOrder';
+import { ExportCsvLink } from './ExportCsvLink';
 import { Pager } from './Pager';
 import { useFilteredList } from './useFilteredList';
 import { TransactionTable, type TransactionJson } from './TransactionTable';
@@ -8,12 +9,12 @@ import { Card, Field, FieldError, Select } from './ui';
 
 
 export function TransactionsPanel({ invoiceId = '' }: { invoiceId?: string }) {
-  const { filters, set, pager, data, error } = useFilteredList<TransactionJson, Record<string, string>>('transactions', '/transactions', {
+  const { filters, set, pager, exportHref, data, error } = useFilteredList<TransactionJson, Record<string, string>>('transactions', '/transactions', {
     type: '', currency: '', invoice_id: invoiceId, has_aml: '', date_from: '', date_to: '', search: '', ordering: '-created_at',
   });
 
   return (
-    <Card title="Transactions">
+    <Card title="Transactions" actions={<ExportCsvLink href={exportHref} />}>
       <div className="mb-4 grid gap-3 sm:grid-cols-3 lg:grid-cols-8">
         <Field label="Hash or address" name="search" type="search" value={filters.search} onChange={set('search')} />
         <Select label="Type" name="type" value={filters.type} onChange={set('type')}>

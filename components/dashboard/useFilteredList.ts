@@ -39,5 +39,7 @@ export function useFilteredList<T, F extends Record<string, string | undefined>>
     placeholderData: keepPreviousData,
     refetchInterval,
   });
-  return { filters, set, pager: { limit: PAGE, offset, onOffset: setOffset }, ...query };
+  // The CSV export takes the filters as they are on screen (paging aside): what you see is what you download.
+  const exportHref = `/dashboard/api${path}/export${queryString(filters)}`;
+  return { filters, set, pager: { limit: PAGE, offset, onOffset: setOffset }, exportHref, ...query };
 }

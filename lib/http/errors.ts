@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /** Every error the API returns is `{"detail": ...}`, plus `errors` for field validation. */
 export class ApiError extends Error {
   constructor(
@@ -30,3 +32,11 @@ export function errorResponse(err: ApiError, headers?: HeadersInit): Response {
   if (err.errors) body.errors = err.errors;
   return jsonResponse(body, err.status, headers);
 }
+
+/** The error body (spec part 7), as the OpenAPI document describes it. */
+export const errorBodySchema = z
+  .object({
+    detail: z.string(),
+    errors: z.record(z.string(), z.array(z.string())).optional().describe('400 on invalid fields: every offending field (`target_wallets[3].address`) to its messages'),
+  })
+  .meta({ id: 'Error', description: 'Spec part 7: {"detail": ...}' });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { publicBaseUrl } from '@/lib/config';
+import { documentAs } from './openapi';
 
 export const DEFAULT_PAGE_SIZE = 10;
 /** PostgreSQL's OFFSET is a bigint and Prisma's `skip` a 32-bit int; no list is that long. */
@@ -15,13 +16,19 @@ const nonNegativeInt = (field: string) =>
  */
 export function pageQuerySchema(maxLimit: number) {
   return z.object({
-    limit: nonNegativeInt('limit')
-      .refine((n) => n > 0, 'limit must be at least 1')
-      .transform((n) => Math.min(n, maxLimit))
-      .default(DEFAULT_PAGE_SIZE),
-    offset: nonNegativeInt('offset')
-      .refine((n) => n <= MAX_OFFSET, `offset must be at most ${MAX_OFFSET}`)
-      .default(0),
+    limit: documentAs(
+      nonNegativeInt('limit')
+        .refine((n) => n > 0, 'limit must be at least 1')
+        .transform((n) => Math.min(n, maxLimit))
+        .default(DEFAULT_PAGE_SIZE),
+      { type: 'integer', minimum: 1, default: DEFAULT_PAGE_SIZE, description: `Page size. Above ${maxLimit} it is clamped to ${maxLimit} (not refused).` },
+    ),
+    offset: documentAs(
+      nonNegativeInt('offset')
+        .refine((n) => n <= MAX_OFFSET, `offset must be at most ${MAX_OFFSET}`)
+        .default(0),
+      { type: 'integer', minimum: 0, maximum: MAX_OFFSET, default: 0, description: 'Number of items skipped.' },
+    ),
   });
 }
 
@@ -54,4 +61,14 @@ export function pageEnvelope<T>(url: URL, page: Page, count: number, results: T[
     previous: offset > 0 ? linkWith(url, Math.max(0, offset - limit), limit) : null,
     results,
   };
+}
+
+/** The list envelope's schema around `item` (for the OpenAPI document). */
+export function pageEnvelopeSchema<T extends z.ZodType>(item: T) {
+  return z.object({
+    count: z.int(),
+    next: z.string().nullable().describe('Absolute URL of the next page (keeps every filter), or null'),
+    previous: z.string().nullable(),
+    results: z.array(item),
+  });
 }

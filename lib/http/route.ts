@@ -19,9 +19,10 @@ export type Authenticate = (req: Request) => Promise<Merchant>;
 type NextRouteContext<P> = { params: Promise<P> };
 export type RouteFn<P> = (req: Request, ctx: NextRouteContext<P>) => Promise<Response>;
 
-export function toErrorResponse(err: unknown): Response {
+export function toErrorResponse(err: unknown, req?: Request): Response {
   if (err instanceof ApiError) return errorResponse(err);
-  console.error('Unhandled API error', err);
+  // server.ts sets the request id; console goes to the JSON log there.
+  console.error(`Unhandled API error (request ${req?.headers.get('x-request-id') ?? 'unknown'})`, err);
   return errorResponse(new ApiError(500, 'Internal server error'));
 }
 
@@ -36,7 +37,7 @@ export function merchantRoute<P>(authenticate: Authenticate, handler: Handler<P>
       const result = await handler({ req, url: new URL(req.url), merchant, params: await ctx.params });
       return result instanceof Response ? result : jsonResponse(result);
     } catch (err) {
-      return toErrorResponse(err);
+      return toErrorResponse(err, req);
     }
   };
 }

@@ -3,6 +3,7 @@ import { DecimalFormatError, parseScaled } from '@/lib/money/decimal';
 import { CURRENCIES, USD_DECIMALS, type Currency } from '@/lib/money/tokens';
 import { pageQuerySchema } from '@/lib/http/pagination';
 import { dateSchema, orderingSchema, upperCase } from '@/lib/http/listQuery';
+import { documentAs } from '@/lib/http/openapi';
 import { INVOICE_STATUSES, normalizeStatus } from './states';
 
 export const MAX_ORDER_ID = 256;
@@ -26,12 +27,22 @@ export const usdAmountSchema = z.union([z.number(), z.string()], { error: 'A val
 });
 
 /** `["TRX","USDT"]`, or the comma form `"TRX,USDT"` some clients send; duplicates collapse. */
-export const currenciesSchema = z
-  .preprocess(
-    (v) => (typeof v === 'string' ? v.split(',') : v),
-    z.array(z.preprocess(upperCase, z.enum(CURRENCIES, { error: 'Must be "TRX" or "USDT".' }))).min(1, 'At least one currency is required.'),
-  )
-  .transform((list) => [...new Set(list)] as Currency[]);
+export const currenciesSchema = documentAs(
+  z
+    .preprocess(
+      (v) => (typeof v === 'string' ? v.split(',') : v),
+      z.array(z.preprocess(upperCase, z.enum(CURRENCIES, { error: 'Must be "TRX" or "USDT".' }))).min(1, 'At least one currency is required.'),
+    )
+    .transform((list) => [...new Set(list)] as Currency[]),
+  {
+    anyOf: [
+      { type: 'array', items: { type: 'string', enum: CURRENCIES }, minItems: 1 },
+      { type: 'string', pattern: '^(?:[Tt][Rr][Xx]|[Uu][Ss][Dd][Tt])(?:,(?:[Tt][Rr][Xx]|[Uu][Ss][Dd][Tt]))*$', description: 'The comma form, e.g. "TRX,USDT"' },
+    ],
+    description: 'Accepted tokens, case-insensitive; duplicates collapse.',
+    examples: [['TRX', 'USDT']],
+  },
+);
 
 const optionalText = (max: number) =>
   z.string().max(max, `Ensure this field has no more than ${max} characters.`).nullish();
@@ -54,16 +65,26 @@ const integerLike = z
   .pipe(z.number().int('A valid integer is required.'));
 
 const createInvoiceBody = z.object({
-  type: z.preprocess(upperCase, z.enum(['SINGLE', 'MULTIPLE'], { error: 'Must be "SINGLE" or "MULTIPLE".' })),
-  amount: z.unknown().optional(),
+  type: z.preprocess(upperCase, z.enum(['SINGLE', 'MULTIPLE'], { error: 'Must be "SINGLE" or "MULTIPLE".' })).describe('SINGLE (temporary address) or MULTIPLE (static address); case-insensitive'),
+  // Validated by the transform below, for SINGLE only (spec 4.1).
+  amount: z
+    .unknown()
+    .meta({ anyOf: [{ type: 'number', exclusiveMinimum: 0, maximum: 1_000_000_000 }, { type: 'string', pattern: '^\\d+(\\.\\d{1,6})?$' }], description: 'USD, > 0, at most 6 decimals, at most 1,000,000,000; a number or a decimal string. Required for SINGLE, ignored for MULTIPLE.' })
+    .optional(),
   currencies: currenciesSchema,
-  expiry_minutes: z.unknown().optional(),
+  expiry_minutes: z
+    .unknown()
+    .meta({ type: ['integer', 'string'], minimum: 1, maximum: MAX_EXPIRY_MINUTES, pattern: '^\\d+$', description: `SINGLE only: 1 to ${MAX_EXPIRY_MINUTES} (an integer or digit string); default DEFAULT_EXPIRY_MINUTES (60). Ignored for MULTIPLE.` })
+    .optional(),
   // The spec spells it client_comission; its samples spell client_commission. Both are read.
-  client_comission: z.boolean({ error: 'Must be a boolean.' }).nullish(),
-  client_commission: z.boolean({ error: 'Must be a boolean.' }).nullish(),
+  client_comission: z.boolean({ error: 'Must be a boolean.' }).nullish().describe('SINGLE only: true adds the forwarding fee to what the customer pays. Either spelling; both must agree.'),
+  client_commission: z.boolean({ error: 'Must be a boolean.' }).nullish().describe('The samples\' spelling of client_comission'),
   order_id: optionalText(MAX_ORDER_ID),
-  webhook_url: httpUrl,
-  redirect_url: z.unknown().optional(),
+  webhook_url: httpUrl.describe('Absolute http(s) URL notified on status changes'),
+  redirect_url: z
+    .unknown()
+    .meta({ type: ['string', 'null'], maxLength: 2048, description: 'SINGLE only: absolute http(s) URL the customer is sent to after paying. Ignored for MULTIPLE.' })
+    .optional(),
   description: optionalText(MAX_DESCRIPTION),
 });
 
@@ -108,6 +129,8 @@ export const createInvoiceSchema = createInvoiceBody.transform((body, ctx) => {
   };
 });
 
+createInvoiceSchema.meta({ id: 'CreateInvoiceRequest', description: 'Spec 4.1. Unknown fields are ignored.' });
+
 export type CreateInvoiceInput = z.output<typeof createInvoiceSchema>;
 
 
@@ -117,12 +140,67 @@ export const listInvoicesQuerySchema = pageQuerySchema(MAX_INVOICE_PAGE).extend(
   type: z.preprocess(upperCase, z.enum(['SINGLE', 'MULTIPLE', 'MULTIPLE_TRANSFER'], { error: 'Must be SINGLE, MULTIPLE or MULTIPLE_TRANSFER.' })).optional(),
   status: z
     .preprocess((v) => (typeof v === 'string' ? normalizeStatus(v) : v), z.enum(INVOICE_STATUSES, { error: 'Not a valid invoice status.' }))
-    .optional(),
-  currency: currenciesSchema.optional(),
+    .optional()
+    .describe('An invoice status; CANCELLED is read as CANCELED'),
+  currency: documentAs(currenciesSchema.optional(), { type: 'string', enum: ['TRX', 'USDT', 'TRX,USDT'], description: 'TRX,USDT: invoices accepting both; TRX: accepting TRX (alone or with USDT)' }),
   date_from: dateSchema('date_from').optional(),
   date_to: dateSchema('date_to').optional(),
   ordering: orderingSchema(INVOICE_ORDERING).default('-created_at'),
-  search: z.string().trim().max(200).optional(),
+  search: z.string().trim().max(200).optional().describe('Substring of address or description, exact id, a status (either spelling) or a token, case-insensitive'),
 });
 
 export type ListInvoicesQuery = z.output<typeof listInvoicesQuerySchema>;
+
+// ---- Responses (spec 2.1). The serializer is typed by these schemas and the
+// OpenAPI document (lib/openapi) is generated from them, so neither can drift.
+
+/** ISO 8601 with microseconds and a UTC offset (docs/api.md "Timestamps"). */
+export const timestampSchema = documentAs(z.iso.datetime({ offset: true }), {
+  type: 'string',
+  format: 'date-time',
+  description: 'ISO 8601 with six fractional digits and +00:00',
+  examples: ['2026-11-23T01:44:15.072000+00:00'],
+});
+
+/** Token (`TRX`, `USDT`) → amount, a key for each accepted token. */
+export const perCurrencySchema = z.record(z.string(), z.number()).describe('Token (TRX, USDT) to amount, a key per accepted token');
+
+export const payoutTargetJsonSchema = z.object({ address: z.string(), amount: z.number().describe('In the payout token') });
+
+export const failedTargetJsonSchema = z.object({
+  index: z.int().describe('Position in target_wallets'),
+  address: z.string(),
+  amount: z.number(),
+  error: z.string(),
+});
+
+export const invoiceSchema = z
+  .object({
+    id: z.int(),
+    status: z.enum(INVOICE_STATUSES),
+    type: z.enum(['SINGLE', 'MULTIPLE', 'MULTIPLE_TRANSFER']),
+    paymentURL: z.string().describe('{PAYMENT_PAGE_BASE}/payment/<id>'),
+    amount: z.number().describe('USD; 0 for MULTIPLE; for a mass payout the USD value of what is sent'),
+    currencies: z.array(z.enum(CURRENCIES)),
+    currency: z.enum(CURRENCIES).optional().describe('MULTIPLE_TRANSFER only: the payout token (also the one entry of `currencies`)'),
+    currencies_amounts: perCurrencySchema.describe('Amount to pay in each accepted token; for a mass payout the top-up'),
+    transfer_amounts: z.object({ input: perCurrencySchema, output: perCurrencySchema }).describe('input: received; output: forwarded (or, for a mass payout, sent)'),
+    cost: z.number().nullable().describe('Service fee kept, in the token paid; null until a payment is processed'),
+    order_id: z.string().nullable(),
+    address: z.string(),
+    client_comission: z.boolean().describe('Spelling of the spec tables; always equal to client_commission'),
+    client_commission: z.boolean().describe('Spelling of the spec samples; always equal to client_comission'),
+    webhook_url: z.string().nullable(),
+    redirect_url: z.string().nullable(),
+    description: z.string().nullable(),
+    merchant_contact: z.string(),
+    target_wallets: z
+      .union([z.array(payoutTargetJsonSchema), z.object({}).strict()])
+      .describe('The submitted list on MULTIPLE_TRANSFER, {} otherwise'),
+    failed_targets: z.array(failedTargetJsonSchema).optional().describe('MULTIPLE_TRANSFER only: targets that could not be paid (status ERROR)'),
+    expired_at: timestampSchema,
+    created_at: timestampSchema,
+  })
+  .meta({ id: 'Invoice', description: 'Spec 2.1; also the webhook payload' });
+
+export type InvoiceJson = z.output<typeof invoiceSchema>;

@@ -3,6 +3,9 @@ import type { Invoice, InvoiceCurrency } from '@/lib/generated/prisma/client';
 import { toJsonNumber } from '@/lib/money/decimal';
 import { TOKEN_DECIMALS } from '@/lib/money/tokens';
 import { isoMicro } from '@/lib/time';
+import type { InvoiceJson } from './schemas';
+
+export type { InvoiceJson } from './schemas';
 
 export type InvoiceRecord = Invoice & { amounts: InvoiceCurrency[]; merchant: { email: string } };
 
@@ -21,7 +24,7 @@ function perCurrency(invoice: InvoiceRecord, pick: (row: InvoiceCurrency) => big
 }
 
 /** The Invoice object of spec 2.1: every field, in the spec's order. */
-export function invoiceJson(invoice: InvoiceRecord) {
+export function invoiceJson(invoice: InvoiceRecord): InvoiceJson {
   const payout = invoice.type === 'MULTIPLE_TRANSFER';
   return {
     id: invoice.id,
@@ -47,12 +50,12 @@ export function invoiceJson(invoice: InvoiceRecord) {
     redirect_url: invoice.redirectUrl,
     description: invoice.description,
     merchant_contact: invoice.merchant.email,
-    target_wallets: payout ? (invoice.targetWallets ?? []) : {},
+    // Stored by lib/payouts/create.ts as targetsJson(): the list the API echoes.
+    target_wallets: payout ? ((invoice.targetWallets ?? []) as InvoiceJson['target_wallets']) : {},
     // Targets a payout could not pay (status ERROR); their amounts stay at the top-up address.
-    ...(payout && { failed_targets: invoice.failedTargets ?? [] }),
+    ...(payout && { failed_targets: (invoice.failedTargets ?? []) as NonNullable<InvoiceJson['failed_targets']> }),
     expired_at: isoMicro(invoice.expiredAt),
     created_at: isoMicro(invoice.createdAt),
   };
 }
 
-export type InvoiceJson = ReturnType<typeof invoiceJson>;

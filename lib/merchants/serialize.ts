@@ -1,9 +1,10 @@
 import type { Merchant } from '@/lib/generated/prisma/client';
 import { toJsonNumber } from '@/lib/money/decimal';
 import { TOKEN_DECIMALS } from '@/lib/money/tokens';
+import type { MerchantAccountJson } from './schemas';
 
 /** The Merchant account object of spec 2.4. */
-export function merchantJson(m: Merchant) {
+export function merchantJson(m: Merchant): MerchantAccountJson {
   return {
     email: m.email,
     balance: toJsonNumber(m.balanceSun, TOKEN_DECIMALS),

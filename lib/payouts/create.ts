@@ -9,7 +9,7 @@ import { TOKEN_DECIMALS, USD_DECIMALS } from '@/lib/money/tokens';
 import { rateSource } from '@/lib/rates';
 import { parseWorkerSettings } from '@/lib/worker/settings';
 import type { QuoteDeps, PayoutQuote } from './estimate';
-import type { PayoutTarget } from './schemas';
+import type { PayoutEstimateJson, PayoutTarget } from './schemas';
 
 /** The web process's quoting inputs: the configured node, rates, fee and margin, and the gas wallet to simulate from. */
 export function apiQuoteDeps(): QuoteDeps {
@@ -33,7 +33,7 @@ export const targetsJson = (targets: PayoutTarget[]) => targets.map((t) => ({ ad
  * cost = service_fee + network_fee raised by GAS_MARGIN_PERCENT;
  * topup_amount = sum of the amounts + cost + activation_cost.
  */
-export function estimateJson(q: PayoutQuote) {
+export function estimateJson(q: PayoutQuote): PayoutEstimateJson {
   return {
     amount: toJsonNumber(q.amountMicros, USD_DECIMALS),
     currency: q.currency,

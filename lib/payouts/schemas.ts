@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isTronAddress } from '@/lib/chain/keys';
-import { usdAmountSchema } from '@/lib/invoices/schemas';
+import { payoutTargetJsonSchema, usdAmountSchema } from '@/lib/invoices/schemas';
 import { upperCase } from '@/lib/http/listQuery';
 import { CURRENCIES, TOKEN_DECIMALS, USD_DECIMALS } from '@/lib/money/tokens';
 
@@ -45,8 +45,28 @@ export const payoutRequestSchema = z.object({
       });
     })
     .transform((targets) => targets.map((t) => ({ address: t.address, units: t.amount }))),
-  currency: z.preprocess(upperCase, z.enum(CURRENCIES, { error: 'Must be "TRX" or "USDT".' })),
-});
+  currency: z.preprocess(upperCase, z.enum(CURRENCIES, { error: 'Must be "TRX" or "USDT".' })).describe('The payout token; case-insensitive'),
+}).meta({ id: 'PayoutRequest', description: 'Spec 4.5 and 4.6: at most 1,000 targets, each address once; amounts in the payout token, > 0, at most 6 decimals.' });
 
 export type PayoutRequest = z.output<typeof payoutRequestSchema>;
 export type PayoutTarget = PayoutRequest['target_wallets'][number];
+
+// ---- Response (spec 2.6 and docs/api.md "Mass payouts").
+
+export const payoutEstimateSchema = z
+  .object({
+    amount: z.number().describe('USD value of the amounts to send'),
+    currency: z.enum(CURRENCIES),
+    target_wallets: z.array(payoutTargetJsonSchema),
+    need_energy: z.int(),
+    need_bandwidth: z.int(),
+    cost: z.number().describe('service_fee + network_fee with GAS_MARGIN_PERCENT, in the payout token'),
+    activation_cost: z.number(),
+    service_fee: z.number(),
+    network_fee: z.number(),
+    accounts_to_activate: z.int(),
+    topup_amount: z.number().describe('Sum of the amounts + cost + activation_cost'),
+  })
+  .meta({ id: 'PayoutEstimate', description: 'Spec 2.6 plus the parts it is made of' });
+
+export type PayoutEstimateJson = z.output<typeof payoutEstimateSchema>;

@@ -1,10 +1,11 @@
 import { config } from '@/lib/config';
 import { ApiError, fieldErrors } from '@/lib/http/errors';
 import { currencySchema } from '@/lib/money/tokens';
+import type { RateJson } from './schemas';
 import type { RateSource } from './source';
 
 /** The Rate object of spec 2.5 for a `currency` query value. */
-export async function rateJson(rates: RateSource, currencyParam: string | null) {
+export async function rateJson(rates: RateSource, currencyParam: string | null): Promise<RateJson> {
   if (currencyParam === null || currencyParam.trim() === '') throw fieldErrors({ currency: ['This field is required.'] });
   const currency = currencySchema.safeParse(currencyParam.trim().toUpperCase());
   if (!currency.success) throw new ApiError(404, 'Currency not found');

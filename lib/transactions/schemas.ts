@@ -3,6 +3,7 @@ import { TransactionType } from '@/lib/generated/prisma/enums';
 import { dateSchema, orderingSchema, upperCase } from '@/lib/http/listQuery';
 import { pageQuerySchema } from '@/lib/http/pagination';
 import { currencySchema } from '@/lib/money/tokens';
+import { timestampSchema } from '@/lib/invoices/schemas';
 
 export const MAX_TRANSACTION_PAGE = 300;
 export const TRANSACTION_ORDERING = ['created_at', 'amount', 'status'] as const;
@@ -13,12 +14,45 @@ export const listTransactionsQuerySchema = pageQuerySchema(MAX_TRANSACTION_PAGE)
   from_address: z.string().trim().min(1).optional(),
   to_address: z.string().trim().min(1).optional(),
   trn_hash: z.string().trim().min(1).optional(),
-  has_aml: z.enum(['true', 'false', 'True', 'False', '1', '0'], { error: 'has_aml must be true or false.' }).transform((v) => v === 'true' || v === 'True' || v === '1').optional(),
+  has_aml: z.enum(['true', 'false', 'True', 'False', '1', '0'], { error: 'has_aml must be true or false.' }).transform((v) => v === 'true' || v === 'True' || v === '1').optional().describe('Whether an AML check exists'),
   currency: z.preprocess(upperCase, currencySchema).optional(),
   date_from: dateSchema('date_from').optional(),
   date_to: dateSchema('date_to').optional(),
   ordering: orderingSchema(TRANSACTION_ORDERING).default('-created_at'),
-  search: z.string().trim().max(200).optional(),
+  search: z.string().trim().max(200).optional().describe('Substring of trn_hash, from_address or to_address, exact invoice_id, a type or a currency'),
 });
 
 export type ListTransactionsQuery = z.output<typeof listTransactionsQuerySchema>;
+
+// ---- Responses (spec 2.2, 2.3).
+
+export const amlCheckSchema = z
+  .object({
+    id: z.string(),
+    status: z.enum(['SUCCESS', 'FAILED', 'TIMEOUT', 'ERROR']),
+    risk_score: z.number(),
+    risk_level: z.string().describe('low, medium or high'),
+    exposure: z.record(z.string(), z.number()),
+    report_url: z.string().describe('PDF report; empty when the check did not complete'),
+    cost: z.number().describe('TRX'),
+    completed: z.boolean(),
+    created_at: timestampSchema,
+  })
+  .meta({ id: 'AmlCheck' });
+
+export const transactionSchema = z
+  .object({
+    trn_hash: z.string(),
+    invoice: z.int().nullable().describe('Null for a transaction of no invoice (e.g. a balance top-up)'),
+    type: z.enum(Object.values(TransactionType)),
+    from_address: z.string(),
+    to_address: z.string(),
+    amount: z.number().describe('In `currency`'),
+    currency: currencySchema,
+    aml_check: amlCheckSchema.nullable(),
+    event_id: z.string().nullable().describe('UUID shared by an incoming payment and its forwarding'),
+    created_at: timestampSchema,
+  })
+  .meta({ id: 'Transaction', description: 'Spec 2.2' });
+
+export type TransactionJson = z.output<typeof transactionSchema>;

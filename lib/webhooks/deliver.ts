@@ -4,7 +4,8 @@ import type { PrismaClient, WebhookDelivery } from '@/lib/generated/prisma/clien
 import { masterKeyRing } from '@/lib/crypto/masterKey';
 import { open } from '@/lib/crypto/secretBox';
 import { resolveDestination } from './destination';
-import { SIGNATURE_HEADER, signWebhook } from './signature';
+import { eventIdOf } from './resend';
+import { signatureHeaders } from './signature';
 
 export interface DeliveryOptions {
   timeoutMs: number;
@@ -88,7 +89,7 @@ export async function deliverNext(prisma: PrismaClient, options: DeliveryOptions
       'user-agent': 'tron-invoicing-webhooks/1',
       'idempotency-key': delivery.eventKey,
       'x-webhook-id': String(delivery.id),
-      [SIGNATURE_HEADER]: signWebhook(open(masterKeyRing(), merchant.webhookSecretEnc), body),
+      ...signatureHeaders(open(masterKeyRing(), merchant.webhookSecretEnc), await eventIdOf(prisma, delivery), body),
     };
   } catch (err) {
     await release(prisma, delivery);

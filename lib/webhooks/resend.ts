@@ -23,3 +23,19 @@ export async function resendDelivery(prisma: PrismaClient, merchantId: number, i
     },
   });
 }
+
+/**
+ * The event a delivery reports, as its Standard Webhooks `webhook-id`: the
+ * event key of the first delivery of the chain, so a manual resend (and a
+ * resend of a resend) carries the same id and a receiver can de-duplicate.
+ */
+export async function eventIdOf(prisma: PrismaClient, delivery: Pick<WebhookDelivery, 'eventKey' | 'resendOfId'>): Promise<string> {
+  let current = delivery;
+  // Bounded: a resend always points at an older row, but never trust a loop over data.
+  for (let hops = 0; current.resendOfId !== null && hops < 1000; hops++) {
+    const parent = await prisma.webhookDelivery.findUnique({ where: { id: current.resendOfId }, select: { eventKey: true, resendOfId: true } });
+    if (!parent) break;
+    current = parent;
+  }
+  return current.eventKey;
+}

@@ -20,3 +20,23 @@ export function verifyWebhook(secret: string, body: string, header: string, tole
   const given = Buffer.from(parts.v1, 'hex');
   return expected.length === given.length && timingSafeEqual(expected, given);
 }
+
+/**
+ * Standard Webhooks (standardwebhooks.com): `webhook-id`, `webhook-timestamp`
+ * and `webhook-signature: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`.
+ * The HMAC key is the same as for X-Webhook-Signature: the bytes of the
+ * merchant's secret. Standard Webhooks libraries take a key as
+ * `whsec_<base64 of the key bytes>`, which `standardWebhooksSecret` spells out.
+ */
+export function standardWebhookHeaders(secret: string, messageId: string, body: string, timestamp = Math.floor(Date.now() / 1000)): Record<string, string> {
+  const mac = createHmac('sha256', secret).update(`${messageId}.${timestamp}.${body}`).digest('base64');
+  return { 'webhook-id': messageId, 'webhook-timestamp': String(timestamp), 'webhook-signature': `v1,${mac}` };
+}
+
+/** The merchant's secret in the `whsec_` form the `standardwebhooks` libraries read. */
+export const standardWebhooksSecret = (secret: string) => `whsec_${Buffer.from(secret, 'utf8').toString('base64')}`;
+
+/** Every signature header of one delivery, over one timestamp: ours and Standard Webhooks' (docs/webhooks.md). */
+export function signatureHeaders(secret: string, eventId: string, body: string, timestamp = Math.floor(Date.now() / 1000)): Record<string, string> {
+  return { [SIGNATURE_HEADER]: signWebhook(secret, body, timestamp), ...standardWebhookHeaders(secret, eventId, body, timestamp) };
+}

@@ -33,6 +33,8 @@ export interface TestApp {
   /** Calls the API at `path` (relative to /v1/api) with the given key. */
   api(path: string, key: string | null, opts?: RequestOptions): Promise<HttpResponse>;
   createMerchant(opts?: { targetWallet?: string | null; ipWhitelist?: string[] }): Promise<{ merchant: Merchant; key: string }>;
+  /** What the web server has printed (its JSON log lines). */
+  output(): string;
   stop(): Promise<void>;
 }
 
@@ -102,6 +104,7 @@ export async function startApp(extraEnv: Record<string, string> = {}): Promise<T
       if (opts.ipWhitelist) await prisma.merchant.update({ where: { id: merchant.id }, data: { ipWhitelist: opts.ipWhitelist } });
       return { merchant, key: await issueApiKey(prisma, merchant.id, 'test') };
     },
+    output: () => output,
     async stop() {
       await prisma.$disconnect();
       if (child.exitCode === null) {

@@ -1,0 +1,14 @@
+import { dashboardRoute } from '@/lib/auth/dashboardRoute';
+import { db } from '@/lib/db/client';
+import { csvResponse, csvStream } from '@/lib/export/csv';
+import { queryObject } from '@/lib/http/request';
+import { parseOrThrow } from '@/lib/http/validate';
+import { INVOICE_CSV_HEADER, invoiceCsvRow } from '@/lib/invoices/csv';
+import { listInvoicesQuerySchema } from '@/lib/invoices/schemas';
+import { invoiceBatches } from '@/lib/invoices/service';
+
+/** CSV of every invoice the list's filters match (limit and offset are ignored), streamed in batches. */
+export const GET = dashboardRoute(async ({ url, merchant }) => {
+  const query = parseOrThrow(listInvoicesQuerySchema, queryObject(url));
+  return csvResponse('invoices', csvStream(INVOICE_CSV_HEADER, invoiceBatches(db(), merchant.id, query), invoiceCsvRow));
+});

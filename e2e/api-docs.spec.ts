@@ -1,0 +1,20 @@
+import { expect, screenshotPath, test } from './fixtures';
+
+test('the API reference at /docs renders every operation of /openapi.json, offline', async ({ page, stack }) => {
+  const requested: string[] = [];
+  page.on('request', (r) => requested.push(r.url()));
+  await page.goto(`${stack.app.baseUrl}/docs`);
+  const operations = page.locator('.opblock');
+  await expect(operations).toHaveCount(10);
+  for (const path of ['/payment/create', '/payment/list', '/payment/{id}/cancel', '/payment/get/{id}', '/payment/multiple_transfer/create', '/payment/multiple_transfer/calculate', '/transaction/list', '/transaction/{trn_hash}', '/merchant', '/rates']) {
+    await expect(page.locator('.opblock-summary-path', { hasText: new RegExp(`^${path.replace(/[{}/]/g, '\\$&')}$`) })).toHaveCount(1);
+  }
+  await expect(page.getByRole('button', { name: 'Authorize' })).toBeVisible();
+  // Opening an operation shows its documented responses, the {"detail"} errors among them.
+  await page.locator('.opblock-get', { hasText: '/merchant' }).locator('.opblock-summary-control').click();
+  const merchant = page.locator('.opblock-get', { hasText: '/merchant' });
+  await expect(merchant.locator('.response[data-code="200"]')).toBeVisible();
+  await expect(merchant.locator('.response[data-code="403"]')).toBeVisible();
+  await page.screenshot({ path: screenshotPath('api-docs'), fullPage: true });
+  expect(requested.filter((u) => !u.startsWith(stack.app.baseUrl)), 'nothing fetched from another origin').toEqual([]);
+});

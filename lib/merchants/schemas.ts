@@ -1,0 +1,17 @@
+import { z } from 'zod';
+
+/** The Merchant account object of spec 2.4 (GET /merchant). */
+export const merchantAccountSchema = z
+  .object({
+    email: z.string(),
+    balance: z.number().describe('Service-fee balance, TRX'),
+    target_wallet_address: z.string().nullable().describe('Where payments are forwarded; null until set'),
+    topup_wallet_address: z.string(),
+    activation_wallet_address: z.string(),
+    activation_balance: z.number().describe('TRX'),
+    aml_check: z.boolean(),
+    aml_risk_limit: z.number(),
+  })
+  .meta({ id: 'Merchant', description: 'Spec 2.4' });
+
+export type MerchantAccountJson = z.output<typeof merchantAccountSchema>;

@@ -1,0 +1,206 @@
+import { z } from 'zod';
+import { errorBodySchema } from '@/lib/http/errors';
+import { jsonSchemaOptions } from '@/lib/http/openapi';
+import { pageEnvelopeSchema } from '@/lib/http/pagination';
+import { createInvoiceSchema, invoiceSchema, listInvoicesQuerySchema } from '@/lib/invoices/schemas';
+import { merchantAccountSchema } from '@/lib/merchants/schemas';
+import { payoutEstimateSchema, payoutRequestSchema } from '@/lib/payouts/schemas';
+import { rateSchema } from '@/lib/rates/schemas';
+import { amlCheckSchema, listTransactionsQuerySchema, transactionSchema } from '@/lib/transactions/schemas';
+
+type Json = Record<string, unknown>;
+
+/** Page envelopes get their own component names (they are not in the spec's resource list). */
+const invoicePageSchema = pageEnvelopeSchema(invoiceSchema).meta({ id: 'InvoicePage', description: 'GET /payment/list' });
+const transactionPageSchema = pageEnvelopeSchema(transactionSchema).meta({ id: 'TransactionPage', description: 'GET /transaction/list (the spec shows no envelope; the invoice list\'s is used)' });
+
+/** Components derived from the zod schemas, requests as they are read, responses as they are written. */
+const REQUESTS = { CreateInvoiceRequest: createInvoiceSchema, PayoutRequest: payoutRequestSchema };
+const RESPONSES = {
+  Invoice: invoiceSchema,
+  InvoicePage: invoicePageSchema,
+  Transaction: transactionSchema,
+  AmlCheck: amlCheckSchema,
+  TransactionPage: transactionPageSchema,
+  Merchant: merchantAccountSchema,
+  Rate: rateSchema,
+  PayoutEstimate: payoutEstimateSchema,
+  Error: errorBodySchema,
+};
+
+function components(io: 'input' | 'output', wanted: Record<string, z.ZodType>): Record<string, Json> {
+  const registry = z.registry<{ id: string }>();
+  for (const [id, schema] of Object.entries(wanted)) registry.add(schema, { id });
+  const { schemas } = z.toJSONSchema(registry, { ...jsonSchemaOptions(io), uri: (id) => `#/components/schemas/${id}` });
+  const out: Record<string, Json> = {};
+  for (const [id, schema] of Object.entries(schemas)) {
+    // Every schema with a meta id must be listed above, or zod parks it in `__shared` where no $ref reaches.
+    if (!(id in wanted)) throw new Error(`OpenAPI: schema ${id} is not a listed component`);
+    const { $schema: _dialect, $id: _id, ...rest } = schema as Json;
+    out[id] = rest;
+  }
+  return out;
+}
+
+/** Query parameters from the zod object the route parses the query with. */
+function queryParameters(schema: z.ZodObject): Json[] {
+  return Object.entries(schema.shape).map(([name, field]) => {
+    const { $schema: _dialect, description, ...fieldSchema } = z.toJSONSchema(field as z.ZodType, jsonSchemaOptions('input')) as Json;
+    return { name, in: 'query', required: false, ...(description !== undefined && { description }), schema: fieldSchema };
+  });
+}
+
+const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
+const json = (schema: Json, description: string) => ({ description, content: { 'application/json': { schema } } });
+const error = (description: string) => json(ref('Error'), description);
+
+const FORBIDDEN = error('`Authentication credentials were not provided.` (no Authorization header) or `Invalid API key` (unknown or revoked key, or caller IP not whitelisted)');
+const INVALID = error('Invalid data: `detail` names the first offending field (`<field>: <message>`), `errors` maps every one; or `JSON parse error - <parser message>`');
+const INVOICE_404 = error('`No Invoice matches the given query.` (unknown, malformed or another merchant\'s id)');
+const UNAVAILABLE = error('A rate, the node or the USDT simulation is unavailable; `detail` says which. Try again later.');
+
+const pathParam = (name: string, schema: Json, description: string) => ({ name, in: 'path', required: true, description, schema });
+
+function paths(): Json {
+  const invoiceId = pathParam('id', { type: 'integer', minimum: 0 }, 'Invoice id');
+  return {
+    '/payment/create': {
+      post: {
+        operationId: 'createInvoice',
+        summary: 'Create an invoice (spec 4.1), or estimate a mass payout (spec 4.6)',
+        description:
+          'A body with `type` creates an invoice. Spec 4.6 names this path for the mass payout estimate too: a body with no `type` and a `target_wallets` or `currency` is answered as `POST /payment/multiple_transfer/calculate`. A trailing slash is accepted on every path.',
+        tags: ['Invoices'],
+        requestBody: { required: true, content: { 'application/json': { schema: { anyOf: [ref('CreateInvoiceRequest'), ref('PayoutRequest')] } } } },
+        responses: {
+          200: json({ anyOf: [ref('Invoice'), ref('PayoutEstimate')] }, 'The new invoice (or, for an estimate body, the estimate)'),
+          400: error("Invalid data (see below), a JSON parse error, or `User's target wallet address is not set`"),
+          403: FORBIDDEN,
+          503: UNAVAILABLE,
+        },
+      },
+    },
+    '/payment/list': {
+      get: {
+        operationId: 'listInvoices',
+        summary: 'List invoices (spec 4.2)',
+        tags: ['Invoices'],
+        parameters: queryParameters(listInvoicesQuerySchema),
+        responses: { 200: json(ref('InvoicePage'), 'A page of invoices'), 400: error('An invalid filter, named in `detail`'), 403: FORBIDDEN },
+      },
+    },
+    '/payment/{id}/cancel': {
+      delete: {
+        operationId: 'cancelInvoice',
+        summary: 'Cancel an invoice (spec 4.3)',
+        description: 'Only an ACTIVE invoice can be canceled (docs/api.md); a mass payout only until its top-up has arrived.',
+        tags: ['Invoices'],
+        parameters: [invoiceId],
+        responses: { 200: json(ref('Invoice'), 'The invoice, now CANCELED'), 400: error('`Invoice cannot be canceled`'), 403: FORBIDDEN, 404: INVOICE_404 },
+      },
+    },
+    '/payment/get/{id}': {
+      get: {
+        operationId: 'getInvoice',
+        summary: 'Get one invoice (spec 4.4)',
+        tags: ['Invoices'],
+        parameters: [invoiceId],
+        responses: { 200: json(ref('Invoice'), 'The invoice'), 403: FORBIDDEN, 404: INVOICE_404 },
+      },
+    },
+    '/payment/multiple_transfer/create': {
+      post: {
+        operationId: 'createPayout',
+        summary: 'Create a mass payout (spec 4.5)',
+        tags: ['Mass payouts'],
+        requestBody: { required: true, content: { 'application/json': { schema: ref('PayoutRequest') } } },
+        responses: { 200: json(ref('Invoice'), 'A MULTIPLE_TRANSFER invoice; send `currencies_amounts` to `address`'), 400: INVALID, 403: FORBIDDEN, 503: UNAVAILABLE },
+      },
+    },
+    '/payment/multiple_transfer/calculate': {
+      post: {
+        operationId: 'estimatePayout',
+        summary: 'Calculate the cost of a mass payout (spec 4.6)',
+        tags: ['Mass payouts'],
+        requestBody: { required: true, content: { 'application/json': { schema: ref('PayoutRequest') } } },
+        responses: { 200: json(ref('PayoutEstimate'), 'The estimate'), 400: INVALID, 403: FORBIDDEN, 503: UNAVAILABLE },
+      },
+    },
+    '/transaction/list': {
+      get: {
+        operationId: 'listTransactions',
+        summary: 'List transactions (spec 4.7)',
+        description: 'Never 404: a filter that matches nothing gives `count: 0`.',
+        tags: ['Transactions'],
+        parameters: queryParameters(listTransactionsQuerySchema),
+        responses: { 200: json(ref('TransactionPage'), 'A page of transactions'), 400: error('An invalid filter, named in `detail`'), 403: FORBIDDEN },
+      },
+    },
+    '/transaction/{trn_hash}': {
+      get: {
+        operationId: 'getTransaction',
+        summary: 'Get one transaction (spec 4.8)',
+        tags: ['Transactions'],
+        parameters: [pathParam('trn_hash', { type: 'string' }, 'Transaction hash')],
+        responses: { 200: json(ref('Transaction'), 'The transaction, with the full aml_check when a check ran'), 403: FORBIDDEN, 404: error('`Address not found.` (unknown hash or another merchant\'s)') },
+      },
+    },
+    '/merchant': {
+      get: {
+        operationId: 'getMerchant',
+        summary: 'Merchant account information (spec 4.9)',
+        tags: ['Account'],
+        responses: { 200: json(ref('Merchant'), 'The calling merchant'), 403: FORBIDDEN },
+      },
+    },
+    '/rates': {
+      get: {
+        operationId: 'getRate',
+        summary: 'Current conversion rate (spec 4.10)',
+        tags: ['Account'],
+        parameters: [{ name: 'currency', in: 'query', required: true, description: 'TRX or USDT (case-insensitive)', schema: { type: 'string', enum: ['TRX', 'USDT'] } }],
+        responses: {
+          200: json(ref('Rate'), 'USD per token, and the USDT top-up fee'),
+          400: error('`currency: This field is required.`'),
+          403: FORBIDDEN,
+          404: error('`Currency not found`'),
+          503: error('`Exchange rate for <token> is unavailable (...); try again later`'),
+        },
+      },
+    },
+  };
+}
+
+let cached: Json | undefined;
+
+/**
+ * The OpenAPI 3.1 description of /v1/api (spec part 4), generated from the zod
+ * schemas the routes validate and serialize with. Served at /openapi.json.
+ */
+export function openApiDocument(): Json {
+  cached ??= {
+    openapi: '3.1.0',
+    info: {
+      title: 'Tron invoicing API',
+      version: '1',
+      description:
+        'Merchant API for TRX and USDT (TRC-20) invoices, transactions and mass payouts. Every error is `{"detail": ...}`. The choices where the specification is silent are in docs/api.md; webhooks (Standard Webhooks signed) in docs/webhooks.md.',
+    },
+    servers: [{ url: '/v1/api', description: 'This service' }],
+    security: [{ apiKey: [] }],
+    tags: [{ name: 'Invoices' }, { name: 'Mass payouts' }, { name: 'Transactions' }, { name: 'Account' }],
+    paths: paths(),
+    components: {
+      securitySchemes: {
+        apiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Authorization',
+          description: 'The API key as the whole header value (`Authorization: tk_...`); `Bearer`, `Token` and `Api-Key` prefixes are accepted too.',
+        },
+      },
+      schemas: { ...components('input', REQUESTS), ...components('output', RESPONSES) },
+    },
+  };
+  return cached;
+}

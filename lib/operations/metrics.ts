@@ -1,0 +1,98 @@
+import { Gauge, Registry } from 'prom-client';
+import type { Chain } from '@/lib/chain/types';
+import type { PrismaClient } from '@/lib/generated/prisma/client';
+import { DeliveryStatus, InvoiceStatus, PaymentState, SendState } from '@/lib/generated/prisma/enums';
+import { lastScanAt } from './heartbeat';
+
+export interface MetricsDeps {
+  prisma: PrismaClient;
+  chain: Chain;
+  /** The service gas wallet (pays energy and activations). */
+  gasWallet: string;
+  now?: () => number;
+}
+
+interface ChainFacts {
+  confirmedBlock: number;
+  gasBalanceSun: bigint;
+  energyAvailable: bigint;
+  bandwidthAvailable: bigint;
+}
+
+/** Chain reads are cached this long: a scrape every few seconds must not become node traffic. */
+export const CHAIN_CACHE_MS = 15_000;
+/** A node that does not answer in time counts as down for this scrape. */
+const CHAIN_TIMEOUT_MS = 5_000;
+const SCANNER_CURSOR = 'main';
+
+let cache: { at: number; facts: ChainFacts | null } | undefined;
+
+async function chainFacts(chain: Chain, gasWallet: string, now: number): Promise<ChainFacts | null> {
+  if (cache && now - cache.at < CHAIN_CACHE_MS) return cache.facts;
+  let timer: NodeJS.Timeout | undefined;
+  const read = async (): Promise<ChainFacts> => {
+    const [confirmedBlock, gasBalanceSun, r] = await Promise.all([chain.getConfirmedBlockNumber(), chain.getTrxBalance(gasWallet), chain.getAccountResources(gasWallet)]);
+    const free = r.freeBandwidthLimit - r.freeBandwidthUsed;
+    const staked = r.stakedBandwidthLimit - r.stakedBandwidthUsed;
+    return { confirmedBlock, gasBalanceSun, energyAvailable: r.energyLimit - r.energyUsed, bandwidthAvailable: (free > 0n ? free : 0n) + (staked > 0n ? staked : 0n) };
+  };
+  let facts: ChainFacts | null;
+  try {
+    facts = await Promise.race([read(), new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('timeout')), CHAIN_TIMEOUT_MS)))]);
+  } catch {
+    facts = null;
+  } finally {
+    clearTimeout(timer);
+  }
+  cache = { at: now, facts };
+  return facts;
+}
+
+/** Counts by a column, with a zero for every value of its enum (so a new state shows up at 0, not missing). */
+function byValue<V extends string>(values: readonly V[], rows: { key: V | null; count: number }[]): [V, number][] {
+  return values.map((v) => [v, rows.find((r) => r.key === v)?.count ?? 0]);
+}
+
+/**
+ * The Prometheus exposition of /metrics, computed at each scrape from the
+ * database (shared by web and worker, so it is right whichever process serves
+ * it and whichever worker did the work) and from the chain (cached briefly).
+ */
+export async function renderMetrics(deps: MetricsDeps): Promise<{ contentType: string; body: string }> {
+  const { prisma } = deps;
+  const now = (deps.now ?? Date.now)();
+  const registry = new Registry();
+  const gauge = (name: string, help: string, labelNames: string[] = []) => new Gauge({ name, help, labelNames, registers: [registry] });
+
+  const [cursor, lastScan, payments, sends, invoices, deliveries, facts] = await Promise.all([
+    prisma.chainCursor.findUnique({ where: { name: SCANNER_CURSOR }, select: { blockNumber: true } }),
+    lastScanAt(prisma),
+    prisma.transaction.groupBy({ by: ['paymentState'], where: { paymentState: { not: null } }, _count: { _all: true } }),
+    prisma.transaction.groupBy({ by: ['sendState'], where: { sendState: { not: null } }, _count: { _all: true } }),
+    prisma.invoice.groupBy({ by: ['status'], _count: { _all: true } }),
+    prisma.webhookDelivery.groupBy({ by: ['status'], _count: { _all: true } }),
+    chainFacts(deps.chain, deps.gasWallet, now),
+  ]);
+
+  const paymentGauge = gauge('invoicing_payments', 'Incoming payments by processing state (FAILED: funds stuck at the invoice address, see docs/worker.md)', ['state']);
+  for (const [state, n] of byValue(Object.values(PaymentState), payments.map((r) => ({ key: r.paymentState, count: r._count._all })))) paymentGauge.set({ state }, n);
+  const sendGauge = gauge('invoicing_sends', 'Outgoing sends (forwards, refunds, activations, payouts) by state', ['state']);
+  for (const [state, n] of byValue(Object.values(SendState), sends.map((r) => ({ key: r.sendState, count: r._count._all })))) sendGauge.set({ state }, n);
+  const invoiceGauge = gauge('invoicing_invoices', 'Invoices by status', ['status']);
+  for (const [status, n] of byValue(Object.values(InvoiceStatus), invoices.map((r) => ({ key: r.status, count: r._count._all })))) invoiceGauge.set({ status }, n);
+  const deliveryGauge = gauge('invoicing_webhook_deliveries', 'Webhook deliveries by outcome (DELIVERED: 2xx; FAILED: error, timeout or non-2xx; PENDING/SENDING: not done yet)', ['status']);
+  for (const [status, n] of byValue(Object.values(DeliveryStatus), deliveries.map((r) => ({ key: r.status, count: r._count._all })))) deliveryGauge.set({ status }, n);
+
+  if (cursor) gauge('invoicing_scanner_block', 'Last block the scanner has recorded').set(cursor.blockNumber);
+  if (lastScan) gauge('invoicing_worker_last_scan_age_seconds', 'Seconds since a worker last completed a scan step').set(Math.max(0, (now - lastScan.getTime()) / 1000));
+  gauge('invoicing_chain_up', '1 if the Tron node answered the last chain read (cached ' + CHAIN_CACHE_MS / 1000 + ' s)').set(facts ? 1 : 0);
+  if (facts) {
+    gauge('invoicing_chain_confirmed_block', 'Highest solidified block of the node').set(facts.confirmedBlock);
+    if (cursor) gauge('invoicing_scanner_blocks_behind', 'Solidified blocks not yet scanned').set(Math.max(0, facts.confirmedBlock - cursor.blockNumber));
+    // A metric, not money: a float of TRX is what a dashboard plots and alerts on.
+    gauge('invoicing_gas_wallet_balance_trx', 'TRX balance of the service gas wallet').set(Number(facts.gasBalanceSun) / 1e6);
+    gauge('invoicing_gas_wallet_energy_available', 'Energy the gas wallet has left from staking (else it burns TRX)').set(Number(facts.energyAvailable));
+    gauge('invoicing_gas_wallet_bandwidth_available', 'Free and staked bandwidth the gas wallet has left').set(Number(facts.bandwidthAvailable));
+  }
+  return { contentType: registry.contentType, body: await registry.metrics() };
+}

@@ -1,0 +1,908 @@
+export interface paths {
+    "/payment/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an invoice (spec 4.1), or estimate a mass payout (spec 4.6)
+         * @description A body with `type` creates an invoice. Spec 4.6 names this path for the mass payout estimate too: a body with no `type` and a `target_wallets` or `currency` is answered as `POST /payment/multiple_transfer/calculate`. A trailing slash is accepted on every path.
+         */
+        post: operations["createInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/payment/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List invoices (spec 4.2) */
+        get: operations["listInvoices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/payment/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Cancel an invoice (spec 4.3)
+         * @description Only an ACTIVE invoice can be canceled (docs/api.md); a mass payout only until its top-up has arrived.
+         */
+        delete: operations["cancelInvoice"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/payment/get/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get one invoice (spec 4.4) */
+        get: operations["getInvoice"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/payment/multiple_transfer/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create a mass payout (spec 4.5) */
+        post: operations["createPayout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/payment/multiple_transfer/calculate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Calculate the cost of a mass payout (spec 4.6) */
+        post: operations["estimatePayout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/transaction/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List transactions (spec 4.7)
+         * @description Never 404: a filter that matches nothing gives `count: 0`.
+         */
+        get: operations["listTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/transaction/{trn_hash}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get one transaction (spec 4.8) */
+        get: operations["getTransaction"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/merchant": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Merchant account information (spec 4.9) */
+        get: operations["getMerchant"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Current conversion rate (spec 4.10) */
+        get: operations["getRate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        CreateInvoiceRequest: {
+            /**
+             * @description SINGLE (temporary address) or MULTIPLE (static address); case-insensitive
+             * @enum {string}
+             */
+            type: "SINGLE" | "MULTIPLE";
+            /** @description USD, > 0, at most 6 decimals, at most 1,000,000,000; a number or a decimal string. Required for SINGLE, ignored for MULTIPLE. */
+            amount?: number | string;
+            /**
+             * @description Accepted tokens, case-insensitive; duplicates collapse.
+             * @example [
+             *       "TRX",
+             *       "USDT"
+             *     ]
+             */
+            currencies?: ("TRX" | "USDT")[] | string;
+            /** @description SINGLE only: 1 to 10080 (an integer or digit string); default DEFAULT_EXPIRY_MINUTES (60). Ignored for MULTIPLE. */
+            expiry_minutes?: number | string;
+            /** @description SINGLE only: true adds the forwarding fee to what the customer pays. Either spelling; both must agree. */
+            client_comission?: boolean | null;
+            /** @description The samples' spelling of client_comission */
+            client_commission?: boolean | null;
+            order_id?: string | null;
+            /** @description Absolute http(s) URL notified on status changes */
+            webhook_url?: string | null;
+            /** @description SINGLE only: absolute http(s) URL the customer is sent to after paying. Ignored for MULTIPLE. */
+            redirect_url?: string | null;
+            description?: string | null;
+        };
+        /** @description Spec 4.5 and 4.6: at most 1,000 targets, each address once; amounts in the payout token, > 0, at most 6 decimals. */
+        PayoutRequest: {
+            target_wallets: {
+                address: string;
+                amount: number | string;
+            }[];
+            /**
+             * @description The payout token; case-insensitive
+             * @enum {string}
+             */
+            currency: "TRX" | "USDT";
+        };
+        /** @description Spec 2.1; also the webhook payload */
+        Invoice: {
+            id: number;
+            /** @enum {string} */
+            status: "ACTIVE" | "COMPLETED" | "CANCELED" | "TIMEOUT" | "ERROR" | "AML_FAILED" | "OVERPAID" | "UNDERPAID";
+            /** @enum {string} */
+            type: "SINGLE" | "MULTIPLE" | "MULTIPLE_TRANSFER";
+            /** @description {PAYMENT_PAGE_BASE}/payment/<id> */
+            paymentURL: string;
+            /** @description USD; 0 for MULTIPLE; for a mass payout the USD value of what is sent */
+            amount: number;
+            currencies: ("TRX" | "USDT")[];
+            /**
+             * @description MULTIPLE_TRANSFER only: the payout token (also the one entry of `currencies`)
+             * @enum {string}
+             */
+            currency?: "TRX" | "USDT";
+            /** @description Amount to pay in each accepted token; for a mass payout the top-up */
+            currencies_amounts: {
+                [key: string]: number;
+            };
+            /** @description input: received; output: forwarded (or, for a mass payout, sent) */
+            transfer_amounts: {
+                /** @description Token (TRX, USDT) to amount, a key per accepted token */
+                input: {
+                    [key: string]: number;
+                };
+                /** @description Token (TRX, USDT) to amount, a key per accepted token */
+                output: {
+                    [key: string]: number;
+                };
+            };
+            /** @description Service fee kept, in the token paid; null until a payment is processed */
+            cost: number | null;
+            order_id: string | null;
+            address: string;
+            /** @description Spelling of the spec tables; always equal to client_commission */
+            client_comission: boolean;
+            /** @description Spelling of the spec samples; always equal to client_comission */
+            client_commission: boolean;
+            webhook_url: string | null;
+            redirect_url: string | null;
+            description: string | null;
+            merchant_contact: string;
+            /** @description The submitted list on MULTIPLE_TRANSFER, {} otherwise */
+            target_wallets: {
+                address: string;
+                /** @description In the payout token */
+                amount: number;
+            }[] | Record<string, never>;
+            /** @description MULTIPLE_TRANSFER only: targets that could not be paid (status ERROR) */
+            failed_targets?: {
+                /** @description Position in target_wallets */
+                index: number;
+                address: string;
+                amount: number;
+                error: string;
+            }[];
+            /**
+             * Format: date-time
+             * @description ISO 8601 with six fractional digits and +00:00
+             * @example 2026-11-23T01:44:15.072000+00:00
+             */
+            expired_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 with six fractional digits and +00:00
+             * @example 2026-11-23T01:44:15.072000+00:00
+             */
+            created_at: string;
+        };
+        /** @description GET /payment/list */
+        InvoicePage: {
+            count: number;
+            /** @description Absolute URL of the next page (keeps every filter), or null */
+            next: string | null;
+            previous: string | null;
+            results: components["schemas"]["Invoice"][];
+        };
+        /** @description Spec 2.2 */
+        Transaction: {
+            trn_hash: string;
+            /** @description Null for a transaction of no invoice (e.g. a balance top-up) */
+            invoice: number | null;
+            /** @enum {string} */
+            type: "PAYMENT" | "TRANSFER" | "TOPUP" | "ACTIVATION";
+            from_address: string;
+            to_address: string;
+            /** @description In `currency` */
+            amount: number;
+            /** @enum {string} */
+            currency: "TRX" | "USDT";
+            aml_check: components["schemas"]["AmlCheck"] | null;
+            /** @description UUID shared by an incoming payment and its forwarding */
+            event_id: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 with six fractional digits and +00:00
+             * @example 2026-11-23T01:44:15.072000+00:00
+             */
+            created_at: string;
+        };
+        AmlCheck: {
+            id: string;
+            /** @enum {string} */
+            status: "SUCCESS" | "FAILED" | "TIMEOUT" | "ERROR";
+            risk_score: number;
+            /** @description low, medium or high */
+            risk_level: string;
+            exposure: {
+                [key: string]: number;
+            };
+            /** @description PDF report; empty when the check did not complete */
+            report_url: string;
+            /** @description TRX */
+            cost: number;
+            completed: boolean;
+            /**
+             * Format: date-time
+             * @description ISO 8601 with six fractional digits and +00:00
+             * @example 2026-11-23T01:44:15.072000+00:00
+             */
+            created_at: string;
+        };
+        /** @description GET /transaction/list (the spec shows no envelope; the invoice list's is used) */
+        TransactionPage: {
+            count: number;
+            /** @description Absolute URL of the next page (keeps every filter), or null */
+            next: string | null;
+            previous: string | null;
+            results: components["schemas"]["Transaction"][];
+        };
+        /** @description Spec 2.4 */
+        Merchant: {
+            email: string;
+            /** @description Service-fee balance, TRX */
+            balance: number;
+            /** @description Where payments are forwarded; null until set */
+            target_wallet_address: string | null;
+            topup_wallet_address: string;
+            activation_wallet_address: string;
+            /** @description TRX */
+            activation_balance: number;
+            aml_check: boolean;
+            aml_risk_limit: number;
+        };
+        /** @description Spec 2.5 */
+        Rate: {
+            /** @enum {string} */
+            currency: "TRX" | "USDT";
+            /** @description USD per token */
+            rate: number;
+            /** @description TOPUP_FEE_PERCENT: percentage charged on USDT balance top-ups */
+            fee: number;
+        };
+        /** @description Spec 2.6 plus the parts it is made of */
+        PayoutEstimate: {
+            /** @description USD value of the amounts to send */
+            amount: number;
+            /** @enum {string} */
+            currency: "TRX" | "USDT";
+            target_wallets: {
+                address: string;
+                /** @description In the payout token */
+                amount: number;
+            }[];
+            need_energy: number;
+            need_bandwidth: number;
+            /** @description service_fee + network_fee with GAS_MARGIN_PERCENT, in the payout token */
+            cost: number;
+            activation_cost: number;
+            service_fee: number;
+            network_fee: number;
+            accounts_to_activate: number;
+            /** @description Sum of the amounts + cost + activation_cost */
+            topup_amount: number;
+        };
+        /** @description Spec part 7: {"detail": ...} */
+        Error: {
+            detail: string;
+            /** @description 400 on invalid fields: every offending field (`target_wallets[3].address`) to its messages */
+            errors?: {
+                [key: string]: string[];
+            };
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    createInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateInvoiceRequest"] | components["schemas"]["PayoutRequest"];
+            };
+        };
+        responses: {
+            /** @description The new invoice (or, for an estimate body, the estimate) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invoice"] | components["schemas"]["PayoutEstimate"];
+                };
+            };
+            /** @description Invalid data (see below), a JSON parse error, or `User's target wallet address is not set` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Authentication credentials were not provided.` (no Authorization header) or `Invalid API key` (unknown or revoked key, or caller IP not whitelisted) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A rate, the node or the USDT simulation is unavailable; `detail` says which. Try again later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listInvoices: {
+        parameters: {
+            query?: {
+                /** @description Page size. Above 300 it is clamped to 300 (not refused). */
+                limit?: number;
+                /** @description Number of items skipped. */
+                offset?: number;
+                type?: "SINGLE" | "MULTIPLE" | "MULTIPLE_TRANSFER";
+                /** @description An invoice status; CANCELLED is read as CANCELED */
+                status?: "ACTIVE" | "COMPLETED" | "CANCELED" | "TIMEOUT" | "ERROR" | "AML_FAILED" | "OVERPAID" | "UNDERPAID";
+                /** @description TRX,USDT: invoices accepting both; TRX: accepting TRX (alone or with USDT) */
+                currency?: "TRX" | "USDT" | "TRX,USDT";
+                /** @description A UTC calendar day, inclusive: YYYY-MM-DD (YYYY_MM_DD is read too). */
+                date_from?: string;
+                /** @description A UTC calendar day, inclusive: YYYY-MM-DD (YYYY_MM_DD is read too). */
+                date_to?: string;
+                /** @description A `-` prefix sorts descending; ties are broken by id in the same direction. */
+                ordering?: "created_at" | "-created_at" | "amount" | "-amount" | "status" | "-status";
+                /** @description Substring of address or description, exact id, a status (either spelling) or a token, case-insensitive */
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of invoices */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvoicePage"];
+                };
+            };
+            /** @description An invalid filter, named in `detail` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Authentication credentials were not provided.` (no Authorization header) or `Invalid API key` (unknown or revoked key, or caller IP not whitelisted) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancelInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Invoice id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invoice, now CANCELED */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            /** @description `Invoice cannot be canceled` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Authentication credentials were not provided.` (no Authorization header) or `Invalid API key` (unknown or revoked key, or caller IP not whitelisted) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `No Invoice matches the given query.` (unknown, malformed or another merchant's id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Invoice id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invoice */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            /** @description `Authentication credentials were not provided.` (no Authorization header) or `Invalid API key` (unknown or revoked key, or caller IP not whitelisted) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `No Invoice matches the given query.` (unknown, malformed or another merchant's id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createPayout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PayoutRequest"];
+            };
+        };
+        responses: {
+            /** @description A MULTIPLE_TRANSFER invoice; send `currencies_amounts` to `address` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            /** @description Invalid data: `detail` names the first offending field (`<field>: <message>`), `errors` maps every one; or `JSON parse error - <parser message>` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Authentication credentials were not provided.` (no Authorization header) or `Invalid API key` (unknown or revoked key, or caller IP not whitelisted) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A rate, the node or the USDT simulation is unavailable; `detail` says which. Try again later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    estimatePayout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PayoutRequest"];
+            };
+        };
+        responses: {
+            /** @description The estimate */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayoutEstimate"];
+                };
+            };
+            /** @description Invalid data: `detail` names the first offending field (`<field>: <message>`), `errors` maps every one; or `JSON parse error - <parser message>` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Authentication credentials were not provided.` (no Authorization header) or `Invalid API key` (unknown or revoked key, or caller IP not whitelisted) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A rate, the node or the USDT simulation is unavailable; `detail` says which. Try again later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listTransactions: {
+        parameters: {
+            query?: {
+                /** @description Page size. Above 300 it is clamped to 300 (not refused). */
+                limit?: number;
+                /** @description Number of items skipped. */
+                offset?: number;
+                type?: "PAYMENT" | "TRANSFER" | "TOPUP" | "ACTIVATION";
+                invoice_id?: string;
+                from_address?: string;
+                to_address?: string;
+                trn_hash?: string;
+                /** @description Whether an AML check exists */
+                has_aml?: "0" | "1" | "true" | "false" | "True" | "False";
+                currency?: "TRX" | "USDT";
+                /** @description A UTC calendar day, inclusive: YYYY-MM-DD (YYYY_MM_DD is read too). */
+                date_from?: string;
+                /** @description A UTC calendar day, inclusive: YYYY-MM-DD (YYYY_MM_DD is read too). */
+                date_to?: string;
+                /** @description A `-` prefix sorts descending; ties are broken by id in the same direction. */
+                ordering?: "created_at" | "-created_at" | "amount" | "-amount" | "status" | "-status";
+                /** @description Substring of trn_hash, from_address or to_address, exact invoice_id, a type or a currency */
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of transactions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TransactionPage"];
+                };
+            };
+            /** @description An invalid filter, named in `detail` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Authentication credentials were not provided.` (no Authorization header) or `Invalid API key` (unknown or revoked key, or caller IP not whitelisted) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTransaction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Transaction hash */
+                trn_hash: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The transaction, with the full aml_check when a check ran */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Transaction"];
+                };
+            };
+            /** @description `Authentication credentials were not provided.` (no Authorization header) or `Invalid API key` (unknown or revoked key, or caller IP not whitelisted) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Address not found.` (unknown hash or another merchant's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getMerchant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The calling merchant */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Merchant"];
+                };
+            };
+            /** @description `Authentication credentials were not provided.` (no Authorization header) or `Invalid API key` (unknown or revoked key, or caller IP not whitelisted) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRate: {
+        parameters: {
+            query: {
+                /** @description TRX or USDT (case-insensitive) */
+                currency: "TRX" | "USDT";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description USD per token, and the USDT top-up fee */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rate"];
+                };
+            };
+            /** @description `currency: This field is required.` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Authentication credentials were not provided.` (no Authorization header) or `Invalid API key` (unknown or revoked key, or caller IP not whitelisted) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Currency not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Exchange rate for <token> is unavailable (...); try again later` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+}
