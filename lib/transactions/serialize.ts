@@ -14,6 +14,8 @@ export function transactionJson(t: Transaction) {
     amount: toJsonNumber(t.amountUnits, TOKEN_DECIMALS),
     currency: t.currency,
     aml_check: t.amlCheck ?? null,
+    // Not in spec 2.2 (it has no status field); an added field, so existing clients are unaffected (docs/api.md).
+    held: t.paymentState === 'HELD' ? { reason: t.heldReason ?? '' } : null,
     event_id: t.eventId,
     created_at: isoMicro(t.createdAt),
   };
