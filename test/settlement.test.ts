@@ -190,6 +190,83 @@ describe('settlement: money is never lost, stranded, burned or misreported', () 
     assert.deepEqual(statusesHooked(inv.id), ['COMPLETED', 'OVERPAID'], 'no ERROR webhook');
   });
 
+  it('case 8: USDT paid to a TRX-only invoice is held as not accepted, never forwarded unseen, and the invoice is not fooled', async () => {
+    const { key, target } = await newMerchant();
+    const inv = await invoice(key, { type: 'SINGLE', amount: 10, currencies: ['TRX'] });
+    await pay(inv.address, '10', 'USDT');
+    const payment = await paymentOf(inv.id, 10n * USDT);
+    const held = await paymentState(payment.id, ['HELD', 'SETTLED', 'FAILED']);
+    assert.equal(held.paymentState, 'HELD', await dump(inv.id));
+    assert.match(held.heldReason ?? '', /not accepted/);
+    assert.equal(await chain.getUsdtBalance(inv.address), 10n * USDT, 'kept at the address for the merchant to decide');
+    assert.equal(await chain.getUsdtBalance(target), 0n);
+    assert.equal((await statusOf(key, inv.id)).status, 'ACTIVE');
+  });
+
+  it('case 8: a payment to a CANCELED invoice is held with the reason, not forwarded', async () => {
+    const { key, target } = await newMerchant();
+    const inv = await invoice(key, { type: 'SINGLE', amount: 10, currencies: ['TRX'] });
+    assert.equal((await app.api(`/payment/${inv.id}/cancel`, key, { method: 'DELETE' })).status, 200);
+    await pay(inv.address, '40', 'TRX');
+    const payment = await paymentOf(inv.id, 40n * TRX);
+    const held = await paymentState(payment.id, ['HELD', 'SETTLED', 'FAILED']);
+    assert.equal(held.paymentState, 'HELD', await dump(inv.id));
+    assert.match(held.heldReason ?? '', /canceled/);
+    assert.equal(await chain.getTrxBalance(inv.address), 40n * TRX);
+    assert.equal(await chain.getTrxBalance(target), 0n);
+    assert.equal((await statusOf(key, inv.id)).status, 'CANCELED');
+  });
+
+  it("case 8: our own forward landing on another invoice's address is recorded as that invoice's payment", async () => {
+    const b = await newMerchant();
+    const invB = await invoice(b.key, { type: 'SINGLE', amount: 10, currencies: ['TRX'] });
+    // Merchant A forwards to B's invoice address (e.g. paying a supplier's invoice).
+    const a = await newMerchant({ target: invB.address });
+    const invA = await invoice(a.key, { type: 'SINGLE', amount: 12.5, currencies: ['TRX'] });
+    await pay(invA.address, '50', 'TRX');
+    await waitStatus(a.key, invA.id, 'COMPLETED');
+    const forward = await app.prisma.transaction.findFirstOrThrow({ where: { invoiceId: invA.id, type: 'TRANSFER', sendState: 'CONFIRMED' } });
+    const done = await waitStatus(b.key, invB.id, 'OVERPAID');
+    assert.equal(done.transfer_amounts.input.TRX * 1e6, Number(forward.amountUnits));
+    const recorded = await app.prisma.transaction.findFirstOrThrow({ where: { invoiceId: invB.id, type: 'PAYMENT' } });
+    assert.equal(recorded.trnHash, forward.trnHash);
+    assert.equal(recorded.fromAddress, invA.address);
+  });
+
+  it('case 1: USDT then TRX to a static address: the TRX is never burned as gas, both are forwarded, the merchant pays only the burn', async () => {
+    const { merchant, key, target } = await newMerchant();
+    const inv = await invoice(key, { type: 'MULTIPLE', currencies: ['TRX', 'USDT'] });
+    await pay(inv.address, '30', 'USDT');
+    await pay(inv.address, '7', 'TRX');
+    const usdt = await paymentOf(inv.id, 30n * USDT);
+    const trx = await paymentOf(inv.id, 7n * TRX);
+    const u = await paymentState(usdt.id, ['SETTLED', 'FAILED', 'HELD'], 60_000);
+    const t = await paymentState(trx.id, ['SETTLED', 'FAILED', 'HELD'], 60_000);
+    assert.equal(u.paymentState, 'SETTLED', await dump(inv.id));
+    assert.equal(t.paymentState, 'SETTLED', await dump(inv.id));
+    const trxForward = await app.prisma.transaction.findFirstOrThrow({ where: { sourceId: trx.id, type: 'TRANSFER', sendState: 'CONFIRMED' } });
+    assert.equal(trxForward.amountUnits + (trxForward.feeSun ?? 0n), 7n * TRX - 70_000n, 'all of the TRX forwarded, less the fee and its own burn');
+    await waitFor('TRX at the merchant', async () => (await chain.getTrxBalance(target)) === trxForward.amountUnits);
+    const sends = await app.prisma.transaction.findMany({ where: { sourceId: usdt.id, sendState: 'CONFIRMED' } });
+    const burned = sends.reduce((s, r) => s + (r.feeSun ?? 0n), 0n);
+    assert.equal((await app.prisma.merchant.findUniqueOrThrow({ where: { id: merchant.id } })).activationBalanceSun, -burned, 'charged the USDT forward\'s burn only');
+    assert.equal(await app.prisma.transaction.count({ where: { invoiceId: inv.id, sendState: 'FAILED' } }), 0, 'no send failed');
+  });
+
+  it('case 9: a payment that cannot be forwarded (no target wallet) is held, not FORWARDING forever: the invoice still expires', async () => {
+    const { merchant, key } = await newMerchant();
+    const inv = await invoice(key, { type: 'SINGLE', amount: 10, currencies: ['TRX'] });
+    // The merchant's target wallet is removed after the invoice was issued.
+    await app.prisma.merchant.update({ where: { id: merchant.id }, data: { targetWalletAddress: null } });
+    await pay(inv.address, '40', 'TRX');
+    const payment = await paymentOf(inv.id, 40n * TRX);
+    const held = await paymentState(payment.id, ['HELD', 'SETTLED', 'FAILED']);
+    assert.match(held.heldReason ?? '', /no target wallet/);
+    await app.prisma.invoice.update({ where: { id: inv.id }, data: { expiredAt: new Date(Date.now() - 1000) } });
+    await waitStatus(key, inv.id, 'TIMEOUT');
+    assert.equal(await chain.getTrxBalance(inv.address), 40n * TRX, 'the funds wait at the address');
+  });
+
   // Last: every payment above is closed; every unit is in the books and on chain.
   it('balances the books (npm run reconcile) after all of the above', async () => {
     await assertReconciled(app.prisma, chain);

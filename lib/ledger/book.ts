@@ -57,19 +57,10 @@ export async function bookSendLanded(tx: Tx, row: Transaction, feeSun: bigint, s
   if (feeSun > 0n) entries.push({ ...base, address: row.fromAddress, currency: 'TRX', kind: 'NETWORK_COST', deltaUnits: -feeSun, units: feeSun, reason: succeeded ? null : (error ?? 'failed on chain') });
   if (succeeded) {
     entries.push({ ...base, address: row.fromAddress, currency: row.currency, kind: OUT_KIND[purpose], deltaUnits: -row.amountUnits, units: row.amountUnits });
-    const recipient = await tx.invoice.findUnique({ where: { address: row.toAddress }, select: { id: true } });
-    if (recipient) {
-      entries.push({
-        address: row.toAddress,
-        currency: row.currency,
-        kind: GAS.includes(purpose) ? 'GAS_IN' : 'OTHER_IN',
-        deltaUnits: row.amountUnits,
-        units: row.amountUnits,
-        invoiceId: recipient.id,
-        paymentId: GAS.includes(purpose) ? row.sourceId : null,
-        transactionId: row.id,
-        reason: GAS.includes(purpose) ? null : `our ${purpose.toLowerCase()} send for invoice ${row.invoiceId} landed here`,
-      });
+    // Gas arrives at a service address; any other send of ours that lands on an invoice address
+    // is recorded by the scanner as a payment to that invoice (PAYMENT_IN), like a customer's.
+    if (GAS.includes(purpose)) {
+      entries.push({ address: row.toAddress, currency: row.currency, kind: 'GAS_IN', deltaUnits: row.amountUnits, units: row.amountUnits, invoiceId: row.invoiceId, paymentId: row.sourceId, transactionId: row.id });
     }
   }
   await write(tx, entries);

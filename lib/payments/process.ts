@@ -1,4 +1,5 @@
 import { runAmlCheck } from '@/lib/aml/check';
+import { ChainResponseError } from '@/lib/chain/errors';
 import { masterKeyRing } from '@/lib/crypto/masterKey';
 import { open } from '@/lib/crypto/secretBox';
 import { Prisma, type Invoice, type InvoiceCurrency, type InvoiceStatus, type Merchant, type Transaction } from '@/lib/generated/prisma/client';
@@ -24,16 +25,34 @@ export async function processPayments(ctx: WorkerContext, max = 50): Promise<num
     try {
       await advancePayment(ctx, id);
     } catch (err) {
-      console.error(`payment ${id}: ${(err as Error).message}`);
-      await ctx.prisma.transaction.updateMany({ where: { id, leaseOwner: ctx.owner }, data: { error: (err as Error).message.slice(0, 500) } });
+      const message = (err as Error).message.slice(0, 500);
+      console.error(`payment ${id}: ${message}`);
+      // The node answered and refused to plan the send (an estimate that reverts: USDT frozen at the
+      // address, a target that cannot receive). Retried, then held with the reason instead of
+      // FORWARDING forever (issue 13, case 9). An unreachable node is only ever retried.
+      const refused = err instanceof ChainResponseError;
+      const row = await ctx.prisma.transaction.update({ where: { id }, data: { error: message, ...(refused && { retries: { increment: 1 } }) } });
+      if (refused && row.retries >= ctx.settings.HOLD_AFTER_REFUSALS && row.leaseOwner === ctx.owner) {
+        await hold(ctx, await loadPayment(ctx, id), `cannot be sent: ${message}`);
+      }
+      return Math.min(ctx.settings.WORKER_POLL_MS * 2 ** Math.min(row.retries, 10), 60_000);
     }
   });
 }
 
+const loadPayment = (ctx: WorkerContext, id: number): Promise<Payment> =>
+  ctx.prisma.transaction.findUniqueOrThrow({ where: { id }, include: { invoice: { include: { amounts: true } }, merchant: true } });
+
 async function advancePayment(ctx: WorkerContext, id: number): Promise<void> {
-  const load = () => ctx.prisma.transaction.findUniqueOrThrow({ where: { id }, include: { invoice: { include: { amounts: true } }, merchant: true } });
+  const load = () => loadPayment(ctx, id);
   let p: Payment = await load();
   if (p.type === 'TOPUP') return creditTopup(ctx, p);
+  if (p.paymentState === 'DETECTED' && p.invoice) {
+    // Policies a merchant expects (docs/worker.md, "Held funds"): money the merchant did not ask
+    // for in this form is kept for them to decide, not forwarded unseen or counted wrongly (case 8).
+    if (p.invoice.status === 'CANCELED') return hold(ctx, p, 'invoice canceled: the merchant decides whether to forward or return it');
+    if (!p.invoice.currencies.includes(p.currency)) return hold(ctx, p, `token not accepted: invoice ${p.invoice.id} accepts ${p.invoice.currencies.join(', ')}, not ${p.currency}`);
+  }
   // Dust is held before screening: an AML check and a forward would cost more than it is worth, and a
   // flagged sender's dust must not end an open invoice (issue 13, cases 4 and 6).
   if (p.paymentState === 'DETECTED' && p.amountUnits < dustThreshold(ctx, p.currency as Currency)) {
@@ -116,7 +135,7 @@ function invoiceKey(p: Payment): { address: string; privateKey: string } {
 async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: 'FORWARD' | 'REFUND', to: string, amountFor: (burnSun: bigint) => Promise<bigint>): Promise<SendOutcome> {
   const { address, privateKey } = invoiceKey(p);
   const token = p.currency as Currency;
-  const step = { purpose } as const;
+  const step = { purpose, address } as const;
   if (token === 'TRX') {
     return ensureSend(ctx, p, step, async () => {
       const cost = await ctx.chain.estimateTransfer({ token, from: address, to, amount: p.amountUnits });
@@ -128,7 +147,7 @@ async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: 'FORWARD
   const attempt = nextAttempt(await latestSend(ctx, p.id, step));
   const estimate = () => ctx.chain.estimateTransfer({ token, from: address, to, amount: p.amountUnits });
   if (attempt !== null) {
-    const gasStep = { purpose: purpose === 'FORWARD' ? 'FORWARD_GAS' : 'REFUND_GAS', index: attempt } as const;
+    const gasStep = { purpose: purpose === 'FORWARD' ? 'FORWARD_GAS' : 'REFUND_GAS', index: attempt, address } as const;
     const need = async () => withMargin((await estimate()).totalFeeSun, ctx.settings.GAS_MARGIN_PERCENT);
     const gas = await ensureGas(ctx, p, gasStep, address, need, purpose === 'FORWARD' ? 'MERCHANT' : 'SERVICE');
     if (gas.state === 'pending' || gas.state === 'exhausted') return gas;
@@ -153,10 +172,8 @@ async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: 'FORWARD
 
 async function forward(ctx: WorkerContext, p: Payment): Promise<void> {
   const target = p.merchant.targetWalletAddress;
-  if (!target) {
-    await ctx.prisma.transaction.update({ where: { id: p.id }, data: { error: 'merchant has no target wallet; waiting for one to be set' } });
-    return;
-  }
+  // Not waited for: a payment FORWARDING forever blocks its invoice's expiry and webhooks (case 9).
+  if (!target) return hold(ctx, p, 'merchant has no target wallet: set one, then release the payment');
   const row = p.invoice?.amounts.find((a) => a.currency === p.currency);
   const fee = paymentFee(p.amountUnits, row, ctx.forwardingFeePercent);
   const notWorthIt = await uneconomic(ctx, p, target, fee);

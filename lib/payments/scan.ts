@@ -93,8 +93,10 @@ async function rowsFor(tx: Prisma.TransactionClient, transfers: Transfer[]): Pro
       where: { OR: [{ topupWalletAddress: { in: recipients } }, { activationWalletAddress: { in: recipients } }] },
       select: { id: true, topupWalletAddress: true, activationWalletAddress: true },
     }),
-    // Our own sends (gas to an invoice address) are not payments.
-    tx.transaction.findMany({ where: { trnHash: { in: [...new Set(transfers.map((t) => t.txId))] }, sendState: { not: null } }, select: { trnHash: true } }),
+    // Our own gas sends to an invoice address are not payments (the ledger books them when they
+    // confirm). Any other send of ours that lands on an invoice address (a forward or payout whose
+    // target is another invoice's address) is a payment to that invoice like any other (issue 13, case 8).
+    tx.transaction.findMany({ where: { trnHash: { in: [...new Set(transfers.map((t) => t.txId))] }, sendState: { not: null }, type: 'ACTIVATION' }, select: { trnHash: true } }),
   ]);
   const invoiceByAddress = new Map(invoices.map((i) => [i.address, i]));
   const merchantByWallet = new Map(merchants.flatMap((m) => [[m.topupWalletAddress, m.id] as const, [m.activationWalletAddress, m.id] as const]));

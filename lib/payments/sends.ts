@@ -20,6 +20,12 @@ export interface PlannedSend {
 export interface SendStep {
   purpose: SendPurpose;
   index?: number;
+  /**
+   * The service address whose balance this step spends or tops up. While another payment's
+   * send from it (or gas to it) is in flight, no new attempt is built: the balance it would be
+   * planned on is about to change (one send in flight per address, issue 13, case 1).
+   */
+  address?: string;
 }
 
 export type SendOutcome =
@@ -72,6 +78,7 @@ export async function ensureSend(ctx: WorkerContext, anchor: Anchor, step: SendS
     const failed = await ctx.prisma.transaction.findMany({ where: { sourceId: anchor.id, sendPurpose: step.purpose, sendIndex: step.index ?? null, sendState: 'FAILED' }, select: { blockNumber: true, error: true } });
     if (failed.filter(cannotSucceed).length >= ctx.settings.SEND_MAX_ATTEMPTS) return { state: 'exhausted', error: `${stepName(step)}: ${row?.error ?? 'failed'}` };
     if (row && !cannotSucceed(row) && Date.now() < row.updatedAt.getTime() + retryBackoffMs(ctx, row.sendAttempt ?? 1)) return { state: 'pending' };
+    if (step.address && (await busyElsewhere(ctx, step.address, anchor.id))) return { state: 'pending' };
     const planned = await plan();
     if (!planned) return { state: 'skipped' };
     try {
@@ -105,6 +112,15 @@ export async function ensureSend(ctx: WorkerContext, anchor: Anchor, step: SendS
     }
   }
   return advanceSend(ctx, row!);
+}
+
+/** Whether another payment or payout has a send in flight from `address`, or gas in flight to it. */
+async function busyElsewhere(ctx: WorkerContext, address: string, anchorId: number): Promise<boolean> {
+  const other = await ctx.prisma.transaction.findFirst({
+    where: { sendState: { in: ['SIGNED', 'BROADCAST'] }, sourceId: { not: anchorId }, OR: [{ fromAddress: address }, { toAddress: address, type: 'ACTIVATION' }] },
+    select: { id: true },
+  });
+  return other !== null;
 }
 
 /**

@@ -23,6 +23,8 @@ const schema = z.object({
    * Payments below these amounts are dust: held at the address with the reason, never
    * screened (a check costs more) and never forwarded (the network cost exceeds them).
    */
+  /** A payment whose send the node refuses to plan this many times in a row is held with the reason. */
+  HOLD_AFTER_REFUSALS: z.coerce.number().int().min(1).max(1000).default(10),
   DUST_THRESHOLD_TRX: decimal('DUST_THRESHOLD_TRX').default('1'),
   DUST_THRESHOLD_USDT: decimal('DUST_THRESHOLD_USDT').default('1'),
   /** A SINGLE invoice paid within this share of the due amount counts as exactly paid. */

@@ -80,3 +80,10 @@ ALTER TYPE "PaymentState" ADD VALUE 'HELD';
 ALTER TABLE "transactions" ADD COLUMN "held_reason" TEXT;
 -- Retries of what the service can fix (node down, gas wallet short): counted for the backoff.
 ALTER TABLE "transactions" ADD COLUMN "retries" INTEGER NOT NULL DEFAULT 0;
+
+-- One send in flight per address (issue 13, case 1): the worker checks before building
+-- (lib/payments/sends.ts); these make a race between two workers fail on insert instead.
+CREATE UNIQUE INDEX "transactions_one_send_in_flight_from" ON "transactions"("from_address")
+  WHERE "send_state" IN ('SIGNED', 'BROADCAST') AND "send_purpose" IN ('FORWARD', 'REFUND');
+CREATE UNIQUE INDEX "transactions_one_gas_in_flight_to" ON "transactions"("to_address")
+  WHERE "send_state" IN ('SIGNED', 'BROADCAST') AND "send_purpose" IN ('FORWARD_GAS', 'REFUND_GAS');
