@@ -115,7 +115,11 @@ async function screen(ctx: WorkerContext, p: Payment): Promise<void> {
   }
   await setState(ctx.prisma, ctx, p, { paymentState: 'AML_PENDING' });
   const costTrx = ctx.settings.AML_CHECK_COST_TRX;
-  const { record, passed } = await runAmlCheck(ctx.aml, { txId: p.trnHash, address: p.fromAddress, currency: p.currency }, Number(p.merchant.amlRiskLimit.toFixed()), Number(costTrx));
+  const { record, passed, hold: holdReason } = await runAmlCheck(ctx.aml, { txId: p.trnHash, address: p.fromAddress, currency: p.currency }, Number(p.merchant.amlRiskLimit.toFixed()), Number(costTrx));
+  if (holdReason) {
+    await ctx.prisma.transaction.updateMany({ where: { id: p.id, leaseOwner: ctx.owner }, data: { amlCheck: record as object } });
+    return hold(ctx, p, holdReason);
+  }
   await ctx.prisma.$transaction(async (tx) => {
     if (!(await setState(tx, ctx, p, { amlCheck: record as object, paymentState: passed ? 'FORWARDING' : 'REFUNDING' }))) return;
     if (record.completed) await tx.merchant.update({ where: { id: p.merchantId }, data: { balanceSun: { decrement: parseScaled(costTrx, TOKEN_DECIMALS) } } });
