@@ -1,8 +1,9 @@
 import { TronWeb, utils } from 'tronweb';
-import type { DevNode } from './node';
-import { chainParameters, param } from './params';
+import type { ChainView } from './node';
+import { chainParameters, param, priceHistory } from './params';
+import { canDelegate } from './stake';
 import { contractDescriptor } from './usdt';
-import { accountJson, accountNetJson, blockJson, hexUtf8, txInfoJson, txJson } from './views';
+import { accountJson, accountNetJson, accountResourceJson, blockJson, hexUtf8, txInfoJson, txJson } from './views';
 
 /**
  * The subset of java-tron's HTTP API that tronweb v6 calls for transfers,
@@ -15,7 +16,7 @@ export type Params = Record<string, unknown>;
 
 interface Route {
   solidity: boolean;
-  handle(node: DevNode, params: Params, solid: boolean): unknown;
+  handle(node: ChainView, params: Params, solid: boolean): unknown;
 }
 
 export class BadRequest extends Error {}
@@ -56,23 +57,30 @@ function contractCall(params: Params, ownerRequired = false) {
 const failure = (code: string, message: string) => ({ result: { code, message: hexUtf8(message) } });
 const NO_CONTRACT = 'No contract or not a smart contract';
 
-function blockOrEmpty(node: DevNode, number: number, solid: boolean, withTransactions = true) {
+function blockOrEmpty(node: ChainView, number: number, solid: boolean, withTransactions = true) {
   const record = node.block(number);
   return record && (!solid || number <= node.solidNumber()) ? blockJson(record, withTransactions) : {};
 }
 
-function committedTx(node: DevNode, params: Params, solid: boolean) {
+function committedTx(node: ChainView, params: Params, solid: boolean) {
   const found = typeof params.value === 'string' ? node.findTx(params.value.toLowerCase()) : undefined;
   return found && (!solid || found.block.header.number <= node.solidNumber()) ? found : undefined;
 }
 
-const accountResources: Route = {
-  solidity: false,
-  handle: (node, p) => {
-    const state = node.accounts(false).get(address(p, 'address'));
-    return accountNetJson(state, node.freeNetUsed(state), param('freeBandwidthBytes'));
-  },
-};
+/** The resource code of a query: 0 / "BANDWIDTH" or 1 / "ENERGY". */
+function resourceParam(params: Params, key: string): 'BANDWIDTH' | 'ENERGY' {
+  const value = params[key];
+  if (value === undefined || value === 0 || value === '0' || value === 'BANDWIDTH') return 'BANDWIDTH';
+  if (value === 1 || value === '1' || value === 'ENERGY') return 'ENERGY';
+  throw new BadRequest(`Invalid ${key}`);
+}
+
+/** A stake owner read: the account and its state at the view's head. */
+function stakeOwner(node: ChainView, params: Params, key: string, solid = false) {
+  const hex = address(params, key);
+  const at = solid ? node.block(node.solidNumber()) : node.head();
+  return { hex, state: node.accounts(solid).get(hex), now: (at ?? node.head()).header.timestamp };
+}
 
 export const ROUTES: Record<string, Route> = {
   getnowblock: { solidity: true, handle: (node, _p, solid) => blockOrEmpty(node, solid ? node.solidNumber() : node.head().header.number, solid) },
@@ -118,9 +126,78 @@ export const ROUTES: Record<string, Route> = {
       return accountJson(hex, state, node.freeNetUsed(state));
     },
   },
-  // Without staking, an account's resources are its free bandwidth: both endpoints say the same.
-  getaccountnet: accountResources,
-  getaccountresource: accountResources,
+  getaccountnet: {
+    solidity: false,
+    handle: (node, p) => {
+      const { state, now } = stakeOwner(node, p, 'address');
+      return accountNetJson(state, node.freeNetUsed(state), param('freeBandwidthBytes'), node.network(), now);
+    },
+  },
+  getaccountresource: {
+    solidity: false,
+    handle: (node, p) => {
+      const { state, now } = stakeOwner(node, p, 'address');
+      return accountResourceJson(state, node.freeNetUsed(state), param('freeBandwidthBytes'), node.network(), now);
+    },
+  },
+  // Stake 2.0 reads, in java-tron's reply shapes.
+  getdelegatedresourcev2: {
+    solidity: true,
+    handle: (node, p, solid) => {
+      const from = address(p, 'fromAddress');
+      const to = address(p, 'toAddress');
+      const state = node.accounts(solid).get(from);
+      const entries = [false, true].flatMap((lock) => {
+        const d = state.delegations[`${to}:${lock}`];
+        if (!d) return [];
+        return [
+          {
+            from,
+            to,
+            ...(d.bandwidth > 0n ? { frozen_balance_for_bandwidth: d.bandwidth } : {}),
+            ...(d.energy > 0n ? { frozen_balance_for_energy: d.energy } : {}),
+            ...(d.bandwidthExpire ? { expire_time_for_bandwidth: d.bandwidthExpire } : {}),
+            ...(d.energyExpire ? { expire_time_for_energy: d.energyExpire } : {}),
+          },
+        ];
+      });
+      return entries.length ? { delegatedResource: entries } : {};
+    },
+  },
+  getdelegatedresourceaccountindexv2: {
+    solidity: true,
+    handle: (node, p, solid) => {
+      const hex = address(p, 'value');
+      const state = node.accounts(solid).get(hex);
+      const toAccounts = [...new Set(Object.values(state.delegations).map((d) => d.to))];
+      if (!toAccounts.length && !state.delegators.length) return {};
+      return { account: hex, ...(state.delegators.length ? { fromAccounts: state.delegators } : {}), ...(toAccounts.length ? { toAccounts } : {}) };
+    },
+  },
+  getcandelegatedmaxsize: {
+    solidity: true,
+    handle: (node, p, solid) => {
+      const { state, now } = stakeOwner(node, p, 'owner_address', solid);
+      const max = canDelegate(state, resourceParam(p, 'type'), node.network(), now);
+      return max > 0n ? { max_size: max } : {};
+    },
+  },
+  getavailableunfreezecount: {
+    solidity: true,
+    handle: (node, p, solid) => {
+      const { state, now } = stakeOwner(node, p, 'owner_address', solid);
+      return { count: Number(param('unfreezeMaxTimes')) - state.unfrozen.filter((u) => u.expireTime > now).length };
+    },
+  },
+  getcanwithdrawunfreezeamount: {
+    solidity: true,
+    handle: (node, p, solid) => {
+      const { state, now } = stakeOwner(node, p, 'owner_address', solid);
+      const at = p.timestamp === undefined ? now : integer(p, 'timestamp');
+      const amount = state.unfrozen.filter((u) => u.expireTime <= at).reduce((sum, u) => sum + u.amount, 0n);
+      return amount > 0n ? { amount } : {};
+    },
+  },
   gettransactionbyid: {
     solidity: true,
     handle: (node, p, solid) => {
@@ -145,8 +222,8 @@ export const ROUTES: Record<string, Route> = {
     },
   },
   getchainparameters: { solidity: false, handle: () => ({ chainParameter: chainParameters() }) },
-  getenergyprices: { solidity: false, handle: () => ({ prices: `0:${param('energyFeeSun')}` }) },
-  getbandwidthprices: { solidity: false, handle: () => ({ prices: `0:${param('bandwidthFeeSun')}` }) },
+  getenergyprices: { solidity: false, handle: () => ({ prices: priceHistory('energyFeeSun') }) },
+  getbandwidthprices: { solidity: false, handle: () => ({ prices: priceHistory('bandwidthFeeSun') }) },
   getcontract: {
     solidity: false,
     handle: (node, p) => {

@@ -7,7 +7,16 @@ import { devnetOptions, startDevnet, type DevnetInfo } from './server';
 const USAGE = `usage:
   npm run devnet -- start
   npm run devnet -- pay <address> <amount> <TRX|USDT>
-  npm run devnet -- info`;
+  npm run devnet -- info
+  npm run devnet -- fault drop  [--count N] [--from T...] [--to T...]
+  npm run devnet -- fault delay --blocks K [--count N] [--from T...] [--to T...]
+  npm run devnet -- fault fail  --result OUT_OF_ENERGY|REVERT [--count N] [--from T...] [--to T...]
+  npm run devnet -- fault lag <blocks>
+  npm run devnet -- fault reorg --depth N [--leave-out txid,...] [--order txid,...]
+  npm run devnet -- fault set-balance <address> [--balance-sun N] [--usdt-units N]
+  npm run devnet -- fault chain-parameters [--energy-fee-sun N] [--bandwidth-fee-sun N] [--usdt-energy-factor N]
+  npm run devnet -- fault list
+  npm run devnet -- fault clear`;
 
 async function start(): Promise<void> {
   const env = parseDevnetEnv(process.env);
@@ -21,7 +30,10 @@ async function start(): Promise<void> {
   console.log(`  blocks          every ${info.blockMs} ms, solidified ${info.solidifiedDepth} deep, head #${info.headBlock}`);
   console.log(`  data            ${options.dataDir}`);
   // One machine-readable line for scripts and the test helper.
-  console.log(`DEVNET_READY ${JSON.stringify({ url: devnet.url, usdtContract: info.usdtContract, faucetAddress: info.faucetAddress })}`);
+  if (info.replicaUrl) console.log(`  replica         ${info.replicaUrl} (${info.replicaLag} blocks behind)`);
+  if (info.balancerUrl) console.log(`  balancer        ${info.balancerUrl} (alternates head and replica)`);
+  const replicas = { ...(info.replicaUrl ? { replicaUrl: info.replicaUrl } : {}), ...(info.balancerUrl ? { balancerUrl: info.balancerUrl } : {}) };
+  console.log(`DEVNET_READY ${JSON.stringify({ url: devnet.url, usdtContract: info.usdtContract, faucetAddress: info.faucetAddress, ...replicas })}`);
   const stop = () => {
     devnet.close().then(() => process.exit(0), () => process.exit(1));
   };
@@ -61,10 +73,67 @@ async function pay(args: string[]): Promise<void> {
   }
 }
 
+/** `--leave-out a,b` -> { leaveOut: "a,b" }: options become the JSON body of the control, as curl would send it. */
+function flags(args: string[]): Record<string, string> {
+  const body: Record<string, string> = {};
+  for (let i = 0; i < args.length; i++) {
+    const flag = /^--([a-z-]+)$/.exec(args[i]!);
+    const value = args[i + 1];
+    if (!flag || value === undefined) throw new Error(`expected --option value, got ${args.slice(i).join(' ')}\n${USAGE}`);
+    body[flag[1]!.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase())] = value;
+    i++;
+  }
+  return body;
+}
+
+/** `fault ...`: one request to the running devnet's control endpoints; prints the reply. */
+async function fault(args: string[]): Promise<void> {
+  const [what, ...rest] = args;
+  const url = devnetUrl(parseDevnetEnv(process.env));
+  let request: { method: string; path: string; body?: Record<string, string> };
+  switch (what) {
+    case 'drop':
+    case 'delay':
+    case 'fail':
+      request = { method: 'POST', path: `fault/${what}`, body: flags(rest) };
+      break;
+    case 'lag':
+      request = { method: 'POST', path: 'fault/lag', body: { blocks: rest[0] ?? '' } };
+      break;
+    case 'reorg':
+      request = { method: 'POST', path: 'reorg', body: flags(rest) };
+      break;
+    case 'set-balance':
+      request = { method: 'POST', path: 'set-balance', body: { address: rest[0] ?? '', ...flags(rest.slice(1)) } };
+      break;
+    case 'chain-parameters':
+      request = rest.length ? { method: 'POST', path: 'chain-parameters', body: flags(rest) } : { method: 'GET', path: 'chain-parameters' };
+      break;
+    case 'list':
+      request = { method: 'GET', path: 'faults' };
+      break;
+    case 'clear':
+      request = { method: 'DELETE', path: 'faults' };
+      break;
+    default:
+      throw new Error(USAGE);
+  }
+  const res = await fetch(`${url}/devnet/${request.path}`, {
+    method: request.method,
+    ...(request.body ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(request.body) } : {}),
+  }).catch((e: unknown) => {
+    throw new Error(`no devnet at ${url} (${e instanceof Error ? e.message : String(e)}); start one with: npm run devnet -- start`);
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${request.path}: ${res.status} ${text}`);
+  console.log(JSON.stringify(JSON.parse(text), null, 2));
+}
+
 async function main(): Promise<void> {
   const [command, ...args] = process.argv.slice(2);
   if (command === 'start') return start();
   if (command === 'pay') return pay(args);
+  if (command === 'fault') return fault(args);
   if (command === 'info') {
     console.log(JSON.stringify(await devnetInfo(devnetUrl(parseDevnetEnv(process.env))), null, 2));
     return;

@@ -16,6 +16,10 @@ const schema = z.object({
     .regex(/^(0x)?[0-9a-fA-F]{64}$/, 'DEVNET_FAUCET_PRIVATE_KEY must be 64 hex characters')
     .transform((k) => k.replace(/^0x/, '').toLowerCase())
     .optional(),
+  // A replica serving the node API some blocks behind, and a balancer alternating between head and replica; off unless a port is set (0 picks one).
+  DEVNET_REPLICA_PORT: z.coerce.number().int().min(0, 'DEVNET_REPLICA_PORT must be 0..65535').max(65535, 'DEVNET_REPLICA_PORT must be 0..65535').optional(),
+  DEVNET_BALANCER_PORT: z.coerce.number().int().min(0, 'DEVNET_BALANCER_PORT must be 0..65535').max(65535, 'DEVNET_BALANCER_PORT must be 0..65535').optional(),
+  DEVNET_REPLICA_LAG: z.coerce.number().int().min(0, 'DEVNET_REPLICA_LAG must be 0 or more blocks').default(0),
   DEVNET_URL: z.string().url('DEVNET_URL must be a URL like http://127.0.0.1:9090').optional(),
 });
 

@@ -1,10 +1,13 @@
 import { TronWeb, utils } from 'tronweb';
-import { Ledger, recoveredUsage, type AccountState, type AccountView } from './ledger';
+import { Faults, type FailResult, type Fault, type FaultSpec } from './faults';
+import type { DevnetKey } from './genesis';
+import { toNodeJson } from './json';
+import { Ledger, normalize, recoveredUsage, type AccountState, type AccountView, type Delegation, type Resource } from './ledger';
 import { param } from './params';
+import { canDelegate, energyLimit, energyUsed, netLimit, netUsed, networkResources, type NetworkResources } from './stake';
 import { BlockLog } from './store';
 import { buildTx, parseSignedTx, recoverSigner, TxFormatError, type ContractCall, type RawHeader, type SignedTx } from './transaction';
-import { callUsdt, type CallOutcome, type Log } from './usdt';
-import type { DevnetKey } from './genesis';
+import { callUsdt, revert as revertOutcome, type CallOutcome, type Log } from './usdt';
 
 export interface BlockHeader {
   number: number;
@@ -14,6 +17,8 @@ export interface BlockHeader {
   witness: string;
   blockID: string;
   witnessSignature: string;
+  /** Set on blocks made by a reorganisation, so they hash apart from the blocks they replace. */
+  fork?: number;
 }
 
 export type ContractRet = 'SUCCESS' | 'REVERT' | 'OUT_OF_ENERGY';
@@ -28,13 +33,22 @@ export interface TxResult {
   fee: bigint;
   netUsage: bigint;
   netFee: bigint;
-  /** Present for contract calls only, as on a real node. */
-  energy: { usageTotal: bigint; fee: bigint } | null;
+  /** Present for contract calls only, as on a real node; `usage` is the part paid from staked energy. */
+  energy: { usageTotal: bigint; fee: bigint; usage?: bigint } | null;
   contractResult: string;
   contractAddress: string | null;
   logs: Log[];
   /** Why a contract call failed; utf8 (the API hex-encodes it). */
   failure: string | null;
+  /** A failure forced by a fault, kept so that a reorganisation re-executes it the same way. */
+  forced?: FailResult;
+}
+
+/** POST /devnet/set-balance, kept with its block so that a reorganisation replays it. */
+export interface BalanceSet {
+  address: string;
+  balanceSun?: bigint;
+  usdtUnits?: bigint;
 }
 
 export interface BlockRecord {
@@ -44,6 +58,48 @@ export interface BlockRecord {
   accounts: Record<string, AccountState>;
   /** Only on block 0: who the chain was created for. */
   genesis?: { faucet: string; usdtContract: string; witness: string };
+  /** Balances set through the dev endpoint before this block's transactions. */
+  adjustments?: BalanceSet[];
+}
+
+export interface ReorgRequest {
+  /** How many of the newest blocks to replace; below the solidified depth. */
+  depth?: number;
+  /** Or: replace this block and every block above it (resolved against the head at the moment of the reorg). */
+  fromBlock?: number;
+  /** Transactions of those blocks that the new branch does not contain. */
+  leaveOut?: string[];
+  /** Transactions of those blocks moved, in this order, to the start of the first new block. */
+  order?: string[];
+}
+
+export interface ReorgResult {
+  forkBlock: number;
+  replaced: string[];
+  blocks: string[];
+  leftOut: string[];
+  /** Transactions of the old branch (or pending) that no longer execute on the new one, with the node's reason. */
+  dropped: Array<{ txid: string; code: string; message: string }>;
+}
+
+/** A bad request to a dev endpoint (400). */
+export class DevnetInputError extends Error {}
+
+/** What the HTTP API reads: the node at its head, or a replica some blocks behind. */
+export interface ChainView {
+  readonly usdtContract: string;
+  readonly faucet: string;
+  head(): BlockRecord;
+  solidNumber(): number;
+  block(number: number): BlockRecord | undefined;
+  blockById(id: string): BlockRecord | undefined;
+  findTx(txID: string): { tx: TxResult; block: BlockRecord } | undefined;
+  accounts(solid: boolean): AccountView;
+  network(): NetworkResources;
+  freeNetUsed(state: AccountState): bigint;
+  buildUnsigned(call: ContractCall, feeLimit?: number): ReturnType<typeof buildTx>;
+  call(contract: string, caller: string, data: string, callValue: bigint, solid: boolean): CallOutcome | null;
+  broadcast(body: unknown): BroadcastReply;
 }
 
 /** broadcasttransaction's reply, in the shape java-tron writes it. */
@@ -72,14 +128,21 @@ const base58 = (hex: string) => TronWeb.address.fromHex(hex);
 const sha256Hex = (bytes: Uint8Array) => utils.ethersUtils.sha256(bytes).slice(2);
 const utf8 = (text: string) => new TextEncoder().encode(text);
 
+const TRX = 1_000_000n;
+const validate = (message: string) => new Rejection('CONTRACT_VALIDATE_ERROR', `Contract validate error : ${message}`);
+const delegationKey = (to: string, lock: boolean) => `${to}:${lock}`;
+
 /**
  * The chain: accepted transactions execute at once against the head state and
  * wait in the pending pool; every `blockMs` all of them go into a block, which
- * is written to the log before anyone can see it.
+ * is written to the log before anyone can see it. Faults (devnet/faults.ts)
+ * can drop, hold back or fail chosen broadcasts, and `reorg` replaces the
+ * newest unsolidified blocks.
  */
-export class DevNode {
+export class DevNode implements ChainView {
   readonly usdtContract: string;
   readonly faucet: string;
+  readonly faults = new Faults();
   private readonly ledger = new Ledger();
   private readonly blocks: BlockRecord[] = [];
   private readonly txIndex = new Map<string, { block: number; index: number }>();
@@ -88,6 +151,12 @@ export class DevNode {
   private pending: TxResult[] = [];
   private readonly pendingIds = new Set<string>();
   private readonly touched = new Set<string>();
+  private adjustments: BalanceSet[] = [];
+  /** Broadcasts a delay fault holds back, with the block they go into. */
+  private held: Array<{ tx: SignedTx; releaseAt: number; fault: Fault }> = [];
+  /** Old states of what a dry run changed, to put back. */
+  private journal: Map<string, AccountState> | null = null;
+  private forks = 0;
   private readonly log: BlockLog<BlockRecord>;
   private timer: NodeJS.Timeout | null = null;
 
@@ -153,20 +222,24 @@ export class DevNode {
     return solid ? this.ledger.at(this.solidNumber()) : this.ledger;
   }
 
+  /** Accounts as of the end of block `number` (a lagging replica's view). */
+  accountsAt(number: number): AccountView {
+    return this.ledger.at(number);
+  }
+
+  /** Network-wide resource totals (mainnet's plus the devnet's stakes). */
+  network(): NetworkResources {
+    return networkResources(this.ledger.stakeTotals());
+  }
+
   /** Free bandwidth used, after recovery up to the head block. */
   freeNetUsed(state: AccountState): bigint {
-    return recoveredUsage(state.freeNetUsage, state.freeNetTime, this.head().header.timestamp);
+    return recoveredUsage(state.freeNetUsage, state.freeNetTime, this.now());
   }
 
   /** The reference-block fields a transaction built now would carry. */
   refHeader(): Omit<RawHeader, 'fee_limit' | 'data'> {
-    const { number, blockID, timestamp } = this.head().header;
-    return {
-      ref_block_bytes: refBytes(number),
-      ref_block_hash: blockID.slice(16, 32),
-      expiration: timestamp + 60_000,
-      timestamp: Date.now(),
-    };
+    return refHeaderOf(this.head());
   }
 
   buildUnsigned(call: ContractCall, feeLimit?: number) {
@@ -175,8 +248,12 @@ export class DevNode {
 
   /** A read-only contract call against the head or solidified state. */
   call(contract: string, caller: string, data: string, callValue: bigint, solid: boolean): CallOutcome | null {
+    return this.callOn(this.accounts(solid), contract, caller, data, callValue);
+  }
+
+  callOn(accounts: AccountView, contract: string, caller: string, data: string, callValue: bigint): CallOutcome | null {
     if (contract !== this.usdtContract) return null;
-    return callUsdt(this.accounts(solid), contract, caller, data, callValue);
+    return callUsdt(accounts, contract, caller, data, callValue);
   }
 
   broadcast(body: unknown): BroadcastReply {
@@ -196,29 +273,121 @@ export class DevNode {
     }
   }
 
-  produceBlock(): BlockRecord {
+  produceBlock(at?: { timestamp: number; fork: number }): BlockRecord {
     const parent = this.head().header;
+    const number = parent.number + 1;
+    this.release(number);
     const txs = this.pending;
     const accounts = Object.fromEntries([...this.touched].map((a) => [a, this.ledger.get(a)]));
-    const record: BlockRecord = { header: this.header(parent.number + 1, Math.max(Date.now(), parent.timestamp + 1), parent.blockID, txs), txs, accounts };
+    const timestamp = at?.timestamp ?? Math.max(Date.now(), parent.timestamp + 1);
+    const record: BlockRecord = {
+      header: this.header(number, timestamp, parent.blockID, txs, at?.fork),
+      txs,
+      accounts,
+      ...(this.adjustments.length ? { adjustments: this.adjustments } : {}),
+    };
     this.log.append(record);
     this.pending = [];
     this.pendingIds.clear();
     this.touched.clear();
+    this.adjustments = [];
     this.accept(record);
     return record;
+  }
+
+  // ---- dev controls --------------------------------------------------------
+
+  addFault(spec: FaultSpec): Fault {
+    return this.faults.add(spec);
+  }
+
+  /** Broadcasts a delay fault holds, with the block each is due in. */
+  heldTransactions(): Array<{ txid: string; releaseAt: number; fault: number }> {
+    return this.held.map((h) => ({ txid: h.tx.txID, releaseAt: h.releaseAt, fault: h.fault.id }));
+  }
+
+  /** Sets an account's TRX and/or USDT as of the next block. TRX above zero activates an address, as a transfer would. */
+  setBalance(set: BalanceSet): AccountState {
+    this.applyBalance(set);
+    this.adjustments.push(set);
+    return this.ledger.get(set.address);
+  }
+
+  /**
+   * Replaces the newest `depth` blocks by blocks with the same numbers and
+   * slots holding the same transactions, minus `leaveOut`, with `order`
+   * moved to the front. Everything is re-executed on the new branch: a
+   * transaction that no longer validates is dropped, as a real fork drops
+   * it. Left-out transactions are forgotten (not pending); their sender may
+   * broadcast them again while their reference block and expiration allow.
+   */
+  reorg(request: ReorgRequest): ReorgResult {
+    const head = this.head().header.number;
+    if ((request.depth === undefined) === (request.fromBlock === undefined)) throw new DevnetInputError('give depth or fromBlock');
+    const depth = request.depth ?? head - request.fromBlock! + 1;
+    if (!Number.isSafeInteger(depth) || depth < 1) throw new DevnetInputError(`depth must be a whole number of blocks, at least 1 (the head is #${head})`);
+    if (depth >= this.options.solidifiedDepth) {
+      throw new DevnetInputError(`depth must be below the solidified depth (${this.options.solidifiedDepth}): solidified blocks never change`);
+    }
+    const forkBlock = head - depth;
+    if (forkBlock < 1) throw new DevnetInputError(`the chain has only ${head} blocks above genesis; wait for more`);
+    const replaced = this.blocks.slice(forkBlock + 1);
+    const byId = new Map(replaced.flatMap((b) => b.txs.map((t) => [t.txID, t] as const)));
+    const leaveOut = new Set((request.leaveOut ?? []).map((id) => id.toLowerCase()));
+    const order = (request.order ?? []).map((id) => id.toLowerCase());
+    for (const id of [...leaveOut, ...order]) {
+      if (!byId.has(id)) throw new DevnetInputError(`${id} is not in the last ${depth} blocks`);
+      if (leaveOut.has(id) && order.includes(id)) throw new DevnetInputError(`${id} cannot be both left out and reordered`);
+    }
+    if (new Set(order).size !== order.length) throw new DevnetInputError('order lists a transaction twice');
+    const moved = new Set(order);
+    const pending = this.pending;
+    const pendingAdjustments = this.adjustments;
+    this.unwind(forkBlock);
+    this.pending = [];
+    this.pendingIds.clear();
+    this.touched.clear();
+    this.adjustments = [];
+    this.forks++;
+
+    const dropped: ReorgResult['dropped'] = [];
+    const reexecute = (old: TxResult) => {
+      const tx = signedFrom(old);
+      // TaPoS: a transaction whose reference block was replaced cannot be on the new branch.
+      if (!this.tapos(tx)) return dropped.push({ txid: old.txID, code: 'TAPOS_ERROR', message: 'Tapos check error.' });
+      try {
+        this.include(this.execute(tx, old.forced));
+      } catch (e) {
+        if (!(e instanceof Rejection)) throw e;
+        dropped.push({ txid: old.txID, code: e.code, message: e.message });
+      }
+    };
+    const blocks = replaced.map((old, i) => {
+      for (const set of old.adjustments ?? []) this.setBalance(set);
+      if (i === 0) order.forEach((id) => reexecute(byId.get(id)!));
+      old.txs.filter((t) => !leaveOut.has(t.txID) && !moved.has(t.txID)).forEach(reexecute);
+      return this.produceBlock({ timestamp: old.header.timestamp, fork: this.forks }).header.blockID;
+    });
+    for (const set of pendingAdjustments) this.setBalance(set);
+    pending.forEach(reexecute);
+    return { forkBlock, replaced: replaced.map((b) => b.header.blockID), blocks, leftOut: [...leaveOut], dropped };
+  }
+
+  // ---- chain internals -----------------------------------------------------
+
+  private now(): number {
+    return this.head().header.timestamp;
   }
 
   private createGenesis(): void {
     const { faucet, witness, usdtContract } = this.options;
     const now = Date.now();
-    const fresh = { freeNetUsage: 0n, freeNetTime: 0 };
     const genesis: BlockRecord = {
       header: this.header(0, now, '0'.repeat(64), []),
       txs: [],
       accounts: {
-        [this.faucet]: { balance: param('genesisFaucetSun'), usdt: param('genesisFaucetUsdt'), createTime: now, ...fresh },
-        [this.usdtContract]: { balance: 0n, usdt: 0n, createTime: now, ...fresh },
+        [this.faucet]: normalize({ balance: param('genesisFaucetSun'), usdt: param('genesisFaucetUsdt'), createTime: now }),
+        [this.usdtContract]: normalize({ createTime: now }),
       },
       genesis: { faucet: faucet.address, usdtContract, witness: witness.address },
     };
@@ -230,29 +399,49 @@ export class DevNode {
 
   private accept(record: BlockRecord): void {
     const { number, blockID } = record.header;
+    // A block at a height already held comes from a reorganisation (also when replaying the log).
+    if (this.blocks.length && number <= this.head().header.number) this.unwind(number - 1);
     this.blocks.push(record);
     this.ledger.commit(number, record.accounts);
     record.txs.forEach((tx, index) => this.txIndex.set(tx.txID, { block: number, index }));
     this.refBlocks.set(refBytes(number), blockID.slice(16, 32));
+    this.forks = Math.max(this.forks, record.header.fork ?? 0);
   }
 
-  private header(number: number, timestamp: number, parentHash: string, txs: TxResult[]): BlockHeader {
+  /** Drops every block after `number` with its transactions and state changes. */
+  private unwind(number: number): void {
+    for (const record of this.blocks.splice(number + 1)) {
+      for (const tx of record.txs) this.txIndex.delete(tx.txID);
+      const n = record.header.number;
+      const older = this.blocks[n - 65_536];
+      if (older) this.refBlocks.set(refBytes(n), older.header.blockID.slice(16, 32));
+      else this.refBlocks.delete(refBytes(n));
+    }
+    this.ledger.rollback(number);
+  }
+
+  /** The reference block is on this chain (one of the last 65,536 blocks). */
+  private tapos(tx: SignedTx): boolean {
+    return this.refBlocks.get(tx.header.ref_block_bytes) === tx.header.ref_block_hash;
+  }
+
+  private header(number: number, timestamp: number, parentHash: string, txs: TxResult[], fork?: number): BlockHeader {
     const witness = hex41(this.options.witness.address);
     const txTrieRoot = txs.length ? sha256Hex(Buffer.from(txs.map((t) => t.txID).join(''), 'hex')) : '0'.repeat(64);
-    const hash = sha256Hex(utf8(JSON.stringify({ number, timestamp, parentHash, txTrieRoot, witness })));
+    const hash = sha256Hex(utf8(JSON.stringify({ number, timestamp, parentHash, txTrieRoot, witness, ...(fork ? { fork } : {}) })));
     const blockID = number.toString(16).padStart(16, '0') + hash.slice(16);
     const witnessSignature = utils.crypto.ECKeySign(utils.code.hexStr2byteArray(hash), utils.code.hexStr2byteArray(this.options.witness.privateKey));
-    return { number, timestamp, parentHash, txTrieRoot, witness, blockID, witnessSignature };
+    return { number, timestamp, parentHash, txTrieRoot, witness, blockID, witnessSignature, ...(fork ? { fork } : {}) };
   }
 
   // The checks of java-tron's Wallet.broadcastTransaction and Manager.processTransaction, in their order.
   private admit(tx: SignedTx): void {
-    if (this.pendingIds.has(tx.txID)) throw new Rejection('DUP_TRANSACTION_ERROR', 'Transaction already exists.');
+    if (this.pendingIds.has(tx.txID) || this.held.some((h) => h.tx.txID === tx.txID)) throw new Rejection('DUP_TRANSACTION_ERROR', 'Transaction already exists.');
     if (!tx.signature.length) throw new Rejection('SIGERROR', 'Validate signature error: miss sig or contract');
     for (const sig of tx.signature) {
       if (sig.length !== 130) throw new Rejection('SIGERROR', `Validate signature error: Signature size is ${sig.length / 2}`);
     }
-    const headTime = this.head().header.timestamp;
+    const headTime = this.now();
     if (tx.header.expiration < headTime + this.options.blockMs) throw new Rejection('TRANSACTION_EXPIRATION_ERROR', 'Transaction expired');
     const owner = tx.call.owner;
     for (const sig of tx.signature) {
@@ -261,13 +450,72 @@ export class DevNode {
         throw new Rejection('SIGERROR', `Validate signature error: ${sig} is signed by ${signer ? base58(signer) : 'nobody'} but it is not contained of permission.`);
       }
     }
-    if (this.refBlocks.get(tx.header.ref_block_bytes) !== tx.header.ref_block_hash) throw new Rejection('TAPOS_ERROR', 'Tapos check error.');
+    if (!this.tapos(tx)) throw new Rejection('TAPOS_ERROR', 'Tapos check error.');
     if (tx.header.expiration > headTime + Number(param('maxExpirationMs'))) throw new Rejection('TRANSACTION_EXPIRATION_ERROR', 'Transaction expired');
     if (this.txIndex.has(tx.txID)) throw new Rejection('DUP_TRANSACTION_ERROR', 'Dup transaction.');
 
-    const result = tx.call.type === 'TransferContract' ? this.transfer(tx, tx.call) : this.trigger(tx, tx.call);
+    const fault = this.faults.match(tx.call);
+    if (!fault) return this.include(this.execute(tx));
+    // A faulted broadcast is still validated: the node answers as it would, then misbehaves.
+    if (fault.kind === 'fail') this.include(this.execute(tx, fault.result));
+    else this.dryRun(tx);
+    if (fault.kind === 'delay') this.held.push({ tx, releaseAt: this.head().header.number + 1 + fault.blocks, fault });
+    this.faults.hit(fault, tx.txID);
+  }
+
+  /** Held broadcasts due in block `number` join it, executed against the state they meet there. */
+  private release(number: number): void {
+    const due = this.held.filter((h) => h.releaseAt <= number);
+    if (!due.length) return;
+    this.held = this.held.filter((h) => h.releaseAt > number);
+    for (const { tx } of due) {
+      if (tx.header.expiration < this.now() || this.txIndex.has(tx.txID) || this.pendingIds.has(tx.txID) || !this.tapos(tx)) continue;
+      try {
+        this.include(this.execute(tx));
+      } catch (e) {
+        // No longer valid (spent, expired...): a real node drops it from its pool too.
+        if (!(e instanceof Rejection)) throw e;
+      }
+    }
+  }
+
+  private include(result: TxResult): void {
     this.pending.push(result);
-    this.pendingIds.add(tx.txID);
+    this.pendingIds.add(result.txID);
+  }
+
+  private execute(tx: SignedTx, forced?: FailResult): TxResult {
+    const call = tx.call;
+    switch (call.type) {
+      case 'TransferContract':
+        return this.transfer(tx, call);
+      case 'TriggerSmartContract':
+        return this.trigger(tx, call, forced);
+      default:
+        return this.stake(tx, call);
+    }
+  }
+
+  /** Validates and executes without keeping any effect. */
+  private dryRun(tx: SignedTx): void {
+    this.journal = new Map();
+    const journal = this.journal;
+    try {
+      this.execute(tx);
+    } finally {
+      this.journal = null;
+      for (const [address, state] of journal) this.ledger.set(address, state);
+    }
+  }
+
+  private applyBalance(set: BalanceSet): void {
+    const state = this.ledger.get(set.address);
+    if (set.balanceSun !== undefined) {
+      state.balance = set.balanceSun;
+      if (state.createTime === null && set.balanceSun > 0n) state.createTime = this.now();
+    }
+    if (set.usdtUnits !== undefined) state.usdt = set.usdtUnits;
+    this.save(set.address, state);
   }
 
   private ownerAccount(owner: string): AccountState {
@@ -276,7 +524,11 @@ export class DevNode {
     return state;
   }
 
-  /** Charges bandwidth the way BandwidthProcessor does; mutates `state`. */
+  /**
+   * Charges bandwidth the way BandwidthProcessor.consume does; mutates `state`.
+   * Its order: staked bandwidth, then the free 600, then burning — staked
+   * first, as java-tron's consume() calls useAccountNet before useFreeNet.
+   */
   private chargeBandwidth(state: AccountState, tx: SignedTx, createsAccount: boolean): { netUsage: bigint; netFee: bigint } {
     const bytes = tx.bytes + param('resultBytesPerContract');
     const burn = (fee: bigint) => {
@@ -284,8 +536,20 @@ export class DevNode {
       state.balance -= fee;
       return { netUsage: 0n, netFee: fee };
     };
-    if (createsAccount) return burn(param('createAccountFeeSun'));
-    const now = this.head().header.timestamp;
+    const now = this.now();
+    const stakedLimit = netLimit(state, this.network());
+    const stakedUsed = netUsed(state, now);
+    const useStaked = (cost: bigint) => {
+      if (stakedUsed + cost > stakedLimit) return false;
+      state.netUsage = stakedUsed + cost;
+      state.netTime = now;
+      return true;
+    };
+    if (createsAccount) {
+      const cost = bytes * param('createAccountBandwidthRate');
+      return useStaked(cost) ? { netUsage: cost, netFee: 0n } : burn(param('createAccountFeeSun'));
+    }
+    if (useStaked(bytes)) return { netUsage: bytes, netFee: 0n };
     const used = recoveredUsage(state.freeNetUsage, state.freeNetTime, now);
     if (used + bytes <= param('freeBandwidthBytes')) {
       state.freeNetUsage = used + bytes;
@@ -308,14 +572,23 @@ export class DevNode {
       throw new Rejection('CONTRACT_VALIDATE_ERROR', 'Contract validate error : Validate TransferContract error, balance is not sufficient.');
     }
     owner.balance -= call.amount + systemFee;
-    recipient.balance += call.amount;
-    if (createsAccount) recipient.createTime = this.head().header.timestamp;
     this.save(call.owner, owner);
-    this.save(call.to, recipient);
+    // Read again: the owner's save must not be undone by a stale copy (never the same address, but cheap).
+    const receiver = this.ledger.get(call.to);
+    receiver.balance += call.amount;
+    if (createsAccount) receiver.createTime = this.now();
+    this.save(call.to, receiver);
     return { ...this.base(tx), contractRet: 'SUCCESS', fee: systemFee + net.netFee, ...net, energy: null, contractResult: '', contractAddress: null, logs: [], failure: null };
   }
 
-  private trigger(tx: SignedTx, call: Extract<ContractCall, { type: 'TriggerSmartContract' }>): TxResult {
+  /**
+   * A USDT call. Energy as java-tron's VM bills it: the limit is
+   * min(staked energy left + balance / price, fee_limit / price); staked
+   * energy is used first, the rest burned at the energy price. A fault can
+   * force the receipt: OUT_OF_ENERGY uses up the whole limit, REVERT burns
+   * the energy a reverting USDT call uses.
+   */
+  private trigger(tx: SignedTx, call: Extract<ContractCall, { type: 'TriggerSmartContract' }>, forced?: FailResult): TxResult {
     const owner = this.ownerAccount(call.owner);
     if (call.contract !== this.usdtContract) throw new Rejection('CONTRACT_VALIDATE_ERROR', 'Contract validate error : No contract or not a smart contract');
     const feeLimit = BigInt(tx.header.fee_limit ?? 0);
@@ -323,21 +596,34 @@ export class DevNode {
       throw new Rejection('CONTRACT_VALIDATE_ERROR', `Contract validate error : feeLimit must be >= 0 and <= ${param('maxFeeLimitSun')}`);
     }
     const net = this.chargeBandwidth(owner, tx, false);
-    const outcome = callUsdt(this.ledger, call.contract, call.owner, call.data, call.callValue);
+    const outcome = forced === 'REVERT' ? revertOutcome() : callUsdt(this.ledger, call.contract, call.owner, call.data, call.callValue);
     const price = param('energyFeeSun');
-    const energyLimit = (feeLimit < owner.balance ? feeLimit : owner.balance) / price;
+    const now = this.now();
+    const stakedLeft = (() => {
+      const left = energyLimit(owner, this.network()) - energyUsed(owner, now);
+      return left > 0n ? left : 0n;
+    })();
+    const fromBalance = owner.balance / price;
+    const byFeeLimit = feeLimit / price;
+    const energyLimitForCall = stakedLeft + fromBalance < byFeeLimit ? stakedLeft + fromBalance : byFeeLimit;
     let contractRet: ContractRet = 'SUCCESS';
-    let energyUsed = outcome.energy;
+    let energyUsedTotal = outcome.energy;
     let failure: string | null = null;
-    if (outcome.energy > energyLimit) {
+    if (forced === 'OUT_OF_ENERGY' || outcome.energy > energyLimitForCall) {
       contractRet = 'OUT_OF_ENERGY';
-      energyUsed = energyLimit;
-      failure = `Not enough energy for 'SSTORE' operation executing: curInvokeEnergyLimit[${energyLimit}], curOpEnergy[${outcome.energy - energyLimit}], usedEnergy[${energyLimit}]`;
+      energyUsedTotal = energyLimitForCall;
+      const short = outcome.energy > energyLimitForCall ? outcome.energy - energyLimitForCall : 1n;
+      failure = `Not enough energy for 'SSTORE' operation executing: curInvokeEnergyLimit[${energyLimitForCall}], curOpEnergy[${short}], usedEnergy[${energyLimitForCall}]`;
     } else if (!outcome.ok) {
       contractRet = 'REVERT';
       failure = 'REVERT opcode executed';
     }
-    const energyFee = energyUsed * price;
+    const fromStake = energyUsedTotal < stakedLeft ? energyUsedTotal : stakedLeft;
+    if (fromStake > 0n) {
+      owner.energyUsage = energyUsed(owner, now) + fromStake;
+      owner.energyTime = now;
+    }
+    const energyFee = (energyUsedTotal - fromStake) * price;
     owner.balance -= energyFee;
     this.save(call.owner, owner);
     const succeeded = contractRet === 'SUCCESS';
@@ -355,12 +641,163 @@ export class DevNode {
       contractRet,
       fee: energyFee + net.netFee,
       ...net,
-      energy: { usageTotal: energyUsed, fee: energyFee },
+      energy: { usageTotal: energyUsedTotal, fee: energyFee, ...(fromStake > 0n ? { usage: fromStake } : {}) },
       contractResult: contractRet === 'OUT_OF_ENERGY' ? '' : outcome.returnData,
       contractAddress: call.contract,
       logs: succeeded ? outcome.logs : [],
       failure,
+      ...(forced ? { forced } : {}),
     };
+  }
+
+  /** Stake 2.0 system contracts, validated with java-tron's actuator messages. */
+  private stake(tx: SignedTx, call: Exclude<ContractCall, { type: 'TransferContract' | 'TriggerSmartContract' }>): TxResult {
+    const owner = this.ownerAccount(call.owner);
+    const net = this.chargeBandwidth(owner, tx, false);
+    const now = this.now();
+    const energy = (r: Resource) => r === 'ENERGY';
+    switch (call.type) {
+      case 'FreezeBalanceV2Contract': {
+        if (call.amount <= 0n) throw validate('frozenBalance must be positive');
+        if (call.amount < TRX) throw validate('frozenBalance must be more than 1TRX');
+        if (call.amount > owner.balance) throw validate('frozenBalance must be less than accountBalance');
+        owner.balance -= call.amount;
+        if (energy(call.resource)) owner.frozenEnergy += call.amount;
+        else owner.frozenBandwidth += call.amount;
+        this.save(call.owner, owner);
+        break;
+      }
+      case 'UnfreezeBalanceV2Contract': {
+        const frozen = energy(call.resource) ? owner.frozenEnergy : owner.frozenBandwidth;
+        if (frozen <= 0n) throw validate(energy(call.resource) ? 'no frozenBalance(Energy)' : 'no frozenBalance(BANDWIDTH)');
+        if (call.amount <= 0n || call.amount > frozen) throw validate(`Invalid unfreeze_balance, [${call.amount}] is error`);
+        if (owner.unfrozen.filter((u) => u.expireTime > now).length >= Number(param('unfreezeMaxTimes'))) {
+          throw validate('Invalid unfreeze operation, unfreezing times is over limit');
+        }
+        // java-tron pays out what has already expired first (unfreezeExpire).
+        owner.balance += owner.unfrozen.filter((u) => u.expireTime <= now).reduce((sum, u) => sum + u.amount, 0n);
+        owner.unfrozen = owner.unfrozen.filter((u) => u.expireTime > now);
+        if (energy(call.resource)) owner.frozenEnergy -= call.amount;
+        else owner.frozenBandwidth -= call.amount;
+        owner.unfrozen.push({ resource: call.resource, amount: call.amount, expireTime: now + Number(param('unfreezeDelayDays')) * 86_400_000 });
+        this.save(call.owner, owner);
+        break;
+      }
+      case 'WithdrawExpireUnfreezeContract': {
+        const expired = owner.unfrozen.filter((u) => u.expireTime <= now).reduce((sum, u) => sum + u.amount, 0n);
+        if (expired <= 0n) throw validate('no unFreeze balance to withdraw ');
+        owner.balance += expired;
+        owner.unfrozen = owner.unfrozen.filter((u) => u.expireTime > now);
+        this.save(call.owner, owner);
+        break;
+      }
+      case 'DelegateResourceContract': {
+        if (call.amount < TRX) throw validate('delegateBalance must be more than 1TRX');
+        if (canDelegate(owner, call.resource, this.network(), now) < call.amount) {
+          throw validate(`delegateBalance must be less than available ${energy(call.resource) ? 'FreezeEnergyV2' : 'FreezeBandwidthV2'} balance`);
+        }
+        if (call.receiver === call.owner) throw validate('receiverAddress must not be the same as ownerAddress');
+        const receiver = this.ledger.get(call.receiver);
+        if (receiver.createTime === null) throw validate(`Account[${call.receiver}] not exists`);
+        let expire = 0;
+        if (call.lock) {
+          const period = call.lockPeriod === 0n ? param('defaultDelegateLockPeriod') : call.lockPeriod;
+          const max = param('maxDelegateLockPeriod');
+          if (period < 0n || period > max) throw validate(`The lock period of delegate resource cannot be less than 0 and cannot exceed ${max}!`);
+          const previous = owner.delegations[delegationKey(call.receiver, true)];
+          const remain = previous ? (energy(call.resource) ? previous.energyExpire : previous.bandwidthExpire) - now : 0;
+          if (Number(period) * 3000 < remain) {
+            const name = energy(call.resource) ? 'ENERGY' : 'BANDWIDTH';
+            throw validate(`The lock period for ${name} this time cannot be less than the remaining time[${remain}ms] of the last lock period for ${name}!`);
+          }
+          // Lock periods count 3-second mainnet slots whatever the devnet's block interval.
+          expire = now + Number(period) * 3000;
+        }
+        if (call.receiver === this.usdtContract) throw validate('Do not allow delegate resources to contract addresses');
+        const key = delegationKey(call.receiver, call.lock);
+        const d: Delegation = owner.delegations[key] ?? { to: call.receiver, lock: call.lock, bandwidth: 0n, energy: 0n, bandwidthExpire: 0, energyExpire: 0 };
+        if (energy(call.resource)) {
+          d.energy += call.amount;
+          d.energyExpire = expire;
+          owner.frozenEnergy -= call.amount;
+          owner.delegatedEnergy += call.amount;
+          receiver.acquiredEnergy += call.amount;
+        } else {
+          d.bandwidth += call.amount;
+          d.bandwidthExpire = expire;
+          owner.frozenBandwidth -= call.amount;
+          owner.delegatedBandwidth += call.amount;
+          receiver.acquiredBandwidth += call.amount;
+        }
+        owner.delegations[key] = d;
+        if (!receiver.delegators.includes(call.owner)) receiver.delegators.push(call.owner);
+        this.save(call.owner, owner);
+        this.save(call.receiver, receiver);
+        break;
+      }
+      case 'UnDelegateResourceContract': {
+        if (call.receiver === call.owner) throw validate('receiverAddress must not be the same as ownerAddress');
+        const unlocked = owner.delegations[delegationKey(call.receiver, false)];
+        const locked = owner.delegations[delegationKey(call.receiver, true)];
+        if (!unlocked && !locked) throw validate('delegated Resource does not exist');
+        if (call.amount <= 0n) throw validate('unDelegateBalance must be more than 0 TRX');
+        const field = energy(call.resource) ? 'energy' : 'bandwidth';
+        const expireField = energy(call.resource) ? 'energyExpire' : 'bandwidthExpire';
+        const available = (unlocked?.[field] ?? 0n) + (locked && locked[expireField] < now ? locked[field] : 0n);
+        if (available < call.amount) {
+          throw validate(
+            energy(call.resource)
+              ? `insufficient delegateFrozenBalance(Energy), request=${call.amount}, unlock_balance=${available}`
+              : `insufficient delegatedFrozenBalance(BANDWIDTH), request=${call.amount}, unlock_balance=${available}`,
+          );
+        }
+        // Expired locks become unlocked first, as unLockExpireResource does.
+        if (locked && locked[expireField] < now && locked[field] > 0n) {
+          const target = owner.delegations[delegationKey(call.receiver, false)] ?? { to: call.receiver, lock: false, bandwidth: 0n, energy: 0n, bandwidthExpire: 0, energyExpire: 0 };
+          target[field] += locked[field];
+          locked[field] = 0n;
+          owner.delegations[delegationKey(call.receiver, false)] = target;
+        }
+        const target = owner.delegations[delegationKey(call.receiver, false)]!;
+        target[field] -= call.amount;
+        for (const lock of [false, true]) {
+          const d = owner.delegations[delegationKey(call.receiver, lock)];
+          if (d && d.energy === 0n && d.bandwidth === 0n) delete owner.delegations[delegationKey(call.receiver, lock)];
+        }
+        const receiver = this.ledger.get(call.receiver);
+        // The receiver's usage moves back with the stake, in proportion (java-tron's unDelegateIncrease).
+        if (energy(call.resource)) {
+          const share = receiver.frozenEnergy + receiver.acquiredEnergy;
+          const used = energyUsed(receiver, now);
+          const moved = share > 0n ? (used * call.amount) / share : 0n;
+          receiver.acquiredEnergy -= call.amount;
+          receiver.energyUsage = used - moved;
+          receiver.energyTime = now;
+          owner.energyUsage = energyUsed(owner, now) + moved;
+          owner.energyTime = now;
+          owner.delegatedEnergy -= call.amount;
+          owner.frozenEnergy += call.amount;
+        } else {
+          const share = receiver.frozenBandwidth + receiver.acquiredBandwidth;
+          const used = netUsed(receiver, now);
+          const moved = share > 0n ? (used * call.amount) / share : 0n;
+          receiver.acquiredBandwidth -= call.amount;
+          receiver.netUsage = used - moved;
+          receiver.netTime = now;
+          owner.netUsage = netUsed(owner, now) + moved;
+          owner.netTime = now;
+          owner.delegatedBandwidth -= call.amount;
+          owner.frozenBandwidth += call.amount;
+        }
+        if (!owner.delegations[delegationKey(call.receiver, false)] && !owner.delegations[delegationKey(call.receiver, true)]) {
+          receiver.delegators = receiver.delegators.filter((a) => a !== call.owner);
+        }
+        this.save(call.owner, owner);
+        this.save(call.receiver, receiver);
+        break;
+      }
+    }
+    return { ...this.base(tx), contractRet: 'SUCCESS', fee: net.netFee, ...net, energy: null, contractResult: '', contractAddress: null, logs: [], failure: null };
   }
 
   private base(tx: SignedTx): Pick<TxResult, 'txID' | 'rawData' | 'rawDataHex' | 'signature'> {
@@ -368,9 +805,91 @@ export class DevNode {
   }
 
   private save(address: string, state: AccountState): void {
+    if (this.journal && !this.journal.has(address)) this.journal.set(address, this.ledger.get(address));
     this.ledger.set(address, state);
     this.touched.add(address);
   }
+}
+
+/**
+ * The node at the end of block `head - lag`: a replica that has not caught
+ * up. It relays broadcasts to the head node, as a lagging full node
+ * forwards them to the network.
+ */
+export class LaggingView implements ChainView {
+  constructor(
+    private readonly node: DevNode,
+    private readonly lag: () => number,
+  ) {}
+
+  get usdtContract(): string {
+    return this.node.usdtContract;
+  }
+
+  get faucet(): string {
+    return this.node.faucet;
+  }
+
+  private tip(): number {
+    return Math.max(1, this.node.head().header.number - this.lag());
+  }
+
+  head(): BlockRecord {
+    return this.node.block(this.tip())!;
+  }
+
+  solidNumber(): number {
+    return Math.max(0, this.tip() - this.node.solidifiedDepth);
+  }
+
+  block(number: number): BlockRecord | undefined {
+    return number <= this.tip() ? this.node.block(number) : undefined;
+  }
+
+  blockById(id: string): BlockRecord | undefined {
+    const record = this.node.blockById(id);
+    return record && record.header.number <= this.tip() ? record : undefined;
+  }
+
+  findTx(txID: string): { tx: TxResult; block: BlockRecord } | undefined {
+    const found = this.node.findTx(txID);
+    return found && found.block.header.number <= this.tip() ? found : undefined;
+  }
+
+  accounts(solid: boolean): AccountView {
+    if (this.lag() === 0) return this.node.accounts(solid);
+    return this.node.accountsAt(solid ? this.solidNumber() : this.tip());
+  }
+
+  network(): NetworkResources {
+    return this.node.network();
+  }
+
+  freeNetUsed(state: AccountState): bigint {
+    return recoveredUsage(state.freeNetUsage, state.freeNetTime, this.head().header.timestamp);
+  }
+
+  buildUnsigned(call: ContractCall, feeLimit?: number) {
+    return buildTx(call, { ...refHeaderOf(this.head()), ...(feeLimit ? { fee_limit: feeLimit } : {}) });
+  }
+
+  call(contract: string, caller: string, data: string, callValue: bigint, solid: boolean): CallOutcome | null {
+    return this.node.callOn(this.accounts(solid), contract, caller, data, callValue);
+  }
+
+  broadcast(body: unknown): BroadcastReply {
+    return this.node.broadcast(body);
+  }
+}
+
+function refHeaderOf(head: BlockRecord): Omit<RawHeader, 'fee_limit' | 'data'> {
+  const { number, blockID, timestamp } = head.header;
+  return { ref_block_bytes: refBytes(number), ref_block_hash: blockID.slice(16, 32), expiration: timestamp + 60_000, timestamp: Date.now() };
+}
+
+/** A committed transaction as a signed one again, for re-execution on a new branch. */
+function signedFrom(tx: TxResult): SignedTx {
+  return parseSignedTx(JSON.parse(toNodeJson({ raw_data: tx.rawData, signature: tx.signature }, true)));
 }
 
 function refBytes(number: number): string {

@@ -1,12 +1,14 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { TronWeb } from 'tronweb';
 import type { AddressInfo } from 'node:net';
 import { ChainError, createChain, type Chain } from '@/lib/chain';
 import { BadRequest, resolve, type Params } from './api';
 import type { DevnetEnv } from './config';
 import { faucetKey, USDT_CONTRACT, witnessKey, type DevnetKey } from './genesis';
+import { chainParametersSchema, delaySchema, dropSchema, failSchema, faultJson, issues, lagSchema, reorgSchema, setBalanceSchema } from './controls';
 import { toNodeJson } from './json';
-import { DevNode } from './node';
-import { PARAMETERS } from './params';
+import { DevnetInputError, DevNode, LaggingView, type ChainView } from './node';
+import { MUTABLE_PARAMETERS, parameterTable, param, setParam } from './params';
 import { payFromFaucet, payRequestSchema } from './pay';
 
 export interface DevnetOptions {
@@ -18,10 +20,20 @@ export interface DevnetOptions {
   solidifiedDepth: number;
   faucet: DevnetKey;
   witness: DevnetKey;
+  /** Serve a lagging replica / a balancer on these ports (0 picks one); off when undefined. */
+  replicaPort?: number;
+  balancerPort?: number;
+  /** Blocks the replica starts behind the head; POST /devnet/fault/lag changes it. */
+  replicaLag?: number;
 }
 
 export interface DevnetInfo {
   url: string;
+  /** The node API K blocks behind the head (null when not served). */
+  replicaUrl: string | null;
+  /** Alternates requests between the head and the replica (null when not served). */
+  balancerUrl: string | null;
+  replicaLag: number;
   usdtContract: string;
   faucetAddress: string;
   blockMs: number;
@@ -47,6 +59,9 @@ export function devnetOptions(env: DevnetEnv): DevnetOptions {
     solidifiedDepth: env.DEVNET_SOLIDIFIED_DEPTH,
     faucet: faucetKey(env),
     witness: witnessKey(env),
+    replicaPort: env.DEVNET_REPLICA_PORT,
+    balancerPort: env.DEVNET_BALANCER_PORT,
+    replicaLag: env.DEVNET_REPLICA_LAG,
   };
 }
 
@@ -73,64 +88,153 @@ async function readParams(req: IncomingMessage, url: URL): Promise<Params> {
   return { ...params, ...(parsed as Params) };
 }
 
+class MethodNotAllowed extends Error {}
+
 function send(res: ServerResponse, status: number, body: unknown, int64AsString = false): void {
   const text = toNodeJson(body, int64AsString);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }
 
+async function listen(host: string, port: number, handler: (req: IncomingMessage, res: ServerResponse) => void) {
+  const server = createServer(handler);
+  await new Promise<void>((ok, fail) => {
+    server.once('error', fail);
+    server.listen(port, host, ok);
+  });
+  const address = server.address() as AddressInfo;
+  return { server, url: `http://${host.includes(':') ? `[${host}]` : host}:${address.port}` };
+}
+
 /** Runs a devnet in this process: produces blocks, serves the node API and the dev endpoints. */
 export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
   const node = new DevNode({ ...options, usdtContract: USDT_CONTRACT });
   let url = '';
+  let replicaUrl: string | null = null;
+  let balancerUrl: string | null = null;
+  let replicaLag = options.replicaLag ?? 0;
+  const replica = new LaggingView(node, () => replicaLag);
   // The faucet pays through the chain layer over HTTP, like any wallet; set once listening.
   let chain: Chain | undefined;
 
   const info = (): DevnetInfo => ({
     url,
+    replicaUrl,
+    balancerUrl,
+    replicaLag,
     usdtContract: USDT_CONTRACT,
     faucetAddress: options.faucet.address,
     blockMs: options.blockMs,
     solidifiedDepth: options.solidifiedDepth,
     headBlock: node.head().header.number,
     solidifiedBlock: node.solidNumber(),
-    parameters: Object.fromEntries(Object.entries(PARAMETERS).map(([name, p]) => [name, { ...p, value: p.value.toString() }])),
+    parameters: parameterTable(),
   });
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const reqUrl = new URL(req.url ?? '/', 'http://devnet');
-    const path = reqUrl.pathname.replace(/\/+$/, '') || '/';
-    const params = await readParams(req, reqUrl);
-    if (path === '/healthcheck') return send(res, 200, {});
-    if (path === '/devnet/info') return send(res, 200, info());
-    if (path === '/devnet/pay') {
-      if (req.method !== 'POST') return send(res, 405, { error: 'POST {address, amount, currency}' });
-      const parsed = payRequestSchema.safeParse(params);
-      if (!parsed.success) return send(res, 400, { error: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') });
-      return send(res, 200, { txid: (await payFromFaucet(chain!, options.faucet.privateKey, parsed.data)).txId });
+  const faults = () => ({ faults: node.faults.list().map(faultJson), held: node.heldTransactions(), replicaLag });
+  const chainParameters = () => Object.fromEntries(MUTABLE_PARAMETERS.map((name) => [name, param(name).toString()]));
+
+  /** The dev controls (docs/devnet.md, "Fault controls"); undefined when `path` is not one. */
+  async function control(method: string, path: string, params: Params): Promise<unknown> {
+    const post = <T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: import('zod').ZodError } }): T => {
+      if (method !== 'POST') throw new MethodNotAllowed(`${path} takes POST`);
+      const parsed = schema.safeParse(params);
+      if (!parsed.success) throw new DevnetInputError(issues(parsed.error));
+      return parsed.data;
+    };
+    switch (path) {
+      case '/devnet/info':
+        return info();
+      case '/devnet/pay': {
+        if (method !== 'POST') throw new MethodNotAllowed('POST {address, amount, currency}');
+        const parsed = payRequestSchema.safeParse(params);
+        if (!parsed.success) throw new DevnetInputError(issues(parsed.error));
+        return { txid: (await payFromFaucet(chain!, options.faucet.privateKey, parsed.data)).txId };
+      }
+      case '/devnet/fault/drop':
+        return faultJson(node.addFault(post(dropSchema)));
+      case '/devnet/fault/delay':
+        return faultJson(node.addFault(post(delaySchema)));
+      case '/devnet/fault/fail':
+        return faultJson(node.addFault(post(failSchema)));
+      case '/devnet/fault/lag': {
+        const { blocks } = post(lagSchema);
+        if (!replicaUrl && !balancerUrl) throw new DevnetInputError('no replica is served: start the devnet with DEVNET_REPLICA_PORT and/or DEVNET_BALANCER_PORT');
+        replicaLag = blocks;
+        return { replicaLag, replicaUrl, balancerUrl };
+      }
+      case '/devnet/faults':
+        if (method === 'DELETE') {
+          node.faults.clear();
+          replicaLag = 0;
+        } else if (method !== 'GET') throw new MethodNotAllowed('GET or DELETE /devnet/faults');
+        return faults();
+      case '/devnet/reorg':
+        return node.reorg(post(reorgSchema));
+      case '/devnet/set-balance': {
+        const set = post(setBalanceSchema);
+        const state = node.setBalance(set);
+        return { address: TronWeb.address.fromHex(set.address), balanceSun: state.balance.toString(), usdtUnits: state.usdt.toString(), activated: state.createTime !== null };
+      }
+      case '/devnet/chain-parameters': {
+        if (method === 'GET') return chainParameters();
+        const changes = post(chainParametersSchema);
+        for (const name of MUTABLE_PARAMETERS) {
+          const value = changes[name];
+          if (value !== undefined) setParam(name, value);
+        }
+        return chainParameters();
+      }
+      default:
+        return undefined;
     }
-    const target = resolve(path);
-    if (!target) return send(res, 404, { Error: `${path} is not served by the devnet` });
-    const int64AsString = req.method === 'GET' && reqUrl.searchParams.get('int64_as_string') === 'true';
-    send(res, 200, target.route.handle(node, params, target.solid), int64AsString);
   }
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch((e: unknown) => {
-      if (res.headersSent) return;
-      // Node API errors come back as 200 {"Error": ...}, as java-tron writes them.
-      if (e instanceof BadRequest) return send(res, 200, { Error: e.message });
-      if (e instanceof ChainError) return send(res, 502, { error: e.message });
-      console.error('devnet:', e);
-      send(res, 500, { Error: e instanceof Error ? e.message : String(e) });
-    });
-  });
-  await new Promise<void>((ok, fail) => {
-    server.once('error', fail);
-    server.listen(options.port, options.host, ok);
-  });
-  const { port } = server.address() as AddressInfo;
-  url = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
+  function handler(pick: () => ChainView, dev: boolean) {
+    async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+      const reqUrl = new URL(req.url ?? '/', 'http://devnet');
+      const path = reqUrl.pathname.replace(/\/+$/, '') || '/';
+      const params = await readParams(req, reqUrl);
+      if (path === '/healthcheck') return send(res, 200, {});
+      if (dev && path.startsWith('/devnet/')) {
+        const reply = await control(req.method ?? 'GET', path, params);
+        if (reply !== undefined) return send(res, 200, reply, true);
+      }
+      const target = resolve(path);
+      if (!target) return send(res, 404, { Error: `${path} is not served by the devnet` });
+      const int64AsString = req.method === 'GET' && reqUrl.searchParams.get('int64_as_string') === 'true';
+      send(res, 200, target.route.handle(pick(), params, target.solid), int64AsString);
+    }
+    return (req: IncomingMessage, res: ServerResponse) => {
+      handle(req, res).catch((e: unknown) => {
+        if (res.headersSent) return;
+        // Node API errors come back as 200 {"Error": ...}, as java-tron writes them.
+        if (e instanceof BadRequest) return send(res, 200, { Error: e.message });
+        if (e instanceof DevnetInputError) return send(res, 400, { error: e.message });
+        if (e instanceof MethodNotAllowed) return send(res, 405, { error: e.message });
+        if (e instanceof ChainError) return send(res, 502, { error: e.message });
+        console.error('devnet:', e);
+        send(res, 500, { Error: e instanceof Error ? e.message : String(e) });
+      });
+    };
+  }
+
+  const servers: Server[] = [];
+  const main = await listen(options.host, options.port, handler(() => node, true));
+  servers.push(main.server);
+  url = main.url;
+  if (options.replicaPort !== undefined) {
+    const r = await listen(options.host, options.replicaPort, handler(() => replica, false));
+    servers.push(r.server);
+    replicaUrl = r.url;
+  }
+  if (options.balancerPort !== undefined) {
+    // Round robin, as a load-balanced provider may send two calls in a row to nodes at different heights.
+    let turn = 0;
+    const b = await listen(options.host, options.balancerPort, handler(() => (turn++ % 2 === 0 ? node : replica), false));
+    servers.push(b.server);
+    balancerUrl = b.url;
+  }
   chain = createChain({ fullNodeUrl: url, apiKey: null, usdtContract: USDT_CONTRACT, txExpirationMs: 60_000 });
   node.start();
 
@@ -139,8 +243,12 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
     info,
     close: async () => {
       node.stop();
-      server.closeAllConnections();
-      await new Promise<void>((ok) => server.close(() => ok()));
+      await Promise.all(
+        servers.map((server) => {
+          server.closeAllConnections();
+          return new Promise<void>((ok) => server.close(() => ok()));
+        }),
+      );
     },
   };
 }

@@ -1,4 +1,5 @@
 import { TronWeb, utils } from 'tronweb';
+import type { Resource } from './ledger';
 
 /**
  * Transactions as a node sees them: rebuilt from the JSON fields through
@@ -8,7 +9,13 @@ import { TronWeb, utils } from 'tronweb';
 
 export type ContractCall =
   | { type: 'TransferContract'; owner: string; to: string; amount: bigint }
-  | { type: 'TriggerSmartContract'; owner: string; contract: string; data: string; callValue: bigint };
+  | { type: 'TriggerSmartContract'; owner: string; contract: string; data: string; callValue: bigint }
+  // Stake 2.0, in the field shapes tronweb's transactionBuilder gives them.
+  | { type: 'FreezeBalanceV2Contract'; owner: string; amount: bigint; resource: Resource }
+  | { type: 'UnfreezeBalanceV2Contract'; owner: string; amount: bigint; resource: Resource }
+  | { type: 'DelegateResourceContract'; owner: string; receiver: string; amount: bigint; resource: Resource; lock: boolean; lockPeriod: bigint }
+  | { type: 'UnDelegateResourceContract'; owner: string; receiver: string; amount: bigint; resource: Resource }
+  | { type: 'WithdrawExpireUnfreezeContract'; owner: string };
 
 export interface RawHeader {
   ref_block_bytes: string;
@@ -38,14 +45,81 @@ export class TxFormatError extends Error {}
 
 const HEX = /^[0-9a-f]*$/;
 
+// BANDWIDTH is the enum's zero: left out, as java-tron's JSON and tronweb's builders do.
+const resourceField = (resource: Resource) => (resource === 'ENERGY' ? { resource } : {});
+
 function contractValue(call: ContractCall): Record<string, unknown> {
-  if (call.type === 'TransferContract') return { amount: call.amount, owner_address: call.owner, to_address: call.to };
-  return {
-    data: call.data,
-    owner_address: call.owner,
-    contract_address: call.contract,
-    ...(call.callValue > 0n ? { call_value: call.callValue } : {}),
-  };
+  switch (call.type) {
+    case 'TransferContract':
+      return { amount: call.amount, owner_address: call.owner, to_address: call.to };
+    case 'TriggerSmartContract':
+      return {
+        data: call.data,
+        owner_address: call.owner,
+        contract_address: call.contract,
+        ...(call.callValue > 0n ? { call_value: call.callValue } : {}),
+      };
+    case 'FreezeBalanceV2Contract':
+      return { owner_address: call.owner, frozen_balance: call.amount, ...resourceField(call.resource) };
+    case 'UnfreezeBalanceV2Contract':
+      return { owner_address: call.owner, unfreeze_balance: call.amount, ...resourceField(call.resource) };
+    case 'DelegateResourceContract':
+      return {
+        owner_address: call.owner,
+        receiver_address: call.receiver,
+        balance: call.amount,
+        ...resourceField(call.resource),
+        ...(call.lock ? { lock: true } : {}),
+        ...(call.lockPeriod > 0n ? { lock_period: call.lockPeriod } : {}),
+      };
+    case 'UnDelegateResourceContract':
+      return { owner_address: call.owner, receiver_address: call.receiver, balance: call.amount, ...resourceField(call.resource) };
+    case 'WithdrawExpireUnfreezeContract':
+      return { owner_address: call.owner };
+  }
+}
+
+/** The ResourceCode of a stake contract; TRON_POWER and unknown codes are refused as java-tron refuses them. */
+function resourceCode(value: unknown): Resource {
+  if (value === undefined || value === null || value === 'BANDWIDTH' || value === 0) return 'BANDWIDTH';
+  if (value === 'ENERGY' || value === 1) return 'ENERGY';
+  throw new TxFormatError('ResourceCode error, valid ResourceCode[BANDWIDTH、ENERGY]');
+}
+
+function parseCall(type: unknown, value: Record<string, unknown>): ContractCall {
+  const owner = hexAddress(value.owner_address, 'owner_address');
+  switch (type) {
+    case 'TransferContract':
+      return { type, owner, to: hexAddress(value.to_address, 'to_address'), amount: int64(value.amount, 'amount') };
+    case 'TriggerSmartContract':
+      return {
+        type,
+        owner,
+        contract: hexAddress(value.contract_address, 'contract_address'),
+        data: hexField(value.data ?? '', 'data'),
+        callValue: int64(value.call_value, 'call_value'),
+      };
+    case 'FreezeBalanceV2Contract':
+      return { type, owner, amount: int64(value.frozen_balance, 'frozen_balance'), resource: resourceCode(value.resource) };
+    case 'UnfreezeBalanceV2Contract':
+      return { type, owner, amount: int64(value.unfreeze_balance, 'unfreeze_balance'), resource: resourceCode(value.resource) };
+    case 'DelegateResourceContract':
+      return {
+        type,
+        owner,
+        receiver: hexAddress(value.receiver_address, 'receiver_address'),
+        amount: int64(value.balance, 'balance'),
+        resource: resourceCode(value.resource),
+        lock: value.lock === true,
+        lockPeriod: int64(value.lock_period, 'lock_period'),
+      };
+    case 'UnDelegateResourceContract':
+      return { type, owner, receiver: hexAddress(value.receiver_address, 'receiver_address'), amount: int64(value.balance, 'balance'), resource: resourceCode(value.resource) };
+    case 'WithdrawExpireUnfreezeContract':
+      return { type, owner };
+    default:
+      throw new TxFormatError(`${String(type)} is not supported by the devnet`);
+  }
 }
 
 // tronweb's encoder takes JS numbers for int64 fields.
@@ -115,20 +189,7 @@ export function parseSignedTx(body: unknown): SignedTx {
   if (!Array.isArray(contracts) || contracts.length !== 1) throw new TxFormatError('contract size should be exactly 1');
   const contract = record(contracts[0], 'contract');
   const value = record(record(contract.parameter, 'parameter').value, 'parameter.value');
-  let call: ContractCall;
-  if (contract.type === 'TransferContract') {
-    call = { type: 'TransferContract', owner: hexAddress(value.owner_address, 'owner_address'), to: hexAddress(value.to_address, 'to_address'), amount: int64(value.amount, 'amount') };
-  } else if (contract.type === 'TriggerSmartContract') {
-    call = {
-      type: 'TriggerSmartContract',
-      owner: hexAddress(value.owner_address, 'owner_address'),
-      contract: hexAddress(value.contract_address, 'contract_address'),
-      data: hexField(value.data ?? '', 'data'),
-      callValue: int64(value.call_value, 'call_value'),
-    };
-  } else {
-    throw new TxFormatError(`${String(contract.type)} is not supported by the devnet`);
-  }
+  const call = parseCall(contract.type, value);
   const header: RawHeader = {
     ref_block_bytes: hexField(raw.ref_block_bytes, 'ref_block_bytes'),
     ref_block_hash: hexField(raw.ref_block_hash, 'ref_block_hash'),

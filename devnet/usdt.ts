@@ -1,6 +1,6 @@
 import { TronWeb } from 'tronweb';
 import type { AccountView } from './ledger';
-import { param } from './params';
+import { param, USDT_REFERENCE_FACTOR } from './params';
 
 /**
  * The devnet's TRC-20 USDT, executed natively instead of by a TVM: the
@@ -47,8 +47,18 @@ function stringResult(text: string): string {
   return word(32n) + word(BigInt(bytes.length)) + bytes.toString('hex').padEnd(Math.ceil(bytes.length / 32) * 64, '0');
 }
 
-const revert = (): CallOutcome => ({ ok: false, energy: param('usdtRevertEnergy'), returnData: '', logs: [], transfer: null });
-const view = (returnData: string): CallOutcome => ({ ok: true, energy: param('usdtViewEnergy'), returnData, logs: [], transfer: null });
+/**
+ * Energy at the contract's current dynamic energy factor: the parameter rows
+ * are measured at mainnet's factor (USDT_REFERENCE_FACTOR), and java-tron
+ * bills base x (1 + factor / 10,000).
+ */
+export function usdtEnergy(atReferenceFactor: bigint): bigint {
+  return (atReferenceFactor * (10_000n + param('usdtEnergyFactor'))) / (10_000n + USDT_REFERENCE_FACTOR);
+}
+
+/** What a reverting USDT call costs and returns. */
+export const revert = (): CallOutcome => ({ ok: false, energy: usdtEnergy(param('usdtRevertEnergy')), returnData: '', logs: [], transfer: null });
+const view = (returnData: string): CallOutcome => ({ ok: true, energy: usdtEnergy(param('usdtViewEnergy')), returnData, logs: [], transfer: null });
 
 /** ABI address argument (32-byte word) to a 41-prefixed hex address. */
 function addressArg(wordHex: string): string | null {
@@ -67,7 +77,7 @@ export function callUsdt(state: AccountView, contract: string, caller: string, d
       const amount = BigInt('0x' + args.slice(64));
       if (!to || to === '41' + '0'.repeat(40)) return revert();
       if (state.get(caller).usdt < amount) return revert();
-      const energy = state.get(to).usdt > 0n || to === caller ? param('usdtTransferEnergyToHolder') : param('usdtTransferEnergyToNewHolder');
+      const energy = usdtEnergy(state.get(to).usdt > 0n || to === caller ? param('usdtTransferEnergyToHolder') : param('usdtTransferEnergyToNewHolder'));
       const log: Log = { address: contract.slice(2), topics: [TRANSFER_TOPIC, addressWord(caller), addressWord(to)], data: word(amount) };
       return { ok: true, energy, returnData: word(1n), logs: [log], transfer: { from: caller, to, amount } };
     }

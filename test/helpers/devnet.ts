@@ -7,8 +7,66 @@ import { faucetKey } from '@/devnet/genesis';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
-export interface DevnetProcess {
+/** Which broadcasts a fault applies to: by owner and/or recipient (base58), the next `count` (default: 1 without an address, all with one). */
+export interface FaultMatch {
+  from?: string;
+  to?: string;
+  count?: number;
+}
+
+export interface FaultInfo {
+  id: number;
+  kind: 'drop' | 'delay' | 'fail';
+  from: string | null;
+  to: string | null;
+  /** Matches left; null: unlimited. */
+  count: number | null;
+  blocks?: number;
+  result?: 'OUT_OF_ENERGY' | 'REVERT';
+  /** txids it applied to. */
+  hits: string[];
+}
+
+export interface ReorgResult {
+  forkBlock: number;
+  replaced: string[];
+  blocks: string[];
+  leftOut: string[];
+  dropped: Array<{ txid: string; code: string; message: string }>;
+}
+
+/** The dev controls of docs/devnet.md ("Fault controls"), typed. */
+export interface DevnetControls {
+  fault: {
+    /** Matching broadcasts are answered result:true and never included. */
+    drop(match?: FaultMatch): Promise<FaultInfo>;
+    /** Matching broadcasts are held `blocks` blocks, then executed against the state they meet. */
+    delay(options: FaultMatch & { blocks: number }): Promise<FaultInfo>;
+    /** Matching contract calls are included with this failed receipt. */
+    fail(options: FaultMatch & { result: 'OUT_OF_ENERGY' | 'REVERT' }): Promise<FaultInfo>;
+    /** The replica (and the balancer's every other answer) serves the state `blocks` behind the head. */
+    lag(blocks: number): Promise<void>;
+    list(): Promise<{ faults: FaultInfo[]; held: Array<{ txid: string; releaseAt: number; fault: number }>; replicaLag: number }>;
+    /** Removes every fault and sets the lag back to 0 (held broadcasts still come). */
+    clear(): Promise<void>;
+  };
+  /**
+   * Replaces the newest `depth` blocks, or block `fromBlock` and all above it (below the solidified depth),
+   * leaving out or reordering transactions. Transactions whose reference block is replaced are dropped (TaPoS).
+   */
+  reorg(request: ({ depth: number } | { fromBlock: number }) & { leaveOut?: string[]; order?: string[] }): Promise<ReorgResult>;
+  /** Sets TRX (sun) and/or USDT (base units) of an address as of the next block; TRX > 0 activates it. */
+  setBalance(address: string, balances: { balanceSun?: bigint; usdtUnits?: bigint }): Promise<void>;
+  /** Changes chain parameters mid-run (getchainparameters follows). */
+  setChainParameters(parameters: { energyFeeSun?: bigint; bandwidthFeeSun?: bigint; usdtEnergyFactor?: bigint }): Promise<void>;
+}
+
+export interface DevnetProcess extends DevnetControls {
   url: string;
+  /** The node API served `lag` blocks behind the head (0 until fault.lag). */
+  replicaUrl: string;
+  /** Alternates requests between `url` and `replicaUrl`, as a load-balanced provider can. */
+  balancerUrl: string;
   usdtContract: string;
   faucetAddress: string;
   faucetPrivateKey: string;
@@ -23,8 +81,38 @@ export interface DevnetProcess {
 
 interface Ready {
   url: string;
+  replicaUrl: string;
+  balancerUrl: string;
   usdtContract: string;
   faucetAddress: string;
+}
+
+/** One dev-control request; a non-2xx answer throws with the devnet's `error`. */
+export async function devnetControl<T>(url: string, method: 'GET' | 'POST' | 'DELETE', path: string, body?: Record<string, unknown>): Promise<T> {
+  const res = await fetch(`${url}/devnet/${path}`, {
+    method,
+    ...(body ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)) } : {}),
+  });
+  const reply = (await res.json()) as T & { error?: string };
+  if (!res.ok) throw new Error(`devnet ${path}: ${res.status} ${reply.error ?? JSON.stringify(reply)}`);
+  return reply;
+}
+
+function controls(url: string): DevnetControls {
+  const post = <T>(path: string, body: Record<string, unknown>) => devnetControl<T>(url, 'POST', path, body);
+  return {
+    fault: {
+      drop: (match = {}) => post('fault/drop', { ...match }),
+      delay: (options) => post('fault/delay', { ...options }),
+      fail: (options) => post('fault/fail', { ...options }),
+      lag: async (blocks) => void (await post('fault/lag', { blocks })),
+      list: () => devnetControl(url, 'GET', 'faults'),
+      clear: async () => void (await devnetControl(url, 'DELETE', 'faults')),
+    },
+    reorg: (request) => post('reorg', { ...request }),
+    setBalance: async (address, balances) => void (await post('set-balance', { address, ...balances })),
+    setChainParameters: async (parameters) => void (await post('chain-parameters', { ...parameters })),
+  };
 }
 
 function launch(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; ready: Ready }> {
@@ -72,12 +160,18 @@ export async function startDevnetProcess(options: { blockMs?: number; solidified
     DEVNET_DATA_DIR: dataDir,
     DEVNET_BLOCK_MS: String(blockMs),
     DEVNET_SOLIDIFIED_DEPTH: String(solidifiedDepth),
+    DEVNET_REPLICA_PORT: '0',
+    DEVNET_BALANCER_PORT: '0',
   };
   let { child, ready } = await launch(env);
   const faucet = faucetKey(parseDevnetEnv(env));
+  // A restart comes back on the same ports.
   env.DEVNET_PORT = new URL(ready.url).port;
+  env.DEVNET_REPLICA_PORT = new URL(ready.replicaUrl).port;
+  env.DEVNET_BALANCER_PORT = new URL(ready.balancerUrl).port;
   return {
     ...ready,
+    ...controls(ready.url),
     faucetPrivateKey: faucet.privateKey,
     dataDir,
     blockMs,

@@ -1,0 +1,80 @@
+import { TronWeb } from 'tronweb';
+import { z } from 'zod';
+import type { Fault, FaultSpec } from './faults';
+import type { ReorgRequest } from './node';
+import { MUTABLE_PARAMETERS, type MutableParameter } from './params';
+
+/**
+ * Request bodies of the dev controls (POST /devnet/...), validated with
+ * messages that name the field. Integers may come as JSON numbers or
+ * decimal strings (the CLI sends strings); money is in base units (sun,
+ * USDT units), never a decimal.
+ */
+
+const address = z
+  .string()
+  .refine((a) => TronWeb.isAddress(a), 'must be a Tron address (T... or 41...)')
+  .transform((a) => TronWeb.address.toHex(a).toLowerCase());
+
+const whole = (what: string, min = 0) =>
+  z
+    .union([z.number(), z.string().regex(/^\d+$/, `${what} must be a whole number`)])
+    .transform(Number)
+    .refine((n) => Number.isSafeInteger(n) && n >= min, `${what} must be a whole number, at least ${min}`);
+
+const units = (what: string) =>
+  z
+    .union([z.number().int().nonnegative(), z.string().regex(/^\d+$/, `${what} must be a whole number of base units`)])
+    .transform((v) => BigInt(v));
+
+const match = {
+  from: address.optional(),
+  to: address.optional(),
+  count: whole('count', 1).optional(),
+};
+
+/** A fault without from/to applies to the next broadcast only unless a count says otherwise; one with an address to every match until cleared. */
+function spec<T extends { from?: string; to?: string; count?: number }>(body: T) {
+  const from = body.from ?? null;
+  const to = body.to ?? null;
+  return { from, to, count: body.count ?? (from || to ? null : 1) };
+}
+
+export const dropSchema = z.object(match).strict().transform((b): FaultSpec => ({ kind: 'drop', ...spec(b) }));
+export const delaySchema = z
+  .object({ ...match, blocks: whole('blocks', 1) })
+  .strict()
+  .transform((b): FaultSpec => ({ kind: 'delay', ...spec(b), blocks: b.blocks }));
+export const failSchema = z
+  .object({ ...match, result: z.enum(['OUT_OF_ENERGY', 'REVERT']) })
+  .strict()
+  .transform((b): FaultSpec => ({ kind: 'fail', ...spec(b), result: b.result }));
+export const lagSchema = z.object({ blocks: whole('blocks') }).strict();
+
+const txids = z.union([z.array(z.string()), z.string().transform((s) => s.split(',').filter(Boolean))]).pipe(z.array(z.string().regex(/^[0-9a-fA-F]{64}$/, 'txids are 64 hex characters')));
+export const reorgSchema = z
+  .object({ depth: whole('depth', 1).optional(), fromBlock: whole('fromBlock', 1).optional(), leaveOut: txids.optional(), order: txids.optional() })
+  .strict()
+  .refine((b) => (b.depth === undefined) !== (b.fromBlock === undefined), 'give depth or fromBlock')
+  .transform((b): ReorgRequest => b);
+
+export const setBalanceSchema = z
+  .object({ address, balanceSun: units('balanceSun').optional(), usdtUnits: units('usdtUnits').optional() })
+  .strict()
+  .refine((b) => b.balanceSun !== undefined || b.usdtUnits !== undefined, 'give balanceSun and/or usdtUnits');
+
+export const chainParametersSchema = z
+  .object(Object.fromEntries(MUTABLE_PARAMETERS.map((name) => [name, units(name).optional()])) as Record<MutableParameter, z.ZodOptional<ReturnType<typeof units>>>)
+  .strict()
+  .refine((b) => Object.values(b).some((v) => v !== undefined), `give one of ${MUTABLE_PARAMETERS.join(', ')}`)
+  .refine((b) => b.energyFeeSun !== 0n && b.bandwidthFeeSun !== 0n, 'prices must be above 0');
+
+/** A fault as the API shows it: base58 addresses. */
+export function faultJson(fault: Fault): Record<string, unknown> {
+  const b58 = (hex: string | null) => (hex ? TronWeb.address.fromHex(hex) : null);
+  return { ...fault, from: b58(fault.from), to: b58(fault.to) };
+}
+
+export function issues(error: z.ZodError): string {
+  return error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ');
+}
