@@ -267,6 +267,74 @@ describe('settlement: money is never lost, stranded, burned or misreported', () 
     assert.equal(await chain.getTrxBalance(inv.address), 40n * TRX, 'the funds wait at the address');
   });
 
+  it('a dropped forward (accepted, never included) is proven dead, rebuilt once, and delivered once', async () => {
+    const { key, target } = await newMerchant();
+    const inv = await invoice(key, { type: 'SINGLE', amount: 10, currencies: ['TRX'] });
+    // Every broadcast from the address is accepted and never included (re-broadcasting the same
+    // bytes cannot save it), until the first attempt has been proven dead.
+    await devnet.fault.drop({ from: inv.address });
+    await pay(inv.address, '40', 'TRX');
+    try {
+      await waitFor('the first forward proven dead', () => app.prisma.transaction.findFirst({ where: { invoiceId: inv.id, type: 'TRANSFER', sendState: 'FAILED' } }), 60_000);
+    } finally {
+      await devnet.fault.clear();
+    }
+    await waitStatus(key, inv.id, 'COMPLETED', 60_000);
+    const sends = await app.prisma.transaction.findMany({ where: { invoiceId: inv.id, type: 'TRANSFER' }, orderBy: { id: 'asc' } });
+    const landed = sends.filter((r) => r.sendState === 'CONFIRMED');
+    assert.equal(landed.length, 1, await dump(inv.id));
+    assert.ok(sends.filter((r) => r.sendState === 'FAILED').every((r) => r.feeSun === 0n && r.blockNumber === null), 'the dropped attempts burned nothing');
+    await waitFor('funds at the merchant once', async () => (await chain.getTrxBalance(target)) === landed[0]!.amountUnits);
+  });
+
+  it('case 12: a USDT forward that fails at inclusion (OUT_OF_ENERGY) has its burned fee in the ledger; the funds are held', async () => {
+    const { merchant, key } = await newMerchant();
+    const inv = await invoice(key, { type: 'SINGLE', amount: 20, currencies: ['USDT'] });
+    await devnet.fault.fail({ from: inv.address, result: 'OUT_OF_ENERGY', count: 1 });
+    await pay(inv.address, '20', 'USDT');
+    const payment = await paymentOf(inv.id, 20n * USDT);
+    // SEND_MAX_ATTEMPTS=1 here: one send that failed on chain fails the payment.
+    const failed = await paymentState(payment.id, ['FAILED', 'SETTLED'], 60_000);
+    assert.equal(failed.paymentState, 'FAILED', await dump(inv.id));
+    const send = await app.prisma.transaction.findFirstOrThrow({ where: { sourceId: payment.id, type: 'TRANSFER' } });
+    assert.equal(send.sendState, 'FAILED');
+    assert.ok((send.feeSun ?? 0n) > 0n, 'the failed call burned TRX');
+    const burned = await app.prisma.ledgerEntry.findFirstOrThrow({ where: { transactionId: send.id, kind: 'NETWORK_COST' } });
+    assert.equal(burned.units, send.feeSun);
+    assert.equal(burned.address, inv.address);
+    const held = await app.prisma.ledgerEntry.findFirstOrThrow({ where: { transactionId: payment.id, kind: 'HELD' } });
+    assert.equal(held.units, 20n * USDT);
+    assert.equal(await chain.getUsdtBalance(inv.address), 20n * USDT, 'the USDT is still at the address');
+    // The failed burn is the service's, not the merchant's: only the gas send's own fee was charged.
+    const gas = await app.prisma.transaction.findFirstOrThrow({ where: { sourceId: payment.id, type: 'ACTIVATION', sendState: 'CONFIRMED' } });
+    assert.equal((await app.prisma.merchant.findUniqueOrThrow({ where: { id: merchant.id } })).activationBalanceSun, -(gas.feeSun ?? 0n));
+    await waitStatus(key, inv.id, 'ERROR');
+  });
+
+  it('case 5: behind a load balancer with a lagging replica, a forward that landed late is never declared dead or sent twice', async () => {
+    await worker.stop();
+    const balanced = startWorker(app.env, devnet, { ...WORKER_ENV, TRON_FULL_NODE_URL: devnet.balancerUrl });
+    try {
+      const { key, target } = await newMerchant();
+      const inv = await invoice(key, { type: 'SINGLE', amount: 10, currencies: ['TRX'] });
+      // The forward lands about half-way to its 10 s expiration; the replica is further behind than that,
+      // so right after the expiration it still has not seen the forward.
+      await devnet.fault.delay({ from: inv.address, blocks: 40, count: 1 });
+      await pay(inv.address, '40', 'TRX');
+      // Lag only once the forward is built (a transaction built on a lagging node's reference block expires early).
+      await waitFor('the forward built', () => app.prisma.transaction.findFirst({ where: { invoiceId: inv.id, type: 'TRANSFER' } }), 30_000);
+      await devnet.fault.lag(80);
+      await waitStatus(key, inv.id, 'COMPLETED', 90_000);
+      const sends = await app.prisma.transaction.findMany({ where: { invoiceId: inv.id, type: 'TRANSFER' }, orderBy: { id: 'asc' } });
+      assert.deepEqual(sends.map((r) => r.sendState), ['CONFIRMED'], `one send, never declared dead: ${await dump(inv.id)}`);
+      await waitFor('funds at the merchant once', async () => (await chain.getTrxBalance(target)) === sends[0]!.amountUnits);
+    } finally {
+      await devnet.fault.clear();
+      await balanced.stop();
+      worker = startWorker(app.env, devnet, WORKER_ENV);
+    }
+  });
+
   // Last: every payment above is closed; every unit is in the books and on chain.
   it('balances the books (npm run reconcile) after all of the above', async () => {
     await assertReconciled(app.prisma, chain);

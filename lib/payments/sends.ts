@@ -114,6 +114,43 @@ export async function ensureSend(ctx: WorkerContext, anchor: Anchor, step: SendS
   return advanceSend(ctx, row!);
 }
 
+/**
+ * Whether the send can never land, proven from solidified blocks (issue 13, case 5). A lookup
+ * by id answered by a node that lags (a load-balanced provider mixes nodes) says "unknown" for a
+ * transfer that landed; so the blocks themselves are read, from the block after the
+ * transaction's reference block up to the first block past its expiration: immutable content
+ * that a node either has or does not (a node that lacks one answers nothing, which proves
+ * nothing). The proof must hold twice, in two rounds (the send row's `retries` counts them),
+ * before the send is declared dead and may be rebuilt.
+ */
+async function provenDead(ctx: WorkerContext, row: Transaction): Promise<boolean> {
+  const raw = (row.signedTx as { raw_data?: { ref_block_bytes?: string } } | null)?.raw_data;
+  const expiresAt = row.expiresAt?.getTime();
+  if (!raw?.ref_block_bytes || expiresAt === undefined) return false;
+  const solid = await ctx.chain.getConfirmedBlockNumber();
+  // The reference block is the newest block at or below the head with these low 16 bits.
+  let from = solid - ((solid - parseInt(raw.ref_block_bytes, 16)) & 0xffff) + 1;
+  let proven = false;
+  while (from <= solid) {
+    const to = Math.min(from + 99, solid);
+    const range = await ctx.chain.getBlockRangeTransfers(from, to);
+    if (range.lastBlock === null || range.transfers.some((t) => t.txId === row.trnHash)) return false;
+    if (range.lastBlockTime !== null && range.lastBlockTime >= expiresAt) {
+      proven = true;
+      break;
+    }
+    if (range.lastBlock < to) return false;
+    from = range.lastBlock + 1;
+  }
+  if (!proven) return false;
+  if (row.retries === 0) {
+    // First proof: kept, and checked again next round before anything is rebuilt.
+    await ctx.prisma.transaction.updateMany({ where: { id: row.id, sendState: { in: ['SIGNED', 'BROADCAST'] }, retries: 0 }, data: { retries: 1 } });
+    return false;
+  }
+  return true;
+}
+
 /** Whether another payment or payout has a send in flight from `address`, or gas in flight to it. */
 async function busyElsewhere(ctx: WorkerContext, address: string, anchorId: number): Promise<boolean> {
   const other = await ctx.prisma.transaction.findFirst({
@@ -163,8 +200,9 @@ async function advanceSend(ctx: WorkerContext, row: Transaction): Promise<SendOu
       if (!(err instanceof TxRejectedError)) throw err;
       // A refusal is not proof it never lands (another node may have it); only expiry is.
       const status = await ctx.chain.getTransactionStatus(row.trnHash, expiresAt);
-      if (status.status === 'unknown' && status.expired) await markFailed(ctx, row, `${err.code}: ${err.nodeMessage}`);
-      else {
+      if (status.status === 'unknown' && status.expired) {
+        if (await provenDead(ctx, row)) await markFailed(ctx, { ...row, error: row.error ?? `${err.code}: ${err.nodeMessage}` }, `${err.code}: ${err.nodeMessage}`);
+      } else {
         console.error(`ALERT send ${row.id} (${row.sendPurpose} for payment ${row.sourceId}) refused by the node: ${err.code}: ${err.nodeMessage}; retrying until it lands or expires`);
         // The first refusal is the root cause; later ones (e.g. expiration) are kept beside it by withCause.
         if (!row.error) await ctx.prisma.transaction.update({ where: { id: row.id }, data: { error: `${err.code}: ${err.nodeMessage}` } });
@@ -194,7 +232,9 @@ async function advanceSend(ctx: WorkerContext, row: Transaction): Promise<SendOu
       if (status.solidified) await markFailed(ctx, row, `failed on chain: ${status.result ?? ''} ${status.message ?? ''}`.trim(), { blockNumber: status.blockNumber, burnedSun: status.feeSun });
       return { state: 'pending' };
     case 'unknown':
-      if (status.expired) await markFailed(ctx, row, 'expired without entering a block');
+      if (status.expired) {
+        if (await provenDead(ctx, row)) await markFailed(ctx, row, 'expired without entering a block');
+      }
       // The node may have dropped it; sending the same signed bytes again is harmless.
       else await ctx.chain.broadcast(row.signedTx as never).catch(() => undefined);
       return { state: 'pending' };
