@@ -1,14 +1,18 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { TronWeb } from 'tronweb';
 import { createChain, type Chain } from '@/lib/chain';
 import { deriveAccount } from '@/lib/chain/keys';
+import { releaseHeldPayment } from '@/lib/payments/operator';
 import { freePort, startApp, TEST_MNEMONIC, type TestApp } from './helpers/app';
 import { startDevnetProcess, waitFor, type DevnetProcess } from './helpers/devnet';
 import { assertReconciled } from './helpers/reconcile';
 import { startWorker, type WorkerProcess } from './helpers/worker';
 
+const ROOT = path.resolve(import.meta.dirname, '..');
 const TRX = 1_000_000n;
 const USDT = 1_000_000n;
 
@@ -201,6 +205,16 @@ describe('settlement: money is never lost, stranded, burned or misreported', () 
     assert.equal(await chain.getUsdtBalance(inv.address), 10n * USDT, 'kept at the address for the merchant to decide');
     assert.equal(await chain.getUsdtBalance(target), 0n);
     assert.equal((await statusOf(key, inv.id)).status, 'ACTIVE');
+
+    // The merchant returns it to an address of their choosing, less its network cost.
+    const back = (TronWeb.createRandom() as unknown as { address: string }).address;
+    await assert.rejects(releaseHeldPayment(app.prisma, held.merchantId, held.id, { action: 'REFUND', address: 'nope' }), /valid Tron address/);
+    await releaseHeldPayment(app.prisma, held.merchantId, held.id, { action: 'REFUND', address: back });
+    await paymentState(held.id, ['REFUNDED'], 60_000);
+    const refund = await app.prisma.transaction.findFirstOrThrow({ where: { sourceId: held.id, type: 'TRANSFER', sendState: 'CONFIRMED' } });
+    assert.equal(refund.toAddress, back);
+    assert.equal(await chain.getUsdtBalance(back), refund.amountUnits);
+    assert.equal((await statusOf(key, inv.id)).status, 'ACTIVE', 'returning held funds does not end the invoice');
   });
 
   it('case 8: a payment to a CANCELED invoice is held with the reason, not forwarded', async () => {
@@ -214,6 +228,13 @@ describe('settlement: money is never lost, stranded, burned or misreported', () 
     assert.match(held.heldReason ?? '', /canceled/);
     assert.equal(await chain.getTrxBalance(inv.address), 40n * TRX);
     assert.equal(await chain.getTrxBalance(target), 0n);
+    assert.equal((await statusOf(key, inv.id)).status, 'CANCELED');
+
+    // The merchant releases it: forwarded as any payment, the invoice stays CANCELED.
+    await releaseHeldPayment(app.prisma, held.merchantId, held.id, { action: 'FORWARD' });
+    await paymentState(held.id, ['SETTLED']);
+    const forward = await app.prisma.transaction.findFirstOrThrow({ where: { sourceId: held.id, type: 'TRANSFER', sendState: 'CONFIRMED' } });
+    await waitFor('released funds at the merchant', async () => (await chain.getTrxBalance(target)) === forward.amountUnits);
     assert.equal((await statusOf(key, inv.id)).status, 'CANCELED');
   });
 
@@ -288,7 +309,7 @@ describe('settlement: money is never lost, stranded, burned or misreported', () 
   });
 
   it('case 12: a USDT forward that fails at inclusion (OUT_OF_ENERGY) has its burned fee in the ledger; the funds are held', async () => {
-    const { merchant, key } = await newMerchant();
+    const { merchant, key, target } = await newMerchant();
     const inv = await invoice(key, { type: 'SINGLE', amount: 20, currencies: ['USDT'] });
     await devnet.fault.fail({ from: inv.address, result: 'OUT_OF_ENERGY', count: 1 });
     await pay(inv.address, '20', 'USDT');
@@ -305,10 +326,22 @@ describe('settlement: money is never lost, stranded, burned or misreported', () 
     const held = await app.prisma.ledgerEntry.findFirstOrThrow({ where: { transactionId: payment.id, kind: 'HELD' } });
     assert.equal(held.units, 20n * USDT);
     assert.equal(await chain.getUsdtBalance(inv.address), 20n * USDT, 'the USDT is still at the address');
-    // The failed burn is the service's, not the merchant's: only the gas send's own fee was charged.
-    const gas = await app.prisma.transaction.findFirstOrThrow({ where: { sourceId: payment.id, type: 'ACTIVATION', sendState: 'CONFIRMED' } });
-    assert.equal((await app.prisma.merchant.findUniqueOrThrow({ where: { id: merchant.id } })).activationBalanceSun, -(gas.feeSun ?? 0n));
+    // The failed burn is the service's, not the merchant's: only what landed (the gas sends) was charged.
+    const charged = await app.prisma.transaction.findMany({ where: { sourceId: payment.id, sendState: 'CONFIRMED', costPayer: 'MERCHANT' } });
+    assert.ok(charged.every((r) => r.type === 'ACTIVATION'), await dump(inv.id));
+    assert.equal((await app.prisma.merchant.findUniqueOrThrow({ where: { id: merchant.id } })).activationBalanceSun, -charged.reduce((s, r) => s + (r.feeSun ?? 0n), 0n));
     await waitStatus(key, inv.id, 'ERROR');
+
+    // The operator retries it once the cause is gone (the fault was for one send).
+    const retry = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/payment-retry.ts', String(payment.id)], { cwd: ROOT, env: { ...process.env, ...app.env }, encoding: 'utf8' });
+    assert.equal(retry.status, 0, retry.stderr);
+    assert.match(retry.stdout, /FORWARDING/);
+    await paymentState(payment.id, ['SETTLED'], 60_000);
+    const landed = await app.prisma.transaction.findFirstOrThrow({ where: { sourceId: payment.id, type: 'TRANSFER', sendState: 'CONFIRMED' } });
+    await waitFor('USDT at the merchant', async () => (await chain.getUsdtBalance(target)) === landed.amountUnits);
+    const again = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/payment-retry.ts', String(payment.id)], { cwd: ROOT, env: { ...process.env, ...app.env }, encoding: 'utf8' });
+    assert.equal(again.status, 1);
+    assert.match(again.stderr, /SETTLED, not FAILED/);
   });
 
   it('case 5: behind a load balancer with a lagging replica, a forward that landed late is never declared dead or sent twice', async () => {

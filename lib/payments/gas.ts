@@ -32,7 +32,7 @@ export async function spendableTrx(ctx: WorkerContext, address: string, anchorId
  */
 export function ensureGas(
   ctx: WorkerContext,
-  anchor: Pick<Transaction, 'id' | 'merchantId' | 'invoiceId' | 'eventId'>,
+  anchor: Pick<Transaction, 'id' | 'merchantId' | 'invoiceId' | 'eventId' | 'operatorRetries'>,
   step: SendStep,
   address: string,
   needSun: () => Promise<bigint>,

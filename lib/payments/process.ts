@@ -180,7 +180,8 @@ async function forward(ctx: WorkerContext, p: Payment): Promise<void> {
   if (!target) return hold(ctx, p, 'merchant has no target wallet: set one, then release the payment');
   const row = p.invoice?.amounts.find((a) => a.currency === p.currency);
   const fee = paymentFee(p.amountUnits, row, ctx.forwardingFeePercent);
-  const notWorthIt = await uneconomic(ctx, p, target, fee);
+  // Released by the merchant: forwarded as it is, the hold rules are not applied again.
+  const notWorthIt = p.releaseAction === 'FORWARD' ? null : await uneconomic(ctx, p, target, fee);
   if (notWorthIt) return hold(ctx, p, notWorthIt);
   // TRX pays its own network fee out of the forwarded amount; USDT's is paid by the gas wallet.
   const outcome = await sendFromInvoice(ctx, p, 'FORWARD', target, async (burnSun) => p.amountUnits - fee - (p.currency === 'TRX' ? burnSun : 0n));
@@ -192,7 +193,8 @@ async function forward(ctx: WorkerContext, p: Payment): Promise<void> {
 
 /** Returns a payment that failed AML to its sender, less the network cost of doing so. */
 async function refund(ctx: WorkerContext, p: Payment): Promise<void> {
-  const outcome = await sendFromInvoice(ctx, p, 'REFUND', p.fromAddress, async (burnSun) => {
+  // A merchant's release may name where held funds go back to; otherwise the sender.
+  const outcome = await sendFromInvoice(ctx, p, 'REFUND', p.releaseAddress ?? p.fromAddress, async (burnSun) => {
     if (p.currency === 'TRX') return p.amountUnits - burnSun;
     const [trx, usdt] = await Promise.all([ctx.rates.quote('TRX'), ctx.rates.quote('USDT')]);
     const gasSun = withMargin(burnSun, ctx.settings.GAS_MARGIN_PERCENT);
@@ -228,7 +230,8 @@ async function settle(ctx: WorkerContext, p: Payment, state: 'SETTLED' | 'REFUND
     }
     const amounts = await tx.invoiceCurrency.findMany({ where: { invoiceId: invoice.id } });
     const current = await tx.invoice.findUniqueOrThrow({ where: { id: invoice.id } });
-    const next = state === 'REFUNDED' ? refundedStatus(current) : statusAfterPayments(current, amounts, ctx.settings.PAYMENT_TOLERANCE_PERCENT, await scannedUntil(tx));
+    // Only an AML refund ends a SINGLE invoice AML_FAILED; a merchant's return of held funds changes nothing.
+    const next = state === 'REFUNDED' ? (p.releaseAction === 'REFUND' ? current.status : refundedStatus(current)) : statusAfterPayments(current, amounts, ctx.settings.PAYMENT_TOLERANCE_PERCENT, await scannedUntil(tx));
     const costCurrency = current.costCurrency ?? p.currency;
     const feeInCostCurrency = costCurrency === p.currency ? fee : convertFee(fee, amounts, p.currency, costCurrency);
     await tx.invoice.update({ where: { id: invoice.id }, data: { costUnits: (current.costUnits ?? 0n) + feeInCostCurrency, costCurrency } });

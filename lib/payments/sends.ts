@@ -35,7 +35,7 @@ export type SendOutcome =
   | { state: 'pending' }
   | { state: 'exhausted'; error: string };
 
-type Anchor = Pick<Transaction, 'id' | 'merchantId' | 'invoiceId' | 'eventId'>;
+type Anchor = Pick<Transaction, 'id' | 'merchantId' | 'invoiceId' | 'eventId' | 'operatorRetries'>;
 
 const STEP_NAMES: Record<SendPurpose, string> = {
   FORWARD: 'forward',
@@ -76,7 +76,8 @@ export async function ensureSend(ctx: WorkerContext, anchor: Anchor, step: SendS
     // expired unsent (gas wallet short, node unreachable, bandwidth) is the service's to fix,
     // so it is rebuilt with backoff for as long as it takes, never turned terminal (issue 13, case 2).
     const failed = await ctx.prisma.transaction.findMany({ where: { sourceId: anchor.id, sendPurpose: step.purpose, sendIndex: step.index ?? null, sendState: 'FAILED' }, select: { blockNumber: true, error: true } });
-    if (failed.filter(cannotSucceed).length >= ctx.settings.SEND_MAX_ATTEMPTS) return { state: 'exhausted', error: `${stepName(step)}: ${row?.error ?? 'failed'}` };
+    // An operator's retry (npm run payment:retry) grants SEND_MAX_ATTEMPTS more.
+    if (failed.filter(cannotSucceed).length >= ctx.settings.SEND_MAX_ATTEMPTS * (1 + anchor.operatorRetries)) return { state: 'exhausted', error: `${stepName(step)}: ${row?.error ?? 'failed'}` };
     if (row && !cannotSucceed(row) && Date.now() < row.updatedAt.getTime() + retryBackoffMs(ctx, row.sendAttempt ?? 1)) return { state: 'pending' };
     if (step.address && (await busyElsewhere(ctx, step.address, anchor.id))) return { state: 'pending' };
     const planned = await plan();

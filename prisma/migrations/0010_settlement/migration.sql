@@ -87,3 +87,10 @@ CREATE UNIQUE INDEX "transactions_one_send_in_flight_from" ON "transactions"("fr
   WHERE "send_state" IN ('SIGNED', 'BROADCAST') AND "send_purpose" IN ('FORWARD', 'REFUND');
 CREATE UNIQUE INDEX "transactions_one_gas_in_flight_to" ON "transactions"("to_address")
   WHERE "send_state" IN ('SIGNED', 'BROADCAST') AND "send_purpose" IN ('FORWARD_GAS', 'REFUND_GAS');
+
+-- An operator's `npm run payment:retry` grants a FAILED payment SEND_MAX_ATTEMPTS more sends.
+ALTER TABLE "transactions" ADD COLUMN "operator_retries" INTEGER NOT NULL DEFAULT 0;
+-- A merchant's release of HELD funds: forward them, or return them to `release_address`.
+CREATE TYPE "ReleaseAction" AS ENUM ('FORWARD', 'REFUND');
+ALTER TABLE "transactions" ADD COLUMN "release_action" "ReleaseAction";
+ALTER TABLE "transactions" ADD COLUMN "release_address" TEXT;
