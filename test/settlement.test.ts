@@ -368,6 +368,47 @@ describe('settlement: money is never lost, stranded, burned or misreported', () 
     }
   });
 
+  it('SIGKILL after broadcast, before the update, with a second payment at the same address: each is forwarded exactly once', async () => {
+    const { key, target } = await newMerchant();
+    const inv = await invoice(key, { type: 'MULTIPLE', currencies: ['TRX', 'USDT'] });
+    // Sends from the address are held 20 blocks before inclusion: a window in which the worker dies.
+    await devnet.fault.delay({ from: inv.address, blocks: 20 });
+    await pay(inv.address, '30', 'USDT');
+    await pay(inv.address, '20', 'TRX');
+    try {
+      await waitFor('a send from the address in flight', () => app.prisma.transaction.findFirst({ where: { fromAddress: inv.address, sendState: 'BROADCAST' } }), 30_000);
+      await worker.kill();
+      worker = startWorker(app.env, devnet, WORKER_ENV);
+      const usdt = await paymentOf(inv.id, 30n * USDT);
+      const trx = await paymentOf(inv.id, 20n * TRX);
+      await paymentState(usdt.id, ['SETTLED'], 90_000);
+      await paymentState(trx.id, ['SETTLED'], 90_000);
+    } finally {
+      await devnet.fault.clear();
+    }
+    const forwards = await app.prisma.transaction.findMany({ where: { invoiceId: inv.id, type: 'TRANSFER' } });
+    assert.equal(forwards.length, 2, await dump(inv.id));
+    assert.ok(forwards.every((f) => f.sendState === 'CONFIRMED'));
+    const sent = (c: string) => forwards.filter((f) => f.currency === c).reduce((s, f) => s + f.amountUnits, 0n);
+    await waitFor('each payment at the merchant once', async () => (await chain.getTrxBalance(target)) === sent('TRX') && (await chain.getUsdtBalance(target)) === sent('USDT'));
+  });
+
+  it('case 11: two workers settling a TRX and a USDT payment of one invoice both count: COMPLETED, cost of both', async () => {
+    const second = startWorker(app.env, devnet, WORKER_ENV);
+    try {
+      const { key } = await newMerchant();
+      const inv = await invoice(key, { type: 'SINGLE', amount: 20, currencies: ['TRX', 'USDT'] });
+      // Half in each token, in one go.
+      await Promise.all([pay(inv.address, '40', 'TRX'), pay(inv.address, '10', 'USDT')]);
+      const done = await waitStatus(key, inv.id, 'COMPLETED', 60_000);
+      assert.deepEqual(done.transfer_amounts.input, { TRX: 40, USDT: 10 });
+      // 1 % of each, kept in the first token settled, at the invoice's rates: 0.4 TRX + 0.1 USDT = 0.8 TRX or 0.2 USDT.
+      assert.ok(done.cost === 0.8 || done.cost === 0.2, `cost ${done.cost}`);
+    } finally {
+      await second.stop();
+    }
+  });
+
   // Last: every payment above is closed; every unit is in the books and on chain.
   it('balances the books (npm run reconcile) after all of the above', async () => {
     await assertReconciled(app.prisma, chain);
