@@ -2,7 +2,8 @@ import type { CostPayer, Transaction } from '@/lib/generated/prisma/client';
 import type { WorkerContext } from './context';
 import { ensureSend, type SendOutcome, type SendStep } from './sends';
 
-const UNFORWARDED = ['DETECTED', 'AML_PENDING', 'FORWARDING', 'REFUNDING', 'HELD', 'FAILED'] as const;
+// Held and failed payments are subtracted through their HELD ledger rows below.
+const UNFORWARDED = ['DETECTED', 'AML_PENDING', 'FORWARDING', 'REFUNDING'] as const;
 
 /**
  * TRX at `address` that this send may burn: what both the chain and the ledger
