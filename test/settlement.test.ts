@@ -410,7 +410,20 @@ describe('settlement: money is never lost, stranded, burned or misreported', () 
   });
 
   // Last: every payment above is closed; every unit is in the books and on chain.
-  it('balances the books (npm run reconcile) after all of the above', async () => {
+  it('balances the books (npm run reconcile) after all of the above, and reports a unit that is not in them', async () => {
     await assertReconciled(app.prisma, chain);
+    const reconcile = () => spawnSync(process.execPath, ['--import', 'tsx', 'scripts/reconcile.ts'], { cwd: ROOT, env: { ...process.env, ...app.env }, encoding: 'utf8' });
+    const ok = reconcile();
+    assert.equal(ok.status, 0, ok.stderr);
+    assert.match(ok.stdout, /balanced/);
+
+    // One sun appears at an invoice address without any transfer: the proof must catch it.
+    const some = await app.prisma.invoice.findFirstOrThrow({ where: { type: 'SINGLE' }, orderBy: { id: 'asc' } });
+    const was = await chain.getTrxBalance(some.address);
+    await devnet.setBalance(some.address, { balanceSun: was + 1n });
+    await waitFor('the extra sun on chain', async () => (await chain.getTrxBalance(some.address)) === was + 1n);
+    const bad = reconcile();
+    assert.equal(bad.status, 1, bad.stdout);
+    assert.match(bad.stderr, new RegExp(`MISMATCH address ${some.address} TRX: chain holds ${was + 1n}, ledger says ${was} \\(1 unbooked\\)`));
   });
 });
