@@ -29,6 +29,8 @@ const schema = z.object({
   DUST_THRESHOLD_USDT: decimal('DUST_THRESHOLD_USDT').default('1'),
   /** A SINGLE invoice paid within this share of the due amount counts as exactly paid. */
   PAYMENT_TOLERANCE_PERCENT: decimal('PAYMENT_TOLERANCE_PERCENT').default('0.5'),
+  /** ... but never more than this many USD either way (a large invoice's 0.5 % is real money). */
+  PAYMENT_TOLERANCE_MAX_USD: decimal('PAYMENT_TOLERANCE_MAX_USD').default('1'),
   AML_PROVIDER: z.enum(['local', 'http']).default('local'),
   /** Local provider: senders with a high risk score, comma separated. */
   AML_FLAGGED_ADDRESSES: z.string().default(''),
