@@ -10,7 +10,7 @@ import { freePort } from './helpers/app';
 describe('AML providers', () => {
   let server: Server;
   let url: string;
-  let mode: 'ok' | 'slow' | 'stall' | 'error' | 'refused';
+  let mode: 'ok' | 'slow' | 'stall' | 'error' | 'refused' | 'unauthorized';
   let lastForm: URLSearchParams;
 
   before(async () => {
@@ -23,6 +23,7 @@ describe('AML providers', () => {
         // Headers at once, the body never finished within the deadline.
         if (mode === 'stall') return void (res.writeHead(200, { 'content-type': 'application/json' }).write('{"result":'), setTimeout(() => res.end('true}'), 1000));
         if (mode === 'error') return void res.writeHead(500).end('boom');
+        if (mode === 'unauthorized') return void res.writeHead(401).end('{"result":false}');
         const reply = mode === 'refused' ? { result: false, description: 'bad token' } : { result: true, data: { uid: 'u-1', riskscore: 0.8234, signals: { sanctions: 0.7, exchange: 0.3 } } };
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(reply));
       });
@@ -66,6 +67,24 @@ describe('AML providers', () => {
       assert.equal(r.record.status, 'ERROR', m);
       assert.equal(r.record.completed, false);
     }
+  });
+
+  it('fails closed when the provider refuses our credentials or configuration: held, not passed (issue 13, case 10)', async () => {
+    for (const m of ['refused', 'unauthorized'] as const) {
+      mode = m;
+      const r = await runAmlCheck(provider(), request, 50, 1);
+      assert.equal(r.passed, false, m);
+      assert.match(r.hold ?? '', m === 'refused' ? /bad token/ : /401/);
+    }
+    mode = 'error';
+    assert.equal((await runAmlCheck(provider(), request, 50, 1)).passed, true, 'an outage (5xx) still lets the payment through, recorded as ERROR');
+  });
+
+  it('refuses to start the HTTP provider without credentials', async () => {
+    const { amlProviderFrom } = await import('@/lib/aml');
+    const { parseWorkerSettings } = await import('@/lib/worker/settings');
+    assert.throws(() => amlProviderFrom(parseWorkerSettings({ AML_PROVIDER: 'http', AML_ACCESS_ID: '', AML_ACCESS_KEY: '' })), /AML_ACCESS_ID and AML_ACCESS_KEY/);
+    assert.ok(amlProviderFrom(parseWorkerSettings({ AML_PROVIDER: 'http', AML_ACCESS_ID: 'a', AML_ACCESS_KEY: 'k' })));
   });
 
   it('local provider: flagged senders fail, others pass, deterministically', async () => {

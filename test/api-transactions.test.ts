@@ -46,6 +46,8 @@ describe('GET /transaction/list and GET /transaction/{trn_hash}', () => {
     assert.deepEqual(page.results[3], {
       trn_hash: 'aa01', invoice: invoiceId, type: 'PAYMENT', from_address: 'Tcustomer', to_address: 'Tinvoice', amount: 40, currency: 'TRX',
       aml_check: aml, event_id: page.results[2].event_id, created_at: '2025-01-10T10:00:00.000000+00:00',
+      // Added field (docs/api.md): null unless the worker holds the payment.
+      held: null,
     });
     assert.equal((await app.api('/transaction/list', otherKey)).json.count, 0, 'other merchants see nothing');
   });

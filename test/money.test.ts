@@ -73,6 +73,18 @@ describe('payment settlement rules', async () => {
     assert.equal(statusAfterPayments({ ...open, type: 'MULTIPLE' }, due(20_000_000n), '0.5', new Date()), 'ACTIVE');
   });
 
+  it('caps the tolerance at PAYMENT_TOLERANCE_MAX_USD: a large invoice short by more is not COMPLETED (issue 13)', () => {
+    const big = { ...open, amountUsd: { toFixed: () => '100000' } };
+    const dueUnits = 400_000_000_000n; // 100,000 USD at 0.25
+    // 99.6 % paid: within 0.5 %, but 400 USD short.
+    assert.equal(statusAfterPayments(big, due(398_400_000_000n, dueUnits), '0.5', new Date(), '1'), 'ACTIVE');
+    assert.equal(statusAfterPayments(big, due(401_600_000_000n, dueUnits), '0.5', new Date(), '1'), 'OVERPAID');
+    // 1 USD short (4 TRX) is within the cap.
+    assert.equal(statusAfterPayments(big, due(399_996_000_000n, dueUnits), '0.5', new Date(), '1'), 'COMPLETED');
+    // A small invoice keeps its 0.5 %: 10 USD, 0.05 USD short.
+    assert.equal(statusAfterPayments({ ...open, amountUsd: { toFixed: () => '10' } }, due(39_800_000n), '0.5', new Date(), '1'), 'COMPLETED');
+  });
+
   it('sums shares across tokens', () => {
     assert.equal(paidShare([{ dueUnits: 40n, receivedUnits: 20n }, { dueUnits: 10n, receivedUnits: 5n }]), 10n ** 18n);
   });

@@ -7,6 +7,7 @@ import { deriveAccount } from '@/lib/chain/keys';
 import { parseScaled } from '@/lib/money/decimal';
 import { freePort, startApp, TEST_MNEMONIC, type TestApp } from './helpers/app';
 import { startDevnetProcess, waitFor, type DevnetProcess } from './helpers/devnet';
+import { assertReconciled } from './helpers/reconcile';
 import { startWorker, type WorkerProcess } from './helpers/worker';
 
 const units = (n: number) => parseScaled(n, 6);
@@ -230,5 +231,10 @@ describe('mass payouts (MULTIPLE_TRANSFER) on the devnet', () => {
     assert.equal(failed.failed_targets[0].address, devnet.usdtContract);
     assert.match(failed.failed_targets[0].error, /target-0/);
     await waitFor('ERROR and TIMEOUT webhooks', async () => hooks.some((h) => h.id === inv.id && h.status === 'ERROR') && hooks.some((h) => h.id === late.id && h.status === 'TIMEOUT'));
+  });
+
+  // Last: every top-up, target payment, gas send and burn is in the books and matches the chain (npm run reconcile).
+  it('balances the books: every payout address and the gas wallet match the chain', async () => {
+    await assertReconciled(app.prisma, chain);
   });
 });

@@ -4,6 +4,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import type { ReactNode } from 'react';
 import type { InvoiceJson } from '@/lib/invoices/serialize';
+import { CANCELABLE } from '@/lib/invoices/states';
 import type { DeliveryJson } from '@/lib/webhooks/deliveryLog';
 import { dashboardApi } from './api';
 import { DeliveryTable } from './DeliveryTable';
@@ -70,7 +71,7 @@ export function InvoiceDetail({ id }: { id: string }) {
         <span data-testid="invoice-status">
           <StatusBadge status={inv.status} />
         </span>
-        {inv.status === 'ACTIVE' && (
+        {(CANCELABLE as readonly string[]).includes(inv.status) && (
           <Button variant="danger" className="ml-auto" disabled={cancel.isPending} onClick={() => window.confirm('Cancel this invoice?') && cancel.mutate()}>
             Cancel invoice
           </Button>

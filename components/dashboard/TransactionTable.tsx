@@ -1,6 +1,7 @@
 import Link from 'next/link';
 import type { AmlCheckRecord } from '@/lib/aml/check';
 import type { transactionJson } from '@/lib/transactions/serialize';
+import { ReleaseHeld } from './ReleaseHeld';
 import { StatusBadge } from './StatusBadge';
 import { Mono, formatTime, tableClass } from './ui';
 
@@ -40,7 +41,10 @@ export function TransactionTable({ rows, label }: { rows: TransactionJson[]; lab
           {rows.map((t, i) => (
             // A hash is not unique (one transaction can carry several token transfers).
             <tr key={`${t.trn_hash}-${i}`}>
-              <td>{t.type}</td>
+              <td>
+                {t.type}
+                {t.held && <ReleaseHeld hash={t.trn_hash} reason={t.held.reason} />}
+              </td>
               <td className="whitespace-nowrap">
                 {t.amount} {t.currency}
               </td>

@@ -1,5 +1,5 @@
 import { isoMicro } from '@/lib/time';
-import { AmlTimeoutError, type AmlProvider, type AmlRequest, type AmlStatus } from './provider';
+import { AmlConfigError, AmlTimeoutError, type AmlProvider, type AmlRequest, type AmlStatus } from './provider';
 
 /** The aml_check object of spec 2.3, as stored on the transaction. */
 export interface AmlCheckRecord {
@@ -16,10 +16,12 @@ export interface AmlCheckRecord {
 
 /**
  * Runs a check and never throws: a timeout or provider error is recorded as
- * such. `passed` says whether the funds may go on to the merchant: a failed
- * provider does not hold a customer's payment hostage (fail-open, recorded).
+ * such. `passed` says whether the funds may go on to the merchant: a provider
+ * outage (timeout, 5xx) does not hold a customer's payment hostage (fail-open,
+ * recorded); a provider that refuses our credentials or configuration fails
+ * closed: `hold` says why the payment must be held instead (case 10).
  */
-export async function runAmlCheck(provider: AmlProvider, request: AmlRequest, riskLimit: number, costTrx: number): Promise<{ record: AmlCheckRecord; passed: boolean }> {
+export async function runAmlCheck(provider: AmlProvider, request: AmlRequest, riskLimit: number, costTrx: number): Promise<{ record: AmlCheckRecord; passed: boolean; hold?: string }> {
   const createdAt = isoMicro(new Date());
   try {
     const r = await provider.check(request);
@@ -30,9 +32,12 @@ export async function runAmlCheck(provider: AmlProvider, request: AmlRequest, ri
     };
   } catch (err) {
     const status: AmlStatus = err instanceof AmlTimeoutError ? 'TIMEOUT' : 'ERROR';
-    console.warn(`AML check for ${request.txId} ended in ${status}: ${(err as Error).message}`);
+    const closed = err instanceof AmlConfigError;
+    if (closed) console.error(`ALERT AML check for ${request.txId} refused by the provider, payment held: ${(err as Error).message}`);
+    else console.warn(`AML check for ${request.txId} ended in ${status}: ${(err as Error).message}`);
     return {
-      passed: true,
+      passed: !closed,
+      ...(closed && { hold: `AML check not possible, held until the provider accepts our checks: ${(err as Error).message}` }),
       record: { id: '', status, risk_score: 0, risk_level: 'low', exposure: {}, report_url: '', cost: 0, completed: false, created_at: createdAt },
     };
   }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { AmlProvider, AmlRequest, AmlResult } from './provider';
-import { AmlTimeoutError, riskLevelOf } from './provider';
+import { AmlConfigError, AmlTimeoutError, riskLevelOf } from './provider';
 
 // AMLBot-style API: a form POST signed with md5(hash:accessKey:accessId);
 // riskscore comes back in 0..1 with signals as shares per category.
@@ -43,9 +43,12 @@ export class HttpAmlProvider implements AmlProvider {
       if ((err as Error).name === 'TimeoutError') throw new AmlTimeoutError(`AML provider did not answer within ${timeoutMs} ms`);
       throw err;
     }
+    // 4xx: our request or credentials are wrong (401/403 auth, 400/404 a wrong URL or form); 5xx: an outage.
+    if (status >= 400 && status < 500) throw new AmlConfigError(`AML provider answered ${status}: check AML_HTTP_URL, AML_ACCESS_ID and AML_ACCESS_KEY`);
     if (status < 200 || status >= 300) throw new Error(`AML provider answered ${status}`);
     const reply = replySchema.parse(body);
-    if (!reply.result || !reply.data) throw new Error(`AML provider refused the check: ${reply.description ?? 'no data'}`);
+    if (!reply.result) throw new AmlConfigError(`AML provider refused the check: ${reply.description ?? 'no reason given'}`);
+    if (!reply.data) throw new Error('AML provider answered without a result');
     const riskScore = Math.round(reply.data.riskscore * 10_000) / 100;
     return {
       id: reply.data.uid,

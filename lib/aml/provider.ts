@@ -24,6 +24,13 @@ export interface AmlProvider {
 
 export class AmlTimeoutError extends Error {}
 
+/**
+ * The provider refused us rather than failed: bad or missing credentials, a wrong URL, a
+ * refused check. Retrying will not help and letting the payment through would pass every
+ * payment unscreened, so the check fails closed: the payment is held (issue 13, case 10).
+ */
+export class AmlConfigError extends Error {}
+
 export function riskLevelOf(score: number): RiskLevel {
   return score >= 75 ? 'high' : score >= 40 ? 'medium' : 'low';
 }

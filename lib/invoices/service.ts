@@ -12,7 +12,8 @@ import type { RateSource } from '@/lib/rates/source';
 import { dayStartUtc, nextDayStartUtc } from '@/lib/time';
 import { INVOICE_ORDERING, type CreateInvoiceInput, type ListInvoicesQuery } from './schemas';
 import { invoiceInclude, type InvoiceRecord } from './serialize';
-import { CANCELABLE, parseStatus } from './states';
+import { parseStatus } from './states';
+import { changeInvoiceStatus } from './transitions';
 
 export const INVOICE_NOT_FOUND = 'No Invoice matches the given query.';
 const NO_TARGET_WALLET = "User's target wallet address is not set";
@@ -85,13 +86,12 @@ export async function getInvoice(prisma: PrismaClient, merchantId: number, id: n
  * arrived its money is committed to the targets, so it can no longer be canceled.
  */
 export async function cancelInvoice(prisma: PrismaClient, merchantId: number, id: number): Promise<InvoiceRecord> {
-  const { count } = await prisma.invoice.updateMany({
-    where: { id, merchantId, status: { in: [...CANCELABLE] }, NOT: { type: 'MULTIPLE_TRANSFER', transactions: { some: { type: 'TOPUP' } } } },
-    data: { status: 'CANCELED' },
-  });
-  const invoice = await getInvoice(prisma, merchantId, id);
-  if (count === 0) throw new ApiError(400, 'Invoice cannot be canceled');
-  return invoice;
+  const current = await getInvoice(prisma, merchantId, id);
+  const canceled = await prisma.$transaction((tx) =>
+    changeInvoiceStatus(tx, current, 'CANCELED', { where: { merchantId, NOT: { type: 'MULTIPLE_TRANSFER', transactions: { some: { type: 'TOPUP' } } } } }),
+  );
+  if (!canceled) throw new ApiError(400, 'Invoice cannot be canceled');
+  return getInvoice(prisma, merchantId, id);
 }
 
 const ORDER_COLUMNS: Record<(typeof INVOICE_ORDERING)[number], 'createdAt' | 'amountUsd' | 'status'> = {

@@ -1,5 +1,5 @@
 import type { PrismaClient } from '@/lib/generated/prisma/client';
-import { enqueueInvoiceWebhook } from '@/lib/webhooks/outbox';
+import { changeInvoiceStatus } from '@/lib/invoices/transitions';
 import { scannedUntil } from './scan';
 
 const BATCH = 500;
@@ -20,19 +20,13 @@ export async function expireInvoices(prisma: PrismaClient): Promise<number> {
       expiredAt: { lt: now },
       transactions: { none: { type: 'PAYMENT', paymentState: { in: ['DETECTED', 'AML_PENDING', 'FORWARDING', 'REFUNDING'] } } },
     },
-    select: { id: true, amounts: { select: { receivedUnits: true } } },
+    select: { id: true, status: true, amounts: { select: { receivedUnits: true } } },
     take: BATCH,
   });
   let changed = 0;
   for (const invoice of due) {
     const next = invoice.amounts.some((a) => a.receivedUnits > 0n) ? 'UNDERPAID' : 'TIMEOUT';
-    await prisma.$transaction(async (tx) => {
-      const { count } = await tx.invoice.updateMany({ where: { id: invoice.id, status: 'ACTIVE' }, data: { status: next } });
-      if (count === 1) {
-        await enqueueInvoiceWebhook(tx, invoice.id, { status: next });
-        changed++;
-      }
-    });
+    if (await prisma.$transaction((tx) => changeInvoiceStatus(tx, invoice, next))) changed++;
   }
   return changed;
 }

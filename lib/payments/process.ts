@@ -1,64 +1,105 @@
 import { runAmlCheck } from '@/lib/aml/check';
+import { ChainResponseError } from '@/lib/chain/errors';
 import { masterKeyRing } from '@/lib/crypto/masterKey';
 import { open } from '@/lib/crypto/secretBox';
-import type { Invoice, InvoiceCurrency, InvoiceStatus, Merchant, Prisma, Transaction } from '@/lib/generated/prisma/client';
-import { canTransition } from '@/lib/invoices/states';
-import { parseScaled } from '@/lib/money/decimal';
+import { Prisma, type Invoice, type InvoiceCurrency, type InvoiceStatus, type Merchant, type Transaction } from '@/lib/generated/prisma/client';
+import { changeInvoiceStatus } from '@/lib/invoices/transitions';
+import { bookHeld, bookKept } from '@/lib/ledger/book';
+import { workThrough } from '@/lib/worker/lease';
+import { parseScaled, toJsonNumber } from '@/lib/money/decimal';
 import { convertUnits, percentOf, withMargin } from '@/lib/money/fees';
 import { RATE_DECIMALS, TOKEN_DECIMALS, type Currency } from '@/lib/money/tokens';
 import { enqueueInvoiceWebhook } from '@/lib/webhooks/outbox';
 import type { WorkerContext } from './context';
 import { scannedUntil } from './scan';
-import { ensureSend, latestSend, type PlannedSend, type SendOutcome } from './sends';
+import { ensureGas } from './gas';
+import { ensureSend, latestSend, nextAttempt, type SendOutcome } from './sends';
 import { paymentFee, statusAfterPayments } from './settlementRules';
 
 type Payment = Transaction & { invoice: (Invoice & { amounts: InvoiceCurrency[] }) | null; merchant: Merchant };
 const OPEN_STATES = ['DETECTED', 'AML_PENDING', 'FORWARDING', 'REFUNDING'] as const;
 
-/** Claims one payment no other worker holds (lease + SKIP LOCKED); null when none is due. */
-async function claimPayment(ctx: WorkerContext): Promise<number | null> {
-  const rows = await ctx.prisma.$queryRaw<{ id: number }[]>`
-    UPDATE transactions SET lease_owner = ${ctx.owner}, lease_until = now() + make_interval(secs => ${ctx.settings.LEASE_SECONDS})
-    WHERE id = (
-      SELECT id FROM transactions
-      WHERE payment_state IN ('DETECTED', 'AML_PENDING', 'FORWARDING', 'REFUNDING') AND (lease_until IS NULL OR lease_until < now())
-      ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
-    RETURNING id`;
-  return rows[0]?.id ?? null;
-}
-
-/** Works through due payments; each is advanced as far as the chain allows, then released. */
+/** Works through due payments; each is advanced as far as the chain allows, then released (lib/worker/lease.ts). */
 export async function processPayments(ctx: WorkerContext, max = 50): Promise<number> {
-  let done = 0;
-  for (; done < max; done++) {
-    const id = await claimPayment(ctx);
-    if (id === null) break;
+  return workThrough(ctx, 'transactions', Prisma.sql`payment_state IN ('DETECTED', 'AML_PENDING', 'FORWARDING', 'REFUNDING')`, max, async (id) => {
     try {
       await advancePayment(ctx, id);
     } catch (err) {
-      console.error(`payment ${id}: ${(err as Error).message}`);
-      await ctx.prisma.transaction.updateMany({ where: { id, leaseOwner: ctx.owner }, data: { error: (err as Error).message.slice(0, 500) } });
-    } finally {
-      // Retry after a poll interval rather than at once, so a waiting payment does not spin.
-      await ctx.prisma.transaction.updateMany({
-        where: { id, leaseOwner: ctx.owner },
-        data: { leaseOwner: null, leaseUntil: new Date(Date.now() + ctx.settings.WORKER_POLL_MS) },
-      });
+      const message = (err as Error).message.slice(0, 500);
+      console.error(`payment ${id}: ${message}`);
+      // The node answered and refused to plan the send (an estimate that reverts: USDT frozen at the
+      // address, a target that cannot receive). Retried, then held with the reason instead of
+      // FORWARDING forever (issue 13, case 9). An unreachable node is only ever retried.
+      const refused = err instanceof ChainResponseError;
+      const row = await ctx.prisma.transaction.update({ where: { id }, data: { error: message, ...(refused && { retries: { increment: 1 } }) } });
+      if (refused && row.retries >= ctx.settings.HOLD_AFTER_REFUSALS && row.leaseOwner === ctx.owner) {
+        await hold(ctx, await loadPayment(ctx, id), `cannot be sent: ${message}`);
+      }
+      return Math.min(ctx.settings.WORKER_POLL_MS * 2 ** Math.min(row.retries, 10), 60_000);
     }
-  }
-  return done;
+  });
 }
 
+const loadPayment = (ctx: WorkerContext, id: number): Promise<Payment> =>
+  ctx.prisma.transaction.findUniqueOrThrow({ where: { id }, include: { invoice: { include: { amounts: true } }, merchant: true } });
+
 async function advancePayment(ctx: WorkerContext, id: number): Promise<void> {
-  const load = () => ctx.prisma.transaction.findUniqueOrThrow({ where: { id }, include: { invoice: { include: { amounts: true } }, merchant: true } });
+  const load = () => loadPayment(ctx, id);
   let p: Payment = await load();
   if (p.type === 'TOPUP') return creditTopup(ctx, p);
+  if (p.paymentState === 'DETECTED' && p.invoice) {
+    // Policies a merchant expects (docs/worker.md, "Held funds"): money the merchant did not ask
+    // for in this form is kept for them to decide, not forwarded unseen or counted wrongly (case 8).
+    if (p.invoice.status === 'CANCELED') return hold(ctx, p, 'invoice canceled: the merchant decides whether to forward or return it');
+    if (!p.invoice.currencies.includes(p.currency)) return hold(ctx, p, `token not accepted: invoice ${p.invoice.id} accepts ${p.invoice.currencies.join(', ')}, not ${p.currency}`);
+  }
+  // Dust is held before screening: an AML check and a forward would cost more than it is worth, and a
+  // flagged sender's dust must not end an open invoice (issue 13, cases 4 and 6).
+  if (p.paymentState === 'DETECTED' && p.amountUnits < dustThreshold(ctx, p.currency as Currency)) {
+    return hold(ctx, p, `dust: ${toDecimal(p.amountUnits)} ${p.currency} is below the ${p.currency === 'TRX' ? ctx.settings.DUST_THRESHOLD_TRX : ctx.settings.DUST_THRESHOLD_USDT} ${p.currency} threshold; not screened or forwarded`);
+  }
   if (p.paymentState === 'DETECTED' || p.paymentState === 'AML_PENDING') {
     await screen(ctx, p);
     p = await load();
   }
   if (p.paymentState === 'FORWARDING') return forward(ctx, p);
   if (p.paymentState === 'REFUNDING') return refund(ctx, p);
+}
+
+const dustThreshold = (ctx: WorkerContext, token: Currency) => parseScaled(token === 'TRX' ? ctx.settings.DUST_THRESHOLD_TRX : ctx.settings.DUST_THRESHOLD_USDT, TOKEN_DECIMALS);
+const toDecimal = (units: bigint) => String(toJsonNumber(units, TOKEN_DECIMALS));
+
+/**
+ * Keeps a payment at its address, visibly: HELD with its reason on the
+ * transaction (API `held`, dashboard), HELD in the ledger, not counted as
+ * received until a merchant releases it. Never COMPLETED, never burned.
+ */
+async function hold(ctx: WorkerContext, p: Payment, reason: string): Promise<void> {
+  await ctx.prisma.$transaction(async (tx) => {
+    if (!(await setState(tx, ctx, p, { paymentState: 'HELD', heldReason: reason, error: null }))) return;
+    await bookHeld(tx, p, p.amountUnits, reason);
+    if (p.invoice?.type === 'MULTIPLE') await enqueueInvoiceWebhook(tx, p.invoice.id, { paymentEventId: p.eventId });
+  });
+  console.warn(`payment ${p.id} held: ${reason}`);
+}
+
+/**
+ * Whether forwarding this payment costs more than it is worth (issue 13, cases 3 and 4):
+ * the network cost of the forward (for USDT: its gas, at current rates) against what the
+ * merchant would receive. Judged once, before anything is sent; null when it is worth it.
+ */
+async function uneconomic(ctx: WorkerContext, p: Payment, to: string, fee: bigint): Promise<string | null> {
+  if (await latestSend(ctx, p.id, { purpose: 'FORWARD' })) return null;
+  if (await latestSend(ctx, p.id, { purpose: 'FORWARD_GAS', index: 1 })) return null;
+  const worth = p.amountUnits - fee;
+  const cost = await ctx.chain.estimateTransfer({ token: p.currency as Currency, from: invoiceKey(p).address, to, amount: p.amountUnits });
+  let costInToken = cost.totalFeeSun;
+  if (p.currency === 'USDT') {
+    const [trx, usdt] = await Promise.all([ctx.rates.quote('TRX'), ctx.rates.quote('USDT')]);
+    costInToken = convertUnits(withMargin(cost.totalFeeSun, ctx.settings.GAS_MARGIN_PERCENT), parseScaled(trx.rateUsd, RATE_DECIMALS), parseScaled(usdt.rateUsd, RATE_DECIMALS));
+  }
+  if (costInToken < worth) return null;
+  return `uneconomic: forwarding would cost ${toDecimal(costInToken)} ${p.currency}${p.currency === 'USDT' ? ` (${toDecimal(cost.totalFeeSun)} TRX of network fees)` : ''}, not less than the ${toDecimal(worth)} ${p.currency} it is worth`;
 }
 
 /** Moves the payment on only while this worker still holds it. */
@@ -74,7 +115,11 @@ async function screen(ctx: WorkerContext, p: Payment): Promise<void> {
   }
   await setState(ctx.prisma, ctx, p, { paymentState: 'AML_PENDING' });
   const costTrx = ctx.settings.AML_CHECK_COST_TRX;
-  const { record, passed } = await runAmlCheck(ctx.aml, { txId: p.trnHash, address: p.fromAddress, currency: p.currency }, Number(p.merchant.amlRiskLimit.toFixed()), Number(costTrx));
+  const { record, passed, hold: holdReason } = await runAmlCheck(ctx.aml, { txId: p.trnHash, address: p.fromAddress, currency: p.currency }, Number(p.merchant.amlRiskLimit.toFixed()), Number(costTrx));
+  if (holdReason) {
+    await ctx.prisma.transaction.updateMany({ where: { id: p.id, leaseOwner: ctx.owner }, data: { amlCheck: record as object } });
+    return hold(ctx, p, holdReason);
+  }
   await ctx.prisma.$transaction(async (tx) => {
     if (!(await setState(tx, ctx, p, { amlCheck: record as object, paymentState: passed ? 'FORWARDING' : 'REFUNDING' }))) return;
     if (record.completed) await tx.merchant.update({ where: { id: p.merchantId }, data: { balanceSun: { decrement: parseScaled(costTrx, TOKEN_DECIMALS) } } });
@@ -89,61 +134,67 @@ function invoiceKey(p: Payment): { address: string; privateKey: string } {
 /**
  * Sends `amount` of the payment's token from the invoice address to `to`. USDT
  * first needs TRX at the invoice address for energy, funded from the gas wallet
- * (an ACTIVATION transaction); the gas step is keyed by the send attempt so a
- * send that failed on chain gets fresh gas, and a landed send never gets more.
+ * (lib/payments/gas.ts), keyed by the send attempt it funds.
  */
-async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: 'forward' | 'refund', to: string, amountFor: (burnSun: bigint) => Promise<bigint>): Promise<SendOutcome> {
+async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: 'FORWARD' | 'REFUND', to: string, amountFor: (burnSun: bigint) => Promise<bigint>): Promise<SendOutcome> {
   const { address, privateKey } = invoiceKey(p);
   const token = p.currency as Currency;
+  const step = { purpose, address } as const;
   if (token === 'TRX') {
-    return ensureSend(ctx, p, purpose, async () => {
+    return ensureSend(ctx, p, step, async () => {
       const cost = await ctx.chain.estimateTransfer({ token, from: address, to, amount: p.amountUnits });
       const amount = await amountFor(cost.totalFeeSun);
       if (amount <= 0n) return null;
-      return { type: 'TRANSFER', from: address, to, amountUnits: amount, currency: token, signed: await ctx.chain.buildSignedTrxTransfer(privateKey, to, amount) };
+      return { type: 'TRANSFER', from: address, to, amountUnits: amount, currency: token, costPayer: 'PAYMENT', signed: await ctx.chain.buildSignedTrxTransfer(privateKey, to, amount) };
     });
   }
-  const previous = await latestSend(ctx, p.id, purpose);
-  const attempt = previous && previous.sendState !== 'FAILED' ? null : (previous ? Number(previous.sendKey?.split(':')[2]) : 0) + 1;
+  const attempt = nextAttempt(await latestSend(ctx, p.id, step));
   const estimate = () => ctx.chain.estimateTransfer({ token, from: address, to, amount: p.amountUnits });
   if (attempt !== null) {
-    const gasPurpose = `${purpose === 'forward' ? 'gas' : 'refundgas'}-${attempt}`;
-    const gas = await ensureSend(ctx, p, gasPurpose, async (): Promise<PlannedSend | null> => {
-      const need = withMargin((await estimate()).totalFeeSun, ctx.settings.GAS_MARGIN_PERCENT);
-      const have = await ctx.chain.getTrxBalance(address);
-      if (have >= need) return null;
-      const amount = need - have;
-      return { type: 'ACTIVATION', from: ctx.gasWallet.address, to: address, amountUnits: amount, currency: 'TRX', signed: await ctx.chain.buildSignedTrxTransfer(ctx.gasWallet.privateKey, address, amount) };
-    });
+    const gasStep = { purpose: purpose === 'FORWARD' ? 'FORWARD_GAS' : 'REFUND_GAS', index: attempt, address } as const;
+    const need = async () => withMargin((await estimate()).totalFeeSun, ctx.settings.GAS_MARGIN_PERCENT);
+    const gas = await ensureGas(ctx, p, gasStep, address, need, purpose === 'FORWARD' ? 'MERCHANT' : 'SERVICE');
     if (gas.state === 'pending' || gas.state === 'exhausted') return gas;
   }
-  return ensureSend(ctx, p, purpose, async () => {
+  return ensureSend(ctx, p, step, async () => {
     const cost = await estimate();
     const amount = await amountFor(cost.totalFeeSun);
     if (amount <= 0n) return null;
     const feeLimit = withMargin(cost.energyFeeSun + cost.bandwidthFeeSun, ctx.settings.GAS_MARGIN_PERCENT);
-    return { type: 'TRANSFER', from: address, to, amountUnits: amount, currency: token, signed: await ctx.chain.buildSignedUsdtTransfer(privateKey, to, amount, feeLimit) };
+    return {
+      type: 'TRANSFER',
+      from: address,
+      to,
+      amountUnits: amount,
+      currency: token,
+      // A USDT forward's energy is the merchant's; a refund's is deducted from what is returned.
+      costPayer: purpose === 'FORWARD' ? 'MERCHANT' : 'PAYMENT',
+      signed: await ctx.chain.buildSignedUsdtTransfer(privateKey, to, amount, feeLimit),
+    };
   });
 }
 
 async function forward(ctx: WorkerContext, p: Payment): Promise<void> {
   const target = p.merchant.targetWalletAddress;
-  if (!target) {
-    await ctx.prisma.transaction.update({ where: { id: p.id }, data: { error: 'merchant has no target wallet; waiting for one to be set' } });
-    return;
-  }
+  // Not waited for: a payment FORWARDING forever blocks its invoice's expiry and webhooks (case 9).
+  if (!target) return hold(ctx, p, 'merchant has no target wallet: set one, then release the payment');
   const row = p.invoice?.amounts.find((a) => a.currency === p.currency);
   const fee = paymentFee(p.amountUnits, row, ctx.forwardingFeePercent);
+  // Released by the merchant: forwarded as it is, the hold rules are not applied again.
+  const notWorthIt = p.releaseAction === 'FORWARD' ? null : await uneconomic(ctx, p, target, fee);
+  if (notWorthIt) return hold(ctx, p, notWorthIt);
   // TRX pays its own network fee out of the forwarded amount; USDT's is paid by the gas wallet.
-  const outcome = await sendFromInvoice(ctx, p, 'forward', target, async (burnSun) => p.amountUnits - fee - (p.currency === 'TRX' ? burnSun : 0n));
+  const outcome = await sendFromInvoice(ctx, p, 'FORWARD', target, async (burnSun) => p.amountUnits - fee - (p.currency === 'TRX' ? burnSun : 0n));
   if (outcome.state === 'pending') return;
   if (outcome.state === 'exhausted') return failPayment(ctx, p, outcome.error);
-  await settle(ctx, p, 'SETTLED', fee, outcome.state === 'confirmed' ? outcome.row.amountUnits : 0n);
+  if (outcome.state === 'skipped') return hold(ctx, p, 'uneconomic: nothing would be left to forward after the network cost');
+  await settle(ctx, p, 'SETTLED', fee, outcome.row);
 }
 
 /** Returns a payment that failed AML to its sender, less the network cost of doing so. */
 async function refund(ctx: WorkerContext, p: Payment): Promise<void> {
-  const outcome = await sendFromInvoice(ctx, p, 'refund', p.fromAddress, async (burnSun) => {
+  // A merchant's release may name where held funds go back to; otherwise the sender.
+  const outcome = await sendFromInvoice(ctx, p, 'REFUND', p.releaseAddress ?? p.fromAddress, async (burnSun) => {
     if (p.currency === 'TRX') return p.amountUnits - burnSun;
     const [trx, usdt] = await Promise.all([ctx.rates.quote('TRX'), ctx.rates.quote('USDT')]);
     const gasSun = withMargin(burnSun, ctx.settings.GAS_MARGIN_PERCENT);
@@ -151,17 +202,24 @@ async function refund(ctx: WorkerContext, p: Payment): Promise<void> {
   });
   if (outcome.state === 'pending') return;
   if (outcome.state === 'exhausted') return failPayment(ctx, p, outcome.error);
-  await settle(ctx, p, 'REFUNDED', 0n, 0n);
+  if (outcome.state === 'skipped') return hold(ctx, p, 'AML failed, and returning it would cost more than it is worth');
+  await settle(ctx, p, 'REFUNDED', 0n, outcome.row);
 }
 
 /**
  * Books a finished payment: the invoice's received/forwarded amounts, its cost,
- * and its status, with the webhook queued in the same DB transaction.
+ * its status (through the one door, with its webhook) and the ledger, in one DB
+ * transaction. The invoice row is locked first, so two workers settling two
+ * payments of one invoice (TRX and USDT) apply both (issue 13, case 11).
  */
-async function settle(ctx: WorkerContext, p: Payment, state: 'SETTLED' | 'REFUNDED', fee: bigint, forwarded: bigint): Promise<void> {
+async function settle(ctx: WorkerContext, p: Payment, state: 'SETTLED' | 'REFUNDED', fee: bigint, sent: Transaction | null): Promise<void> {
   const invoice = p.invoice;
+  const forwarded = state === 'SETTLED' && sent ? sent.amountUnits : 0n;
   await ctx.prisma.$transaction(async (tx) => {
+    if (invoice) await tx.$queryRaw`SELECT id FROM invoices WHERE id = ${invoice.id} FOR UPDATE`;
     if (!(await setState(tx, ctx, p, { paymentState: state, feeUnits: fee, error: null }))) return;
+    if (state === 'SETTLED') await bookKept(tx, p, fee, 'service fee');
+    else if (sent) await bookKept(tx, p, p.amountUnits - sent.amountUnits - (p.currency === 'TRX' ? (sent.feeSun ?? 0n) : 0n), 'network cost of the refund');
     if (!invoice) return;
     const row = invoice.amounts.find((a) => a.currency === p.currency);
     if (row && state === 'SETTLED') {
@@ -172,15 +230,12 @@ async function settle(ctx: WorkerContext, p: Payment, state: 'SETTLED' | 'REFUND
     }
     const amounts = await tx.invoiceCurrency.findMany({ where: { invoiceId: invoice.id } });
     const current = await tx.invoice.findUniqueOrThrow({ where: { id: invoice.id } });
-    const next = state === 'REFUNDED' ? refundedStatus(current) : statusAfterPayments(current, amounts, ctx.settings.PAYMENT_TOLERANCE_PERCENT, await scannedUntil(tx));
+    // Only an AML refund ends a SINGLE invoice AML_FAILED; a merchant's return of held funds changes nothing.
+    const next = state === 'REFUNDED' ? (p.releaseAction === 'REFUND' ? current.status : refundedStatus(current)) : statusAfterPayments(current, amounts, ctx.settings.PAYMENT_TOLERANCE_PERCENT, await scannedUntil(tx), ctx.settings.PAYMENT_TOLERANCE_MAX_USD);
     const costCurrency = current.costCurrency ?? p.currency;
     const feeInCostCurrency = costCurrency === p.currency ? fee : convertFee(fee, amounts, p.currency, costCurrency);
-    const statusChanges = next !== current.status && canTransition(current.status, next);
-    await tx.invoice.update({
-      where: { id: invoice.id },
-      data: { costUnits: (current.costUnits ?? 0n) + feeInCostCurrency, costCurrency, ...(statusChanges && { status: next }) },
-    });
-    if (statusChanges) await enqueueInvoiceWebhook(tx, invoice.id, { status: next });
+    await tx.invoice.update({ where: { id: invoice.id }, data: { costUnits: (current.costUnits ?? 0n) + feeInCostCurrency, costCurrency } });
+    await changeInvoiceStatus(tx, current, next);
     if (invoice.type === 'MULTIPLE') await enqueueInvoiceWebhook(tx, invoice.id, { paymentEventId: p.eventId });
   });
 }
@@ -201,17 +256,24 @@ function convertFee(fee: bigint, amounts: InvoiceCurrency[], from: string, to: s
   return convertUnits(fee, parseScaled(fromRate.toFixed(), RATE_DECIMALS), parseScaled(toRate.toFixed(), RATE_DECIMALS));
 }
 
-/** A payment whose send failed for good: a SINGLE invoice ends as ERROR; a static address stays open and reports the payment. */
+/**
+ * A payment whose send failed for good: its funds stay at the invoice address
+ * (HELD in the ledger, with the error). A SINGLE invoice that is still open
+ * becomes ERROR through the one door, so a settled invoice is never reopened as
+ * ERROR by a later payment (issue 13, case 7); a static address stays open and
+ * reports the payment.
+ */
 async function failPayment(ctx: WorkerContext, p: Payment, error: string): Promise<void> {
   await ctx.prisma.$transaction(async (tx) => {
+    if (p.invoice) await tx.$queryRaw`SELECT id FROM invoices WHERE id = ${p.invoice.id} FOR UPDATE`;
     if (!(await setState(tx, ctx, p, { paymentState: 'FAILED', error }))) return;
+    await bookHeld(tx, p, p.amountUnits, `send failed: ${error}`);
     if (!p.invoice) return;
     if (p.invoice.type === 'MULTIPLE') {
       await enqueueInvoiceWebhook(tx, p.invoice.id, { paymentEventId: p.eventId });
       return;
     }
-    const { count } = await tx.invoice.updateMany({ where: { id: p.invoice.id, status: { notIn: ['ERROR', 'OVERPAID', 'AML_FAILED', 'CANCELED'] } }, data: { status: 'ERROR' } });
-    if (count === 1) await enqueueInvoiceWebhook(tx, p.invoice.id, { status: 'ERROR' });
+    await changeInvoiceStatus(tx, await tx.invoice.findUniqueOrThrow({ where: { id: p.invoice.id } }), 'ERROR');
   });
 }
 

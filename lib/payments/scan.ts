@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Transfer } from '@/lib/chain/types';
 import type { Prisma } from '@/lib/generated/prisma/client';
+import { bookIncoming } from '@/lib/ledger/book';
 import type { WorkerContext } from './context';
 
 const CURSOR = 'main';
@@ -37,7 +38,11 @@ export async function scanNextBlocks(ctx: WorkerContext): Promise<number> {
       data: { blockNumber: lastBlock, blockTime: lastBlockTime === null ? null : new Date(lastBlockTime) },
     });
     if (count === 0) return false;
-    await tx.transaction.createMany({ data: await rowsFor(tx, transfers.filter((t) => t.success)), skipDuplicates: true });
+    const landed = transfers.filter((t) => t.success);
+    const created = await tx.transaction.createManyAndReturn({ data: await rowsFor(tx, landed), skipDuplicates: true });
+    // Payments and payout top-ups arrive at service addresses: the ledger's first rows (lib/ledger).
+    await bookIncoming(tx, created.filter((r) => r.invoiceId !== null));
+    await bookGasWallet(ctx, tx, landed);
     return true;
   });
   return moved ? lastBlock - from + 1 : 0;
@@ -54,6 +59,31 @@ export async function scannedUntil(prisma: Pick<Prisma.TransactionClient, 'chain
   return cursor?.blockTime ?? new Date(0);
 }
 
+/**
+ * The gas wallet is a service address too: what is paid into it (its funding) and what
+ * leaves it other than our own sends (an operator's sweep) are recorded, so its
+ * balance reconciles. Our own gas sends are booked when they confirm.
+ */
+async function bookGasWallet(ctx: WorkerContext, tx: Prisma.TransactionClient, transfers: Transfer[]): Promise<void> {
+  const gasWallet = ctx.gasWallet.address;
+  const touching = transfers.filter((t) => t.to === gasWallet || t.from === gasWallet);
+  if (touching.length === 0) return;
+  const ours = new Set((await tx.transaction.findMany({ where: { trnHash: { in: touching.map((t) => t.txId) }, sendState: { not: null } }, select: { trnHash: true } })).map((r) => r.trnHash));
+  const entries: Prisma.LedgerEntryCreateManyInput[] = [];
+  for (const t of touching.filter((x) => !ours.has(x.txId))) {
+    const reason = chainRefOf(t);
+    if (t.to === gasWallet) {
+      entries.push({ address: gasWallet, currency: t.token, kind: 'OTHER_IN', deltaUnits: t.amount, units: t.amount, reason });
+      continue;
+    }
+    entries.push({ address: gasWallet, currency: t.token, kind: 'SWEEP', deltaUnits: -t.amount, units: t.amount, reason });
+    // What the network burned for it (rare: an operator moving funds), so the wallet still reconciles.
+    const { feeSun } = await ctx.chain.getTransactionStatus(t.txId);
+    if (feeSun > 0n) entries.push({ address: gasWallet, currency: 'TRX', kind: 'NETWORK_COST', deltaUnits: -feeSun, units: feeSun, reason });
+  }
+  if (entries.length) await tx.ledgerEntry.createMany({ data: entries });
+}
+
 async function rowsFor(tx: Prisma.TransactionClient, transfers: Transfer[]): Promise<Prisma.TransactionCreateManyInput[]> {
   if (transfers.length === 0) return [];
   const recipients = [...new Set(transfers.map((t) => t.to))];
@@ -63,8 +93,10 @@ async function rowsFor(tx: Prisma.TransactionClient, transfers: Transfer[]): Pro
       where: { OR: [{ topupWalletAddress: { in: recipients } }, { activationWalletAddress: { in: recipients } }] },
       select: { id: true, topupWalletAddress: true, activationWalletAddress: true },
     }),
-    // Our own sends (gas to an invoice address) are not payments.
-    tx.transaction.findMany({ where: { trnHash: { in: [...new Set(transfers.map((t) => t.txId))] }, sendState: { not: null } }, select: { trnHash: true } }),
+    // Our own gas sends to an invoice address are not payments (the ledger books them when they
+    // confirm). Any other send of ours that lands on an invoice address (a forward or payout whose
+    // target is another invoice's address) is a payment to that invoice like any other (issue 13, case 8).
+    tx.transaction.findMany({ where: { trnHash: { in: [...new Set(transfers.map((t) => t.txId))] }, sendState: { not: null }, type: 'ACTIVATION' }, select: { trnHash: true } }),
   ]);
   const invoiceByAddress = new Map(invoices.map((i) => [i.address, i]));
   const merchantByWallet = new Map(merchants.flatMap((m) => [[m.topupWalletAddress, m.id] as const, [m.activationWalletAddress, m.id] as const]));

@@ -1,6 +1,7 @@
 import { TxRejectedError } from '@/lib/chain/errors';
 import type { SignedTransfer } from '@/lib/chain/types';
-import type { Transaction, TransactionType } from '@/lib/generated/prisma/client';
+import type { CostPayer, SendPurpose, Transaction, TransactionType } from '@/lib/generated/prisma/client';
+import { bookSendLanded } from '@/lib/ledger/book';
 import type { Currency } from '@/lib/money/tokens';
 import type { WorkerContext } from './context';
 
@@ -10,7 +11,21 @@ export interface PlannedSend {
   to: string;
   amountUnits: bigint;
   currency: Currency;
+  /** Who pays this send's network cost (docs/worker.md, "Fees and who pays what"). */
+  costPayer: CostPayer;
   signed: SignedTransfer;
+}
+
+/** One step of a payment or payout: its purpose, and for payout targets the target index, for gas the attempt it funds. */
+export interface SendStep {
+  purpose: SendPurpose;
+  index?: number;
+  /**
+   * The service address whose balance this step spends or tops up. While another payment's
+   * send from it (or gas to it) is in flight, no new attempt is built: the balance it would be
+   * planned on is about to change (one send in flight per address, issue 13, case 1).
+   */
+  address?: string;
 }
 
 export type SendOutcome =
@@ -20,44 +35,58 @@ export type SendOutcome =
   | { state: 'pending' }
   | { state: 'exhausted'; error: string };
 
-type Payment = Pick<Transaction, 'id' | 'merchantId' | 'invoiceId' | 'eventId'>;
+type Anchor = Pick<Transaction, 'id' | 'merchantId' | 'invoiceId' | 'eventId' | 'operatorRetries'>;
 
-/**
- * What a landed send costs the merchant's activation balance: exactly what the
- * network burned to move the merchant's USDT, i.e. the gas send's own fee and
- * the USDT forward's energy and bandwidth. The gas margin left unburned at the
- * invoice address is not charged; it pays towards the next send from there.
- */
-function merchantCharge(row: Transaction, feeSun: bigint): bigint {
-  const purpose = row.sendKey?.split(':')[1] ?? '';
-  return purpose.startsWith('gas') || (purpose === 'forward' && row.currency === 'USDT') ? feeSun : 0n;
+const STEP_NAMES: Record<SendPurpose, string> = {
+  FORWARD: 'forward',
+  FORWARD_GAS: 'gas',
+  REFUND: 'refund',
+  REFUND_GAS: 'refundgas',
+  PAYOUT_TARGET: 'target',
+  PAYOUT_GAS: 'payoutgas',
+};
+/** How a step is named in errors shown to merchants (failed_targets) and in send_key. */
+export const stepName = (s: SendStep) => `${STEP_NAMES[s.purpose]}${s.index === undefined ? '' : `-${s.index}`}`;
+
+export function latestSend(ctx: WorkerContext, anchorId: number, step: SendStep): Promise<Transaction | null> {
+  return ctx.prisma.transaction.findFirst({
+    where: { sourceId: anchorId, sendPurpose: step.purpose, sendIndex: step.index ?? null },
+    orderBy: [{ sendAttempt: 'desc' }, { id: 'desc' }],
+  });
 }
 
-export function latestSend(ctx: WorkerContext, paymentId: number, purpose: string): Promise<Transaction | null> {
-  return ctx.prisma.transaction.findFirst({ where: { sendKey: { startsWith: `${paymentId}:${purpose}:` } }, orderBy: { id: 'desc' } });
+/** The attempt a step would build next: 1 when none, the latest + 1 after a proven failure, null while one is alive. */
+export function nextAttempt(row: Transaction | null): number | null {
+  if (!row) return 1;
+  return row.sendState === 'FAILED' ? (row.sendAttempt ?? 0) + 1 : null;
 }
 
-const attemptOf = (row: Transaction) => Number(row.sendKey?.split(':')[2] ?? 0);
-
 /**
- * Drives one step of a payment (a purpose such as "forward") to a confirmed
- * send. The signed transaction is stored before it is broadcast, and a new
- * attempt is built only once the previous one is proven dead (expired and in no
- * block, or failed on chain), so a crash at any point never sends twice and
- * never forgets a send. The unique send_key stops two workers building one step twice.
+ * Drives one step of a payment (e.g. FORWARD) to a confirmed send. The signed
+ * transaction is stored before it is broadcast, and a new attempt is built only
+ * once the previous one is proven dead (expired and in no block, or failed on
+ * chain), so a crash at any point never sends twice and never forgets a send.
+ * The unique send_key stops two workers building one step twice.
  */
-export async function ensureSend(ctx: WorkerContext, payment: Payment, purpose: string, plan: () => Promise<PlannedSend | null>): Promise<SendOutcome> {
-  let row = await latestSend(ctx, payment.id, purpose);
-  if (!row || row.sendState === 'FAILED') {
-    const attempt = row ? attemptOf(row) + 1 : 1;
-    if (attempt > ctx.settings.SEND_MAX_ATTEMPTS) return { state: 'exhausted', error: `${purpose}: ${row?.error ?? 'failed'}` };
+export async function ensureSend(ctx: WorkerContext, anchor: Anchor, step: SendStep, plan: () => Promise<PlannedSend | null>): Promise<SendOutcome> {
+  let row = await latestSend(ctx, anchor.id, step);
+  const attempt = nextAttempt(row);
+  if (attempt !== null) {
+    // Only a send that landed and failed on chain counts against SEND_MAX_ATTEMPTS: one that
+    // expired unsent (gas wallet short, node unreachable, bandwidth) is the service's to fix,
+    // so it is rebuilt with backoff for as long as it takes, never turned terminal (issue 13, case 2).
+    const failed = await ctx.prisma.transaction.findMany({ where: { sourceId: anchor.id, sendPurpose: step.purpose, sendIndex: step.index ?? null, sendState: 'FAILED' }, select: { blockNumber: true, error: true } });
+    // An operator's retry (npm run payment:retry) grants SEND_MAX_ATTEMPTS more.
+    if (failed.filter(cannotSucceed).length >= ctx.settings.SEND_MAX_ATTEMPTS * (1 + anchor.operatorRetries)) return { state: 'exhausted', error: `${stepName(step)}: ${row?.error ?? 'failed'}` };
+    if (row && !cannotSucceed(row) && Date.now() < row.updatedAt.getTime() + retryBackoffMs(ctx, row.sendAttempt ?? 1)) return { state: 'pending' };
+    if (step.address && (await busyElsewhere(ctx, step.address, anchor.id))) return { state: 'pending' };
     const planned = await plan();
     if (!planned) return { state: 'skipped' };
     try {
       row = await ctx.prisma.transaction.create({
         data: {
-          merchantId: payment.merchantId,
-          invoiceId: payment.invoiceId,
+          merchantId: anchor.merchantId,
+          invoiceId: anchor.invoiceId,
           type: planned.type,
           trnHash: planned.signed.txId,
           chainRef: `${planned.signed.txId}:send`,
@@ -65,12 +94,17 @@ export async function ensureSend(ctx: WorkerContext, payment: Payment, purpose: 
           toAddress: planned.to,
           amountUnits: planned.amountUnits,
           currency: planned.currency,
-          eventId: payment.eventId,
+          eventId: anchor.eventId,
           sendState: 'SIGNED',
           signedTx: planned.signed.signedTx as object,
           expiresAt: new Date(planned.signed.expiresAt),
-          sendKey: `${payment.id}:${purpose}:${attempt}`,
-          sourceId: payment.id,
+          // Only a uniqueness guard: written here, never parsed (the columns below say what the send is).
+          sendKey: `${anchor.id}:${stepName(step)}:${attempt}`,
+          sendPurpose: step.purpose,
+          sendIndex: step.index ?? null,
+          sendAttempt: attempt,
+          costPayer: planned.costPayer,
+          sourceId: anchor.id,
         },
       });
     } catch (err) {
@@ -78,11 +112,82 @@ export async function ensureSend(ctx: WorkerContext, payment: Payment, purpose: 
       throw err;
     }
   }
-  return advanceSend(ctx, row);
+  return advanceSend(ctx, row!);
 }
 
-async function markFailed(ctx: WorkerContext, row: Transaction, error: string): Promise<void> {
-  await ctx.prisma.transaction.updateMany({ where: { id: row.id, sendState: { in: ['SIGNED', 'BROADCAST'] } }, data: { sendState: 'FAILED', error } });
+/**
+ * Whether the send can never land, proven from solidified blocks (issue 13, case 5). A lookup
+ * by id answered by a node that lags (a load-balanced provider mixes nodes) says "unknown" for a
+ * transfer that landed; so the blocks themselves are read, from the block after the
+ * transaction's reference block up to the first block past its expiration: immutable content
+ * that a node either has or does not (a node that lacks one answers nothing, which proves
+ * nothing). The proof must hold twice, in two rounds (the send row's `retries` counts them),
+ * before the send is declared dead and may be rebuilt.
+ */
+async function provenDead(ctx: WorkerContext, row: Transaction): Promise<boolean> {
+  const raw = (row.signedTx as { raw_data?: { ref_block_bytes?: string } } | null)?.raw_data;
+  const expiresAt = row.expiresAt?.getTime();
+  if (!raw?.ref_block_bytes || expiresAt === undefined) return false;
+  const solid = await ctx.chain.getConfirmedBlockNumber();
+  // The reference block is the newest block at or below the head with these low 16 bits.
+  let from = solid - ((solid - parseInt(raw.ref_block_bytes, 16)) & 0xffff) + 1;
+  let proven = false;
+  while (from <= solid) {
+    const to = Math.min(from + 99, solid);
+    const range = await ctx.chain.getBlockRangeTransfers(from, to);
+    if (range.lastBlock === null || range.transfers.some((t) => t.txId === row.trnHash)) return false;
+    if (range.lastBlockTime !== null && range.lastBlockTime >= expiresAt) {
+      proven = true;
+      break;
+    }
+    if (range.lastBlock < to) return false;
+    from = range.lastBlock + 1;
+  }
+  if (!proven) return false;
+  if (row.retries === 0) {
+    // First proof: kept, and checked again next round before anything is rebuilt.
+    await ctx.prisma.transaction.updateMany({ where: { id: row.id, sendState: { in: ['SIGNED', 'BROADCAST'] }, retries: 0 }, data: { retries: 1 } });
+    return false;
+  }
+  return true;
+}
+
+/** Whether another payment or payout has a send in flight from `address`, or gas in flight to it. */
+async function busyElsewhere(ctx: WorkerContext, address: string, anchorId: number): Promise<boolean> {
+  const other = await ctx.prisma.transaction.findFirst({
+    where: { sendState: { in: ['SIGNED', 'BROADCAST'] }, sourceId: { not: anchorId }, OR: [{ fromAddress: address }, { toAddress: address, type: 'ACTIVATION' }] },
+    select: { id: true },
+  });
+  return other !== null;
+}
+
+/**
+ * Refusals that no retry can fix: the transaction is invalid as built for a reason
+ * outside the service's control (TRX to a contract or to itself). A short balance,
+ * bandwidth, expiry or an unreachable node are not among them.
+ */
+const PERMANENT_REFUSAL = /smartContract|to yourself|must be greater than 0|No contract or not a smart contract/i;
+const cannotSucceed = (r: Pick<Transaction, 'blockNumber' | 'error'>) => r.blockNumber !== null || PERMANENT_REFUSAL.test(r.error ?? '');
+
+/** Wait before rebuilding a send that expired unsent: doubling from SEND_RETRY_BASE_MS, at most SEND_RETRY_MAX_MS. */
+export function retryBackoffMs(ctx: WorkerContext, attempt: number): number {
+  return Math.min(ctx.settings.SEND_RETRY_BASE_MS * 2 ** Math.min(attempt - 1, 20), ctx.settings.SEND_RETRY_MAX_MS);
+}
+
+/** Keeps the first cause a node gave (e.g. `balance is not sufficient`) when a later refusal would hide it. */
+const withCause = (row: Transaction, error: string) => (row.error && !error.includes(row.error) ? `${error}; first refused: ${row.error}` : error);
+
+async function markFailed(ctx: WorkerContext, row: Transaction, error: string, landed?: { blockNumber: number | null; burnedSun: bigint }): Promise<void> {
+  const burnedSun = landed?.burnedSun ?? 0n;
+  if (!landed) console.error(`ALERT send ${row.id} (${row.sendPurpose} for payment ${row.sourceId}) never landed: ${withCause(row, error)}; it will be rebuilt with backoff`);
+  await ctx.prisma.$transaction(async (tx) => {
+    const { count } = await tx.transaction.updateMany({
+      where: { id: row.id, sendState: { in: ['SIGNED', 'BROADCAST'] } },
+      data: { sendState: 'FAILED', error: withCause(row, error), feeSun: burnedSun, blockNumber: landed?.blockNumber ?? null },
+    });
+    // A send that failed in a block still burned its fee (issue 13, case 12); the ledger records it.
+    if (count === 1 && burnedSun > 0n) await bookSendLanded(tx, row, burnedSun, false, error);
+  });
 }
 
 async function advanceSend(ctx: WorkerContext, row: Transaction): Promise<SendOutcome> {
@@ -96,8 +201,13 @@ async function advanceSend(ctx: WorkerContext, row: Transaction): Promise<SendOu
       if (!(err instanceof TxRejectedError)) throw err;
       // A refusal is not proof it never lands (another node may have it); only expiry is.
       const status = await ctx.chain.getTransactionStatus(row.trnHash, expiresAt);
-      if (status.status === 'unknown' && status.expired) await markFailed(ctx, row, `${err.code}: ${err.nodeMessage}`);
-      else await ctx.prisma.transaction.update({ where: { id: row.id }, data: { error: `${err.code}: ${err.nodeMessage}` } });
+      if (status.status === 'unknown' && status.expired) {
+        if (await provenDead(ctx, row)) await markFailed(ctx, { ...row, error: row.error ?? `${err.code}: ${err.nodeMessage}` }, `${err.code}: ${err.nodeMessage}`);
+      } else {
+        console.error(`ALERT send ${row.id} (${row.sendPurpose} for payment ${row.sourceId}) refused by the node: ${err.code}: ${err.nodeMessage}; retrying until it lands or expires`);
+        // The first refusal is the root cause; later ones (e.g. expiration) are kept beside it by withCause.
+        if (!row.error) await ctx.prisma.transaction.update({ where: { id: row.id }, data: { error: `${err.code}: ${err.nodeMessage}` } });
+      }
       return { state: 'pending' };
     }
   }
@@ -109,18 +219,23 @@ async function advanceSend(ctx: WorkerContext, row: Transaction): Promise<SendOu
           where: { id: row.id, sendState: { in: ['SIGNED', 'BROADCAST'] } },
           data: { sendState: 'CONFIRMED', feeSun: status.feeSun, blockNumber: status.blockNumber, error: null },
         });
-        const charge = count === 1 ? merchantCharge(row, status.feeSun) : 0n;
-        if (charge > 0n) await tx.merchant.update({ where: { id: row.merchantId }, data: { activationBalanceSun: { decrement: charge } } });
+        if (count === 1) {
+          await bookSendLanded(tx, row, status.feeSun, true);
+          // What the network burned is charged to whoever the send's purpose says pays it.
+          if (row.costPayer === 'MERCHANT' && status.feeSun > 0n) await tx.merchant.update({ where: { id: row.merchantId }, data: { activationBalanceSun: { decrement: status.feeSun } } });
+        }
         return tx.transaction.findUniqueOrThrow({ where: { id: row.id } });
       });
       return { state: 'confirmed', row: confirmed };
     }
     case 'failed':
       // Landed but the contract call failed: nothing moved, so another attempt is safe once final.
-      if (status.solidified) await markFailed(ctx, row, `failed on chain: ${status.result ?? ''} ${status.message ?? ''}`.trim());
+      if (status.solidified) await markFailed(ctx, row, `failed on chain: ${status.result ?? ''} ${status.message ?? ''}`.trim(), { blockNumber: status.blockNumber, burnedSun: status.feeSun });
       return { state: 'pending' };
     case 'unknown':
-      if (status.expired) await markFailed(ctx, row, 'expired without entering a block');
+      if (status.expired) {
+        if (await provenDead(ctx, row)) await markFailed(ctx, row, 'expired without entering a block');
+      }
       // The node may have dropped it; sending the same signed bytes again is harmless.
       else await ctx.chain.broadcast(row.signedTx as never).catch(() => undefined);
       return { state: 'pending' };

@@ -1,5 +1,5 @@
 import type { InvoiceCurrency, InvoiceStatus, InvoiceType } from '@/lib/generated/prisma/client';
-import { divCeil } from '@/lib/money/decimal';
+import { divCeil, parseScaled } from '@/lib/money/decimal';
 import { percentAsFraction, percentOf } from '@/lib/money/fees';
 import type { Currency } from '@/lib/money/tokens';
 
@@ -25,16 +25,25 @@ export function paidShare(amounts: readonly Pick<InvoiceCurrency, 'dueUnits' | '
  * Status of a SINGLE invoice once its payments are counted. Within the tolerance
  * of the due amount it is COMPLETED; above, OVERPAID; below, it stays open until
  * it expires and is then UNDERPAID (a customer may pay the rest in a second transfer).
+ * The tolerance is `tolerancePercent` of the amount, but never more than
+ * `maxToleranceUsd` (when given with the invoice's USD amount): 0.5 % of a
+ * 100,000 USD invoice is 500 USD a customer could keep while the merchant is told COMPLETED.
  */
 export function statusAfterPayments(
-  invoice: { type: InvoiceType; status: InvoiceStatus; expiredAt: Date },
+  invoice: { type: InvoiceType; status: InvoiceStatus; expiredAt: Date; amountUsd?: { toFixed(): string } | null },
   amounts: readonly Pick<InvoiceCurrency, 'dueUnits' | 'receivedUnits'>[],
   tolerancePercent: string,
   now: Date,
+  maxToleranceUsd?: string,
 ): InvoiceStatus {
   if (invoice.type !== 'SINGLE') return invoice.status;
   const paid = paidShare(amounts);
-  const tolerance = percentAsFraction(tolerancePercent, WHOLE);
+  let tolerance = percentAsFraction(tolerancePercent, WHOLE);
+  const amountMicros = invoice.amountUsd ? parseScaled(invoice.amountUsd.toFixed(), 6) : 0n;
+  if (maxToleranceUsd !== undefined && amountMicros > 0n) {
+    const cap = (parseScaled(maxToleranceUsd, 6) * WHOLE) / amountMicros;
+    if (cap < tolerance) tolerance = cap;
+  }
   if (paid > WHOLE + tolerance) return 'OVERPAID';
   if (paid >= WHOLE - tolerance) return 'COMPLETED';
   const anything = amounts.some((a) => a.receivedUnits > 0n);

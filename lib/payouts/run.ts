@@ -2,14 +2,16 @@ import { budgetOf } from '@/lib/chain/costs';
 import { masterKeyRing } from '@/lib/crypto/masterKey';
 import { open } from '@/lib/crypto/secretBox';
 import type { Invoice, InvoiceCurrency, InvoiceStatus, Transaction } from '@/lib/generated/prisma/client';
-import { canTransition } from '@/lib/invoices/states';
+import { changeInvoiceStatus } from '@/lib/invoices/transitions';
+import { Prisma } from '@/lib/generated/prisma/client';
+import { ensureGas } from '@/lib/payments/gas';
+import { extendLease, workThrough } from '@/lib/worker/lease';
 import { parseScaled, toJsonNumber } from '@/lib/money/decimal';
 import { withMargin } from '@/lib/money/fees';
 import { TOKEN_DECIMALS, type Currency } from '@/lib/money/tokens';
 import type { WorkerContext } from '@/lib/payments/context';
-import { ensureSend, type SendOutcome } from '@/lib/payments/sends';
+import { ensureSend, stepName, type SendOutcome } from '@/lib/payments/sends';
 import { scannedUntil } from '@/lib/payments/scan';
-import { enqueueInvoiceWebhook } from '@/lib/webhooks/outbox';
 import type { BatchCost } from '@/lib/chain/types';
 import { estimateTransfers } from './estimate';
 
@@ -26,44 +28,20 @@ interface Failure {
 /** Sends driven at once; each is a few node calls and a row. */
 const PARALLEL_SENDS = 16;
 
-const targetPurpose = (i: number) => `target-${i}`;
-// Not "gas-...": that prefix charges the merchant's activation balance, while a
-// payout's gas is paid by its own top-up (the quote includes it).
-const gasPurpose = (wave: number) => `payoutgas-${wave}`;
-const attemptOf = (row: Transaction) => Number(row.sendKey?.split(':')[2] ?? 0);
-const attemptOfLatest = (row: Transaction | undefined) => (row ? attemptOf(row) : 0);
+const targetStep = (i: number) => ({ purpose: 'PAYOUT_TARGET', index: i }) as const;
+// A payout's gas is paid by its own top-up (the quote includes it), not the merchant's activation balance.
+const gasStep = (wave: number) => ({ purpose: 'PAYOUT_GAS', index: wave }) as const;
+const attemptOfLatest = (row: Transaction | undefined) => row?.sendAttempt ?? 0;
 
-/** Claims one open payout no other worker holds (lease + SKIP LOCKED, as payments are claimed); null when none. */
-async function claimPayout(ctx: WorkerContext): Promise<number | null> {
-  const rows = await ctx.prisma.$queryRaw<{ id: number }[]>`
-    UPDATE invoices SET lease_owner = ${ctx.owner}, lease_until = now() + make_interval(secs => ${ctx.settings.LEASE_SECONDS})
-    WHERE id = (
-      SELECT id FROM invoices
-      WHERE type = 'MULTIPLE_TRANSFER' AND status = 'ACTIVE' AND (lease_until IS NULL OR lease_until < now())
-      ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
-    RETURNING id`;
-  return rows[0]?.id ?? null;
-}
-
-/** Works through open payouts: each is advanced as far as the chain allows, then released. */
+/** Works through open payouts: each is advanced as far as the chain allows, then released (lib/worker/lease.ts). */
 export async function processPayouts(ctx: WorkerContext, max = 20): Promise<number> {
-  let done = 0;
-  for (; done < max; done++) {
-    const id = await claimPayout(ctx);
-    if (id === null) break;
+  return workThrough(ctx, 'invoices', Prisma.sql`type = 'MULTIPLE_TRANSFER' AND status = 'ACTIVE'`, max, async (id) => {
     try {
       await advancePayout(ctx, id);
     } catch (err) {
       console.error(`payout ${id}: ${(err as Error).message}`);
-    } finally {
-      // Come back after a poll interval, so a payout waiting for its top-up or its blocks does not spin.
-      await ctx.prisma.invoice.updateMany({
-        where: { id, leaseOwner: ctx.owner },
-        data: { leaseOwner: null, leaseUntil: new Date(Date.now() + ctx.settings.WORKER_POLL_MS) },
-      });
     }
-  }
-  return done;
+  });
 }
 
 const targetsOf = (p: Payout): Target[] =>
@@ -98,17 +76,19 @@ async function payTargets(ctx: WorkerContext, payout: Payout, anchor: Transactio
   const currency = payout.currencies[0] as Currency;
   const privateKey = open(masterKeyRing(), payout.privateKeyEnc);
   const latest = new Map<string, Transaction>();
-  for (const row of sends) latest.set(row.sendKey!.split(':')[1]!, row); // ordered by id: the last attempt wins
+  // Ordered by id: the last attempt wins.
+  for (const row of sends) if (row.sendPurpose === 'PAYOUT_TARGET') latest.set(`target-${row.sendIndex}`, row);
+  const latestGas = (wave: number) => sends.find((r) => r.sendPurpose === 'PAYOUT_GAS' && r.sendIndex === wave);
 
   const confirmed = new Map<number, Transaction>();
   const failures: Failure[] = [];
   const inFlight: number[] = [];
   const toBuild: number[] = [];
   targets.forEach((_, i) => {
-    const row = latest.get(targetPurpose(i));
+    const row = latest.get(`target-${i}`);
     if (row?.sendState === 'CONFIRMED') confirmed.set(i, row);
     else if (row && row.sendState !== 'FAILED') inFlight.push(i);
-    else if (row && attemptOf(row) >= ctx.settings.SEND_MAX_ATTEMPTS) failures.push({ index: i, error: `${targetPurpose(i)}: ${row.error ?? 'failed'}` });
+    else if (row && attemptOfLatest(row) >= ctx.settings.SEND_MAX_ATTEMPTS) failures.push({ index: i, error: `${stepName(targetStep(i))}: ${row.error ?? 'failed'}` });
     else toBuild.push(i);
   });
 
@@ -124,16 +104,11 @@ async function payTargets(ctx: WorkerContext, payout: Payout, anchor: Transactio
   const buildOrder = new Map(toBuild.map((i, k) => [i, k]));
   let buildable = toBuild;
   if (currency === 'USDT' && toBuild.length > 0) {
-    const wave = Math.max(...toBuild.map((i) => attemptOfLatest(latest.get(targetPurpose(i))) + 1));
-    if (!latest.get(gasPurpose(wave)) && inFlight.length > 0) buildable = [];
+    const wave = Math.max(...toBuild.map((i) => attemptOfLatest(latest.get(`target-${i}`)) + 1));
+    if (!latestGas(wave) && inFlight.length > 0) buildable = [];
     else {
-      const gas = await ensureSend(ctx, anchor, gasPurpose(wave), async () => {
-        const need = withMargin((await estimateToBuild()).totalFeeSun, ctx.settings.GAS_MARGIN_PERCENT);
-        const have = await ctx.chain.getTrxBalance(payout.address);
-        if (have >= need) return null;
-        const amount = need - have;
-        return { type: 'ACTIVATION', from: ctx.gasWallet.address, to: payout.address, amountUnits: amount, currency: 'TRX', signed: await ctx.chain.buildSignedTrxTransfer(ctx.gasWallet.privateKey, payout.address, amount) };
-      });
+      const need = async () => withMargin((await estimateToBuild()).totalFeeSun, ctx.settings.GAS_MARGIN_PERCENT);
+      const gas = await ensureGas(ctx, anchor, gasStep(wave), payout.address, need, 'PAYOUT');
       if (gas.state === 'pending') buildable = [];
       if (gas.state === 'exhausted') {
         for (const i of toBuild) failures.push({ index: i, error: gas.error });
@@ -144,7 +119,7 @@ async function payTargets(ctx: WorkerContext, payout: Payout, anchor: Transactio
 
   const drive = async (i: number): Promise<SendOutcome> => {
     const t = targets[i]!;
-    return ensureSend(ctx, anchor, targetPurpose(i), async () => {
+    return ensureSend(ctx, anchor, targetStep(i), async () => {
       let signed;
       if (currency === 'TRX') signed = await ctx.chain.buildSignedTrxTransfer(privateKey, t.address, t.units);
       else {
@@ -154,7 +129,7 @@ async function payTargets(ctx: WorkerContext, payout: Payout, anchor: Transactio
         const cost = (await estimateToBuild()).transfers[k]!;
         signed = await ctx.chain.buildSignedUsdtTransfer(privateKey, t.address, t.units, withMargin(cost.energyFeeSun + cost.bandwidthFeeSun, ctx.settings.GAS_MARGIN_PERCENT));
       }
-      return { type: 'TRANSFER', from: payout.address, to: t.address, amountUnits: t.units, currency, signed };
+      return { type: 'TRANSFER', from: payout.address, to: t.address, amountUnits: t.units, currency, costPayer: 'PAYOUT', signed };
     });
   };
   const work = [...inFlight, ...buildable];
@@ -166,7 +141,7 @@ async function payTargets(ctx: WorkerContext, payout: Payout, anchor: Transactio
       if (o.state === 'confirmed') confirmed.set(i, o.row);
       else if (o.state === 'exhausted') failures.push({ index: i, error: o.error });
     });
-    await ctx.prisma.invoice.updateMany({ where: { id: payout.id, leaseOwner: ctx.owner }, data: { leaseUntil: new Date(Date.now() + ctx.settings.LEASE_SECONDS * 1000) } });
+    await extendLease(ctx, 'invoices', payout.id);
   }
 
   const sent = [...confirmed.values()].reduce((sum, row) => sum + row.amountUnits, 0n);
@@ -191,15 +166,13 @@ async function book(ctx: WorkerContext, payout: Payout, received: bigint, sent: 
  * webhook queued in the same DB transaction.
  */
 async function finish(ctx: WorkerContext, payout: Payout, status: InvoiceStatus, received: bigint, sent: bigint, failed: object[]): Promise<void> {
-  if (!canTransition(payout.status, status)) return;
   const due = payout.amounts[0]!;
   await ctx.prisma.$transaction(async (tx) => {
-    const { count } = await tx.invoice.updateMany({
-      where: { id: payout.id, status: payout.status, leaseOwner: ctx.owner },
-      data: { status, ...(status !== 'TIMEOUT' && { costUnits: due.feeUnits, costCurrency: due.currency, failedTargets: failed }) },
+    const changed = await changeInvoiceStatus(tx, payout, status, {
+      where: { leaseOwner: ctx.owner },
+      data: status !== 'TIMEOUT' ? { costUnits: due.feeUnits, costCurrency: due.currency, failedTargets: failed } : {},
     });
-    if (count === 0) return;
+    if (!changed) return;
     await tx.invoiceCurrency.updateMany({ where: { invoiceId: payout.id }, data: { receivedUnits: received, forwardedUnits: sent } });
-    await enqueueInvoiceWebhook(tx, payout.id, { status });
   });
 }

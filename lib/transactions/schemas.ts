@@ -50,6 +50,10 @@ export const transactionSchema = z
     amount: z.number().describe('In `currency`'),
     currency: currencySchema,
     aml_check: amlCheckSchema.nullable(),
+    held: z
+      .object({ reason: z.string().describe('Why the service keeps the funds at the address instead of forwarding them') })
+      .nullable()
+      .describe('Added to spec 2.2 (which has no status): set while the payment is held; its merchant releases it from the dashboard (docs/api.md)'),
     event_id: z.string().nullable().describe('UUID shared by an incoming payment and its forwarding'),
     created_at: timestampSchema,
   })

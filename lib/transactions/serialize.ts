@@ -16,6 +16,8 @@ export function transactionJson(t: Transaction): TransactionJson {
     currency: t.currency,
     // Written by lib/aml/check.ts as an AmlCheckRecord.
     aml_check: (t.amlCheck ?? null) as TransactionJson['aml_check'],
+    // Not in spec 2.2 (it has no status field); an added field, so existing clients are unaffected (docs/api.md).
+    held: t.paymentState === 'HELD' ? { reason: t.heldReason ?? '' } : null,
     event_id: t.eventId,
     created_at: isoMicro(t.createdAt),
   };

@@ -316,6 +316,11 @@ export interface components {
             /** @enum {string} */
             currency: "TRX" | "USDT";
             aml_check: components["schemas"]["AmlCheck"] | null;
+            /** @description Added to spec 2.2 (which has no status): set while the payment is held; its merchant releases it from the dashboard (docs/api.md) */
+            held: {
+                /** @description Why the service keeps the funds at the address instead of forwarding them */
+                reason: string;
+            } | null;
             /** @description UUID shared by an incoming payment and its forwarding */
             event_id: string | null;
             /**

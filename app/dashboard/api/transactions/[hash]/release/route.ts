@@ -1,0 +1,21 @@
+import { z } from 'zod';
+import { dashboardRoute } from '@/lib/auth/dashboardRoute';
+import { db } from '@/lib/db/client';
+import { ApiError } from '@/lib/http/errors';
+import { readJson } from '@/lib/http/request';
+import { parseOrThrow } from '@/lib/http/validate';
+import { PaymentActionError, releaseHeldByHash } from '@/lib/payments/operator';
+import { transactionJson } from '@/lib/transactions/serialize';
+
+const schema = z.discriminatedUnion('action', [z.object({ action: z.literal('FORWARD') }), z.object({ action: z.literal('REFUND'), address: z.string().min(1) })]);
+
+/** A merchant releases held funds: forward them, or return them to an address (docs/dashboard.md). */
+export const POST = dashboardRoute<{ hash: string }>(async ({ req, params, merchant }) => {
+  const release = parseOrThrow(schema, await readJson(req));
+  try {
+    return transactionJson(await releaseHeldByHash(db(), merchant.id, params.hash, release));
+  } catch (err) {
+    if (!(err instanceof PaymentActionError)) throw err;
+    throw new ApiError(err.code === 'NOT_FOUND' ? 404 : 400, err.message, err.code === 'BAD_ADDRESS' ? { address: [err.message] } : undefined);
+  }
+});

@@ -1,0 +1,24 @@
+import type { InvoiceStatus, Prisma } from '@/lib/generated/prisma/client';
+import { enqueueInvoiceWebhook, WEBHOOK_STATUSES } from '@/lib/webhooks/outbox';
+import { canTransition } from './states';
+
+/**
+ * The one door for invoice status changes. Checks the state machine
+ * (lib/invoices/states.ts), changes the status only if the invoice is still in
+ * `from` (so a race with another worker or a merchant's cancel cannot skip a
+ * rule), and queues the webhook in the caller's DB transaction when the new
+ * status is one the spec reports (part 6). `data` is written with the status.
+ * Returns whether the status changed.
+ */
+export async function changeInvoiceStatus(
+  tx: Prisma.TransactionClient,
+  invoice: { id: number; status: InvoiceStatus },
+  to: InvoiceStatus,
+  options: { data?: Prisma.InvoiceUpdateManyMutationInput; where?: Prisma.InvoiceWhereInput } = {},
+): Promise<boolean> {
+  if (invoice.status === to || !canTransition(invoice.status, to)) return false;
+  const { count } = await tx.invoice.updateMany({ where: { ...options.where, id: invoice.id, status: invoice.status }, data: { ...options.data, status: to } });
+  if (count !== 1) return false;
+  if ((WEBHOOK_STATUSES as readonly string[]).includes(to)) await enqueueInvoiceWebhook(tx, invoice.id, { status: to });
+  return true;
+}

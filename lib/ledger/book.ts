@@ -1,0 +1,84 @@
+import type { Currency, LedgerKind, Prisma, SendPurpose, Transaction } from '@/lib/generated/prisma/client';
+
+/**
+ * The ledger: every movement of value at a service address is a row
+ * (ledger_entries), written in the same DB transaction as the booking that
+ * caused it. `delta_units` is the signed change of the address's balance, so
+ * an address holds the sum of its deltas; FEE_KEPT and HELD are classifications
+ * (delta 0) that say what part of a payment stays at its address and why.
+ * `npm run reconcile` (lib/ledger/reconcile.ts) proves the books against each
+ * other and against the chain.
+ */
+type Tx = Prisma.TransactionClient;
+
+const OUT_KIND: Record<SendPurpose, LedgerKind> = {
+  FORWARD: 'FORWARD',
+  REFUND: 'REFUND',
+  FORWARD_GAS: 'GAS_OUT',
+  REFUND_GAS: 'GAS_OUT',
+  PAYOUT_TARGET: 'PAYOUT',
+  PAYOUT_GAS: 'GAS_OUT',
+};
+const GAS: readonly SendPurpose[] = ['FORWARD_GAS', 'REFUND_GAS', 'PAYOUT_GAS'];
+
+interface Entry {
+  address: string;
+  currency: Currency;
+  kind: LedgerKind;
+  deltaUnits: bigint;
+  units: bigint;
+  invoiceId?: number | null;
+  paymentId?: number | null;
+  transactionId: number;
+  reason?: string | null;
+}
+
+async function write(tx: Tx, entries: Entry[]): Promise<void> {
+  // Unique per moving transaction, kind and address: a retried booking writes nothing twice.
+  if (entries.length) await tx.ledgerEntry.createMany({ data: entries, skipDuplicates: true });
+}
+
+/** Incoming transfers the scanner recorded (payments, payout top-ups) at service addresses. */
+export async function bookIncoming(tx: Tx, rows: Pick<Transaction, 'id' | 'toAddress' | 'currency' | 'amountUnits' | 'invoiceId'>[]): Promise<void> {
+  await write(tx, rows.map((r) => ({ address: r.toAddress, currency: r.currency, kind: 'PAYMENT_IN', deltaUnits: r.amountUnits, units: r.amountUnits, invoiceId: r.invoiceId, paymentId: r.id, transactionId: r.id })));
+}
+
+/**
+ * A send of ours that is in a solidified block. Succeeded: the amount left its
+ * address and (when the recipient is a service address: gas, or our own send
+ * landing on another invoice's address) arrived at another. Either way the
+ * network burned `feeSun` at the sender, also when the call failed.
+ */
+export async function bookSendLanded(tx: Tx, row: Transaction, feeSun: bigint, succeeded: boolean, error?: string): Promise<void> {
+  const purpose = row.sendPurpose;
+  if (!purpose) throw new Error(`send ${row.id} has no purpose`);
+  const base = { invoiceId: row.invoiceId, paymentId: row.sourceId, transactionId: row.id };
+  const entries: Entry[] = [];
+  if (feeSun > 0n) entries.push({ ...base, address: row.fromAddress, currency: 'TRX', kind: 'NETWORK_COST', deltaUnits: -feeSun, units: feeSun, reason: succeeded ? null : (error ?? 'failed on chain') });
+  if (succeeded) {
+    entries.push({ ...base, address: row.fromAddress, currency: row.currency, kind: OUT_KIND[purpose], deltaUnits: -row.amountUnits, units: row.amountUnits });
+    // Gas arrives at a service address; any other send of ours that lands on an invoice address
+    // is recorded by the scanner as a payment to that invoice (PAYMENT_IN), like a customer's.
+    if (GAS.includes(purpose)) {
+      entries.push({ address: row.toAddress, currency: row.currency, kind: 'GAS_IN', deltaUnits: row.amountUnits, units: row.amountUnits, invoiceId: row.invoiceId, paymentId: row.sourceId, transactionId: row.id });
+    }
+  }
+  await write(tx, entries);
+}
+
+/** The part of a payment the service keeps at its address (service fee; a USDT refund's network cost). */
+export async function bookKept(tx: Tx, payment: Transaction, units: bigint, reason: string): Promise<void> {
+  if (units <= 0n) return;
+  await write(tx, [{ address: payment.toAddress, currency: payment.currency, kind: 'FEE_KEPT', deltaUnits: 0n, units, invoiceId: payment.invoiceId, paymentId: payment.id, transactionId: payment.id, reason }]);
+}
+
+/** The part of a payment held at its address, with why. */
+export async function bookHeld(tx: Tx, payment: Transaction, units: bigint, reason: string): Promise<void> {
+  if (units <= 0n) return;
+  await write(tx, [{ address: payment.toAddress, currency: payment.currency, kind: 'HELD', deltaUnits: 0n, units, invoiceId: payment.invoiceId, paymentId: payment.id, transactionId: payment.id, reason }]);
+}
+
+/** Held funds leave the held bucket when released (the release's own send books the movement). */
+export async function unbookHeld(tx: Tx, paymentId: number): Promise<void> {
+  await tx.ledgerEntry.deleteMany({ where: { transactionId: paymentId, kind: 'HELD' } });
+}

@@ -1,0 +1,82 @@
+import type { Chain } from '@/lib/chain/types';
+import type { Currency, PrismaClient } from '@/lib/generated/prisma/client';
+
+/** Payment states whose money has been fully accounted for (forwarded, refunded, kept or held). */
+const CLOSED = ['SETTLED', 'REFUNDED', 'FAILED', 'HELD'] as const;
+const OUT_OF_PAYMENT = ['FORWARD', 'REFUND', 'NETWORK_COST', 'FEE_KEPT', 'HELD'] as const;
+
+export interface Reconciliation {
+  /** Human-readable; empty when the books balance. */
+  mismatches: string[];
+  paymentsChecked: number;
+  paymentsInProgress: number;
+  addressesChecked: number;
+  /** Per currency, over every closed payment: received and where it went. */
+  totals: Record<string, Record<string, bigint>>;
+}
+
+const fmt = (n: bigint) => n.toString();
+
+/**
+ * Proves the books (docs/worker.md, "The ledger"):
+ * 1. per payment, and so per invoice and in total, to the base unit:
+ *    received = forwarded + refunded + network costs it paid + fees kept + held
+ *    (payments still being processed are counted, not judged);
+ * 2. per service address and token: the balance on chain equals the sum of the
+ *    ledger's movements there.
+ */
+export async function reconcile(prisma: PrismaClient, chain: Chain): Promise<Reconciliation> {
+  const mismatches: string[] = [];
+  const totals: Record<string, Record<string, bigint>> = {};
+  const add = (currency: string, key: string, units: bigint) => {
+    const t = (totals[currency] ??= {});
+    t[key] = (t[key] ?? 0n) + units;
+  };
+
+  const payments = await prisma.transaction.findMany({
+    where: { type: 'PAYMENT' },
+    select: { id: true, invoiceId: true, toAddress: true, currency: true, amountUnits: true, paymentState: true },
+    orderBy: { id: 'asc' },
+  });
+  const entries = await prisma.ledgerEntry.findMany({ where: { paymentId: { not: null }, kind: { in: [...OUT_OF_PAYMENT, 'PAYMENT_IN'] } } });
+  const byPayment = new Map<number, typeof entries>();
+  for (const e of entries) byPayment.set(e.paymentId!, [...(byPayment.get(e.paymentId!) ?? []), e]);
+
+  let checked = 0;
+  let inProgress = 0;
+  for (const p of payments) {
+    const mine = (byPayment.get(p.id) ?? []).filter((e) => e.currency === p.currency && e.address === p.toAddress);
+    const sum = (kind: string) => mine.filter((e) => e.kind === kind).reduce((s, e) => s + e.units, 0n);
+    const received = sum('PAYMENT_IN');
+    if (received !== p.amountUnits) mismatches.push(`payment ${p.id} (invoice ${p.invoiceId}): ${fmt(p.amountUnits)} ${p.currency} arrived, the ledger has ${fmt(received)} in`);
+    if (!(CLOSED as readonly string[]).includes(p.paymentState ?? '')) {
+      inProgress++;
+      continue;
+    }
+    checked++;
+    const parts = Object.fromEntries(OUT_OF_PAYMENT.map((k) => [k, sum(k)])) as Record<(typeof OUT_OF_PAYMENT)[number], bigint>;
+    const accounted = Object.values(parts).reduce((s, v) => s + v, 0n);
+    add(p.currency, 'received', p.amountUnits);
+    for (const [k, v] of Object.entries(parts)) add(p.currency, k.toLowerCase(), v);
+    if (accounted !== p.amountUnits) {
+      const detail = Object.entries(parts).map(([k, v]) => `${k.toLowerCase()} ${fmt(v)}`).join(' + ');
+      mismatches.push(`invoice ${p.invoiceId} payment ${p.id} (${p.paymentState}): received ${fmt(p.amountUnits)} ${p.currency} != ${detail} = ${fmt(accounted)} (${fmt(p.amountUnits - accounted)} unaccounted)`);
+    }
+  }
+  for (const [currency, t] of Object.entries(totals)) {
+    const accounted = OUT_OF_PAYMENT.reduce((s, k) => s + (t[k.toLowerCase()] ?? 0n), 0n);
+    if (accounted !== (t.received ?? 0n)) mismatches.push(`total ${currency}: received ${fmt(t.received ?? 0n)} != accounted ${fmt(accounted)}`);
+  }
+
+  const balances = await prisma.ledgerEntry.groupBy({ by: ['address', 'currency'], _sum: { deltaUnits: true } });
+  const addresses = [...new Set(balances.map((b) => b.address))];
+  for (const address of addresses) {
+    const [trx, usdt] = await Promise.all([chain.getTrxBalance(address), chain.getUsdtBalance(address)]);
+    const onChain: Record<Currency, bigint> = { TRX: trx, USDT: usdt };
+    for (const currency of ['TRX', 'USDT'] as const) {
+      const booked = balances.find((b) => b.address === address && b.currency === currency)?._sum.deltaUnits ?? 0n;
+      if (booked !== onChain[currency]) mismatches.push(`address ${address} ${currency}: chain holds ${fmt(onChain[currency])}, ledger says ${fmt(booked)} (${fmt(onChain[currency] - booked)} unbooked)`);
+    }
+  }
+  return { mismatches, paymentsChecked: checked, paymentsInProgress: inProgress, addressesChecked: addresses.length, totals };
+}

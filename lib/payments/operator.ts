@@ -1,0 +1,76 @@
+import { TronWeb } from 'tronweb';
+import type { PrismaClient, Transaction } from '@/lib/generated/prisma/client';
+import { unbookHeld } from '@/lib/ledger/book';
+
+/** Why an operator's or merchant's action on a payment was refused; the edges map the code. */
+export class PaymentActionError extends Error {
+  constructor(
+    readonly code: 'NOT_FOUND' | 'NOT_FAILED' | 'NOT_HELD' | 'BAD_ADDRESS',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * `npm run payment:retry -- <id>`: an operator sends a FAILED payment round again, once
+ * the cause is fixed (e.g. a target that reverted). It gets SEND_MAX_ATTEMPTS more sends
+ * that may fail on chain; its funds leave the HELD bucket of the ledger as they move.
+ */
+export async function retryFailedPayment(prisma: PrismaClient, id: number): Promise<Transaction> {
+  return prisma.$transaction(async (tx) => {
+    const p = await tx.transaction.findUnique({ where: { id } });
+    if (!p || p.type !== 'PAYMENT') throw new PaymentActionError('NOT_FOUND', `payment ${id} not found`);
+    if (p.paymentState !== 'FAILED') throw new PaymentActionError('NOT_FAILED', `payment ${id} is ${p.paymentState}, not FAILED`);
+    const { count } = await tx.transaction.updateMany({
+      where: { id, paymentState: 'FAILED' },
+      data: {
+        paymentState: p.releaseAction === 'REFUND' || p.amlCheck !== null && (p.amlCheck as { status?: string }).status === 'FAILED' ? 'REFUNDING' : 'FORWARDING',
+        operatorRetries: { increment: 1 },
+        error: null,
+        leaseOwner: null,
+        leaseUntil: null,
+      },
+    });
+    if (count !== 1) throw new PaymentActionError('NOT_FAILED', `payment ${id} changed meanwhile`);
+    await unbookHeld(tx, id);
+    return tx.transaction.findUniqueOrThrow({ where: { id } });
+  });
+}
+
+export type Release = { action: 'FORWARD' } | { action: 'REFUND'; address: string };
+
+/**
+ * A merchant releases HELD funds (dashboard): forwarded to their target wallet as they
+ * are (the hold rules are not applied again; the network cost is taken as for any
+ * forward), or returned to an address they name (its network cost taken out of it).
+ */
+export async function releaseHeldPayment(prisma: PrismaClient, merchantId: number, id: number, release: Release): Promise<Transaction> {
+  if (release.action === 'REFUND' && !(release.address.startsWith('T') && TronWeb.isAddress(release.address))) {
+    throw new PaymentActionError('BAD_ADDRESS', 'Enter a valid Tron address (T...).');
+  }
+  return prisma.$transaction(async (tx) => {
+    const { count } = await tx.transaction.updateMany({
+      where: { id, merchantId, type: 'PAYMENT', paymentState: 'HELD' },
+      data: {
+        paymentState: release.action === 'FORWARD' ? 'FORWARDING' : 'REFUNDING',
+        releaseAction: release.action,
+        releaseAddress: release.action === 'REFUND' ? release.address : null,
+        retries: 0,
+        error: null,
+        leaseOwner: null,
+        leaseUntil: null,
+      },
+    });
+    if (count !== 1) throw new PaymentActionError('NOT_HELD', 'Only held funds can be released.');
+    await unbookHeld(tx, id);
+    return tx.transaction.findUniqueOrThrow({ where: { id } });
+  });
+}
+
+/** The dashboard names a transaction by its hash; the held payment of this merchant with it. */
+export async function releaseHeldByHash(prisma: PrismaClient, merchantId: number, trnHash: string, release: Release): Promise<Transaction> {
+  const p = await prisma.transaction.findFirst({ where: { merchantId, trnHash, type: 'PAYMENT', paymentState: 'HELD' }, select: { id: true } });
+  if (!p) throw new PaymentActionError('NOT_FOUND', 'No held payment with this hash.');
+  return releaseHeldPayment(prisma, merchantId, p.id, release);
+}
