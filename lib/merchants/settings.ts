@@ -6,6 +6,7 @@ import { open, seal } from '@/lib/crypto/secretBox';
 import type { Merchant, PrismaClient } from '@/lib/generated/prisma/client';
 import { canonicalIpRule, IpRuleError } from '@/lib/auth/ipAllowList';
 import { fieldErrors } from '@/lib/http/errors';
+import { httpUrlSchema } from '@/lib/http/url';
 import { parseScaled } from '@/lib/money/decimal';
 
 /** Most rules a merchant may list; the whitelist is checked on every API call. */
@@ -22,7 +23,7 @@ export const settingsSchema = z
     ),
     webhook_url: z.preprocess(
       emptyToNull,
-      z.url({ protocol: /^https?$/, error: 'Enter a valid http(s) URL.' }).max(2048, 'Ensure this field has no more than 2048 characters.').nullable(),
+      httpUrlSchema.nullable(),
     ),
     aml_check: z.boolean({ error: 'Must be a boolean.' }),
     aml_risk_limit: z
