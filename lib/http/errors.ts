@@ -4,6 +4,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly detail: string,
     readonly errors?: Record<string, string[]>,
+    /** Extra response headers, e.g. Retry-After on a 429. */
+    readonly headers?: Record<string, string>,
   ) {
     super(detail);
   }
@@ -28,5 +30,5 @@ export function jsonResponse(body: unknown, status = 200, headers?: HeadersInit)
 export function errorResponse(err: ApiError, headers?: HeadersInit): Response {
   const body: { detail: string; errors?: Record<string, string[]> } = { detail: err.detail };
   if (err.errors) body.errors = err.errors;
-  return jsonResponse(body, err.status, headers);
+  return jsonResponse(body, err.status, { ...err.headers, ...headers });
 }

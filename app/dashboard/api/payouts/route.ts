@@ -1,6 +1,11 @@
 import { dashboardRoute } from '@/lib/auth/dashboardRoute';
 import { readJson } from '@/lib/http/request';
+import { checkInvoiceCreationRate } from '@/lib/invoices/creationRate';
 import { createPayoutResponse } from '@/lib/payouts/api';
 
 /** Creates a mass payout (a MULTIPLE_TRANSFER invoice), as POST /v1/api/payment/multiple_transfer/create does. */
-export const POST = dashboardRoute(async ({ req, merchant }) => createPayoutResponse(merchant, await readJson(req)));
+export const POST = dashboardRoute(async ({ req, merchant }) => {
+  const body = await readJson(req);
+  checkInvoiceCreationRate(`merchant:${merchant.id}`);
+  return createPayoutResponse(merchant, body);
+});
