@@ -66,8 +66,9 @@ class Browser {
     });
   }
 
+  /** As the dashboard's pages call it: a same-origin fetch (changes from elsewhere are refused). */
   api(path: string, method = 'GET', body?: unknown): Promise<HttpResponse> {
-    return this.request(`/dashboard/api${path}`, { method, body });
+    return this.request(`/dashboard/api${path}`, { method, body, headers: { 'sec-fetch-site': 'same-origin' } });
   }
 }
 
