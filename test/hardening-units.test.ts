@@ -70,22 +70,28 @@ describe('with a database', () => {
       const { throttledSignIn, TooManyAttempts, MAX_FAILED_SIGN_INS_PER_ACCOUNT } = await import('@/lib/auth/signInThrottle');
       const email = 'victim@example.com';
       const wrong = async () => null;
+      // The slowdown's pauses, recorded instead of waited.
+      const pauses: number[] = [];
+      const sleep = async (ms: number) => pauses.push(ms);
       let ip = 0;
       for (let i = 0; i < MAX_FAILED_SIGN_INS_PER_ACCOUNT; i++) {
         // Four guesses per address: under the per-address limit every time.
         if (i % 4 === 0) ip++;
-        assert.equal(await throttledSignIn(prisma, { email, ip: `198.51.100.${ip}` }, wrong), null);
+        assert.equal(await throttledSignIn(prisma, { email, ip: `198.51.100.${ip}` }, wrong, sleep), null);
       }
-      await assert.rejects(throttledSignIn(prisma, { email, ip: '203.0.113.99' }, async () => 'right password'), TooManyAttempts);
+      assert.equal(pauses.length, MAX_FAILED_SIGN_INS_PER_ACCOUNT - 5, 'every guess after the fifth waits');
+      assert.ok(pauses.every((ms, i) => i === 0 || ms >= pauses[i - 1]!), `growing: ${pauses}`);
+      await assert.rejects(throttledSignIn(prisma, { email, ip: '203.0.113.99' }, async () => 'right password', sleep), TooManyAttempts);
       assert.equal(await throttledSignIn(prisma, { email: 'other@example.com', ip: '203.0.113.99' }, async () => 'ok'), 'ok', 'other accounts are not affected');
     });
 
     it('counts an IPv6 /64 as one address', async () => {
       const { throttledSignIn, TooManyAttempts, MAX_FAILED_SIGN_INS } = await import('@/lib/auth/signInThrottle');
       const email = 'v6@example.com';
-      for (let i = 0; i < MAX_FAILED_SIGN_INS; i++) assert.equal(await throttledSignIn(prisma, { email, ip: `2001:db8:1:2::${i + 1}` }, async () => null), null);
-      await assert.rejects(throttledSignIn(prisma, { email, ip: '2001:db8:1:2:ffff:ffff:ffff:ffff' }, async () => 'x'), TooManyAttempts);
-      assert.equal(await throttledSignIn(prisma, { email, ip: '2001:db8:1:3::1' }, async () => 'x'), 'x', 'the next /64 is another address');
+      const sleep = async () => undefined;
+      for (let i = 0; i < MAX_FAILED_SIGN_INS; i++) assert.equal(await throttledSignIn(prisma, { email, ip: `2001:db8:1:2::${i + 1}` }, async () => null, sleep), null);
+      await assert.rejects(throttledSignIn(prisma, { email, ip: '2001:db8:1:2:ffff:ffff:ffff:ffff' }, async () => 'x', sleep), TooManyAttempts);
+      assert.equal(await throttledSignIn(prisma, { email, ip: '2001:db8:1:3::1' }, async () => 'x', sleep), 'x', 'the next /64 is another address');
     });
 
     it('slows down each further guess on an account under attack', async () => {
