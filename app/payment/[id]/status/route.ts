@@ -5,8 +5,8 @@ import { loadPublicInvoice } from '../../_lib/loadPublicInvoice';
 export const dynamic = 'force-dynamic';
 
 /** Public, keyed by invoice id: the payment page polls it for live status. */
-export async function GET(_req: Request, ctx: { params: Promise<{ id: string }> }): Promise<Response> {
-  const view = await loadPublicInvoice((await ctx.params).id);
+export async function GET(req: Request, ctx: { params: Promise<{ id: string }> }): Promise<Response> {
+  const view = await loadPublicInvoice((await ctx.params).id, new URL(req.url).searchParams.get('k'));
   const headers = { 'cache-control': 'no-store', 'x-robots-tag': 'noindex' };
   return view ? jsonResponse(view, 200, headers) : errorResponse(notFound(INVOICE_NOT_FOUND), headers);
 }
