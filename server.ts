@@ -56,6 +56,9 @@ function answerSocket(socket: Duplex, status: number, detail: string, extra: Rec
   socket.end(`HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\n${lines.join('\r\n')}\r\n\r\n${body}`);
 }
 
+/** `.` or `..` path segments, also percent-encoded: Next would resolve them to another route (or its HTML 404). */
+const DOT_SEGMENT = /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i;
+
 /** True when every %-escape in the request target is well formed and the whole decodes as UTF-8. */
 function wellEncoded(target: string): boolean {
   try {
@@ -65,6 +68,10 @@ function wellEncoded(target: string): boolean {
     return false;
   }
 }
+
+// Connections whose last answer said `Connection: close` (e.g. a 413 before the body was read):
+// bytes still arriving on them are the rest of that body, not a new request, and get no answer.
+const closing = new WeakSet<Duplex>();
 
 const server = createServer(
   {
@@ -77,6 +84,9 @@ const server = createServer(
   },
   (req: IncomingMessage, res: ServerResponse) => {
     const target = req.url ?? '/';
+    res.once('finish', () => {
+      if (!res.shouldKeepAlive) closing.add(req.socket);
+    });
     const forwarded = req.headers['x-forwarded-for'];
     const ip = clientIpFrom(req.socket.remoteAddress, Array.isArray(forwarded) ? forwarded.join(',') : forwarded, c.TRUSTED_PROXIES);
     delete req.headers[CLIENT_IP_HEADER];
@@ -86,6 +96,7 @@ const server = createServer(
     if (!METHODS.has(req.method ?? '')) return answer(res, 405, `Method "${req.method}" not allowed.`, { allow: ALLOW });
     if (target.length > MAX_URL_LENGTH) return answer(res, 414, `Request URL is longer than ${MAX_URL_LENGTH} characters.`);
     if (!wellEncoded(target)) return answer(res, 400, 'Malformed percent-encoding in the request URL.');
+    if (DOT_SEGMENT.test(target.split('?')[0]!)) return answer(res, 400, 'Path segments "." and ".." are not accepted.');
     if (PUBLIC_PAGE.test(target)) {
       const wait = publicPages.take(`page:${addressKey(ip ?? 'unknown')}`);
       if (wait !== null) return answer(res, 429, `Too many requests from this address; try again in ${wait} s.`, { 'retry-after': String(wait) });
@@ -97,7 +108,30 @@ const server = createServer(
 // Requests Node's parser refuses before any handler runs: oversized headers, unknown methods,
 // malformed request lines, and requests that did not arrive within requestTimeout.
 server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
-  if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+  if (err.code === 'ECONNRESET' || !socket.writable || closing.has(socket)) return void socket.destroy();
+  // Bytes after a request that is still being answered (a GET whose client sent an unframed body):
+  // they are no request. Let the answer finish, then close; keep reading meanwhile, so the
+  // kernel does not reset the connection under the answer.
+  const current = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+  // A request whose body did not arrive in time: its handler is still waiting for it, so answer in its place.
+  if (current && err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    if (current.headersSent) return void socket.destroy();
+    answer(current, 408, `The request did not arrive within ${c.HTTP_REQUEST_TIMEOUT_SECONDS} s.`, { connection: 'close' });
+    current.once('finish', () => socket.destroy());
+    return;
+  }
+  if (current) {
+    if (!current.headersSent) current.setHeader('connection', 'close');
+    socket.on('data', () => undefined);
+    socket.resume();
+    const close = () => {
+      socket.end();
+      setTimeout(() => socket.destroy(), 5000).unref();
+    };
+    if (current.writableFinished) close();
+    else current.once('finish', close).once('close', close);
+    return;
+  }
   switch (err.code) {
     case 'HPE_HEADER_OVERFLOW':
       return answerSocket(socket, 431, `Request headers are larger than ${MAX_HEADER_BYTES} bytes.`);

@@ -1,3 +1,4 @@
+import { otherMethods } from '@/lib/http/route';
 import { dashboardRoute } from '@/lib/auth/dashboardRoute';
 import { db } from '@/lib/db/client';
 import { pageEnvelope } from '@/lib/http/pagination';
@@ -20,3 +21,6 @@ export const POST = dashboardRoute(async ({ req, merchant }) => {
   checkInvoiceCreationRate(`merchant:${merchant.id}`);
   return invoiceJson(await createInvoice(db(), rateSource(), merchant, input));
 });
+
+// Any other method: a JSON 405, not Next's empty one.
+export const { PUT, PATCH, DELETE } = otherMethods(['GET', 'POST']);

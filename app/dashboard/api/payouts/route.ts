@@ -1,3 +1,4 @@
+import { otherMethods } from '@/lib/http/route';
 import { dashboardRoute } from '@/lib/auth/dashboardRoute';
 import { readJson } from '@/lib/http/request';
 import { checkInvoiceCreationRate } from '@/lib/invoices/creationRate';
@@ -9,3 +10,6 @@ export const POST = dashboardRoute(async ({ req, merchant }) => {
   checkInvoiceCreationRate(`merchant:${merchant.id}`);
   return createPayoutResponse(merchant, body);
 });
+
+// Any other method: a JSON 405, not Next's empty one.
+export const { GET, PUT, PATCH, DELETE } = otherMethods(['POST']);

@@ -1,3 +1,4 @@
+import { otherMethods } from '@/lib/http/route';
 import { dashboardRoute } from '@/lib/auth/dashboardRoute';
 import { requireRecentAuth } from '@/lib/auth/reauth';
 import { db } from '@/lib/db/client';
@@ -13,3 +14,6 @@ export const PATCH = dashboardRoute(async ({ req, merchant }) => {
   if (input.target_wallet_address !== undefined && input.target_wallet_address !== merchant.targetWalletAddress) await requireRecentAuth(req, merchant);
   return settingsJson(await updateSettings(db(), merchant, input));
 });
+
+// Any other method: a JSON 405, not Next's empty one.
+export const { POST, PUT, DELETE } = otherMethods(['GET', 'PATCH']);

@@ -1,3 +1,4 @@
+import { otherMethods } from '@/lib/http/route';
 import { notFound, errorResponse, jsonResponse } from '@/lib/http/errors';
 import { INVOICE_NOT_FOUND } from '@/lib/invoices/service';
 import { loadPublicInvoice } from '../../_lib/loadPublicInvoice';
@@ -10,3 +11,6 @@ export async function GET(req: Request, ctx: { params: Promise<{ id: string }> }
   const headers = { 'cache-control': 'no-store', 'x-robots-tag': 'noindex' };
   return view ? jsonResponse(view, 200, headers) : errorResponse(notFound(INVOICE_NOT_FOUND), headers);
 }
+
+// Any other method: a JSON 405, not Next's empty one.
+export const { POST, PUT, PATCH, DELETE } = otherMethods(['GET']);

@@ -1,3 +1,4 @@
+import { otherMethods } from '@/lib/http/route';
 // Who may call the API with the merchant's keys: changes need a recent sign-in or the password.
 import { dashboardRoute } from '@/lib/auth/dashboardRoute';
 import { requireRecentAuth } from '@/lib/auth/reauth';
@@ -17,3 +18,6 @@ export const DELETE = dashboardRoute(async ({ req, url, merchant }) => {
   await requireRecentAuth(req, merchant);
   return settingsJson(await removeIpRule(db(), merchant.id, rule));
 });
+
+// Any other method: a JSON 405, not Next's empty one.
+export const { GET, PUT, PATCH } = otherMethods(['POST', 'DELETE']);

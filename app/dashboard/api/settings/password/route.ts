@@ -1,3 +1,4 @@
+import { otherMethods } from '@/lib/http/route';
 import { dashboardRoute } from '@/lib/auth/dashboardRoute';
 import { changePassword, passwordChangeSchema } from '@/lib/auth/passwordChange';
 import { db } from '@/lib/db/client';
@@ -10,3 +11,6 @@ export const POST = dashboardRoute(async ({ req, merchant }) => {
   await changePassword(db(), merchant, req.headers.get(CLIENT_IP_HEADER) ?? 'unknown', input);
   return new Response(null, { status: 204 });
 });
+
+// Any other method: a JSON 405, not Next's empty one.
+export const { GET, PUT, PATCH, DELETE } = otherMethods(['POST']);

@@ -1,3 +1,4 @@
+import { otherMethods } from '@/lib/http/route';
 import { dashboardRoute } from '@/lib/auth/dashboardRoute';
 import { requireRecentAuth } from '@/lib/auth/reauth';
 import { db } from '@/lib/db/client';
@@ -15,3 +16,6 @@ export const POST = dashboardRoute(async ({ req, merchant }) => {
   await requireRecentAuth(req, merchant);
   return Response.json({ secret: await rotateWebhookSecret(db(), merchant.id) }, { headers: noStore });
 });
+
+// Any other method: a JSON 405, not Next's empty one.
+export const { PUT, PATCH, DELETE } = otherMethods(['GET', 'POST']);
