@@ -346,7 +346,8 @@ describe('security hardening (issue 14)', () => {
 
     it('asks for the password again for fund-moving changes once the sign-in is older than the window', async () => {
       // A second app whose window is 0 minutes: every session is "old".
-      const strict = await startApp({ DASHBOARD_REAUTH_MINUTES: '0' });
+      // Same master key: this process seals the new merchant's webhook secret with the first app's (config() is read once).
+      const strict = await startApp({ DASHBOARD_REAUTH_MINUTES: '0', MASTER_KEY: app.env.MASTER_KEY! });
       try {
         const email = newEmail();
         await registerMerchant(strict.prisma, { email, password: PASSWORD });
