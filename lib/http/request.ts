@@ -7,6 +7,8 @@ export const CLIENT_IP_HEADER = 'x-invoicing-client-ip';
 /** Largest request body accepted; a 1,000-target payout is about 70 KB. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
+const DRAIN_BYTES = 16 * MAX_BODY_BYTES;
+
 const tooLarge = () => new ApiError(413, `Request body is larger than ${MAX_BODY_BYTES} bytes.`);
 
 /** The body as text, refusing (413) before reading past MAX_BODY_BYTES whatever Content-Length claims. */
@@ -22,6 +24,13 @@ async function boundedText(req: Request): Promise<string> {
     if (done) break;
     size += value.byteLength;
     if (size > MAX_BODY_BYTES) {
+      // The rest is read and dropped, so the client, still sending, gets the 413 rather than a
+      // reset; past DRAIN_BYTES (or HTTP_REQUEST_TIMEOUT_SECONDS, server.ts) the connection is cut.
+      while (size <= DRAIN_BYTES) {
+        const next = await reader.read();
+        if (next.done) throw tooLarge();
+        size += next.value.byteLength;
+      }
       await reader.cancel().catch(() => undefined);
       throw tooLarge();
     }
