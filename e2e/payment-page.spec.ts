@@ -63,7 +63,7 @@ test('a new invoice shows the amount, the QR code, and the token switch changes 
   expect(await page.content()).not.toContain(invoice.email);
   const status = await (await fetch(`${stack.app.baseUrl}/payment/${invoice.id}/status?k=${linkKeyWith(stack.app.env.MASTER_KEY!, invoice.id)}`)).json();
   expect(Object.keys(status).sort()).toEqual(
-    ['address', 'amount_usd', 'confirming', 'description', 'expired_at', 'final', 'id', 'order_id', 'payments', 'phase', 'redirect_url', 'server_time', 'status', 'tokens', 'type'].sort(),
+    ['address', 'amount_usd', 'confirming', 'description', 'expired_at', 'final', 'full', 'id', 'order_id', 'payments', 'phase', 'redirect_url', 'server_time', 'status', 'tokens', 'type'].sort(),
   );
   expect(JSON.stringify(status)).not.toContain(invoice.email);
   expect(status.tokens).toEqual([
@@ -226,7 +226,7 @@ test("a payout's paymentURL is its top-up page: the exact top-up, live until pai
   });
 
   await test.step('nothing private: not the targets, their amounts or the merchant', async () => {
-    const status = await (await fetch(`${payoutUrl}/status`)).json();
+    const status = await (await fetch(`${stack.app.baseUrl}/payment/${payout.id}/status?k=${linkKeyWith(stack.app.env.MASTER_KEY!, payout.id)}`)).json();
     expect(status).toMatchObject({ type: 'MULTIPLE_TRANSFER', phase: 'waiting', amount_usd: null, tokens: [{ currency: 'TRX', amount_due: topup, received: '0', missing: topup }] });
     for (const text of [await page.content(), JSON.stringify(status)]) {
       expect(text).not.toContain(target);
