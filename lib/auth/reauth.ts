@@ -33,7 +33,7 @@ export async function requireRecentAuth(req: Request, merchant: Merchant): Promi
   if (session && session.merchant.id === merchant.id && Date.now() / 1000 - session.authAt < windowSeconds) return;
   const given = decodeHeader(req.headers.get(CONFIRM_PASSWORD_HEADER));
   if (!given) {
-    throw new ApiError(403, 'Confirm your password to make this change.', { password: ['Enter your password to confirm.'] }, undefined, REAUTH_REQUIRED);
+    throw new ApiError(403, 'Confirm your password to make this change.', undefined, undefined, REAUTH_REQUIRED);
   }
   const ip = req.headers.get(CLIENT_IP_HEADER) ?? 'unknown';
   let ok: true | null;
@@ -43,5 +43,5 @@ export async function requireRecentAuth(req: Request, merchant: Merchant): Promi
     if (err instanceof TooManyAttempts) throw new ApiError(429, err.message);
     throw err;
   }
-  if (!ok) throw new ApiError(403, 'Wrong password.', { password: ['Wrong password.'] }, undefined, REAUTH_REQUIRED);
+  if (!ok) throw new ApiError(403, 'Wrong password.', undefined, undefined, REAUTH_REQUIRED);
 }
