@@ -8,6 +8,9 @@ const nextConfig = {
   // Clients written for a Django-style API add a trailing slash; answer both forms without a redirect.
   skipTrailingSlashRedirect: true,
   poweredByHeader: false,
+  // The dev server logs every server function call with its arguments: the sign-up action's
+  // include the password (issue 14, finding 9). Nothing secret goes to a log.
+  logging: { serverFunctions: false },
   typescript: { tsconfigPath: 'tsconfig.next.json' },
 };
 

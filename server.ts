@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import next from 'next';
 import { config } from '@/lib/config';
 import { clientIpFrom } from '@/lib/auth/ipAllowList';
 import { parseSessionEnv } from '@/lib/auth/sessionEnv';
 import { CLIENT_IP_HEADER } from '@/lib/http/request';
+import { addressKey, RateLimiter } from '@/lib/http/rateLimit';
+import { SECURITY_HEADERS, securityHeadersFor } from '@/lib/http/securityHeaders';
 import { bridgeConsole, CLIENT_REQUEST_ID, createLogger, REQUEST_ID_HEADER } from '@/lib/log';
 
 /**
@@ -12,6 +15,11 @@ import { bridgeConsole, CLIENT_REQUEST_ID, createLogger, REQUEST_ID_HEADER } fro
  * socket: this is the one place that decides the caller's IP (from the socket,
  * or X-Forwarded-For past TRUSTED_PROXIES) and hands it on in a header that
  * clients cannot set.
+ *
+ * It is also the edge below Next: whatever Next would answer with an HTML page,
+ * an empty body or a reset (unknown methods, bad percent-encoding, oversized
+ * headers or URLs, slow bodies, unparsable requests) is answered here in the
+ * spec's `{"detail": ...}` shape (spec part 7).
  */
 const c = config();
 const log = createLogger('web', c.LOG_LEVEL);
@@ -23,25 +31,135 @@ const app = next({ dev, hostname: c.HOST, port: c.PORT });
 await app.prepare();
 const handle = app.getRequestHandler();
 
-const server = createServer((req, res) => {
-  const started = process.hrtime.bigint();
-  const forwarded = req.headers['x-forwarded-for'];
-  const ip = clientIpFrom(req.socket.remoteAddress, Array.isArray(forwarded) ? forwarded.join(',') : forwarded, c.TRUSTED_PROXIES);
-  delete req.headers[CLIENT_IP_HEADER];
-  if (ip) req.headers[CLIENT_IP_HEADER] = ip;
-  // A request id from the caller (a proxy, a merchant's client) is kept when it is sane, else one is made;
-  // it is answered in the same header and is in every log line about the request.
-  const given = req.headers[REQUEST_ID_HEADER];
-  const reqId = typeof given === 'string' && CLIENT_REQUEST_ID.test(given) ? given : randomUUID();
-  req.headers[REQUEST_ID_HEADER] = reqId;
-  res.setHeader(REQUEST_ID_HEADER, reqId);
-  res.once('finish', () => {
-    // The path without its query: search terms and filters are the merchant's data.
-    const path = (req.url ?? '').split('?')[0];
-    log.info({ reqId, method: req.method, path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6, ip }, 'request');
-  });
-  void handle(req, res);
+const MAX_HEADER_BYTES = 16 * 1024;
+const MAX_URL_LENGTH = 8 * 1024;
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+const ALLOW = [...METHODS].join(', ');
+// Public payment pages and their status JSON, limited per client address (IPv6 per /64): ids are
+// sequential, and the limit keeps a guesser from walking them.
+const PUBLIC_PAGE = /^\/payment\/[^/?]+(?:\/(?:status|devnet-pay))?\/?(?:\?|$)/;
+const publicPages = new RateLimiter(c.PUBLIC_PAGE_RATE_PER_MINUTE);
+
+const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 405: 'Method Not Allowed', 408: 'Request Timeout', 413: 'Payload Too Large', 414: 'URI Too Long', 429: 'Too Many Requests', 431: 'Request Header Fields Too Large' };
+
+function errorBody(status: number, detail: string, extra: Record<string, string> = {}): { head: Record<string, string>; body: string } {
+  const body = JSON.stringify({ detail });
+  return { head: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...SECURITY_HEADERS, ...extra }, body };
+}
+
+function answer(res: ServerResponse, status: number, detail: string, extra: Record<string, string> = {}): void {
+  const { head, body } = errorBody(status, detail, extra);
+  res.writeHead(status, head).end(body);
+}
+
+/** For errors met before there is a request object: the raw socket gets a whole HTTP/1.1 answer, then closes. */
+function answerSocket(socket: Duplex, status: number, detail: string, extra: Record<string, string> = {}): void {
+  if (!socket.writable) return void socket.destroy();
+  const { head, body } = errorBody(status, detail, { ...extra, connection: 'close' });
+  const lines = Object.entries(head).map(([k, v]) => `${k}: ${v}`);
+  socket.end(`HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\n${lines.join('\r\n')}\r\n\r\n${body}`);
+}
+
+/** `.` or `..` path segments, also percent-encoded: Next would resolve them to another route (or its HTML 404). */
+const DOT_SEGMENT = /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i;
+
+/** True when every %-escape in the request target is well formed and the whole decodes as UTF-8. */
+function wellEncoded(target: string): boolean {
+  try {
+    decodeURIComponent(target);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// Connections whose last answer said `Connection: close` (e.g. a 413 before the body was read):
+// bytes still arriving on them are the rest of that body, not a new request, and get no answer.
+const closing = new WeakSet<Duplex>();
+
+const server = createServer(
+  {
+    maxHeaderSize: MAX_HEADER_BYTES,
+    // A request (headers and body) must arrive whole within this; a slow body no longer holds a connection for minutes.
+    requestTimeout: c.HTTP_REQUEST_TIMEOUT_SECONDS * 1000,
+    headersTimeout: Math.min(c.HTTP_REQUEST_TIMEOUT_SECONDS, 20) * 1000,
+    // How often those timeouts are checked (Node's default, 30 s, would let a slow request run 30 s over).
+    connectionsCheckingInterval: 1000,
+  },
+  (req: IncomingMessage, res: ServerResponse) => {
+    const started = process.hrtime.bigint();
+    const target = req.url ?? '/';
+    const forwarded = req.headers['x-forwarded-for'];
+    const ip = clientIpFrom(req.socket.remoteAddress, Array.isArray(forwarded) ? forwarded.join(',') : forwarded, c.TRUSTED_PROXIES);
+    delete req.headers[CLIENT_IP_HEADER];
+    if (ip) req.headers[CLIENT_IP_HEADER] = ip;
+    // A request id from the caller (a proxy, a merchant's client) is kept when it is sane, else one is made;
+    // it is answered in the same header and is in every log line about the request.
+    const given = req.headers[REQUEST_ID_HEADER];
+    const reqId = typeof given === 'string' && CLIENT_REQUEST_ID.test(given) ? given : randomUUID();
+    req.headers[REQUEST_ID_HEADER] = reqId;
+    res.setHeader(REQUEST_ID_HEADER, reqId);
+    res.once('finish', () => {
+      if (!res.shouldKeepAlive) closing.add(req.socket);
+      // The path without its query: search terms and filters are the merchant's data.
+      const path = target.split('?')[0];
+      log.info({ reqId, method: req.method, path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6, ip }, 'request');
+    });
+    for (const [name, value] of Object.entries(securityHeadersFor(target))) res.setHeader(name, value);
+
+    if (!METHODS.has(req.method ?? '')) return answer(res, 405, `Method "${req.method}" not allowed.`, { allow: ALLOW });
+    if (target.length > MAX_URL_LENGTH) return answer(res, 414, `Request URL is longer than ${MAX_URL_LENGTH} characters.`);
+    if (!wellEncoded(target)) return answer(res, 400, 'Malformed percent-encoding in the request URL.');
+    if (DOT_SEGMENT.test(target.split('?')[0]!)) return answer(res, 400, 'Path segments "." and ".." are not accepted.');
+    if (PUBLIC_PAGE.test(target)) {
+      const wait = publicPages.take(`page:${addressKey(ip ?? 'unknown')}`);
+      if (wait !== null) return answer(res, 429, `Too many requests from this address; try again in ${wait} s.`, { 'retry-after': String(wait) });
+    }
+    void handle(req, res);
+  },
+);
+
+// Requests Node's parser refuses before any handler runs: oversized headers, unknown methods,
+// malformed request lines, and requests that did not arrive within requestTimeout.
+server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+  if (err.code === 'ECONNRESET' || !socket.writable || closing.has(socket)) return void socket.destroy();
+  // Bytes after a request that is still being answered (a GET whose client sent an unframed body):
+  // they are no request. Let the answer finish, then close; keep reading meanwhile, so the
+  // kernel does not reset the connection under the answer.
+  const current = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+  // A request whose body did not arrive in time: its handler is still waiting for it, so answer in its place.
+  if (current && err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    if (current.headersSent) return void socket.destroy();
+    answer(current, 408, `The request did not arrive within ${c.HTTP_REQUEST_TIMEOUT_SECONDS} s.`, { connection: 'close' });
+    current.once('finish', () => socket.destroy());
+    return;
+  }
+  if (current) {
+    if (!current.headersSent) current.setHeader('connection', 'close');
+    socket.on('data', () => undefined);
+    socket.resume();
+    const close = () => {
+      socket.end();
+      setTimeout(() => socket.destroy(), 5000).unref();
+    };
+    if (current.writableFinished) close();
+    else current.once('finish', close).once('close', close);
+    return;
+  }
+  switch (err.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return answerSocket(socket, 431, `Request headers are larger than ${MAX_HEADER_BYTES} bytes.`);
+    case 'HPE_INVALID_METHOD':
+      return answerSocket(socket, 405, 'Method not allowed.', { allow: ALLOW });
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return answerSocket(socket, 408, `The request did not arrive within ${c.HTTP_REQUEST_TIMEOUT_SECONDS} s.`);
+    default:
+      return answerSocket(socket, 400, 'Malformed HTTP request.');
+  }
 });
+
+// CONNECT never reaches the request handler; it gets the same refusal as any other unknown method.
+server.on('connect', (_req: IncomingMessage, socket: Duplex) => answerSocket(socket, 405, 'Method "CONNECT" not allowed.', { allow: ALLOW }));
 
 server.listen(c.PORT, c.HOST, () => {
   log.info(`web: listening on http://${c.HOST}:${c.PORT} (${dev ? 'development' : 'production'})`);

@@ -1,3 +1,4 @@
+import { linkKeyWith } from '@/lib/invoices/linkKey';
 import { randomBytes } from 'node:crypto';
 import { TronWeb } from 'tronweb';
 import { startApp } from '../test/helpers/app';
@@ -23,7 +24,8 @@ async function createInvoice(stack: Stack, body: Record<string, unknown> = {}): 
   return { id: res.json.id, address: res.json.address, email: merchant.email, merchantId: merchant.id };
 }
 
-const pageUrl = (stack: Stack, id: number | string) => `${stack.app.baseUrl}/payment/${id}`;
+// The paymentURL: the id and its link key (without it the page shows the limited view, docs/payment-page.md).
+const pageUrl = (stack: Stack, id: number | string) => `${stack.app.baseUrl}/payment/${id}?k=${linkKeyWith(stack.app.env.MASTER_KEY!, Number(id) || 0)}`;
 const randomAddress = () => (TronWeb.createRandom() as unknown as { address: string }).address;
 
 
@@ -59,9 +61,9 @@ test('a new invoice shows the amount, the QR code, and the token switch changes 
 
   // Nothing the customer should not see: not in the page, not in the public status JSON.
   expect(await page.content()).not.toContain(invoice.email);
-  const status = await (await fetch(`${pageUrl(stack, invoice.id)}/status`)).json();
+  const status = await (await fetch(`${stack.app.baseUrl}/payment/${invoice.id}/status?k=${linkKeyWith(stack.app.env.MASTER_KEY!, invoice.id)}`)).json();
   expect(Object.keys(status).sort()).toEqual(
-    ['address', 'amount_usd', 'confirming', 'description', 'expired_at', 'final', 'id', 'order_id', 'payments', 'phase', 'redirect_url', 'server_time', 'status', 'tokens', 'type'].sort(),
+    ['address', 'amount_usd', 'confirming', 'description', 'expired_at', 'final', 'full', 'id', 'order_id', 'payments', 'phase', 'redirect_url', 'server_time', 'status', 'tokens', 'type'].sort(),
   );
   expect(JSON.stringify(status)).not.toContain(invoice.email);
   expect(status.tokens).toEqual([
@@ -145,7 +147,7 @@ test('an unknown or malformed id is a 404 page, and a 404 on the status endpoint
     await expect(page.getByRole('heading', { name: 'Payment not found' })).toBeVisible();
   }
   await page.screenshot({ path: screenshotPath('payment-not-found'), fullPage: true });
-  const res = await fetch(`${pageUrl(stack, 987654321)}/status`);
+  const res = await fetch(`${stack.app.baseUrl}/payment/987654321/status`);
   expect(res.status).toBe(404);
   expect(await res.json()).toEqual({ detail: 'No Invoice matches the given query.' });
 });
@@ -201,7 +203,7 @@ test("a payout's paymentURL is its top-up page: the exact top-up, live until pai
   const created = await stack.app.api('/payment/multiple_transfer/create', key, { method: 'POST', body: { currency: 'TRX', target_wallets: [{ address: target, amount: 12.345678 }] } });
   expect(created.status).toBe(200);
   const payout = created.json as { id: number; address: string; paymentURL: string; currencies_amounts: { TRX: number } };
-  expect(payout.paymentURL).toMatch(new RegExp(`/payment/${payout.id}$`));
+  expect(payout.paymentURL).toMatch(new RegExp(`/payment/${payout.id}\\?k=[A-Za-z0-9_-]{22}$`));
   const topup = String(payout.currencies_amounts.TRX);
   const payoutUrl = pageUrl(stack, payout.id);
 
@@ -224,7 +226,7 @@ test("a payout's paymentURL is its top-up page: the exact top-up, live until pai
   });
 
   await test.step('nothing private: not the targets, their amounts or the merchant', async () => {
-    const status = await (await fetch(`${payoutUrl}/status`)).json();
+    const status = await (await fetch(`${stack.app.baseUrl}/payment/${payout.id}/status?k=${linkKeyWith(stack.app.env.MASTER_KEY!, payout.id)}`)).json();
     expect(status).toMatchObject({ type: 'MULTIPLE_TRANSFER', phase: 'waiting', amount_usd: null, tokens: [{ currency: 'TRX', amount_due: topup, received: '0', missing: topup }] });
     for (const text of [await page.content(), JSON.stringify(status)]) {
       expect(text).not.toContain(target);

@@ -13,7 +13,7 @@ test('paying with the devnet button completes the invoice through the worker and
   expect(created.status).toBe(200);
   const id: number = created.json.id;
 
-  await page.goto(`${stack.app.baseUrl}/payment/${id}`);
+  await page.goto(created.json.paymentURL.replace(/^https?:\/\/[^/]+/, stack.app.baseUrl));
   await expect(page.getByTestId('payment-status')).toHaveAttribute('data-phase', 'waiting');
   await page.getByRole('button', { name: /Pay with devnet/ }).click();
   await expect(page.getByRole('heading', { name: 'Paid. Thank you!' })).toBeVisible({ timeout: 30_000 });

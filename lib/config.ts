@@ -58,6 +58,11 @@ const schema = z.object({
   FORWARDING_FEE_PERCENT: percent('FORWARDING_FEE_PERCENT').default('1'),
   TOPUP_FEE_PERCENT: percent('TOPUP_FEE_PERCENT').default('1'),
   DEFAULT_EXPIRY_MINUTES: z.coerce.number().int().min(1).max(10080).default(60),
+  // Issue 14: limits that keep one client from exhausting the service. See docs/configuration.md.
+  INVOICE_CREATE_RATE_PER_MINUTE: z.coerce.number().int().min(1).default(600),
+  PUBLIC_PAGE_RATE_PER_MINUTE: z.coerce.number().int().min(1).default(120),
+  HTTP_REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
+  DASHBOARD_REAUTH_MINUTES: z.coerce.number().int().min(0).max(480).default(5),
   DEMO_API_KEY: z.string().regex(/^\S{20,}$/, 'DEMO_API_KEY must be at least 20 characters, without spaces').optional(),
   // Operations (docs/operations.md).
   METRICS_TOKEN: z.string().regex(/^\S{16,}$/, 'METRICS_TOKEN must be at least 16 characters, without spaces').optional(),

@@ -31,7 +31,8 @@ describe('POST /payment/create', () => {
     assert.deepEqual(Object.keys(inv).sort(), [...INVOICE_FIELDS].sort());
     assert.equal(inv.status, 'ACTIVE');
     assert.equal(inv.type, 'SINGLE');
-    assert.equal(inv.paymentURL, `https://pay.example.test/payment/${inv.id}`);
+    // The spec's shape /payment/<id>, with the link key in the query (docs/payment-page.md).
+    assert.match(inv.paymentURL, new RegExp(`^https://pay\\.example\\.test/payment/${inv.id}\\?k=[A-Za-z0-9_-]{22}$`));
     assert.equal(inv.amount, 10);
     assert.deepEqual(inv.currencies, ['TRX', 'USDT']);
     // 10 USD at 0.25 USD/TRX is 40 TRX; USDT at 1. The merchant pays the fee.

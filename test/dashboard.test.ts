@@ -66,8 +66,9 @@ class Browser {
     });
   }
 
+  /** As the dashboard's pages call it: a same-origin fetch (changes from elsewhere are refused). */
   api(path: string, method = 'GET', body?: unknown): Promise<HttpResponse> {
-    return this.request(`/dashboard/api${path}`, { method, body });
+    return this.request(`/dashboard/api${path}`, { method, body, headers: { 'sec-fetch-site': 'same-origin' } });
   }
 }
 
@@ -195,9 +196,10 @@ describe('merchant dashboard', () => {
     const ok = await browser.api('/settings', 'PATCH', { target_wallet_address: WALLET, webhook_url: 'https://shop.example/hook', aml_check: true, aml_risk_limit: '42.5' });
     assert.equal(ok.status, 200, ok.text);
     assert.deepEqual(
-      { ...ok.json, email: undefined, ip_whitelist: undefined },
-      { email: undefined, ip_whitelist: undefined, target_wallet_address: WALLET, webhook_url: 'https://shop.example/hook', aml_check: true, aml_risk_limit: '42.5' },
+      { ...ok.json, email: undefined, ip_whitelist: undefined, target_wallet_changed_at: undefined },
+      { email: undefined, ip_whitelist: undefined, target_wallet_changed_at: undefined, target_wallet_address: WALLET, webhook_url: 'https://shop.example/hook', aml_check: true, aml_risk_limit: '42.5' },
     );
+    assert.ok(ok.json.target_wallet_changed_at, 'the wallet change is on record');
     // Emptying a field clears it.
     assert.equal((await browser.api('/settings', 'PATCH', { webhook_url: '' })).json.webhook_url, null);
   });

@@ -38,7 +38,7 @@ describe('the customer\'s view of an invoice', () => {
     assert.equal(v.redirect_url, null);
     assert.equal(v.final, false);
     assert.equal(v.amount_usd, '10');
-    assert.deepEqual(Object.keys(v).sort(), ['address', 'amount_usd', 'confirming', 'description', 'expired_at', 'final', 'id', 'order_id', 'payments', 'phase', 'redirect_url', 'server_time', 'status', 'tokens', 'type']);
+    assert.deepEqual(Object.keys(v).sort(), ['address', 'amount_usd', 'confirming', 'description', 'expired_at', 'final', 'full', 'id', 'order_id', 'payments', 'phase', 'redirect_url', 'server_time', 'status', 'tokens', 'type']);
   });
 
   it('counts part paid in one token against what is missing in both', () => {
@@ -121,7 +121,7 @@ describe('the public view of a mass payout (its top-up page)', () => {
     assert.equal(v.phase, 'waiting');
     assert.deepEqual(v.tokens, [{ currency: 'TRX', amount_due: '78.2718', received: '0', missing: '78.2718' }]);
     assert.equal(v.amount_usd, null, "the USD amount is the targets' total");
-    assert.deepEqual(Object.keys(v).sort(), ['address', 'amount_usd', 'confirming', 'description', 'expired_at', 'final', 'id', 'order_id', 'payments', 'phase', 'redirect_url', 'server_time', 'status', 'tokens', 'type']);
+    assert.deepEqual(Object.keys(v).sort(), ['address', 'amount_usd', 'confirming', 'description', 'expired_at', 'final', 'full', 'id', 'order_id', 'payments', 'phase', 'redirect_url', 'server_time', 'status', 'tokens', 'type']);
     const json = JSON.stringify(v);
     for (const secret of ['TtargetNumberOne', '37.5', '9.375', 'payer@example.com', 'sealed']) assert.ok(!json.includes(secret), `${secret} leaked: ${json}`);
   });

@@ -7,12 +7,29 @@ import { sessionMerchant } from '@/lib/auth/session';
 export const dynamic = 'force-dynamic';
 export const metadata = { title: 'Dashboard · Tron Invoicing' };
 
+// How long the "payout wallet was changed" notice stays on every dashboard page.
+const WALLET_NOTICE_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** Whether the wallet change is recent enough to show; read per request (the layout is dynamic). */
+function walletChangeIsRecent(changedAt: Date): boolean {
+  return Date.now() - changedAt.getTime() < WALLET_NOTICE_MS;
+}
+
 export default async function DashboardLayout({ children }: { children: ReactNode }) {
   const merchant = await sessionMerchant();
   if (!merchant) redirect('/signin');
+  const changedAt = merchant.targetWalletChangedAt;
+  const notice = changedAt !== null && walletChangeIsRecent(changedAt);
   return (
     <QueryProvider>
       <Nav email={merchant.email} />
+      {notice && (
+        <div role="alert" className="mx-auto mt-4 max-w-6xl rounded-lg border border-amber-300 bg-amber-50 px-4 py-3 text-sm text-amber-900 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100">
+          Your payout wallet was changed on {changedAt.toISOString().replace('T', ' ').slice(0, 16)} UTC to{' '}
+          <span className="font-mono break-all">{merchant.targetWalletAddress ?? '(none)'}</span>. If this was not you, set it back in Settings and change
+          your password: that signs out every session.
+        </div>
+      )}
       <main className="mx-auto max-w-6xl space-y-6 px-4 py-6">{children}</main>
     </QueryProvider>
   );

@@ -4,6 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import type { SettingsJson } from '@/lib/merchants/settings';
 import { dashboardApi } from './api';
 import { IpWhitelist } from './IpWhitelist';
+import { PasswordChange } from './PasswordChange';
 import { SettingsForm } from './SettingsForm';
 import { WebhookSecret } from './WebhookSecret';
 
@@ -16,6 +17,7 @@ export function SettingsPanel() {
       <SettingsForm settings={data} />
       <WebhookSecret />
       <IpWhitelist rules={data.ip_whitelist} />
+      <PasswordChange />
     </>
   );
 }

@@ -18,23 +18,25 @@ const OPEN_POLL_MS = 3_000;
 const CLOSED_POLL_MS = 15_000;
 const PAYABLE: readonly PublicInvoice['phase'][] = ['waiting', 'partial'];
 
-async function fetchStatus(id: number): Promise<PublicInvoice> {
-  const res = await fetch(`/payment/${id}/status`, { cache: 'no-store' });
+async function fetchStatus(id: number, linkKey: string | null): Promise<PublicInvoice> {
+  const res = await fetch(`/payment/${id}/status${linkKey ? `?k=${encodeURIComponent(linkKey)}` : ''}`, { cache: 'no-store' });
   if (!res.ok) throw new Error(`status ${res.status}`);
   return (await res.json()) as PublicInvoice;
 }
 
 interface Props {
   initial: PublicInvoice;
+  /** The paymentURL's key, passed on to the status polls so they see what the page saw. */
+  linkKey: string | null;
   t: Messages;
   locale: string;
   devnet: boolean;
 }
 
-export function PaymentView({ initial, t, locale, devnet }: Props) {
+export function PaymentView({ initial, linkKey, t, locale, devnet }: Props) {
   const query = useQuery({
     queryKey: ['payment', initial.id],
-    queryFn: () => fetchStatus(initial.id),
+    queryFn: () => fetchStatus(initial.id, linkKey),
     initialData: initial,
     refetchInterval: (q) => (q.state.data?.final ? false : q.state.data?.status === 'ACTIVE' ? OPEN_POLL_MS : CLOSED_POLL_MS),
   });

@@ -4,7 +4,7 @@ import CredentialsProvider from 'next-auth/providers/credentials';
 import { publicBaseUrl } from '@/lib/config';
 import { db } from '@/lib/db/client';
 import { parseSessionEnv } from './sessionEnv';
-import type { Merchant } from '@/lib/generated/prisma/client';
+import type { Merchant, PrismaClient } from '@/lib/generated/prisma/client';
 import { CLIENT_IP_HEADER } from '@/lib/http/request';
 import { verifyPassword } from './passwords';
 import { credentialsSchema } from './signup';
@@ -14,6 +14,17 @@ import { throttledSignIn } from './signInThrottle';
 declare module 'next-auth' {
   interface Session {
     merchantId?: number;
+    /** The merchant's session epoch at sign-in; a session of an older epoch is revoked. */
+    epoch?: number;
+    /** When the password was last given (Unix seconds): fund-moving changes need it recent. */
+    authAt?: number;
+  }
+}
+
+declare module 'next-auth/jwt' {
+  interface JWT {
+    epoch?: number;
+    authAt?: number;
   }
 }
 
@@ -53,18 +64,58 @@ export function authOptions(): AuthOptions {
       }),
     ],
     callbacks: {
+      // At sign-in the token records the merchant's session epoch and the time the password was given.
+      async jwt({ token, user }) {
+        if (user) {
+          const merchant = await db().merchant.findUnique({ where: { id: Number(user.id) }, select: { sessionEpoch: true } });
+          token.epoch = merchant?.sessionEpoch ?? -1;
+          token.authAt = Math.floor(Date.now() / 1000);
+        }
+        return token;
+      },
       // The merchant id travels as the JWT subject (next-auth sets sub from user.id).
       session({ session, token }) {
-        return { ...session, merchantId: Number(token.sub) };
+        return { ...session, merchantId: Number(token.sub), epoch: token.epoch, authAt: token.authAt };
+      },
+    },
+    events: {
+      // Signing out ends every session of the merchant, on every device (issue 14, finding 2):
+      // a JWT cannot be recalled, so the epoch it carries is made stale instead.
+      async signOut({ token }) {
+        const id = Number(token?.sub);
+        if (Number.isInteger(id)) await endAllSessions(db(), id);
       },
     },
   };
   return cached;
 }
 
-/** The signed-in merchant, or null. Read from the database so a deleted account loses access at once. */
-export async function sessionMerchant(): Promise<Merchant | null> {
-  const id = (await getServerSession(authOptions()))?.merchantId;
+/** Makes every existing session of the merchant invalid (sign-out, password change). */
+export async function endAllSessions(prisma: Pick<PrismaClient, 'merchant'>, merchantId: number): Promise<void> {
+  await prisma.merchant.updateMany({ where: { id: merchantId }, data: { sessionEpoch: { increment: 1 } } });
+}
+
+export interface SignedIn {
+  merchant: Merchant;
+  /** When the password was last given, Unix seconds. */
+  authAt: number;
+}
+
+/**
+ * The signed-in merchant and when it gave its password, or null. Read from the
+ * database on every request, so a deleted account or a revoked session (epoch
+ * changed since sign-in) loses access at once.
+ */
+export async function currentSession(): Promise<SignedIn | null> {
+  const session = await getServerSession(authOptions());
+  const id = session?.merchantId;
   if (!id || !Number.isInteger(id)) return null;
-  return db().merchant.findUnique({ where: { id } });
+  const merchant = await db().merchant.findUnique({ where: { id } });
+  if (!merchant || session.epoch !== merchant.sessionEpoch) return null;
+  return { merchant, authAt: session.authAt ?? 0 };
+}
+
+/** The signed-in merchant, or null (see currentSession). */
+export async function sessionMerchant(): Promise<Merchant | null> {
+  return (await currentSession())?.merchant ?? null;
 }

@@ -1,6 +1,16 @@
 import type { Prisma, PrismaClient } from '@/lib/generated/prisma/client';
+import { addressKey } from '@/lib/http/rateLimit';
 
 export const MAX_FAILED_SIGN_INS = 5;
+/**
+ * Failed sign-ins to one account from all addresses together: an attacker with
+ * many addresses still gets this many guesses per window, not 5 per address.
+ * The price is that such an attack also locks the owner out until the window
+ * passes; the owner is never locked out by its own few mistakes.
+ */
+export const MAX_FAILED_SIGN_INS_PER_ACCOUNT = 20;
+/** Longest pause before answering a guess on an account under attack. */
+const MAX_SLOWDOWN_MS = 8_000;
 /** Failed sign-ins (any e-mail) and sign-ups from one IP: each costs a bcrypt run. */
 export const MAX_ATTEMPTS_PER_IP = 20;
 export const MAX_SIGN_UPS_PER_IP = 5;
@@ -25,12 +35,25 @@ interface Limit {
 const retry = `Try again in ${WINDOW_MS / 60_000} minutes.`;
 
 /**
+ * How long to wait before checking a password when the account already has
+ * `failures` failed sign-ins in the window: nothing for the first few (typos),
+ * then doubling from 250 ms up to MAX_SLOWDOWN_MS.
+ */
+export function accountSlowdownMs(failures: number): number {
+  if (failures < MAX_FAILED_SIGN_INS) return 0;
+  return Math.min(MAX_SLOWDOWN_MS, 250 * 2 ** Math.min(failures - MAX_FAILED_SIGN_INS, 10));
+}
+
+/**
  * Runs `attempt` unless the row it adds to `sign_in_attempts` takes any limit
  * past its maximum within the window. The row is written *before* the count,
  * so concurrent attempts cannot slip past a limit together; a refused attempt
  * removes its row again, so being refused does not extend the lock-out.
  */
-async function throttled<T>(prisma: PrismaClient, key: Key, limits: Limit[], attempt: () => Promise<T>): Promise<T> {
+export type Sleep = (ms: number) => Promise<unknown>;
+const realSleep: Sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function throttled<T>(prisma: PrismaClient, key: Key, limits: Limit[], attempt: () => Promise<T>, slowdown?: { where: Prisma.SignInAttemptWhereInput; sleep: Sleep }): Promise<T> {
   const since = new Date(Date.now() - WINDOW_MS);
   const row = await prisma.signInAttempt.create({ data: key, select: { id: true } });
   for (const limit of limits) {
@@ -38,6 +61,11 @@ async function throttled<T>(prisma: PrismaClient, key: Key, limits: Limit[], att
       await prisma.signInAttempt.delete({ where: { id: row.id } });
       throw new TooManyAttempts(limit.message);
     }
+  }
+  if (slowdown) {
+    // Earlier attempts than this one (its own row is counted, hence the - 1).
+    const wait = accountSlowdownMs((await prisma.signInAttempt.count({ where: { ...slowdown.where, createdAt: { gte: since } } })) - 1);
+    if (wait > 0) await slowdown.sleep(wait);
   }
   try {
     return await attempt();
@@ -51,22 +79,27 @@ async function throttled<T>(prisma: PrismaClient, key: Key, limits: Limit[], att
  * MAX_FAILED_SIGN_INS times in the window, or the IP used up MAX_ATTEMPTS_PER_IP
  * across e-mails. A success clears that e-mail and IP's failures.
  */
-export async function throttledSignIn<T>(prisma: PrismaClient, key: Key, check: () => Promise<T | null>): Promise<T | null> {
+export async function throttledSignIn<T>(prisma: PrismaClient, given: Key, check: () => Promise<T | null>, sleep: Sleep = realSleep): Promise<T | null> {
+  // An IPv6 client is counted by its /64: one subscriber holds all of it.
+  const key = { email: given.email, ip: addressKey(given.ip) };
   const result = await throttled(
     prisma,
     key,
     [
       { where: key, max: MAX_FAILED_SIGN_INS, message: `Too many failed sign-in attempts. ${retry}` },
       { where: { ip: key.ip }, max: MAX_ATTEMPTS_PER_IP, message: `Too many failed sign-in attempts from this address. ${retry}` },
+      { where: { email: key.email }, max: MAX_FAILED_SIGN_INS_PER_ACCOUNT, message: `Too many failed sign-in attempts on this account. ${retry}` },
     ],
     check,
+    { where: { email: key.email }, sleep },
   );
   if (result !== null) await prisma.signInAttempt.deleteMany({ where: key });
   return result;
 }
 
 /** Runs `register` unless the IP signed up MAX_SIGN_UPS_PER_IP times, or used up MAX_ATTEMPTS_PER_IP, in the window. */
-export function throttledSignUp<T>(prisma: PrismaClient, ip: string, register: () => Promise<T>): Promise<T> {
+export function throttledSignUp<T>(prisma: PrismaClient, givenIp: string, register: () => Promise<T>): Promise<T> {
+  const ip = addressKey(givenIp);
   return throttled(
     prisma,
     { email: SIGN_UP, ip },

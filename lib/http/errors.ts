@@ -6,6 +6,10 @@ export class ApiError extends Error {
     readonly status: number,
     readonly detail: string,
     readonly errors?: Record<string, string[]>,
+    /** Extra response headers, e.g. Retry-After on a 429. */
+    readonly headers?: Record<string, string>,
+    /** A machine-readable reason beside `detail`, e.g. `reauth_required`. */
+    readonly code?: string,
   ) {
     super(detail);
   }
@@ -28,9 +32,10 @@ export function jsonResponse(body: unknown, status = 200, headers?: HeadersInit)
 }
 
 export function errorResponse(err: ApiError, headers?: HeadersInit): Response {
-  const body: { detail: string; errors?: Record<string, string[]> } = { detail: err.detail };
+  const body: { detail: string; code?: string; errors?: Record<string, string[]> } = { detail: err.detail };
+  if (err.code) body.code = err.code;
   if (err.errors) body.errors = err.errors;
-  return jsonResponse(body, err.status, headers);
+  return jsonResponse(body, err.status, { ...err.headers, ...headers });
 }
 
 /** The error body (spec part 7), as the OpenAPI document describes it. */

@@ -28,3 +28,12 @@ export const orderingSchema = (fields: readonly string[]) =>
   );
 
 export const upperCase = (v: unknown) => (typeof v === 'string' ? v.trim().toUpperCase() : v);
+
+/**
+ * `term` for Prisma's `contains`, which becomes `ILIKE '%term%'` without
+ * escaping: `_` and `%` would match any character(s), so `search=_` listed
+ * everything. PostgreSQL's default LIKE escape character is the backslash.
+ */
+export function likeLiteral(term: string): string {
+  return term.replace(/[\\%_]/g, (c) => `\\${c}`);
+}

@@ -45,6 +45,16 @@ export function merchantRoute<P>(authenticate: Authenticate, handler: Handler<P>
 const byApiKey: Authenticate = (req) => authenticateApiKey(req.headers.get('authorization'), req.headers.get(CLIENT_IP_HEADER));
 
 /**
+ * Handlers for the methods a route module does not implement: 405 in the
+ * API's JSON shape with an `Allow` header, where Next would answer an empty 405.
+ */
+export function otherMethods(implemented: readonly Method[]): Record<Method, RouteFn<unknown>> {
+  const allow = implemented.join(', ');
+  const refuse: RouteFn<unknown> = async (req) => errorResponse(new ApiError(405, `Method "${req.method}" not allowed.`), { allow });
+  return Object.fromEntries(METHODS.filter((m) => !implemented.includes(m)).map((m) => [m, refuse])) as Record<Method, RouteFn<unknown>>;
+}
+
+/**
  * Builds a /v1/api route module's exports for every method: the listed ones
  * run behind API-key authentication, the rest answer 405 in the API's JSON
  * shape. Authentication comes first, as in Django REST framework, so an

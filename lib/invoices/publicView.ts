@@ -52,6 +52,8 @@ interface PublicInvoiceFields {
   server_time: string;
   /** Only once the invoice is paid: the merchant may put a receipt token in it. */
   redirect_url: string | null;
+  /** False when asked for without the paymentURL's key: the merchant's details are left out (limitedView). */
+  full: boolean;
 }
 
 export type PublicInvoice = PublicInvoiceFields & ({ type: 'SINGLE' | 'MULTIPLE'; phase: PaymentPhase } | { type: 'MULTIPLE_TRANSFER'; phase: PayoutPhase });
@@ -187,5 +189,16 @@ export function publicInvoiceView(input: PublicViewInput): PublicInvoice {
     expired_at: isoMicro(invoice.expiredAt),
     server_time: isoMicro(now),
     redirect_url: kind.phase === 'completed' || kind.phase === 'overpaid' ? invoice.redirectUrl : null,
+    full: true,
   };
+}
+
+/**
+ * What someone who has only the invoice id sees (no paymentURL key; ids are
+ * sequential): what paying needs, and nothing of what the merchant wrote on the
+ * invoice or what was paid into it. Address, amounts due, received and missing
+ * stay: a customer handed a bare `/payment/<id>` can still pay it.
+ */
+export function limitedView(view: PublicInvoice): PublicInvoice {
+  return { ...view, amount_usd: null, description: null, order_id: null, payments: [], redirect_url: null, full: false };
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DecimalFormatError, parseScaled } from '@/lib/money/decimal';
 import { CURRENCIES, USD_DECIMALS, type Currency } from '@/lib/money/tokens';
 import { pageQuerySchema } from '@/lib/http/pagination';
+import { httpUrlSchema } from '@/lib/http/url';
 import { dateSchema, orderingSchema, upperCase } from '@/lib/http/listQuery';
 import { documentAs } from '@/lib/http/openapi';
 import { INVOICE_STATUSES, normalizeStatus } from './states';
@@ -31,12 +32,16 @@ export const currenciesSchema = documentAs(
   z
     .preprocess(
       (v) => (typeof v === 'string' ? v.split(',') : v),
-      z.array(z.preprocess(upperCase, z.enum(CURRENCIES, { error: 'Must be "TRX" or "USDT".' }))).min(1, 'At least one currency is required.'),
+      z
+        .array(z.preprocess(upperCase, z.enum(CURRENCIES, { error: 'Must be "TRX" or "USDT".' })))
+        .min(1, 'At least one currency is required.')
+        // Two tokens exist; a few repeats are tolerated (they collapse), a flood is not read element by element.
+        .max(10, 'Ensure this field has no more than 10 elements.'),
     )
     .transform((list) => [...new Set(list)] as Currency[]),
   {
     anyOf: [
-      { type: 'array', items: { type: 'string', enum: CURRENCIES }, minItems: 1 },
+      { type: 'array', items: { type: 'string', enum: CURRENCIES }, minItems: 1, maxItems: 10 },
       { type: 'string', pattern: '^(?:[Tt][Rr][Xx]|[Uu][Ss][Dd][Tt])(?:,(?:[Tt][Rr][Xx]|[Uu][Ss][Dd][Tt]))*$', description: 'The comma form, e.g. "TRX,USDT"' },
     ],
     description: 'Accepted tokens, case-insensitive; duplicates collapse.',
@@ -47,17 +52,8 @@ export const currenciesSchema = documentAs(
 const optionalText = (max: number) =>
   z.string().max(max, `Ensure this field has no more than ${max} characters.`).nullish();
 
-const httpUrl = z
-  .string()
-  .max(2048, 'Ensure this field has no more than 2048 characters.')
-  .refine((v) => {
-    try {
-      return ['http:', 'https:'].includes(new URL(v).protocol);
-    } catch {
-      return false;
-    }
-  }, 'Enter a valid http(s) URL.')
-  .nullish();
+// Normalised before it is stored; tricks like `http:/evil.com` are refused (lib/http/url.ts).
+const httpUrl = httpUrlSchema.nullish();
 
 const integerLike = z
   .union([z.number(), z.string().regex(/^\d+$/)], { error: 'A valid integer is required.' })

@@ -1,3 +1,4 @@
+import { paymentLinkKey } from './linkKey';
 import { paymentPageBase } from '@/lib/config';
 import type { Invoice, InvoiceCurrency } from '@/lib/generated/prisma/client';
 import { toJsonNumber } from '@/lib/money/decimal';
@@ -30,7 +31,8 @@ export function invoiceJson(invoice: InvoiceRecord): InvoiceJson {
     id: invoice.id,
     status: invoice.status,
     type: invoice.type,
-    paymentURL: `${paymentPageBase()}/payment/${invoice.id}`,
+    // The spec's shape, /payment/<id>, plus the link key (lib/invoices/linkKey.ts, docs/payment-page.md).
+    paymentURL: `${paymentPageBase()}/payment/${invoice.id}?k=${paymentLinkKey(invoice.id)}`,
     amount: invoice.amountUsd ? Number(invoice.amountUsd.toFixed()) : 0,
     currencies: invoice.currencies,
     // A payout's field table names a single `currency` (spec 2.1 note); it is given beside the list.

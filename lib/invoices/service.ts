@@ -5,6 +5,7 @@ import { seal } from '@/lib/crypto/secretBox';
 import type { Merchant, Prisma, PrismaClient } from '@/lib/generated/prisma/client';
 import { ApiError, badRequest, notFound } from '@/lib/http/errors';
 import type { Page } from '@/lib/http/pagination';
+import { likeLiteral } from '@/lib/http/listQuery';
 import { formatScaled, parseScaled } from '@/lib/money/decimal';
 import { amountDue, usdToTokenUnits } from '@/lib/money/fees';
 import { CURRENCIES, RATE_DECIMALS, USD_DECIMALS, type Currency } from '@/lib/money/tokens';
@@ -102,8 +103,8 @@ const ORDER_COLUMNS: Record<(typeof INVOICE_ORDERING)[number], 'createdAt' | 'am
 
 function searchFilter(term: string): Prisma.InvoiceWhereInput[] {
   const or: Prisma.InvoiceWhereInput[] = [
-    { address: { contains: term, mode: 'insensitive' } },
-    { description: { contains: term, mode: 'insensitive' } },
+    { address: { contains: likeLiteral(term), mode: 'insensitive' } },
+    { description: { contains: likeLiteral(term), mode: 'insensitive' } },
   ];
   if (/^\d{1,9}$/.test(term)) or.push({ id: Number(term) });
   const status = parseStatus(term);

@@ -6,7 +6,9 @@ import { open, seal } from '@/lib/crypto/secretBox';
 import type { Merchant, PrismaClient } from '@/lib/generated/prisma/client';
 import { canonicalIpRule, IpRuleError } from '@/lib/auth/ipAllowList';
 import { fieldErrors } from '@/lib/http/errors';
+import { httpUrlSchema } from '@/lib/http/url';
 import { parseScaled } from '@/lib/money/decimal';
+import { notifyTargetWalletChanged, type WalletChangeNotifier } from '@/lib/notify/walletChange';
 
 /** Most rules a merchant may list; the whitelist is checked on every API call. */
 const MAX_IP_RULES = 100;
@@ -22,7 +24,7 @@ export const settingsSchema = z
     ),
     webhook_url: z.preprocess(
       emptyToNull,
-      z.url({ protocol: /^https?$/, error: 'Enter a valid http(s) URL.' }).max(2048, 'Ensure this field has no more than 2048 characters.').nullable(),
+      httpUrlSchema.nullable(),
     ),
     aml_check: z.boolean({ error: 'Must be a boolean.' }),
     aml_risk_limit: z
@@ -60,21 +62,31 @@ export function settingsJson(m: Merchant) {
     aml_check: m.amlCheck,
     aml_risk_limit: m.amlRiskLimit.toFixed(),
     ip_whitelist: m.ipWhitelist,
+    target_wallet_changed_at: m.targetWalletChangedAt?.toISOString() ?? null,
   };
 }
 
 export type SettingsJson = ReturnType<typeof settingsJson>;
 
-export function updateSettings(prisma: PrismaClient, merchantId: number, input: SettingsInput): Promise<Merchant> {
-  return prisma.merchant.update({
-    where: { id: merchantId },
+/**
+ * Applies a settings change. A changed target wallet is recorded (the dashboard
+ * shows a notice) and reported by e-mail when SMTP is configured: a session
+ * thief's first move is to redirect the payouts (issue 14, finding 2).
+ */
+export async function updateSettings(prisma: PrismaClient, merchant: Merchant, input: SettingsInput, notify: WalletChangeNotifier = notifyTargetWalletChanged): Promise<Merchant> {
+  const walletChanged = input.target_wallet_address !== undefined && input.target_wallet_address !== merchant.targetWalletAddress;
+  const updated = await prisma.merchant.update({
+    where: { id: merchant.id },
     data: {
       targetWalletAddress: input.target_wallet_address,
       webhookUrl: input.webhook_url,
       amlCheck: input.aml_check,
       amlRiskLimit: input.aml_risk_limit,
+      ...(walletChanged && { targetWalletChangedAt: new Date() }),
     },
   });
+  if (walletChanged) await notify({ email: updated.email, previous: merchant.targetWalletAddress, current: updated.targetWalletAddress, at: updated.targetWalletChangedAt ?? new Date() });
+  return updated;
 }
 
 export function webhookSecret(m: Merchant): string {

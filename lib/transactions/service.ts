@@ -2,6 +2,7 @@ import { Prisma, type PrismaClient, type Transaction } from '@/lib/generated/pri
 import { TransactionType } from '@/lib/generated/prisma/enums';
 import { notFound } from '@/lib/http/errors';
 import type { Page } from '@/lib/http/pagination';
+import { likeLiteral } from '@/lib/http/listQuery';
 import { CURRENCIES, type Currency } from '@/lib/money/tokens';
 import { dayStartUtc, nextDayStartUtc } from '@/lib/time';
 import type { ListTransactionsQuery } from './schemas';
@@ -14,9 +15,9 @@ const visible = (merchantId: number): Prisma.TransactionWhereInput => ({ merchan
 
 function searchFilter(term: string): Prisma.TransactionWhereInput[] {
   const or: Prisma.TransactionWhereInput[] = [
-    { trnHash: { contains: term, mode: 'insensitive' } },
-    { fromAddress: { contains: term, mode: 'insensitive' } },
-    { toAddress: { contains: term, mode: 'insensitive' } },
+    { trnHash: { contains: likeLiteral(term), mode: 'insensitive' } },
+    { fromAddress: { contains: likeLiteral(term), mode: 'insensitive' } },
+    { toAddress: { contains: likeLiteral(term), mode: 'insensitive' } },
   ];
   if (/^\d{1,9}$/.test(term)) or.push({ invoiceId: Number(term) });
   const upper = term.toUpperCase();

@@ -51,12 +51,39 @@ function post(url: URL, body: string, headers: Record<string, string>, pinned: {
   });
 }
 
-/** Claims one pending delivery (SKIP LOCKED: two workers never take the same one). */
+/**
+ * Deliveries of one merchant in flight at once, whatever the number of senders.
+ * A receiver that never answers holds at most this many senders for its 10 s
+ * each; the other senders serve the other merchants (issue 14, finding 3).
+ */
+export const MAX_SENDING_PER_MERCHANT = 2;
+// Arbitrary constant: claims take this transaction-scoped advisory lock so two senders never
+// both see a merchant under its cap and both take one (SKIP LOCKED alone cannot count).
+const CLAIM_LOCK_ID = 7_405_114;
+
+/**
+ * Claims one pending delivery, fairly: the oldest delivery of a merchant with
+ * fewer than MAX_SENDING_PER_MERCHANT in flight, merchants with fewer in flight
+ * first (round-robin in effect). One claim at a time, under the advisory lock,
+ * and each claim commits before the next looks, so the cap holds across
+ * senders and workers.
+ */
 async function claim(prisma: PrismaClient): Promise<WebhookDelivery | null> {
-  const rows = await prisma.$queryRaw<{ id: number }[]>`
-    UPDATE webhook_deliveries SET status = 'SENDING', attempts = attempts + 1, sent_at = now(), post_started_at = NULL
-    WHERE id = (SELECT id FROM webhook_deliveries WHERE status = 'PENDING' ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
-    RETURNING id`;
+  const [, rows] = await prisma.$transaction([
+    prisma.$executeRaw`SELECT pg_advisory_xact_lock(${CLAIM_LOCK_ID}::bigint)`,
+    prisma.$queryRaw<{ id: number }[]>`
+      WITH in_flight AS (
+        SELECT merchant_id, count(*) AS n FROM webhook_deliveries WHERE status = 'SENDING' GROUP BY merchant_id
+      ), candidate AS (
+        SELECT d.id FROM webhook_deliveries d LEFT JOIN in_flight f ON f.merchant_id = d.merchant_id
+        WHERE d.status = 'PENDING' AND COALESCE(f.n, 0) < ${MAX_SENDING_PER_MERCHANT}
+        ORDER BY COALESCE(f.n, 0), d.id
+        LIMIT 1 FOR UPDATE OF d SKIP LOCKED
+      )
+      UPDATE webhook_deliveries SET status = 'SENDING', attempts = attempts + 1, sent_at = now(), post_started_at = NULL
+      WHERE id = (SELECT id FROM candidate)
+      RETURNING id`,
+  ]);
   const id = rows[0]?.id;
   return id === undefined ? null : prisma.webhookDelivery.findUnique({ where: { id } });
 }

@@ -9,26 +9,33 @@ import { requestLocale } from '../_lib/locale';
 
 export const dynamic = 'force-dynamic';
 
-type Props = { params: Promise<{ id: string }> };
+type Props = { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+/** The paymentURL's key, `?k=` (docs/payment-page.md). */
+async function linkKeyOf(searchParams: Props['searchParams']): Promise<string | null> {
+  const k = (await searchParams).k;
+  return typeof k === 'string' ? k : null;
+}
 
 // The title depends on the invoice's type: one load per request serves the metadata and the page.
 const loadView = cache(loadPublicInvoice);
 
-export async function generateMetadata({ params }: Props): Promise<Metadata> {
+export async function generateMetadata({ params, searchParams }: Props): Promise<Metadata> {
   const { id } = await params;
-  const [view, { t }] = await Promise.all([loadView(id), requestLocale()]);
+  const [view, { t }] = await Promise.all([loadView(id, await linkKeyOf(searchParams)), requestLocale()]);
   const title = view?.type === 'MULTIPLE_TRANSFER' ? t.payout.pageTitle : t.pageTitle;
   // Invoice ids are sequential: keep the pages out of search engines.
   return { title: fill(title, { id }), robots: { index: false, follow: false } };
 }
 
-export default async function PaymentPage({ params }: Props) {
+export default async function PaymentPage({ params, searchParams }: Props) {
   const { id } = await params;
-  const [view, { locale, t }, devnet] = await Promise.all([loadView(id), requestLocale(), devnetUrl()]);
+  const linkKey = await linkKeyOf(searchParams);
+  const [view, { locale, t }, devnet] = await Promise.all([loadView(id, linkKey), requestLocale(), devnetUrl()]);
   if (!view) notFound();
   return (
     <main className="mx-auto w-full max-w-md px-4 py-6 sm:py-10">
-      <PaymentView initial={view} t={t} locale={locale} devnet={devnet !== null} />
+      <PaymentView initial={view} linkKey={view.full ? linkKey : null} t={t} locale={locale} devnet={devnet !== null} />
     </main>
   );
 }

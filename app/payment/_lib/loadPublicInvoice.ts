@@ -1,6 +1,7 @@
 import { db } from '@/lib/db/client';
 import { parseId } from '@/lib/http/request';
-import { publicInvoiceView, type PublicInvoice } from '@/lib/invoices/publicView';
+import { isPaymentLinkKey } from '@/lib/invoices/linkKey';
+import { limitedView, publicInvoiceView, type PublicInvoice } from '@/lib/invoices/publicView';
 import type { Currency } from '@/lib/money/tokens';
 import { unconfirmedBalances } from './unconfirmedBalances';
 
@@ -14,9 +15,10 @@ async function confirmedTopUps(invoiceId: number, currencies: Currency[]): Promi
 
 /**
  * The public view of invoice `idText` (for a mass payout: its top-up page),
- * or null for an unknown or malformed id.
+ * or null for an unknown or malformed id. Without the paymentURL's key `k`
+ * only the limited view (docs/payment-page.md).
  */
-export async function loadPublicInvoice(idText: string): Promise<PublicInvoice | null> {
+export async function loadPublicInvoice(idText: string, linkKey: string | null = null): Promise<PublicInvoice | null> {
   const id = parseId(idText);
   if (id === null) return null;
   const invoice = await db().invoice.findUnique({
@@ -50,5 +52,6 @@ export async function loadPublicInvoice(idText: string): Promise<PublicInvoice |
   // nothing before a confirmed top-up, so until then its balance is exactly what was topped up.
   const readChain = invoice.status === 'ACTIVE' && (payout ? toppedUp === 0n : invoice.type === 'SINGLE' && payments.length === 0);
   const unconfirmed = readChain ? await unconfirmedBalances(invoice.address, invoice.currencies) : null;
-  return publicInvoiceView({ invoice: rest, payments, toppedUp, unconfirmed, now: new Date() });
+  const view = publicInvoiceView({ invoice: rest, payments, toppedUp, unconfirmed, now: new Date() });
+  return isPaymentLinkKey(invoice.id, linkKey) ? view : limitedView(view);
 }

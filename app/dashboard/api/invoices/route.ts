@@ -1,9 +1,11 @@
+import { otherMethods } from '@/lib/http/route';
 import { dashboardRoute } from '@/lib/auth/dashboardRoute';
 import { db } from '@/lib/db/client';
 import { pageEnvelope } from '@/lib/http/pagination';
 import { queryObject, readJson } from '@/lib/http/request';
 import { parseOrThrow } from '@/lib/http/validate';
 import { createInvoiceSchema, listInvoicesQuerySchema } from '@/lib/invoices/schemas';
+import { checkInvoiceCreationRate } from '@/lib/invoices/creationRate';
 import { invoiceJson } from '@/lib/invoices/serialize';
 import { createInvoice, listInvoices } from '@/lib/invoices/service';
 import { rateSource } from '@/lib/rates';
@@ -16,5 +18,9 @@ export const GET = dashboardRoute(async ({ url, merchant }) => {
 
 export const POST = dashboardRoute(async ({ req, merchant }) => {
   const input = parseOrThrow(createInvoiceSchema, await readJson(req));
+  checkInvoiceCreationRate(`merchant:${merchant.id}`);
   return invoiceJson(await createInvoice(db(), rateSource(), merchant, input));
 });
+
+// Any other method: a JSON 405, not Next's empty one.
+export const { PUT, PATCH, DELETE } = otherMethods(['GET', 'POST']);

@@ -1,4 +1,6 @@
+import { otherMethods } from '@/lib/http/route';
 import { dashboardRoute } from '@/lib/auth/dashboardRoute';
+import { requireRecentAuth } from '@/lib/auth/reauth';
 import { db } from '@/lib/db/client';
 import { readJson } from '@/lib/http/request';
 import { parseOrThrow } from '@/lib/http/validate';
@@ -8,5 +10,10 @@ export const GET = dashboardRoute(async ({ merchant }) => settingsJson(merchant)
 
 export const PATCH = dashboardRoute(async ({ req, merchant }) => {
   const input = parseOrThrow(settingsSchema, await readJson(req));
-  return settingsJson(await updateSettings(db(), merchant.id, input));
+  // Where incoming payments are forwarded: changing it needs a recent sign-in or the password.
+  if (input.target_wallet_address !== undefined && input.target_wallet_address !== merchant.targetWalletAddress) await requireRecentAuth(req, merchant);
+  return settingsJson(await updateSettings(db(), merchant, input));
 });
+
+// Any other method: a JSON 405, not Next's empty one.
+export const { POST, PUT, DELETE } = otherMethods(['GET', 'PATCH']);

@@ -1,3 +1,4 @@
+import { otherMethods } from '@/lib/http/route';
 import { dashboardRoute } from '@/lib/auth/dashboardRoute';
 import { db } from '@/lib/db/client';
 import { pageEnvelope } from '@/lib/http/pagination';
@@ -13,3 +14,6 @@ export const GET = dashboardRoute(async ({ url, merchant }) => {
   const { count, rows } = await listTransactions(db(), merchant.id, query, query);
   return pageEnvelope(url, query, count, rows.map(transactionJson));
 });
+
+// Any other method: a JSON 405, not Next's empty one.
+export const { POST, PUT, PATCH, DELETE } = otherMethods(['GET']);

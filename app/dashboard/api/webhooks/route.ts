@@ -1,3 +1,4 @@
+import { otherMethods } from '@/lib/http/route';
 import { dashboardRoute } from '@/lib/auth/dashboardRoute';
 import { db } from '@/lib/db/client';
 import { pageEnvelope } from '@/lib/http/pagination';
@@ -10,3 +11,6 @@ export const GET = dashboardRoute(async ({ url, merchant }) => {
   const { count, rows } = await listDeliveries(db(), merchant.id, query, query);
   return pageEnvelope(url, query, count, rows.map(deliveryJson));
 });
+
+// Any other method: a JSON 405, not Next's empty one.
+export const { POST, PUT, PATCH, DELETE } = otherMethods(['GET']);

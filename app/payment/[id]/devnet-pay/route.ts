@@ -1,3 +1,4 @@
+import { otherMethods } from '@/lib/http/route';
 import { z } from 'zod';
 import { ApiError, errorResponse, jsonResponse, notFound } from '@/lib/http/errors';
 import { INVOICE_NOT_FOUND } from '@/lib/invoices/service';
@@ -32,3 +33,6 @@ export async function POST(req: Request, ctx: { params: Promise<{ id: string }> 
     return errorResponse(new ApiError(502, `Devnet payment failed: ${(err as Error).message}`));
   }
 }
+
+// Any other method: a JSON 405, not Next's empty one.
+export const { GET, PUT, PATCH, DELETE } = otherMethods(['POST']);

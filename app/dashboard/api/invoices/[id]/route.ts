@@ -1,3 +1,4 @@
+import { otherMethods } from '@/lib/http/route';
 import { dashboardRoute } from '@/lib/auth/dashboardRoute';
 import { idParam } from '@/lib/http/request';
 import { db } from '@/lib/db/client';
@@ -26,3 +27,6 @@ export const GET = dashboardRoute<{ id: string }>(async ({ params, merchant }) =
     deliveries: { count: deliveries.count, results: deliveries.rows.map(deliveryJson) },
   };
 });
+
+// Any other method: a JSON 405, not Next's empty one.
+export const { POST, PUT, PATCH, DELETE } = otherMethods(['GET']);

@@ -1,3 +1,4 @@
+import { otherMethods } from '@/lib/http/route';
 import { dashboardRoute } from '@/lib/auth/dashboardRoute';
 import { idParam } from '@/lib/http/request';
 import { db } from '@/lib/db/client';
@@ -7,3 +8,6 @@ export const DELETE = dashboardRoute<{ id: string }>(async ({ params, merchant }
   await revokeApiKey(db(), merchant.id, idParam(params.id, API_KEY_NOT_FOUND));
   return new Response(null, { status: 204 });
 });
+
+// Any other method: a JSON 405, not Next's empty one.
+export const { GET, POST, PUT, PATCH } = otherMethods(['DELETE']);

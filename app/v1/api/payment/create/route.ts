@@ -3,6 +3,7 @@ import { apiRoute } from '@/lib/http/route';
 import { readJson } from '@/lib/http/request';
 import { parseOrThrow } from '@/lib/http/validate';
 import { createInvoiceSchema } from '@/lib/invoices/schemas';
+import { apiCaller, checkInvoiceCreationRate } from '@/lib/invoices/creationRate';
 import { invoiceJson } from '@/lib/invoices/serialize';
 import { createInvoice } from '@/lib/invoices/service';
 import { isPayoutEstimateBody, payoutEstimateResponse } from '@/lib/payouts/api';
@@ -13,6 +14,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiRoute({
     const body = await readJson(req);
     if (isPayoutEstimateBody(body)) return payoutEstimateResponse(body);
     const input = parseOrThrow(createInvoiceSchema, body);
+    checkInvoiceCreationRate(apiCaller(req));
     return invoiceJson(await createInvoice(db(), rateSource(), merchant, input));
   },
 });

@@ -1,7 +1,12 @@
 import { apiRoute } from '@/lib/http/route';
 import { readJson } from '@/lib/http/request';
+import { apiCaller, checkInvoiceCreationRate } from '@/lib/invoices/creationRate';
 import { createPayoutResponse } from '@/lib/payouts/api';
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiRoute({
-  POST: async ({ req, merchant }) => createPayoutResponse(merchant, await readJson(req)),
+  POST: async ({ req, merchant }) => {
+    const body = await readJson(req);
+    checkInvoiceCreationRate(apiCaller(req));
+    return createPayoutResponse(merchant, body);
+  },
 });

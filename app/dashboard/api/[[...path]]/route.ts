@@ -1,0 +1,6 @@
+import { ApiError, errorResponse } from '@/lib/http/errors';
+
+// Any path under /dashboard/api that no route matches: a JSON 404, never Next's HTML page.
+const unknownRoute = async () => errorResponse(new ApiError(404, 'Not found.'));
+
+export { unknownRoute as GET, unknownRoute as POST, unknownRoute as PUT, unknownRoute as PATCH, unknownRoute as DELETE };

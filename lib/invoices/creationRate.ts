@@ -1,0 +1,27 @@
+import { hashApiKey, keyFromAuthorizationHeader } from '@/lib/auth/apiKeys';
+import { config } from '@/lib/config';
+import { ApiError } from '@/lib/http/errors';
+import { RateLimiter } from '@/lib/http/rateLimit';
+
+let limiter: RateLimiter | undefined;
+
+/**
+ * Invoice (and payout) creation allowed to one caller: INVOICE_CREATE_RATE_PER_MINUTE
+ * a minute, in bursts of as many (docs/configuration.md). Every invoice costs a
+ * derived address and rows that the worker scans, so one key cannot flood the
+ * service; reading is not limited. `who` is `key:<hash>` for the API (per key)
+ * or `merchant:<id>` for the dashboard.
+ */
+export function checkInvoiceCreationRate(who: string): void {
+  const perMinute = config().INVOICE_CREATE_RATE_PER_MINUTE;
+  limiter ??= new RateLimiter(perMinute);
+  const wait = limiter.take(who);
+  if (wait !== null) {
+    throw new ApiError(429, `Too many invoices created: the limit is ${perMinute} a minute per API key. Try again in ${wait} s.`, undefined, { 'retry-after': String(wait) });
+  }
+}
+
+/** The limit's key for an API call: the key's hash (the call is already authenticated). */
+export function apiCaller(req: Request): string {
+  return `key:${hashApiKey(keyFromAuthorizationHeader(req.headers.get('authorization')) ?? '')}`;
+}
