@@ -193,22 +193,17 @@ async function markFailed(ctx: WorkerContext, row: Transaction, error: string, l
 async function advanceSend(ctx: WorkerContext, row: Transaction): Promise<SendOutcome> {
   if (row.sendState === 'CONFIRMED') return { state: 'confirmed', row };
   const expiresAt = row.expiresAt?.getTime();
+  let refusal: string | null = null;
   if (row.sendState === 'SIGNED') {
     try {
       await ctx.chain.broadcast(row.signedTx as never);
       await ctx.prisma.transaction.updateMany({ where: { id: row.id, sendState: 'SIGNED' }, data: { sendState: 'BROADCAST', error: null } });
     } catch (err) {
       if (!(err instanceof TxRejectedError)) throw err;
-      // A refusal is not proof it never lands (another node may have it); only expiry is.
-      const status = await ctx.chain.getTransactionStatus(row.trnHash, expiresAt);
-      if (status.status === 'unknown' && status.expired) {
-        if (await provenDead(ctx, row)) await markFailed(ctx, { ...row, error: row.error ?? `${err.code}: ${err.nodeMessage}` }, `${err.code}: ${err.nodeMessage}`);
-      } else {
-        console.error(`ALERT send ${row.id} (${row.sendPurpose} for payment ${row.sourceId}) refused by the node: ${err.code}: ${err.nodeMessage}; retrying until it lands or expires`);
-        // The first refusal is the root cause; later ones (e.g. expiration) are kept beside it by withCause.
-        if (!row.error) await ctx.prisma.transaction.update({ where: { id: row.id }, data: { error: `${err.code}: ${err.nodeMessage}` } });
-      }
-      return { state: 'pending' };
+      // A refusal is not proof it never lands: a worker killed after broadcasting and before
+      // recording it finds its own transaction refused as a duplicate or expired, though it
+      // is in a block. The chain decides below, as for any send in flight.
+      refusal = `${err.code}: ${err.nodeMessage}`;
     }
   }
   const status = await ctx.chain.getTransactionStatus(row.trnHash, expiresAt);
@@ -234,7 +229,11 @@ async function advanceSend(ctx: WorkerContext, row: Transaction): Promise<SendOu
       return { state: 'pending' };
     case 'unknown':
       if (status.expired) {
-        if (await provenDead(ctx, row)) await markFailed(ctx, row, 'expired without entering a block');
+        if (await provenDead(ctx, row)) await markFailed(ctx, { ...row, error: row.error ?? refusal }, refusal ?? 'expired without entering a block');
+      } else if (refusal !== null) {
+        console.error(`ALERT send ${row.id} (${row.sendPurpose} for payment ${row.sourceId}) refused by the node: ${refusal}; retrying until it lands or expires`);
+        // The first refusal is the root cause; later ones (e.g. expiration) are kept beside it by withCause.
+        if (!row.error) await ctx.prisma.transaction.update({ where: { id: row.id }, data: { error: refusal } });
       }
       // The node may have dropped it; sending the same signed bytes again is harmless.
       else await ctx.chain.broadcast(row.signedTx as never).catch(() => undefined);
