@@ -47,8 +47,8 @@ export const test = base.extend<object, { withWorker: boolean; stack: Stack }>({
         await fetch(`${devnet.url}/devnet/pay`, { method: 'POST', body: JSON.stringify({ address: gas, amount: '10000', currency: 'TRX' }) });
         worker = startWorker(app.env, devnet);
       }
+      await use({ devnet, app, hookUrl: `http://127.0.0.1:${port}/hook`, hooks });
       try {
-        await use({ devnet, app, hookUrl: `http://127.0.0.1:${port}/hook`, hooks });
         // While the worker still runs, so payments in progress can close first.
         if (worker) await assertReconciled(app.prisma, createChain({ fullNodeUrl: devnet.url, apiKey: null, usdtContract: devnet.usdtContract, txExpirationMs: 60_000 }), 30_000);
       } finally {
