@@ -548,6 +548,31 @@ describe('settlement: money is never lost, stranded, burned or misreported', () 
     assert.equal(new Set(hooks.filter((h) => h.id === inv.id).map((h) => h.key)).size, hooks.filter((h) => h.id === inv.id).length, 'no payment reported twice');
   });
 
+  it('case 9: a payment whose forward the node refuses to plan (its USDT gone from the address) is held after HOLD_AFTER_REFUSALS refusals, not FORWARDING forever', async () => {
+    await worker.stop();
+    worker = startWorker(app.env, devnet, { ...WORKER_ENV, HOLD_AFTER_REFUSALS: '3' });
+    try {
+      const { key, target } = await newMerchant();
+      const inv = await invoice(key, { type: 'SINGLE', amount: 20, currencies: ['USDT'] });
+      await pay(inv.address, '20', 'USDT');
+      // Before the payment is final (so before the worker sees it) the address's USDT is taken away,
+      // as a frozen balance would be: every estimate of its forward reverts.
+      await devnet.setBalance(inv.address, { usdtUnits: 0n });
+      const payment = await paymentOf(inv.id, 20n * USDT);
+      const held = await paymentState(payment.id, ['HELD', 'SETTLED', 'FAILED'], 60_000);
+      assert.equal(held.paymentState, 'HELD', await dump(inv.id));
+      assert.match(held.heldReason ?? '', /^cannot be sent: /);
+      assert.equal(await app.prisma.transaction.count({ where: { sourceId: payment.id } }), 0, 'nothing was sent for it, not even gas');
+      assert.equal(await chain.getUsdtBalance(target), 0n);
+      assert.equal((await app.prisma.ledgerEntry.findFirstOrThrow({ where: { transactionId: payment.id, kind: 'HELD' } })).units, 20n * USDT);
+      // The funds come back (unfrozen): the books balance again, the payment stays held for the merchant to release.
+      await devnet.setBalance(inv.address, { usdtUnits: 20n * USDT });
+    } finally {
+      await worker.stop();
+      worker = startWorker(app.env, devnet, WORKER_ENV);
+    }
+  });
+
   // Last: every payment above is closed; every unit is in the books and on chain.
   it('balances the books (npm run reconcile) after all of the above, and reports a unit that is not in them', async () => {
     await assertReconciled(app.prisma, chain);
