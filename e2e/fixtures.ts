@@ -1,8 +1,10 @@
 import { createServer } from 'node:http';
 import { test as base } from '@playwright/test';
+import { createChain } from '../lib/chain';
 import { deriveAccount } from '../lib/chain/keys';
 import { freePort, startApp, TEST_MNEMONIC, type TestApp } from '../test/helpers/app';
 import { startDevnetProcess, type DevnetProcess } from '../test/helpers/devnet';
+import { assertReconciled } from '../test/helpers/reconcile';
 import { startWorker } from '../test/helpers/worker';
 
 export interface Stack {
@@ -17,7 +19,10 @@ export interface Stack {
  * One real stack per Playwright worker: a devnet process and the production web
  * server on a fresh database pointed at it. Files that `test.use({ withWorker: true })`
  * also get the real worker (with a funded gas wallet), so payments made on the
- * devnet are detected, forwarded and reported exactly as in production.
+ * devnet are detected, forwarded and reported exactly as in production; when
+ * such a stack is torn down, after its last spec, the books are reconciled
+ * against the chain (`npm run reconcile`'s proof, docs/worker.md) and a mismatch
+ * fails the run. (Without the worker nothing is booked, so there is nothing to prove.)
  */
 export const test = base.extend<object, { withWorker: boolean; stack: Stack }>({
   withWorker: [false, { scope: 'worker', option: true }],
@@ -43,12 +48,18 @@ export const test = base.extend<object, { withWorker: boolean; stack: Stack }>({
         worker = startWorker(app.env, devnet);
       }
       await use({ devnet, app, hookUrl: `http://127.0.0.1:${port}/hook`, hooks });
-      await worker?.stop();
-      receiver.close();
-      await app.stop();
-      await devnet.stop();
+      try {
+        // While the worker still runs, so payments in progress can close first.
+        if (worker) await assertReconciled(app.prisma, createChain({ fullNodeUrl: devnet.url, apiKey: null, usdtContract: devnet.usdtContract, txExpirationMs: 60_000 }), 30_000);
+      } finally {
+        await worker?.stop();
+        receiver.close();
+        await app.stop();
+        await devnet.stop();
+      }
     },
-    { scope: 'worker' },
+    // Set-up and teardown start processes and, with the worker, wait for the books to balance.
+    { scope: 'worker', timeout: 180_000 },
   ],
 });
 

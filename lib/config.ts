@@ -56,6 +56,14 @@ const schema = z.object({
   RATES_CACHE_SECONDS: z.coerce.number().int().min(1).default(30),
   RATES_MAX_AGE_SECONDS: z.coerce.number().int().min(1).default(300),
   FORWARDING_FEE_PERCENT: percent('FORWARDING_FEE_PERCENT').default('1'),
+  /**
+   * The most forwarding one payment can cost, in TRX (docs/worker.md, "Minimum invoice amount"):
+   * a TRX forward to a target that is not yet an account burns 1 TRX + 0.1 TRX; a USDT forward to
+   * an address holding no USDT, 130,285 energy at 100 sun and 345 bytes at 1,000 sun, with the
+   * worker's 20 % gas margin, 16.05 TRX. An invoice must be worth more than that in each token.
+   */
+  FORWARD_MAX_COST_TRX: scaledDecimal('FORWARD_MAX_COST_TRX', 6, { positive: false }).default('1.1'),
+  FORWARD_MAX_COST_USDT_IN_TRX: scaledDecimal('FORWARD_MAX_COST_USDT_IN_TRX', 6, { positive: false }).default('16.05'),
   TOPUP_FEE_PERCENT: percent('TOPUP_FEE_PERCENT').default('1'),
   DEFAULT_EXPIRY_MINUTES: z.coerce.number().int().min(1).max(10080).default(60),
   // Issue 14: limits that keep one client from exhausting the service. See docs/configuration.md.

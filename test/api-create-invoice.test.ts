@@ -63,20 +63,37 @@ describe('POST /payment/create', () => {
   });
 
   it('reads the client_commission spelling too, and refuses the two spellings disagreeing', async () => {
-    const ok = await create({ type: 'SINGLE', amount: 1, currencies: ['USDT'], client_commission: true });
+    const ok = await create({ type: 'SINGLE', amount: 5, currencies: ['USDT'], client_commission: true });
     assert.equal(ok.status, 200, ok.text);
     assert.equal(ok.json.client_comission, true);
-    assert.deepEqual(ok.json.currencies_amounts, { USDT: 1.01 });
-    const bad = await create({ type: 'SINGLE', amount: 1, currencies: ['USDT'], client_comission: true, client_commission: false });
+    assert.deepEqual(ok.json.currencies_amounts, { USDT: 5.05 });
+    const bad = await create({ type: 'SINGLE', amount: 5, currencies: ['USDT'], client_comission: true, client_commission: false });
     assert.equal(bad.status, 400);
     assert.match(bad.json.detail, /^client_comission: /);
   });
 
   it('rounds token amounts up to 6 decimals, never in the customer\'s favour', async () => {
-    const res = await app.api('/payment/create', key, { method: 'POST', body: { type: 'SINGLE', amount: 0.000001, currencies: ['TRX'] } });
+    const res = await app.api('/payment/create', key, { method: 'POST', body: { type: 'SINGLE', amount: 1.000001, currencies: ['TRX'] } });
     assert.equal(res.status, 200, res.text);
-    // 0.000001 USD / 0.25 = 0.000004 TRX exactly.
-    assert.deepEqual(res.json.currencies_amounts, { TRX: 0.000004 });
+    // 1.000001 USD / 0.25 = 4.000004 TRX exactly.
+    assert.deepEqual(res.json.currencies_amounts, { TRX: 4.000004 });
+  });
+
+  it('refuses an amount that would not cover the worst-case cost of forwarding its payment, naming the field and the token', async () => {
+    // 0.25 USD = 1 TRX, 0.99 TRX after the fee: a TRX forward to a new wallet burns 1.1 TRX.
+    const trx = await create({ type: 'SINGLE', amount: 0.25, currencies: ['TRX'] });
+    assert.equal(trx.status, 400, trx.text);
+    assert.match(trx.json.detail, /^amount: 0\.25 USD leaves the merchant 0\.99 TRX, not more than forwarding a TRX payment can cost \(up to 1\.1 TRX\)/);
+    // A USDT forward can burn 16.05 TRX (4.0125 USDT at 0.25 USD per TRX): 4 USD is too little for USDT, though enough for TRX.
+    const usdt = await create({ type: 'SINGLE', amount: 4, currencies: ['TRX', 'USDT'] });
+    assert.equal(usdt.status, 400, usdt.text);
+    assert.match(usdt.json.detail, /^amount: 4 USD leaves the merchant 3\.96 USDT, .*up to 16\.05 TRX of network fees, 4\.0125 USDT/);
+    assert.equal((await create({ type: 'SINGLE', amount: 4, currencies: ['TRX'] })).status, 200);
+    assert.equal((await create({ type: 'SINGLE', amount: 4.06, currencies: ['USDT'] })).status, 200);
+    // A customer who pays the fee leaves the merchant the whole amount.
+    assert.equal((await create({ type: 'SINGLE', amount: 4.02, currencies: ['USDT'], client_comission: true })).status, 200);
+    // Static addresses have no amount: each payment is judged when it arrives (held when uneconomic).
+    assert.equal((await create({ type: 'MULTIPLE', currencies: ['USDT'] })).status, 200);
   });
 
   it('gives every invoice its own derived address whose sealed key matches it', async () => {
@@ -91,7 +108,7 @@ describe('POST /payment/create', () => {
   });
 
   it('hands out distinct addresses under concurrent creation', async () => {
-    const results = await Promise.all(Array.from({ length: 12 }, () => create({ type: 'SINGLE', amount: 2, currencies: ['USDT'] })));
+    const results = await Promise.all(Array.from({ length: 12 }, () => create({ type: 'SINGLE', amount: 5, currencies: ['USDT'] })));
     const addresses = results.map((r) => r.json.address);
     assert.equal(new Set(addresses).size, addresses.length);
   });
@@ -109,7 +126,7 @@ describe('POST /payment/create', () => {
   });
 
   it('accepts currencies as a comma string and collapses duplicates', async () => {
-    const res = await create({ type: 'single', amount: 3, currencies: 'usdt,TRX,USDT' });
+    const res = await create({ type: 'single', amount: 5, currencies: 'usdt,TRX,USDT' });
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(res.json.currencies, ['USDT', 'TRX']);
   });

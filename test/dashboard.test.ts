@@ -255,7 +255,7 @@ describe('merchant dashboard', () => {
   it('queues a resend of a webhook as a new delivery pointing at the original', async () => {
     const { browser, id } = await signedIn();
     await browser.api('/settings', 'PATCH', { target_wallet_address: WALLET });
-    const invoice = (await browser.api('/invoices', 'POST', { type: 'SINGLE', amount: 1, currencies: ['USDT'] })).json as { id: number };
+    const invoice = (await browser.api('/invoices', 'POST', { type: 'SINGLE', amount: 5, currencies: ['USDT'] })).json as { id: number };
     const original = await app.prisma.webhookDelivery.create({
       data: { merchantId: id, invoiceId: invoice.id, eventKey: `test:${invoice.id}`, url: 'https://shop.example/hook', payload: { id: invoice.id }, status: 'FAILED', responseStatus: 500, latencyMs: 12 },
     });

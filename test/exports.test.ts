@@ -70,7 +70,7 @@ describe('CSV exports of the dashboard lists', () => {
     await create('formula', { type: 'SINGLE', amount: 5, currencies: ['TRX'], order_id: '=HYPERLINK("http://evil.example","click")', description: '+1+2' });
     await create('quoted', { type: 'SINGLE', amount: 7.5, currencies: ['USDT'], order_id: '@SUM(A1:A9)', description: 'line one\nline "two", and more' });
     await create('static', { type: 'MULTIPLE', currencies: ['TRX', 'USDT'], description: '-2-3' });
-    for (let i = 0; i < 17; i++) await create(`plain${i}`, { type: 'SINGLE', amount: 1 + (i % 5), currencies: i % 2 ? ['TRX'] : ['TRX', 'USDT'], order_id: `order-${i}` });
+    for (let i = 0; i < 17; i++) await create(`plain${i}`, { type: 'SINGLE', amount: 5 + (i % 5), currencies: i % 2 ? ['TRX'] : ['TRX', 'USDT'], order_id: `order-${i}` });
     await app.api(`/payment/${ids.plain3}/cancel`, key, { method: 'DELETE' });
 
     // Transactions are what the worker records from the chain (test/worker.test.ts); here they are fixtures to export.

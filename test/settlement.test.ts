@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
 import { TronWeb } from 'tronweb';
 import { createChain, type Chain } from '@/lib/chain';
 import { deriveAccount } from '@/lib/chain/keys';
@@ -145,8 +146,9 @@ describe('settlement: money is never lost, stranded, burned or misreported', () 
   it('case 3: a TRX payment worth less than its forward costs is held with the reason, never COMPLETED, nothing burned', async () => {
     // A new target wallet: the forward would burn 1.1 TRX to activate it, more than the 1 TRX paid.
     const { key, target } = await newMerchant();
-    const inv = await invoice(key, { type: 'SINGLE', amount: 0.25, currencies: ['TRX'] });
-    assert.deepEqual(inv.currencies_amounts, { TRX: 1 });
+    // (An invoice for less is refused at creation; the customer pays part of it.)
+    const inv = await invoice(key, { type: 'SINGLE', amount: 1, currencies: ['TRX'] });
+    assert.deepEqual(inv.currencies_amounts, { TRX: 4 });
     await pay(inv.address, '1', 'TRX');
     const payment = await paymentOf(inv.id, TRX);
     const held = await paymentState(payment.id, ['HELD', 'SETTLED', 'FAILED']);
@@ -393,19 +395,181 @@ describe('settlement: money is never lost, stranded, burned or misreported', () 
     await waitFor('each payment at the merchant once', async () => (await chain.getTrxBalance(target)) === sent('TRX') && (await chain.getUsdtBalance(target)) === sent('USDT'));
   });
 
-  it('case 11: two workers settling a TRX and a USDT payment of one invoice both count: COMPLETED, cost of both', async () => {
-    const second = startWorker(app.env, devnet, WORKER_ENV);
+  /**
+   * Holds a database lock from the test, in an open transaction, so that a worker step that
+   * needs it waits there: the test then knows where the worker is stopped (a race forced, or a
+   * SIGKILL in a chosen window) without timing anything.
+   */
+  async function dbGate(sql: string, params: unknown[]) {
+    const client = new pg.Client({ connectionString: app.env.DATABASE_URL });
+    await client.connect();
+    await client.query('BEGIN');
+    await client.query(sql, params);
+    return {
+      /** Backends of this database waiting for a lock, running a statement like `like`. */
+      // Statistics views are a snapshot taken once per transaction, and this one stays open: clear it before each look.
+      activity: async () => (await client.query('SELECT pg_stat_clear_snapshot()'), await client.query(`SELECT pid, state, wait_event_type, wait_event, left(query, 120) AS query FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)).rows,
+      waiting: async (like: string) =>
+        (await client.query('SELECT pg_stat_clear_snapshot()'), await client.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid() AND query ILIKE $1`, [like])).rows.map((r) => r.pid),
+      /** A killed worker's connection: the server would notice the dead socket only when it next writes to it. */
+      terminate: async (pids: number[]) => void (await client.query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid', [pids])),
+      release: async () => {
+        await client.query('ROLLBACK');
+        await client.end();
+      },
+    };
+  }
+
+  it('case 11: two workers settling a TRX and a USDT payment of one invoice at the same moment both count: COMPLETED, cost of both', async () => {
+    await worker.stop();
+    // Long leases: a worker waiting at the gate below keeps its claim.
+    const env = { ...WORKER_ENV, LEASE_SECONDS: '60' };
+    const workers = [startWorker(app.env, devnet, env), startWorker(app.env, devnet, env)];
+    let gate: Awaited<ReturnType<typeof dbGate>> | undefined;
     try {
       const { key } = await newMerchant();
       const inv = await invoice(key, { type: 'SINGLE', amount: 20, currencies: ['TRX', 'USDT'] });
-      // Half in each token, in one go.
+      // The test holds the invoice row (as a merchant's cancel would, for a moment). Each worker's
+      // settle step reaches it and waits, so both settle at the same moment once it is let go.
+      gate = await dbGate('SELECT id FROM invoices WHERE id = $1 FOR NO KEY UPDATE', [inv.id]);
+      // Half in each token.
       await Promise.all([pay(inv.address, '40', 'TRX'), pay(inv.address, '10', 'USDT')]);
-      const done = await waitStatus(key, inv.id, 'COMPLETED', 60_000);
+      await waitFor('both payments forwarded and both workers at the settle step', async () => {
+        const forwarded = await app.prisma.transaction.count({ where: { invoiceId: inv.id, type: 'TRANSFER', sendState: 'CONFIRMED' } });
+        return forwarded === 2 && (await gate!.waiting('%invoices%')).length === 2;
+      }, 60_000);
+      await gate.release();
+      gate = undefined;
+      const done = await waitStatus(key, inv.id, 'COMPLETED', 30_000);
       assert.deepEqual(done.transfer_amounts.input, { TRX: 40, USDT: 10 });
       // 1 % of each, kept in the first token settled, at the invoice's rates: 0.4 TRX + 0.1 USDT = 0.8 TRX or 0.2 USDT.
       assert.ok(done.cost === 0.8 || done.cost === 0.2, `cost ${done.cost}`);
     } finally {
-      await second.stop();
+      await gate?.release();
+      await Promise.all(workers.map((w) => w.stop()));
+      worker = startWorker(app.env, devnet, WORKER_ENV);
+    }
+  });
+
+  it('a forward in a block that a reorganisation leaves out is never booked as confirmed: proven dead, rebuilt, delivered once', async () => {
+    const { key, target } = await newMerchant();
+    const inv = await invoice(key, { type: 'SINGLE', amount: 10, currencies: ['TRX'] });
+    await pay(inv.address, '40', 'TRX');
+    const first = await waitFor('the forward built', () => app.prisma.transaction.findFirst({ where: { invoiceId: inv.id, type: 'TRANSFER' } }), 30_000);
+    // Caught in a block that is not solidified yet (3 blocks here), as fast as the node answers.
+    let block = 0;
+    for (const deadline = Date.now() + 30_000; !block && Date.now() < deadline; ) {
+      const info = (await (await fetch(`${devnet.url}/wallet/gettransactioninfobyid`, { method: 'POST', body: JSON.stringify({ value: first.trnHash }) })).json()) as { blockNumber?: number };
+      block = info.blockNumber ?? 0;
+    }
+    assert.ok(block > 0, 'the forward was included');
+    try {
+      // The address's broadcasts are accepted and never included from now on, so the worker's
+      // re-broadcasts of the left-out forward cannot bring it back: it must be proven dead.
+      await devnet.fault.drop({ from: inv.address });
+      const reorg = await devnet.reorg({ fromBlock: block, leaveOut: [first.trnHash] });
+      assert.deepEqual(reorg.leftOut, [first.trnHash]);
+      await waitFor('the left-out forward proven dead', async () => (await app.prisma.transaction.findUniqueOrThrow({ where: { id: first.id } })).sendState === 'FAILED', 60_000);
+    } finally {
+      await devnet.fault.clear();
+    }
+    await waitStatus(key, inv.id, 'COMPLETED', 60_000);
+    const sends = await app.prisma.transaction.findMany({ where: { invoiceId: inv.id, type: 'TRANSFER' }, orderBy: { id: 'asc' } });
+    const left = sends.find((r) => r.id === first.id)!;
+    assert.equal(left.blockNumber, null, 'the block it was in is not on the chain: never booked as landed');
+    assert.equal(left.feeSun, 0n);
+    assert.equal(await app.prisma.ledgerEntry.count({ where: { transactionId: first.id } }), 0, 'nothing of it in the ledger');
+    const landed = sends.filter((r) => r.sendState === 'CONFIRMED');
+    assert.equal(landed.length, 1, await dump(inv.id));
+    await waitFor('funds at the merchant once', async () => (await chain.getTrxBalance(target)) === landed[0]!.amountUnits);
+  });
+
+  /** Two payments (USDT, TRX) at one static address, each forwarded once and delivered once: a double send would move the other's funds. */
+  async function assertEachForwardedOnce(invoiceId: number, target: string) {
+    const payments = await app.prisma.transaction.findMany({ where: { invoiceId, type: 'PAYMENT' } });
+    assert.equal(payments.length, 2);
+    for (const p of payments) await paymentState(p.id, ['SETTLED'], 90_000);
+    const forwards = await app.prisma.transaction.findMany({ where: { invoiceId, type: 'TRANSFER' } });
+    assert.equal(forwards.filter((f) => f.sendState === 'CONFIRMED').length, 2, await dump(invoiceId));
+    for (const p of payments) assert.equal(forwards.filter((f) => f.sourceId === p.id && f.sendState === 'CONFIRMED').length, 1, `one forward of payment ${p.id}`);
+    const sent = (c: string) => forwards.filter((f) => f.currency === c && f.sendState === 'CONFIRMED').reduce((s, f) => s + f.amountUnits, 0n);
+    await waitFor('each payment at the merchant once', async () => (await chain.getTrxBalance(target)) === sent('TRX') && (await chain.getUsdtBalance(target)) === sent('USDT'));
+  }
+
+  it('SIGKILL between sign and store, with a second payment at the same address: the unstored send is never sent, each payment forwarded once', async () => {
+    const { merchant, key, target } = await newMerchant();
+    const inv = await invoice(key, { type: 'MULTIPLE', currencies: ['TRX', 'USDT'] });
+    // The test holds the address's one "send in flight" slot (the partial unique index) in an open
+    // transaction: the worker's insert of a forward it has just signed waits on it.
+    const gate = await dbGate(
+      `INSERT INTO transactions (merchant_id, invoice_id, type, trn_hash, chain_ref, from_address, to_address, amount_units, currency, send_state, send_purpose)
+       VALUES ($1, $2, 'TRANSFER', 'gate', 'gate:send', $3, $4, 0, 'TRX', 'SIGNED', 'FORWARD')`,
+      [merchant.id, inv.id, inv.address, target],
+    );
+    try {
+      await pay(inv.address, '30', 'USDT');
+      await pay(inv.address, '20', 'TRX');
+      const [pid] = await waitFor('a signed forward waiting to be stored', async () => {
+        const pids = await gate.waiting('%INSERT INTO%transactions%');
+        return pids.length ? pids : null;
+      }, 60_000).catch(async (err) => {
+        throw new Error(`${err.message}: ${JSON.stringify(await gate.activity())} ${await dump(inv.id)}`);
+      });
+      await worker.kill();
+      await gate.terminate([pid!]);
+    } finally {
+      await gate.release();
+    }
+    worker = startWorker(app.env, devnet, WORKER_ENV);
+    await assertEachForwardedOnce(inv.id, target);
+  });
+
+  it('SIGKILL between confirm and settle, with a second payment at the same address: settled once, not sent again', async () => {
+    const { key, target } = await newMerchant();
+    const inv = await invoice(key, { type: 'MULTIPLE', currencies: ['TRX', 'USDT'] });
+    // Settling locks the invoice row first; the test holds it, so the worker stops after a forward confirmed.
+    const gate = await dbGate('SELECT id FROM invoices WHERE id = $1 FOR NO KEY UPDATE', [inv.id]);
+    try {
+      await pay(inv.address, '30', 'USDT');
+      await pay(inv.address, '20', 'TRX');
+      const [pid] = await waitFor('a confirmed forward waiting to be settled', async () => {
+        const pids = await gate.waiting('%invoices%');
+        const confirmed = await app.prisma.transaction.count({ where: { invoiceId: inv.id, type: 'TRANSFER', sendState: 'CONFIRMED' } });
+        return pids.length && confirmed ? pids : null;
+      }, 60_000);
+      await worker.kill();
+      await gate.terminate([pid!]);
+    } finally {
+      await gate.release();
+    }
+    worker = startWorker(app.env, devnet, WORKER_ENV);
+    await assertEachForwardedOnce(inv.id, target);
+    await waitFor('one webhook per payment', async () => hooks.filter((h) => h.id === inv.id).length >= 2);
+    assert.equal(new Set(hooks.filter((h) => h.id === inv.id).map((h) => h.key)).size, hooks.filter((h) => h.id === inv.id).length, 'no payment reported twice');
+  });
+
+  it('case 9: a payment whose forward the node refuses to plan (its USDT gone from the address) is held after HOLD_AFTER_REFUSALS refusals, not FORWARDING forever', async () => {
+    await worker.stop();
+    worker = startWorker(app.env, devnet, { ...WORKER_ENV, HOLD_AFTER_REFUSALS: '3' });
+    try {
+      const { key, target } = await newMerchant();
+      const inv = await invoice(key, { type: 'SINGLE', amount: 20, currencies: ['USDT'] });
+      await pay(inv.address, '20', 'USDT');
+      // Before the payment is final (so before the worker sees it) the address's USDT is taken away,
+      // as a frozen balance would be: every estimate of its forward reverts.
+      await devnet.setBalance(inv.address, { usdtUnits: 0n });
+      const payment = await paymentOf(inv.id, 20n * USDT);
+      const held = await paymentState(payment.id, ['HELD', 'SETTLED', 'FAILED'], 60_000);
+      assert.equal(held.paymentState, 'HELD', await dump(inv.id));
+      assert.match(held.heldReason ?? '', /^cannot be sent: /);
+      assert.equal(await app.prisma.transaction.count({ where: { sourceId: payment.id } }), 0, 'nothing was sent for it, not even gas');
+      assert.equal(await chain.getUsdtBalance(target), 0n);
+      assert.equal((await app.prisma.ledgerEntry.findFirstOrThrow({ where: { transactionId: payment.id, kind: 'HELD' } })).units, 20n * USDT);
+      // The funds come back (unfrozen): the books balance again, the payment stays held for the merchant to release.
+      await devnet.setBalance(inv.address, { usdtUnits: 20n * USDT });
+    } finally {
+      await worker.stop();
+      worker = startWorker(app.env, devnet, WORKER_ENV);
     }
   });
 

@@ -3,12 +3,12 @@ import { deriveAccount } from '@/lib/chain/keys';
 import { masterKeyRing } from '@/lib/crypto/masterKey';
 import { seal } from '@/lib/crypto/secretBox';
 import type { Merchant, Prisma, PrismaClient } from '@/lib/generated/prisma/client';
-import { ApiError, badRequest, notFound } from '@/lib/http/errors';
+import { ApiError, badRequest, fieldErrors, notFound } from '@/lib/http/errors';
 import type { Page } from '@/lib/http/pagination';
 import { likeLiteral } from '@/lib/http/listQuery';
 import { formatScaled, parseScaled } from '@/lib/money/decimal';
-import { amountDue, usdToTokenUnits } from '@/lib/money/fees';
-import { CURRENCIES, RATE_DECIMALS, USD_DECIMALS, type Currency } from '@/lib/money/tokens';
+import { amountDue, convertUnits, usdToTokenUnits } from '@/lib/money/fees';
+import { CURRENCIES, RATE_DECIMALS, TOKEN_DECIMALS, USD_DECIMALS, type Currency } from '@/lib/money/tokens';
 import type { RateSource } from '@/lib/rates/source';
 import { dayStartUtc, nextDayStartUtc } from '@/lib/time';
 import { INVOICE_ORDERING, type CreateInvoiceInput, type ListInvoicesQuery } from './schemas';
@@ -50,6 +50,10 @@ export async function createInvoice(prisma: PrismaClient, rates: RateSource, mer
     const { dueUnits, feeUnits } = amountDue(base, c.FORWARDING_FEE_PERCENT, input.clientCommission);
     return { currency: q.currency, rateUsd: q.rateUsd, dueUnits, feeUnits };
   });
+  if (input.type === 'SINGLE') {
+    const trxRate = quotes.find((q) => q.currency === 'TRX')?.rateUsd ?? (await rates.quote('TRX')).rateUsd;
+    refuseBelowForwardingCost(amounts, input.amountMicros, trxRate, c);
+  }
   const createdAt = new Date();
   const expiredAt = new Date(createdAt.getTime() + (input.type === 'SINGLE' ? (input.expiryMinutes ?? c.DEFAULT_EXPIRY_MINUTES) * 60_000 : STATIC_ADDRESS_LIFETIME_MS));
 
@@ -73,6 +77,31 @@ export async function createInvoice(prisma: PrismaClient, rates: RateSource, mer
     },
     include: invoiceInclude,
   });
+}
+
+/**
+ * A SINGLE invoice must be worth more, in each token it accepts, than the most forwarding its
+ * payment can cost (FORWARD_MAX_COST_*; a USDT forward's TRX converted at the invoice's rates).
+ * Below that, the worker would hold the full payment as uneconomic (docs/worker.md, "Held
+ * funds"): the customer pays, the merchant receives nothing and the invoice never completes.
+ */
+function refuseBelowForwardingCost(amounts: { currency: Currency; rateUsd: string; dueUnits: bigint; feeUnits: bigint }[], amountMicros: bigint, trxRateUsd: string, c: ReturnType<typeof config>): void {
+  for (const a of amounts) {
+    const worth = a.dueUnits - a.feeUnits;
+    let cost = parseScaled(c.FORWARD_MAX_COST_TRX, TOKEN_DECIMALS);
+    let costText = `up to ${c.FORWARD_MAX_COST_TRX} TRX`;
+    if (a.currency === 'USDT') {
+      const costSun = parseScaled(c.FORWARD_MAX_COST_USDT_IN_TRX, TOKEN_DECIMALS);
+      cost = convertUnits(costSun, parseScaled(trxRateUsd, RATE_DECIMALS), parseScaled(a.rateUsd, RATE_DECIMALS));
+      costText = `up to ${c.FORWARD_MAX_COST_USDT_IN_TRX} TRX of network fees, ${formatScaled(cost, TOKEN_DECIMALS)} USDT at current rates`;
+    }
+    if (worth > cost) continue;
+    throw fieldErrors({
+      amount: [
+        `${formatScaled(amountMicros, USD_DECIMALS)} USD leaves the merchant ${formatScaled(worth, TOKEN_DECIMALS)} ${a.currency}, not more than forwarding a ${a.currency} payment can cost (${costText}); such a payment would be held, not forwarded`,
+      ],
+    });
+  }
 }
 
 export async function getInvoice(prisma: PrismaClient, merchantId: number, id: number): Promise<InvoiceRecord> {
