@@ -64,6 +64,12 @@ describe('chain layer against the devnet', () => {
     assert.equal(resources.freeBandwidthLimit, 600n);
   });
 
+  test('finds a USDT holder from the chain alone, so estimates need no funded caller', async () => {
+    assert.equal(await chain.findUsdtHolder(1n), faucet.address, 'the devnet faucet deployed the token and holds it');
+    const faucetUnits = await chain.getUsdtBalance(faucet.address);
+    assert.equal(await chain.findUsdtHolder(faucetUnits + 1n), null, 'nobody on this devnet holds more than the faucet');
+  });
+
   test('estimates agree with what the node charges, to the sun', async () => {
     const sender = await fundedAccount(200n * TRX, 50_000_000n);
     const holder = await fundedAccount(1n * TRX, 1n);

@@ -34,6 +34,9 @@ import type {
 const PARAMETERS_TTL_MS = 10 * 60_000;
 const CONCURRENCY = 8;
 const MAX_RANGE = 100;
+/** How far back findUsdtHolder looks for USDT transfers, and how many of their parties it tries. */
+const HOLDER_SEARCH_BLOCKS = 3;
+const HOLDER_SEARCH_CANDIDATES = 10;
 
 type RefHeader = { ref_block_bytes: string; ref_block_hash: string; expiration: number; timestamp: number };
 
@@ -129,6 +132,26 @@ export class TronChain implements Chain {
       this.tronWeb.transactionBuilder.triggerConstantContract(this.usdtContract, 'balanceOf(address)', {}, [{ type: 'address', value: address }], address),
     );
     return BigInt('0x' + (this.parse('balanceOf', constantCallReply, reply).constant_result[0] || '0'));
+  }
+
+  async findUsdtHolder(minUnits: bigint): Promise<string | null> {
+    const holds = async (address: string) => (await this.getUsdtBalance(address)) >= minUnits;
+    // The deployer first: one call, and on the devnet it is the faucet that mints the token.
+    const contract = await this.request('getcontract', 'wallet/getcontract', { value: this.hex(this.usdtContract) });
+    const origin = (contract as { origin_address?: unknown } | null)?.origin_address;
+    if (typeof origin === 'string' && TronWeb.isAddress(origin)) {
+      const deployer = TronWeb.address.fromHex(origin);
+      if (await holds(deployer)) return deployer;
+    }
+    // Then whoever moved USDT lately: on mainnet every block has many such transfers.
+    const head = await this.getBlockNumber();
+    const from = Math.max(0, head - HOLDER_SEARCH_BLOCKS + 1);
+    const { transfers } = await this.getBlockRangeTransfers(from, head);
+    const parties = [...new Set(transfers.filter((t) => t.token === 'USDT' && t.success).reverse().flatMap((t) => [t.to, t.from]))];
+    for (const address of parties.slice(0, HOLDER_SEARCH_CANDIDATES)) {
+      if (await holds(address)) return address;
+    }
+    return null;
   }
 
   async getAccountResources(address: string): Promise<AccountResources> {

@@ -22,6 +22,13 @@ export interface Chain {
 
   getTrxBalance(address: string): Promise<bigint>;
   getUsdtBalance(address: string): Promise<bigint>;
+  /**
+   * Some address that holds at least `minUnits` USDT now, found from the chain itself
+   * (the token contract's deployer, then the parties of the USDT transfers in the
+   * latest blocks); null when none is found. Estimates simulate USDT transfers from
+   * it, since a transfer() from an address without the tokens reverts.
+   */
+  findUsdtHolder(minUnits: bigint): Promise<string | null>;
   getAccountResources(address: string): Promise<AccountResources>;
   /** Whether the address exists as an account (has received TRX); USDT alone does not activate it. */
   isActivated(address: string): Promise<boolean>;

@@ -12,9 +12,9 @@ export interface QuoteDeps {
   chain: Chain;
   rates: RateSource;
   /**
-   * A funded address the node can simulate the transfers from (the service gas
-   * wallet). For USDT it must hold at least one base unit: each transfer is
-   * simulated for 1 unit, since energy depends on the recipient, not the amount.
+   * The address the node simulates the transfers from (the service gas wallet).
+   * A USDT transfer() reverts unless its sender holds the amount; when this
+   * address holds no USDT, `usdtSimulationSender` finds one that does.
    */
   estimateFrom: string;
   /** Service fee on the amount sent (FORWARDING_FEE_PERCENT). */
@@ -51,6 +51,34 @@ export interface PayoutQuote {
 }
 
 const ONE_UNIT = 1n;
+/** Balance reads in flight at once when looking among the targets for a USDT holder. */
+const BALANCE_READS = 8;
+
+/**
+ * The sender to simulate USDT transfers from. Each transfer is simulated for 1
+ * base unit: its energy depends on whether the recipient already holds USDT
+ * (a zero storage slot made non-zero costs about twice as much), not on the
+ * amount nor on who sends it, so any holder gives the payout's figures. In
+ * order: the gas wallet if it holds some; a holder the chain layer finds (the
+ * token's deployer, or a party to a recent USDT transfer); the target holding
+ * the most. Balances are read with constant calls, which need no funded caller,
+ * so an estimate never depends on the service holding the token. Null: nobody
+ * found holds USDT.
+ */
+export async function usdtSimulationSender(chain: Chain, gasWallet: string, targets: PayoutTarget[]): Promise<string | null> {
+  if ((await chain.getUsdtBalance(gasWallet)) >= ONE_UNIT) return gasWallet;
+  const found = await chain.findUsdtHolder(ONE_UNIT);
+  if (found) return found;
+  let best: { address: string; units: bigint } | null = null;
+  for (let i = 0; i < targets.length; i += BALANCE_READS) {
+    const slice = targets.slice(i, i + BALANCE_READS);
+    const balances = await Promise.all(slice.map((t) => chain.getUsdtBalance(t.address)));
+    slice.forEach((t, j) => {
+      if (balances[j]! >= ONE_UNIT && (!best || balances[j]! > best.units)) best = { address: t.address, units: balances[j]! };
+    });
+  }
+  return (best as { address: string } | null)?.address ?? null;
+}
 
 /** Sun a transfer that creates an account burns besides bandwidth (system fee + create-account fee). */
 const accountCreationSun = (p: ChainParameters) => p.createAccountSystemFeeSun + p.createAccountFeeSun;
@@ -76,14 +104,16 @@ export async function quotePayout(deps: QuoteDeps, request: PayoutRequest): Prom
   const { chain, rates } = deps;
   const { currency, target_wallets: targets } = request;
   try {
-    if (currency === 'USDT' && (await chain.getUsdtBalance(deps.estimateFrom)) < ONE_UNIT) {
-      throw new ApiError(503, 'USDT payouts cannot be estimated: the service gas wallet must hold some USDT to simulate transfers; try again later');
+    // A target that is itself the sender is simulated as a transfer to itself: it holds USDT, so it costs what paying a holder costs.
+    const from = currency === 'USDT' ? await usdtSimulationSender(chain, deps.estimateFrom, targets) : deps.estimateFrom;
+    if (from === null) {
+      throw new ApiError(503, 'USDT payouts cannot be estimated: no address holding USDT was found on the chain to simulate transfers from; try again later');
     }
     const [params, quote, trx] = await Promise.all([chain.getChainParameters(), rates.quote(currency), rates.quote('TRX')]);
     const fresh = { freeBandwidth: params.freeBandwidthBytes, stakedBandwidth: 0n, stakedEnergy: 0n };
     const batch = await estimateTransfers(
       chain,
-      targets.map((t) => ({ token: currency, from: deps.estimateFrom, to: t.address, amount: currency === 'USDT' ? ONE_UNIT : t.units })),
+      targets.map((t) => ({ token: currency, from, to: t.address, amount: currency === 'USDT' ? ONE_UNIT : t.units })),
       fresh,
     );
     const networkFeeSun = batch.totalFeeSun;
