@@ -34,6 +34,8 @@ test('the invoices and transactions lists download as CSV with the filters on sc
   await page.screenshot({ path: screenshotPath('dashboard-export'), fullPage: true });
 
   await page.getByRole('link', { name: 'Transactions' }).click();
+  // The Export link of the page being left stays clickable until the new page is there.
+  await page.waitForURL(/\/dashboard\/transactions/);
   const [transactions] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV' }).click()]);
   expect(transactions.suggestedFilename()).toMatch(/^transactions-/);
   expect(readFileSync((await transactions.path())!, 'utf8')).toBe('\uFEFFcreated_at,trn_hash,invoice,type,currency,amount,from_address,to_address,event_id,aml_status,aml_risk_score,aml_risk_level\r\n');

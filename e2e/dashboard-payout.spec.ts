@@ -91,7 +91,11 @@ test('a merchant estimates and creates a mass payout in the dashboard and sees i
   await test.step('an ERROR payout lists the targets it could not pay', async () => {
     // A send cannot be made to fail for good from here: the payout is ended in the
     // database as the worker ends one (status ERROR with failed_targets, docs/payouts.md).
-    const res = await page.request.post(`${app.baseUrl}/dashboard/api/payouts`, { data: { currency: 'TRX', target_wallets: targets } });
+    const res = await page.request.post(`${app.baseUrl}/dashboard/api/payouts`, {
+      data: { currency: 'TRX', target_wallets: targets },
+      // As the browser sends it on a POST: the dashboard refuses changes without a same-origin proof (CSRF, docs/dashboard.md).
+      headers: { origin: app.baseUrl },
+    });
     expect(res.status()).toBe(200);
     const { id } = (await res.json()) as { id: number };
     const failed = { index: 1, address: targets[1]!.address, amount: 2, error: 'send failed 3 times: out of energy' };
