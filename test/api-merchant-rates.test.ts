@@ -71,10 +71,11 @@ describe('HTTP rate provider', () => {
   it('prices invoices from the provider', async () => {
     const { key } = await app.createMerchant();
     assert.deepEqual((await app.api('/rates?currency=TRX', key)).json, { currency: 'TRX', rate: 0.3125, fee: 1 });
-    const inv = await app.api('/payment/create', key, { method: 'POST', body: { type: 'SINGLE', amount: 5, currencies: ['TRX', 'USDT'] } });
+    // 10 USD: above the USDT minimum (an amount whose forward costs what it delivers is refused, docs/api.md).
+    const inv = await app.api('/payment/create', key, { method: 'POST', body: { type: 'SINGLE', amount: 10, currencies: ['TRX', 'USDT'] } });
     assert.equal(inv.status, 200, inv.text);
-    // 5 / 0.3125 = 16 TRX; 5 / 1.0002 = 4.999000199.. rounded up to 4.999001 USDT.
-    assert.deepEqual(inv.json.currencies_amounts, { TRX: 16, USDT: 4.999001 });
+    // 10 / 0.3125 = 32 TRX; 10 / 1.0002 = 9.998000399.. rounded up to 9.998001 USDT.
+    assert.deepEqual(inv.json.currencies_amounts, { TRX: 32, USDT: 9.998001 });
   });
 
   it('refuses to quote or price on a stale rate with a clear 503', async () => {
