@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { TronWeb } from 'tronweb';
 import { devnetControl, startDevnetProcess, waitFor, type DevnetProcess } from './helpers/devnet';
+import { hexMessage, newAccount, receipt, usdtBalanceOf, usdtTransferTx, type Account, type Signed } from './helpers/tronweb';
 
 // The devnet's fault controls, observed through an unmodified TronWeb as a wallet or the
 // settlement worker would see them. Solidified 20 blocks deep so reorganisations have room.
@@ -13,39 +14,17 @@ let tw: TronWeb;
 
 const TRX = 1_000_000n;
 const ROOT = resolve(import.meta.dirname, '..');
-const hexMessage = (m: string | undefined) => Buffer.from(m ?? '', 'hex').toString('utf8');
-type Account = { address: string; privateKey: string };
-type Signed = Parameters<TronWeb['trx']['sendRawTransaction']>[0];
-
-async function newAccount(): Promise<Account> {
-  const a = await TronWeb.createAccount();
-  return { address: a.address.base58, privateKey: a.privateKey };
-}
 
 const faucet = (): Account => ({ address: devnet.faucetAddress, privateKey: devnet.faucetPrivateKey });
 
-async function info(txId: string, client = tw) {
-  return waitFor(`receipt of ${txId}`, async () => {
-    const i = await client.trx.getUnconfirmedTransactionInfo(txId);
-    return Object.keys(i).length ? i : undefined;
-  });
-}
+const info = (txId: string, client = tw) => receipt(client, txId);
 
 async function signedTrx(from: Account, to: string, sun: bigint, client = tw): Promise<Signed> {
   return (await client.trx.sign(await client.transactionBuilder.sendTrx(to, Number(sun), from.address), from.privateKey)) as Signed;
 }
 
 async function signedUsdt(from: Account, to: string, units: bigint, feeLimit = 100_000_000): Promise<Signed> {
-  const { transaction } = await tw.transactionBuilder.triggerSmartContract(
-    devnet.usdtContract,
-    'transfer(address,uint256)',
-    { feeLimit },
-    [
-      { type: 'address', value: to },
-      { type: 'uint256', value: units.toString() },
-    ],
-    from.address,
-  );
+  const transaction = await usdtTransferTx(tw, devnet.usdtContract, from.address, to, units, feeLimit);
   return (await tw.trx.sign(transaction, from.privateKey)) as Signed;
 }
 
@@ -55,10 +34,7 @@ async function broadcast(signed: Signed, client = tw) {
   return signed.txID;
 }
 
-async function usdtBalance(address: string): Promise<bigint> {
-  const r = await tw.transactionBuilder.triggerConstantContract(devnet.usdtContract, 'balanceOf(address)', {}, [{ type: 'address', value: address }], address);
-  return BigInt('0x' + r.constant_result![0]);
-}
+const usdtBalance = (address: string) => usdtBalanceOf(tw, devnet.usdtContract, address);
 
 const balance = async (address: string, client = tw) => BigInt(await client.trx.getUnconfirmedBalance(address));
 const headNumber = async (client = tw) => (await client.trx.getCurrentBlock()).block_header.raw_data.number;

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { TronWeb } from 'tronweb';
 import { startDevnetProcess, waitFor, type DevnetProcess } from './helpers/devnet';
+import { hexMessage, newAccount, receipt, usdtTransferTx, type Account } from './helpers/tronweb';
 
 // Stake 2.0 on the devnet, driven the way a wallet drives it: tronweb's
 // transactionBuilder builds freeze/delegate transactions locally, the node
@@ -11,24 +12,13 @@ let devnet: DevnetProcess;
 let tw: TronWeb;
 
 const TRX = 1_000_000n;
-const hexMessage = (m: string | undefined) => Buffer.from(m ?? '', 'hex').toString('utf8');
-type Account = { address: string; privateKey: string };
 type Resource = 'ENERGY' | 'BANDWIDTH';
 
-async function newAccount(): Promise<Account> {
-  const a = await TronWeb.createAccount();
-  return { address: a.address.base58, privateKey: a.privateKey };
-}
 
 const faucet = (): Account => ({ address: devnet.faucetAddress, privateKey: devnet.faucetPrivateKey });
 const hex = (address: string) => TronWeb.address.toHex(address).toLowerCase();
 
-async function info(txId: string) {
-  return waitFor(`receipt of ${txId}`, async () => {
-    const i = await tw.trx.getUnconfirmedTransactionInfo(txId);
-    return Object.keys(i).length ? i : undefined;
-  });
-}
+const info = (txId: string) => receipt(tw, txId);
 
 async function send(tx: Parameters<TronWeb['trx']['sign']>[0], key: string) {
   const signed = await tw.trx.sign(tx, key);
@@ -56,16 +46,7 @@ const delegate = async (who: Account, sun: bigint, to: string, resource: Resourc
 const undelegate = async (who: Account, sun: bigint, to: string, resource: Resource) => tw.transactionBuilder.undelegateResource(Number(sun), to, resource, who.address);
 
 async function sendUsdt(from: Account, to: string, units: bigint, feeLimit = 100_000_000) {
-  const { transaction } = await tw.transactionBuilder.triggerSmartContract(
-    devnet.usdtContract,
-    'transfer(address,uint256)',
-    { feeLimit },
-    [
-      { type: 'address', value: to },
-      { type: 'uint256', value: units.toString() },
-    ],
-    from.address,
-  );
+  const transaction = await usdtTransferTx(tw, devnet.usdtContract, from.address, to, units, feeLimit);
   return included(transaction, from.privateKey);
 }
 

@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { TronWeb, type Types } from 'tronweb';
 import { startDevnetProcess, waitFor, type DevnetProcess } from './helpers/devnet';
+import { hexMessage, newAccount, receipt, usdtBalanceOf, usdtTransferTx } from './helpers/tronweb';
 
 // Everything here goes through an unmodified TronWeb against the devnet child process.
 
@@ -13,28 +14,13 @@ let faucet: string;
 
 const TRX = 1_000_000n;
 const ROOT = resolve(import.meta.dirname, '..');
-const hexMessage = (m: string | undefined) => Buffer.from(m ?? '', 'hex').toString('utf8');
-
-async function newAccount() {
-  const a = await TronWeb.createAccount();
-  return { address: a.address.base58, privateKey: a.privateKey };
-}
 
 async function balance(address: string): Promise<bigint> {
   return BigInt(await tw.trx.getUnconfirmedBalance(address));
 }
 
-async function usdtBalance(address: string): Promise<bigint> {
-  const r = await tw.transactionBuilder.triggerConstantContract(devnet.usdtContract, 'balanceOf(address)', {}, [{ type: 'address', value: address }], address);
-  return BigInt('0x' + r.constant_result![0]);
-}
-
-async function info(txId: string) {
-  return waitFor(`receipt of ${txId}`, async () => {
-    const i = await tw.trx.getUnconfirmedTransactionInfo(txId);
-    return Object.keys(i).length ? i : undefined;
-  });
-}
+const usdtBalance = (address: string) => usdtBalanceOf(tw, devnet.usdtContract, address);
+const info = (txId: string) => receipt(tw, txId);
 
 async function sendTrx(from: { address: string; privateKey: string }, to: string, sun: bigint) {
   const tx = await tw.transactionBuilder.sendTrx(to, Number(sun), from.address);
@@ -43,16 +29,7 @@ async function sendTrx(from: { address: string; privateKey: string }, to: string
 }
 
 async function sendUsdt(from: { address: string; privateKey: string }, to: string, units: bigint, feeLimit = 100_000_000) {
-  const { transaction } = await tw.transactionBuilder.triggerSmartContract(
-    devnet.usdtContract,
-    'transfer(address,uint256)',
-    { feeLimit },
-    [
-      { type: 'address', value: to },
-      { type: 'uint256', value: units.toString() },
-    ],
-    from.address,
-  );
+  const transaction = await usdtTransferTx(tw, devnet.usdtContract, from.address, to, units, feeLimit);
   const signed = await tw.trx.sign(transaction, from.privateKey);
   return { signed, reply: await tw.trx.sendRawTransaction(signed) };
 }
