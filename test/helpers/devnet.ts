@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseDevnetEnv } from '@/devnet/config';
 import { faucetKey } from '@/devnet/genesis';
+import type { ReorgResult } from '@/devnet/node';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -27,13 +28,8 @@ export interface FaultInfo {
   hits: string[];
 }
 
-export interface ReorgResult {
-  forkBlock: number;
-  replaced: string[];
-  blocks: string[];
-  leftOut: string[];
-  dropped: Array<{ txid: string; code: string; message: string }>;
-}
+// What POST /devnet/reorg answers is the node's own result type.
+export type { ReorgResult };
 
 /** The dev controls of docs/devnet.md ("Fault controls"), typed. */
 export interface DevnetControls {
