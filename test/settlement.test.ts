@@ -573,6 +573,45 @@ describe('settlement: money is never lost, stranded, burned or misreported', () 
     }
   });
 
+  it('case 4 (gas margin): the unburned gas of a USDT SINGLE invoice goes back to the gas wallet, and a late payment still forwards', async () => {
+    const { key, target } = await newMerchant();
+    const inv = await invoice(key, { type: 'SINGLE', amount: 20, currencies: ['USDT'] });
+    await pay(inv.address, '20', 'USDT');
+    await waitStatus(key, inv.id, 'COMPLETED');
+    const first = await paymentOf(inv.id, 20n * USDT);
+    const trxBooked = async () => (await app.prisma.ledgerEntry.aggregate({ where: { address: inv.address, currency: 'TRX' }, _sum: { deltaUnits: true } }))._sum.deltaUnits ?? 0n;
+    const emptied = async (paymentId: number) => {
+      try {
+        // Nothing of the margin is left behind (docs/worker.md, "Gas returned": 0 when the estimate of the return's bandwidth is exact, as on the devnet).
+        await waitFor('the gas remainder returned', async () => (await chain.getTrxBalance(inv.address)) === 0n && (await trxBooked()) === 0n, 30_000);
+      } catch (err) {
+        throw new Error(`${(err as Error).message}: address holds ${await chain.getTrxBalance(inv.address)} sun; ${await dump(inv.id)}`);
+      }
+      const back = await app.prisma.transaction.findFirstOrThrow({ where: { sourceId: paymentId, sendPurpose: 'GAS_RETURN', sendState: 'CONFIRMED' } });
+      assert.equal(back.fromAddress, inv.address);
+      assert.equal(back.toAddress, gasWallet.address);
+      assert.equal(back.costPayer, 'SERVICE', 'the return is the service\'s own cost, not the merchant\'s');
+      const arrived = await app.prisma.ledgerEntry.findFirstOrThrow({ where: { transactionId: back.id, kind: 'GAS_RETURN_IN' } });
+      assert.equal(arrived.address, gasWallet.address);
+      assert.equal(arrived.units, back.amountUnits, 'booked at the gas wallet');
+      // What came back is the gas that arrived less what the forward (and the return) burned: the margin, and nothing else.
+      const at = async (kind: 'GAS_IN' | 'NETWORK_COST') => (await app.prisma.ledgerEntry.aggregate({ where: { address: inv.address, currency: 'TRX', kind, paymentId }, _sum: { units: true } }))._sum.units ?? 0n;
+      assert.equal(back.amountUnits, (await at('GAS_IN')) - (await at('NETWORK_COST')));
+      assert.ok(back.amountUnits > TRX, `a margin worth returning: ${back.amountUnits} sun`);
+      return back;
+    };
+    await emptied(first.id);
+
+    // A late payment to the emptied address gets new gas, as any other, and is forwarded.
+    await pay(inv.address, '10', 'USDT');
+    await waitStatus(key, inv.id, 'OVERPAID', 60_000);
+    const late = await paymentOf(inv.id, 10n * USDT);
+    const forwards = await app.prisma.transaction.findMany({ where: { invoiceId: inv.id, type: 'TRANSFER', sendState: 'CONFIRMED' } });
+    assert.equal(forwards.length, 2, await dump(inv.id));
+    await waitFor('both payments at the merchant', async () => (await chain.getUsdtBalance(target)) === forwards.reduce((s, f) => s + f.amountUnits, 0n));
+    await emptied(late.id);
+  });
+
   // Last: every payment above is closed; every unit is in the books and on chain.
   it('balances the books (npm run reconcile) after all of the above, and reports a unit that is not in them', async () => {
     await assertReconciled(app.prisma, chain);

@@ -18,6 +18,7 @@ const OUT_KIND: Record<SendPurpose, LedgerKind> = {
   REFUND_GAS: 'GAS_OUT',
   PAYOUT_TARGET: 'PAYOUT',
   PAYOUT_GAS: 'GAS_OUT',
+  GAS_RETURN: 'GAS_RETURN_OUT',
 };
 const GAS: readonly SendPurpose[] = ['FORWARD_GAS', 'REFUND_GAS', 'PAYOUT_GAS'];
 
@@ -61,6 +62,10 @@ export async function bookSendLanded(tx: Tx, row: Transaction, feeSun: bigint, s
     // is recorded by the scanner as a payment to that invoice (PAYMENT_IN), like a customer's.
     if (GAS.includes(purpose)) {
       entries.push({ address: row.toAddress, currency: row.currency, kind: 'GAS_IN', deltaUnits: row.amountUnits, units: row.amountUnits, invoiceId: row.invoiceId, paymentId: row.sourceId, transactionId: row.id });
+    }
+    // A single-use address's gas remainder arrives back at the gas wallet (docs/worker.md, "Gas returned").
+    if (purpose === 'GAS_RETURN') {
+      entries.push({ address: row.toAddress, currency: row.currency, kind: 'GAS_RETURN_IN', deltaUnits: row.amountUnits, units: row.amountUnits, invoiceId: row.invoiceId, paymentId: row.sourceId, transactionId: row.id });
     }
   }
   await write(tx, entries);
