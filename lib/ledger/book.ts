@@ -55,7 +55,10 @@ export async function bookSendLanded(tx: Tx, row: Transaction, feeSun: bigint, s
   if (!purpose) throw new Error(`send ${row.id} has no purpose`);
   const base = { invoiceId: row.invoiceId, paymentId: row.sourceId, transactionId: row.id };
   const entries: Entry[] = [];
-  if (feeSun > 0n) entries.push({ ...base, address: row.fromAddress, currency: 'TRX', kind: 'NETWORK_COST', deltaUnits: -feeSun, units: feeSun, reason: succeeded ? null : (error ?? 'failed on chain') });
+  // A gas return's fee is paid out of the gas remainder it returns, not by the payment it is anchored on
+  // (which may be a TRX payment at the same address): it is no part of that payment's accounting.
+  const payer = purpose === 'GAS_RETURN' ? { ...base, paymentId: null } : base;
+  if (feeSun > 0n) entries.push({ ...payer, address: row.fromAddress, currency: 'TRX', kind: 'NETWORK_COST', deltaUnits: -feeSun, units: feeSun, reason: succeeded ? null : (error ?? 'failed on chain') });
   if (succeeded) {
     entries.push({ ...base, address: row.fromAddress, currency: row.currency, kind: OUT_KIND[purpose], deltaUnits: -row.amountUnits, units: row.amountUnits });
     // Gas arrives at a service address; any other send of ours that lands on an invoice address
