@@ -39,7 +39,7 @@ async function write(tx: Tx, entries: Entry[]): Promise<void> {
   if (entries.length) await tx.ledgerEntry.createMany({ data: entries, skipDuplicates: true });
 }
 
-/** Incoming transfers the scanner recorded (payments, payout top-ups) at service addresses. */
+/** Incoming transfers the scanner recorded (payments, payout top-ups, merchants' wallet top-ups) at service addresses. */
 export async function bookIncoming(tx: Tx, rows: Pick<Transaction, 'id' | 'toAddress' | 'currency' | 'amountUnits' | 'invoiceId'>[]): Promise<void> {
   await write(tx, rows.map((r) => ({ address: r.toAddress, currency: r.currency, kind: 'PAYMENT_IN', deltaUnits: r.amountUnits, units: r.amountUnits, invoiceId: r.invoiceId, paymentId: r.id, transactionId: r.id })));
 }
