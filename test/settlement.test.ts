@@ -240,6 +240,32 @@ describe('settlement: money is never lost, stranded, burned or misreported', () 
     assert.equal((await statusOf(key, inv.id)).status, 'CANCELED');
   });
 
+  it('released held funds that were never screened go through AML first: a flagged sender\'s are returned, not forwarded', async () => {
+    const { key, target } = await newMerchant({ aml: true });
+    const inv = await invoice(key, { type: 'SINGLE', amount: 10, currencies: ['TRX'] });
+    assert.equal((await app.api(`/payment/${inv.id}/cancel`, key, { method: 'DELETE' })).status, 200);
+    // A flagged sender pays the canceled invoice: held (canceled), never screened.
+    const sent = await chain.buildSignedTrxTransfer(flagged.privateKey, inv.address, 30n * TRX);
+    await chain.broadcast(sent.signedTx);
+    const payment = await paymentOf(inv.id, 30n * TRX);
+    const held = await paymentState(payment.id, ['HELD', 'SETTLED', 'FAILED']);
+    assert.equal(held.paymentState, 'HELD', await dump(inv.id));
+    assert.equal(held.amlCheck, null);
+    const flaggedBefore = await chain.getTrxBalance(flagged.address);
+
+    // The merchant forwards it from the dashboard: screened first, failed, returned to the sender.
+    await releaseHeldPayment(app.prisma, held.merchantId, held.id, { action: 'FORWARD' });
+    const done = await paymentState(held.id, ['REFUNDED', 'SETTLED', 'HELD', 'FAILED'], 60_000);
+    assert.equal(done.paymentState, 'REFUNDED', await dump(inv.id));
+    assert.equal((done.amlCheck as { status: string }).status, 'FAILED');
+    const refund = await app.prisma.transaction.findFirstOrThrow({ where: { sourceId: held.id, sendPurpose: 'REFUND', sendState: 'CONFIRMED' } });
+    assert.equal(refund.toAddress, flagged.address);
+    assert.equal(await app.prisma.transaction.count({ where: { sourceId: held.id, sendPurpose: 'FORWARD' } }), 0, 'nothing forwarded');
+    await waitFor('returned to the sender', async () => (await chain.getTrxBalance(flagged.address)) === flaggedBefore + refund.amountUnits);
+    assert.equal(await chain.getTrxBalance(target), 0n);
+    assert.equal((await statusOf(key, inv.id)).status, 'CANCELED', 'the invoice is not changed by released funds');
+  });
+
   it("case 8: our own forward landing on another invoice's address is recorded as that invoice's payment", async () => {
     const b = await newMerchant();
     const invB = await invoice(b.key, { type: 'SINGLE', amount: 10, currencies: ['TRX'] });

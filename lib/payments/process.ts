@@ -232,8 +232,9 @@ async function settle(ctx: WorkerContext, p: Payment, state: 'SETTLED' | 'REFUND
     }
     const amounts = await tx.invoiceCurrency.findMany({ where: { invoiceId: invoice.id } });
     const current = await tx.invoice.findUniqueOrThrow({ where: { id: invoice.id } });
-    // Only an AML refund ends a SINGLE invoice AML_FAILED; a merchant's return of held funds changes nothing.
-    const next = state === 'REFUNDED' ? (p.releaseAction === 'REFUND' ? current.status : refundedStatus(current)) : statusAfterPayments(current, amounts, ctx.settings.PAYMENT_TOLERANCE_PERCENT, await scannedUntil(tx), ctx.settings.PAYMENT_TOLERANCE_MAX_USD);
+    // Only an AML refund ends a SINGLE invoice AML_FAILED; released held funds (returned by the merchant,
+    // or screened on release and returned) change nothing: the invoice was not paid with them.
+    const next = state === 'REFUNDED' ? (p.releaseAction ? current.status : refundedStatus(current)) : statusAfterPayments(current, amounts, ctx.settings.PAYMENT_TOLERANCE_PERCENT, await scannedUntil(tx), ctx.settings.PAYMENT_TOLERANCE_MAX_USD);
     const costCurrency = current.costCurrency ?? p.currency;
     const feeInCostCurrency = costCurrency === p.currency ? fee : convertFee(fee, amounts, p.currency, costCurrency);
     await tx.invoice.update({ where: { id: invoice.id }, data: { costUnits: (current.costUnits ?? 0n) + feeInCostCurrency, costCurrency } });
