@@ -142,7 +142,7 @@ describe('worker: detection, AML, forwarding, statuses and webhooks on the devne
     const done = await waitStatus(key, inv.id, 'COMPLETED');
     assert.equal(done.cost, 0.25);
     const rows = await app.prisma.transaction.findMany({ where: { invoiceId: inv.id } });
-    const gas = rows.find((r) => r.type === 'ACTIVATION');
+    const gas = rows.find((r) => r.sendPurpose === 'FORWARD_GAS');
     const transfer = rows.find((r) => r.type === 'TRANSFER');
     assert.ok(gas && transfer, JSON.stringify(rows.map((r) => r.type)));
     assert.equal(transfer.amountUnits, 25_000_000n, 'the merchant gets the invoice amount; the client paid the fee');
@@ -152,7 +152,11 @@ describe('worker: detection, AML, forwarding, statuses and webhooks on the devne
     const burned = (gas.feeSun ?? 0n) + (transfer.feeSun ?? 0n);
     assert.ok((transfer.feeSun ?? 0n) > 0n && gas.amountUnits > (transfer.feeSun ?? 0n), 'the gas covered the burn with a margin');
     assert.equal(m.activationBalanceSun, -burned);
-    assert.equal(await chain.getTrxBalance(inv.address), gas.amountUnits - (transfer.feeSun ?? 0n), 'the margin stays at the address');
+    // The unburned margin goes back to the gas wallet: a single-use address is never paid again (docs/worker.md, "Gas returned").
+    const back = await waitFor('the margin returned', () => app.prisma.transaction.findFirst({ where: { sourceId: transfer.sourceId, sendPurpose: 'GAS_RETURN', sendState: 'CONFIRMED' } }));
+    assert.equal(back.amountUnits + (back.feeSun ?? 0n), gas.amountUnits - (transfer.feeSun ?? 0n), 'exactly the margin');
+    assert.equal(await chain.getTrxBalance(inv.address), 0n);
+    assert.equal((await app.prisma.merchant.findUniqueOrThrow({ where: { id: merchant.id } })).activationBalanceSun, -burned, 'the return is not charged to the merchant');
   });
 
   it('marks over- and underpayment, and completes an underpaid invoice when the rest arrives late', async () => {

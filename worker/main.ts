@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { amlProviderFrom } from '@/lib/aml';
+import { probeAmlProvider } from '@/lib/aml/probe';
 import { chain, parseChainConfig } from '@/lib/chain';
 import { deriveAccount } from '@/lib/chain/keys';
 import { config } from '@/lib/config';
@@ -34,6 +35,17 @@ const ctx: WorkerContext = {
   forwardingFeePercent: c.FORWARDING_FEE_PERCENT,
   topupFeePercent: c.TOPUP_FEE_PERCENT,
 };
+// With the HTTP provider, its credentials are proven before anything is claimed (issue 13, case 10; docs/worker.md, "AML").
+if (settings.AML_PROVIDER === 'http') {
+  const verdict = await probeAmlProvider(ctx.aml, ctx.gasWallet.address);
+  if (!verdict.start) {
+    console.error(`ALERT worker not started: the AML provider refused our credentials or configuration (AML_HTTP_URL, AML_ACCESS_ID, AML_ACCESS_KEY): ${verdict.error}`);
+    await ctx.prisma.$disconnect();
+    process.exit(1);
+  }
+  if ('alert' in verdict) console.error(`ALERT AML provider could not be checked at start-up (starting; checks fail open on timeouts and 5xx): ${verdict.alert}`);
+  else console.log('worker: AML provider accepted our credentials');
+}
 const delivery = { timeoutMs: settings.WEBHOOK_TIMEOUT_MS, allowPrivate: settings.WEBHOOK_ALLOW_PRIVATE };
 const poll = settings.WORKER_POLL_MS;
 const beat = scanHeartbeat(ctx.prisma, ctx.owner);

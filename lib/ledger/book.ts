@@ -18,6 +18,7 @@ const OUT_KIND: Record<SendPurpose, LedgerKind> = {
   REFUND_GAS: 'GAS_OUT',
   PAYOUT_TARGET: 'PAYOUT',
   PAYOUT_GAS: 'GAS_OUT',
+  GAS_RETURN: 'GAS_RETURN_OUT',
 };
 const GAS: readonly SendPurpose[] = ['FORWARD_GAS', 'REFUND_GAS', 'PAYOUT_GAS'];
 
@@ -38,7 +39,7 @@ async function write(tx: Tx, entries: Entry[]): Promise<void> {
   if (entries.length) await tx.ledgerEntry.createMany({ data: entries, skipDuplicates: true });
 }
 
-/** Incoming transfers the scanner recorded (payments, payout top-ups) at service addresses. */
+/** Incoming transfers the scanner recorded (payments, payout top-ups, merchants' wallet top-ups) at service addresses. */
 export async function bookIncoming(tx: Tx, rows: Pick<Transaction, 'id' | 'toAddress' | 'currency' | 'amountUnits' | 'invoiceId'>[]): Promise<void> {
   await write(tx, rows.map((r) => ({ address: r.toAddress, currency: r.currency, kind: 'PAYMENT_IN', deltaUnits: r.amountUnits, units: r.amountUnits, invoiceId: r.invoiceId, paymentId: r.id, transactionId: r.id })));
 }
@@ -54,13 +55,20 @@ export async function bookSendLanded(tx: Tx, row: Transaction, feeSun: bigint, s
   if (!purpose) throw new Error(`send ${row.id} has no purpose`);
   const base = { invoiceId: row.invoiceId, paymentId: row.sourceId, transactionId: row.id };
   const entries: Entry[] = [];
-  if (feeSun > 0n) entries.push({ ...base, address: row.fromAddress, currency: 'TRX', kind: 'NETWORK_COST', deltaUnits: -feeSun, units: feeSun, reason: succeeded ? null : (error ?? 'failed on chain') });
+  // A gas return's fee is paid out of the gas remainder it returns, not by the payment it is anchored on
+  // (which may be a TRX payment at the same address): it is no part of that payment's accounting.
+  const payer = purpose === 'GAS_RETURN' ? { ...base, paymentId: null } : base;
+  if (feeSun > 0n) entries.push({ ...payer, address: row.fromAddress, currency: 'TRX', kind: 'NETWORK_COST', deltaUnits: -feeSun, units: feeSun, reason: succeeded ? null : (error ?? 'failed on chain') });
   if (succeeded) {
     entries.push({ ...base, address: row.fromAddress, currency: row.currency, kind: OUT_KIND[purpose], deltaUnits: -row.amountUnits, units: row.amountUnits });
     // Gas arrives at a service address; any other send of ours that lands on an invoice address
     // is recorded by the scanner as a payment to that invoice (PAYMENT_IN), like a customer's.
     if (GAS.includes(purpose)) {
       entries.push({ address: row.toAddress, currency: row.currency, kind: 'GAS_IN', deltaUnits: row.amountUnits, units: row.amountUnits, invoiceId: row.invoiceId, paymentId: row.sourceId, transactionId: row.id });
+    }
+    // A single-use address's gas remainder arrives back at the gas wallet (docs/worker.md, "Gas returned").
+    if (purpose === 'GAS_RETURN') {
+      entries.push({ address: row.toAddress, currency: row.currency, kind: 'GAS_RETURN_IN', deltaUnits: row.amountUnits, units: row.amountUnits, invoiceId: row.invoiceId, paymentId: row.sourceId, transactionId: row.id });
     }
   }
   await write(tx, entries);

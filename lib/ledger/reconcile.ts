@@ -69,7 +69,9 @@ export async function reconcile(prisma: PrismaClient, chain: Chain): Promise<Rec
   }
 
   const balances = await prisma.ledgerEntry.groupBy({ by: ['address', 'currency'], _sum: { deltaUnits: true } });
-  const addresses = [...new Set(balances.map((b) => b.address))];
+  // Merchants' top-up and activation wallets are checked even before their first top-up: a unit there is booked or reported.
+  const wallets = await prisma.merchant.findMany({ select: { topupWalletAddress: true, activationWalletAddress: true } });
+  const addresses = [...new Set([...balances.map((b) => b.address), ...wallets.flatMap((w) => [w.topupWalletAddress, w.activationWalletAddress])])];
   for (const address of addresses) {
     const [trx, usdt] = await Promise.all([chain.getTrxBalance(address), chain.getUsdtBalance(address)]);
     const onChain: Record<Currency, bigint> = { TRX: trx, USDT: usdt };

@@ -43,17 +43,24 @@ export type Release = { action: 'FORWARD' } | { action: 'REFUND'; address: strin
 /**
  * A merchant releases HELD funds (dashboard): forwarded to their target wallet as they
  * are (the hold rules are not applied again; the network cost is taken as for any
- * forward), or returned to an address they name (its network cost taken out of it).
+ * forward; screened first when the merchant has AML on and they never were), or returned
+ * to an address they name (its network cost taken out of it).
  */
 export async function releaseHeldPayment(prisma: PrismaClient, merchantId: number, id: number, release: Release): Promise<Transaction> {
   if (release.action === 'REFUND' && !(release.address.startsWith('T') && TronWeb.isAddress(release.address))) {
     throw new PaymentActionError('BAD_ADDRESS', 'Enter a valid Tron address (T...).');
   }
   return prisma.$transaction(async (tx) => {
+    const p = await tx.transaction.findFirst({ where: { id, merchantId, type: 'PAYMENT' }, select: { amlCheck: true, merchant: { select: { amlCheck: true } } } });
+    // Funds held before screening (dust, a canceled invoice, a token not accepted) are screened
+    // before they are forwarded when the merchant has AML on: a flagged sender's money is then
+    // returned (or held) by the AML rules, never forwarded unseen (issue 13).
+    const screened = (p?.amlCheck as { completed?: boolean } | null)?.completed === true;
+    const forwardState = p?.merchant.amlCheck && !screened ? 'AML_PENDING' : 'FORWARDING';
     const { count } = await tx.transaction.updateMany({
       where: { id, merchantId, type: 'PAYMENT', paymentState: 'HELD' },
       data: {
-        paymentState: release.action === 'FORWARD' ? 'FORWARDING' : 'REFUNDING',
+        paymentState: release.action === 'FORWARD' ? forwardState : 'REFUNDING',
         releaseAction: release.action,
         releaseAddress: release.action === 'REFUND' ? release.address : null,
         retries: 0,

@@ -12,7 +12,7 @@ import { RATE_DECIMALS, TOKEN_DECIMALS, type Currency } from '@/lib/money/tokens
 import { enqueueInvoiceWebhook } from '@/lib/webhooks/outbox';
 import type { WorkerContext } from './context';
 import { scannedUntil } from './scan';
-import { ensureGas } from './gas';
+import { ensureGas, spendableTrx } from './gas';
 import { ensureSend, latestSend, nextAttempt, type SendOutcome } from './sends';
 import { paymentFee, statusAfterPayments } from './settlementRules';
 
@@ -21,7 +21,7 @@ const OPEN_STATES = ['DETECTED', 'AML_PENDING', 'FORWARDING', 'REFUNDING'] as co
 
 /** Works through due payments; each is advanced as far as the chain allows, then released (lib/worker/lease.ts). */
 export async function processPayments(ctx: WorkerContext, max = 50): Promise<number> {
-  return workThrough(ctx, 'transactions', Prisma.sql`payment_state IN ('DETECTED', 'AML_PENDING', 'FORWARDING', 'REFUNDING')`, max, async (id) => {
+  return workThrough(ctx, 'transactions', Prisma.sql`payment_state IN ('DETECTED', 'AML_PENDING', 'FORWARDING', 'REFUNDING') OR gas_return_due`, max, async (id) => {
     try {
       await advancePayment(ctx, id);
     } catch (err) {
@@ -47,6 +47,7 @@ async function advancePayment(ctx: WorkerContext, id: number): Promise<void> {
   const load = () => loadPayment(ctx, id);
   let p: Payment = await load();
   if (p.type === 'TOPUP') return creditTopup(ctx, p);
+  if (p.gasReturnDue && !(OPEN_STATES as readonly string[]).includes(p.paymentState ?? '')) return returnGas(ctx, p);
   if (p.paymentState === 'DETECTED' && p.invoice) {
     // Policies a merchant expects (docs/worker.md, "Held funds"): money the merchant did not ask
     // for in this form is kept for them to decide, not forwarded unseen or counted wrongly (case 8).
@@ -217,7 +218,8 @@ async function settle(ctx: WorkerContext, p: Payment, state: 'SETTLED' | 'REFUND
   const forwarded = state === 'SETTLED' && sent ? sent.amountUnits : 0n;
   await ctx.prisma.$transaction(async (tx) => {
     if (invoice) await tx.$queryRaw`SELECT id FROM invoices WHERE id = ${invoice.id} FOR UPDATE`;
-    if (!(await setState(tx, ctx, p, { paymentState: state, feeUnits: fee, error: null }))) return;
+    // A single-use address's unburned gas goes back to the gas wallet once the payment is booked (returnGas).
+    if (!(await setState(tx, ctx, p, { paymentState: state, feeUnits: fee, error: null, gasReturnDue: invoice?.type === 'SINGLE' }))) return;
     if (state === 'SETTLED') await bookKept(tx, p, fee, 'service fee');
     else if (sent) await bookKept(tx, p, p.amountUnits - sent.amountUnits - (p.currency === 'TRX' ? (sent.feeSun ?? 0n) : 0n), 'network cost of the refund');
     if (!invoice) return;
@@ -230,14 +232,63 @@ async function settle(ctx: WorkerContext, p: Payment, state: 'SETTLED' | 'REFUND
     }
     const amounts = await tx.invoiceCurrency.findMany({ where: { invoiceId: invoice.id } });
     const current = await tx.invoice.findUniqueOrThrow({ where: { id: invoice.id } });
-    // Only an AML refund ends a SINGLE invoice AML_FAILED; a merchant's return of held funds changes nothing.
-    const next = state === 'REFUNDED' ? (p.releaseAction === 'REFUND' ? current.status : refundedStatus(current)) : statusAfterPayments(current, amounts, ctx.settings.PAYMENT_TOLERANCE_PERCENT, await scannedUntil(tx), ctx.settings.PAYMENT_TOLERANCE_MAX_USD);
+    // Only an AML refund ends a SINGLE invoice AML_FAILED; released held funds (returned by the merchant,
+    // or screened on release and returned) change nothing: the invoice was not paid with them.
+    const next = state === 'REFUNDED' ? (p.releaseAction ? current.status : refundedStatus(current)) : statusAfterPayments(current, amounts, ctx.settings.PAYMENT_TOLERANCE_PERCENT, await scannedUntil(tx), ctx.settings.PAYMENT_TOLERANCE_MAX_USD);
     const costCurrency = current.costCurrency ?? p.currency;
     const feeInCostCurrency = costCurrency === p.currency ? fee : convertFee(fee, amounts, p.currency, costCurrency);
     await tx.invoice.update({ where: { id: invoice.id }, data: { costUnits: (current.costUnits ?? 0n) + feeInCostCurrency, costCurrency } });
     await changeInvoiceStatus(tx, current, next);
     if (invoice.type === 'MULTIPLE') await enqueueInvoiceWebhook(tx, invoice.id, { paymentEventId: p.eventId });
   });
+}
+
+/**
+ * Returns the unburned gas TRX (the FORWARD_GAS/REFUND_GAS margin) of a SINGLE invoice's
+ * address to the gas wallet once its payment is booked, so ~3 TRX per USDT payment is not
+ * stranded at an address that is never used again (issue 13, case 4; docs/worker.md, "Gas
+ * returned"). Only the ledger's gas remainder is sent (never a customer's TRX or a fee kept),
+ * only while no other payment's funds wait at the address and nothing of ours is in flight
+ * from or to it, and only when the send burns less than it returns. A payment that arrives
+ * later gets new gas as any other.
+ */
+async function returnGas(ctx: WorkerContext, p: Payment): Promise<void> {
+  const { address, privateKey } = invoiceKey(p);
+  // Another payment's funds are waiting here: its send may use this gas; it is returned when that payment is booked.
+  const waiting = await ctx.prisma.transaction.count({ where: { toAddress: address, type: 'PAYMENT', paymentState: { in: [...OPEN_STATES] }, id: { not: p.id } } });
+  if (waiting > 0) return;
+  const to = ctx.gasWallet.address;
+  const outcome = await ensureSend(ctx, p, { purpose: 'GAS_RETURN', address }, async () => {
+    const remainder = await gasRemainder(ctx, address, p.id);
+    if (remainder <= 0n) return null;
+    // From an activated address a TRX send uses its free daily bandwidth when it has some (then it burns nothing).
+    const cost = await ctx.chain.estimateTransfer({ token: 'TRX', from: address, to, amount: remainder });
+    const amount = remainder - cost.totalFeeSun;
+    if (amount <= cost.totalFeeSun) {
+      console.warn(`payment ${p.id}: gas remainder of ${toDecimal(remainder)} TRX kept at ${address}: returning it would burn ${toDecimal(cost.totalFeeSun)} TRX`);
+      return null;
+    }
+    return { type: 'ACTIVATION', from: address, to, amountUnits: amount, currency: 'TRX', costPayer: 'SERVICE', signed: await ctx.chain.buildSignedTrxTransfer(privateKey, to, amount) };
+  });
+  if (outcome.state === 'pending') return;
+  if (outcome.state === 'exhausted') console.error(`ALERT payment ${p.id}: gas remainder at ${address} not returned: ${outcome.error}`);
+  await ctx.prisma.transaction.updateMany({ where: { id: p.id, leaseOwner: ctx.owner }, data: { gasReturnDue: false } });
+}
+
+/**
+ * The gas TRX at an address that is the service's to take back: what may be burned as gas
+ * there (lib/payments/gas.ts: the smaller of chain and ledger, less other payments' TRX
+ * waiting and the fees and held funds booked there), and never more than the gas the ledger
+ * says arrived there and was not returned yet.
+ */
+async function gasRemainder(ctx: WorkerContext, address: string, anchorId: number): Promise<bigint> {
+  const [spendable, gasIn, returned] = await Promise.all([
+    spendableTrx(ctx, address, anchorId),
+    ctx.prisma.ledgerEntry.aggregate({ where: { address, currency: 'TRX', kind: 'GAS_IN' }, _sum: { units: true } }),
+    ctx.prisma.ledgerEntry.aggregate({ where: { address, currency: 'TRX', kind: 'GAS_RETURN_OUT' }, _sum: { units: true } }),
+  ]);
+  const gas = (gasIn._sum.units ?? 0n) - (returned._sum.units ?? 0n);
+  return spendable < gas ? spendable : gas;
 }
 
 /**

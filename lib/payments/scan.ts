@@ -21,8 +21,18 @@ export async function scanNextBlocks(ctx: WorkerContext): Promise<number> {
   const confirmedHead = (await chain.getConfirmedBlockNumber()) - settings.SCAN_EXTRA_CONFIRMATIONS;
   let cursor = await prisma.chainCursor.findUnique({ where: { name: CURSOR } });
   if (!cursor) {
-    const start = settings.SCAN_START_BLOCK ?? Math.max(0, confirmedHead);
-    await prisma.chainCursor.createMany({ data: [{ name: CURSOR, blockNumber: start - 1 }], skipDuplicates: true });
+    // Without an explicit start block, the scan starts right after the block whose state the gas
+    // wallet's opening balance was read from, and that balance is booked with the cursor: the
+    // ledger then holds what the wallet held before the scanner's first block, whenever it was funded.
+    const opening = settings.SCAN_START_BLOCK === undefined ? await openingBalances(ctx) : null;
+    const start = settings.SCAN_START_BLOCK ?? opening!.start;
+    await prisma.$transaction(async (tx) => {
+      const { count } = await tx.chainCursor.createMany({ data: [{ name: CURSOR, blockNumber: start - 1 }], skipDuplicates: true });
+      if (count !== 1 || !opening) return;
+      const reason = `opening balance before block ${start}`;
+      const rows = (['TRX', 'USDT'] as const).filter((c) => opening.units[c] > 0n);
+      if (rows.length) await tx.ledgerEntry.createMany({ data: rows.map((c) => ({ address: ctx.gasWallet.address, currency: c, kind: 'OTHER_IN' as const, deltaUnits: opening.units[c], units: opening.units[c], reason })) });
+    });
     cursor = await prisma.chainCursor.findUniqueOrThrow({ where: { name: CURSOR } });
   }
   const from = cursor.blockNumber + 1;
@@ -40,12 +50,25 @@ export async function scanNextBlocks(ctx: WorkerContext): Promise<number> {
     if (count === 0) return false;
     const landed = transfers.filter((t) => t.success);
     const created = await tx.transaction.createManyAndReturn({ data: await rowsFor(tx, landed), skipDuplicates: true });
-    // Payments and payout top-ups arrive at service addresses: the ledger's first rows (lib/ledger).
-    await bookIncoming(tx, created.filter((r) => r.invoiceId !== null));
+    // Payments, payout top-ups and merchants' wallet top-ups arrive at service addresses: the ledger's first rows (lib/ledger).
+    await bookIncoming(tx, created);
     await bookGasWallet(ctx, tx, landed);
     return true;
   });
   return moved ? lastBlock - from + 1 : 0;
+}
+
+/**
+ * The gas wallet's balances and the block they are the state after: the head is read before and
+ * after the balances, and the read is repeated until no block came in between.
+ */
+async function openingBalances(ctx: WorkerContext): Promise<{ start: number; units: Record<'TRX' | 'USDT', bigint> }> {
+  for (let i = 0; ; i++) {
+    const before = await ctx.chain.getBlockNumber();
+    const [trx, usdt] = await Promise.all([ctx.chain.getTrxBalance(ctx.gasWallet.address), ctx.chain.getUsdtBalance(ctx.gasWallet.address)]);
+    if ((await ctx.chain.getBlockNumber()) === before) return { start: before + 1, units: { TRX: trx, USDT: usdt } };
+    if (i >= 20) throw new Error('the chain head kept moving while the gas wallet opening balance was read');
+  }
 }
 
 /**

@@ -44,6 +44,7 @@ const STEP_NAMES: Record<SendPurpose, string> = {
   REFUND_GAS: 'refundgas',
   PAYOUT_TARGET: 'target',
   PAYOUT_GAS: 'payoutgas',
+  GAS_RETURN: 'gasreturn',
 };
 /** How a step is named in errors shown to merchants (failed_targets) and in send_key. */
 export const stepName = (s: SendStep) => `${STEP_NAMES[s.purpose]}${s.index === undefined ? '' : `-${s.index}`}`;

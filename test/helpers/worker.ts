@@ -9,6 +9,8 @@ export interface WorkerProcess {
   /** SIGKILL, as a power cut would. */
   kill(): Promise<void>;
   stop(): Promise<void>;
+  /** Resolves with the exit code (null when killed by a signal) once the process has ended on its own or been stopped. */
+  exited(): Promise<number | null>;
 }
 
 /** Runs worker/main.ts as `npm run dev` does, with the app's settings (database, keys) and the test devnet. */
@@ -39,5 +41,6 @@ export function startWorker(appEnv: Record<string, string>, devnet: DevnetProces
           child.once('exit', () => r());
           child.kill(signal);
         });
-  return { output: () => out, kill: () => exit('SIGKILL'), stop: () => exit('SIGTERM') };
+  const ended = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  return { output: () => out, kill: () => exit('SIGKILL'), stop: () => exit('SIGTERM'), exited: () => ended };
 }
