@@ -1,5 +1,5 @@
 import { publicBaseUrl } from '@/lib/config';
-import { ApiError } from '@/lib/http/errors';
+import { AppError } from '@/lib/errors';
 import { merchantRoute, type Authenticate, type Handler, type RouteFn } from '@/lib/http/route';
 import { sessionMerchant } from './session';
 
@@ -61,11 +61,11 @@ function jsonOrEmpty(req: Request): boolean {
  */
 const bySession: Authenticate = async (req) => {
   if (!SAFE_METHODS.has(req.method)) {
-    if (!sameOrigin(req)) throw new ApiError(403, 'Cross-site request refused');
-    if (!jsonOrEmpty(req)) throw new ApiError(415, 'Content-Type must be application/json.');
+    if (!sameOrigin(req)) throw new AppError('FORBIDDEN', 'Cross-site request refused');
+    if (!jsonOrEmpty(req)) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json.');
   }
   const merchant = await sessionMerchant();
-  if (!merchant) throw new ApiError(401, 'Not signed in');
+  if (!merchant) throw new AppError('UNAUTHORIZED', 'Not signed in');
   return merchant;
 };
 

@@ -1,6 +1,6 @@
 import { Prisma, type PrismaClient, type Transaction } from '@/lib/generated/prisma/client';
 import { TransactionType } from '@/lib/generated/prisma/enums';
-import { notFound } from '@/lib/http/errors';
+import { notFound } from '@/lib/errors';
 import type { Page } from '@/lib/http/pagination';
 import { likeLiteral } from '@/lib/http/listQuery';
 import { CURRENCIES, type Currency } from '@/lib/money/tokens';

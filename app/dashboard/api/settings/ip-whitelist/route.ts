@@ -4,7 +4,7 @@ import { dashboardRoute } from '@/lib/auth/dashboardRoute';
 import { requireRecentAuth } from '@/lib/auth/reauth';
 import { db } from '@/lib/db/client';
 import { queryObject, readJson } from '@/lib/http/request';
-import { parseOrThrow } from '@/lib/http/validate';
+import { parseOrThrow } from '@/lib/validation';
 import { addIpRule, ipRuleSchema, removeIpRule, settingsJson } from '@/lib/merchants/settings';
 
 export const POST = dashboardRoute(async ({ req, merchant }) => {

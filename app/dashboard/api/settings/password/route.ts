@@ -3,7 +3,7 @@ import { dashboardRoute } from '@/lib/auth/dashboardRoute';
 import { changePassword, passwordChangeSchema } from '@/lib/auth/passwordChange';
 import { db } from '@/lib/db/client';
 import { CLIENT_IP_HEADER, readJson } from '@/lib/http/request';
-import { parseOrThrow } from '@/lib/http/validate';
+import { parseOrThrow } from '@/lib/validation';
 
 /** Changes the password and signs out every session (the caller's too). */
 export const POST = dashboardRoute(async ({ req, merchant }) => {
