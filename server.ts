@@ -5,8 +5,8 @@ import next from 'next';
 import { config } from '@/lib/config';
 import { clientIpFrom } from '@/lib/auth/ipAllowList';
 import { parseSessionEnv } from '@/lib/auth/sessionEnv';
-import { CLIENT_IP_HEADER } from '@/lib/http/request';
-import { addressKey, RateLimiter } from '@/lib/http/rateLimit';
+import { CLIENT_IP_HEADER } from '@/lib/auth/clientIp';
+import { addressKey, RateLimiter } from '@/lib/rateLimit';
 import { SECURITY_HEADERS, securityHeadersFor } from '@/lib/http/securityHeaders';
 import { bridgeConsole, CLIENT_REQUEST_ID, createLogger, REQUEST_ID_HEADER } from '@/lib/log';
 

@@ -2,7 +2,7 @@ import { config } from '@/lib/config';
 import { db } from '@/lib/db/client';
 import type { Merchant } from '@/lib/generated/prisma/client';
 import { AppError } from '@/lib/errors';
-import { CLIENT_IP_HEADER } from '@/lib/http/request';
+import { CLIENT_IP_HEADER } from '@/lib/auth/clientIp';
 import { verifyPassword } from './passwords';
 import { currentSession } from './session';
 import { throttledSignIn } from './signInThrottle';

@@ -5,7 +5,7 @@ import { publicBaseUrl } from '@/lib/config';
 import { db } from '@/lib/db/client';
 import { parseSessionEnv } from './sessionEnv';
 import type { Merchant, PrismaClient } from '@/lib/generated/prisma/client';
-import { CLIENT_IP_HEADER } from '@/lib/http/request';
+import { CLIENT_IP_HEADER } from '@/lib/auth/clientIp';
 import { verifyPassword } from './passwords';
 import { credentialsSchema } from './signup';
 import { throttledSignIn } from './signInThrottle';

@@ -1,5 +1,5 @@
 import type { Prisma, PrismaClient } from '@/lib/generated/prisma/client';
-import { addressKey } from '@/lib/http/rateLimit';
+import { addressKey } from '@/lib/rateLimit';
 import { AppError } from '@/lib/errors';
 
 export const MAX_FAILED_SIGN_INS = 5;

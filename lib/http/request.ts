@@ -1,9 +1,6 @@
 import { AppError, invalidInput, notFound } from '@/lib/errors';
 import { MAX_JSON_DEPTH, tooDeep } from '@/lib/validation';
 
-/** Set by server.ts from the socket (and trusted proxies); any client-sent copy is overwritten. */
-export const CLIENT_IP_HEADER = 'x-invoicing-client-ip';
-
 /** Largest request body accepted; a 1,000-target payout is about 70 KB. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 

@@ -2,7 +2,7 @@ import type { Merchant } from '@/lib/generated/prisma/client';
 import { authenticateApiKey } from '@/lib/auth/authenticate';
 import { AppError } from '@/lib/errors';
 import { errorResponse, jsonResponse } from './errors';
-import { CLIENT_IP_HEADER } from './request';
+import { CLIENT_IP_HEADER } from '@/lib/auth/clientIp';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 type Method = (typeof METHODS)[number];

@@ -1,7 +1,7 @@
 import { hashApiKey, keyFromAuthorizationHeader } from '@/lib/auth/apiKeys';
 import { config } from '@/lib/config';
 import { AppError } from '@/lib/errors';
-import { RateLimiter } from '@/lib/http/rateLimit';
+import { RateLimiter } from '@/lib/rateLimit';
 
 let limiter: RateLimiter | undefined;
 

@@ -6,7 +6,7 @@ import { open, seal } from '@/lib/crypto/secretBox';
 import type { Merchant, PrismaClient } from '@/lib/generated/prisma/client';
 import { canonicalIpRule, IpRuleError } from '@/lib/auth/ipAllowList';
 import { fieldErrors } from '@/lib/errors';
-import { httpUrlSchema } from '@/lib/http/url';
+import { httpUrlSchema } from '@/lib/schemas/url';
 import { parseScaled } from '@/lib/money/decimal';
 import { notifyTargetWalletChanged, type WalletChangeNotifier } from '@/lib/notify/walletChange';
 

@@ -5,7 +5,7 @@ import { credentialsSchema, registerMerchant } from '@/lib/auth/signup';
 import { throttledSignUp, TooManyAttempts } from '@/lib/auth/signInThrottle';
 import { db } from '@/lib/db/client';
 import { AppError } from '@/lib/errors';
-import { CLIENT_IP_HEADER } from '@/lib/http/request';
+import { CLIENT_IP_HEADER } from '@/lib/auth/clientIp';
 import { parseOrThrow } from '@/lib/validation';
 
 /** Creates the account; the form then signs in with the same credentials. */

@@ -1,4 +1,4 @@
-import { dashboardRoute } from '@/lib/auth/dashboardRoute';
+import { dashboardRoute } from '@/lib/http/dashboardRoute';
 import { db } from '@/lib/db/client';
 import { csvResponse, csvStream } from '@/lib/export/csv';
 import { queryObject } from '@/lib/http/request';

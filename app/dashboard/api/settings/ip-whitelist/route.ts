@@ -1,6 +1,6 @@
 import { otherMethods } from '@/lib/http/route';
 // Who may call the API with the merchant's keys: changes need a recent sign-in or the password.
-import { dashboardRoute } from '@/lib/auth/dashboardRoute';
+import { dashboardRoute } from '@/lib/http/dashboardRoute';
 import { requireRecentAuth } from '@/lib/auth/reauth';
 import { db } from '@/lib/db/client';
 import { queryObject, readJson } from '@/lib/http/request';

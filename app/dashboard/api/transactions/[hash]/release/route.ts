@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dashboardRoute } from '@/lib/auth/dashboardRoute';
+import { dashboardRoute } from '@/lib/http/dashboardRoute';
 import { db } from '@/lib/db/client';
 import { fieldErrors, invalidInput, notFound } from '@/lib/errors';
 import { readJson } from '@/lib/http/request';

@@ -1,7 +1,7 @@
 import { publicBaseUrl } from '@/lib/config';
 import { AppError } from '@/lib/errors';
-import { merchantRoute, type Authenticate, type Handler, type RouteFn } from '@/lib/http/route';
-import { sessionMerchant } from './session';
+import { merchantRoute, type Authenticate, type Handler, type RouteFn } from './route';
+import { sessionMerchant } from '@/lib/auth/session';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD']);
 
