@@ -1,4 +1,4 @@
-import { publicBaseUrl } from '@/lib/config';
+import { publicBaseUrl, sessionConfig } from '@/lib/config';
 import { AppError } from '@/lib/errors';
 import { merchantRoute, type Authenticate, type Handler, type RouteFn } from './route';
 import { sessionMerchant } from '@/lib/auth/session';
@@ -8,7 +8,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD']);
 /** Origins the dashboard is served from: the configured public ones and the Host this request was sent to. */
 function ownOrigins(req: Request): Set<string> {
   const origins = new Set<string>();
-  for (const base of [process.env.NEXTAUTH_URL, publicBaseUrl()]) {
+  for (const base of [sessionConfig().NEXTAUTH_URL, publicBaseUrl()]) {
     try {
       if (base) origins.add(new URL(base).origin);
     } catch {
