@@ -2,11 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import next from 'next';
-import { config } from '@/lib/config';
+import { config, sessionConfig } from '@/lib/config';
 import { clientIpFrom } from '@/lib/auth/ipAllowList';
-import { parseSessionEnv } from '@/lib/auth/sessionEnv';
-import { CLIENT_IP_HEADER } from '@/lib/http/request';
-import { addressKey, RateLimiter } from '@/lib/http/rateLimit';
+import { CLIENT_IP_HEADER } from '@/lib/auth/clientIp';
+import { addressKey, RateLimiter } from '@/lib/rateLimit';
 import { SECURITY_HEADERS, securityHeadersFor } from '@/lib/http/securityHeaders';
 import { bridgeConsole, CLIENT_REQUEST_ID, createLogger, REQUEST_ID_HEADER } from '@/lib/log';
 
@@ -25,7 +24,7 @@ const c = config();
 const log = createLogger('web', c.LOG_LEVEL);
 bridgeConsole(log);
 // The dashboard's session settings are checked now, not at the first sign-in.
-parseSessionEnv(process.env);
+sessionConfig();
 const dev = process.argv.includes('--dev');
 const app = next({ dev, hostname: c.HOST, port: c.PORT });
 await app.prepare();

@@ -16,7 +16,7 @@ import { PrismaClient } from '@/lib/generated/prisma/client';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { WorkerContext } from '@/lib/payments/context';
 import { claimOne } from '@/lib/worker/lease';
-import { parseWorkerSettings } from '@/lib/worker/settings';
+import { parseWorkerSettings } from '@/lib/config';
 import { createTestDatabase } from '../test/helpers/db';
 
 const CAP_MS = Number(process.env.BENCH_QUEUE_MAX_WAIT_MS ?? 180_000);

@@ -1,5 +1,5 @@
 import { createChain } from '@/lib/chain';
-import { devnetUrl, parseDevnetEnv } from './config';
+import { devnetConfig, devnetUrl } from '@/lib/config';
 import { faucetKey } from './genesis';
 import { payFromFaucet, payRequestSchema } from './pay';
 import { devnetOptions, startDevnet, type DevnetInfo } from './server';
@@ -19,7 +19,7 @@ const USAGE = `usage:
   npm run devnet -- fault clear`;
 
 async function start(): Promise<void> {
-  const env = parseDevnetEnv(process.env);
+  const env = devnetConfig();
   const options = devnetOptions(env);
   const devnet = await startDevnet(options);
   const info = devnet.info();
@@ -53,7 +53,7 @@ async function pay(args: string[]): Promise<void> {
   const [address, amount, currency] = args;
   const request = payRequestSchema.safeParse({ address, amount, currency: currency?.toUpperCase() });
   if (!request.success) throw new Error(`${request.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('\n')}\n${USAGE}`);
-  const env = parseDevnetEnv(process.env);
+  const env = devnetConfig();
   const url = devnetUrl(env);
   const info = await devnetInfo(url);
   const faucet = faucetKey(env);
@@ -89,7 +89,7 @@ function flags(args: string[]): Record<string, string> {
 /** `fault ...`: one request to the running devnet's control endpoints; prints the reply. */
 async function fault(args: string[]): Promise<void> {
   const [what, ...rest] = args;
-  const url = devnetUrl(parseDevnetEnv(process.env));
+  const url = devnetUrl();
   let request: { method: string; path: string; body?: Record<string, string> };
   switch (what) {
     case 'drop':
@@ -135,7 +135,7 @@ async function main(): Promise<void> {
   if (command === 'pay') return pay(args);
   if (command === 'fault') return fault(args);
   if (command === 'info') {
-    console.log(JSON.stringify(await devnetInfo(devnetUrl(parseDevnetEnv(process.env))), null, 2));
+    console.log(JSON.stringify(await devnetInfo(devnetUrl()), null, 2));
     return;
   }
   throw new Error(USAGE);

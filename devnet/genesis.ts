@@ -1,6 +1,6 @@
 import { TronWeb } from 'tronweb';
 import { NETWORKS } from '@/lib/chain/networks';
-import type { DevnetEnv } from './config';
+import type { DevnetEnv } from '@/lib/config';
 
 export interface DevnetKey {
   address: string;

@@ -3,7 +3,7 @@ import { TronWeb } from 'tronweb';
 import type { AddressInfo } from 'node:net';
 import { ChainError, createChain, type Chain } from '@/lib/chain';
 import { BadRequest, resolve, type Params } from './api';
-import type { DevnetEnv } from './config';
+import type { DevnetEnv } from '@/lib/config';
 import { faucetKey, USDT_CONTRACT, witnessKey, type DevnetKey } from './genesis';
 import { chainParametersSchema, delaySchema, dropSchema, failSchema, faultJson, issues, lagSchema, reorgSchema, setBalanceSchema } from './controls';
 import { toNodeJson } from './json';

@@ -1,8 +1,59 @@
+import { TronWeb } from 'tronweb';
 import { z } from 'zod';
 import { parseIpRule } from './auth/ipAllowList';
-import { parseEnv } from './env';
+import { isValidMnemonic } from './chain/keys';
+import { NETWORKS, type NetworkName } from './chain/networks';
 import { parseScaled } from './money/decimal';
 import { PERCENT_DECIMALS, RATE_DECIMALS } from './money/tokens';
+
+/**
+ * The one configuration module (docs/configuration.md, docs/architecture.md):
+ * every environment variable the service reads is declared here, nowhere else
+ * reads process.env (test/architecture.test.ts). Sections, each a zod schema
+ * validated once, on first use, so a process needs only the sections it uses:
+ *
+ * - web     `config()`         the web app; the worker reads it too (database, keys, fees)
+ * - worker  `workerConfig()`   the worker's loops (scanning, sends, AML, webhooks)
+ * - chain   `chainConfig()`    the Tron node (web and worker)
+ * - session `sessionConfig()`  the dashboard's next-auth session (web)
+ * - devnet  `devnetConfig()`   the local devnet (devnet/cli.ts, the dev runner)
+ *
+ * Each `parse…(env)` validates an explicit environment (tests, the dev runner
+ * building a child's environment); each `…Config()` reads process.env once.
+ */
+
+/**
+ * Validates environment variables with a zod schema, naming every bad variable
+ * in one error. Empty strings count as unset, so `FOO=` falls back to the default.
+ */
+function parseEnv<S extends z.ZodType>(schema: S, env: Record<string, string | undefined>, what: string): z.output<S> {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const result = schema.safeParse(present);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`Invalid ${what}:\n${lines.join('\n')}`);
+  }
+  return result.data;
+}
+
+type Env = Record<string, string | undefined>;
+
+/** One section: parsed from process.env on first use, then kept. */
+function section<T>(parse: (env: Env) => T): () => T {
+  let cached: { value: T } | undefined;
+  return () => (cached ??= { value: parse(process.env) }).value;
+}
+
+// Shared by the web (payout estimates) and the worker (gas top-ups, fee limits): one rule, in both sections.
+const decimal = (name: string) => z.string().regex(/^\d+(\.\d+)?$/, `${name} must be a non-negative decimal number`);
+const gasMargin = {
+  /** Margin on the estimated energy cost when funding an address and setting fee_limit. */
+  GAS_MARGIN_PERCENT: decimal('GAS_MARGIN_PERCENT').default('20'),
+};
+
+// ---------------------------------------------------------------------------------------------
+// web
+// ---------------------------------------------------------------------------------------------
 
 /** A decimal the money code can use exactly, so a bad value fails at start-up, not at the first invoice. */
 const scaledDecimal = (what: string, decimals: number, { positive }: { positive: boolean }) =>
@@ -21,7 +72,7 @@ const usdRate = (what: string) => scaledDecimal(what, RATE_DECIMALS, { positive:
 const percent = (what: string) => scaledDecimal(what, PERCENT_DECIMALS, { positive: false });
 const optionalUrl = z.string().url().optional();
 
-const schema = z.object({
+const webSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'DATABASE_URL must be a postgres:// URL'),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
@@ -35,7 +86,10 @@ const schema = z.object({
     .optional(),
   HD_MNEMONIC: z
     .string()
-    .refine((m) => [12, 15, 18, 21, 24].includes(m.trim().split(/\s+/).length), 'HD_MNEMONIC must be a BIP39 phrase of 12-24 words'),
+    .refine((m) => [12, 15, 18, 21, 24].includes(m.trim().split(/\s+/).length), 'HD_MNEMONIC must be a BIP39 phrase of 12-24 words')
+    // Every address derives from it: a mistyped word would silently derive other addresses
+    // (funds sent to them unreachable with the real phrase), so the BIP39 checksum must hold.
+    .refine(isValidMnemonic, 'HD_MNEMONIC is not a valid BIP39 phrase: a word is misspelled or out of place (checksum mismatch)'),
   TRUSTED_PROXIES: z
     .string()
     .default('')
@@ -76,22 +130,24 @@ const schema = z.object({
   METRICS_TOKEN: z.string().regex(/^\S{16,}$/, 'METRICS_TOKEN must be at least 16 characters, without spaces').optional(),
   WORKER_STALE_SECONDS: z.coerce.number().int().min(15).max(86_400).default(120),
   HEALTHZ_REQUIRE_WORKER: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  ...gasMargin,
+  // The "payout wallet changed" e-mail (lib/notify/mail.ts); no SMTP_URL, no e-mail.
+  SMTP_URL: z.string().optional(),
+  MAIL_FROM: z.string().default('no-reply@localhost'),
+  /** The demo merchant's dashboard password, read by the seed (scripts/seed.ts). */
+  DEMO_DASHBOARD_PASSWORD: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
-export type Config = z.infer<typeof schema>;
+export type Config = z.infer<typeof webSchema>;
 
 /** Validates an environment, listing every bad variable at once. */
-export function parseConfig(env: Record<string, string | undefined>): Config {
-  return parseEnv(schema, env, 'configuration');
+export function parseConfig(env: Env): Config {
+  return parseEnv(webSchema, env, 'configuration');
 }
 
-let cached: Config | undefined;
-
-export function config(): Config {
-  cached ??= parseConfig(process.env);
-  return cached;
-}
+/** The web section (the worker reads it too). */
+export const config = section(parseConfig);
 
 export function publicBaseUrl(c: Config = config()): string {
   return (c.PUBLIC_BASE_URL ?? `http://localhost:${c.PORT}`).replace(/\/$/, '');
@@ -99,4 +155,172 @@ export function publicBaseUrl(c: Config = config()): string {
 
 export function paymentPageBase(c: Config = config()): string {
   return (c.PAYMENT_PAGE_BASE ?? publicBaseUrl(c)).replace(/\/$/, '');
+}
+
+// ---------------------------------------------------------------------------------------------
+// worker
+// ---------------------------------------------------------------------------------------------
+
+const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+
+const workerSchema = z.object({
+  WORKER_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+  /** Blocks beyond the node's solidified head to wait before acting (extra reorg safety). */
+  SCAN_EXTRA_CONFIRMATIONS: z.coerce.number().int().min(0).max(1000).default(0),
+  /** First block to scan when no cursor is stored yet; default: the confirmed head at first start. */
+  SCAN_START_BLOCK: z.coerce.number().int().min(0).optional(),
+  SCAN_BATCH_BLOCKS: z.coerce.number().int().min(1).max(100).default(50),
+  LEASE_SECONDS: z.coerce.number().int().min(5).max(600).default(60),
+  /** Sends that landed and failed on chain (out of energy, revert) before the payment fails; unsent expired ones do not count. */
+  SEND_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(3),
+  /** Backoff before rebuilding a send that expired unsent (gas wallet short, node unreachable): doubles from the base to the max. */
+  SEND_RETRY_BASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(5_000),
+  SEND_RETRY_MAX_MS: z.coerce.number().int().min(100).max(86_400_000).default(300_000),
+  ...gasMargin,
+  /**
+   * Payments below these amounts are dust: held at the address with the reason, never
+   * screened (a check costs more) and never forwarded (the network cost exceeds them).
+   */
+  /** A payment whose send the node refuses to plan this many times in a row is held with the reason. */
+  HOLD_AFTER_REFUSALS: z.coerce.number().int().min(1).max(1000).default(10),
+  DUST_THRESHOLD_TRX: decimal('DUST_THRESHOLD_TRX').default('1'),
+  DUST_THRESHOLD_USDT: decimal('DUST_THRESHOLD_USDT').default('1'),
+  /** A SINGLE invoice paid within this share of the due amount counts as exactly paid. */
+  PAYMENT_TOLERANCE_PERCENT: decimal('PAYMENT_TOLERANCE_PERCENT').default('0.5'),
+  /** ... but never more than this many USD either way (a large invoice's 0.5 % is real money). */
+  PAYMENT_TOLERANCE_MAX_USD: decimal('PAYMENT_TOLERANCE_MAX_USD').default('1'),
+  AML_PROVIDER: z.enum(['local', 'http']).default('local'),
+  /** Local provider: senders with a high risk score, comma separated. */
+  AML_FLAGGED_ADDRESSES: z.string().default(''),
+  AML_HTTP_URL: z.string().url().default('https://extrnlapiendpoint.silencatech.com/'),
+  AML_ACCESS_ID: z.string().default(''),
+  AML_ACCESS_KEY: z.string().default(''),
+  AML_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(30_000),
+  AML_CHECK_COST_TRX: decimal('AML_CHECK_COST_TRX').default('1'),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /** Lets webhooks reach private, loopback and link-local addresses (local runs and tests only). */
+  WEBHOOK_ALLOW_PRIVATE: bool.default(false),
+  /** A delivery stuck in SENDING this long was cut off by a crash: sent again if its POST never began, else closed as failed (spec: sent once). */
+  WEBHOOK_STALE_SECONDS: z.coerce.number().int().min(10).default(60),
+});
+
+export type WorkerSettings = z.output<typeof workerSchema>;
+
+export function parseWorkerSettings(env: Env): WorkerSettings {
+  return parseEnv(workerSchema, env, 'worker configuration');
+}
+
+/** The worker section: only the worker process reads it. */
+export const workerConfig = section(parseWorkerSettings);
+
+// ---------------------------------------------------------------------------------------------
+// chain
+// ---------------------------------------------------------------------------------------------
+
+export interface ChainConfig {
+  fullNodeUrl: string;
+  /** Sent as TRON-PRO-API-KEY (TronGrid). */
+  apiKey: string | null;
+  /** Base58 address of the TRC-20 USDT contract. */
+  usdtContract: string;
+  /** How long a built transaction stays valid, from the head block's time. */
+  txExpirationMs: number;
+}
+
+const tronAddress = (name: string) => z.string().refine((a) => a.startsWith('T') && TronWeb.isAddress(a), `${name} must be a base58 Tron address (T...)`);
+
+const chainSchema = z.object({
+  TRON_NETWORK: z.enum(Object.keys(NETWORKS) as [NetworkName, ...NetworkName[]], { message: `TRON_NETWORK must be one of ${Object.keys(NETWORKS).join(', ')}` }).default('devnet'),
+  TRON_FULL_NODE_URL: z.string().url('TRON_FULL_NODE_URL must be a URL like https://api.trongrid.io').optional(),
+  TRON_API_KEY: z.string().min(1).optional(),
+  TRON_USDT_CONTRACT: tronAddress('TRON_USDT_CONTRACT').optional(),
+  // java-tron refuses expirations more than 24 h past its head block.
+  TRON_TX_EXPIRATION_MS: z.coerce
+    .number()
+    .int('TRON_TX_EXPIRATION_MS must be whole milliseconds')
+    .min(10_000, 'TRON_TX_EXPIRATION_MS must be at least 10000')
+    .max(86_400_000, 'TRON_TX_EXPIRATION_MS must be at most 86400000 (24 h)')
+    .default(60_000),
+});
+
+/** What the chain layer needs, plus the TRON_NETWORK preset the rest defaults from. */
+export interface ChainSettings extends ChainConfig {
+  network: NetworkName;
+}
+
+/** Reads the chain settings from an environment, naming every bad variable at once. */
+export function parseChainConfig(env: Env): ChainSettings {
+  const c = parseEnv(chainSchema, env, 'chain configuration');
+  const network = NETWORKS[c.TRON_NETWORK];
+  return {
+    network: c.TRON_NETWORK,
+    fullNodeUrl: c.TRON_FULL_NODE_URL ?? network.fullNodeUrl,
+    apiKey: c.TRON_API_KEY ?? null,
+    usdtContract: c.TRON_USDT_CONTRACT ?? network.usdtContract,
+    txExpirationMs: c.TRON_TX_EXPIRATION_MS,
+  };
+}
+
+/** The chain section (web and worker). */
+export const chainConfig = section(parseChainConfig);
+
+// ---------------------------------------------------------------------------------------------
+// session
+// ---------------------------------------------------------------------------------------------
+
+const sessionSchema = z.object({
+  NEXTAUTH_SECRET: z.string().min(32, 'NEXTAUTH_SECRET must be at least 32 characters (e.g. 32 random bytes, base64url)'),
+  /** The dashboard's public origin; next-auth builds its redirects from it. */
+  NEXTAUTH_URL: z.url().optional(),
+});
+
+export type SessionEnv = z.output<typeof sessionSchema>;
+
+/** The dashboard session's settings; kept apart from next-auth so the server can check them at start-up. */
+export function parseSessionEnv(env: Env): SessionEnv {
+  return parseEnv(sessionSchema, env, 'dashboard session configuration');
+}
+
+/** The session section (web only). */
+export const sessionConfig = section(parseSessionEnv);
+
+// ---------------------------------------------------------------------------------------------
+// devnet
+// ---------------------------------------------------------------------------------------------
+
+const devnetSchema = z.object({
+  DEVNET_HOST: z.string().min(1).default('127.0.0.1'),
+  DEVNET_PORT: z.coerce.number().int().min(0, 'DEVNET_PORT must be 0..65535 (0 picks a free port)').max(65535, 'DEVNET_PORT must be 0..65535').default(9090),
+  DEVNET_DATA_DIR: z.string().min(1).default('./data/devnet'),
+  DEVNET_BLOCK_MS: z.coerce.number().int('DEVNET_BLOCK_MS must be a whole number of milliseconds').min(5, 'DEVNET_BLOCK_MS must be at least 5').default(3000),
+  DEVNET_SOLIDIFIED_DEPTH: z.coerce.number().int().min(0, 'DEVNET_SOLIDIFIED_DEPTH must be 0 or more blocks').default(19),
+  DEVNET_MNEMONIC: z
+    .string()
+    .refine((m) => m.trim().split(/\s+/).length >= 12, 'DEVNET_MNEMONIC must be a BIP39 phrase of 12-24 words')
+    .default('test test test test test test test test test test test junk'),
+  DEVNET_FAUCET_PRIVATE_KEY: z
+    .string()
+    .regex(/^(0x)?[0-9a-fA-F]{64}$/, 'DEVNET_FAUCET_PRIVATE_KEY must be 64 hex characters')
+    .transform((k) => k.replace(/^0x/, '').toLowerCase())
+    .optional(),
+  // A replica serving the node API some blocks behind, and a balancer alternating between head and replica; off unless a port is set (0 picks one).
+  DEVNET_REPLICA_PORT: z.coerce.number().int().min(0, 'DEVNET_REPLICA_PORT must be 0..65535').max(65535, 'DEVNET_REPLICA_PORT must be 0..65535').optional(),
+  DEVNET_BALANCER_PORT: z.coerce.number().int().min(0, 'DEVNET_BALANCER_PORT must be 0..65535').max(65535, 'DEVNET_BALANCER_PORT must be 0..65535').optional(),
+  DEVNET_REPLICA_LAG: z.coerce.number().int().min(0, 'DEVNET_REPLICA_LAG must be 0 or more blocks').default(0),
+  DEVNET_URL: z.string().url('DEVNET_URL must be a URL like http://127.0.0.1:9090').optional(),
+});
+
+export type DevnetEnv = z.infer<typeof devnetSchema>;
+
+/** Validates the devnet's environment, naming every bad variable at once. */
+export function parseDevnetEnv(env: Env): DevnetEnv {
+  return parseEnv(devnetSchema, env, 'devnet configuration');
+}
+
+/** The devnet section (devnet/cli.ts). */
+export const devnetConfig = section(parseDevnetEnv);
+
+/** Where a running devnet answers: DEVNET_URL, else DEVNET_HOST:DEVNET_PORT. */
+export function devnetUrl(env: DevnetEnv = devnetConfig()): string {
+  return env.DEVNET_URL ?? `http://${env.DEVNET_HOST}:${env.DEVNET_PORT}`;
 }

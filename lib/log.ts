@@ -9,10 +9,10 @@ export const CLIENT_REQUEST_ID = /^[\w.:@/-]{1,128}$/;
 /**
  * One JSON object per line on stdout (pino), for web and worker alike:
  * `{"level":30,"time":...,"service":"web","msg":...}` plus context such as
- * `reqId`. The level is LOG_LEVEL (default info). Secrets are never logged:
+ * `reqId`. The level is LOG_LEVEL (the web section of lib/config.ts, default info). Secrets are never logged:
  * the Authorization and Cookie headers are not among the fields written.
  */
-export function createLogger(service: 'web' | 'worker', level = process.env.LOG_LEVEL || 'info'): Logger {
+export function createLogger(service: 'web' | 'worker', level: string): Logger {
   return pino({ level, base: { service, pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime });
 }
 

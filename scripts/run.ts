@@ -4,6 +4,7 @@ import path from 'node:path';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '@/lib/db/embedded';
 import { migrate } from '@/lib/db/migrate';
 import { deriveAccount } from '@/lib/chain/keys';
+import { devnetUrl as devnetUrlOf, parseDevnetEnv } from '@/lib/config';
 import { loadDevSecrets } from './devSecrets';
 import { fundGasWalletOnDevnet } from './devnetGas';
 
@@ -39,7 +40,8 @@ if (!env.DATABASE_URL) {
 await migrate(env.DATABASE_URL);
 // The local devnet is the chain unless a real network is configured.
 const useDevnet = !env.TRON_FULL_NODE_URL && (env.TRON_NETWORK ?? 'devnet') === 'devnet';
-const devnetUrl = `http://127.0.0.1:${env.DEVNET_PORT ?? 9090}`;
+// Where the devnet child will listen: the devnet section of lib/config.ts, read from the child's environment.
+const devnetUrl = useDevnet ? devnetUrlOf(parseDevnetEnv(env)) : '';
 if (useDevnet) {
   env.DEVNET_DATA_DIR ??= path.join(dataDir, 'devnet');
   env.TRON_FULL_NODE_URL = devnetUrl;

@@ -2,8 +2,7 @@ import { config } from '@/lib/config';
 import { db } from '@/lib/db/client';
 import { ensureDemoMerchant } from '@/lib/merchants/demo';
 
-const key = config().DEMO_API_KEY;
-const password = process.env.DEMO_DASHBOARD_PASSWORD;
+const { DEMO_API_KEY: key, DEMO_DASHBOARD_PASSWORD: password } = config();
 if (!key) {
   console.error('seed: set DEMO_API_KEY to the key the demo merchant should have');
   process.exit(1);

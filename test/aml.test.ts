@@ -82,7 +82,7 @@ describe('AML providers', () => {
 
   it('refuses to start the HTTP provider without credentials', async () => {
     const { amlProviderFrom } = await import('@/lib/aml');
-    const { parseWorkerSettings } = await import('@/lib/worker/settings');
+    const { parseWorkerSettings } = await import('@/lib/config');
     assert.throws(() => amlProviderFrom(parseWorkerSettings({ AML_PROVIDER: 'http', AML_ACCESS_ID: '', AML_ACCESS_KEY: '' })), /AML_ACCESS_ID and AML_ACCESS_KEY/);
     assert.ok(amlProviderFrom(parseWorkerSettings({ AML_PROVIDER: 'http', AML_ACCESS_ID: 'a', AML_ACCESS_KEY: 'k' })));
   });

@@ -193,20 +193,18 @@ describe('2. the target-wallet-changed e-mail', () => {
       });
     });
     await new Promise<void>((r) => smtp.listen(0, '127.0.0.1', r));
-    const previous = process.env.SMTP_URL;
+    // The settings are passed as the web section of lib/config.ts would hold them (it is read once per process).
+    const MAIL_FROM = 'no-reply@localhost';
     try {
-      delete process.env.SMTP_URL;
-      assert.equal(await sendMail({ to: 'm@example.com', subject: 's', text: 't' }), false, 'no SMTP_URL: a no-op');
-      process.env.SMTP_URL = `smtp://127.0.0.1:${(smtp.address() as { port: number }).port}`;
-      assert.equal(await notifyTargetWalletChanged({ email: 'merchant@example.com', previous: 'TOLD', current: 'TNEW', at: new Date('2026-11-23T10:00:00Z') }), true);
+      assert.equal(await sendMail({ to: 'm@example.com', subject: 's', text: 't' }, { MAIL_FROM }), false, 'no SMTP_URL: a no-op');
+      const SMTP_URL = `smtp://127.0.0.1:${(smtp.address() as { port: number }).port}`;
+      assert.equal(await notifyTargetWalletChanged({ email: 'merchant@example.com', previous: 'TOLD', current: 'TNEW', at: new Date('2026-11-23T10:00:00Z') }, { SMTP_URL, MAIL_FROM }), true);
       assert.equal(messages.length, 1);
       assert.match(messages[0]!, /To: merchant@example\.com/);
       assert.match(messages[0]!, /Subject: Your payout wallet was changed/);
       assert.match(messages[0]!, /Before: TOLD/);
       assert.match(messages[0]!, /Now: +TNEW/);
     } finally {
-      if (previous === undefined) delete process.env.SMTP_URL;
-      else process.env.SMTP_URL = previous;
       smtp.close();
     }
   });

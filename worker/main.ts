@@ -2,9 +2,9 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { amlProviderFrom } from '@/lib/aml';
 import { probeAmlProvider } from '@/lib/aml/probe';
-import { chain, parseChainConfig } from '@/lib/chain';
+import { chain } from '@/lib/chain';
 import { deriveAccount } from '@/lib/chain/keys';
-import { config } from '@/lib/config';
+import { chainConfig, config, workerConfig } from '@/lib/config';
 import { db } from '@/lib/db/client';
 import { bridgeConsole, createLogger } from '@/lib/log';
 import { scanHeartbeat } from '@/lib/operations/heartbeat';
@@ -15,7 +15,6 @@ import { processPayouts } from '@/lib/payouts/run';
 import { scanNextBlocks } from '@/lib/payments/scan';
 import { rateSource } from '@/lib/rates';
 import { closeInterruptedDeliveries, deliverNext } from '@/lib/webhooks/deliver';
-import { parseWorkerSettings } from '@/lib/worker/settings';
 import { startLoop } from './loop';
 
 const WEBHOOK_SENDERS = 4;
@@ -23,7 +22,7 @@ const WEBHOOK_SENDERS = 4;
 const c = config();
 // JSON lines (docs/operations.md); console output of lib/ goes through it too.
 bridgeConsole(createLogger('worker', c.LOG_LEVEL));
-const settings = parseWorkerSettings(process.env);
+const settings = workerConfig();
 const ctx: WorkerContext = {
   prisma: db(),
   chain: chain(),
@@ -65,7 +64,7 @@ const loops = [
   }),
   ...Array.from({ length: WEBHOOK_SENDERS }, (_, i) => startLoop(`webhooks-${i}`, poll, () => deliverNext(ctx.prisma, delivery))),
 ];
-console.log(`worker: running as ${ctx.owner}; node ${parseChainConfig(process.env).fullNodeUrl}; gas wallet ${ctx.gasWallet.address}`);
+console.log(`worker: running as ${ctx.owner}; node ${chainConfig().fullNodeUrl}; gas wallet ${ctx.gasWallet.address}`);
 
 async function shutdown(): Promise<void> {
   await Promise.all(loops.map((l) => l.stop()));

@@ -3,7 +3,8 @@ import { chain } from '@/lib/chain';
 import { deriveAccount } from '@/lib/chain/keys';
 import { config } from '@/lib/config';
 import { db } from '@/lib/db/client';
-import { ApiError, errorResponse } from '@/lib/http/errors';
+import { AppError } from '@/lib/errors';
+import { errorResponse } from '@/lib/http/errors';
 import { renderMetrics } from '@/lib/operations/metrics';
 
 export const dynamic = 'force-dynamic';
@@ -19,7 +20,7 @@ function authorized(req: Request, token: string | undefined): boolean {
 
 export async function GET(req: Request) {
   const c = config();
-  if (!authorized(req, c.METRICS_TOKEN)) return errorResponse(new ApiError(401, 'A valid metrics token is required.'), { 'www-authenticate': 'Bearer' });
+  if (!authorized(req, c.METRICS_TOKEN)) return errorResponse(new AppError('UNAUTHORIZED', 'A valid metrics token is required.'), { 'www-authenticate': 'Bearer' });
   const { contentType, body } = await renderMetrics({ prisma: db(), chain: chain(), gasWallet: deriveAccount(c.HD_MNEMONIC, 0, 'gas').address });
   return new Response(body, { headers: { 'content-type': contentType, 'cache-control': 'no-store' } });
 }

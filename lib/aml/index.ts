@@ -1,5 +1,5 @@
 import { publicBaseUrl } from '@/lib/config';
-import type { WorkerSettings } from '@/lib/worker/settings';
+import type { WorkerSettings } from '@/lib/config';
 import { HttpAmlProvider } from './http';
 import { LocalAmlProvider } from './local';
 import type { AmlProvider } from './provider';

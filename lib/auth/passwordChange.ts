@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { Merchant, PrismaClient } from '@/lib/generated/prisma/client';
-import { ApiError, fieldErrors } from '@/lib/http/errors';
+import { fieldErrors } from '@/lib/errors';
 import { hashPassword, verifyPassword } from './passwords';
-import { throttledSignIn, TooManyAttempts } from './signInThrottle';
+import { throttledSignIn } from './signInThrottle';
 import { credentialsSchema } from './signup';
 
 export const passwordChangeSchema = z.object({
@@ -16,13 +16,8 @@ export const passwordChangeSchema = z.object({
  * session with the old password has none any more.
  */
 export async function changePassword(prisma: PrismaClient, merchant: Merchant, ip: string, input: z.output<typeof passwordChangeSchema>): Promise<void> {
-  let ok: true | null;
-  try {
-    ok = await throttledSignIn(prisma, { email: merchant.email, ip }, async () => ((await verifyPassword(input.current_password, merchant.passwordHash)) ? true : null));
-  } catch (err) {
-    if (err instanceof TooManyAttempts) throw new ApiError(429, err.message);
-    throw err;
-  }
+  // Too many attempts throws TooManyAttempts, a RATE_LIMITED AppError (429 at the edge).
+  const ok = await throttledSignIn(prisma, { email: merchant.email, ip }, async () => ((await verifyPassword(input.current_password, merchant.passwordHash)) ? true : null));
   if (!ok) throw fieldErrors({ current_password: ['Wrong password.'] });
   const passwordHash = await hashPassword(input.new_password);
   await prisma.merchant.update({ where: { id: merchant.id }, data: { passwordHash, sessionEpoch: { increment: 1 } } });

@@ -1,14 +1,13 @@
 import { config } from '@/lib/config';
 import { db } from '@/lib/db/client';
 import type { Merchant } from '@/lib/generated/prisma/client';
-import { ApiError } from '@/lib/http/errors';
-import { CLIENT_IP_HEADER } from '@/lib/http/request';
+import { AppError } from '@/lib/errors';
+import { CLIENT_IP_HEADER } from '@/lib/auth/clientIp';
 import { verifyPassword } from './passwords';
 import { currentSession } from './session';
-import { throttledSignIn, TooManyAttempts } from './signInThrottle';
+import { throttledSignIn } from './signInThrottle';
 
 export const CONFIRM_PASSWORD_HEADER = 'x-confirm-password';
-export const REAUTH_REQUIRED = 'reauth_required';
 
 /**
  * Changes that can move funds or open the account to others (target wallet,
@@ -33,15 +32,10 @@ export async function requireRecentAuth(req: Request, merchant: Merchant): Promi
   if (session && session.merchant.id === merchant.id && Date.now() / 1000 - session.authAt < windowSeconds) return;
   const given = decodeHeader(req.headers.get(CONFIRM_PASSWORD_HEADER));
   if (!given) {
-    throw new ApiError(403, 'Confirm your password to make this change.', undefined, undefined, REAUTH_REQUIRED);
+    throw new AppError('REAUTH_REQUIRED', 'Confirm your password to make this change.');
   }
   const ip = req.headers.get(CLIENT_IP_HEADER) ?? 'unknown';
-  let ok: true | null;
-  try {
-    ok = await throttledSignIn(db(), { email: merchant.email, ip }, async () => ((await verifyPassword(given, merchant.passwordHash)) ? true : null));
-  } catch (err) {
-    if (err instanceof TooManyAttempts) throw new ApiError(429, err.message);
-    throw err;
-  }
-  if (!ok) throw new ApiError(403, 'Wrong password.', undefined, undefined, REAUTH_REQUIRED);
+  // Too many attempts throws TooManyAttempts, a RATE_LIMITED AppError (429 at the edge).
+  const ok = await throttledSignIn(db(), { email: merchant.email, ip }, async () => ((await verifyPassword(given, merchant.passwordHash)) ? true : null));
+  if (!ok) throw new AppError('REAUTH_REQUIRED', 'Wrong password.');
 }

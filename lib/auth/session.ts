@@ -1,11 +1,10 @@
 import type { AuthOptions } from 'next-auth';
 import { getServerSession } from 'next-auth';
 import CredentialsProvider from 'next-auth/providers/credentials';
-import { publicBaseUrl } from '@/lib/config';
+import { publicBaseUrl, sessionConfig } from '@/lib/config';
 import { db } from '@/lib/db/client';
-import { parseSessionEnv } from './sessionEnv';
 import type { Merchant, PrismaClient } from '@/lib/generated/prisma/client';
-import { CLIENT_IP_HEADER } from '@/lib/http/request';
+import { CLIENT_IP_HEADER } from '@/lib/auth/clientIp';
 import { verifyPassword } from './passwords';
 import { credentialsSchema } from './signup';
 import { throttledSignIn } from './signInThrottle';
@@ -38,7 +37,7 @@ let cached: AuthOptions | undefined;
  */
 export function authOptions(): AuthOptions {
   if (cached) return cached;
-  const env = parseSessionEnv(process.env);
+  const env = sessionConfig();
   cached = {
     secret: env.NEXTAUTH_SECRET,
     session: { strategy: 'jwt', maxAge: SESSION_MAX_AGE_SECONDS },

@@ -1,5 +1,6 @@
 import type { Prisma, PrismaClient } from '@/lib/generated/prisma/client';
-import { addressKey } from '@/lib/http/rateLimit';
+import { addressKey } from '@/lib/rateLimit';
+import { AppError } from '@/lib/errors';
 
 export const MAX_FAILED_SIGN_INS = 5;
 /**
@@ -19,7 +20,12 @@ const WINDOW_MS = 15 * 60_000;
 // so a sign-up can never be mistaken for, or cleared by, a sign-in.
 const SIGN_UP = 'sign-up';
 
-export class TooManyAttempts extends Error {}
+/** Too many attempts in the window: RATE_LIMITED, so callers can let it through to the edge (429). */
+export class TooManyAttempts extends AppError {
+  constructor(message: string) {
+    super('RATE_LIMITED', message);
+  }
+}
 
 interface Key {
   email: string;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Prisma, type Merchant, type PrismaClient } from '@/lib/generated/prisma/client';
-import { fieldErrors } from '@/lib/http/errors';
+import { fieldErrors } from '@/lib/errors';
 import { createMerchant } from '@/lib/merchants/service';
 import { hashPassword } from './passwords';
 

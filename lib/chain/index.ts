@@ -1,10 +1,10 @@
-import { parseChainConfig, type ChainConfig } from './config';
+import { chainConfig, type ChainConfig } from '@/lib/config';
 import { TronChain } from './tron';
 import type { Chain } from './types';
 
 export * from './types';
 export * from './errors';
-export { parseChainConfig, type ChainConfig } from './config';
+export { parseChainConfig, type ChainConfig } from '@/lib/config';
 export { NETWORKS, type NetworkName } from './networks';
 
 export function createChain(config: ChainConfig): Chain {
@@ -15,6 +15,6 @@ let shared: Chain | undefined;
 
 /** The process-wide chain, configured from TRON_* environment variables. */
 export function chain(): Chain {
-  shared ??= createChain(parseChainConfig(process.env));
+  shared ??= createChain(chainConfig());
   return shared;
 }

@@ -1,6 +1,6 @@
 import { TronWeb } from 'tronweb';
 import type { z } from 'zod';
-import type { ChainConfig } from './config';
+import type { ChainConfig } from '@/lib/config';
 import { batchCost, budgetOf, transactionBandwidth, transferCost, type ResourceBudget } from './costs';
 import { ChainError, ChainResponseError, ChainUnavailableError, TxRejectedError } from './errors';
 import {

@@ -1,27 +1,31 @@
 import { z } from 'zod';
+import type { AppError, AppErrorCode } from '@/lib/errors';
 
-/** Every error the API returns is `{"detail": ...}`, plus `errors` for field validation. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly detail: string,
-    readonly errors?: Record<string, string[]>,
-    /** Extra response headers, e.g. Retry-After on a 429. */
-    readonly headers?: Record<string, string>,
-    /** A machine-readable reason beside `detail`, e.g. `reauth_required`. */
-    readonly code?: string,
-  ) {
-    super(detail);
-  }
-}
+/**
+ * The HTTP edge's one map from a domain error code to a status (spec part 7).
+ * Nothing under lib/ outside lib/http names a status; it throws an AppError.
+ */
+const HTTP_STATUS: Record<AppErrorCode, number> = {
+  INVALID_INPUT: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  REAUTH_REQUIRED: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
+  INTERNAL: 500,
+  UPSTREAM_FAILED: 502,
+  UNAVAILABLE: 503,
+};
 
-export const notFound = (detail: string) => new ApiError(404, detail);
-export const badRequest = (detail: string) => new ApiError(400, detail);
+/** The machine-readable `code` sent beside `detail` where the dashboard acts on it; other codes send none. */
+const BODY_CODE: Partial<Record<AppErrorCode, string>> = { REAUTH_REQUIRED: 'reauth_required' };
 
-/** A 400 naming the offending field(s): detail mentions the first one, errors lists them all. */
-export function fieldErrors(errors: Record<string, string[]>): ApiError {
-  const [field, messages] = Object.entries(errors)[0] ?? ['non_field_errors', ['Invalid data.']];
-  return new ApiError(400, `${field}: ${messages?.[0] ?? 'Invalid value.'}`, errors);
+export function httpStatusOf(code: AppErrorCode): number {
+  return HTTP_STATUS[code];
 }
 
 export function jsonResponse(body: unknown, status = 200, headers?: HeadersInit): Response {
@@ -31,11 +35,14 @@ export function jsonResponse(body: unknown, status = 200, headers?: HeadersInit)
   });
 }
 
-export function errorResponse(err: ApiError, headers?: HeadersInit): Response {
+/** Any AppError as the spec's `{"detail": ...}` response: its status, `code` where one is sent, `errors` per field, Retry-After on a 429. */
+export function errorResponse(err: AppError, headers?: HeadersInit): Response {
   const body: { detail: string; code?: string; errors?: Record<string, string[]> } = { detail: err.detail };
-  if (err.code) body.code = err.code;
-  if (err.errors) body.errors = err.errors;
-  return jsonResponse(body, err.status, { ...err.headers, ...headers });
+  const code = BODY_CODE[err.code];
+  if (code) body.code = code;
+  if (err.fieldErrors) body.errors = err.fieldErrors;
+  const retryAfter: Record<string, string> = err.retryAfterSeconds !== undefined ? { 'retry-after': String(err.retryAfterSeconds) } : {};
+  return jsonResponse(body, httpStatusOf(err.code), { ...retryAfter, ...headers });
 }
 
 /** The error body (spec part 7), as the OpenAPI document describes it. */

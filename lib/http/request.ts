@@ -1,15 +1,12 @@
-import { ApiError, notFound } from './errors';
-import { MAX_JSON_DEPTH, tooDeep } from './validate';
-
-/** Set by server.ts from the socket (and trusted proxies); any client-sent copy is overwritten. */
-export const CLIENT_IP_HEADER = 'x-invoicing-client-ip';
+import { AppError, invalidInput, notFound } from '@/lib/errors';
+import { MAX_JSON_DEPTH, tooDeep } from '@/lib/validation';
 
 /** Largest request body accepted; a 1,000-target payout is about 70 KB. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 const DRAIN_BYTES = 16 * MAX_BODY_BYTES;
 
-const tooLarge = () => new ApiError(413, `Request body is larger than ${MAX_BODY_BYTES} bytes.`);
+const tooLarge = () => new AppError('PAYLOAD_TOO_LARGE', `Request body is larger than ${MAX_BODY_BYTES} bytes.`);
 
 /** The body as text, refusing (413) before reading past MAX_BODY_BYTES whatever Content-Length claims. */
 async function boundedText(req: Request): Promise<string> {
@@ -63,7 +60,7 @@ export async function readJson(req: Request): Promise<unknown> {
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    throw new ApiError(400, `JSON parse error - ${(err as Error).message}`);
+    throw invalidInput(`JSON parse error - ${(err as Error).message}`);
   }
   if (exceedsDepth(parsed)) throw tooDeep();
   return parsed;

@@ -1,7 +1,8 @@
 import type { Merchant } from '@/lib/generated/prisma/client';
 import { authenticateApiKey } from '@/lib/auth/authenticate';
-import { ApiError, errorResponse, jsonResponse } from './errors';
-import { CLIENT_IP_HEADER } from './request';
+import { AppError } from '@/lib/errors';
+import { errorResponse, jsonResponse } from './errors';
+import { CLIENT_IP_HEADER } from '@/lib/auth/clientIp';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 type Method = (typeof METHODS)[number];
@@ -14,16 +15,16 @@ export interface ApiContext<P> {
 }
 
 export type Handler<P> = (ctx: ApiContext<P>) => Promise<unknown>;
-/** Resolves the calling merchant or throws the ApiError to answer with. */
+/** Resolves the calling merchant or throws the AppError to answer with. */
 export type Authenticate = (req: Request) => Promise<Merchant>;
 type NextRouteContext<P> = { params: Promise<P> };
 export type RouteFn<P> = (req: Request, ctx: NextRouteContext<P>) => Promise<Response>;
 
 export function toErrorResponse(err: unknown, req?: Request): Response {
-  if (err instanceof ApiError) return errorResponse(err);
+  if (err instanceof AppError) return errorResponse(err);
   // server.ts sets the request id; console goes to the JSON log there.
   console.error(`Unhandled API error (request ${req?.headers.get('x-request-id') ?? 'unknown'})`, err);
-  return errorResponse(new ApiError(500, 'Internal server error'));
+  return errorResponse(new AppError('INTERNAL', 'Internal server error'));
 }
 
 /**
@@ -50,7 +51,7 @@ const byApiKey: Authenticate = (req) => authenticateApiKey(req.headers.get('auth
  */
 export function otherMethods(implemented: readonly Method[]): Record<Method, RouteFn<unknown>> {
   const allow = implemented.join(', ');
-  const refuse: RouteFn<unknown> = async (req) => errorResponse(new ApiError(405, `Method "${req.method}" not allowed.`), { allow });
+  const refuse: RouteFn<unknown> = async (req) => errorResponse(new AppError('METHOD_NOT_ALLOWED', `Method "${req.method}" not allowed.`), { allow });
   return Object.fromEntries(METHODS.filter((m) => !implemented.includes(m)).map((m) => [m, refuse])) as Record<Method, RouteFn<unknown>>;
 }
 
@@ -62,6 +63,6 @@ export function otherMethods(implemented: readonly Method[]): Record<Method, Rou
  */
 export function apiRoute<P = Record<string, never>>(handlers: Partial<Record<Method, Handler<P>>>): Record<Method, RouteFn<P>> {
   const allow = METHODS.filter((m) => handlers[m]).join(', ');
-  const notAllowed: Handler<P> = async ({ req }) => errorResponse(new ApiError(405, `Method "${req.method}" not allowed.`), { allow });
+  const notAllowed: Handler<P> = async ({ req }) => errorResponse(new AppError('METHOD_NOT_ALLOWED', `Method "${req.method}" not allowed.`), { allow });
   return Object.fromEntries(METHODS.map((m) => [m, merchantRoute(byApiKey, handlers[m] ?? notAllowed)])) as Record<Method, RouteFn<P>>;
 }

@@ -1,7 +1,7 @@
 import { hashApiKey, keyFromAuthorizationHeader } from '@/lib/auth/apiKeys';
 import { config } from '@/lib/config';
-import { ApiError } from '@/lib/http/errors';
-import { RateLimiter } from '@/lib/http/rateLimit';
+import { AppError } from '@/lib/errors';
+import { RateLimiter } from '@/lib/rateLimit';
 
 let limiter: RateLimiter | undefined;
 
@@ -17,7 +17,7 @@ export function checkInvoiceCreationRate(who: string): void {
   limiter ??= new RateLimiter(perMinute);
   const wait = limiter.take(who);
   if (wait !== null) {
-    throw new ApiError(429, `Too many invoices created: the limit is ${perMinute} a minute per API key. Try again in ${wait} s.`, undefined, { 'retry-after': String(wait) });
+    throw new AppError('RATE_LIMITED', `Too many invoices created: the limit is ${perMinute} a minute per API key. Try again in ${wait} s.`, { retryAfterSeconds: wait });
   }
 }
 

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { DecimalFormatError, parseScaled } from '@/lib/money/decimal';
 import { CURRENCIES, USD_DECIMALS, type Currency } from '@/lib/money/tokens';
-import { pageQuerySchema } from '@/lib/http/pagination';
-import { httpUrlSchema } from '@/lib/http/url';
-import { dateSchema, orderingSchema, upperCase } from '@/lib/http/listQuery';
-import { documentAs } from '@/lib/http/openapi';
+import { pageQuerySchema } from '@/lib/schemas/page';
+import { httpUrlSchema } from '@/lib/schemas/url';
+import { dateSchema, orderingSchema, upperCase } from '@/lib/schemas/listQuery';
+import { documentAs } from '@/lib/schemas/openapi';
 import { INVOICE_STATUSES, normalizeStatus } from './states';
 
 export const MAX_ORDER_ID = 256;
@@ -52,7 +52,7 @@ export const currenciesSchema = documentAs(
 const optionalText = (max: number) =>
   z.string().max(max, `Ensure this field has no more than ${max} characters.`).nullish();
 
-// Normalised before it is stored; tricks like `http:/evil.com` are refused (lib/http/url.ts).
+// Normalised before it is stored; tricks like `http:/evil.com` are refused (lib/schemas/url.ts).
 const httpUrl = httpUrlSchema.nullish();
 
 const integerLike = z

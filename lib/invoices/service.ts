@@ -3,9 +3,9 @@ import { deriveAccount } from '@/lib/chain/keys';
 import { masterKeyRing } from '@/lib/crypto/masterKey';
 import { seal } from '@/lib/crypto/secretBox';
 import type { Merchant, Prisma, PrismaClient } from '@/lib/generated/prisma/client';
-import { ApiError, badRequest, fieldErrors, notFound } from '@/lib/http/errors';
-import type { Page } from '@/lib/http/pagination';
-import { likeLiteral } from '@/lib/http/listQuery';
+import { fieldErrors, invalidInput, notFound } from '@/lib/errors';
+import type { Page } from '@/lib/schemas/page';
+import { likeLiteral } from '@/lib/schemas/listQuery';
 import { formatScaled, parseScaled } from '@/lib/money/decimal';
 import { amountDue, convertUnits, usdToTokenUnits } from '@/lib/money/fees';
 import { CURRENCIES, RATE_DECIMALS, TOKEN_DECIMALS, USD_DECIMALS, type Currency } from '@/lib/money/tokens';
@@ -42,7 +42,7 @@ export async function allocateInvoiceAddress(prisma: PrismaClient, merchantId: n
 }
 
 export async function createInvoice(prisma: PrismaClient, rates: RateSource, merchant: Merchant, input: CreateInvoiceInput): Promise<InvoiceRecord> {
-  if (!merchant.targetWalletAddress) throw badRequest(NO_TARGET_WALLET);
+  if (!merchant.targetWalletAddress) throw invalidInput(NO_TARGET_WALLET);
   const c = config();
   const quotes = await Promise.all(input.currencies.map((currency) => rates.quote(currency)));
   const amounts = quotes.map((q) => {
@@ -120,7 +120,7 @@ export async function cancelInvoice(prisma: PrismaClient, merchantId: number, id
   const canceled = await prisma.$transaction((tx) =>
     changeInvoiceStatus(tx, current, 'CANCELED', { where: { merchantId, NOT: { type: 'MULTIPLE_TRANSFER', transactions: { some: { type: 'TOPUP' } } } } }),
   );
-  if (!canceled) throw new ApiError(400, 'Invoice cannot be canceled');
+  if (!canceled) throw invalidInput('Invoice cannot be canceled');
   return getInvoice(prisma, merchantId, id);
 }
 

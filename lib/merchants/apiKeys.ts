@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ApiKey, PrismaClient } from '@/lib/generated/prisma/client';
-import { notFound } from '@/lib/http/errors';
+import { notFound } from '@/lib/errors';
 import { isoMicro } from '@/lib/time';
 
 export const API_KEY_NOT_FOUND = 'No API key matches the given query.';

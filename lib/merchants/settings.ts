@@ -5,8 +5,8 @@ import { masterKeyRing } from '@/lib/crypto/masterKey';
 import { open, seal } from '@/lib/crypto/secretBox';
 import type { Merchant, PrismaClient } from '@/lib/generated/prisma/client';
 import { canonicalIpRule, IpRuleError } from '@/lib/auth/ipAllowList';
-import { fieldErrors } from '@/lib/http/errors';
-import { httpUrlSchema } from '@/lib/http/url';
+import { fieldErrors } from '@/lib/errors';
+import { httpUrlSchema } from '@/lib/schemas/url';
 import { parseScaled } from '@/lib/money/decimal';
 import { notifyTargetWalletChanged, type WalletChangeNotifier } from '@/lib/notify/walletChange';
 

@@ -1,4 +1,8 @@
 import nodemailer from 'nodemailer';
+import { config, type Config } from '@/lib/config';
+
+/** SMTP_URL and MAIL_FROM (web section of lib/config.ts); a test passes its own. */
+export type MailSettings = Pick<Config, 'SMTP_URL' | 'MAIL_FROM'>;
 
 export interface Mail {
   to: string;
@@ -13,12 +17,12 @@ export interface Mail {
  * A failure is logged (never the URL, which holds the SMTP password) and does
  * not undo what the mail reports.
  */
-export async function sendMail(mail: Mail, env: Record<string, string | undefined> = process.env): Promise<boolean> {
-  const url = env.SMTP_URL;
+export async function sendMail(mail: Mail, settings: MailSettings = config()): Promise<boolean> {
+  const url = settings.SMTP_URL;
   if (!url) return false;
   try {
     const transport = nodemailer.createTransport(url);
-    await transport.sendMail({ from: env.MAIL_FROM || 'no-reply@localhost', to: mail.to, subject: mail.subject, text: mail.text });
+    await transport.sendMail({ from: settings.MAIL_FROM, to: mail.to, subject: mail.subject, text: mail.text });
     return true;
   } catch (err) {
     console.error(`mail: could not send "${mail.subject}": ${(err as Error).message}`);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { errorBodySchema } from '@/lib/http/errors';
-import { jsonSchemaOptions } from '@/lib/http/openapi';
+import { jsonSchemaOptions } from '@/lib/schemas/openapi';
 import { pageEnvelopeSchema } from '@/lib/http/pagination';
 import { createInvoiceSchema, invoiceSchema, listInvoicesQuerySchema } from '@/lib/invoices/schemas';
 import { merchantAccountSchema } from '@/lib/merchants/schemas';

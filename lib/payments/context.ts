@@ -3,7 +3,7 @@ import type { Chain } from '@/lib/chain/types';
 import type { DerivedAccount } from '@/lib/chain/keys';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import type { RateSource } from '@/lib/rates/source';
-import type { WorkerSettings } from '@/lib/worker/settings';
+import type { WorkerSettings } from '@/lib/config';
 
 /** Everything a worker step needs, passed explicitly so steps stay testable. */
 export interface WorkerContext {

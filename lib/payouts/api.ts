@@ -1,6 +1,6 @@
 import type { Merchant } from '@/lib/generated/prisma/client';
 import { db } from '@/lib/db/client';
-import { parseOrThrow } from '@/lib/http/validate';
+import { parseOrThrow } from '@/lib/validation';
 import { invoiceJson } from '@/lib/invoices/serialize';
 import { apiQuoteDeps, createPayout, estimateJson } from './create';
 import { quotePayout } from './estimate';

@@ -7,7 +7,6 @@ import { allocateInvoiceAddress } from '@/lib/invoices/service';
 import { formatScaled, toJsonNumber } from '@/lib/money/decimal';
 import { TOKEN_DECIMALS, USD_DECIMALS } from '@/lib/money/tokens';
 import { rateSource } from '@/lib/rates';
-import { parseWorkerSettings } from '@/lib/worker/settings';
 import type { QuoteDeps, PayoutQuote } from './estimate';
 import type { PayoutEstimateJson, PayoutTarget } from './schemas';
 
@@ -19,7 +18,7 @@ export function apiQuoteDeps(): QuoteDeps {
     rates: rateSource(),
     estimateFrom: deriveAccount(c.HD_MNEMONIC, 0, 'gas').address,
     feePercent: c.FORWARDING_FEE_PERCENT,
-    marginPercent: parseWorkerSettings(process.env).GAS_MARGIN_PERCENT,
+    marginPercent: c.GAS_MARGIN_PERCENT,
   };
 }
 

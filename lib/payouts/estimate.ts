@@ -1,7 +1,7 @@
 import { ChainError } from '@/lib/chain/errors';
 import { batchCost, transferCost, type ResourceBudget } from '@/lib/chain/costs';
 import type { BatchCost, Chain, ChainParameters, TransferRequest } from '@/lib/chain/types';
-import { ApiError } from '@/lib/http/errors';
+import { AppError } from '@/lib/errors';
 import { divCeil, parseScaled } from '@/lib/money/decimal';
 import { convertUnits, percentOf, withMargin } from '@/lib/money/fees';
 import { RATE_DECIMALS, type Currency } from '@/lib/money/tokens';
@@ -107,7 +107,7 @@ export async function quotePayout(deps: QuoteDeps, request: PayoutRequest): Prom
     // A target that is itself the sender is simulated as a transfer to itself: it holds USDT, so it costs what paying a holder costs.
     const from = currency === 'USDT' ? await usdtSimulationSender(chain, deps.estimateFrom, targets) : deps.estimateFrom;
     if (from === null) {
-      throw new ApiError(503, 'USDT payouts cannot be estimated: no address holding USDT was found on the chain to simulate transfers from; try again later');
+      throw new AppError('UNAVAILABLE', 'USDT payouts cannot be estimated: no address holding USDT was found on the chain to simulate transfers from; try again later');
     }
     const [params, quote, trx] = await Promise.all([chain.getChainParameters(), rates.quote(currency), rates.quote('TRX')]);
     const fresh = { freeBandwidth: params.freeBandwidthBytes, stakedBandwidth: 0n, stakedEnergy: 0n };
@@ -140,7 +140,7 @@ export async function quotePayout(deps: QuoteDeps, request: PayoutRequest): Prom
       topupUnits: sendUnits + costUnits + activationUnits,
     };
   } catch (err) {
-    if (err instanceof ChainError) throw new ApiError(503, `The Tron node could not estimate the payout (${err.message}); try again later`);
+    if (err instanceof ChainError) throw new AppError('UNAVAILABLE', `The Tron node could not estimate the payout (${err.message}); try again later`);
     throw err;
   }
 }

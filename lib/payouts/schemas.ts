@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isTronAddress } from '@/lib/chain/keys';
 import { payoutTargetJsonSchema, usdAmountSchema } from '@/lib/invoices/schemas';
-import { upperCase } from '@/lib/http/listQuery';
+import { upperCase } from '@/lib/schemas/listQuery';
 import { CURRENCIES, TOKEN_DECIMALS, USD_DECIMALS } from '@/lib/money/tokens';
 
 /**

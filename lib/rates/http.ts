@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ApiError } from '@/lib/http/errors';
+import { AppError } from '@/lib/errors';
 import { parseScaled } from '@/lib/money/decimal';
 import { RATE_DECIMALS, type Currency } from '@/lib/money/tokens';
 import type { Quote, RateSource } from './source';
@@ -10,9 +10,10 @@ const priceSchema = z.object({ usd: z.number().positive(), last_updated_at: z.nu
 const responseSchema = z.record(z.string(), priceSchema);
 const FETCH_TIMEOUT_MS = 5_000;
 
-export class RateUnavailableError extends ApiError {
+/** UNAVAILABLE: thrown in the web (503 at the edge) and in the worker alike, which only sees the code. */
+export class RateUnavailableError extends AppError {
   constructor(currency: Currency, reason: string) {
-    super(503, `Exchange rate for ${currency} is unavailable (${reason}); try again later`);
+    super('UNAVAILABLE', `Exchange rate for ${currency} is unavailable (${reason}); try again later`);
   }
 }
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { TransactionType } from '@/lib/generated/prisma/enums';
-import { dateSchema, orderingSchema, upperCase } from '@/lib/http/listQuery';
-import { pageQuerySchema } from '@/lib/http/pagination';
+import { dateSchema, orderingSchema, upperCase } from '@/lib/schemas/listQuery';
+import { pageQuerySchema } from '@/lib/schemas/page';
 import { currencySchema } from '@/lib/money/tokens';
 import { timestampSchema } from '@/lib/invoices/schemas';
 

@@ -1,8 +1,8 @@
 import { Prisma, type PrismaClient, type Transaction } from '@/lib/generated/prisma/client';
 import { TransactionType } from '@/lib/generated/prisma/enums';
-import { notFound } from '@/lib/http/errors';
-import type { Page } from '@/lib/http/pagination';
-import { likeLiteral } from '@/lib/http/listQuery';
+import { notFound } from '@/lib/errors';
+import type { Page } from '@/lib/schemas/page';
+import { likeLiteral } from '@/lib/schemas/listQuery';
 import { CURRENCIES, type Currency } from '@/lib/money/tokens';
 import { dayStartUtc, nextDayStartUtc } from '@/lib/time';
 import type { ListTransactionsQuery } from './schemas';

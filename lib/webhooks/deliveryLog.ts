@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { PrismaClient, WebhookDelivery } from '@/lib/generated/prisma/client';
 import { DeliveryStatus } from '@/lib/generated/prisma/enums';
-import { pageQuerySchema, type Page } from '@/lib/http/pagination';
+import { pageQuerySchema, type Page } from '@/lib/schemas/page';
 import { isoMicro } from '@/lib/time';
 
 export const deliveriesQuerySchema = pageQuerySchema(300).extend({

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { PrismaClient, WebhookDelivery } from '@/lib/generated/prisma/client';
-import { notFound } from '@/lib/http/errors';
+import { notFound } from '@/lib/errors';
 
 export const DELIVERY_NOT_FOUND = 'No webhook delivery matches the given query.';
 

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseDevnetEnv } from '@/devnet/config';
+import { parseDevnetEnv } from '@/lib/config';
 import { faucetKey } from '@/devnet/genesis';
 import type { ReorgResult } from '@/devnet/node';
 

@@ -4,9 +4,9 @@ import { headers } from 'next/headers';
 import { credentialsSchema, registerMerchant } from '@/lib/auth/signup';
 import { throttledSignUp, TooManyAttempts } from '@/lib/auth/signInThrottle';
 import { db } from '@/lib/db/client';
-import { ApiError } from '@/lib/http/errors';
-import { CLIENT_IP_HEADER } from '@/lib/http/request';
-import { parseOrThrow } from '@/lib/http/validate';
+import { AppError } from '@/lib/errors';
+import { CLIENT_IP_HEADER } from '@/lib/auth/clientIp';
+import { parseOrThrow } from '@/lib/validation';
 
 /** Creates the account; the form then signs in with the same credentials. */
 export async function signUp(input: { email: string; password: string }): Promise<{ errors?: Record<string, string[]> }> {
@@ -18,8 +18,9 @@ export async function signUp(input: { email: string; password: string }): Promis
     await throttledSignUp(prisma, ip, () => registerMerchant(prisma, credentials));
     return {};
   } catch (err) {
-    if (err instanceof ApiError) return { errors: err.errors ?? { email: [err.detail] } };
+    // TooManyAttempts is an AppError too: checked first, it belongs to the whole form.
     if (err instanceof TooManyAttempts) return { errors: { form: [err.message] } };
+    if (err instanceof AppError) return { errors: err.fieldErrors ?? { email: [err.detail] } };
     throw err;
   }
 }

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ApiError, errorResponse } from '@/lib/http/errors';
+import { notFound } from '@/lib/errors';
+import { errorResponse } from '@/lib/http/errors';
 
 // validatorUrl null: Swagger UI would otherwise send the document to validator.swagger.io.
 const INIT = `window.ui = SwaggerUIBundle({
@@ -23,7 +24,7 @@ export async function GET(_req: Request, { params }: { params: Promise<{ asset: 
   const { asset } = await params;
   if (asset === 'init.js') return new Response(INIT, { headers: { 'content-type': 'text/javascript; charset=utf-8' } });
   const type = FILES[asset];
-  if (!type) return errorResponse(new ApiError(404, 'Not found.'));
+  if (!type) return errorResponse(notFound('Not found.'));
   const body = await readFile(path.join(process.cwd(), 'node_modules', 'swagger-ui-dist', asset));
   return new Response(new Uint8Array(body), { headers: { 'content-type': type, 'cache-control': 'public, max-age=86400' } });
 }

@@ -1,4 +1,5 @@
-import { NETWORKS, parseChainConfig } from '@/lib/chain';
+import { NETWORKS } from '@/lib/chain';
+import { chainConfig } from '@/lib/config';
 import type { Currency } from '@/lib/money/tokens';
 
 const PROBE_TTL_MS = 30_000;
@@ -6,9 +7,9 @@ const PROBE_TIMEOUT_MS = 1_500;
 let probe: { at: number; url: Promise<string | null> } | undefined;
 
 async function probeDevnet(): Promise<string | null> {
-  if ((process.env.TRON_NETWORK ?? 'devnet') !== 'devnet') return null;
   try {
-    const { fullNodeUrl, usdtContract } = parseChainConfig(process.env);
+    const { network, fullNodeUrl, usdtContract } = chainConfig();
+    if (network !== 'devnet') return null;
     if (usdtContract !== NETWORKS.devnet.usdtContract) return null;
     const res = await fetch(`${fullNodeUrl}/devnet/info`, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS), cache: 'no-store' });
     const info = res.ok ? ((await res.json()) as { usdtContract?: unknown }) : null;

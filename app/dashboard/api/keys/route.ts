@@ -1,9 +1,9 @@
 import { otherMethods } from '@/lib/http/route';
-import { dashboardRoute } from '@/lib/auth/dashboardRoute';
+import { dashboardRoute } from '@/lib/http/dashboardRoute';
 import { requireRecentAuth } from '@/lib/auth/reauth';
 import { db } from '@/lib/db/client';
 import { readJson } from '@/lib/http/request';
-import { parseOrThrow } from '@/lib/http/validate';
+import { parseOrThrow } from '@/lib/validation';
 import { listApiKeys, newApiKeySchema } from '@/lib/merchants/apiKeys';
 import { issueApiKey } from '@/lib/merchants/service';
 

@@ -1,9 +1,9 @@
 import { otherMethods } from '@/lib/http/route';
-import { dashboardRoute } from '@/lib/auth/dashboardRoute';
+import { dashboardRoute } from '@/lib/http/dashboardRoute';
 import { db } from '@/lib/db/client';
 import { pageEnvelope } from '@/lib/http/pagination';
 import { queryObject } from '@/lib/http/request';
-import { parseOrThrow } from '@/lib/http/validate';
+import { parseOrThrow } from '@/lib/validation';
 import { deliveriesQuerySchema, deliveryJson, listDeliveries } from '@/lib/webhooks/deliveryLog';
 
 export const GET = dashboardRoute(async ({ url, merchant }) => {

@@ -1,6 +1,7 @@
 import { otherMethods } from '@/lib/http/route';
 import { z } from 'zod';
-import { ApiError, errorResponse, jsonResponse, notFound } from '@/lib/http/errors';
+import { AppError, invalidInput, notFound } from '@/lib/errors';
+import { errorResponse, jsonResponse } from '@/lib/http/errors';
 import { INVOICE_NOT_FOUND } from '@/lib/invoices/service';
 import { currencySchema } from '@/lib/money/tokens';
 import { devnetUrl, payFromFaucet } from '../../_lib/devnet';
@@ -23,14 +24,14 @@ export async function POST(req: Request, ctx: { params: Promise<{ id: string }> 
   if (!view) return errorResponse(notFound(INVOICE_NOT_FOUND));
   const body = bodySchema.safeParse(await req.json().catch(() => null));
   const token = body.success ? view.tokens.find((t) => t.currency === body.data.currency) : undefined;
-  if (!token) return errorResponse(new ApiError(400, `currency: must be one of ${view.tokens.map((t) => t.currency).join(', ')}`));
+  if (!token) return errorResponse(invalidInput(`currency: must be one of ${view.tokens.map((t) => t.currency).join(', ')}`));
   const amount = token.missing ?? STATIC_DEMO_AMOUNT;
-  if (view.status !== 'ACTIVE' || amount === '0') return errorResponse(new ApiError(409, 'Nothing to pay on this invoice'));
+  if (view.status !== 'ACTIVE' || amount === '0') return errorResponse(new AppError('CONFLICT', 'Nothing to pay on this invoice'));
   try {
     const txid = await payFromFaucet(url, { address: view.address, amount, currency: token.currency });
     return jsonResponse({ txid, amount, currency: token.currency }, 202);
   } catch (err) {
-    return errorResponse(new ApiError(502, `Devnet payment failed: ${(err as Error).message}`));
+    return errorResponse(new AppError('UPSTREAM_FAILED', `Devnet payment failed: ${(err as Error).message}`));
   }
 }
 

@@ -1,5 +1,6 @@
 import { otherMethods } from '@/lib/http/route';
-import { notFound, errorResponse, jsonResponse } from '@/lib/http/errors';
+import { notFound } from '@/lib/errors';
+import { errorResponse, jsonResponse } from '@/lib/http/errors';
 import { INVOICE_NOT_FOUND } from '@/lib/invoices/service';
 import { loadPublicInvoice } from '../../_lib/loadPublicInvoice';
 

@@ -1,8 +1,9 @@
-import { dashboardRoute } from '@/lib/auth/dashboardRoute';
+import { dashboardRoute } from '@/lib/http/dashboardRoute';
 import { db } from '@/lib/db/client';
-import { csvResponse, csvStream } from '@/lib/export/csv';
+import { csvStream } from '@/lib/export/csv';
+import { csvResponse } from '@/lib/http/csv';
 import { queryObject } from '@/lib/http/request';
-import { parseOrThrow } from '@/lib/http/validate';
+import { parseOrThrow } from '@/lib/validation';
 import { INVOICE_CSV_HEADER, invoiceCsvRow } from '@/lib/invoices/csv';
 import { listInvoicesQuerySchema } from '@/lib/invoices/schemas';
 import { invoiceBatches } from '@/lib/invoices/service';

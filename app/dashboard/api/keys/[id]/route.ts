@@ -1,5 +1,5 @@
 import { otherMethods } from '@/lib/http/route';
-import { dashboardRoute } from '@/lib/auth/dashboardRoute';
+import { dashboardRoute } from '@/lib/http/dashboardRoute';
 import { idParam } from '@/lib/http/request';
 import { db } from '@/lib/db/client';
 import { API_KEY_NOT_FOUND, revokeApiKey } from '@/lib/merchants/apiKeys';

@@ -1,5 +1,5 @@
 import { otherMethods } from '@/lib/http/route';
-import { dashboardRoute } from '@/lib/auth/dashboardRoute';
+import { dashboardRoute } from '@/lib/http/dashboardRoute';
 import { readJson } from '@/lib/http/request';
 import { payoutEstimateResponse } from '@/lib/payouts/api';
 

@@ -1,10 +1,10 @@
 import { otherMethods } from '@/lib/http/route';
 // Who may call the API with the merchant's keys: changes need a recent sign-in or the password.
-import { dashboardRoute } from '@/lib/auth/dashboardRoute';
+import { dashboardRoute } from '@/lib/http/dashboardRoute';
 import { requireRecentAuth } from '@/lib/auth/reauth';
 import { db } from '@/lib/db/client';
 import { queryObject, readJson } from '@/lib/http/request';
-import { parseOrThrow } from '@/lib/http/validate';
+import { parseOrThrow } from '@/lib/validation';
 import { addIpRule, ipRuleSchema, removeIpRule, settingsJson } from '@/lib/merchants/settings';
 
 export const POST = dashboardRoute(async ({ req, merchant }) => {

@@ -1,9 +1,10 @@
 import { otherMethods } from '@/lib/http/route';
-import { dashboardRoute } from '@/lib/auth/dashboardRoute';
+import { dashboardRoute } from '@/lib/http/dashboardRoute';
 import { changePassword, passwordChangeSchema } from '@/lib/auth/passwordChange';
 import { db } from '@/lib/db/client';
-import { CLIENT_IP_HEADER, readJson } from '@/lib/http/request';
-import { parseOrThrow } from '@/lib/http/validate';
+import { CLIENT_IP_HEADER } from '@/lib/auth/clientIp';
+import { readJson } from '@/lib/http/request';
+import { parseOrThrow } from '@/lib/validation';
 
 /** Changes the password and signs out every session (the caller's too). */
 export const POST = dashboardRoute(async ({ req, merchant }) => {

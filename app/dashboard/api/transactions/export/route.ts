@@ -1,8 +1,9 @@
-import { dashboardRoute } from '@/lib/auth/dashboardRoute';
+import { dashboardRoute } from '@/lib/http/dashboardRoute';
 import { db } from '@/lib/db/client';
-import { csvResponse, csvStream } from '@/lib/export/csv';
+import { csvStream } from '@/lib/export/csv';
+import { csvResponse } from '@/lib/http/csv';
 import { queryObject } from '@/lib/http/request';
-import { parseOrThrow } from '@/lib/http/validate';
+import { parseOrThrow } from '@/lib/validation';
 import { TRANSACTION_CSV_HEADER, transactionCsvRow } from '@/lib/transactions/csv';
 import { listTransactionsQuerySchema } from '@/lib/transactions/schemas';
 import { transactionBatches } from '@/lib/transactions/service';

@@ -1,7 +1,7 @@
 import { db } from '@/lib/db/client';
 import { apiRoute } from '@/lib/http/route';
 import { readJson } from '@/lib/http/request';
-import { parseOrThrow } from '@/lib/http/validate';
+import { parseOrThrow } from '@/lib/validation';
 import { createInvoiceSchema } from '@/lib/invoices/schemas';
 import { apiCaller, checkInvoiceCreationRate } from '@/lib/invoices/creationRate';
 import { invoiceJson } from '@/lib/invoices/serialize';

@@ -2,7 +2,7 @@ import { db } from '@/lib/db/client';
 import { pageEnvelope } from '@/lib/http/pagination';
 import { queryObject } from '@/lib/http/request';
 import { apiRoute } from '@/lib/http/route';
-import { parseOrThrow } from '@/lib/http/validate';
+import { parseOrThrow } from '@/lib/validation';
 import { listInvoicesQuerySchema } from '@/lib/invoices/schemas';
 import { invoiceJson } from '@/lib/invoices/serialize';
 import { listInvoices } from '@/lib/invoices/service';

@@ -2,7 +2,7 @@ import { db } from '@/lib/db/client';
 import { pageEnvelope } from '@/lib/http/pagination';
 import { queryObject } from '@/lib/http/request';
 import { apiRoute } from '@/lib/http/route';
-import { parseOrThrow } from '@/lib/http/validate';
+import { parseOrThrow } from '@/lib/validation';
 import { listTransactionsQuerySchema } from '@/lib/transactions/schemas';
 import { transactionJson } from '@/lib/transactions/serialize';
 import { listTransactions } from '@/lib/transactions/service';

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { dashboardRoute } from '@/lib/auth/dashboardRoute';
+import { dashboardRoute } from '@/lib/http/dashboardRoute';
 import { db } from '@/lib/db/client';
-import { ApiError } from '@/lib/http/errors';
+import { fieldErrors, invalidInput, notFound } from '@/lib/errors';
 import { readJson } from '@/lib/http/request';
-import { parseOrThrow } from '@/lib/http/validate';
+import { parseOrThrow } from '@/lib/validation';
 import { PaymentActionError, releaseHeldByHash } from '@/lib/payments/operator';
 import { transactionJson } from '@/lib/transactions/serialize';
 
@@ -16,6 +16,7 @@ export const POST = dashboardRoute<{ hash: string }>(async ({ req, params, merch
     return transactionJson(await releaseHeldByHash(db(), merchant.id, params.hash, release));
   } catch (err) {
     if (!(err instanceof PaymentActionError)) throw err;
-    throw new ApiError(err.code === 'NOT_FOUND' ? 404 : 400, err.message, err.code === 'BAD_ADDRESS' ? { address: [err.message] } : undefined);
+    if (err.code === 'NOT_FOUND') throw notFound(err.message);
+    throw err.code === 'BAD_ADDRESS' ? fieldErrors({ address: [err.message] }) : invalidInput(err.message);
   }
 });

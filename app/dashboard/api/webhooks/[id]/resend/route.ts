@@ -1,5 +1,5 @@
 import { otherMethods } from '@/lib/http/route';
-import { dashboardRoute } from '@/lib/auth/dashboardRoute';
+import { dashboardRoute } from '@/lib/http/dashboardRoute';
 import { idParam } from '@/lib/http/request';
 import { db } from '@/lib/db/client';
 import { deliveryJson } from '@/lib/webhooks/deliveryLog';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { badRequest, fieldErrors } from './errors';
+import { fieldErrors, invalidInput } from '@/lib/errors';
 
 /** `target_wallets[3].address` style names, matching what clients send. */
 export function fieldName(path: readonly PropertyKey[]): string {
@@ -9,7 +9,7 @@ export function fieldName(path: readonly PropertyKey[]): string {
 /** Deepest nesting of arrays and objects a request may send; real bodies use three levels. */
 export const MAX_JSON_DEPTH = 32;
 
-export const tooDeep = () => badRequest(`JSON parse error - nesting deeper than ${MAX_JSON_DEPTH} levels is not accepted`);
+export const tooDeep = () => invalidInput(`JSON parse error - nesting deeper than ${MAX_JSON_DEPTH} levels is not accepted`);
 
 /**
  * Paths of the strings under `data` that hold a NUL character, which PostgreSQL
@@ -33,7 +33,7 @@ function nulStringPaths(data: unknown): PropertyKey[][] {
   return found;
 }
 
-/** Parses with a zod schema or throws the API's 400 naming every offending field. */
+/** Parses with a zod schema or throws INVALID_INPUT naming every offending field (the API's 400). */
 export function parseOrThrow<S extends z.ZodType>(schema: S, data: unknown): z.output<S> {
   const errors: Record<string, string[]> = {};
   for (const path of nulStringPaths(data)) errors[fieldName(path)] = ['Null characters are not allowed.'];

@@ -1,14 +1,14 @@
-import { publicBaseUrl } from '@/lib/config';
-import { ApiError } from '@/lib/http/errors';
-import { merchantRoute, type Authenticate, type Handler, type RouteFn } from '@/lib/http/route';
-import { sessionMerchant } from './session';
+import { publicBaseUrl, sessionConfig } from '@/lib/config';
+import { AppError } from '@/lib/errors';
+import { merchantRoute, type Authenticate, type Handler, type RouteFn } from './route';
+import { sessionMerchant } from '@/lib/auth/session';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD']);
 
 /** Origins the dashboard is served from: the configured public ones and the Host this request was sent to. */
 function ownOrigins(req: Request): Set<string> {
   const origins = new Set<string>();
-  for (const base of [process.env.NEXTAUTH_URL, publicBaseUrl()]) {
+  for (const base of [sessionConfig().NEXTAUTH_URL, publicBaseUrl()]) {
     try {
       if (base) origins.add(new URL(base).origin);
     } catch {
@@ -61,11 +61,11 @@ function jsonOrEmpty(req: Request): boolean {
  */
 const bySession: Authenticate = async (req) => {
   if (!SAFE_METHODS.has(req.method)) {
-    if (!sameOrigin(req)) throw new ApiError(403, 'Cross-site request refused');
-    if (!jsonOrEmpty(req)) throw new ApiError(415, 'Content-Type must be application/json.');
+    if (!sameOrigin(req)) throw new AppError('FORBIDDEN', 'Cross-site request refused');
+    if (!jsonOrEmpty(req)) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json.');
   }
   const merchant = await sessionMerchant();
-  if (!merchant) throw new ApiError(401, 'Not signed in');
+  if (!merchant) throw new AppError('UNAUTHORIZED', 'Not signed in');
   return merchant;
 };
 

@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+
+/**
+ * The layering rules of docs/architecture.md, checked over the source so they
+ * hold after the next change too:
+ * (a) lib/ outside lib/http (the HTTP edge) and lib/openapi (which documents the
+ *     statuses) names no HTTP status and imports nothing of lib/http: the domain
+ *     throws AppError with a code (lib/errors.ts), the edge maps it.
+ * (b) process.env is read only by the configuration module, lib/config.ts.
+ * (c) lib/ imports neither the framework (next, react) nor app/ or components/.
+ */
+const ROOT = path.resolve(import.meta.dirname, '..');
+const SOURCE_DIRS = ['app', 'lib', 'components', 'worker', 'devnet', 'scripts'];
+const ROOT_FILES = ['server.ts', 'next.config.mjs', 'playwright.config.ts', 'prisma.config.ts'];
+
+/** The only readers of process.env besides lib/config.ts, each with its reason. */
+const ENV_ALLOWED: Record<string, string> = {
+  'lib/config.ts': 'the configuration module itself',
+  'scripts/run.ts': 'builds the environment of the web, worker and devnet children it starts',
+  'next.config.mjs': "Next's build configuration (NEXT_DIST_DIR, set by the tests), read before any of our code",
+  'playwright.config.ts': 'the browser tests\' harness configuration',
+  'prisma.config.ts': "the Prisma CLI's configuration",
+};
+/** lib/auth/session.ts is the adapter to next-auth (its options are built from the session section). */
+const FRAMEWORK_IMPORT_ALLOWED = new Set(['lib/auth/session.ts:next-auth', 'lib/auth/session.ts:next-auth/providers/credentials']);
+
+function sourceFiles(dir: string): string[] {
+  const full = path.join(ROOT, dir);
+  return readdirSync(full).flatMap((name) => {
+    const rel = path.join(dir, name);
+    if (name === 'generated' || name === 'node_modules') return [];
+    if (statSync(path.join(ROOT, rel)).isDirectory()) return sourceFiles(rel);
+    return /\.(ts|tsx|mjs)$/.test(name) ? [rel.split(path.sep).join('/')] : [];
+  });
+}
+
+/** The code without comments (a rough cut: enough that a comment citing "a 404" is not a violation). */
+function stripComments(source: string): string {
+  return source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:\\'"`])\/\/.*$/gm, '$1');
+}
+
+/** Module specifiers imported (statically, dynamically or re-exported) by a file. */
+function importsOf(code: string): string[] {
+  return [...code.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'"]+)['"]/g)].map((m) => m[1]!);
+}
+
+/** (a): an HTTP status picked, or the HTTP edge reached, from domain code. */
+function httpViolations(file: string, source: string): string[] {
+  const code = stripComments(source);
+  const found: string[] = [];
+  if (/\bApiError\b/.test(code)) found.push('ApiError');
+  for (const m of code.matchAll(/\bstatus(?:Code)?\s*[:=]\s*[1-5]\d\d\b/g)) found.push(m[0]);
+  for (const m of code.matchAll(/\bnew\s+\w+\(\s*[45]\d\d\b/g)) found.push(m[0]);
+  for (const m of code.matchAll(/\w*(?:Error|error|Response|response)\w*\(\s*[45]\d\d\b/g)) found.push(m[0]);
+  for (const m of code.matchAll(/\bnew\s+(?:Response|NextResponse)\(|\bResponse\.json\(/g)) found.push(m[0]);
+  const dir = path.posix.dirname(file);
+  for (const spec of importsOf(code)) {
+    const target = spec.startsWith('.') ? path.posix.join(dir, spec) : spec.replace(/^@\//, '');
+    if (target === 'lib/http' || target.startsWith('lib/http/')) found.push(`import '${spec}'`);
+  }
+  return found;
+}
+
+/** (b) */
+function envViolations(source: string): string[] {
+  return [...stripComments(source).matchAll(/\bprocess\.env\b/g)].map((m) => m[0]);
+}
+
+/** (c) */
+function frameworkViolations(file: string, source: string): string[] {
+  const dir = path.posix.dirname(file);
+  return importsOf(stripComments(source)).filter((spec) => {
+    if (FRAMEWORK_IMPORT_ALLOWED.has(`${file}:${spec}`)) return false;
+    if (/^(next|react|react-dom|next-auth)(\/|$)/.test(spec)) return true;
+    const target = spec.startsWith('.') ? path.posix.join(dir, spec) : spec.replace(/^@\//, '');
+    return /^(app|components)(\/|$)/.test(target);
+  });
+}
+
+const files = [...SOURCE_DIRS.flatMap(sourceFiles), ...ROOT_FILES];
+const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
+const domain = files.filter((f) => f.startsWith('lib/') && !f.startsWith('lib/http/') && !f.startsWith('lib/openapi/'));
+
+describe('architecture (docs/architecture.md)', () => {
+  it('scans the source it means to', () => {
+    assert.ok(domain.length > 80, `${domain.length} domain files`);
+    assert.ok(files.includes('lib/invoices/service.ts') && files.includes('worker/main.ts') && files.includes('app/v1/api/payment/create/route.ts'));
+  });
+
+  it('(a) lib/ outside lib/http and lib/openapi names no HTTP status and imports nothing of lib/http', () => {
+    const bad = domain.flatMap((f) => httpViolations(f, read(f)).map((v) => `${f}: ${v}`));
+    assert.deepEqual(bad, [], 'throw an AppError with a code (lib/errors.ts); lib/http/errors.ts maps codes to statuses');
+  });
+
+  it('(b) process.env is read only by lib/config.ts (and the listed tool and runner files)', () => {
+    const bad = files.filter((f) => !(f in ENV_ALLOWED) && envViolations(read(f)).length > 0);
+    assert.deepEqual(bad, [], 'declare the variable in a section of lib/config.ts and read it from there');
+  });
+
+  it('(c) lib/ imports neither next nor react, nor app/ or components/', () => {
+    const bad = files.filter((f) => f.startsWith('lib/')).flatMap((f) => frameworkViolations(f, read(f)).map((v) => `${f}: import '${v}'`));
+    assert.deepEqual(bad, [], 'lib/ is the framework-free domain; framework code belongs in app/ or components/');
+  });
+
+  // The rules must catch what they are meant to: each one, on a planted violation.
+  it('catches planted violations', () => {
+    assert.deepEqual(httpViolations('lib/invoices/x.ts', "import { notFound } from '@/lib/http/errors';\nthrow new ApiError(404, 'x');"), ["ApiError", "new ApiError(404", "ApiError(404", "import '@/lib/http/errors'"]);
+    assert.deepEqual(httpViolations('lib/invoices/x.ts', "import { x } from '../http/route';"), ["import '../http/route'"]);
+    assert.deepEqual(httpViolations('lib/rates/x.ts', 'return { status: 503, detail };'), ['status: 503']);
+    assert.deepEqual(httpViolations('lib/rates/x.ts', 'return new Response(body);'), ['new Response(']);
+    assert.deepEqual(httpViolations('lib/rates/x.ts', '// a 404 in a comment\nconst BATCH = 500; z.number().max(480); s.slice(0, 500);'), []);
+    assert.deepEqual(envViolations('const port = process.env.PORT;'), ['process.env']);
+    assert.deepEqual(envViolations('// process.env is read by lib/config.ts'), []);
+    assert.deepEqual(frameworkViolations('lib/auth/x.ts', "import { headers } from 'next/headers';\nimport React from 'react';\nimport { A } from '@/components/A';\nimport { B } from '../../app/b';"), ['next/headers', 'react', '@/components/A', '../../app/b']);
+    assert.deepEqual(frameworkViolations('lib/auth/session.ts', "import { getServerSession } from 'next-auth';"), []);
+    assert.deepEqual(frameworkViolations('lib/auth/other.ts', "import { getServerSession } from 'next-auth';"), ['next-auth']);
+  });
+});
