@@ -52,9 +52,9 @@ describe('invoice list at scale: counters, search count, deep pages', () => {
   /** The same list by plain SQL: the reference the fast paths must equal. */
   async function reference(filters: string, order: string, limit: number, offset: number) {
     const where = `merchant_id = ${merchantId}${filters ? ` AND ${filters}` : ''}`;
-    const [{ count }] = await prisma.$queryRawUnsafe<{ count: bigint }[]>(`SELECT count(*) FROM invoices WHERE ${where}`);
+    const [row] = await prisma.$queryRawUnsafe<{ count: bigint }[]>(`SELECT count(*) FROM invoices WHERE ${where}`);
     const ids = await prisma.$queryRawUnsafe<{ id: number }[]>(`SELECT id FROM invoices WHERE ${where} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}`);
-    return { count: Number(count), ids: ids.map((r) => r.id) };
+    return { count: Number(row!.count), ids: ids.map((r) => r.id) };
   }
 
   const cases: [string, Record<string, string>, string, string][] = [
@@ -93,7 +93,7 @@ describe('invoice list at scale: counters, search count, deep pages', () => {
     const counts = await prisma.$queryRawUnsafe<{ merchant_id: number; n: bigint }[]>(`SELECT merchant_id, count(*)::bigint AS n FROM invoices GROUP BY 1 ORDER BY 1`);
     assert.deepEqual(sums, counts);
     await prisma.$executeRawUnsafe('TRUNCATE invoices CASCADE');
-    const [{ n }] = await prisma.$queryRawUnsafe<{ n: bigint | null }[]>('SELECT sum(n)::bigint AS n FROM invoice_counts');
-    assert.equal(n, null);
+    const [left] = await prisma.$queryRawUnsafe<{ n: bigint | null }[]>('SELECT sum(n)::bigint AS n FROM invoice_counts');
+    assert.equal(left?.n, null);
   });
 });
