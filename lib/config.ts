@@ -70,6 +70,8 @@ const schema = z.object({
   INVOICE_CREATE_RATE_PER_MINUTE: z.coerce.number().int().min(1).default(600),
   PUBLIC_PAGE_RATE_PER_MINUTE: z.coerce.number().int().min(1).default(120),
   HTTP_REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
+  /** Web server processes sharing PORT (node:cluster, server.ts); `npm start` sets it to the core count. */
+  WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
   DASHBOARD_REAUTH_MINUTES: z.coerce.number().int().min(0).max(480).default(5),
   DEMO_API_KEY: z.string().regex(/^\S{20,}$/, 'DEMO_API_KEY must be at least 20 characters, without spaces').optional(),
   // Operations (docs/operations.md).

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '@/lib/db/embedded';
 import { migrate } from '@/lib/db/migrate';
@@ -19,6 +20,8 @@ const dataDir = path.resolve(process.env.DATA_DIR ?? 'data');
 const env: NodeJS.ProcessEnv = dev ? { ...loadDevSecrets(dataDir), ...process.env } : { ...process.env };
 Object.assign(env, { NODE_ENV: dev ? 'development' : 'production', NEXT_TELEMETRY_DISABLED: '1' });
 env.PORT ??= '3000';
+// Production serves from one web process per core (server.ts, node:cluster); dev stays one process.
+if (!dev) env.WEB_CONCURRENCY ??= String(availableParallelism());
 if (!dev && !env.DATABASE_URL) {
   console.error('npm start needs DATABASE_URL (and MASTER_KEY, HD_MNEMONIC, NEXTAUTH_SECRET): see docs/configuration.md. For a local run use npm run dev.');
   process.exit(1);
