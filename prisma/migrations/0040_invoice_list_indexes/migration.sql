@@ -23,10 +23,10 @@ CREATE INDEX "invoices_address_trgm_idx" ON "invoices" USING GIN ("address" gin_
 CREATE INDEX "invoices_description_trgm_idx" ON "invoices" USING GIN ("description" gin_trgm_ops);
 
 -- The list's `count` is exact (spec 4.2) and, for filters on type, status and currency, read from
--- these counters instead of counting a million rows. The trigger below changes them in the same
--- transaction as the invoice row, so a reader's snapshot sees counters and rows alike: the sum is
--- exactly the number of matching rows it could list. `shard` (id % 4) spreads one merchant's
--- concurrent creations over four rows, so they do not queue on one counter row's lock.
+-- these counters instead of counting a million rows. The triggers below change them in the same
+-- transaction (the same statement) as the invoice rows, so a reader's snapshot sees counters and
+-- rows alike: the sum is exactly the number of matching rows it could list. `shard` (id % 4)
+-- spreads one merchant's concurrent creations over four rows, so they do not queue on one row.
 CREATE TABLE "invoice_counts" (
     "merchant_id" INTEGER NOT NULL,
     "type" "InvoiceType" NOT NULL,
@@ -38,17 +38,35 @@ CREATE TABLE "invoice_counts" (
     CONSTRAINT "invoice_counts_pkey" PRIMARY KEY ("merchant_id", "type", "status", "accepts_trx", "accepts_usdt", "shard")
 );
 
+-- Statement-level, over the statement's transition tables: a bulk INSERT or UPDATE changes each
+-- counter row once (row-level triggers would update one row a million times in one transaction).
+-- The deltas are applied in key order, so two statements never take counter locks in opposite
+-- orders. An UPDATE counts only rows whose merchant, type, status or tokens changed (ids never do),
+-- so the worker's other updates (leases, amounts) do not touch the counters.
 CREATE FUNCTION "invoice_counts_apply"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  IF TG_OP IN ('UPDATE', 'DELETE') THEN
-    UPDATE "invoice_counts" SET "n" = "n" - 1
-     WHERE "merchant_id" = OLD."merchant_id" AND "type" = OLD."type" AND "status" = OLD."status"
-       AND "accepts_trx" = ('TRX' = ANY (OLD."currencies")) AND "accepts_usdt" = ('USDT' = ANY (OLD."currencies"))
-       AND "shard" = OLD."id" % 4;
-  END IF;
-  IF TG_OP IN ('UPDATE', 'INSERT') THEN
-    INSERT INTO "invoice_counts" VALUES (NEW."merchant_id", NEW."type", NEW."status", 'TRX' = ANY (NEW."currencies"), 'USDT' = ANY (NEW."currencies"), NEW."id" % 4, 1)
-    ON CONFLICT ("merchant_id", "type", "status", "accepts_trx", "accepts_usdt", "shard") DO UPDATE SET "n" = "invoice_counts"."n" + 1;
+  IF TG_OP = 'INSERT' THEN
+    INSERT INTO "invoice_counts"
+    SELECT "merchant_id", "type", "status", 'TRX' = ANY ("currencies"), 'USDT' = ANY ("currencies"), "id" % 4, count(*)
+      FROM "new_rows" GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6
+    ON CONFLICT ("merchant_id", "type", "status", "accepts_trx", "accepts_usdt", "shard") DO UPDATE SET "n" = "invoice_counts"."n" + EXCLUDED."n";
+  ELSIF TG_OP = 'DELETE' THEN
+    INSERT INTO "invoice_counts"
+    SELECT "merchant_id", "type", "status", 'TRX' = ANY ("currencies"), 'USDT' = ANY ("currencies"), "id" % 4, -count(*)
+      FROM "old_rows" GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6
+    ON CONFLICT ("merchant_id", "type", "status", "accepts_trx", "accepts_usdt", "shard") DO UPDATE SET "n" = "invoice_counts"."n" + EXCLUDED."n";
+  ELSE
+    INSERT INTO "invoice_counts"
+    SELECT m, t, s, trx, usdt, shard, sum(d) FROM (
+      SELECT o."merchant_id" m, o."type" t, o."status" s, 'TRX' = ANY (o."currencies") trx, 'USDT' = ANY (o."currencies") usdt, o."id" % 4 shard, -1 d
+        FROM "old_rows" o JOIN "new_rows" n ON n."id" = o."id"
+       WHERE (o."merchant_id", o."type", o."status", o."currencies") IS DISTINCT FROM (n."merchant_id", n."type", n."status", n."currencies")
+      UNION ALL
+      SELECT n."merchant_id", n."type", n."status", 'TRX' = ANY (n."currencies"), 'USDT' = ANY (n."currencies"), n."id" % 4, 1
+        FROM "old_rows" o JOIN "new_rows" n ON n."id" = o."id"
+       WHERE (o."merchant_id", o."type", o."status", o."currencies") IS DISTINCT FROM (n."merchant_id", n."type", n."status", n."currencies")
+    ) delta GROUP BY 1, 2, 3, 4, 5, 6 HAVING sum(d) <> 0 ORDER BY 1, 2, 3, 4, 5, 6
+    ON CONFLICT ("merchant_id", "type", "status", "accepts_trx", "accepts_usdt", "shard") DO UPDATE SET "n" = "invoice_counts"."n" + EXCLUDED."n";
   END IF;
   RETURN NULL;
 END $$;
@@ -61,8 +79,12 @@ END $$;
 
 -- No invoice may change while the counters are filled (the migration's transaction holds this lock).
 LOCK TABLE "invoices" IN SHARE ROW EXCLUSIVE MODE;
-CREATE TRIGGER "invoices_count" AFTER INSERT OR DELETE OR UPDATE OF "merchant_id", "type", "status", "currencies", "id" ON "invoices"
-  FOR EACH ROW EXECUTE FUNCTION "invoice_counts_apply"();
+CREATE TRIGGER "invoices_count_insert" AFTER INSERT ON "invoices" REFERENCING NEW TABLE AS "new_rows"
+  FOR EACH STATEMENT EXECUTE FUNCTION "invoice_counts_apply"();
+CREATE TRIGGER "invoices_count_update" AFTER UPDATE ON "invoices" REFERENCING OLD TABLE AS "old_rows" NEW TABLE AS "new_rows"
+  FOR EACH STATEMENT EXECUTE FUNCTION "invoice_counts_apply"();
+CREATE TRIGGER "invoices_count_delete" AFTER DELETE ON "invoices" REFERENCING OLD TABLE AS "old_rows"
+  FOR EACH STATEMENT EXECUTE FUNCTION "invoice_counts_apply"();
 CREATE TRIGGER "invoices_count_truncate" AFTER TRUNCATE ON "invoices" FOR EACH STATEMENT EXECUTE FUNCTION "invoice_counts_clear"();
 INSERT INTO "invoice_counts"
 SELECT "merchant_id", "type", "status", 'TRX' = ANY ("currencies"), 'USDT' = ANY ("currencies"), "id" % 4, count(*)
