@@ -33,9 +33,12 @@ const schema = z.object({
     .string()
     .regex(/^([0-9a-f]{64})(,[0-9a-f]{64})*$/i, 'MASTER_KEYS_PREVIOUS must be a comma list of 64-hex keys')
     .optional(),
+  // Required by the worker and the scripts (lib/merchants/accounts.ts hdMnemonic()); the web
+  // process runs without it: it derives addresses from account xpubs (issue 16).
   HD_MNEMONIC: z
     .string()
-    .refine((m) => [12, 15, 18, 21, 24].includes(m.trim().split(/\s+/).length), 'HD_MNEMONIC must be a BIP39 phrase of 12-24 words'),
+    .refine((m) => [12, 15, 18, 21, 24].includes(m.trim().split(/\s+/).length), 'HD_MNEMONIC must be a BIP39 phrase of 12-24 words')
+    .optional(),
   TRUSTED_PROXIES: z
     .string()
     .default('')

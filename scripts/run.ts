@@ -5,6 +5,8 @@ import path from 'node:path';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '@/lib/db/embedded';
 import { migrate } from '@/lib/db/migrate';
 import { deriveAccount } from '@/lib/chain/keys';
+import { createPrisma } from '@/lib/db/client';
+import { prepareAccounts } from '@/lib/merchants/accounts';
 import { loadDevSecrets } from './devSecrets';
 import { fundGasWalletOnDevnet } from './devnetGas';
 
@@ -40,6 +42,17 @@ if (!env.DATABASE_URL) {
 }
 
 await migrate(env.DATABASE_URL);
+// Account xpubs, before the web starts: its sign-ups and invoices derive addresses from them, as it
+// holds no mnemonic (lib/merchants/accounts.ts). The worker keeps them ahead from then on.
+if (!env.HD_MNEMONIC) {
+  console.error('HD_MNEMONIC is not set: see docs/configuration.md');
+  process.exit(1);
+}
+{
+  const prisma = createPrisma(env.DATABASE_URL);
+  await prepareAccounts(prisma, env.HD_MNEMONIC);
+  await prisma.$disconnect();
+}
 // The local devnet is the chain unless a real network is configured.
 const useDevnet = !env.TRON_FULL_NODE_URL && (env.TRON_NETWORK ?? 'devnet') === 'devnet';
 const devnetUrl = `http://127.0.0.1:${env.DEVNET_PORT ?? 9090}`;
@@ -51,8 +64,8 @@ if (useDevnet) {
 }
 const children: ChildProcess[] = [];
 let stopping = false;
-function start(name: string, args: string[]): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--import', './scripts/exitWithParent.ts', ...args], { env, stdio: ['inherit', 'inherit', 'inherit', 'ipc'] });
+function start(name: string, args: string[], childEnv: NodeJS.ProcessEnv = env): ChildProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--import', './scripts/exitWithParent.ts', ...args], { env: childEnv, stdio: ['inherit', 'inherit', 'inherit', 'ipc'] });
   child.on('exit', (code, signal) => {
     if (!stopping) {
       console.error(`${name} exited (${signal ?? code}); stopping everything`);
@@ -75,7 +88,9 @@ if (useDevnet) {
   start('devnet', ['devnet/cli.ts', 'start']);
   await fundGasWalletOnDevnet(devnetUrl, deriveAccount(env.HD_MNEMONIC as string, 0, 'gas').address);
 }
-start('web', ['server.ts', ...(dev ? ['--dev'] : [])]);
+// The internet-facing web process never gets the mnemonic, the root of every fund (issue 16).
+const { HD_MNEMONIC: _mnemonic, ...webEnv } = env;
+start('web', ['server.ts', ...(dev ? ['--dev'] : [])], webEnv);
 start('worker', ['worker/main.ts']);
 
 const base = env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`;

@@ -1,7 +1,6 @@
 import { config } from '@/lib/config';
-import { deriveAccount } from '@/lib/chain/keys';
-import { masterKeyRing } from '@/lib/crypto/masterKey';
-import { seal } from '@/lib/crypto/secretBox';
+import { addressFromXpub } from '@/lib/chain/keys';
+import { NO_ACCOUNT_PREPARED } from '@/lib/merchants/accounts';
 import type { Merchant, Prisma, PrismaClient } from '@/lib/generated/prisma/client';
 import { ApiError, badRequest, fieldErrors, notFound } from '@/lib/http/errors';
 import type { Page } from '@/lib/http/pagination';
@@ -22,23 +21,18 @@ const NO_TARGET_WALLET = "User's target wallet address is not set";
 const STATIC_ADDRESS_LIFETIME_MS = 100 * 365 * 86_400_000;
 
 /**
- * A fresh HD address for a new invoice of the merchant (payment or payout), its
- * index and its sealed private key. The index comes from one atomic UPDATE that
- * commits on its own, so the merchant row is locked for that statement only, not
- * while the key is derived and sealed, nor while the invoice is written: creations
- * of one merchant run in parallel instead of queueing (issue 11: under 30+
- * parallel creations the queue outlasted Prisma's transaction wait and answered
- * 500). An index whose invoice insert then fails is skipped, never handed out twice.
+ * A fresh HD address for a new invoice of the merchant (payment or payout) and its index. The
+ * index comes from one sequence (migration 0041), so nothing is locked: a merchant's creations
+ * run in parallel (issue 16; before, an UPDATE of the merchant row handed out indexes). The
+ * address derives from the merchant's account xpub: the web holds no mnemonic and stores no
+ * private key; the worker derives the key when it signs (lib/payments/process.ts). An index
+ * whose invoice insert then fails is skipped, never handed out twice.
  */
-export async function allocateInvoiceAddress(prisma: PrismaClient, merchantId: number) {
-  const { nextAddressIndex } = await prisma.merchant.update({
-    where: { id: merchantId },
-    data: { nextAddressIndex: { increment: 1 } },
-    select: { nextAddressIndex: true },
-  });
-  const addressIndex = nextAddressIndex - 1;
-  const account = deriveAccount(config().HD_MNEMONIC, merchantId, 'invoice', addressIndex);
-  return { address: account.address, addressIndex, privateKeyEnc: seal(masterKeyRing(), account.privateKey) };
+export async function allocateInvoiceAddress(prisma: PrismaClient, merchant: Pick<Merchant, 'id' | 'accountXpub'>) {
+  if (!merchant.accountXpub) throw new ApiError(503, NO_ACCOUNT_PREPARED);
+  const [row] = await prisma.$queryRaw<{ index: number }[]>`SELECT nextval('invoice_address_index_seq')::int AS index`;
+  const addressIndex = row!.index;
+  return { address: addressFromXpub(merchant.accountXpub, 'invoice', addressIndex), addressIndex };
 }
 
 export async function createInvoice(prisma: PrismaClient, rates: RateSource, merchant: Merchant, input: CreateInvoiceInput): Promise<InvoiceRecord> {
@@ -57,7 +51,7 @@ export async function createInvoice(prisma: PrismaClient, rates: RateSource, mer
   const createdAt = new Date();
   const expiredAt = new Date(createdAt.getTime() + (input.type === 'SINGLE' ? (input.expiryMinutes ?? c.DEFAULT_EXPIRY_MINUTES) * 60_000 : STATIC_ADDRESS_LIFETIME_MS));
 
-  const address = await allocateInvoiceAddress(prisma, merchant.id);
+  const address = await allocateInvoiceAddress(prisma, merchant);
   // One INSERT with its nested currency rows: atomic without an explicit transaction.
   return prisma.invoice.create({
     data: {
