@@ -5,7 +5,8 @@
  * 1. A fresh, migrated database; one merchant and its API key through lib/; then the invoices,
  *    their currency rows and a transaction for every tenth invoice, by bulk SQL (generate_series).
  * 2. `next build` (skipped with BENCH_NO_BUILD=1 when a build exists), then the web process as
- *    `npm start` runs it (scripts/run.ts: server.ts, NODE_ENV=production), no worker.
+ *    `npm start` runs it (scripts/run.ts: server.ts, NODE_ENV=production, WEB_CONCURRENCY = the
+ *    core count unless set, no HD_MNEMONIC), no worker.
  * 3. A reference beside it: plain node:http + pg doing the same SQL for the same request
  *    (API-key lookup + the query), no framework.
  * 4. autocannon drives each endpoint, app then reference, at BENCH_CONNECTIONS (16) for
@@ -20,6 +21,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
@@ -157,6 +159,12 @@ async function cannon(url: string, o: { method?: 'POST'; body?: string; headers:
  * tokens and amounts as a shop would have; `ord-<n>` in each description.
  */
 async function load(merchantId: number): Promise<void> {
+  // Secondary indexes are dropped for the bulk insert and rebuilt after from their own definitions
+  // (pg_indexes), as a bulk import would: building one is much faster than a million inserts into it.
+  const { rows: indexes } = await pool.query<{ name: string; def: string }>(`
+    SELECT indexname AS name, indexdef AS def FROM pg_indexes i
+     WHERE tablename = 'invoices' AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname)`);
+  for (const i of indexes) await pool.query(`DROP INDEX "${i.name}"`);
   await pool.query(`
     INSERT INTO invoices (merchant_id, type, status, amount_usd, currencies, order_id, address, address_index, private_key_enc,
                           description, expired_at, created_at, updated_at)
@@ -172,7 +180,9 @@ async function load(merchantId: number): Promise<void> {
            created + interval '1 hour', created, created
     FROM (SELECT g, (g::bigint * 2654435761) % 100 AS h, now() - ($2::int - g) * interval '30 seconds' AS created
           FROM generate_series(1, $2::int) g) s`, [merchantId, INVOICES]);
-  await pool.query(`UPDATE merchants SET next_address_index = $2 + 1 WHERE id = $1`, [merchantId, INVOICES]);
+  for (const i of indexes) await pool.query(i.def);
+  // New invoices take indexes above the loaded ones (migration 0041).
+  await pool.query(`SELECT setval('invoice_address_index_seq', $1::int + 1, false)`, [INVOICES]);
   await pool.query(`
     INSERT INTO invoice_currencies (invoice_id, currency, rate_usd, due_units, fee_units, received_units, forwarded_units)
     SELECT i.id, c, r, (COALESCE(i.amount_usd, 0) * 1000000 / r)::bigint, (COALESCE(i.amount_usd, 0) * 10000 / r)::bigint,
@@ -198,9 +208,11 @@ function run(cmd: string, args: string[], extra: Record<string, string>): Promis
 
 /** The web process as scripts/run.ts starts it in production (`npm start`). */
 async function startWeb(port: number, databaseUrl: string): Promise<void> {
+  // As scripts/run.ts: one process per core unless WEB_CONCURRENCY says otherwise, and no mnemonic.
+  const { HD_MNEMONIC: _mnemonic, ...webEnv } = { ...process.env, ...env };
   const child = spawn(process.execPath, ['--import', 'tsx', '--import', './scripts/exitWithParent.ts', 'server.ts'], {
     cwd: ROOT,
-    env: { ...process.env, ...env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1' },
+    env: { WEB_CONCURRENCY: String(availableParallelism()), ...webEnv, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1' },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   children.push(child);
@@ -221,7 +233,8 @@ async function startReference(port: number) {
     const text = JSON.stringify(body, (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
     res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
   };
-  const LIST_COUNT = 'SELECT count(*) FROM invoices WHERE merchant_id = $1';
+  // The app's count for an unfiltered list: the trigger-kept counters (migration 0040).
+  const LIST_COUNT = 'SELECT COALESCE(sum(n), 0) AS count FROM invoice_counts WHERE merchant_id = $1';
   const INVOICE_PAGE = `SELECT i.*, m.email FROM invoices i JOIN merchants m ON m.id = i.merchant_id WHERE i.merchant_id = $1 ORDER BY i.created_at DESC, i.id DESC LIMIT 10 OFFSET 0`;
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const auth = await pool.query('SELECT k.id, k.revoked_at, m.* FROM api_keys k JOIN merchants m ON m.id = k.merchant_id WHERE k.key_hash = $1', [hashApiKey(req.headers.authorization ?? '')]);
@@ -247,8 +260,8 @@ async function startReference(port: number) {
       const body = JSON.parse(raw) as { type: string; amount: number; currencies: string[]; description: string };
       const client = await pool.connect();
       try {
-        const { rows } = await client.query('UPDATE merchants SET next_address_index = next_address_index + 1 WHERE id = $1 RETURNING next_address_index', [merchant.id]);
-        const index = rows[0].next_address_index - 1;
+        const { rows } = await client.query(`SELECT nextval('invoice_address_index_seq')::int AS index`);
+        const index = rows[0].index;
         const inv = await client.query(
           `INSERT INTO invoices (merchant_id, type, amount_usd, currencies, address, address_index, private_key_enc, description, expired_at, created_at, updated_at)
            VALUES ($1, $2, $3, $4, $5, $6, 'ref', $7, now() + interval '1 hour', now(), now()) RETURNING *`,
