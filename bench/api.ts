@@ -131,8 +131,10 @@ try {
     ['offset=900000&ordering=amount', 'offset=900000&ordering=amount'],
   ];
   for (const [name, query] of variants) {
-    const r = await cannon(`${app}/payment/list?${query}`, { headers, connections: LIST_CONNECTIONS, duration: LIST_SECONDS, status: 200 });
-    console.log(`list_p99_ms{${name}}=${r.p99}${r.bad ? ` # ${r.bad} unexpected answers` : ''}`);
+    let r = await cannon(`${app}/payment/list?${query}`, { headers, connections: LIST_CONNECTIONS, duration: LIST_SECONDS, status: 200 });
+    // A request slower than the window completes none in it: measure 5 requests, however long they take.
+    if (r.total < 5) r = await cannon(`${app}/payment/list?${query}`, { headers, connections: LIST_CONNECTIONS, duration: 0, amount: 5, status: 200 });
+    console.log(`list_p99_ms{${name}}=${r.p99}${r.bad ? ` # ${r.bad} unexpected answers` : ''}${r.total < 20 ? ` # ${r.total} requests` : ''}`);
   }
   console.log(`# total ${((Date.now() - t0) / 1000).toFixed(0)} s`);
 } finally {
@@ -147,11 +149,14 @@ function dayAgo(days: number): string {
   return new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10);
 }
 
-async function cannon(url: string, o: { method?: 'POST'; body?: string; headers: Record<string, string>; connections: number; duration: number; status: number }) {
-  const result = await autocannon({ url, method: o.method ?? 'GET', body: o.body, headers: o.headers, connections: o.connections, duration: o.duration, expectBody: undefined });
+async function cannon(url: string, o: { method?: 'POST'; body?: string; headers: Record<string, string>; connections: number; duration: number; amount?: number; status: number }) {
+  const result = await autocannon({
+    url, method: o.method ?? 'GET', body: o.body, headers: o.headers, connections: o.connections,
+    ...(o.amount ? { amount: o.amount, timeout: 120 } : { duration: o.duration }),
+  });
   const counts = result as unknown as Record<string, number>;
   const good = o.status === 200 ? counts['2xx'] : counts['4xx'];
-  return { rps: result.requests.average, p99: result.latency.p99, bad: result.requests.total - (good ?? 0) + result.errors };
+  return { rps: result.requests.average, p99: result.latency.p99, total: result.requests.total, bad: result.requests.total - (good ?? 0) + result.errors };
 }
 
 /**

@@ -8,6 +8,8 @@ declare module 'autocannon' {
     connections?: number;
     duration?: number;
     amount?: number;
+    /** Seconds before a request counts as an error. */
+    timeout?: number;
     expectBody?: string;
   }
   interface Histogram {
