@@ -134,7 +134,7 @@ try {
     let r = await cannon(`${app}/payment/list?${query}`, { headers, connections: LIST_CONNECTIONS, duration: LIST_SECONDS, status: 200 });
     // A request slower than the window completes none in it: measure 5 requests, however long they take.
     if (r.total < 5) r = await cannon(`${app}/payment/list?${query}`, { headers, connections: LIST_CONNECTIONS, duration: 0, amount: 5, status: 200 });
-    console.log(`list_p99_ms{${name}}=${r.p99}${r.bad ? ` # ${r.bad} unexpected answers` : ''}${r.total < 20 ? ` # ${r.total} requests` : ''}`);
+    console.log(`list_p99_ms{${name}}=${r.p99} # p50 ${r.p50} ms${r.bad ? ` # ${r.bad} unexpected answers` : ''}${r.total < 20 ? ` # ${r.total} requests` : ''}`);
   }
   console.log(`# total ${((Date.now() - t0) / 1000).toFixed(0)} s`);
 } finally {
@@ -156,7 +156,7 @@ async function cannon(url: string, o: { method?: 'POST'; body?: string; headers:
   });
   const counts = result as unknown as Record<string, number>;
   const good = o.status === 200 ? counts['2xx'] : counts['4xx'];
-  return { rps: result.requests.average, p99: result.latency.p99, total: result.requests.total, bad: result.requests.total - (good ?? 0) + result.errors };
+  return { rps: result.requests.average, p99: result.latency.p99, p50: result.latency.p50, total: result.requests.total, bad: result.requests.total - (good ?? 0) + result.errors };
 }
 
 /**
