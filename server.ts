@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -26,6 +27,10 @@ bridgeConsole(log);
 // The dashboard's session settings are checked now, not at the first sign-in.
 sessionConfig();
 const dev = process.argv.includes('--dev');
+// One Node process runs its JavaScript on one core: with WEB_CONCURRENCY > 1 this process only
+// forks that many copies of itself, which share PORT (node:cluster hands each new connection to
+// one of them) and run everything below. `npm run dev` stays a single process.
+if (cluster.isPrimary && !dev && c.WEB_CONCURRENCY > 1) await runCluster(c.WEB_CONCURRENCY);
 const app = next({ dev, hostname: c.HOST, port: c.PORT });
 await app.prepare();
 const handle = app.getRequestHandler();
@@ -166,4 +171,33 @@ server.listen(c.PORT, c.HOST, () => {
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => server.close(() => process.exit(0)));
+}
+
+/**
+ * The cluster's primary: forks `size` web processes and never returns. When one of them exits
+ * unasked, the whole web server stops (exit 1), as a single process would, so that the runner
+ * (scripts/run.ts) or the supervisor sees it; on SIGINT/SIGTERM it stops them all, each closing
+ * its server as above.
+ */
+function runCluster(size: number): Promise<never> {
+  let stopping = false;
+  let exitCode = 0;
+  const stop = (code: number) => {
+    exitCode = Math.max(exitCode, code);
+    if (stopping) return;
+    stopping = true;
+    for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM');
+    setTimeout(() => process.exit(exitCode), 15_000).unref();
+  };
+  cluster.on('exit', (worker, code, signal) => {
+    if (!stopping) {
+      log.error(`web: process ${worker.process.pid} exited (${signal ?? code}); stopping the web server`);
+      stop(1);
+    }
+    if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(exitCode);
+  });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => stop(0));
+  for (let i = 0; i < size; i++) cluster.fork();
+  log.info(`web: ${size} processes (WEB_CONCURRENCY) on port ${c.PORT}`);
+  return new Promise<never>(() => undefined);
 }

@@ -84,12 +84,15 @@ const webSchema = z.object({
     .string()
     .regex(/^([0-9a-f]{64})(,[0-9a-f]{64})*$/i, 'MASTER_KEYS_PREVIOUS must be a comma list of 64-hex keys')
     .optional(),
+  // Required by the worker and the scripts (lib/merchants/accounts.ts hdMnemonic()); the web
+  // process runs without it: it derives addresses from account xpubs (issue 16).
   HD_MNEMONIC: z
     .string()
     .refine((m) => [12, 15, 18, 21, 24].includes(m.trim().split(/\s+/).length), 'HD_MNEMONIC must be a BIP39 phrase of 12-24 words')
     // Every address derives from it: a mistyped word would silently derive other addresses
     // (funds sent to them unreachable with the real phrase), so the BIP39 checksum must hold.
-    .refine(isValidMnemonic, 'HD_MNEMONIC is not a valid BIP39 phrase: a word is misspelled or out of place (checksum mismatch)'),
+    .refine(isValidMnemonic, 'HD_MNEMONIC is not a valid BIP39 phrase: a word is misspelled or out of place (checksum mismatch)')
+    .optional(),
   TRUSTED_PROXIES: z
     .string()
     .default('')
@@ -124,6 +127,8 @@ const webSchema = z.object({
   INVOICE_CREATE_RATE_PER_MINUTE: z.coerce.number().int().min(1).default(600),
   PUBLIC_PAGE_RATE_PER_MINUTE: z.coerce.number().int().min(1).default(120),
   HTTP_REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
+  /** Web server processes sharing PORT (node:cluster, server.ts); `npm start` sets it to the core count. */
+  WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
   DASHBOARD_REAUTH_MINUTES: z.coerce.number().int().min(0).max(480).default(5),
   DEMO_API_KEY: z.string().regex(/^\S{20,}$/, 'DEMO_API_KEY must be at least 20 characters, without spaces').optional(),
   // Operations (docs/operations.md).

@@ -1,10 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '@/lib/db/embedded';
 import { migrate } from '@/lib/db/migrate';
 import { deriveAccount } from '@/lib/chain/keys';
 import { devnetUrl as devnetUrlOf, parseDevnetEnv } from '@/lib/config';
+import { createPrisma } from '@/lib/db/client';
+import { prepareAccounts } from '@/lib/merchants/accounts';
 import { loadDevSecrets } from './devSecrets';
 import { fundGasWalletOnDevnet } from './devnetGas';
 
@@ -20,6 +23,8 @@ const dataDir = path.resolve(process.env.DATA_DIR ?? 'data');
 const env: NodeJS.ProcessEnv = dev ? { ...loadDevSecrets(dataDir), ...process.env } : { ...process.env };
 Object.assign(env, { NODE_ENV: dev ? 'development' : 'production', NEXT_TELEMETRY_DISABLED: '1' });
 env.PORT ??= '3000';
+// Production serves from one web process per core (server.ts, node:cluster); dev stays one process.
+if (!dev) env.WEB_CONCURRENCY ??= String(availableParallelism());
 if (!dev && !env.DATABASE_URL) {
   console.error('npm start needs DATABASE_URL (and MASTER_KEY, HD_MNEMONIC, NEXTAUTH_SECRET): see docs/configuration.md. For a local run use npm run dev.');
   process.exit(1);
@@ -38,6 +43,17 @@ if (!env.DATABASE_URL) {
 }
 
 await migrate(env.DATABASE_URL);
+// Account xpubs, before the web starts: its sign-ups and invoices derive addresses from them, as it
+// holds no mnemonic (lib/merchants/accounts.ts). The worker keeps them ahead from then on.
+if (!env.HD_MNEMONIC) {
+  console.error('HD_MNEMONIC is not set: see docs/configuration.md');
+  process.exit(1);
+}
+{
+  const prisma = createPrisma(env.DATABASE_URL);
+  await prepareAccounts(prisma, env.HD_MNEMONIC);
+  await prisma.$disconnect();
+}
 // The local devnet is the chain unless a real network is configured.
 const useDevnet = !env.TRON_FULL_NODE_URL && (env.TRON_NETWORK ?? 'devnet') === 'devnet';
 // Where the devnet child will listen: the devnet section of lib/config.ts, read from the child's environment.
@@ -50,8 +66,8 @@ if (useDevnet) {
 }
 const children: ChildProcess[] = [];
 let stopping = false;
-function start(name: string, args: string[]): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--import', './scripts/exitWithParent.ts', ...args], { env, stdio: ['inherit', 'inherit', 'inherit', 'ipc'] });
+function start(name: string, args: string[], childEnv: NodeJS.ProcessEnv = env): ChildProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--import', './scripts/exitWithParent.ts', ...args], { env: childEnv, stdio: ['inherit', 'inherit', 'inherit', 'ipc'] });
   child.on('exit', (code, signal) => {
     if (!stopping) {
       console.error(`${name} exited (${signal ?? code}); stopping everything`);
@@ -74,7 +90,9 @@ if (useDevnet) {
   start('devnet', ['devnet/cli.ts', 'start']);
   await fundGasWalletOnDevnet(devnetUrl, deriveAccount(env.HD_MNEMONIC as string, 0, 'gas').address);
 }
-start('web', ['server.ts', ...(dev ? ['--dev'] : [])]);
+// The internet-facing web process never gets the mnemonic, the root of every fund (issue 16).
+const { HD_MNEMONIC: _mnemonic, ...webEnv } = env;
+start('web', ['server.ts', ...(dev ? ['--dev'] : [])], webEnv);
 start('worker', ['worker/main.ts']);
 
 const base = env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`;

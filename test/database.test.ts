@@ -103,7 +103,7 @@ describe('master key rotation', () => {
       assert.deepEqual(await resealSecrets(prisma, rotated), { invoices: 1, merchants: 1 });
       assert.deepEqual(await resealSecrets(prisma, rotated), { invoices: 0, merchants: 0 });
       const newOnly = keyRingFrom(newKey);
-      assert.equal(open(newOnly, (await prisma.invoice.findFirstOrThrow()).privateKeyEnc), 'pk-hex');
+      assert.equal(open(newOnly, (await prisma.invoice.findFirstOrThrow()).privateKeyEnc ?? ''), 'pk-hex');
       assert.equal(open(newOnly, (await prisma.merchant.findFirstOrThrow()).webhookSecretEnc), 'hook-secret');
     } finally {
       await prisma.$disconnect();

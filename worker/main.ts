@@ -7,6 +7,7 @@ import { deriveAccount } from '@/lib/chain/keys';
 import { chainConfig, config, workerConfig } from '@/lib/config';
 import { db } from '@/lib/db/client';
 import { bridgeConsole, createLogger } from '@/lib/log';
+import { hdMnemonic, prepareAccounts } from '@/lib/merchants/accounts';
 import { scanHeartbeat } from '@/lib/operations/heartbeat';
 import type { WorkerContext } from '@/lib/payments/context';
 import { expireInvoices } from '@/lib/payments/expiry';
@@ -23,6 +24,8 @@ const c = config();
 // JSON lines (docs/operations.md); console output of lib/ goes through it too.
 bridgeConsole(createLogger('worker', c.LOG_LEVEL));
 const settings = workerConfig();
+// The worker signs, so it holds the mnemonic (the web does not: lib/merchants/accounts.ts).
+const mnemonic = hdMnemonic();
 const ctx: WorkerContext = {
   prisma: db(),
   chain: chain(),
@@ -30,7 +33,7 @@ const ctx: WorkerContext = {
   aml: amlProviderFrom(settings),
   rates: rateSource(),
   owner: `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
-  gasWallet: deriveAccount(c.HD_MNEMONIC, 0, 'gas'),
+  gasWallet: deriveAccount(mnemonic, 0, 'gas'),
   forwardingFeePercent: c.FORWARDING_FEE_PERCENT,
   topupFeePercent: c.TOPUP_FEE_PERCENT,
 };
@@ -60,6 +63,11 @@ const loops = [
   startLoop('expiry', poll, async () => {
     await expireInvoices(ctx.prisma);
     await closeInterruptedDeliveries(ctx.prisma, settings.WEBHOOK_STALE_SECONDS);
+    return false;
+  }),
+  // Account xpubs for sign-ups (and merchants from before migration 0041), kept ahead.
+  startLoop('accounts', 60_000, async () => {
+    await prepareAccounts(ctx.prisma, mnemonic);
     return false;
   }),
   ...Array.from({ length: WEBHOOK_SENDERS }, (_, i) => startLoop(`webhooks-${i}`, poll, () => deliverNext(ctx.prisma, delivery))),

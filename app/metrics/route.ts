@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { chain } from '@/lib/chain';
-import { deriveAccount } from '@/lib/chain/keys';
+import { gasWalletAddress } from '@/lib/merchants/accounts';
 import { config } from '@/lib/config';
 import { db } from '@/lib/db/client';
 import { AppError } from '@/lib/errors';
@@ -21,6 +21,6 @@ function authorized(req: Request, token: string | undefined): boolean {
 export async function GET(req: Request) {
   const c = config();
   if (!authorized(req, c.METRICS_TOKEN)) return errorResponse(new AppError('UNAUTHORIZED', 'A valid metrics token is required.'), { 'www-authenticate': 'Bearer' });
-  const { contentType, body } = await renderMetrics({ prisma: db(), chain: chain(), gasWallet: deriveAccount(c.HD_MNEMONIC, 0, 'gas').address });
+  const { contentType, body } = await renderMetrics({ prisma: db(), chain: chain(), gasWallet: await gasWalletAddress(db()) });
   return new Response(body, { headers: { 'content-type': contentType, 'cache-control': 'no-store' } });
 }

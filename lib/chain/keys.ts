@@ -42,6 +42,40 @@ export function deriveAccount(mnemonic: string, merchantId: number, role: Addres
   return { address, privateKey };
 }
 
+/** m/44'/195'/<account>': a merchant's account (its id), or 0 for the service's own gas wallet. */
+function accountPath(account: number): string {
+  if (!Number.isInteger(account) || account < 0 || account >= 2 ** 31) throw new RangeError('account out of range');
+  return `m/44'/195'/${account}'`;
+}
+
+/**
+ * The account's extended public key (xpub): every address of the account derives from it
+ * (addressFromXpub), none of its private keys does. The web process holds these, never the
+ * mnemonic (issue 16); the worker derives private keys from the mnemonic when it signs.
+ */
+export function accountXpub(mnemonic: string, account: number): string {
+  return rootOf(mnemonic).derivePath(accountPath(account)).neuter().extendedKey;
+}
+
+type XpubNode = ReturnType<typeof ethersHDNodeWallet.fromExtendedKey>;
+const xpubNodes = new Map<string, XpubNode>();
+
+/** The address at <role>/<index> under an account xpub: the same address deriveAccount gives for that account. */
+export function addressFromXpub(xpub: string, role: AddressRole, index: number): string {
+  if (!Number.isInteger(index) || index < 0 || index >= 2 ** 31) throw new RangeError('index out of range');
+  // The role's node is kept: each address then costs one public derivation, not two.
+  const cacheKey = `${xpub}/${role}`;
+  let node = xpubNodes.get(cacheKey);
+  if (!node) {
+    node = ethersHDNodeWallet.fromExtendedKey(xpub).deriveChild(AddressRole[role]);
+    if (xpubNodes.size > 10_000) xpubNodes.clear();
+    xpubNodes.set(cacheKey, node);
+  }
+  const address = TronWeb.address.fromHex(`41${node.deriveChild(index).address.slice(2)}`);
+  if (!address) throw new Error('Could not derive a Tron address');
+  return address;
+}
+
 export function isValidMnemonic(phrase: string): boolean {
   return Mnemonic.isValidMnemonic(phrase.trim());
 }

@@ -10,10 +10,13 @@ const BATCH = 500;
 export async function resealSecrets(prisma: PrismaClient, ring: KeyRing): Promise<{ invoices: number; merchants: number }> {
   const counts = { invoices: 0, merchants: 0 };
   for (let cursor = 0; ; ) {
-    const rows = await prisma.invoice.findMany({ where: { id: { gt: cursor } }, orderBy: { id: 'asc' }, take: BATCH, select: { id: true, privateKeyEnc: true } });
+    // Only invoices from before migration 0041 hold a sealed key; newer ones have none.
+    const rows = await prisma.invoice.findMany({ where: { id: { gt: cursor }, privateKeyEnc: { not: null } }, orderBy: { id: 'asc' }, take: BATCH, select: { id: true, privateKeyEnc: true } });
     if (rows.length === 0) break;
-    for (const row of rows.filter((r) => needsReseal(ring, r.privateKeyEnc))) {
-      await prisma.invoice.update({ where: { id: row.id }, data: { privateKeyEnc: seal(ring, open(ring, row.privateKeyEnc)) } });
+    for (const row of rows) {
+      const sealed = row.privateKeyEnc;
+      if (sealed === null || !needsReseal(ring, sealed)) continue;
+      await prisma.invoice.update({ where: { id: row.id }, data: { privateKeyEnc: seal(ring, open(ring, sealed)) } });
       counts.invoices++;
     }
     cursor = rows[rows.length - 1]?.id ?? cursor;

@@ -1,9 +1,8 @@
 import { config } from '@/lib/config';
-import { deriveAccount } from '@/lib/chain/keys';
-import { masterKeyRing } from '@/lib/crypto/masterKey';
-import { seal } from '@/lib/crypto/secretBox';
+import { addressFromXpub } from '@/lib/chain/keys';
+import { NO_ACCOUNT_PREPARED } from '@/lib/merchants/accounts';
 import type { Merchant, Prisma, PrismaClient } from '@/lib/generated/prisma/client';
-import { fieldErrors, invalidInput, notFound } from '@/lib/errors';
+import { AppError, fieldErrors, invalidInput, notFound } from '@/lib/errors';
 import type { Page } from '@/lib/schemas/page';
 import { likeLiteral } from '@/lib/schemas/listQuery';
 import { formatScaled, parseScaled } from '@/lib/money/decimal';
@@ -22,23 +21,18 @@ const NO_TARGET_WALLET = "User's target wallet address is not set";
 const STATIC_ADDRESS_LIFETIME_MS = 100 * 365 * 86_400_000;
 
 /**
- * A fresh HD address for a new invoice of the merchant (payment or payout), its
- * index and its sealed private key. The index comes from one atomic UPDATE that
- * commits on its own, so the merchant row is locked for that statement only, not
- * while the key is derived and sealed, nor while the invoice is written: creations
- * of one merchant run in parallel instead of queueing (issue 11: under 30+
- * parallel creations the queue outlasted Prisma's transaction wait and answered
- * 500). An index whose invoice insert then fails is skipped, never handed out twice.
+ * A fresh HD address for a new invoice of the merchant (payment or payout) and its index. The
+ * index comes from one sequence (migration 0041), so nothing is locked: a merchant's creations
+ * run in parallel (issue 16; before, an UPDATE of the merchant row handed out indexes). The
+ * address derives from the merchant's account xpub: the web holds no mnemonic and stores no
+ * private key; the worker derives the key when it signs (lib/payments/process.ts). An index
+ * whose invoice insert then fails is skipped, never handed out twice.
  */
-export async function allocateInvoiceAddress(prisma: PrismaClient, merchantId: number) {
-  const { nextAddressIndex } = await prisma.merchant.update({
-    where: { id: merchantId },
-    data: { nextAddressIndex: { increment: 1 } },
-    select: { nextAddressIndex: true },
-  });
-  const addressIndex = nextAddressIndex - 1;
-  const account = deriveAccount(config().HD_MNEMONIC, merchantId, 'invoice', addressIndex);
-  return { address: account.address, addressIndex, privateKeyEnc: seal(masterKeyRing(), account.privateKey) };
+export async function allocateInvoiceAddress(prisma: PrismaClient, merchant: Pick<Merchant, 'id' | 'accountXpub'>) {
+  if (!merchant.accountXpub) throw new AppError('UNAVAILABLE', NO_ACCOUNT_PREPARED);
+  const [row] = await prisma.$queryRaw<{ index: number }[]>`SELECT nextval('invoice_address_index_seq')::int AS index`;
+  const addressIndex = row!.index;
+  return { address: addressFromXpub(merchant.accountXpub, 'invoice', addressIndex), addressIndex };
 }
 
 export async function createInvoice(prisma: PrismaClient, rates: RateSource, merchant: Merchant, input: CreateInvoiceInput): Promise<InvoiceRecord> {
@@ -57,7 +51,7 @@ export async function createInvoice(prisma: PrismaClient, rates: RateSource, mer
   const createdAt = new Date();
   const expiredAt = new Date(createdAt.getTime() + (input.type === 'SINGLE' ? (input.expiryMinutes ?? c.DEFAULT_EXPIRY_MINUTES) * 60_000 : STATIC_ADDRESS_LIFETIME_MS));
 
-  const address = await allocateInvoiceAddress(prisma, merchant.id);
+  const address = await allocateInvoiceAddress(prisma, merchant);
   // One INSERT with its nested currency rows: atomic without an explicit transaction.
   return prisma.invoice.create({
     data: {
@@ -130,17 +124,37 @@ const ORDER_COLUMNS: Record<(typeof INVOICE_ORDERING)[number], 'createdAt' | 'am
   status: 'status',
 };
 
-function searchFilter(term: string): Prisma.InvoiceWhereInput[] {
-  const or: Prisma.InvoiceWhereInput[] = [
+/**
+ * What `search` matches, in two parts: `rows`, the conditions only rows can answer (substring of
+ * address or description, exact id), and what the term names as a status or a token, which the
+ * counters can answer too (countInvoices).
+ */
+function searchTerms(term: string) {
+  const rows: Prisma.InvoiceWhereInput[] = [
     { address: { contains: likeLiteral(term), mode: 'insensitive' } },
     { description: { contains: likeLiteral(term), mode: 'insensitive' } },
   ];
-  if (/^\d{1,9}$/.test(term)) or.push({ id: Number(term) });
-  const status = parseStatus(term);
-  if (status) or.push({ status });
-  const currency = term.toUpperCase();
-  if ((CURRENCIES as readonly string[]).includes(currency)) or.push({ currencies: { has: currency as Currency } });
-  return or;
+  if (/^\d{1,9}$/.test(term)) rows.push({ id: Number(term) });
+  const status = parseStatus(term) ?? undefined;
+  const upper = term.toUpperCase();
+  const currency = (CURRENCIES as readonly string[]).includes(upper) ? (upper as Currency) : undefined;
+  return { rows, status, currency };
+}
+
+function searchFilter(term: string): Prisma.InvoiceWhereInput[] {
+  const { rows, status, currency } = searchTerms(term);
+  return [...rows, ...(status ? [{ status }] : []), ...(currency ? [{ currencies: { has: currency } }] : [])];
+}
+
+/** The order of the invoice list, or its exact reverse (ties by id in the same direction). */
+function invoiceOrder(ordering: string, reversed = false): Prisma.InvoiceOrderByWithRelationInput[] {
+  const descending = ordering.startsWith('-') !== reversed;
+  const column = ORDER_COLUMNS[ordering.replace(/^-/, '') as keyof typeof ORDER_COLUMNS];
+  const direction = descending ? 'desc' : 'asc';
+  // amount: MULTIPLE invoices (no amount) first when ascending, last when descending; reversing
+  // a page flips both, so it walks the same index (migration 0040) backwards.
+  const nulls = ordering.startsWith('-') ? (reversed ? 'first' : 'last') : reversed ? 'last' : 'first';
+  return [column === 'amountUsd' ? { amountUsd: { sort: direction, nulls } } : { [column]: direction }, { id: direction }];
 }
 
 /** The filters and order of the invoice list (spec 4.2, docs/api.md), shared by the list and the CSV export. */
@@ -157,23 +171,77 @@ function invoiceListQuery(merchantId: number, q: ListInvoicesQuery) {
     ...((q.date_from || q.date_to) && { createdAt }),
     ...(q.search && { OR: searchFilter(q.search) }),
   };
-  const descending = q.ordering.startsWith('-');
-  const column = ORDER_COLUMNS[q.ordering.replace(/^-/, '') as keyof typeof ORDER_COLUMNS];
-  const direction = descending ? 'desc' : 'asc';
-  const orderBy: Prisma.InvoiceOrderByWithRelationInput[] = [
-    column === 'amountUsd' ? { amountUsd: { sort: direction, nulls: descending ? 'last' : 'first' } } : { [column]: direction },
-    { id: direction },
-  ];
-  return { where, orderBy };
+  return { where, orderBy: invoiceOrder(q.ordering) };
 }
+
+type Db = PrismaClient | Prisma.TransactionClient;
+
+/**
+ * The list's exact `count` (spec 4.2). Type, status and currency filters are answered by the
+ * invoice_counts table, which a trigger keeps in the same transaction as the invoice rows
+ * (migration 0040), so the sum is exactly the number of rows the same snapshot would count, in
+ * a few dozen rows instead of up to a million. Dates and search still count rows, through the
+ * (merchant_id, created_at) and trigram indexes (docs/performance.md).
+ */
+async function countInvoices(prisma: Db, merchantId: number, q: ListInvoicesQuery, where: Prisma.InvoiceWhereInput): Promise<number> {
+  if (q.date_from || q.date_to) return prisma.invoice.count({ where });
+  const counters: Prisma.InvoiceCountWhereInput = {
+    merchantId,
+    ...(q.type && { type: q.type }),
+    ...(q.status && { status: q.status }),
+    ...(q.currency?.includes('TRX') && { acceptsTrx: true }),
+    ...(q.currency?.includes('USDT') && { acceptsUsdt: true }),
+  };
+  const sum = async (extra: Prisma.InvoiceCountWhereInput) => Number((await prisma.invoiceCount.aggregate({ _sum: { n: true }, where: { AND: [counters, extra] } }))._sum.n ?? 0n);
+  if (!q.search) return sum({});
+  // A search that names a status or a token matches whole counter rows; the invoices that match
+  // only by text or id are counted apart, excluding those, so none is counted twice.
+  const { rows, status, currency } = searchTerms(q.search);
+  const named: Prisma.InvoiceCountWhereInput[] = [...(status ? [{ status }] : []), ...(currency ? [currency === 'TRX' ? { acceptsTrx: true } : { acceptsUsdt: true }] : [])];
+  const { OR: _search, ...filters } = where;
+  const [byName, byText] = await Promise.all([
+    named.length > 0 ? sum({ OR: named }) : 0,
+    prisma.invoice.count({
+      where: { AND: [filters, { OR: rows }, ...(status ? [{ NOT: { status } }] : []), ...(currency ? [{ NOT: { currencies: { has: currency } } }] : [])] },
+    }),
+  ]);
+  return byName + byText;
+}
+
+/** From this offset on, a page is found by ids first (see listInvoices). */
+const DEEP_OFFSET = 1000;
 
 export async function listInvoices(prisma: PrismaClient, merchantId: number, q: ListInvoicesQuery, page: Page) {
   const { where, orderBy } = invoiceListQuery(merchantId, q);
-  const [count, rows] = await prisma.$transaction([
-    prisma.invoice.count({ where }),
-    prisma.invoice.findMany({ where, include: invoiceInclude, orderBy, take: page.limit, skip: page.offset }),
-  ]);
-  return { count, rows };
+  if (page.offset < DEEP_OFFSET) {
+    const [count, rows] = await Promise.all([
+      countInvoices(prisma, merchantId, q, where),
+      prisma.invoice.findMany({ where, include: invoiceInclude, orderBy, take: page.limit, skip: page.offset }),
+    ]);
+    return { count, rows };
+  }
+  // A deep page: OFFSET still passes every skipped entry, so (1) only ids are read, from the
+  // index of the ordering (an index-only scan: no invoice row is fetched for a skipped entry),
+  // (2) past the middle the page is read from the other end, reversed, which skips
+  // count - offset - limit entries instead of offset (offset=900000 of 1,000,000 skips 99,990),
+  // and (3) only the page's rows are then loaded. Count and ids come from one snapshot
+  // (REPEATABLE READ), so the window from the end is the same page the offset names.
+  return prisma.$transaction(
+    async (tx) => {
+      const count = await countInvoices(tx, merchantId, q, where);
+      if (page.offset >= count) return { count, rows: [] as InvoiceRecord[] };
+      const after = count - page.offset - page.limit;
+      const ids =
+        after < page.offset
+          ? (await tx.invoice.findMany({ where, select: { id: true }, orderBy: invoiceOrder(q.ordering, true), skip: Math.max(0, after), take: Math.min(page.limit, count - page.offset) }))
+              .map((r) => r.id)
+              .reverse()
+          : (await tx.invoice.findMany({ where, select: { id: true }, orderBy, skip: page.offset, take: page.limit })).map((r) => r.id);
+      const byId = new Map((await tx.invoice.findMany({ where: { id: { in: ids } }, include: invoiceInclude })).map((r) => [r.id, r]));
+      return { count, rows: ids.flatMap((id) => byId.get(id) ?? []) };
+    },
+    { isolationLevel: 'RepeatableRead' },
+  );
 }
 
 /**

@@ -1,8 +1,8 @@
-import { config } from '@/lib/config';
 import { deriveAccount } from '@/lib/chain/keys';
 import { hashApiKey, DISPLAY_PREFIX_LENGTH } from '@/lib/auth/apiKeys';
 import { hashPassword, verifyPassword } from '@/lib/auth/passwords';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
+import { hdMnemonic } from './accounts';
 import { createMerchant } from './service';
 
 export const DEMO_EMAIL = 'demo@example.com';
@@ -10,7 +10,7 @@ export const DEMO_EMAIL = 'demo@example.com';
 const DEMO_WALLET_ACCOUNT = 2 ** 31 - 1;
 
 export function demoPayoutWallet(): string {
-  return deriveAccount(config().HD_MNEMONIC, DEMO_WALLET_ACCOUNT, 'invoice').address;
+  return deriveAccount(hdMnemonic(), DEMO_WALLET_ACCOUNT, 'invoice').address;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { config } from '@/lib/config';
-import { deriveAccount } from '@/lib/chain/keys';
+import { addressFromXpub } from '@/lib/chain/keys';
+import { claimAccount, prepareAccounts } from './accounts';
 import { generateApiKey } from '@/lib/auth/apiKeys';
 import { masterKeyRing } from '@/lib/crypto/masterKey';
 import { seal } from '@/lib/crypto/secretBox';
@@ -13,29 +14,26 @@ export interface NewMerchant {
 }
 
 /**
- * Creates a merchant with its own HD account: the top-up and activation
- * addresses are derived from the merchant id, so the row is written first.
+ * Creates a merchant on a prepared HD account (lib/merchants/accounts.ts): the merchant's id is
+ * the account number, and its top-up and activation addresses derive from the account's xpub, so
+ * no mnemonic is needed here (the web's sign-up). A process that holds the mnemonic (scripts,
+ * tests) prepares accounts first when none is left.
  */
 export async function createMerchant(prisma: PrismaClient, input: NewMerchant): Promise<Merchant> {
   const mnemonic = config().HD_MNEMONIC;
+  if (mnemonic) await prepareAccounts(prisma, mnemonic, 1);
   return prisma.$transaction(async (tx) => {
-    // Placeholders satisfy the unique columns until the id is known.
-    const placeholder = `pending:${randomBytes(12).toString('hex')}`;
-    const created = await tx.merchant.create({
+    const { account, xpub } = await claimAccount(tx);
+    return tx.merchant.create({
       data: {
+        id: account,
+        accountXpub: xpub,
         email: input.email.trim().toLowerCase(),
         passwordHash: input.passwordHash ?? null,
         targetWalletAddress: input.targetWalletAddress ?? null,
         webhookSecretEnc: seal(masterKeyRing(), randomBytes(32).toString('base64url')),
-        topupWalletAddress: `${placeholder}:topup`,
-        activationWalletAddress: `${placeholder}:activation`,
-      },
-    });
-    return tx.merchant.update({
-      where: { id: created.id },
-      data: {
-        topupWalletAddress: deriveAccount(mnemonic, created.id, 'topup').address,
-        activationWalletAddress: deriveAccount(mnemonic, created.id, 'activation').address,
+        topupWalletAddress: addressFromXpub(xpub, 'topup', 0),
+        activationWalletAddress: addressFromXpub(xpub, 'activation', 0),
       },
     });
   });

@@ -1,7 +1,6 @@
 import { runAmlCheck } from '@/lib/aml/check';
 import { ChainResponseError } from '@/lib/chain/errors';
-import { masterKeyRing } from '@/lib/crypto/masterKey';
-import { open } from '@/lib/crypto/secretBox';
+import { invoiceAccount } from '@/lib/merchants/accounts';
 import { Prisma, type Invoice, type InvoiceCurrency, type InvoiceStatus, type Merchant, type Transaction } from '@/lib/generated/prisma/client';
 import { changeInvoiceStatus } from '@/lib/invoices/transitions';
 import { bookHeld, bookKept } from '@/lib/ledger/book';
@@ -129,7 +128,7 @@ async function screen(ctx: WorkerContext, p: Payment): Promise<void> {
 
 function invoiceKey(p: Payment): { address: string; privateKey: string } {
   if (!p.invoice) throw new Error('payment without invoice');
-  return { address: p.invoice.address, privateKey: open(masterKeyRing(), p.invoice.privateKeyEnc) };
+  return invoiceAccount(p.invoice);
 }
 
 /**

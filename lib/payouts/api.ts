@@ -16,10 +16,10 @@ export function isPayoutEstimateBody(body: unknown): boolean {
 }
 
 export async function payoutEstimateResponse(body: unknown) {
-  return estimateJson(await quotePayout(apiQuoteDeps(), parseOrThrow(payoutRequestSchema, body)));
+  return estimateJson(await quotePayout(await apiQuoteDeps(), parseOrThrow(payoutRequestSchema, body)));
 }
 
 export async function createPayoutResponse(merchant: Merchant, body: unknown) {
-  const quote = await quotePayout(apiQuoteDeps(), parseOrThrow(payoutRequestSchema, body));
+  const quote = await quotePayout(await apiQuoteDeps(), parseOrThrow(payoutRequestSchema, body));
   return invoiceJson(await createPayout(db(), merchant, quote));
 }

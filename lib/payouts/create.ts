@@ -1,6 +1,7 @@
-import { deriveAccount } from '@/lib/chain/keys';
 import { chain } from '@/lib/chain';
 import { config } from '@/lib/config';
+import { db } from '@/lib/db/client';
+import { gasWalletAddress } from '@/lib/merchants/accounts';
 import type { Merchant, PrismaClient } from '@/lib/generated/prisma/client';
 import { invoiceInclude, type InvoiceRecord } from '@/lib/invoices/serialize';
 import { allocateInvoiceAddress } from '@/lib/invoices/service';
@@ -11,12 +12,13 @@ import type { QuoteDeps, PayoutQuote } from './estimate';
 import type { PayoutEstimateJson, PayoutTarget } from './schemas';
 
 /** The web process's quoting inputs: the configured node, rates, fee and margin, and the gas wallet to simulate from. */
-export function apiQuoteDeps(): QuoteDeps {
+export async function apiQuoteDeps(): Promise<QuoteDeps> {
   const c = config();
   return {
     chain: chain(),
     rates: rateSource(),
-    estimateFrom: deriveAccount(c.HD_MNEMONIC, 0, 'gas').address,
+    // From account 0's xpub (lib/merchants/accounts.ts): the web holds no mnemonic.
+    estimateFrom: await gasWalletAddress(db()),
     feePercent: c.FORWARDING_FEE_PERCENT,
     marginPercent: c.GAS_MARGIN_PERCENT,
   };
@@ -55,7 +57,7 @@ export function estimateJson(q: PayoutQuote): PayoutEstimateJson {
  */
 export async function createPayout(prisma: PrismaClient, merchant: Merchant, q: PayoutQuote): Promise<InvoiceRecord> {
   const createdAt = new Date();
-  const address = await allocateInvoiceAddress(prisma, merchant.id);
+  const address = await allocateInvoiceAddress(prisma, merchant);
   return prisma.invoice.create({
     data: {
       merchantId: merchant.id,

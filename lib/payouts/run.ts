@@ -1,6 +1,5 @@
 import { budgetOf } from '@/lib/chain/costs';
-import { masterKeyRing } from '@/lib/crypto/masterKey';
-import { open } from '@/lib/crypto/secretBox';
+import { invoiceAccount } from '@/lib/merchants/accounts';
 import type { Invoice, InvoiceCurrency, InvoiceStatus, Transaction } from '@/lib/generated/prisma/client';
 import { changeInvoiceStatus } from '@/lib/invoices/transitions';
 import { Prisma } from '@/lib/generated/prisma/client';
@@ -74,7 +73,7 @@ async function advancePayout(ctx: WorkerContext, id: number): Promise<void> {
 async function payTargets(ctx: WorkerContext, payout: Payout, anchor: Transaction, received: bigint, sends: Transaction[]): Promise<void> {
   const targets = targetsOf(payout);
   const currency = payout.currencies[0] as Currency;
-  const privateKey = open(masterKeyRing(), payout.privateKeyEnc);
+  const { privateKey } = invoiceAccount(payout);
   const latest = new Map<string, Transaction>();
   // Ordered by id: the last attempt wins.
   for (const row of sends) if (row.sendPurpose === 'PAYOUT_TARGET') latest.set(`target-${row.sendIndex}`, row);

@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { createPrisma, type PrismaClient } from '@/lib/db/client';
+import { prepareAccounts } from '@/lib/merchants/accounts';
 import { createMerchant, issueApiKey } from '@/lib/merchants/service';
 import type { Merchant } from '@/lib/generated/prisma/client';
 import { createTestDatabase, type TestDatabase } from './db';
@@ -75,9 +76,17 @@ export async function startApp(extraEnv: Record<string, string> = {}): Promise<T
     ...extraEnv,
   };
   Object.assign(process.env, env);
+  // As scripts/run.ts does: accounts are prepared by a process that holds the mnemonic, and the
+  // web server is started without it (issue 16), so no test passes by the web deriving keys.
+  if (env.HD_MNEMONIC) {
+    const preparer = createPrisma(database.url);
+    await prepareAccounts(preparer, env.HD_MNEMONIC);
+    await preparer.$disconnect();
+  }
+  const { HD_MNEMONIC: _mnemonic, ...webEnv } = { ...BASE_ENV, ...env };
   const child = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], {
     cwd: ROOT,
-    env: { ...BASE_ENV, ...env, NODE_ENV: 'production' },
+    env: { ...webEnv, NODE_ENV: 'production' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
