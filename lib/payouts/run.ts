@@ -14,6 +14,7 @@ import { ensureSend, stepName, type SendOutcome } from '@/lib/payments/sends';
 import { scannedUntil } from '@/lib/payments/scan';
 import type { BatchCost } from '@/lib/chain/types';
 import { estimateTransfers } from './estimate';
+import { topUpsWhere } from './topUps';
 
 type Payout = Invoice & { amounts: InvoiceCurrency[] };
 interface Target {
@@ -58,7 +59,7 @@ async function advancePayout(ctx: WorkerContext, id: number): Promise<void> {
   const payout = await ctx.prisma.invoice.findUniqueOrThrow({ where: { id }, include: { amounts: true } });
   const due = payout.amounts[0];
   if (!due) throw new Error('payout without amounts');
-  const topups = await ctx.prisma.transaction.findMany({ where: { invoiceId: id, type: 'TOPUP', currency: due.currency }, orderBy: { id: 'asc' } });
+  const topups = await ctx.prisma.transaction.findMany({ where: topUpsWhere(id, due.currency), orderBy: { id: 'asc' } });
   const received = topups.reduce((sum, t) => sum + t.amountUnits, 0n);
   const anchor = topups[0];
   const sends = anchor ? await ctx.prisma.transaction.findMany({ where: { sourceId: anchor.id }, orderBy: { id: 'asc' } }) : [];
