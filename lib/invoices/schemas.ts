@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { failedTargetJsonSchema, payoutTargetJsonSchema } from '@/lib/payouts/targets';
 import { DecimalFormatError, parseScaled } from '@/lib/money/decimal';
 import { CURRENCIES, USD_DECIMALS, type Currency } from '@/lib/money/tokens';
 import { pageQuerySchema } from '@/lib/http/pagination';
@@ -160,15 +161,6 @@ export const timestampSchema = documentAs(z.iso.datetime({ offset: true }), {
 
 /** Token (`TRX`, `USDT`) → amount, a key for each accepted token. */
 export const perCurrencySchema = z.record(z.string(), z.number()).describe('Token (TRX, USDT) to amount, a key per accepted token');
-
-export const payoutTargetJsonSchema = z.object({ address: z.string(), amount: z.number().describe('In the payout token') });
-
-export const failedTargetJsonSchema = z.object({
-  index: z.int().describe('Position in target_wallets'),
-  address: z.string(),
-  amount: z.number(),
-  error: z.string(),
-});
 
 export const invoiceSchema = z
   .object({

@@ -3,6 +3,7 @@ import { paymentPageBase } from '@/lib/config';
 import type { Invoice, InvoiceCurrency } from '@/lib/generated/prisma/client';
 import { toJsonNumber } from '@/lib/money/decimal';
 import { TOKEN_DECIMALS } from '@/lib/money/tokens';
+import { parseFailedTargets, parseStoredTargets } from '@/lib/payouts/targets';
 import { isoMicro } from '@/lib/time';
 import type { InvoiceJson } from './schemas';
 
@@ -53,9 +54,9 @@ export function invoiceJson(invoice: InvoiceRecord): InvoiceJson {
     description: invoice.description,
     merchant_contact: invoice.merchant.email,
     // Stored by lib/payouts/create.ts as targetsJson(): the list the API echoes.
-    target_wallets: payout ? ((invoice.targetWallets ?? []) as InvoiceJson['target_wallets']) : {},
+    target_wallets: payout ? parseStoredTargets(invoice.targetWallets) : {},
     // Targets a payout could not pay (status ERROR); their amounts stay at the top-up address.
-    ...(payout && { failed_targets: (invoice.failedTargets ?? []) as NonNullable<InvoiceJson['failed_targets']> }),
+    ...(payout && { failed_targets: parseFailedTargets(invoice.failedTargets) }),
     expired_at: isoMicro(invoice.expiredAt),
     created_at: isoMicro(invoice.createdAt),
   };

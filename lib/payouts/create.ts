@@ -10,6 +10,7 @@ import { rateSource } from '@/lib/rates';
 import { parseWorkerSettings } from '@/lib/worker/settings';
 import type { QuoteDeps, PayoutQuote } from './estimate';
 import type { PayoutEstimateJson, PayoutTarget } from './schemas';
+import type { PayoutTargetJson } from './targets';
 
 /** The web process's quoting inputs: the configured node, rates, fee and margin, and the gas wallet to simulate from. */
 export function apiQuoteDeps(): QuoteDeps {
@@ -26,7 +27,7 @@ export function apiQuoteDeps(): QuoteDeps {
 const units = (u: bigint) => toJsonNumber(u, TOKEN_DECIMALS);
 
 /** The list as stored on the invoice and echoed by the API: amounts as exact JSON numbers. */
-export const targetsJson = (targets: PayoutTarget[]) => targets.map((t) => ({ address: t.address, amount: units(t.units) }));
+export const targetsJson = (targets: PayoutTarget[]): PayoutTargetJson[] => targets.map((t) => ({ address: t.address, amount: units(t.units) }));
 
 /**
  * The mass payout cost estimate of spec 2.6, plus the parts it is made of:

@@ -14,17 +14,12 @@ import { ensureSend, stepName, type SendOutcome } from '@/lib/payments/sends';
 import { scannedUntil } from '@/lib/payments/scan';
 import type { BatchCost } from '@/lib/chain/types';
 import { estimateTransfers } from './estimate';
+import type { PayoutTarget } from './schemas';
+import { parseStoredTargets, type FailedTargetJson } from './targets';
 import { topUpsWhere } from './topUps';
 
 type Payout = Invoice & { amounts: InvoiceCurrency[] };
-interface Target {
-  address: string;
-  units: bigint;
-}
-interface Failure {
-  index: number;
-  error: string;
-}
+type Failure = Pick<FailedTargetJson, 'index' | 'error'>;
 
 /** Sends driven at once; each is a few node calls and a row. */
 const PARALLEL_SENDS = 16;
@@ -45,8 +40,7 @@ export async function processPayouts(ctx: WorkerContext, max = 20): Promise<numb
   });
 }
 
-const targetsOf = (p: Payout): Target[] =>
-  (p.targetWallets as { address: string; amount: number }[]).map((t) => ({ address: t.address, units: parseScaled(t.amount, TOKEN_DECIMALS) }));
+const targetsOf = (p: Payout): PayoutTarget[] => parseStoredTargets(p.targetWallets).map((t) => ({ address: t.address, units: parseScaled(t.amount, TOKEN_DECIMALS) }));
 
 /**
  * One step of a payout. The top-ups (TOPUP rows the scanner recorded, in the
@@ -150,7 +144,7 @@ async function payTargets(ctx: WorkerContext, payout: Payout, anchor: Transactio
     await book(ctx, payout, received, sent);
     return;
   }
-  const failed = failures
+  const failed: FailedTargetJson[] = failures
     .sort((a, b) => a.index - b.index)
     .map((f) => ({ index: f.index, address: targets[f.index]!.address, amount: toJsonNumber(targets[f.index]!.units, TOKEN_DECIMALS), error: f.error }));
   await finish(ctx, payout, failed.length ? 'ERROR' : 'COMPLETED', received, sent, failed);
@@ -166,7 +160,7 @@ async function book(ctx: WorkerContext, payout: Payout, received: bigint, sent: 
  * fee, network fee with margin and activation) and the failed targets, with the
  * webhook queued in the same DB transaction.
  */
-async function finish(ctx: WorkerContext, payout: Payout, status: InvoiceStatus, received: bigint, sent: bigint, failed: object[]): Promise<void> {
+async function finish(ctx: WorkerContext, payout: Payout, status: InvoiceStatus, received: bigint, sent: bigint, failed: FailedTargetJson[]): Promise<void> {
   const due = payout.amounts[0]!;
   await ctx.prisma.$transaction(async (tx) => {
     const changed = await changeInvoiceStatus(tx, payout, status, {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isTronAddress } from '@/lib/chain/keys';
-import { payoutTargetJsonSchema, usdAmountSchema } from '@/lib/invoices/schemas';
+import { usdAmountSchema } from '@/lib/invoices/schemas';
+import { payoutTargetJsonSchema } from './targets';
 import { upperCase } from '@/lib/http/listQuery';
 import { CURRENCIES, TOKEN_DECIMALS, USD_DECIMALS } from '@/lib/money/tokens';
 
@@ -49,6 +50,8 @@ export const payoutRequestSchema = z.object({
 }).meta({ id: 'PayoutRequest', description: 'Spec 4.5 and 4.6: at most 1,000 targets, each address once; amounts in the payout token, > 0, at most 6 decimals.' });
 
 export type PayoutRequest = z.output<typeof payoutRequestSchema>;
+/** One target as a client sends it (the dashboard form builds these from its textarea). */
+export type PayoutTargetInput = z.input<typeof targetSchema>;
 export type PayoutTarget = PayoutRequest['target_wallets'][number];
 
 // ---- Response (spec 2.6 and docs/api.md "Mass payouts").
