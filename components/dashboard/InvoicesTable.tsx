@@ -2,14 +2,13 @@
 
 import Link from 'next/link';
 import type { InvoiceJson } from '@/lib/invoices/serialize';
+import { INVOICE_STATUSES } from '@/lib/invoices/states';
 import { DateRangeAndOrder } from './DateRangeAndOrder';
 import { ExportCsvLink } from './ExportCsvLink';
 import { Pager } from './Pager';
 import { useFilteredList } from './useFilteredList';
 import { StatusBadge } from './StatusBadge';
 import { Card, Field, FieldError, Mono, Select, formatTime, tableClass } from './ui';
-
-const STATUSES = ['ACTIVE', 'COMPLETED', 'CANCELED', 'TIMEOUT', 'ERROR', 'AML_FAILED', 'OVERPAID', 'UNDERPAID'];
 
 /** The API's /payment/list filters, applied as they change. */
 export function InvoicesTable() {
@@ -37,7 +36,7 @@ export function InvoicesTable() {
         </Select>
         <Select label="Status" name="status" value={filters.status} onChange={set('status')}>
           <option value="">Any</option>
-          {STATUSES.map((s) => (
+          {INVOICE_STATUSES.map((s) => (
             <option key={s}>{s}</option>
           ))}
         </Select>

@@ -1,13 +1,9 @@
-import { z } from 'zod';
 import type { ApiKey, PrismaClient } from '@/lib/generated/prisma/client';
 import { notFound } from '@/lib/http/errors';
 import { isoMicro } from '@/lib/time';
 
 export const API_KEY_NOT_FOUND = 'No API key matches the given query.';
 
-export const newApiKeySchema = z.object({
-  label: z.string().trim().min(1, 'This field is required.').max(100, 'Ensure this field has no more than 100 characters.'),
-});
 
 function apiKeyJson(k: ApiKey) {
   return {

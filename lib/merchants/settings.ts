@@ -8,6 +8,7 @@ import { canonicalIpRule, IpRuleError } from '@/lib/auth/ipAllowList';
 import { fieldErrors } from '@/lib/http/errors';
 import { httpUrlSchema } from '@/lib/http/url';
 import { parseScaled } from '@/lib/money/decimal';
+import { MAX_AML_RISK_LIMIT } from './schemas';
 import { notifyTargetWalletChanged, type WalletChangeNotifier } from '@/lib/notify/walletChange';
 
 /** Most rules a merchant may list; the whitelist is checked on every API call. */
@@ -31,11 +32,11 @@ export const settingsSchema = z
       .union([z.number(), z.string()], { error: 'A valid number is required.' })
       .refine((v) => {
         try {
-          return parseScaled(v, RISK_LIMIT_DECIMALS) <= 100n * 10n ** BigInt(RISK_LIMIT_DECIMALS);
+          return parseScaled(v, RISK_LIMIT_DECIMALS) <= BigInt(MAX_AML_RISK_LIMIT) * 10n ** BigInt(RISK_LIMIT_DECIMALS);
         } catch {
           return false;
         }
-      }, 'Enter a number from 0 to 100 with at most 2 decimals.')
+      }, `Enter a number from 0 to ${MAX_AML_RISK_LIMIT} with at most ${RISK_LIMIT_DECIMALS} decimals.`)
       .transform(String),
   })
   .partial();

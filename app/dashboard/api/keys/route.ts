@@ -4,7 +4,8 @@ import { requireRecentAuth } from '@/lib/auth/reauth';
 import { db } from '@/lib/db/client';
 import { readJson } from '@/lib/http/request';
 import { parseOrThrow } from '@/lib/http/validate';
-import { listApiKeys, newApiKeySchema } from '@/lib/merchants/apiKeys';
+import { listApiKeys } from '@/lib/merchants/apiKeys';
+import { newApiKeySchema } from '@/lib/merchants/schemas';
 import { issueApiKey } from '@/lib/merchants/service';
 
 export const GET = dashboardRoute(async ({ merchant }) => listApiKeys(db(), merchant.id));
