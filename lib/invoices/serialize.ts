@@ -1,8 +1,7 @@
 import { paymentLinkKey } from './linkKey';
 import { paymentPageBase } from '@/lib/config';
 import type { Invoice, InvoiceCurrency } from '@/lib/generated/prisma/client';
-import { toJsonNumber } from '@/lib/money/decimal';
-import { TOKEN_DECIMALS } from '@/lib/money/tokens';
+import { tokenAmountJson } from '@/lib/money/tokens';
 import { parseFailedTargets, parseStoredTargets } from '@/lib/payouts/targets';
 import { isoMicro } from '@/lib/time';
 import type { InvoiceJson } from './schemas';
@@ -14,13 +13,11 @@ export type InvoiceRecord = Invoice & { amounts: InvoiceCurrency[]; merchant: { 
 /** Relations every invoice response needs; pass to Prisma's `include`. */
 export const invoiceInclude = { amounts: true, merchant: { select: { email: true } } } as const;
 
-const units = (u: bigint) => toJsonNumber(u, TOKEN_DECIMALS);
-
 function perCurrency(invoice: InvoiceRecord, pick: (row: InvoiceCurrency) => bigint): Record<string, number> {
   return Object.fromEntries(
     invoice.currencies.map((c) => {
       const row = invoice.amounts.find((a) => a.currency === c);
-      return [c, units(row ? pick(row) : 0n)];
+      return [c, tokenAmountJson(row ? pick(row) : 0n)];
     }),
   );
 }
@@ -43,7 +40,7 @@ export function invoiceJson(invoice: InvoiceRecord): InvoiceJson {
       input: perCurrency(invoice, (a) => a.receivedUnits),
       output: perCurrency(invoice, (a) => a.forwardedUnits),
     },
-    cost: invoice.costUnits === null ? null : units(invoice.costUnits),
+    cost: invoice.costUnits === null ? null : tokenAmountJson(invoice.costUnits),
     order_id: invoice.orderId,
     address: invoice.address,
     // Both spellings: the spec's tables say client_comission, its samples client_commission.

@@ -6,9 +6,8 @@ import { changeInvoiceStatus } from '@/lib/invoices/transitions';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { ensureGas } from '@/lib/payments/gas';
 import { extendLease, workThrough } from '@/lib/worker/lease';
-import { parseScaled, toJsonNumber } from '@/lib/money/decimal';
 import { withMargin } from '@/lib/money/fees';
-import { TOKEN_DECIMALS, type Currency } from '@/lib/money/tokens';
+import { tokenAmountJson, tokenUnits, type Currency } from '@/lib/money/tokens';
 import type { WorkerContext } from '@/lib/payments/context';
 import { ensureSend, stepName, type SendOutcome } from '@/lib/payments/sends';
 import { scannedUntil } from '@/lib/payments/scan';
@@ -40,7 +39,7 @@ export async function processPayouts(ctx: WorkerContext, max = 20): Promise<numb
   });
 }
 
-const targetsOf = (p: Payout): PayoutTarget[] => parseStoredTargets(p.targetWallets).map((t) => ({ address: t.address, units: parseScaled(t.amount, TOKEN_DECIMALS) }));
+const targetsOf = (p: Payout): PayoutTarget[] => parseStoredTargets(p.targetWallets).map((t) => ({ address: t.address, units: tokenUnits(t.amount) }));
 
 /**
  * One step of a payout. The top-ups (TOPUP rows the scanner recorded, in the
@@ -146,7 +145,7 @@ async function payTargets(ctx: WorkerContext, payout: Payout, anchor: Transactio
   }
   const failed: FailedTargetJson[] = failures
     .sort((a, b) => a.index - b.index)
-    .map((f) => ({ index: f.index, address: targets[f.index]!.address, amount: toJsonNumber(targets[f.index]!.units, TOKEN_DECIMALS), error: f.error }));
+    .map((f) => ({ index: f.index, address: targets[f.index]!.address, amount: tokenAmountJson(targets[f.index]!.units), error: f.error }));
   await finish(ctx, payout, failed.length ? 'ERROR' : 'COMPLETED', received, sent, failed);
 }
 

@@ -1,6 +1,5 @@
 import type { Transaction } from '@/lib/generated/prisma/client';
-import { toJsonNumber } from '@/lib/money/decimal';
-import { TOKEN_DECIMALS } from '@/lib/money/tokens';
+import { tokenAmountJson } from '@/lib/money/tokens';
 import { isoMicro } from '@/lib/time';
 import { amlCheckSchema, type TransactionJson } from './schemas';
 
@@ -12,7 +11,7 @@ export function transactionJson(t: Transaction): TransactionJson {
     type: t.type,
     from_address: t.fromAddress,
     to_address: t.toAddress,
-    amount: toJsonNumber(t.amountUnits, TOKEN_DECIMALS),
+    amount: tokenAmountJson(t.amountUnits),
     currency: t.currency,
     // Written by lib/aml/check.ts as an AmlCheckRecord; parsed so the JSON column has one checked shape.
     aml_check: t.amlCheck === null ? null : amlCheckSchema.parse(t.amlCheck),
