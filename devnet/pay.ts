@@ -25,7 +25,7 @@ export type PayRequest = z.infer<typeof payRequestSchema>;
  * Sends from the faucet, the way a customer's wallet would: built and signed
  * with tronweb, broadcast to the node. Returns once the node accepted it.
  */
-export async function payFromFaucet(chain: Chain, faucetPrivateKey: string, request: PayRequest): Promise<{ txId: string }> {
+export async function sendFromFaucet(chain: Chain, faucetPrivateKey: string, request: PayRequest): Promise<{ txId: string }> {
   const units = tokenUnits(request.amount);
   let signed;
   if (request.currency === 'TRX') {

@@ -89,7 +89,7 @@ describe('merchant dashboard', () => {
     devnet = await startDevnetProcess({ blockMs: 200, solidifiedDepth: 2 });
     app = await startApp({ NEXTAUTH_SECRET: randomBytes(32).toString('base64url'), TRON_FULL_NODE_URL: devnet.url, TRON_USDT_CONTRACT: devnet.usdtContract });
     const gas = deriveAccount(TEST_MNEMONIC, 0, 'gas').address;
-    await fetch(`${devnet.url}/devnet/pay`, { method: 'POST', body: JSON.stringify({ address: gas, amount: '1000', currency: 'TRX' }) });
+    await devnet.pay(gas, '1000', 'TRX');
   });
   after(async () => {
     await app?.stop();

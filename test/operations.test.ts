@@ -60,8 +60,7 @@ describe('operations: JSON logs with request ids, /metrics, /healthz following t
     devnet = await startDevnetProcess({ blockMs: 100, solidifiedDepth: 3 });
     app = await startApp({ TRON_FULL_NODE_URL: devnet.url, TRON_USDT_CONTRACT: devnet.usdtContract, METRICS_TOKEN: TOKEN, WORKER_STALE_SECONDS: '15' });
     chain = createChain({ fullNodeUrl: devnet.url, apiKey: null, usdtContract: devnet.usdtContract, txExpirationMs: 60_000 });
-    const res = await fetch(`${devnet.url}/devnet/pay`, { method: 'POST', body: JSON.stringify({ address: gas, amount: '1234.5', currency: 'TRX' }) });
-    assert.equal(res.status, 200);
+    await devnet.pay(gas, '1234.5', 'TRX');
   });
 
   after(async () => {
@@ -117,8 +116,7 @@ describe('operations: JSON logs with request ids, /metrics, /healthz following t
     const { merchant, key } = await app.createMerchant({ targetWallet: target });
     await app.prisma.merchant.update({ where: { id: merchant.id }, data: { webhookUrl: hookUrl } });
     const inv = (await app.api('/payment/create', key, { method: 'POST', body: { type: 'SINGLE', amount: 5, currencies: ['TRX'] } })).json;
-    const pay = await fetch(`${devnet.url}/devnet/pay`, { method: 'POST', body: JSON.stringify({ address: inv.address, amount: '20', currency: 'TRX' }) });
-    assert.equal(pay.status, 200);
+    await devnet.pay(inv.address, '20', 'TRX');
     const m = await waitFor('the metrics to show the settled payment and its webhook', async () => {
       const s = samples((await metrics()).text);
       return s.get('invoicing_payments{state="SETTLED"}') === 1 && s.get('invoicing_webhook_deliveries{status="DELIVERED"}') === 1 ? s : null;

@@ -24,10 +24,7 @@ describe('mass payouts (MULTIPLE_TRANSFER) on the devnet', () => {
   let hooks: { id: number; status: string }[];
   let hookServer: Server;
 
-  async function pay(address: string, amount: string, currency: 'TRX' | 'USDT') {
-    const res = await fetch(`${devnet.url}/devnet/pay`, { method: 'POST', body: JSON.stringify({ address, amount, currency }) });
-    assert.equal(res.status, 200, await res.clone().text());
-  }
+  const pay = (address: string, amount: string, currency: 'TRX' | 'USDT') => devnet.pay(address, amount, currency);
   const post = (path: string, body: unknown) => app.api(path, key, { method: 'POST', body });
   const get = async (id: number) => (await app.api(`/payment/get/${id}`, key)).json;
   async function waitStatus(id: number, status: string, timeoutMs = 30_000) {

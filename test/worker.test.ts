@@ -30,11 +30,7 @@ describe('worker: detection, AML, forwarding, statuses and webhooks on the devne
   let hookUrl: string;
   const flagged = TronWeb.createRandom() as unknown as { address: string; privateKey: string };
 
-  async function pay(address: string, amount: string, currency: 'TRX' | 'USDT') {
-    const res = await fetch(`${devnet.url}/devnet/pay`, { method: 'POST', body: JSON.stringify({ address, amount, currency }) });
-    assert.equal(res.status, 200, await res.clone().text());
-    return ((await res.json()) as { txid: string }).txid;
-  }
+  const pay = (address: string, amount: string, currency: 'TRX' | 'USDT') => devnet.pay(address, amount, currency);
 
   async function newMerchant(opts: { aml?: boolean } = {}) {
     const target = TronWeb.createRandom() as unknown as { address: string };
