@@ -19,7 +19,7 @@ const OTHER_WALLET = 'TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL';
 const deepJson = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
 
 /** The shared browser stand-in (test/helpers/session.ts), made from the app it talks to. */
-export class Browser extends DashboardSession {
+class Browser extends DashboardSession {
   constructor(
     readonly app: TestApp,
     localAddress?: string,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { publicBaseUrl } from '@/lib/config';
 import { documentAs } from './openapi';
 
-export const DEFAULT_PAGE_SIZE = 10;
+const DEFAULT_PAGE_SIZE = 10;
 /** PostgreSQL's OFFSET is a bigint and Prisma's `skip` a 32-bit int; no list is that long. */
 const MAX_OFFSET = 2_147_483_647;
 

@@ -5,7 +5,7 @@ import { MAX_JSON_DEPTH, tooDeep } from './validate';
 export const CLIENT_IP_HEADER = 'x-invoicing-client-ip';
 
 /** Largest request body accepted; a 1,000-target payout is about 70 KB. */
-export const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_BODY_BYTES = 1024 * 1024;
 
 const DRAIN_BYTES = 16 * MAX_BODY_BYTES;
 

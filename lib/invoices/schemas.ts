@@ -11,8 +11,8 @@ import { INVOICE_STATUSES, normalizeStatus } from './states';
 export const MAX_ORDER_ID = 256;
 export const MAX_DESCRIPTION = 2000;
 export const MAX_EXPIRY_MINUTES = 10_080; // one week
-export const MAX_USD_MICROS = 1_000_000_000n * 10n ** BigInt(USD_DECIMALS); // one billion USD
-export const MAX_INVOICE_PAGE = 300;
+const MAX_USD_MICROS = 1_000_000_000n * 10n ** BigInt(USD_DECIMALS); // one billion USD
+const MAX_INVOICE_PAGE = 300;
 
 /** A positive USD amount, exact to micro-dollars, as a JSON number or a decimal string. */
 export const usdAmountSchema = z.union([z.number(), z.string()], { error: 'A valid number is required.' }).transform((value, ctx) => {
@@ -29,7 +29,7 @@ export const usdAmountSchema = z.union([z.number(), z.string()], { error: 'A val
 });
 
 /** `["TRX","USDT"]`, or the comma form `"TRX,USDT"` some clients send; duplicates collapse. */
-export const currenciesSchema = documentAs(
+const currenciesSchema = documentAs(
   z
     .preprocess(
       (v) => (typeof v === 'string' ? v.split(',') : v),
@@ -160,7 +160,7 @@ export const timestampSchema = documentAs(z.iso.datetime({ offset: true }), {
 });
 
 /** Token (`TRX`, `USDT`) → amount, a key for each accepted token. */
-export const perCurrencySchema = z.record(z.string(), z.number()).describe('Token (TRX, USDT) to amount, a key per accepted token');
+const perCurrencySchema = z.record(z.string(), z.number()).describe('Token (TRX, USDT) to amount, a key per accepted token');
 
 export const invoiceSchema = z
   .object({

@@ -25,7 +25,7 @@ export function apiQuoteDeps(): QuoteDeps {
 }
 
 /** The list as stored on the invoice and echoed by the API: amounts as exact JSON numbers. */
-export const targetsJson = (targets: PayoutTarget[]): PayoutTargetJson[] => targets.map((t) => ({ address: t.address, amount: tokenAmountJson(t.units) }));
+const targetsJson = (targets: PayoutTarget[]): PayoutTargetJson[] => targets.map((t) => ({ address: t.address, amount: tokenAmountJson(t.units) }));
 
 /**
  * The mass payout cost estimate of spec 2.6, plus the parts it is made of:
