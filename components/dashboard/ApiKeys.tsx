@@ -2,8 +2,8 @@
 
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import type { ApiKeyJson } from '@/lib/merchants/apiKeys';
-import { MAX_API_KEY_LABEL } from '@/lib/merchants/schemas';
+import type { ApiKeyJson } from '@/lib/auth/apiKeys';
+import { MAX_API_KEY_LABEL } from '@/lib/auth/schemas';
 import { dashboardApi, RequestError } from './api';
 import { SubmitButton } from './SubmitButton';
 import { Button, Card, Field, FieldError, Mono, formatTime, tableClass } from './ui';

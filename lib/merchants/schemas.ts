@@ -1,13 +1,7 @@
 import { z } from 'zod';
 
-/** Longest API key label (the dashboard's form limit too). */
-export const MAX_API_KEY_LABEL = 100;
 /** The AML risk limit is a score from 0 to this (spec 2.4). */
 export const MAX_AML_RISK_LIMIT = 100;
-
-export const newApiKeySchema = z.object({
-  label: z.string().trim().min(1, 'This field is required.').max(MAX_API_KEY_LABEL, `Ensure this field has no more than ${MAX_API_KEY_LABEL} characters.`),
-});
 
 /** The Merchant account object of spec 2.4 (GET /merchant). */
 export const merchantAccountSchema = z

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { config } from '@/lib/config';
 import { deriveAccount } from '@/lib/chain/keys';
-import { generateApiKey } from '@/lib/auth/apiKeys';
 import { masterKeyRing } from '@/lib/crypto/masterKey';
 import { seal } from '@/lib/crypto/secretBox';
 import type { Merchant, PrismaClient } from '@/lib/generated/prisma/client';
@@ -41,9 +40,3 @@ export async function createMerchant(prisma: PrismaClient, input: NewMerchant): 
   });
 }
 
-/** Issues a new API key; the plain key is returned once and only its hash is kept. */
-export async function issueApiKey(prisma: PrismaClient, merchantId: number, label: string): Promise<string> {
-  const { key, prefix, keyHash } = generateApiKey();
-  await prisma.apiKey.create({ data: { merchantId, label, prefix, keyHash } });
-  return key;
-}

@@ -4,9 +4,8 @@ import { requireRecentAuth } from '@/lib/auth/reauth';
 import { db } from '@/lib/db/client';
 import { readJson } from '@/lib/http/request';
 import { parseOrThrow } from '@/lib/http/validate';
-import { listApiKeys } from '@/lib/merchants/apiKeys';
-import { newApiKeySchema } from '@/lib/merchants/schemas';
-import { issueApiKey } from '@/lib/merchants/service';
+import { issueApiKey, listApiKeys } from '@/lib/auth/apiKeys';
+import { newApiKeySchema } from '@/lib/auth/schemas';
 
 export const GET = dashboardRoute(async ({ merchant }) => listApiKeys(db(), merchant.id));
 
