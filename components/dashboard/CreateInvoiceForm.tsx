@@ -4,7 +4,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useState, type FormEvent } from 'react';
 import { MAX_URL_LENGTH } from '@/lib/http/url';
-import { MAX_DESCRIPTION, MAX_EXPIRY_MINUTES, MAX_ORDER_ID } from '@/lib/invoices/schemas';
+import { MAX_DESCRIPTION, MAX_EXPIRY_MINUTES, MAX_ORDER_ID } from '@/lib/invoices/limits';
 import type { InvoiceJson } from '@/lib/invoices/serialize';
 import { CURRENCIES } from '@/lib/money/tokens';
 import { dashboardApi, RequestError } from './api';

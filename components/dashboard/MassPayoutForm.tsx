@@ -5,6 +5,7 @@ import Link from 'next/link';
 import { useState, type FormEvent } from 'react';
 import type { InvoiceJson } from '@/lib/invoices/serialize';
 import { CURRENCIES, type Currency } from '@/lib/money/tokens';
+import { MAX_PAYOUT_TARGETS } from '@/lib/payouts/limits';
 import type { PayoutEstimateJson, PayoutTargetInput } from '@/lib/payouts/schemas';
 import { dashboardApi, RequestError } from './api';
 import { SubmitButton } from './SubmitButton';
@@ -22,7 +23,7 @@ interface PayoutRequest {
  * spaces, then the amount as typed. Nothing is checked here: the API validates
  * addresses and amounts (exact decimals, at most 6 places) and names the index.
  */
-export function parseTargets(text: string): Pick<PayoutRequest, 'lines'> & { targets: PayoutRequest['body']['target_wallets'] } {
+function parseTargets(text: string): Pick<PayoutRequest, 'lines'> & { targets: PayoutRequest['body']['target_wallets'] } {
   const targets: PayoutRequest['body']['target_wallets'] = [];
   const lines: number[] = [];
   text.split(/\r?\n/).forEach((raw, i) => {
@@ -107,7 +108,7 @@ export function MassPayoutForm() {
         </div>
         <div>
           <label htmlFor="payout_targets" className="block text-sm font-medium">
-            Targets (one &quot;address, amount&quot; per line)
+            Targets (one &quot;address, amount&quot; per line, at most {MAX_PAYOUT_TARGETS.toLocaleString('en')})
           </label>
           <textarea
             id="payout_targets"

@@ -6,11 +6,9 @@ import { pageQuerySchema } from '@/lib/http/pagination';
 import { httpUrlSchema } from '@/lib/http/url';
 import { dateSchema, orderingSchema, upperCase } from '@/lib/http/listQuery';
 import { documentAs } from '@/lib/http/openapi';
+import { MAX_DESCRIPTION, MAX_EXPIRY_MINUTES, MAX_ORDER_ID } from './limits';
 import { INVOICE_STATUSES, normalizeStatus } from './states';
 
-export const MAX_ORDER_ID = 256;
-export const MAX_DESCRIPTION = 2000;
-export const MAX_EXPIRY_MINUTES = 10_080; // one week
 const MAX_USD_MICROS = 1_000_000_000n * 10n ** BigInt(USD_DECIMALS); // one billion USD
 const MAX_INVOICE_PAGE = 300;
 

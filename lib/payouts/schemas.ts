@@ -1,16 +1,11 @@
 import { z } from 'zod';
 import { isTronAddress } from '@/lib/chain/keys';
 import { usdAmountSchema } from '@/lib/invoices/schemas';
+import { MAX_PAYOUT_TARGETS } from './limits';
 import { payoutTargetJsonSchema } from './targets';
 import { upperCase } from '@/lib/http/listQuery';
 import { CURRENCIES, TOKEN_DECIMALS, USD_DECIMALS } from '@/lib/money/tokens';
 
-/**
- * Most targets one payout may carry. The estimate, the top-up and every send
- * are per target; 1,000 keeps a create call within a few seconds and a payout
- * within one worker lease round (see docs/payouts.md).
- */
-export const MAX_PAYOUT_TARGETS = 1000;
 
 // Target amounts are token amounts; TRX and USDT have 6 decimals like USD, so the
 // USD amount rules (> 0, at most 6 decimals, at most 1e9) apply unchanged.
