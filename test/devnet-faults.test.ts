@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { TronWeb } from 'tronweb';
-import { devnetControl, startDevnetProcess, waitFor, type DevnetProcess } from './helpers/devnet';
+import { buildUsdtTransfer, devnetControl, startDevnetProcess, waitFor, type DevnetProcess } from './helpers/devnet';
 
 // The devnet's fault controls, observed through an unmodified TronWeb as a wallet or the
 // settlement worker would see them. Solidified 20 blocks deep so reorganisations have room.
@@ -36,16 +36,7 @@ async function signedTrx(from: Account, to: string, sun: bigint, client = tw): P
 }
 
 async function signedUsdt(from: Account, to: string, units: bigint, feeLimit = 100_000_000): Promise<Signed> {
-  const { transaction } = await tw.transactionBuilder.triggerSmartContract(
-    devnet.usdtContract,
-    'transfer(address,uint256)',
-    { feeLimit },
-    [
-      { type: 'address', value: to },
-      { type: 'uint256', value: units.toString() },
-    ],
-    from.address,
-  );
+  const transaction = await buildUsdtTransfer(tw, devnet.usdtContract, from.address, to, units, feeLimit);
   return (await tw.trx.sign(transaction, from.privateKey)) as Signed;
 }
 

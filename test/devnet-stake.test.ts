@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { TronWeb } from 'tronweb';
-import { startDevnetProcess, waitFor, type DevnetProcess } from './helpers/devnet';
+import { buildUsdtTransfer, startDevnetProcess, waitFor, type DevnetProcess } from './helpers/devnet';
 
 // Stake 2.0 on the devnet, driven the way a wallet drives it: tronweb's
 // transactionBuilder builds freeze/delegate transactions locally, the node
@@ -56,16 +56,7 @@ const delegate = async (who: Account, sun: bigint, to: string, resource: Resourc
 const undelegate = async (who: Account, sun: bigint, to: string, resource: Resource) => tw.transactionBuilder.undelegateResource(Number(sun), to, resource, who.address);
 
 async function sendUsdt(from: Account, to: string, units: bigint, feeLimit = 100_000_000) {
-  const { transaction } = await tw.transactionBuilder.triggerSmartContract(
-    devnet.usdtContract,
-    'transfer(address,uint256)',
-    { feeLimit },
-    [
-      { type: 'address', value: to },
-      { type: 'uint256', value: units.toString() },
-    ],
-    from.address,
-  );
+  const transaction = await buildUsdtTransfer(tw, devnet.usdtContract, from.address, to, units, feeLimit);
   return included(transaction, from.privateKey);
 }
 

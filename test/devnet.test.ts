@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { TronWeb, type Types } from 'tronweb';
-import { startDevnetProcess, waitFor, type DevnetProcess } from './helpers/devnet';
+import { buildUsdtTransfer, startDevnetProcess, waitFor, type DevnetProcess } from './helpers/devnet';
 
 // Everything here goes through an unmodified TronWeb against the devnet child process.
 
@@ -43,16 +43,7 @@ async function sendTrx(from: { address: string; privateKey: string }, to: string
 }
 
 async function sendUsdt(from: { address: string; privateKey: string }, to: string, units: bigint, feeLimit = 100_000_000) {
-  const { transaction } = await tw.transactionBuilder.triggerSmartContract(
-    devnet.usdtContract,
-    'transfer(address,uint256)',
-    { feeLimit },
-    [
-      { type: 'address', value: to },
-      { type: 'uint256', value: units.toString() },
-    ],
-    from.address,
-  );
+  const transaction = await buildUsdtTransfer(tw, devnet.usdtContract, from.address, to, units, feeLimit);
   const signed = await tw.trx.sign(transaction, from.privateKey);
   return { signed, reply: await tw.trx.sendRawTransaction(signed) };
 }

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseDevnetEnv } from '@/devnet/config';
+import type { TronWeb } from 'tronweb';
 import { payFromFaucet } from '@/lib/devnet/faucet';
 import type { Currency } from '@/lib/money/tokens';
 import { faucetKey } from '@/devnet/genesis';
@@ -89,6 +90,21 @@ interface Ready {
   balancerUrl: string;
   usdtContract: string;
   faucetAddress: string;
+}
+
+/** A USDT transfer built as a wallet builds it (TronWeb's triggerSmartContract on the token), not yet signed. */
+export async function buildUsdtTransfer(tw: TronWeb, usdtContract: string, from: string, to: string, units: bigint, feeLimit = 100_000_000) {
+  const { transaction } = await tw.transactionBuilder.triggerSmartContract(
+    usdtContract,
+    'transfer(address,uint256)',
+    { feeLimit },
+    [
+      { type: 'address', value: to },
+      { type: 'uint256', value: units.toString() },
+    ],
+    from,
+  );
+  return transaction;
 }
 
 /** One dev-control request; a non-2xx answer throws with the devnet's `error`. */
