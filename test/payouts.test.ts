@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { TronWeb } from 'tronweb';
 import { createChain, type Chain } from '@/lib/chain';
 import { deriveAccount } from '@/lib/chain/keys';
 import { tokenUnits } from '@/lib/money/tokens';
-import { freePort, startApp, TEST_MNEMONIC, type TestApp } from './helpers/app';
+import { startApp, TEST_MNEMONIC, type TestApp } from './helpers/app';
 import { startDevnetProcess, waitFor, type DevnetProcess } from './helpers/devnet';
+import { startHookReceiver, type HookReceiver } from './helpers/http';
 import { assertReconciled } from './helpers/reconcile';
 import { startWorker, type WorkerProcess } from './helpers/worker';
 
@@ -21,8 +21,8 @@ describe('mass payouts (MULTIPLE_TRANSFER) on the devnet', () => {
   let worker: WorkerProcess;
   let chain: Chain;
   let key: string;
-  let hooks: { id: number; status: string }[];
-  let hookServer: Server;
+  let receiver: HookReceiver;
+  const hooks = () => receiver.hooks.map((h) => JSON.parse(h.body) as { id: number; status: string });
 
   const pay = (address: string, amount: string, currency: 'TRX' | 'USDT') => devnet.pay(address, amount, currency);
   const post = (path: string, body: unknown) => app.api(path, key, { method: 'POST', body });
@@ -38,23 +38,13 @@ describe('mass payouts (MULTIPLE_TRANSFER) on the devnet', () => {
   const transfers = (invoiceId: number) => app.prisma.transaction.findMany({ where: { invoiceId, type: 'TRANSFER' }, orderBy: { id: 'asc' } });
 
   before(async () => {
-    hooks = [];
-    hookServer = createServer((req, res) => {
-      let body = '';
-      req.on('data', (d) => (body += d));
-      req.on('end', () => {
-        hooks.push(JSON.parse(body));
-        res.end('ok');
-      });
-    });
-    const port = await freePort();
-    await new Promise<void>((r) => hookServer.listen(port, '127.0.0.1', r));
+    receiver = await startHookReceiver();
     devnet = await startDevnetProcess({ blockMs: 100, solidifiedDepth: 3 });
     app = await startApp({ TRON_FULL_NODE_URL: devnet.url, TRON_USDT_CONTRACT: devnet.usdtContract });
     chain = createChain({ fullNodeUrl: devnet.url, apiKey: null, usdtContract: devnet.usdtContract, txExpirationMs: 60_000 });
     const { merchant, key: k } = await app.createMerchant();
     key = k;
-    await app.prisma.merchant.update({ where: { id: merchant.id }, data: { webhookUrl: `http://127.0.0.1:${port}/hook` } });
+    await app.prisma.merchant.update({ where: { id: merchant.id }, data: { webhookUrl: receiver.url } });
     // The gas wallet pays USDT payouts' energy. It holds no USDT, as on a fresh run or mainnet: estimates must not need any.
     const gas = deriveAccount(TEST_MNEMONIC, 0, 'gas').address;
     await pay(gas, '10000', 'TRX');
@@ -65,7 +55,7 @@ describe('mass payouts (MULTIPLE_TRANSFER) on the devnet', () => {
     await worker?.stop();
     await app?.stop();
     await devnet?.stop();
-    hookServer?.close();
+    receiver?.close();
   });
 
   it('refuses invalid payouts naming the field and the index', async () => {
@@ -152,7 +142,7 @@ describe('mass payouts (MULTIPLE_TRANSFER) on the devnet', () => {
     assert.ok(Math.abs(Number(burned - estimated)) <= Number(estimated) / 100, `estimated ${estimated} sun, burned ${burned} sun`);
     // What is left at the address is the fee and the unused margin.
     assert.equal(await chain.getTrxBalance(inv.address), tokenUnits(estimate.topup_amount) - sum - burned);
-    await waitFor('COMPLETED webhook', async () => hooks.some((h) => h.id === inv.id && h.status === 'COMPLETED'));
+    await waitFor('COMPLETED webhook', async () => hooks().some((h) => h.id === inv.id && h.status === 'COMPLETED'));
   });
 
   it('pays USDT to holders, new holders and non-activated addresses with gas from the service wallet', async () => {
@@ -228,7 +218,7 @@ describe('mass payouts (MULTIPLE_TRANSFER) on the devnet', () => {
     assert.equal(failed.failed_targets[0].index, 0);
     assert.equal(failed.failed_targets[0].address, devnet.usdtContract);
     assert.match(failed.failed_targets[0].error, /target-0/);
-    await waitFor('ERROR and TIMEOUT webhooks', async () => hooks.some((h) => h.id === inv.id && h.status === 'ERROR') && hooks.some((h) => h.id === late.id && h.status === 'TIMEOUT'));
+    await waitFor('ERROR and TIMEOUT webhooks', async () => hooks().some((h) => h.id === inv.id && h.status === 'ERROR') && hooks().some((h) => h.id === late.id && h.status === 'TIMEOUT'));
   });
 
   // Last: every top-up, target payment, gas send and burn is in the books and matches the chain (npm run reconcile).
