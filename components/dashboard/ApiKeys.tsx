@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import type { ApiKeyJson } from '@/lib/auth/apiKeys';
-import { MAX_API_KEY_LABEL } from '@/lib/auth/schemas';
+import { MAX_API_KEY_LABEL } from '@/lib/auth/limits';
 import { dashboardApi, RequestError } from './api';
 import { SubmitButton } from './SubmitButton';
 import { Button, Card, Field, FieldError, Mono, formatTime, tableClass } from './ui';

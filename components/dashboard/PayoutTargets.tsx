@@ -1,5 +1,5 @@
 import type { InvoiceJson } from '@/lib/invoices/serialize';
-import type { PayoutTargetJson } from '@/lib/payouts/targets';
+import type { PayoutTargetJson } from '@/lib/payouts/schemas';
 import { Card, Mono, tableClass } from './ui';
 
 function TargetTable({ label, rows, currency }: { label: string; rows: (PayoutTargetJson & { index: number; error?: string })[]; currency: string }) {

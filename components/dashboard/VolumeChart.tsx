@@ -1,4 +1,4 @@
-import type { VolumeSeries } from '@/lib/transactions/dashboard';
+import type { VolumeSeries } from '@/lib/transactions/volume';
 import { tokenAmountText, type Currency } from '@/lib/money/tokens';
 
 const COLORS: Record<Currency, string> = { TRX: '#dc2626', USDT: '#059669' };

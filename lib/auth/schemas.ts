@@ -1,7 +1,5 @@
 import { z } from 'zod';
-
-/** Longest API key label (the dashboard's form limit too). */
-export const MAX_API_KEY_LABEL = 100;
+import { MAX_API_KEY_LABEL } from './limits';
 
 /** The dashboard's "new API key" body. */
 export const newApiKeySchema = z.object({

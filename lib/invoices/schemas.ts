@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { failedTargetJsonSchema, payoutTargetJsonSchema } from '@/lib/payouts/targets';
-import { DecimalFormatError, parseScaled } from '@/lib/money/decimal';
-import { CURRENCIES, USD_DECIMALS, type Currency } from '@/lib/money/tokens';
+import { usdAmountSchema } from '@/lib/money/schemas';
+import { failedTargetJsonSchema, payoutTargetJsonSchema } from '@/lib/payouts/schemas';
+import { CURRENCIES, type Currency } from '@/lib/money/tokens';
 import { pageQuerySchema } from '@/lib/http/pagination';
 import { httpUrlSchema } from '@/lib/http/url';
 import { dateSchema, orderingSchema, upperCase } from '@/lib/http/listQuery';
@@ -9,22 +9,7 @@ import { documentAs } from '@/lib/http/openapi';
 import { MAX_DESCRIPTION, MAX_EXPIRY_MINUTES, MAX_ORDER_ID } from './limits';
 import { INVOICE_STATUSES, normalizeStatus } from './states';
 
-const MAX_USD_MICROS = 1_000_000_000n * 10n ** BigInt(USD_DECIMALS); // one billion USD
 const MAX_INVOICE_PAGE = 300;
-
-/** A positive USD amount, exact to micro-dollars, as a JSON number or a decimal string. */
-export const usdAmountSchema = z.union([z.number(), z.string()], { error: 'A valid number is required.' }).transform((value, ctx) => {
-  try {
-    const micros = parseScaled(value, USD_DECIMALS);
-    if (micros <= 0n) ctx.addIssue({ code: 'custom', message: 'Ensure this value is greater than 0.' });
-    else if (micros > MAX_USD_MICROS) ctx.addIssue({ code: 'custom', message: 'Ensure this value is at most 1000000000.' });
-    return micros;
-  } catch (err) {
-    const why = err instanceof DecimalFormatError ? err.message : 'must be a number';
-    ctx.addIssue({ code: 'custom', message: `A valid number is required: it ${why}.` });
-    return z.NEVER;
-  }
-});
 
 /** `["TRX","USDT"]`, or the comma form `"TRX,USDT"` some clients send; duplicates collapse. */
 const currenciesSchema = documentAs(

@@ -9,8 +9,7 @@ import { tokenAmountJson, USD_DECIMALS } from '@/lib/money/tokens';
 import { rateSource } from '@/lib/rates';
 import { parseWorkerSettings } from '@/lib/worker/settings';
 import type { QuoteDeps, PayoutQuote } from './estimate';
-import type { PayoutEstimateJson, PayoutTarget } from './schemas';
-import type { PayoutTargetJson } from './targets';
+import type { PayoutEstimateJson, PayoutTarget, PayoutTargetJson } from './schemas';
 
 /** The web process's quoting inputs: the configured node, rates, fee and margin, and the gas wallet to simulate from. */
 export function apiQuoteDeps(): QuoteDeps {

@@ -13,8 +13,7 @@ import { ensureSend, stepName, type SendOutcome } from '@/lib/payments/sends';
 import { scannedUntil } from '@/lib/payments/scan';
 import type { BatchCost } from '@/lib/chain/types';
 import { estimateTransfers } from './estimate';
-import type { PayoutTarget } from './schemas';
-import { parseStoredTargets, type FailedTargetJson } from './targets';
+import { parseStoredTargets, type FailedTargetJson, type PayoutTarget } from './schemas';
 import { topUpsWhere } from './topUps';
 
 type Payout = Invoice & { amounts: InvoiceCurrency[] };
