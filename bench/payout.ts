@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { TronWeb } from 'tronweb';
 import { deriveAccount } from '@/lib/chain/keys';
 import { createMerchant } from '@/lib/merchants/service';
-import { formatScaled } from '@/lib/money/decimal';
+import { tokenAmountText } from '@/lib/money/tokens';
 import { createPayout } from '@/lib/payouts/create';
 import { quotePayout } from '@/lib/payouts/estimate';
 import { FixedRateSource } from '@/lib/rates/fixed';
@@ -39,10 +39,10 @@ try {
   const estimateMs = Date.now() - t;
   const payout = await createPayout(prisma, merchant, quote);
   console.log(`payout:                   ${TARGETS} ${CURRENCY} targets, none activated; blocks every ${BLOCK_MS} ms, solidified ${DEPTH} deep`);
-  console.log(`estimate:                 ${seconds(estimateMs)} (${Math.round(TARGETS / (estimateMs / 1000))} targets/s); top-up ${formatScaled(quote.topupUnits, 6)} ${CURRENCY}, network fee ${formatScaled(quote.networkFeeSun, 6)} TRX`);
+  console.log(`estimate:                 ${seconds(estimateMs)} (${Math.round(TARGETS / (estimateMs / 1000))} targets/s); top-up ${tokenAmountText(quote.topupUnits)} ${CURRENCY}, network fee ${tokenAmountText(quote.networkFeeSun)} TRX`);
 
   const worker = startWorker(env, devnet, { WORKER_POLL_MS: '100' });
-  await pay(payout.address, formatScaled(quote.topupUnits, 6), CURRENCY);
+  await pay(payout.address, tokenAmountText(quote.topupUnits), CURRENCY);
   t = Date.now();
   await waitFor('payout completed', async () => (await prisma.invoice.findUniqueOrThrow({ where: { id: payout.id } })).status !== 'ACTIVE', 900_000);
   const wallMs = Date.now() - t;

@@ -82,7 +82,7 @@ function stakeOwner(node: ChainView, params: Params, key: string, solid = false)
   return { hex, state: node.accounts(solid).get(hex), now: (at ?? node.head()).header.timestamp };
 }
 
-export const ROUTES: Record<string, Route> = {
+const ROUTES: Record<string, Route> = {
   getnowblock: { solidity: true, handle: (node, _p, solid) => blockOrEmpty(node, solid ? node.solidNumber() : node.head().header.number, solid) },
   getblock: {
     solidity: true,

@@ -1,7 +1,7 @@
 import { createChain } from '@/lib/chain';
 import { devnetConfig, devnetUrl } from '@/lib/config';
 import { faucetKey } from './genesis';
-import { payFromFaucet, payRequestSchema } from './pay';
+import { payRequestSchema, sendFromFaucet } from './pay';
 import { devnetOptions, startDevnet, type DevnetInfo } from './server';
 
 const USAGE = `usage:
@@ -59,7 +59,7 @@ async function pay(args: string[]): Promise<void> {
   const faucet = faucetKey(env);
   if (faucet.address !== info.faucetAddress) throw new Error(`the devnet's faucet is ${info.faucetAddress}; set DEVNET_MNEMONIC or DEVNET_FAUCET_PRIVATE_KEY as when it was started`);
   const chain = createChain({ fullNodeUrl: url, apiKey: null, usdtContract: info.usdtContract, txExpirationMs: 60_000 });
-  const { txId } = await payFromFaucet(chain, faucet.privateKey, request.data);
+  const { txId } = await sendFromFaucet(chain, faucet.privateKey, request.data);
   console.log(`sent ${request.data.amount} ${request.data.currency} to ${request.data.address}: ${txId}`);
   const deadline = Date.now() + 30_000 + info.blockMs * 2;
   for (;;) {

@@ -23,7 +23,7 @@ export type Fault = FaultSpec & {
 const TRANSFER_SELECTOR = 'a9059cbb';
 
 /** Who a transaction pays or serves: the TRX or TRC-20 recipient, the delegation receiver, or the contract called. */
-export function recipientOf(call: ContractCall): string | null {
+function recipientOf(call: ContractCall): string | null {
   switch (call.type) {
     case 'TransferContract':
       return call.to;

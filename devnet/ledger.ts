@@ -47,7 +47,7 @@ export interface AccountState {
   delegators: string[];
 }
 
-export const EMPTY: AccountState = {
+const EMPTY: AccountState = {
   balance: 0n,
   usdt: 0n,
   createTime: null,

@@ -5,7 +5,7 @@
  * hard-coding them; the rest are what a real node gets from executing code
  * (USDT energy) or from protocol constants.
  */
-export const PARAMETERS = {
+const PARAMETERS = {
   energyFeeSun: { value: 100n, chainParameter: 'getEnergyFee', doc: 'sun burned per energy unit when the caller has no staked energy' },
   bandwidthFeeSun: { value: 1_000n, chainParameter: 'getTransactionFee', doc: 'sun burned per bandwidth byte not covered by free or staked bandwidth' },
   freeBandwidthBytes: { value: 600n, chainParameter: 'getFreeNetLimit', doc: 'free bandwidth per account, recovering linearly over 24 h' },

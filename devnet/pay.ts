@@ -1,8 +1,8 @@
 import { TronWeb } from 'tronweb';
 import { z } from 'zod';
 import type { Chain } from '@/lib/chain';
-import { DecimalFormatError, parseScaled } from '@/lib/money/decimal';
-import { currencySchema, TOKEN_DECIMALS } from '@/lib/money/tokens';
+import { DecimalFormatError } from '@/lib/money/decimal';
+import { currencySchema, TOKEN_DECIMALS, tokenUnits } from '@/lib/money/tokens';
 
 export const payRequestSchema = z.object({
   address: z.string().refine((a) => TronWeb.isAddress(a) && a.startsWith('T'), 'address must be a base58 Tron address (T...)'),
@@ -10,7 +10,7 @@ export const payRequestSchema = z.object({
     .string()
     .refine((a) => {
       try {
-        return parseScaled(a, TOKEN_DECIMALS) > 0n;
+        return tokenUnits(a) > 0n;
       } catch (e) {
         if (e instanceof DecimalFormatError) return false;
         throw e;
@@ -25,8 +25,8 @@ export type PayRequest = z.infer<typeof payRequestSchema>;
  * Sends from the faucet, the way a customer's wallet would: built and signed
  * with tronweb, broadcast to the node. Returns once the node accepted it.
  */
-export async function payFromFaucet(chain: Chain, faucetPrivateKey: string, request: PayRequest): Promise<{ txId: string }> {
-  const units = parseScaled(request.amount, TOKEN_DECIMALS);
+export async function sendFromFaucet(chain: Chain, faucetPrivateKey: string, request: PayRequest): Promise<{ txId: string }> {
+  const units = tokenUnits(request.amount);
   let signed;
   if (request.currency === 'TRX') {
     signed = await chain.buildSignedTrxTransfer(faucetPrivateKey, request.address, units);

@@ -9,7 +9,7 @@ import { chainParametersSchema, delaySchema, dropSchema, failSchema, faultJson, 
 import { toNodeJson } from './json';
 import { DevnetInputError, DevNode, LaggingView, type ChainView } from './node';
 import { MUTABLE_PARAMETERS, parameterTable, param, setParam } from './params';
-import { payFromFaucet, payRequestSchema } from './pay';
+import { payRequestSchema, sendFromFaucet } from './pay';
 
 export interface DevnetOptions {
   host: string;
@@ -149,7 +149,7 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
         if (method !== 'POST') throw new MethodNotAllowed('POST {address, amount, currency}');
         const parsed = payRequestSchema.safeParse(params);
         if (!parsed.success) throw new DevnetInputError(issues(parsed.error));
-        return { txid: (await payFromFaucet(chain!, options.faucet.privateKey, parsed.data)).txId };
+        return { txid: (await sendFromFaucet(chain!, options.faucet.privateKey, parsed.data)).txId };
       }
       case '/devnet/fault/drop':
         return faultJson(node.addFault(post(dropSchema)));

@@ -8,10 +8,10 @@ import { param, USDT_REFERENCE_FACTOR } from './params';
  * Tether's contract on mainnet.
  */
 
-export const USDT_NAME = 'Tether USD';
-export const USDT_SYMBOL = 'USDT';
-export const USDT_DECIMALS = 6n;
-export const TRANSFER_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+const USDT_NAME = 'Tether USD';
+const USDT_SYMBOL = 'USDT';
+const USDT_DECIMALS = 6n;
+const TRANSFER_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 
 const SELECTOR = {
   transfer: 'a9059cbb',
@@ -52,7 +52,7 @@ function stringResult(text: string): string {
  * are measured at mainnet's factor (USDT_REFERENCE_FACTOR), and java-tron
  * bills base x (1 + factor / 10,000).
  */
-export function usdtEnergy(atReferenceFactor: bigint): bigint {
+function usdtEnergy(atReferenceFactor: bigint): bigint {
   return (atReferenceFactor * (10_000n + param('usdtEnergyFactor'))) / (10_000n + USDT_REFERENCE_FACTOR);
 }
 

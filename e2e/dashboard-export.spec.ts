@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { issueApiKey } from '../lib/merchants/service';
+import { issueApiKey } from '../lib/auth/apiKeys';
 import { signUp } from './dashboardSession';
 import { expect, screenshotPath, test } from './fixtures';
 

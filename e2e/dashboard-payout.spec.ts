@@ -1,7 +1,6 @@
 import { TronWeb } from 'tronweb';
 import { createChain } from '@/lib/chain';
-import { formatScaled, parseScaled } from '@/lib/money/decimal';
-import { TOKEN_DECIMALS } from '@/lib/money/tokens';
+import { tokenAmountText, tokenUnits } from '@/lib/money/tokens';
 import { signUp } from './dashboardSession';
 import { devnetPay, expect, screenshotPath, test } from './fixtures';
 
@@ -49,7 +48,7 @@ test('a merchant estimates and creates a mass payout in the dashboard and sees i
     for (const fact of ['Amount (USD)', 'Energy needed', 'Bandwidth needed', 'Fee (cost)', 'Activation cost', 'Top-up to send']) await expect(form.getByText(fact, { exact: true })).toBeVisible();
     const quoted = (await page.getByTestId('payout-estimate-topup').textContent()) ?? '';
     // 3.250001 TRX to targets + 3 activations of 1.1 TRX + fees: more than 6.55.
-    expect(parseScaled(quoted, TOKEN_DECIMALS)).toBeGreaterThan(6_550_001n);
+    expect(tokenUnits(quoted)).toBeGreaterThan(6_550_001n);
     // An edit asks for a new estimate before the payout can be created; undoing it does not.
     await list.press('End');
     await list.press('5');
@@ -81,10 +80,10 @@ test('a merchant estimates and creates a mass payout in the dashboard and sees i
       await expect(page.getByTestId('invoice-status')).toHaveText('COMPLETED', { timeout: 1_000 });
     }).toPass({ timeout: 40_000, intervals: [1_000] });
     const chain = createChain({ fullNodeUrl: devnet.url, apiKey: null, usdtContract: devnet.usdtContract, txExpirationMs: 60_000 });
-    for (const t of targets) expect(await chain.getTrxBalance(t.address)).toBe(parseScaled(t.amount, TOKEN_DECIMALS));
+    for (const t of targets) expect(await chain.getTrxBalance(t.address)).toBe(tokenUnits(t.amount));
     // A payout's cost is its whole fee, known once it ends: the quoted top-up less the amounts sent.
-    const fee = parseScaled(topupAmount, TOKEN_DECIMALS) - targets.reduce((sum, t) => sum + parseScaled(t.amount, TOKEN_DECIMALS), 0n);
-    await expect(page.locator('dt:text-is("Total fee") + dd')).toHaveText(`${formatScaled(fee, TOKEN_DECIMALS)} TRX`);
+    const fee = tokenUnits(topupAmount) - targets.reduce((sum, t) => sum + tokenUnits(t.amount), 0n);
+    await expect(page.locator('dt:text-is("Total fee") + dd')).toHaveText(`${tokenAmountText(fee)} TRX`);
     await page.screenshot({ path: screenshotPath('dashboard-payout-completed'), fullPage: true });
   });
 

@@ -44,7 +44,7 @@ export const test = base.extend<object, { withWorker: boolean; stack: Stack }>({
       let worker: ReturnType<typeof startWorker> | undefined;
       if (withWorker) {
         const gas = deriveAccount(TEST_MNEMONIC, 0, 'gas').address;
-        await fetch(`${devnet.url}/devnet/pay`, { method: 'POST', body: JSON.stringify({ address: gas, amount: '10000', currency: 'TRX' }) });
+        await devnet.pay(gas, '10000', 'TRX');
         worker = startWorker(app.env, devnet);
       }
       await use({ devnet, app, hookUrl: `http://127.0.0.1:${port}/hook`, hooks });
@@ -70,6 +70,5 @@ export const screenshotPath = (name: string) => `e2e/artifacts/screenshots/${nam
 
 /** Pays `address` from the devnet faucet, as a customer's wallet would. */
 export async function devnetPay(stack: Stack, address: string, amount: string, currency: 'TRX' | 'USDT'): Promise<void> {
-  const res = await fetch(`${stack.devnet.url}/devnet/pay`, { method: 'POST', body: JSON.stringify({ address, amount, currency }), headers: { 'content-type': 'application/json' } });
-  if (res.status !== 200) throw new Error(`devnet pay failed: ${await res.text()}`);
+  await stack.devnet.pay(address, amount, currency);
 }

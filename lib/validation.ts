@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { fieldErrors, invalidInput } from '@/lib/errors';
 
 /** `target_wallets[3].address` style names, matching what clients send. */
-export function fieldName(path: readonly PropertyKey[]): string {
+function fieldName(path: readonly PropertyKey[]): string {
   return path.reduce<string>((name, part) => (typeof part === 'number' ? `${name}[${part}]` : name ? `${name}.${String(part)}` : String(part)), '') || 'non_field_errors';
 }
 

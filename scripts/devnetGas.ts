@@ -1,3 +1,5 @@
+import { payFromFaucet } from '@/lib/devnet/faucet';
+
 const FUND_TRX = '100000';
 const READY_TIMEOUT_MS = 30_000;
 
@@ -18,7 +20,8 @@ export async function fundGasWalletOnDevnet(devnetUrl: string, gasAddress: strin
   }
   const account = (await (await fetch(`${devnetUrl}/wallet/getaccount`, { method: 'POST', body: JSON.stringify({ address: gasAddress, visible: true }) })).json()) as { balance?: number };
   if ((account.balance ?? 0) >= 10_000_000_000) return;
-  const res = await fetch(`${devnetUrl}/devnet/pay`, { method: 'POST', body: JSON.stringify({ address: gasAddress, amount: FUND_TRX, currency: 'TRX' }) });
-  if (!res.ok) throw new Error(`funding the gas wallet failed: ${await res.text()}`);
+  await payFromFaucet(devnetUrl, { address: gasAddress, amount: FUND_TRX, currency: 'TRX' }).catch((err: unknown) => {
+    throw new Error(`funding the gas wallet failed: ${(err as Error).message}`);
+  });
   console.log(`devnet: funded the service gas wallet ${gasAddress} with ${FUND_TRX} TRX`);
 }

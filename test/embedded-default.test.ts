@@ -44,7 +44,8 @@ describe('npm run dev on the embedded PostgreSQL', () => {
     // A second merchant, made as the sign-up does, in the run's own database.
     const url = `postgres://postgres:${encodeURIComponent(run.secrets.EMBEDDED_DB_PASSWORD!)}@127.0.0.1:${ports.db}/postgres`;
     Object.assign(process.env, { DATABASE_URL: url, MASTER_KEY: run.secrets.MASTER_KEY, HD_MNEMONIC: run.secrets.HD_MNEMONIC });
-    const { createMerchant, issueApiKey } = await import('@/lib/merchants/service');
+    const { createMerchant } = await import('@/lib/merchants/service');
+    const { issueApiKey } = await import('@/lib/auth/apiKeys');
     const prisma = createPrisma(url);
     try {
       const email = `b-${randomBytes(4).toString('hex')}@example.com`;

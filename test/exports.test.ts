@@ -6,7 +6,7 @@ import { csvCell, csvLine } from '@/lib/export/csv';
 import type { Prisma } from '@/lib/generated/prisma/client';
 import { listInvoicesQuerySchema } from '@/lib/invoices/schemas';
 import { invoiceBatches, listInvoices } from '@/lib/invoices/service';
-import { issueApiKey } from '@/lib/merchants/service';
+import { issueApiKey } from '@/lib/auth/apiKeys';
 import { listTransactionsQuerySchema } from '@/lib/transactions/schemas';
 import { listTransactions, transactionBatches } from '@/lib/transactions/service';
 import { startApp, type TestApp } from './helpers/app';

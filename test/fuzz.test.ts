@@ -196,7 +196,7 @@ describe(`fuzz: ${COUNT} generated bad inputs, seed ${SEED}`, () => {
     // Payout estimates simulate on the chain: a devnet with a funded gas wallet, so they answer 200 or 4xx, not 503.
     devnet = await startDevnetProcess({ blockMs: 200, solidifiedDepth: 2 });
     app = await startApp({ TRON_FULL_NODE_URL: devnet.url, TRON_USDT_CONTRACT: devnet.usdtContract });
-    await fetch(`${devnet.url}/devnet/pay`, { method: 'POST', body: JSON.stringify({ address: deriveAccount(TEST_MNEMONIC, 0, 'gas').address, amount: '1000', currency: 'TRX' }) });
+    await devnet.pay(deriveAccount(TEST_MNEMONIC, 0, 'gas').address, '1000', 'TRX');
     // The API merchant and the dashboard merchant differ, so a whitelist rule the fuzzer adds in the dashboard does not lock out the API calls.
     apiKey = (await app.createMerchant()).key;
     const email = `fuzz-${randomBytes(4).toString('hex')}@example.com`;

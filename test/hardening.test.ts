@@ -8,7 +8,8 @@ import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { registerMerchant } from '@/lib/auth/signup';
 import { startApp, type TestApp } from './helpers/app';
-import { httpRequest, type HttpResponse, type RequestOptions } from './helpers/http';
+import { httpRequest, type HttpResponse } from './helpers/http';
+import { DashboardSession } from './helpers/session';
 
 const PASSWORD = 'correct horse battery';
 const WALLET = 'TGLheo1KN8M5W5fGbkeYXVFHnbKnN5pLPd';
@@ -17,48 +18,13 @@ const OTHER_WALLET = 'TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL';
 /** A JSON body nested `depth` arrays deep: 3.7 KB at 1,850 levels, the probe's size. */
 const deepJson = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
 
-/** Keeps next-auth's cookies, as a browser would. */
-export class Browser {
-  cookies = new Map<string, string>();
+/** The shared browser stand-in (test/helpers/session.ts), made from the app it talks to. */
+class Browser extends DashboardSession {
   constructor(
     readonly app: TestApp,
-    private readonly localAddress = '127.0.0.1',
-  ) {}
-
-  async request(path: string, opts: RequestOptions = {}): Promise<HttpResponse> {
-    const cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-    const res = await httpRequest(`${this.app.baseUrl}${path}`, { ...opts, localAddress: this.localAddress, headers: { ...(cookie && { cookie }), ...opts.headers } });
-    const setCookie = res.headers['set-cookie'] ?? [];
-    for (const line of Array.isArray(setCookie) ? setCookie : [setCookie]) {
-      const [pair = ''] = line.split(';');
-      const eq = pair.indexOf('=');
-      if (eq > 0) this.cookies.set(pair.slice(0, eq), pair.slice(eq + 1));
-    }
-    return res;
-  }
-
-  async signIn(email: string, password: string): Promise<string | null> {
-    const { csrfToken } = (await this.request('/api/auth/csrf')).json as { csrfToken: string };
-    const res = await this.request('/api/auth/callback/credentials', {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ csrfToken, email, password, json: 'true' }).toString(),
-    });
-    return new URL((res.json as { url: string }).url).searchParams.get('error');
-  }
-
-  async signOut(): Promise<void> {
-    const { csrfToken } = (await this.request('/api/auth/csrf')).json as { csrfToken: string };
-    await this.request('/api/auth/signout', {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ csrfToken, json: 'true' }).toString(),
-    });
-  }
-
-  /** A dashboard call as the dashboard's own pages make it (same-origin fetch). */
-  api(path: string, method = 'GET', body?: unknown, headers: Record<string, string> = {}): Promise<HttpResponse> {
-    return this.request(`/dashboard/api${path}`, { method, body, headers: { 'sec-fetch-site': 'same-origin', ...headers } });
+    localAddress?: string,
+  ) {
+    super(app.baseUrl, localAddress);
   }
 }
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { divCeil, formatScaled, parseScaled, toJsonNumber } from '@/lib/money/decimal';
 import { amountDue, percentOf, usdToTokenUnits } from '@/lib/money/fees';
+import { tokenAmountJson, tokenAmountText, tokenUnits } from '@/lib/money/tokens';
 
 describe('fixed-point money', () => {
   it('parses decimal text and JSON numbers exactly', () => {
@@ -46,6 +47,17 @@ describe('fixed-point money', () => {
     assert.equal(percentOf(1_000_000n, '0.75'), 7_500n);
     assert.deepEqual(amountDue(10_500_000n, '1', true), { dueUnits: 10_605_000n, feeUnits: 105_000n });
     assert.deepEqual(amountDue(10_500_000n, '1', false), { dueUnits: 10_500_000n, feeUnits: 105_000n });
+  });
+});
+
+describe('token amount helpers (lib/money/tokens.ts)', () => {
+  it('convert base units to JSON numbers and exact text and back, at 6 decimals', () => {
+    assert.equal(tokenUnits('12.5'), 12_500_000n);
+    assert.equal(tokenUnits(0.000001), 1n);
+    assert.equal(tokenAmountText(12_500_000n), '12.5');
+    assert.equal(tokenAmountJson(1n), 0.000001);
+    assert.equal(tokenAmountJson(123_456_789_012_345n), 123456789.012345);
+    assert.throws(() => tokenUnits('0.0000001'));
   });
 });
 

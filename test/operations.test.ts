@@ -1,16 +1,15 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { TronWeb } from 'tronweb';
 import { createChain, type Chain } from '@/lib/chain';
 import { deriveAccount } from '@/lib/chain/keys';
 import { checkHealth } from '@/lib/operations/health';
 import { scanHeartbeat } from '@/lib/operations/heartbeat';
-import { freePort, startApp, TEST_MNEMONIC, type TestApp } from './helpers/app';
+import { startApp, TEST_MNEMONIC, type TestApp } from './helpers/app';
 import { createTestDatabase } from './helpers/db';
 import { startDevnetProcess, waitFor, type DevnetProcess } from './helpers/devnet';
-import { httpRequest } from './helpers/http';
+import { httpRequest, startHookReceiver, type HookReceiver } from './helpers/http';
 import { startWorker, type WorkerProcess } from './helpers/worker';
 
 const TOKEN = randomBytes(16).toString('hex');
@@ -42,33 +41,25 @@ describe('operations: JSON logs with request ids, /metrics, /healthz following t
   let app: TestApp;
   let worker: WorkerProcess | undefined;
   let chain: Chain;
-  let hookServer: Server;
-  let hookUrl: string;
+  let receiver: HookReceiver;
   const gas = deriveAccount(TEST_MNEMONIC, 0, 'gas').address;
 
   const metrics = async (authorization: string | null = `Bearer ${TOKEN}`) =>
     httpRequest(`${app.baseUrl}/metrics`, { headers: authorization === null ? {} : { authorization } });
 
   before(async () => {
-    hookServer = createServer((req, res) => {
-      req.resume();
-      req.on('end', () => res.writeHead(200).end('ok'));
-    });
-    const port = await freePort();
-    await new Promise<void>((r) => hookServer.listen(port, '127.0.0.1', r));
-    hookUrl = `http://127.0.0.1:${port}/hook`;
+    receiver = await startHookReceiver();
     devnet = await startDevnetProcess({ blockMs: 100, solidifiedDepth: 3 });
     app = await startApp({ TRON_FULL_NODE_URL: devnet.url, TRON_USDT_CONTRACT: devnet.usdtContract, METRICS_TOKEN: TOKEN, WORKER_STALE_SECONDS: '15' });
     chain = createChain({ fullNodeUrl: devnet.url, apiKey: null, usdtContract: devnet.usdtContract, txExpirationMs: 60_000 });
-    const res = await fetch(`${devnet.url}/devnet/pay`, { method: 'POST', body: JSON.stringify({ address: gas, amount: '1234.5', currency: 'TRX' }) });
-    assert.equal(res.status, 200);
+    await devnet.pay(gas, '1234.5', 'TRX');
   });
 
   after(async () => {
     await worker?.stop();
     await app?.stop();
     await devnet?.stop();
-    hookServer?.close();
+    receiver?.close();
   });
 
   it('answers every request with a request id, keeps a sane one from the caller, and logs it as JSON', async () => {
@@ -115,10 +106,9 @@ describe('operations: JSON logs with request ids, /metrics, /healthz following t
     await waitFor('healthz to see the worker', async () => (await httpRequest(`${app.baseUrl}/healthz`)).json.worker === 'scanning', 30_000);
     const target = (TronWeb.createRandom() as unknown as { address: string }).address;
     const { merchant, key } = await app.createMerchant({ targetWallet: target });
-    await app.prisma.merchant.update({ where: { id: merchant.id }, data: { webhookUrl: hookUrl } });
+    await app.prisma.merchant.update({ where: { id: merchant.id }, data: { webhookUrl: receiver.url } });
     const inv = (await app.api('/payment/create', key, { method: 'POST', body: { type: 'SINGLE', amount: 5, currencies: ['TRX'] } })).json;
-    const pay = await fetch(`${devnet.url}/devnet/pay`, { method: 'POST', body: JSON.stringify({ address: inv.address, amount: '20', currency: 'TRX' }) });
-    assert.equal(pay.status, 200);
+    await devnet.pay(inv.address, '20', 'TRX');
     const m = await waitFor('the metrics to show the settled payment and its webhook', async () => {
       const s = samples((await metrics()).text);
       return s.get('invoicing_payments{state="SETTLED"}') === 1 && s.get('invoicing_webhook_deliveries{status="DELIVERED"}') === 1 ? s : null;

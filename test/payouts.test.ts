@@ -1,16 +1,15 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { TronWeb } from 'tronweb';
 import { createChain, type Chain } from '@/lib/chain';
 import { deriveAccount } from '@/lib/chain/keys';
-import { parseScaled } from '@/lib/money/decimal';
-import { freePort, startApp, TEST_MNEMONIC, type TestApp } from './helpers/app';
+import { tokenUnits } from '@/lib/money/tokens';
+import { startApp, TEST_MNEMONIC, type TestApp } from './helpers/app';
 import { startDevnetProcess, waitFor, type DevnetProcess } from './helpers/devnet';
+import { startHookReceiver, type HookReceiver } from './helpers/http';
 import { assertReconciled } from './helpers/reconcile';
 import { startWorker, type WorkerProcess } from './helpers/worker';
 
-const units = (n: number) => parseScaled(n, 6);
 const randomAddress = () => (TronWeb.createRandom() as unknown as { address: string }).address;
 const bigintJson = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? String(x) : x));
 // Short-lived transactions so that a refused send is proven dead (and retried or given up) within seconds.
@@ -22,13 +21,10 @@ describe('mass payouts (MULTIPLE_TRANSFER) on the devnet', () => {
   let worker: WorkerProcess;
   let chain: Chain;
   let key: string;
-  let hooks: { id: number; status: string }[];
-  let hookServer: Server;
+  let receiver: HookReceiver;
+  const hooks = () => receiver.hooks.map((h) => JSON.parse(h.body) as { id: number; status: string });
 
-  async function pay(address: string, amount: string, currency: 'TRX' | 'USDT') {
-    const res = await fetch(`${devnet.url}/devnet/pay`, { method: 'POST', body: JSON.stringify({ address, amount, currency }) });
-    assert.equal(res.status, 200, await res.clone().text());
-  }
+  const pay = (address: string, amount: string, currency: 'TRX' | 'USDT') => devnet.pay(address, amount, currency);
   const post = (path: string, body: unknown) => app.api(path, key, { method: 'POST', body });
   const get = async (id: number) => (await app.api(`/payment/get/${id}`, key)).json;
   async function waitStatus(id: number, status: string, timeoutMs = 30_000) {
@@ -42,23 +38,13 @@ describe('mass payouts (MULTIPLE_TRANSFER) on the devnet', () => {
   const transfers = (invoiceId: number) => app.prisma.transaction.findMany({ where: { invoiceId, type: 'TRANSFER' }, orderBy: { id: 'asc' } });
 
   before(async () => {
-    hooks = [];
-    hookServer = createServer((req, res) => {
-      let body = '';
-      req.on('data', (d) => (body += d));
-      req.on('end', () => {
-        hooks.push(JSON.parse(body));
-        res.end('ok');
-      });
-    });
-    const port = await freePort();
-    await new Promise<void>((r) => hookServer.listen(port, '127.0.0.1', r));
+    receiver = await startHookReceiver();
     devnet = await startDevnetProcess({ blockMs: 100, solidifiedDepth: 3 });
     app = await startApp({ TRON_FULL_NODE_URL: devnet.url, TRON_USDT_CONTRACT: devnet.usdtContract });
     chain = createChain({ fullNodeUrl: devnet.url, apiKey: null, usdtContract: devnet.usdtContract, txExpirationMs: 60_000 });
     const { merchant, key: k } = await app.createMerchant();
     key = k;
-    await app.prisma.merchant.update({ where: { id: merchant.id }, data: { webhookUrl: `http://127.0.0.1:${port}/hook` } });
+    await app.prisma.merchant.update({ where: { id: merchant.id }, data: { webhookUrl: receiver.url } });
     // The gas wallet pays USDT payouts' energy. It holds no USDT, as on a fresh run or mainnet: estimates must not need any.
     const gas = deriveAccount(TEST_MNEMONIC, 0, 'gas').address;
     await pay(gas, '10000', 'TRX');
@@ -69,7 +55,7 @@ describe('mass payouts (MULTIPLE_TRANSFER) on the devnet', () => {
     await worker?.stop();
     await app?.stop();
     await devnet?.stop();
-    hookServer?.close();
+    receiver?.close();
   });
 
   it('refuses invalid payouts naming the field and the index', async () => {
@@ -111,9 +97,9 @@ describe('mass payouts (MULTIPLE_TRANSFER) on the devnet', () => {
     const estimate = (await post('/payment/multiple_transfer/calculate', body)).json;
     // The same estimate where the reference's heading puts it.
     assert.deepEqual((await post('/payment/create', body)).json, estimate);
-    const sum = targets.reduce((s, t) => s + units(t.amount), 0n);
+    const sum = targets.reduce((s, t) => s + tokenUnits(t.amount), 0n);
     assert.equal(estimate.accounts_to_activate, 25);
-    assert.equal(units(estimate.amount), (sum + 3n) / 4n, 'USD at 0.25 per TRX, rounded up');
+    assert.equal(tokenUnits(estimate.amount), (sum + 3n) / 4n, 'USD at 0.25 per TRX, rounded up');
     assert.equal(estimate.activation_cost, 0);
     assert.equal(estimate.need_energy, 0);
     assert.ok(estimate.need_bandwidth > 50 * 250, String(estimate.need_bandwidth));
@@ -144,19 +130,19 @@ describe('mass payouts (MULTIPLE_TRANSFER) on the devnet', () => {
     assert.ok(rows.every((r) => r.sendState === 'CONFIRMED'));
     for (const [i, t] of targets.entries()) {
       assert.equal(rows.filter((r) => r.toAddress === t.address).length, 1);
-      assert.equal(await chain.getTrxBalance(t.address), units(t.amount) + (i < 25 ? 1_000_000n : 0n), `target ${i}`);
+      assert.equal(await chain.getTrxBalance(t.address), tokenUnits(t.amount) + (i < 25 ? 1_000_000n : 0n), `target ${i}`);
     }
     assert.deepEqual(done.transfer_amounts, { input: { TRX: estimate.topup_amount }, output: { TRX: Number(sum) / 1e6 } });
-    assert.equal(done.cost, Number(units(estimate.cost) + units(estimate.activation_cost)) / 1e6);
+    assert.equal(done.cost, Number(tokenUnits(estimate.cost) + tokenUnits(estimate.activation_cost)) / 1e6);
     assert.deepEqual(done.failed_targets, []);
     // Stated margin: the network fee estimate is within 1 % of what the node burned.
     const burned = rows.reduce((s, r) => s + (r.feeSun ?? 0n), 0n);
-    const estimated = units(estimate.network_fee);
+    const estimated = tokenUnits(estimate.network_fee);
     assert.ok(burned > 25n * 1_100_000n);
     assert.ok(Math.abs(Number(burned - estimated)) <= Number(estimated) / 100, `estimated ${estimated} sun, burned ${burned} sun`);
     // What is left at the address is the fee and the unused margin.
-    assert.equal(await chain.getTrxBalance(inv.address), units(estimate.topup_amount) - sum - burned);
-    await waitFor('COMPLETED webhook', async () => hooks.some((h) => h.id === inv.id && h.status === 'COMPLETED'));
+    assert.equal(await chain.getTrxBalance(inv.address), tokenUnits(estimate.topup_amount) - sum - burned);
+    await waitFor('COMPLETED webhook', async () => hooks().some((h) => h.id === inv.id && h.status === 'COMPLETED'));
   });
 
   it('pays USDT to holders, new holders and non-activated addresses with gas from the service wallet', async () => {
@@ -176,16 +162,16 @@ describe('mass payouts (MULTIPLE_TRANSFER) on the devnet', () => {
     assert.equal(inv.currency, 'USDT');
     await pay(inv.address, String(estimate.topup_amount), 'USDT');
     const done = await waitStatus(inv.id, 'COMPLETED');
-    const sum = targets.reduce((s, t) => s + units(t.amount), 0n);
-    for (const [i, t] of targets.entries()) assert.equal(await chain.getUsdtBalance(t.address), units(t.amount) + (i === 0 ? 1_000_000n : 0n), `target ${i}`);
+    const sum = targets.reduce((s, t) => s + tokenUnits(t.amount), 0n);
+    for (const [i, t] of targets.entries()) assert.equal(await chain.getUsdtBalance(t.address), tokenUnits(t.amount) + (i === 0 ? 1_000_000n : 0n), `target ${i}`);
     assert.equal(done.transfer_amounts.output.USDT, Number(sum) / 1e6);
-    assert.equal(await chain.getUsdtBalance(inv.address), units(estimate.topup_amount) - sum, 'fees stay at the address in USDT');
+    assert.equal(await chain.getUsdtBalance(inv.address), tokenUnits(estimate.topup_amount) - sum, 'fees stay at the address in USDT');
     const rows = await app.prisma.transaction.findMany({ where: { invoiceId: inv.id, sendState: { not: null } } });
     const gas = rows.filter((r) => r.type === 'ACTIVATION');
     assert.equal(gas.length, 1, 'one gas send funds the whole payout');
     assert.equal(gas[0]!.feeSun, 1_100_000n, 'the gas send created the top-up address');
     const burned = rows.filter((r) => r.type === 'TRANSFER').reduce((s, r) => s + (r.feeSun ?? 0n), 0n);
-    const estimatedSun = units(estimate.network_fee) * 4n; // USDT at 1 USD, TRX at 0.25 USD
+    const estimatedSun = tokenUnits(estimate.network_fee) * 4n; // USDT at 1 USD, TRX at 0.25 USD
     assert.ok(Math.abs(Number(burned - estimatedSun)) <= Number(estimatedSun) / 100, `estimated ${estimatedSun} sun, burned ${burned} sun`);
     const merchant = await app.prisma.merchant.findFirstOrThrow({ where: { invoices: { some: { id: inv.id } } } });
     assert.equal(merchant.activationBalanceSun, 0n, 'the top-up paid the gas, not the activation balance');
@@ -203,7 +189,7 @@ describe('mass payouts (MULTIPLE_TRANSFER) on the devnet', () => {
     await waitStatus(inv.id, 'COMPLETED');
     const rows = await transfers(inv.id);
     assert.equal(rows.length, 40, 'exactly one send was ever built per target');
-    for (const t of targets) assert.equal(await chain.getTrxBalance(t.address), units(t.amount));
+    for (const t of targets) assert.equal(await chain.getTrxBalance(t.address), tokenUnits(t.amount));
   });
 
   it('records a target that cannot be paid and ends in ERROR; an unfunded payout times out and keeps its top-up', async () => {
@@ -232,7 +218,7 @@ describe('mass payouts (MULTIPLE_TRANSFER) on the devnet', () => {
     assert.equal(failed.failed_targets[0].index, 0);
     assert.equal(failed.failed_targets[0].address, devnet.usdtContract);
     assert.match(failed.failed_targets[0].error, /target-0/);
-    await waitFor('ERROR and TIMEOUT webhooks', async () => hooks.some((h) => h.id === inv.id && h.status === 'ERROR') && hooks.some((h) => h.id === late.id && h.status === 'TIMEOUT'));
+    await waitFor('ERROR and TIMEOUT webhooks', async () => hooks().some((h) => h.id === inv.id && h.status === 'ERROR') && hooks().some((h) => h.id === late.id && h.status === 'TIMEOUT'));
   });
 
   // Last: every top-up, target payment, gas send and burn is in the books and matches the chain (npm run reconcile).

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { TronWeb } from 'tronweb';
 import { createChain, type Chain } from '@/lib/chain';
@@ -8,38 +7,29 @@ import { masterKeyRing } from '@/lib/crypto/masterKey';
 import { open } from '@/lib/crypto/secretBox';
 import { Webhook } from 'standardwebhooks';
 import { standardWebhooksSecret, verifyWebhook } from '@/lib/webhooks/signature';
-import { freePort, startApp, TEST_MNEMONIC, type TestApp } from './helpers/app';
+import { startApp, TEST_MNEMONIC, type TestApp } from './helpers/app';
 import { startDevnetProcess, waitFor, type DevnetProcess } from './helpers/devnet';
+import { startHookReceiver, type HookReceiver, type ReceivedHook } from './helpers/http';
 import { assertReconciled } from './helpers/reconcile';
 import { startWorker, type WorkerProcess } from './helpers/worker';
 
 const TRX = 1_000_000n;
 
-interface Hook {
-  body: string;
-  headers: IncomingHttpHeaders;
-}
 
 describe('worker: detection, AML, forwarding, statuses and webhooks on the devnet', () => {
   let devnet: DevnetProcess;
   let app: TestApp;
   let worker: WorkerProcess;
   let chain: Chain;
-  let hooks: Hook[];
-  let hookServer: Server;
-  let hookUrl: string;
+  let receiver: HookReceiver;
   const flagged = TronWeb.createRandom() as unknown as { address: string; privateKey: string };
 
-  async function pay(address: string, amount: string, currency: 'TRX' | 'USDT') {
-    const res = await fetch(`${devnet.url}/devnet/pay`, { method: 'POST', body: JSON.stringify({ address, amount, currency }) });
-    assert.equal(res.status, 200, await res.clone().text());
-    return ((await res.json()) as { txid: string }).txid;
-  }
+  const pay = (address: string, amount: string, currency: 'TRX' | 'USDT') => devnet.pay(address, amount, currency);
 
   async function newMerchant(opts: { aml?: boolean } = {}) {
     const target = TronWeb.createRandom() as unknown as { address: string };
     const { merchant, key } = await app.createMerchant({ targetWallet: target.address });
-    await app.prisma.merchant.update({ where: { id: merchant.id }, data: { webhookUrl: hookUrl, amlCheck: opts.aml ?? false, amlRiskLimit: '50' } });
+    await app.prisma.merchant.update({ where: { id: merchant.id }, data: { webhookUrl: receiver.url, amlCheck: opts.aml ?? false, amlRiskLimit: '50' } });
     return { merchant, key, target: target.address };
   }
 
@@ -58,8 +48,8 @@ describe('worker: detection, AML, forwarding, statuses and webhooks on the devne
       throw new Error(`${(err as Error).message}; invoice is ${JSON.stringify(await statusOf(key, id))}; transactions ${JSON.stringify(rows, (_k, v) => (typeof v === 'bigint' ? String(v) : v))}`);
     }
   };
-  const hooksFor = (id: number) => hooks.filter((h) => JSON.parse(h.body).id === id);
-  async function assertSigned(merchantId: number, hook: Hook) {
+  const hooksFor = (id: number) => receiver.hooks.filter((h) => JSON.parse(h.body).id === id);
+  async function assertSigned(merchantId: number, hook: ReceivedHook) {
     const secret = open(masterKeyRing(), (await app.prisma.merchant.findUniqueOrThrow({ where: { id: merchantId } })).webhookSecretEnc);
     assert.ok(verifyWebhook(secret, hook.body, String(hook.headers['x-webhook-signature'])), `signature of ${hook.headers['idempotency-key']} verifies`);
     // Standard Webhooks: the receiver's library verifies the same delivery; the id is the event.
@@ -68,18 +58,7 @@ describe('worker: detection, AML, forwarding, statuses and webhooks on the devne
   }
 
   before(async () => {
-    hooks = [];
-    hookServer = createServer((req, res) => {
-      let body = '';
-      req.on('data', (d) => (body += d));
-      req.on('end', () => {
-        hooks.push({ body, headers: req.headers });
-        res.writeHead(200).end('ok');
-      });
-    });
-    const port = await freePort();
-    await new Promise<void>((r) => hookServer.listen(port, '127.0.0.1', r));
-    hookUrl = `http://127.0.0.1:${port}/hook`;
+    receiver = await startHookReceiver();
     devnet = await startDevnetProcess({ blockMs: 100, solidifiedDepth: 3 });
     app = await startApp({ TRON_FULL_NODE_URL: devnet.url, TRON_USDT_CONTRACT: devnet.usdtContract });
     chain = createChain({ fullNodeUrl: devnet.url, apiKey: null, usdtContract: devnet.usdtContract, txExpirationMs: 60_000 });
@@ -94,7 +73,7 @@ describe('worker: detection, AML, forwarding, statuses and webhooks on the devne
     await worker?.stop();
     await app?.stop();
     await devnet?.stop();
-    hookServer?.close();
+    receiver?.close();
   });
 
   it('completes an exactly paid TRX invoice, forwards to the sun and sends one signed webhook', async () => {

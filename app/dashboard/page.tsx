@@ -6,7 +6,7 @@ import { VolumeChart } from '@/components/dashboard/VolumeChart';
 import { sessionMerchant } from '@/lib/auth/session';
 import { db } from '@/lib/db/client';
 import { CURRENCIES } from '@/lib/money/tokens';
-import { receivedVolumeByDay } from '@/lib/transactions/dashboard';
+import { receivedVolumeByDay } from '@/lib/transactions/volume';
 
 const CHART_DAYS = 30;
 

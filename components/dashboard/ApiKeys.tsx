@@ -2,7 +2,8 @@
 
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import type { ApiKeyJson } from '@/lib/merchants/apiKeys';
+import type { ApiKeyJson } from '@/lib/auth/apiKeys';
+import { MAX_API_KEY_LABEL } from '@/lib/auth/limits';
 import { dashboardApi, RequestError } from './api';
 import { SubmitButton } from './SubmitButton';
 import { Button, Card, Field, FieldError, Mono, formatTime, tableClass } from './ui';
@@ -32,7 +33,7 @@ export function ApiKeys() {
       <Card title="Create an API key">
         <form onSubmit={submit} className="flex items-end gap-2">
           <div className="flex-1">
-            <Field label="Label" name="label" placeholder="e.g. shop backend" required maxLength={100} error={create.error instanceof RequestError ? create.error.errors.label : undefined} />
+            <Field label="Label" name="label" placeholder="e.g. shop backend" required maxLength={MAX_API_KEY_LABEL} error={create.error instanceof RequestError ? create.error.errors.label : undefined} />
           </div>
           <SubmitButton disabled={create.isPending}>
             Create key

@@ -1,7 +1,6 @@
 import QRCode from 'qrcode';
 import type { Merchant } from '@/lib/generated/prisma/client';
-import { formatScaled } from '@/lib/money/decimal';
-import { TOKEN_DECIMALS } from '@/lib/money/tokens';
+import { tokenAmountText } from '@/lib/money/tokens';
 import { Card, Mono } from './ui';
 
 async function qrDataUri(text: string): Promise<string> {
@@ -14,7 +13,7 @@ async function BalanceCard({ title, sun, address, purpose }: { title: string; su
   return (
     <Card title={title}>
       <p className="text-3xl font-semibold" data-testid={`${title} amount`}>
-        {formatScaled(sun, TOKEN_DECIMALS)} <span className="text-base font-normal">TRX</span>
+        {tokenAmountText(sun)} <span className="text-base font-normal">TRX</span>
       </p>
       <p className="mt-2 text-sm text-slate-600 dark:text-slate-400">{purpose}</p>
       <div className="mt-4 flex items-center gap-4">

@@ -3,7 +3,10 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useState, type FormEvent } from 'react';
+import { MAX_URL_LENGTH } from '@/lib/http/url';
+import { MAX_DESCRIPTION, MAX_EXPIRY_MINUTES, MAX_ORDER_ID } from '@/lib/invoices/limits';
 import type { InvoiceJson } from '@/lib/invoices/serialize';
+import { CURRENCIES } from '@/lib/money/tokens';
 import { dashboardApi, RequestError } from './api';
 import { SubmitButton } from './SubmitButton';
 import { Card, Field, FieldError, Select } from './ui';
@@ -44,7 +47,7 @@ export function CreateInvoiceForm() {
         <fieldset>
           <legend className="block text-sm font-medium">Accepted tokens</legend>
           <div className="mt-2 flex gap-4">
-            {['TRX', 'USDT'].map((c) => (
+            {CURRENCIES.map((c) => (
               <label key={c} className="flex items-center gap-1 text-sm">
                 <input type="checkbox" name="currencies" value={c} defaultChecked className="h-4 w-4" /> {c}
               </label>
@@ -52,11 +55,11 @@ export function CreateInvoiceForm() {
           </div>
           <FieldError messages={errors.currencies} />
         </fieldset>
-        {single && <Field label="Expires after (minutes)" name="expiry_minutes" type="number" min={1} max={10080} placeholder="60" error={errors.expiry_minutes} />}
-        <Field label="Order ID" name="order_id" maxLength={256} error={errors.order_id} />
-        <Field label="Description" name="description" maxLength={2000} error={errors.description} />
-        <Field label="Webhook URL" name="webhook_url" type="url" placeholder="default from settings" error={errors.webhook_url} />
-        {single && <Field label="Redirect URL" name="redirect_url" type="url" error={errors.redirect_url} />}
+        {single && <Field label="Expires after (minutes)" name="expiry_minutes" type="number" min={1} max={MAX_EXPIRY_MINUTES} placeholder="60" error={errors.expiry_minutes} />}
+        <Field label="Order ID" name="order_id" maxLength={MAX_ORDER_ID} error={errors.order_id} />
+        <Field label="Description" name="description" maxLength={MAX_DESCRIPTION} error={errors.description} />
+        <Field label="Webhook URL" name="webhook_url" type="url" maxLength={MAX_URL_LENGTH} placeholder="default from settings" error={errors.webhook_url} />
+        {single && <Field label="Redirect URL" name="redirect_url" type="url" maxLength={MAX_URL_LENGTH} error={errors.redirect_url} />}
         {single && (
           <label className="flex items-center gap-2 text-sm">
             <input type="checkbox" name="client_comission" className="h-4 w-4" /> Customer pays the forwarding fee

@@ -3,14 +3,14 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import type { ReactNode } from 'react';
+import type { InvoiceDetailJson } from '@/lib/invoices/detail';
 import type { InvoiceJson } from '@/lib/invoices/serialize';
 import { CANCELABLE } from '@/lib/invoices/states';
-import type { DeliveryJson } from '@/lib/webhooks/deliveryLog';
 import { dashboardApi } from './api';
 import { DeliveryTable } from './DeliveryTable';
 import { PayoutTargets } from './PayoutTargets';
 import { StatusBadge } from './StatusBadge';
-import { TransactionTable, type TransactionJson } from './TransactionTable';
+import { TransactionTable } from './TransactionTable';
 import { Button, Card, Facts, FieldError, Mono, formatTime } from './ui';
 
 interface Latest<T> {
@@ -18,11 +18,6 @@ interface Latest<T> {
   results: T[];
 }
 
-interface Detail {
-  invoice: InvoiceJson;
-  transactions: Latest<TransactionJson>;
-  deliveries: Latest<DeliveryJson>;
-}
 
 function MoreNote({ list, href }: { list: Latest<unknown>; href: string }) {
   if (list.count <= list.results.length) return null;
@@ -38,7 +33,7 @@ function MoreNote({ list, href }: { list: Latest<unknown>; href: string }) {
 
 export function InvoiceDetail({ id }: { id: string }) {
   const client = useQueryClient();
-  const { data, error } = useQuery({ queryKey: ['invoice', id], queryFn: () => dashboardApi<Detail>(`/invoices/${id}`), refetchInterval: 10_000 });
+  const { data, error } = useQuery({ queryKey: ['invoice', id], queryFn: () => dashboardApi<InvoiceDetailJson>(`/invoices/${id}`), refetchInterval: 10_000 });
   const cancel = useMutation({
     mutationFn: () => dashboardApi<InvoiceJson>(`/invoices/${id}/cancel`, { method: 'POST' }),
     onSuccess: () => Promise.all([client.invalidateQueries({ queryKey: ['invoice', id] }), client.invalidateQueries({ queryKey: ['invoices'] })]),

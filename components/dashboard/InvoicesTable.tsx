@@ -2,14 +2,15 @@
 
 import Link from 'next/link';
 import type { InvoiceJson } from '@/lib/invoices/serialize';
+import { InvoiceType } from '@/lib/generated/prisma/enums';
+import { INVOICE_STATUSES } from '@/lib/invoices/states';
+import { CURRENCIES } from '@/lib/money/tokens';
 import { DateRangeAndOrder } from './DateRangeAndOrder';
 import { ExportCsvLink } from './ExportCsvLink';
 import { Pager } from './Pager';
 import { useFilteredList } from './useFilteredList';
 import { StatusBadge } from './StatusBadge';
-import { Card, Field, FieldError, Mono, Select, formatTime, tableClass } from './ui';
-
-const STATUSES = ['ACTIVE', 'COMPLETED', 'CANCELED', 'TIMEOUT', 'ERROR', 'AML_FAILED', 'OVERPAID', 'UNDERPAID'];
+import { AnyOf, Card, Field, FieldError, Mono, Select, formatTime, tableClass } from './ui';
 
 /** The API's /payment/list filters, applied as they change. */
 export function InvoicesTable() {
@@ -30,22 +31,14 @@ export function InvoicesTable() {
       <div className="mb-4 grid gap-3 sm:grid-cols-3 lg:grid-cols-7">
         <Field label="Search" name="search" type="search" value={filters.search} onChange={set('search')} placeholder="id, address, text" />
         <Select label="Type" name="type" value={filters.type} onChange={set('type')}>
-          <option value="">Any</option>
-          <option>SINGLE</option>
-          <option>MULTIPLE</option>
-          <option>MULTIPLE_TRANSFER</option>
+          <AnyOf values={Object.values(InvoiceType)} />
         </Select>
         <Select label="Status" name="status" value={filters.status} onChange={set('status')}>
-          <option value="">Any</option>
-          {STATUSES.map((s) => (
-            <option key={s}>{s}</option>
-          ))}
+          <AnyOf values={INVOICE_STATUSES} />
         </Select>
         <Select label="Currency" name="currency" value={filters.currency} onChange={set('currency')}>
-          <option value="">Any</option>
-          <option>TRX</option>
-          <option>USDT</option>
-          <option value="TRX,USDT">TRX and USDT</option>
+          <AnyOf values={CURRENCIES} />
+          <option value={CURRENCIES.join(',')}>{CURRENCIES.join(' and ')}</option>
         </Select>
         <DateRangeAndOrder filters={filters} set={set} byStatus />
       </div>

@@ -4,15 +4,16 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useState, type FormEvent } from 'react';
 import type { InvoiceJson } from '@/lib/invoices/serialize';
-import type { estimateJson } from '@/lib/payouts/create';
+import { CURRENCIES, type Currency } from '@/lib/money/tokens';
+import { MAX_PAYOUT_TARGETS } from '@/lib/payouts/limits';
+import type { PayoutEstimateJson, PayoutTargetInput } from '@/lib/payouts/schemas';
 import { dashboardApi, RequestError } from './api';
 import { SubmitButton } from './SubmitButton';
 import { Button, Card, Facts, FieldError, inputClass, Mono, Select } from './ui';
 
-type PayoutEstimate = ReturnType<typeof estimateJson>;
-
 interface PayoutRequest {
-  body: { currency: string; target_wallets: { address: string; amount?: string }[] };
+  // A line without an amount is sent without one, so the API names what is missing.
+  body: { currency: Currency; target_wallets: (Pick<PayoutTargetInput, 'address'> & { amount?: string })[] };
   /** The textarea line (1-based) of each target, to name lines in the API's errors. */
   lines: number[];
 }
@@ -22,7 +23,7 @@ interface PayoutRequest {
  * spaces, then the amount as typed. Nothing is checked here: the API validates
  * addresses and amounts (exact decimals, at most 6 places) and names the index.
  */
-export function parseTargets(text: string): Pick<PayoutRequest, 'lines'> & { targets: PayoutRequest['body']['target_wallets'] } {
+function parseTargets(text: string): Pick<PayoutRequest, 'lines'> & { targets: PayoutRequest['body']['target_wallets'] } {
   const targets: PayoutRequest['body']['target_wallets'] = [];
   const lines: number[] = [];
   text.split(/\r?\n/).forEach((raw, i) => {
@@ -58,10 +59,10 @@ function describeErrors(errors: Record<string, string[]>, lines: number[]): { ta
  */
 export function MassPayoutForm() {
   const client = useQueryClient();
-  const [currency, setCurrency] = useState('TRX');
+  const [currency, setCurrency] = useState<Currency>('TRX');
   const [text, setText] = useState('');
   const estimate = useMutation({
-    mutationFn: (req: PayoutRequest) => dashboardApi<PayoutEstimate>('/payouts/estimate', { method: 'POST', body: req.body }),
+    mutationFn: (req: PayoutRequest) => dashboardApi<PayoutEstimateJson>('/payouts/estimate', { method: 'POST', body: req.body }),
   });
   const create = useMutation({
     mutationFn: (req: PayoutRequest) => dashboardApi<InvoiceJson>('/payouts', { method: 'POST', body: req.body }),
@@ -96,15 +97,18 @@ export function MassPayoutForm() {
     <Card title="New mass payout">
       <form onSubmit={submit} className="grid gap-4" aria-label="New mass payout">
         <div className="grid gap-4 md:grid-cols-3">
-          <Select label="Payout token" name="payout_currency" value={currency} onChange={(e) => setCurrency(e.target.value)}>
-            <option value="TRX">TRX</option>
-            <option value="USDT">USDT</option>
+          <Select label="Payout token" name="payout_currency" value={currency} onChange={(e) => setCurrency(e.target.value as Currency)}>
+            {CURRENCIES.map((c) => (
+              <option key={c} value={c}>
+                {c}
+              </option>
+            ))}
           </Select>
           <FieldError messages={errors.currency} />
         </div>
         <div>
           <label htmlFor="payout_targets" className="block text-sm font-medium">
-            Targets (one &quot;address, amount&quot; per line)
+            Targets (one &quot;address, amount&quot; per line, at most {MAX_PAYOUT_TARGETS.toLocaleString('en')})
           </label>
           <textarea
             id="payout_targets"

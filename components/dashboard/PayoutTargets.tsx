@@ -1,18 +1,8 @@
 import type { InvoiceJson } from '@/lib/invoices/serialize';
+import type { PayoutTargetJson } from '@/lib/payouts/schemas';
 import { Card, Mono, tableClass } from './ui';
 
-interface Target {
-  address: string;
-  amount: number;
-}
-
-/** docs/payouts.md: a target whose send failed for good; `index` is its place in `target_wallets`. */
-interface FailedTarget extends Target {
-  index: number;
-  error: string;
-}
-
-function TargetTable({ label, rows, currency }: { label: string; rows: (Target & { index: number; error?: string })[]; currency: string }) {
+function TargetTable({ label, rows, currency }: { label: string; rows: (PayoutTargetJson & { index: number; error?: string })[]; currency: string }) {
   const withError = rows.some((r) => r.error !== undefined);
   return (
     <div className="overflow-x-auto">
@@ -51,8 +41,10 @@ function TargetTable({ label, rows, currency }: { label: string; rows: (Target &
  */
 export function PayoutTargets({ invoice }: { invoice: InvoiceJson }) {
   const currency = invoice.currency ?? '';
-  const targets = (invoice.target_wallets as unknown as Target[]).map((t, index) => ({ ...t, index }));
-  const failed = (invoice.failed_targets ?? []) as unknown as FailedTarget[];
+  // `{}` on an invoice that is not a payout (spec 2.1).
+  const targets = (Array.isArray(invoice.target_wallets) ? invoice.target_wallets : []).map((t, index) => ({ ...t, index }));
+  // docs/payouts.md: targets whose send failed for good; `index` is their place in `target_wallets`.
+  const failed = invoice.failed_targets ?? [];
   return (
     <>
       {failed.length > 0 && (

@@ -2,6 +2,8 @@
 
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
+import { MAX_URL_LENGTH } from '@/lib/http/url';
+import { MAX_AML_RISK_LIMIT } from '@/lib/merchants/limits';
 import type { SettingsJson } from '@/lib/merchants/settings';
 import { dashboardApi, RequestError } from './api';
 import { SubmitButton } from './SubmitButton';
@@ -43,14 +45,14 @@ export function SettingsForm({ settings }: { settings: SettingsJson }) {
           error={errors.target_wallet_address}
           hint="Incoming payments are forwarded here."
         />
-        <Field label="Default webhook URL" name="webhook_url" type="url" defaultValue={settings.webhook_url ?? ''} placeholder="https://" error={errors.webhook_url} hint="Used when an invoice names none." />
+        <Field label="Default webhook URL" name="webhook_url" type="url" maxLength={MAX_URL_LENGTH} defaultValue={settings.webhook_url ?? ''} placeholder="https://" error={errors.webhook_url} hint="Used when an invoice names none." />
         <div className="flex items-center gap-2">
           <input id="aml_check" name="aml_check" type="checkbox" defaultChecked={settings.aml_check} className="h-4 w-4" />
           <label htmlFor="aml_check" className="text-sm font-medium">
             Check incoming payments for AML risk
           </label>
         </div>
-        <Field label="AML risk limit (0–100)" name="aml_risk_limit" type="number" min={0} max={100} step="0.01" defaultValue={settings.aml_risk_limit} error={errors.aml_risk_limit} hint="Payments scoring above it are returned to the sender." />
+        <Field label={`AML risk limit (0–${MAX_AML_RISK_LIMIT})`} name="aml_risk_limit" type="number" min={0} max={MAX_AML_RISK_LIMIT} step="0.01" defaultValue={settings.aml_risk_limit} error={errors.aml_risk_limit} hint="Payments scoring above it are returned to the sender." />
         <div className="flex items-center gap-3 md:col-span-2">
           <SubmitButton disabled={save.isPending}>
             Save settings

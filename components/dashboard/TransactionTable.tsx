@@ -1,5 +1,4 @@
 import Link from 'next/link';
-import type { AmlCheckRecord } from '@/lib/aml/check';
 import type { transactionJson } from '@/lib/transactions/serialize';
 import { ReleaseHeld } from './ReleaseHeld';
 import { StatusBadge } from './StatusBadge';
@@ -7,9 +6,8 @@ import { Mono, formatTime, tableClass } from './ui';
 
 export type TransactionJson = ReturnType<typeof transactionJson>;
 
-function Aml({ stored }: { stored: TransactionJson['aml_check'] }) {
-  if (!stored) return <>—</>;
-  const check = stored as unknown as AmlCheckRecord;
+function Aml({ stored: check }: { stored: TransactionJson['aml_check'] }) {
+  if (!check) return <>—</>;
   return (
     <span className="flex flex-wrap items-center gap-1">
       <StatusBadge status={check.status} /> {check.risk_score} ({check.risk_level})

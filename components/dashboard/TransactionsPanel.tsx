@@ -1,11 +1,13 @@
 'use client';
 
+import { TransactionType } from '@/lib/generated/prisma/enums';
+import { CURRENCIES } from '@/lib/money/tokens';
 import { DateRangeAndOrder } from './DateRangeAndOrder';
 import { ExportCsvLink } from './ExportCsvLink';
 import { Pager } from './Pager';
 import { useFilteredList } from './useFilteredList';
 import { TransactionTable, type TransactionJson } from './TransactionTable';
-import { Card, Field, FieldError, Select } from './ui';
+import { AnyOf, Card, Field, FieldError, Select } from './ui';
 
 
 export function TransactionsPanel({ invoiceId = '' }: { invoiceId?: string }) {
@@ -18,15 +20,10 @@ export function TransactionsPanel({ invoiceId = '' }: { invoiceId?: string }) {
       <div className="mb-4 grid gap-3 sm:grid-cols-3 lg:grid-cols-8">
         <Field label="Hash or address" name="search" type="search" value={filters.search} onChange={set('search')} />
         <Select label="Type" name="type" value={filters.type} onChange={set('type')}>
-          <option value="">Any</option>
-          {['PAYMENT', 'TRANSFER', 'TOPUP', 'ACTIVATION'].map((t) => (
-            <option key={t}>{t}</option>
-          ))}
+          <AnyOf values={Object.values(TransactionType)} />
         </Select>
         <Select label="Currency" name="currency" value={filters.currency} onChange={set('currency')}>
-          <option value="">Any</option>
-          <option>TRX</option>
-          <option>USDT</option>
+          <AnyOf values={CURRENCIES} />
         </Select>
         <Field label="Invoice ID" name="invoice_id" inputMode="numeric" value={filters.invoice_id} onChange={set('invoice_id')} />
         <Select label="AML check" name="has_aml" value={filters.has_aml} onChange={set('has_aml')}>

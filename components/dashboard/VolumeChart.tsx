@@ -1,6 +1,5 @@
-import type { VolumeSeries } from '@/lib/transactions/dashboard';
-import { formatScaled } from '@/lib/money/decimal';
-import { TOKEN_DECIMALS, type Currency } from '@/lib/money/tokens';
+import type { VolumeSeries } from '@/lib/transactions/volume';
+import { tokenAmountText, type Currency } from '@/lib/money/tokens';
 
 const COLORS: Record<Currency, string> = { TRX: '#dc2626', USDT: '#059669' };
 const WIDTH = 720;
@@ -47,7 +46,7 @@ export function VolumeChart({ series, currencies }: { series: VolumeSeries; curr
         {totals.map(({ c, rows }) => (
           <span key={c} className="flex items-center gap-1">
             <span className="inline-block h-3 w-3 rounded-sm" style={{ background: COLORS[c] }} aria-hidden />
-            {c}: {formatScaled(rows.reduce((sum, r) => sum + BigInt(r.units), 0n), TOKEN_DECIMALS)} received
+            {c}: {tokenAmountText(rows.reduce((sum, r) => sum + BigInt(r.units), 0n))} received
           </span>
         ))}
       </figcaption>

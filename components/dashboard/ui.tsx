@@ -17,6 +17,18 @@ export function Field({ label, error, hint, ...input }: InputHTMLAttributes<HTML
   );
 }
 
+/** A list filter's choices: "Any" (no filter), then each value of a domain enum. */
+export function AnyOf({ values }: { values: readonly string[] }) {
+  return (
+    <>
+      <option value="">Any</option>
+      {values.map((v) => (
+        <option key={v}>{v}</option>
+      ))}
+    </>
+  );
+}
+
 export function Select({ label, children, ...select }: SelectHTMLAttributes<HTMLSelectElement> & { label: string }) {
   const id = select.id ?? select.name;
   return (

@@ -2,6 +2,7 @@
 
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
+import { isPayable } from '@/lib/invoices/payable';
 import type { PublicInvoice } from '@/lib/invoices/publicView';
 import type { Messages } from '@/lib/i18n/en';
 import type { Currency } from '@/lib/money/tokens';
@@ -16,7 +17,6 @@ import { TokenSelector } from './TokenSelector';
 const OPEN_POLL_MS = 3_000;
 // A closed invoice can still change (a late payment after expiry is forwarded), just rarely.
 const CLOSED_POLL_MS = 15_000;
-const PAYABLE: readonly PublicInvoice['phase'][] = ['waiting', 'partial'];
 
 async function fetchStatus(id: number, linkKey: string | null): Promise<PublicInvoice> {
   const res = await fetch(`/payment/${id}/status${linkKey ? `?k=${encodeURIComponent(linkKey)}` : ''}`, { cache: 'no-store' });
@@ -46,7 +46,7 @@ export function PaymentView({ initial, linkKey, t, locale, devnet }: Props) {
   const payout = view.type === 'MULTIPLE_TRANSFER';
   // A static address takes any amount at any time; an invoice and a payout's top-up ask for an exact amount before expiry.
   const exact = view.type !== 'MULTIPLE';
-  const payable = exact ? PAYABLE.includes(view.phase) : view.status === 'ACTIVE';
+  const payable = isPayable(view);
   const skewMs = Date.parse(view.server_time) - query.dataUpdatedAt;
 
   return (

@@ -1,18 +1,10 @@
+import type { z } from 'zod';
+import type { amlCheckSchema } from '@/lib/transactions/schemas';
 import { isoMicro } from '@/lib/time';
 import { AmlConfigError, AmlTimeoutError, type AmlProvider, type AmlRequest, type AmlStatus } from './provider';
 
-/** The aml_check object of spec 2.3, as stored on the transaction. */
-export interface AmlCheckRecord {
-  id: string;
-  status: AmlStatus;
-  risk_score: number;
-  risk_level: string;
-  exposure: Record<string, number>;
-  report_url: string;
-  cost: number;
-  completed: boolean;
-  created_at: string;
-}
+/** The aml_check object of spec 2.3, as stored on the transaction (`transactions.aml_check`); its schema is lib/transactions/schemas.ts. */
+export type AmlCheckRecord = z.output<typeof amlCheckSchema>;
 
 /**
  * Runs a check and never throws: a timeout or provider error is recorded as

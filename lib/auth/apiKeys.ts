@@ -1,4 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { ApiKey, PrismaClient } from '@/lib/generated/prisma/client';
+import { notFound } from '@/lib/errors';
+import { isoMicro } from '@/lib/time';
+
+/*
+ * The one home of API keys: the key material and the Authorization header
+ * (used by lib/auth/authenticate.ts), and issuing, listing and revoking a
+ * merchant's keys (the dashboard's key page). Only a key's hash is stored.
+ */
 
 const KEY_PREFIX = 'tk_';
 export const DISPLAY_PREFIX_LENGTH = 10;
@@ -22,4 +31,38 @@ export function keyFromAuthorizationHeader(header: string | null): string | null
   const m = /^(?:bearer|token|api-key|apikey)\s+(\S+)$/i.exec(value);
   if (m) return m[1] ?? null;
   return /^\S+$/.test(value) ? value : '';
+}
+
+/** Issues a new API key; the plain key is returned once and only its hash is kept. */
+export async function issueApiKey(prisma: PrismaClient, merchantId: number, label: string): Promise<string> {
+  const { key, prefix, keyHash } = generateApiKey();
+  await prisma.apiKey.create({ data: { merchantId, label, prefix, keyHash } });
+  return key;
+}
+
+export const API_KEY_NOT_FOUND = 'No API key matches the given query.';
+
+
+function apiKeyJson(k: ApiKey) {
+  return {
+    id: k.id,
+    label: k.label,
+    prefix: k.prefix,
+    created_at: isoMicro(k.createdAt),
+    last_used_at: k.lastUsedAt && isoMicro(k.lastUsedAt),
+    revoked_at: k.revokedAt && isoMicro(k.revokedAt),
+  };
+}
+
+export type ApiKeyJson = ReturnType<typeof apiKeyJson>;
+
+export async function listApiKeys(prisma: PrismaClient, merchantId: number): Promise<ApiKeyJson[]> {
+  const keys = await prisma.apiKey.findMany({ where: { merchantId }, orderBy: [{ revokedAt: { sort: 'desc', nulls: 'first' } }, { id: 'desc' }] });
+  return keys.map(apiKeyJson);
+}
+
+/** Revoking twice is not an error; another merchant's key is a 404, as an unknown one. */
+export async function revokeApiKey(prisma: PrismaClient, merchantId: number, id: number): Promise<void> {
+  const { count } = await prisma.apiKey.updateMany({ where: { id, merchantId, revokedAt: null }, data: { revokedAt: new Date() } });
+  if (count === 0 && !(await prisma.apiKey.findFirst({ where: { id, merchantId }, select: { id: true } }))) throw notFound(API_KEY_NOT_FOUND);
 }

@@ -22,7 +22,7 @@ const contractValue = z.object({
   data: z.string().optional(),
 });
 
-export const blockTxReply = z.object({
+const blockTxReply = z.object({
   txID: z.string(),
   ret: z.array(z.object({ contractRet: z.string().optional() })).optional(),
   raw_data: z.object({

@@ -3,7 +3,7 @@ import { ChainResponseError } from './errors';
 import type { BlockReply, TxInfoReply } from './replies';
 import type { Transfer } from './types';
 
-export const TRANSFER_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+const TRANSFER_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 const TRANSFER_SELECTOR = 'a9059cbb';
 
 const fromHex = (hex41: string) => TronWeb.address.fromHex(hex41);

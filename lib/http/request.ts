@@ -1,8 +1,9 @@
 import { AppError, invalidInput, notFound } from '@/lib/errors';
 import { MAX_JSON_DEPTH, tooDeep } from '@/lib/validation';
+import { parseId } from '@/lib/schemas/id';
 
 /** Largest request body accepted; a 1,000-target payout is about 70 KB. */
-export const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_BODY_BYTES = 1024 * 1024;
 
 const DRAIN_BYTES = 16 * MAX_BODY_BYTES;
 
@@ -66,10 +67,6 @@ export async function readJson(req: Request): Promise<unknown> {
   return parsed;
 }
 
-/** A numeric id from a path segment, or null for anything else. */
-export function parseId(value: string): number | null {
-  return /^\d{1,9}$/.test(value) ? Number(value) : null;
-}
 
 /** A numeric id from the path; anything else is the resource's 404, as for an unknown id. */
 export function idParam(value: string, notFoundDetail: string): number {

@@ -1,9 +1,9 @@
 import { en, type Messages } from './en';
 import { es } from './es';
 
-export const LOCALES = ['en', 'es'] as const;
+const LOCALES = ['en', 'es'] as const;
 export type Locale = (typeof LOCALES)[number];
-export const DEFAULT_LOCALE: Locale = 'en';
+const DEFAULT_LOCALE: Locale = 'en';
 
 const DICTIONARIES: Record<Locale, Messages> = { en, es };
 

@@ -1,6 +1,6 @@
 import type { Invoice, InvoiceCurrency, InvoiceStatus, Transaction } from '@/lib/generated/prisma/client';
 import { formatScaled, parseScaled } from '@/lib/money/decimal';
-import { TOKEN_DECIMALS, USD_DECIMALS, type Currency } from '@/lib/money/tokens';
+import { tokenAmountText, USD_DECIMALS, type Currency } from '@/lib/money/tokens';
 import { isoMicro } from '@/lib/time';
 import { canTransition, INVOICE_STATUSES } from './states';
 
@@ -95,7 +95,6 @@ const PAYOUT_STATUS_PHASE: Record<Exclude<InvoiceStatus, 'ACTIVE'>, PayoutPhase>
   AML_FAILED: 'error',
 };
 
-const units = (u: bigint) => formatScaled(u, TOKEN_DECIMALS);
 const returned = (p: PublicPaymentSource) => p.paymentState === 'REFUNDING' || p.paymentState === 'REFUNDED';
 const booked = (p: PublicPaymentSource) => p.paymentState === 'SETTLED' || p.paymentState === 'FAILED';
 const max = (...values: bigint[]) => values.reduce((a, b) => (b > a ? b : a));
@@ -162,9 +161,9 @@ export function publicInvoiceView(input: PublicViewInput): PublicInvoice {
   const received = receivedByToken(input);
   const tokens: PublicToken[] = invoice.currencies.map((currency) => ({
     currency,
-    amount_due: exact ? units(due.get(currency) ?? 0n) : null,
-    received: units(received.get(currency) ?? 0n),
-    missing: exact ? units(missingIn(currency, due, received)) : null,
+    amount_due: exact ? tokenAmountText(due.get(currency) ?? 0n) : null,
+    received: tokenAmountText(received.get(currency) ?? 0n),
+    missing: exact ? tokenAmountText(missingIn(currency, due, received)) : null,
   }));
   const anyReceived = [...received.values()].some((u) => u > 0n);
   const fullyPaid = exact && tokens.every((t) => t.missing === '0');
@@ -185,7 +184,7 @@ export function publicInvoiceView(input: PublicViewInput): PublicInvoice {
     order_id: invoice.orderId,
     address: invoice.address,
     tokens,
-    payments: payments.map((p) => ({ txid: p.trnHash, currency: p.currency, amount: units(p.amountUnits), state: paymentState(p), created_at: isoMicro(p.createdAt) })),
+    payments: payments.map((p) => ({ txid: p.trnHash, currency: p.currency, amount: tokenAmountText(p.amountUnits), state: paymentState(p), created_at: isoMicro(p.createdAt) })),
     expired_at: isoMicro(invoice.expiredAt),
     server_time: isoMicro(now),
     redirect_url: kind.phase === 'completed' || kind.phase === 'overpaid' ? invoice.redirectUrl : null,

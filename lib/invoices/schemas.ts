@@ -1,34 +1,18 @@
 import { z } from 'zod';
-import { DecimalFormatError, parseScaled } from '@/lib/money/decimal';
-import { CURRENCIES, USD_DECIMALS, type Currency } from '@/lib/money/tokens';
+import { usdAmountSchema } from '@/lib/money/schemas';
+import { failedTargetJsonSchema, payoutTargetJsonSchema } from '@/lib/payouts/schemas';
+import { CURRENCIES, type Currency } from '@/lib/money/tokens';
 import { pageQuerySchema } from '@/lib/schemas/page';
 import { httpUrlSchema } from '@/lib/schemas/url';
 import { dateSchema, orderingSchema, upperCase } from '@/lib/schemas/listQuery';
 import { documentAs } from '@/lib/schemas/openapi';
+import { MAX_DESCRIPTION, MAX_EXPIRY_MINUTES, MAX_ORDER_ID } from './limits';
 import { INVOICE_STATUSES, normalizeStatus } from './states';
 
-export const MAX_ORDER_ID = 256;
-export const MAX_DESCRIPTION = 2000;
-export const MAX_EXPIRY_MINUTES = 10_080; // one week
-export const MAX_USD_MICROS = 1_000_000_000n * 10n ** BigInt(USD_DECIMALS); // one billion USD
-export const MAX_INVOICE_PAGE = 300;
-
-/** A positive USD amount, exact to micro-dollars, as a JSON number or a decimal string. */
-export const usdAmountSchema = z.union([z.number(), z.string()], { error: 'A valid number is required.' }).transform((value, ctx) => {
-  try {
-    const micros = parseScaled(value, USD_DECIMALS);
-    if (micros <= 0n) ctx.addIssue({ code: 'custom', message: 'Ensure this value is greater than 0.' });
-    else if (micros > MAX_USD_MICROS) ctx.addIssue({ code: 'custom', message: 'Ensure this value is at most 1000000000.' });
-    return micros;
-  } catch (err) {
-    const why = err instanceof DecimalFormatError ? err.message : 'must be a number';
-    ctx.addIssue({ code: 'custom', message: `A valid number is required: it ${why}.` });
-    return z.NEVER;
-  }
-});
+const MAX_INVOICE_PAGE = 300;
 
 /** `["TRX","USDT"]`, or the comma form `"TRX,USDT"` some clients send; duplicates collapse. */
-export const currenciesSchema = documentAs(
+const currenciesSchema = documentAs(
   z
     .preprocess(
       (v) => (typeof v === 'string' ? v.split(',') : v),
@@ -159,16 +143,7 @@ export const timestampSchema = documentAs(z.iso.datetime({ offset: true }), {
 });
 
 /** Token (`TRX`, `USDT`) → amount, a key for each accepted token. */
-export const perCurrencySchema = z.record(z.string(), z.number()).describe('Token (TRX, USDT) to amount, a key per accepted token');
-
-export const payoutTargetJsonSchema = z.object({ address: z.string(), amount: z.number().describe('In the payout token') });
-
-export const failedTargetJsonSchema = z.object({
-  index: z.int().describe('Position in target_wallets'),
-  address: z.string(),
-  amount: z.number(),
-  error: z.string(),
-});
+const perCurrencySchema = z.record(z.string(), z.number()).describe('Token (TRX, USDT) to amount, a key per accepted token');
 
 export const invoiceSchema = z
   .object({

@@ -1,8 +1,8 @@
 import { paymentLinkKey } from './linkKey';
 import { paymentPageBase } from '@/lib/config';
 import type { Invoice, InvoiceCurrency } from '@/lib/generated/prisma/client';
-import { toJsonNumber } from '@/lib/money/decimal';
-import { TOKEN_DECIMALS } from '@/lib/money/tokens';
+import { tokenAmountJson } from '@/lib/money/tokens';
+import { parseFailedTargets, parseStoredTargets } from '@/lib/payouts/schemas';
 import { isoMicro } from '@/lib/time';
 import type { InvoiceJson } from './schemas';
 
@@ -13,13 +13,11 @@ export type InvoiceRecord = Invoice & { amounts: InvoiceCurrency[]; merchant: { 
 /** Relations every invoice response needs; pass to Prisma's `include`. */
 export const invoiceInclude = { amounts: true, merchant: { select: { email: true } } } as const;
 
-const units = (u: bigint) => toJsonNumber(u, TOKEN_DECIMALS);
-
 function perCurrency(invoice: InvoiceRecord, pick: (row: InvoiceCurrency) => bigint): Record<string, number> {
   return Object.fromEntries(
     invoice.currencies.map((c) => {
       const row = invoice.amounts.find((a) => a.currency === c);
-      return [c, units(row ? pick(row) : 0n)];
+      return [c, tokenAmountJson(row ? pick(row) : 0n)];
     }),
   );
 }
@@ -42,7 +40,7 @@ export function invoiceJson(invoice: InvoiceRecord): InvoiceJson {
       input: perCurrency(invoice, (a) => a.receivedUnits),
       output: perCurrency(invoice, (a) => a.forwardedUnits),
     },
-    cost: invoice.costUnits === null ? null : units(invoice.costUnits),
+    cost: invoice.costUnits === null ? null : tokenAmountJson(invoice.costUnits),
     order_id: invoice.orderId,
     address: invoice.address,
     // Both spellings: the spec's tables say client_comission, its samples client_commission.
@@ -53,9 +51,9 @@ export function invoiceJson(invoice: InvoiceRecord): InvoiceJson {
     description: invoice.description,
     merchant_contact: invoice.merchant.email,
     // Stored by lib/payouts/create.ts as targetsJson(): the list the API echoes.
-    target_wallets: payout ? ((invoice.targetWallets ?? []) as InvoiceJson['target_wallets']) : {},
+    target_wallets: payout ? parseStoredTargets(invoice.targetWallets) : {},
     // Targets a payout could not pay (status ERROR); their amounts stay at the top-up address.
-    ...(payout && { failed_targets: (invoice.failedTargets ?? []) as NonNullable<InvoiceJson['failed_targets']> }),
+    ...(payout && { failed_targets: parseFailedTargets(invoice.failedTargets) }),
     expired_at: isoMicro(invoice.expiredAt),
     created_at: isoMicro(invoice.createdAt),
   };

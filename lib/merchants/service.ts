@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { config } from '@/lib/config';
 import { addressFromXpub } from '@/lib/chain/keys';
 import { claimAccount, prepareAccounts } from './accounts';
-import { generateApiKey } from '@/lib/auth/apiKeys';
 import { masterKeyRing } from '@/lib/crypto/masterKey';
 import { seal } from '@/lib/crypto/secretBox';
 import type { Merchant, PrismaClient } from '@/lib/generated/prisma/client';
@@ -39,9 +38,3 @@ export async function createMerchant(prisma: PrismaClient, input: NewMerchant): 
   });
 }
 
-/** Issues a new API key; the plain key is returned once and only its hash is kept. */
-export async function issueApiKey(prisma: PrismaClient, merchantId: number, label: string): Promise<string> {
-  const { key, prefix, keyHash } = generateApiKey();
-  await prisma.apiKey.create({ data: { merchantId, label, prefix, keyHash } });
-  return key;
-}

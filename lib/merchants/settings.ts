@@ -1,57 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { z } from 'zod';
-import { isTronAddress } from '@/lib/chain/keys';
 import { masterKeyRing } from '@/lib/crypto/masterKey';
 import { open, seal } from '@/lib/crypto/secretBox';
 import type { Merchant, PrismaClient } from '@/lib/generated/prisma/client';
-import { canonicalIpRule, IpRuleError } from '@/lib/auth/ipAllowList';
+import { canonicalIpRule } from '@/lib/auth/ipAllowList';
 import { fieldErrors } from '@/lib/errors';
-import { httpUrlSchema } from '@/lib/schemas/url';
-import { parseScaled } from '@/lib/money/decimal';
 import { notifyTargetWalletChanged, type WalletChangeNotifier } from '@/lib/notify/walletChange';
+import type { SettingsInput } from './schemas';
 
 /** Most rules a merchant may list; the whitelist is checked on every API call. */
 const MAX_IP_RULES = 100;
-const RISK_LIMIT_DECIMALS = 2; // the column is DECIMAL(6,2)
-
-const emptyToNull = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? null : v);
-
-export const settingsSchema = z
-  .object({
-    target_wallet_address: z.preprocess(
-      emptyToNull,
-      z.string().trim().refine(isTronAddress, 'Enter a valid Tron address (T..., 34 characters).').nullable(),
-    ),
-    webhook_url: z.preprocess(
-      emptyToNull,
-      httpUrlSchema.nullable(),
-    ),
-    aml_check: z.boolean({ error: 'Must be a boolean.' }),
-    aml_risk_limit: z
-      .union([z.number(), z.string()], { error: 'A valid number is required.' })
-      .refine((v) => {
-        try {
-          return parseScaled(v, RISK_LIMIT_DECIMALS) <= 100n * 10n ** BigInt(RISK_LIMIT_DECIMALS);
-        } catch {
-          return false;
-        }
-      }, 'Enter a number from 0 to 100 with at most 2 decimals.')
-      .transform(String),
-  })
-  .partial();
-
-export type SettingsInput = z.output<typeof settingsSchema>;
-
-export const ipRuleSchema = z.object({
-  rule: z.string().transform((rule, ctx) => {
-    try {
-      return canonicalIpRule(rule);
-    } catch (err) {
-      ctx.addIssue({ code: 'custom', message: err instanceof IpRuleError ? err.message : 'Invalid IP rule.' });
-      return z.NEVER;
-    }
-  }),
-});
 
 /** What the settings page shows; the webhook secret is fetched separately, on request. */
 export function settingsJson(m: Merchant) {

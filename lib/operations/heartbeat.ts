@@ -1,7 +1,7 @@
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 
 /** A worker writes at most this often; WORKER_STALE_SECONDS must leave room for a few missed beats. */
-export const HEARTBEAT_EVERY_MS = 5_000;
+const HEARTBEAT_EVERY_MS = 5_000;
 /** Rows of workers gone this long are removed by the next beat of any worker. */
 const FORGET_AFTER_MS = 7 * 24 * 3600_000;
 

@@ -20,7 +20,7 @@ interface ChainFacts {
 }
 
 /** Chain reads are cached this long: a scrape every few seconds must not become node traffic. */
-export const CHAIN_CACHE_MS = 15_000;
+const CHAIN_CACHE_MS = 15_000;
 /** A node that does not answer in time counts as down for this scrape. */
 const CHAIN_TIMEOUT_MS = 5_000;
 const SCANNER_CURSOR = 'main';

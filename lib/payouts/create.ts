@@ -6,10 +6,10 @@ import type { Merchant, PrismaClient } from '@/lib/generated/prisma/client';
 import { invoiceInclude, type InvoiceRecord } from '@/lib/invoices/serialize';
 import { allocateInvoiceAddress } from '@/lib/invoices/service';
 import { formatScaled, toJsonNumber } from '@/lib/money/decimal';
-import { TOKEN_DECIMALS, USD_DECIMALS } from '@/lib/money/tokens';
+import { tokenAmountJson, USD_DECIMALS } from '@/lib/money/tokens';
 import { rateSource } from '@/lib/rates';
 import type { QuoteDeps, PayoutQuote } from './estimate';
-import type { PayoutEstimateJson, PayoutTarget } from './schemas';
+import type { PayoutEstimateJson, PayoutTarget, PayoutTargetJson } from './schemas';
 
 /** The web process's quoting inputs: the configured node, rates, fee and margin, and the gas wallet to simulate from. */
 export async function apiQuoteDeps(): Promise<QuoteDeps> {
@@ -24,10 +24,8 @@ export async function apiQuoteDeps(): Promise<QuoteDeps> {
   };
 }
 
-const units = (u: bigint) => toJsonNumber(u, TOKEN_DECIMALS);
-
 /** The list as stored on the invoice and echoed by the API: amounts as exact JSON numbers. */
-export const targetsJson = (targets: PayoutTarget[]) => targets.map((t) => ({ address: t.address, amount: units(t.units) }));
+const targetsJson = (targets: PayoutTarget[]): PayoutTargetJson[] => targets.map((t) => ({ address: t.address, amount: tokenAmountJson(t.units) }));
 
 /**
  * The mass payout cost estimate of spec 2.6, plus the parts it is made of:
@@ -41,12 +39,12 @@ export function estimateJson(q: PayoutQuote): PayoutEstimateJson {
     target_wallets: targetsJson(q.targets),
     need_energy: Number(q.energy),
     need_bandwidth: Number(q.bandwidth),
-    cost: units(q.costUnits),
-    activation_cost: units(q.activationUnits),
-    service_fee: units(q.serviceFeeUnits),
-    network_fee: units(q.networkFeeUnits),
+    cost: tokenAmountJson(q.costUnits),
+    activation_cost: tokenAmountJson(q.activationUnits),
+    service_fee: tokenAmountJson(q.serviceFeeUnits),
+    network_fee: tokenAmountJson(q.networkFeeUnits),
     accounts_to_activate: q.accountsToActivate,
-    topup_amount: units(q.topupUnits),
+    topup_amount: tokenAmountJson(q.topupUnits),
   };
 }
 

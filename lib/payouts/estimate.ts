@@ -65,7 +65,7 @@ const BALANCE_READS = 8;
  * so an estimate never depends on the service holding the token. Null: nobody
  * found holds USDT.
  */
-export async function usdtSimulationSender(chain: Chain, gasWallet: string, targets: PayoutTarget[]): Promise<string | null> {
+async function usdtSimulationSender(chain: Chain, gasWallet: string, targets: PayoutTarget[]): Promise<string | null> {
   if ((await chain.getUsdtBalance(gasWallet)) >= ONE_UNIT) return gasWallet;
   const found = await chain.findUsdtHolder(ONE_UNIT);
   if (found) return found;

@@ -5,24 +5,18 @@ import { changeInvoiceStatus } from '@/lib/invoices/transitions';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { ensureGas } from '@/lib/payments/gas';
 import { extendLease, workThrough } from '@/lib/worker/lease';
-import { parseScaled, toJsonNumber } from '@/lib/money/decimal';
 import { withMargin } from '@/lib/money/fees';
-import { TOKEN_DECIMALS, type Currency } from '@/lib/money/tokens';
+import { tokenAmountJson, tokenUnits, type Currency } from '@/lib/money/tokens';
 import type { WorkerContext } from '@/lib/payments/context';
 import { ensureSend, stepName, type SendOutcome } from '@/lib/payments/sends';
 import { scannedUntil } from '@/lib/payments/scan';
 import type { BatchCost } from '@/lib/chain/types';
 import { estimateTransfers } from './estimate';
+import { parseStoredTargets, type FailedTargetJson, type PayoutTarget } from './schemas';
+import { topUpsWhere } from './topUps';
 
 type Payout = Invoice & { amounts: InvoiceCurrency[] };
-interface Target {
-  address: string;
-  units: bigint;
-}
-interface Failure {
-  index: number;
-  error: string;
-}
+type Failure = Pick<FailedTargetJson, 'index' | 'error'>;
 
 /** Sends driven at once; each is a few node calls and a row. */
 const PARALLEL_SENDS = 16;
@@ -43,8 +37,7 @@ export async function processPayouts(ctx: WorkerContext, max = 20): Promise<numb
   });
 }
 
-const targetsOf = (p: Payout): Target[] =>
-  (p.targetWallets as { address: string; amount: number }[]).map((t) => ({ address: t.address, units: parseScaled(t.amount, TOKEN_DECIMALS) }));
+const targetsOf = (p: Payout): PayoutTarget[] => parseStoredTargets(p.targetWallets).map((t) => ({ address: t.address, units: tokenUnits(t.amount) }));
 
 /**
  * One step of a payout. The top-ups (TOPUP rows the scanner recorded, in the
@@ -57,7 +50,7 @@ async function advancePayout(ctx: WorkerContext, id: number): Promise<void> {
   const payout = await ctx.prisma.invoice.findUniqueOrThrow({ where: { id }, include: { amounts: true } });
   const due = payout.amounts[0];
   if (!due) throw new Error('payout without amounts');
-  const topups = await ctx.prisma.transaction.findMany({ where: { invoiceId: id, type: 'TOPUP', currency: due.currency }, orderBy: { id: 'asc' } });
+  const topups = await ctx.prisma.transaction.findMany({ where: topUpsWhere(id, due.currency), orderBy: { id: 'asc' } });
   const received = topups.reduce((sum, t) => sum + t.amountUnits, 0n);
   const anchor = topups[0];
   const sends = anchor ? await ctx.prisma.transaction.findMany({ where: { sourceId: anchor.id }, orderBy: { id: 'asc' } }) : [];
@@ -148,9 +141,9 @@ async function payTargets(ctx: WorkerContext, payout: Payout, anchor: Transactio
     await book(ctx, payout, received, sent);
     return;
   }
-  const failed = failures
+  const failed: FailedTargetJson[] = failures
     .sort((a, b) => a.index - b.index)
-    .map((f) => ({ index: f.index, address: targets[f.index]!.address, amount: toJsonNumber(targets[f.index]!.units, TOKEN_DECIMALS), error: f.error }));
+    .map((f) => ({ index: f.index, address: targets[f.index]!.address, amount: tokenAmountJson(targets[f.index]!.units), error: f.error }));
   await finish(ctx, payout, failed.length ? 'ERROR' : 'COMPLETED', received, sent, failed);
 }
 
@@ -164,7 +157,7 @@ async function book(ctx: WorkerContext, payout: Payout, received: bigint, sent: 
  * fee, network fee with margin and activation) and the failed targets, with the
  * webhook queued in the same DB transaction.
  */
-async function finish(ctx: WorkerContext, payout: Payout, status: InvoiceStatus, received: bigint, sent: bigint, failed: object[]): Promise<void> {
+async function finish(ctx: WorkerContext, payout: Payout, status: InvoiceStatus, received: bigint, sent: bigint, failed: FailedTargetJson[]): Promise<void> {
   const due = payout.amounts[0]!;
   await ctx.prisma.$transaction(async (tx) => {
     const changed = await changeInvoiceStatus(tx, payout, status, {

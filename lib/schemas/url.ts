@@ -14,7 +14,7 @@ export const MAX_URL_LENGTH = 2048;
  * (`https://user:pass@host/`, `https://good.example@evil.example/`), which would
  * leak into logs and the dashboard and are a classic phishing disguise.
  */
-export function normalizeHttpUrl(value: string): string {
+function normalizeHttpUrl(value: string): string {
   if (!/^https?:\/\//i.test(value)) throw new Error('Enter a valid http(s) URL starting with http:// or https://.');
   if (/[\\\s\u0000-\u001f\u007f]/.test(value)) throw new Error('Enter a valid http(s) URL: backslashes, spaces and control characters are not allowed.');
   let url: URL;

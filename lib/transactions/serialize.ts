@@ -1,8 +1,7 @@
 import type { Transaction } from '@/lib/generated/prisma/client';
-import { toJsonNumber } from '@/lib/money/decimal';
-import { TOKEN_DECIMALS } from '@/lib/money/tokens';
+import { tokenAmountJson } from '@/lib/money/tokens';
 import { isoMicro } from '@/lib/time';
-import type { TransactionJson } from './schemas';
+import { amlCheckSchema, type TransactionJson } from './schemas';
 
 /** The Transaction object of spec 2.2. */
 export function transactionJson(t: Transaction): TransactionJson {
@@ -12,10 +11,10 @@ export function transactionJson(t: Transaction): TransactionJson {
     type: t.type,
     from_address: t.fromAddress,
     to_address: t.toAddress,
-    amount: toJsonNumber(t.amountUnits, TOKEN_DECIMALS),
+    amount: tokenAmountJson(t.amountUnits),
     currency: t.currency,
-    // Written by lib/aml/check.ts as an AmlCheckRecord.
-    aml_check: (t.amlCheck ?? null) as TransactionJson['aml_check'],
+    // Written by lib/aml/check.ts as an AmlCheckRecord; parsed so the JSON column has one checked shape.
+    aml_check: t.amlCheck === null ? null : amlCheckSchema.parse(t.amlCheck),
     // Not in spec 2.2 (it has no status field); an added field, so existing clients are unaffected (docs/api.md).
     held: t.paymentState === 'HELD' ? { reason: t.heldReason ?? '' } : null,
     event_id: t.eventId,

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-export const SIGNATURE_HEADER = 'x-webhook-signature';
+const SIGNATURE_HEADER = 'x-webhook-signature';
 
 /**
  * `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`: the timestamp is
@@ -28,7 +28,7 @@ export function verifyWebhook(secret: string, body: string, header: string, tole
  * merchant's secret. Standard Webhooks libraries take a key as
  * `whsec_<base64 of the key bytes>`, which `standardWebhooksSecret` spells out.
  */
-export function standardWebhookHeaders(secret: string, messageId: string, body: string, timestamp = Math.floor(Date.now() / 1000)): Record<string, string> {
+function standardWebhookHeaders(secret: string, messageId: string, body: string, timestamp = Math.floor(Date.now() / 1000)): Record<string, string> {
   const mac = createHmac('sha256', secret).update(`${messageId}.${timestamp}.${body}`).digest('base64');
   return { 'webhook-id': messageId, 'webhook-timestamp': String(timestamp), 'webhook-signature': `v1,${mac}` };
 }

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { migrate } from '@/lib/db/migrate';
 
 /** The PostgreSQL server tests run against; .ci/run provides one. */
-export const TEST_SERVER_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/postgres';
+const TEST_SERVER_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/postgres';
 
 export interface TestDatabase {
   url: string;

@@ -3,6 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseDevnetEnv } from '@/lib/config';
+import { payFromFaucet } from '@/lib/devnet/faucet';
+import type { Currency } from '@/lib/money/tokens';
 import { faucetKey } from '@/devnet/genesis';
 import type { ReorgResult } from '@/devnet/node';
 
@@ -53,6 +55,8 @@ export interface DevnetControls {
   reorg(request: ({ depth: number } | { fromBlock: number }) & { leaveOut?: string[]; order?: string[] }): Promise<ReorgResult>;
   /** Sets TRX (sun) and/or USDT (base units) of an address as of the next block; TRX > 0 activates it. */
   setBalance(address: string, balances: { balanceSun?: bigint; usdtUnits?: bigint }): Promise<void>;
+  /** Pays `amount` (decimal text) of `currency` from the faucet, as a customer's wallet would; resolves to the txid (lib/devnet/faucet.ts). */
+  pay(address: string, amount: string, currency: Currency): Promise<string>;
   /** Changes chain parameters mid-run (getchainparameters follows). */
   setChainParameters(parameters: { energyFeeSun?: bigint; bandwidthFeeSun?: bigint; usdtEnergyFactor?: bigint }): Promise<void>;
 }
@@ -108,6 +112,7 @@ function controls(url: string): DevnetControls {
     reorg: (request) => post('reorg', { ...request }),
     setBalance: async (address, balances) => void (await post('set-balance', { address, ...balances })),
     setChainParameters: async (parameters) => void (await post('chain-parameters', { ...parameters })),
+    pay: (address, amount, currency) => payFromFaucet(url, { address, amount, currency }),
   };
 }
 

@@ -1,4 +1,4 @@
-import { request } from 'node:http';
+import { createServer, request, type IncomingHttpHeaders } from 'node:http';
 
 export interface HttpResponse {
   status: number;
@@ -48,4 +48,33 @@ export function httpRequest(url: string, opts: RequestOptions = {}): Promise<Htt
     if (body !== undefined) req.write(body);
     req.end();
   });
+}
+
+export interface ReceivedHook {
+  body: string;
+  headers: IncomingHttpHeaders;
+}
+
+export interface HookReceiver {
+  /** Where to point a merchant's webhook_url. */
+  url: string;
+  /** Every delivery so far, oldest first. */
+  hooks: ReceivedHook[];
+  close(): void;
+}
+
+/** A merchant's webhook endpoint on a free local port: answers 200 to every delivery and keeps it. */
+export async function startHookReceiver(): Promise<HookReceiver> {
+  const hooks: ReceivedHook[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      hooks.push({ body, headers: req.headers });
+      res.writeHead(200).end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}/hook`, hooks, close: () => server.close() };
 }

@@ -3,8 +3,8 @@ import { notFound } from 'next/navigation';
 import { cache } from 'react';
 import { PaymentView } from '@/components/payment/PaymentView';
 import { fill } from '@/lib/i18n';
-import { devnetUrl } from '../_lib/devnet';
-import { loadPublicInvoice } from '../_lib/loadPublicInvoice';
+import { devnetUrl } from '@/lib/devnet/faucet';
+import { loadPublicInvoice } from '@/lib/invoices/loadPublic';
 import { requestLocale } from '../_lib/locale';
 
 export const dynamic = 'force-dynamic';

@@ -4,8 +4,8 @@ import { requireRecentAuth } from '@/lib/auth/reauth';
 import { db } from '@/lib/db/client';
 import { readJson } from '@/lib/http/request';
 import { parseOrThrow } from '@/lib/validation';
-import { listApiKeys, newApiKeySchema } from '@/lib/merchants/apiKeys';
-import { issueApiKey } from '@/lib/merchants/service';
+import { issueApiKey, listApiKeys } from '@/lib/auth/apiKeys';
+import { newApiKeySchema } from '@/lib/auth/schemas';
 
 export const GET = dashboardRoute(async ({ merchant }) => listApiKeys(db(), merchant.id));
 

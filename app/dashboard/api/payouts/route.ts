@@ -2,7 +2,7 @@ import { otherMethods } from '@/lib/http/route';
 import { dashboardRoute } from '@/lib/http/dashboardRoute';
 import { readJson } from '@/lib/http/request';
 import { checkInvoiceCreationRate } from '@/lib/invoices/creationRate';
-import { createPayoutResponse } from '@/lib/payouts/api';
+import { createPayoutResponse } from '@/lib/payouts/service';
 
 /** Creates a mass payout (a MULTIPLE_TRANSFER invoice), as POST /v1/api/payment/multiple_transfer/create does. */
 export const POST = dashboardRoute(async ({ req, merchant }) => {

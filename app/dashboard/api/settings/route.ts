@@ -4,7 +4,8 @@ import { requireRecentAuth } from '@/lib/auth/reauth';
 import { db } from '@/lib/db/client';
 import { readJson } from '@/lib/http/request';
 import { parseOrThrow } from '@/lib/validation';
-import { settingsJson, settingsSchema, updateSettings } from '@/lib/merchants/settings';
+import { settingsSchema } from '@/lib/merchants/schemas';
+import { settingsJson, updateSettings } from '@/lib/merchants/settings';
 
 export const GET = dashboardRoute(async ({ merchant }) => settingsJson(merchant));
 

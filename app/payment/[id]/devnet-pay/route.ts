@@ -2,10 +2,11 @@ import { otherMethods } from '@/lib/http/route';
 import { z } from 'zod';
 import { AppError, invalidInput, notFound } from '@/lib/errors';
 import { errorResponse, jsonResponse } from '@/lib/http/errors';
+import { isPayable } from '@/lib/invoices/payable';
 import { INVOICE_NOT_FOUND } from '@/lib/invoices/service';
 import { currencySchema } from '@/lib/money/tokens';
-import { devnetUrl, payFromFaucet } from '../../_lib/devnet';
-import { loadPublicInvoice } from '../../_lib/loadPublicInvoice';
+import { devnetUrl, payFromFaucet } from '@/lib/devnet/faucet';
+import { loadPublicInvoice } from '@/lib/invoices/loadPublic';
 
 export const dynamic = 'force-dynamic';
 
@@ -26,7 +27,7 @@ export async function POST(req: Request, ctx: { params: Promise<{ id: string }> 
   const token = body.success ? view.tokens.find((t) => t.currency === body.data.currency) : undefined;
   if (!token) return errorResponse(invalidInput(`currency: must be one of ${view.tokens.map((t) => t.currency).join(', ')}`));
   const amount = token.missing ?? STATIC_DEMO_AMOUNT;
-  if (view.status !== 'ACTIVE' || amount === '0') return errorResponse(new AppError('CONFLICT', 'Nothing to pay on this invoice'));
+  if (!isPayable(view) || amount === '0') return errorResponse(new AppError('CONFLICT', 'Nothing to pay on this invoice'));
   try {
     const txid = await payFromFaucet(url, { address: view.address, amount, currency: token.currency });
     return jsonResponse({ txid, amount, currency: token.currency }, 202);

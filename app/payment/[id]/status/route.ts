@@ -2,7 +2,7 @@ import { otherMethods } from '@/lib/http/route';
 import { notFound } from '@/lib/errors';
 import { errorResponse, jsonResponse } from '@/lib/http/errors';
 import { INVOICE_NOT_FOUND } from '@/lib/invoices/service';
-import { loadPublicInvoice } from '../../_lib/loadPublicInvoice';
+import { loadPublicInvoice } from '@/lib/invoices/loadPublic';
 
 export const dynamic = 'force-dynamic';
 

@@ -2,7 +2,7 @@ import { otherMethods } from '@/lib/http/route';
 import { dashboardRoute } from '@/lib/http/dashboardRoute';
 import { idParam } from '@/lib/http/request';
 import { db } from '@/lib/db/client';
-import { API_KEY_NOT_FOUND, revokeApiKey } from '@/lib/merchants/apiKeys';
+import { API_KEY_NOT_FOUND, revokeApiKey } from '@/lib/auth/apiKeys';
 
 export const DELETE = dashboardRoute<{ id: string }>(async ({ params, merchant }) => {
   await revokeApiKey(db(), merchant.id, idParam(params.id, API_KEY_NOT_FOUND));

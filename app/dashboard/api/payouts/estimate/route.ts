@@ -1,7 +1,7 @@
 import { otherMethods } from '@/lib/http/route';
 import { dashboardRoute } from '@/lib/http/dashboardRoute';
 import { readJson } from '@/lib/http/request';
-import { payoutEstimateResponse } from '@/lib/payouts/api';
+import { payoutEstimateResponse } from '@/lib/payouts/service';
 
 /** The mass payout cost estimate (spec 2.6), as POST /v1/api/payment/multiple_transfer/calculate answers it. */
 export const POST = dashboardRoute(async ({ req }) => payoutEstimateResponse(await readJson(req)));

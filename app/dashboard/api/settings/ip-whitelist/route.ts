@@ -5,7 +5,8 @@ import { requireRecentAuth } from '@/lib/auth/reauth';
 import { db } from '@/lib/db/client';
 import { queryObject, readJson } from '@/lib/http/request';
 import { parseOrThrow } from '@/lib/validation';
-import { addIpRule, ipRuleSchema, removeIpRule, settingsJson } from '@/lib/merchants/settings';
+import { ipRuleSchema } from '@/lib/merchants/schemas';
+import { addIpRule, removeIpRule, settingsJson } from '@/lib/merchants/settings';
 
 export const POST = dashboardRoute(async ({ req, merchant }) => {
   const { rule } = parseOrThrow(ipRuleSchema, await readJson(req));

@@ -6,7 +6,7 @@ import { createInvoiceSchema } from '@/lib/invoices/schemas';
 import { apiCaller, checkInvoiceCreationRate } from '@/lib/invoices/creationRate';
 import { invoiceJson } from '@/lib/invoices/serialize';
 import { createInvoice } from '@/lib/invoices/service';
-import { isPayoutEstimateBody, payoutEstimateResponse } from '@/lib/payouts/api';
+import { isPayoutEstimateBody, payoutEstimateResponse } from '@/lib/payouts/service';
 import { rateSource } from '@/lib/rates';
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiRoute({

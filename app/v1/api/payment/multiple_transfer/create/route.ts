@@ -1,7 +1,7 @@
 import { apiRoute } from '@/lib/http/route';
 import { readJson } from '@/lib/http/request';
 import { apiCaller, checkInvoiceCreationRate } from '@/lib/invoices/creationRate';
-import { createPayoutResponse } from '@/lib/payouts/api';
+import { createPayoutResponse } from '@/lib/payouts/service';
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiRoute({
   POST: async ({ req, merchant }) => {

@@ -1,6 +1,5 @@
 import type { PrismaClient } from '@/lib/generated/prisma/client';
-import { formatScaled } from '@/lib/money/decimal';
-import { TOKEN_DECIMALS, type Currency } from '@/lib/money/tokens';
+import { tokenAmountText, type Currency } from '@/lib/money/tokens';
 
 const DAY_MS = 86_400_000;
 
@@ -35,5 +34,5 @@ export async function receivedVolumeByDay(prisma: PrismaClient, merchantId: numb
     WHERE merchant_id = ${merchantId} AND type = 'PAYMENT' AND created_at >= ${since} AND created_at < ${until}
       AND (payment_state IS NULL OR payment_state NOT IN ('REFUNDING', 'REFUNDED'))
     GROUP BY 1, 2 ORDER BY 1, 2`;
-  return { days, volumes: rows.map((r) => ({ ...r, amount: formatScaled(BigInt(r.units), TOKEN_DECIMALS) })) };
+  return { days, volumes: rows.map((r) => ({ ...r, amount: tokenAmountText(BigInt(r.units)) })) };
 }

@@ -29,7 +29,13 @@ export function devnetUrl(): Promise<string | null> {
   return probe.url;
 }
 
-/** Sends `amount` (decimal text) of `currency` from the devnet faucet to `address`. */
+/**
+ * Sends `amount` (decimal text) of `currency` from the devnet faucet to
+ * `address` through the devnet's `POST /devnet/pay` (docs/devnet.md); resolves
+ * to the txid once the node accepted it. The one client of that endpoint: the
+ * devnet-pay route, `npm start`'s gas funding and the tests all call it (the
+ * devnet's own signing send is `sendFromFaucet` in devnet/pay.ts).
+ */
 export async function payFromFaucet(url: string, transfer: { address: string; amount: string; currency: Currency }): Promise<string> {
   const res = await fetch(`${url}/devnet/pay`, {
     method: 'POST',

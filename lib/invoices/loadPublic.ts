@@ -1,17 +1,11 @@
 import { db } from '@/lib/db/client';
-import { parseId } from '@/lib/http/request';
-import { isPaymentLinkKey } from '@/lib/invoices/linkKey';
-import { limitedView, publicInvoiceView, type PublicInvoice } from '@/lib/invoices/publicView';
-import type { Currency } from '@/lib/money/tokens';
+import { parseId } from '@/lib/schemas/id';
+import { confirmedTopUpUnits } from '@/lib/payouts/topUps';
+import { isPaymentLinkKey } from './linkKey';
+import { limitedView, publicInvoiceView, type PublicInvoice } from './publicView';
 import { unconfirmedBalances } from './unconfirmedBalances';
 
 const MAX_PAYMENTS = 50;
-
-/** What the payout loop counts: top-ups in the payout's (single) token, recorded on confirmed blocks. */
-async function confirmedTopUps(invoiceId: number, currencies: Currency[]): Promise<bigint> {
-  const { _sum } = await db().transaction.aggregate({ where: { invoiceId, type: 'TOPUP', currency: { in: currencies } }, _sum: { amountUnits: true } });
-  return _sum.amountUnits ?? 0n;
-}
 
 /**
  * The public view of invoice `idText` (for a mass payout: its top-up page),
@@ -47,7 +41,8 @@ export async function loadPublicInvoice(idText: string, linkKey: string | null =
   if (!invoice) return null;
   const { transactions: payments, ...rest } = invoice;
   const payout = invoice.type === 'MULTIPLE_TRANSFER';
-  const toppedUp = payout ? await confirmedTopUps(invoice.id, invoice.currencies) : 0n;
+  const payoutToken = invoice.currencies[0];
+  const toppedUp = payout && payoutToken ? await confirmedTopUpUnits(db(), invoice.id, payoutToken) : 0n;
   // Only while nothing is booked does the node say more than the worker's rows. A payout sends
   // nothing before a confirmed top-up, so until then its balance is exactly what was topped up.
   const readChain = invoice.status === 'ACTIVE' && (payout ? toppedUp === 0n : invoice.type === 'SINGLE' && payments.length === 0);

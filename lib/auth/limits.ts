@@ -1,0 +1,8 @@
+/*
+ * Input limits of API keys, enforced by lib/auth/schemas.ts and shown by the
+ * dashboard's form (client components import limits.ts files, never
+ * schemas.ts; see docs/modules.md).
+ */
+
+/** Longest API key label. */
+export const MAX_API_KEY_LABEL = 100;

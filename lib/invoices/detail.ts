@@ -1,0 +1,31 @@
+import type { PrismaClient } from '@/lib/generated/prisma/client';
+import { MAX_TRANSACTION_PAGE } from '@/lib/transactions/schemas';
+import { transactionJson } from '@/lib/transactions/serialize';
+import { listTransactions } from '@/lib/transactions/service';
+import { deliveryJson, listDeliveries } from '@/lib/webhooks/deliveryLog';
+import { invoiceJson } from './serialize';
+import { getInvoice } from './service';
+
+// A static-address invoice can collect many payments; the detail shows the latest, the
+// transactions page has them all.
+const LATEST = { limit: MAX_TRANSACTION_PAGE, offset: 0 };
+
+/**
+ * The dashboard's invoice detail (docs/dashboard.md): one of the merchant's
+ * invoices with everything that happened to it, the latest payments and sends
+ * and the latest webhook deliveries, each in its API shape.
+ */
+export async function invoiceDetail(prisma: PrismaClient, merchantId: number, invoiceId: number) {
+  const invoice = await getInvoice(prisma, merchantId, invoiceId);
+  const [transactions, deliveries] = await Promise.all([
+    listTransactions(prisma, merchantId, { ...LATEST, invoice_id: invoice.id, ordering: '-created_at' }, LATEST),
+    listDeliveries(prisma, merchantId, { invoice_id: invoice.id }, LATEST),
+  ]);
+  return {
+    invoice: invoiceJson(invoice),
+    transactions: { count: transactions.count, results: transactions.rows.map(transactionJson) },
+    deliveries: { count: deliveries.count, results: deliveries.rows.map(deliveryJson) },
+  };
+}
+
+export type InvoiceDetailJson = Awaited<ReturnType<typeof invoiceDetail>>;
