@@ -49,8 +49,8 @@ const env: Record<string, string> = {
 Object.assign(process.env, env, { DATABASE_URL: 'postgres://unused@127.0.0.1/unused' });
 const { createTestDatabase } = await import('../test/helpers/db');
 const { createPrisma } = await import('@/lib/db/client');
-const { createMerchant, issueApiKey } = await import('@/lib/merchants/service');
-const { hashApiKey } = await import('@/lib/auth/apiKeys');
+const { createMerchant } = await import('@/lib/merchants/service');
+const { hashApiKey, issueApiKey } = await import('@/lib/auth/apiKeys');
 
 const t0 = Date.now();
 const database = await createTestDatabase();

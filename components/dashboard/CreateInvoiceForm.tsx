@@ -3,7 +3,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useState, type FormEvent } from 'react';
-import { MAX_URL_LENGTH } from '@/lib/http/url';
+import { MAX_URL_LENGTH } from '@/lib/schemas/url';
 import { MAX_DESCRIPTION, MAX_EXPIRY_MINUTES, MAX_ORDER_ID } from '@/lib/invoices/limits';
 import type { InvoiceJson } from '@/lib/invoices/serialize';
 import { CURRENCIES } from '@/lib/money/tokens';

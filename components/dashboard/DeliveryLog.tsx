@@ -1,6 +1,6 @@
 'use client';
 
-import type { DeliveryJson } from '@/lib/webhooks/deliveryLog';
+import type { DeliveryJson } from '@/lib/webhooks/serialize';
 import { DeliveryTable } from './DeliveryTable';
 import { Pager } from './Pager';
 import { useFilteredList } from './useFilteredList';

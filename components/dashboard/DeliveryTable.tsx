@@ -2,7 +2,7 @@
 
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
-import type { DeliveryJson } from '@/lib/webhooks/deliveryLog';
+import type { DeliveryJson } from '@/lib/webhooks/serialize';
 import { dashboardApi } from './api';
 import { StatusBadge } from './StatusBadge';
 import { Button, FieldError, Mono, formatTime, tableClass } from './ui';

@@ -2,7 +2,7 @@
 
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { MAX_URL_LENGTH } from '@/lib/http/url';
+import { MAX_URL_LENGTH } from '@/lib/schemas/url';
 import { MAX_AML_RISK_LIMIT } from '@/lib/merchants/limits';
 import type { SettingsJson } from '@/lib/merchants/settings';
 import { dashboardApi, RequestError } from './api';

@@ -2,7 +2,8 @@ import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { MAX_TRANSACTION_PAGE } from '@/lib/transactions/schemas';
 import { transactionJson } from '@/lib/transactions/serialize';
 import { listTransactions } from '@/lib/transactions/service';
-import { deliveryJson, listDeliveries } from '@/lib/webhooks/deliveryLog';
+import { listDeliveries } from '@/lib/webhooks/deliveryLog';
+import { deliveryJson } from '@/lib/webhooks/serialize';
 import { invoiceJson } from './serialize';
 import { getInvoice } from './service';
 

@@ -4,7 +4,9 @@ import { db } from '@/lib/db/client';
 import { pageEnvelope } from '@/lib/http/pagination';
 import { queryObject } from '@/lib/http/request';
 import { parseOrThrow } from '@/lib/validation';
-import { deliveriesQuerySchema, deliveryJson, listDeliveries } from '@/lib/webhooks/deliveryLog';
+import { listDeliveries } from '@/lib/webhooks/deliveryLog';
+import { deliveriesQuerySchema } from '@/lib/webhooks/schemas';
+import { deliveryJson } from '@/lib/webhooks/serialize';
 
 export const GET = dashboardRoute(async ({ url, merchant }) => {
   const query = parseOrThrow(deliveriesQuerySchema, queryObject(url));

@@ -2,7 +2,7 @@ import { otherMethods } from '@/lib/http/route';
 import { dashboardRoute } from '@/lib/http/dashboardRoute';
 import { idParam } from '@/lib/http/request';
 import { db } from '@/lib/db/client';
-import { deliveryJson } from '@/lib/webhooks/deliveryLog';
+import { deliveryJson } from '@/lib/webhooks/serialize';
 import { DELIVERY_NOT_FOUND, resendDelivery } from '@/lib/webhooks/resend';
 
 export const POST = dashboardRoute<{ id: string }>(async ({ params, merchant }) =>
