@@ -61,7 +61,7 @@ export function canonicalIpRule(rule: string): string {
   return prefix === BITS[family] ? ip : `${ip}/${prefix}`;
 }
 
-export function buildBlockList(rules: readonly string[]): BlockList {
+function buildBlockList(rules: readonly string[]): BlockList {
   const list = new BlockList();
   for (const rule of rules) {
     const { ip, prefix, family } = parseIpRule(rule);

@@ -7,7 +7,7 @@ import { verifyPassword } from './passwords';
 import { currentSession } from './session';
 import { throttledSignIn } from './signInThrottle';
 
-export const CONFIRM_PASSWORD_HEADER = 'x-confirm-password';
+const CONFIRM_PASSWORD_HEADER = 'x-confirm-password';
 
 /**
  * Changes that can move funds or open the account to others (target wallet,

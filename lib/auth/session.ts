@@ -90,7 +90,7 @@ export function authOptions(): AuthOptions {
 }
 
 /** Makes every existing session of the merchant invalid (sign-out, password change). */
-export async function endAllSessions(prisma: Pick<PrismaClient, 'merchant'>, merchantId: number): Promise<void> {
+async function endAllSessions(prisma: Pick<PrismaClient, 'merchant'>, merchantId: number): Promise<void> {
   await prisma.merchant.updateMany({ where: { id: merchantId }, data: { sessionEpoch: { increment: 1 } } });
 }
 

@@ -28,7 +28,7 @@ function rootOf(mnemonic: string): HDNode {
   return root;
 }
 
-export function derivationPath(merchantId: number, role: AddressRole, index: number): string {
+function derivationPath(merchantId: number, role: AddressRole, index: number): string {
   if (!Number.isInteger(merchantId) || merchantId < 0 || merchantId >= 2 ** 31) throw new RangeError('merchantId out of range');
   if (!Number.isInteger(index) || index < 0 || index >= 2 ** 31) throw new RangeError('index out of range');
   return `m/44'/195'/${merchantId}'/${AddressRole[role]}/${index}`;

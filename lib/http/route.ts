@@ -20,7 +20,7 @@ export type Authenticate = (req: Request) => Promise<Merchant>;
 type NextRouteContext<P> = { params: Promise<P> };
 export type RouteFn<P> = (req: Request, ctx: NextRouteContext<P>) => Promise<Response>;
 
-export function toErrorResponse(err: unknown, req?: Request): Response {
+function toErrorResponse(err: unknown, req?: Request): Response {
   if (err instanceof AppError) return errorResponse(err);
   // server.ts sets the request id; console goes to the JSON log there.
   console.error(`Unhandled API error (request ${req?.headers.get('x-request-id') ?? 'unknown'})`, err);

@@ -6,7 +6,7 @@ import type { WorkerContext } from './context';
 
 const CURSOR = 'main';
 
-export const chainRefOf = (t: Pick<Transfer, 'txId' | 'logIndex'>) => `${t.txId}:${t.logIndex ?? 'trx'}`;
+const chainRefOf = (t: Pick<Transfer, 'txId' | 'logIndex'>) => `${t.txId}:${t.logIndex ?? 'trx'}`;
 
 /**
  * Scans the next confirmed blocks once: every transfer to an invoice address

@@ -171,7 +171,7 @@ const PERMANENT_REFUSAL = /smartContract|to yourself|must be greater than 0|No c
 const cannotSucceed = (r: Pick<Transaction, 'blockNumber' | 'error'>) => r.blockNumber !== null || PERMANENT_REFUSAL.test(r.error ?? '');
 
 /** Wait before rebuilding a send that expired unsent: doubling from SEND_RETRY_BASE_MS, at most SEND_RETRY_MAX_MS. */
-export function retryBackoffMs(ctx: WorkerContext, attempt: number): number {
+function retryBackoffMs(ctx: WorkerContext, attempt: number): number {
   return Math.min(ctx.settings.SEND_RETRY_BASE_MS * 2 ** Math.min(attempt - 1, 20), ctx.settings.SEND_RETRY_MAX_MS);
 }
 

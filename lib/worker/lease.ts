@@ -29,7 +29,7 @@ export async function extendLease(ctx: WorkerContext, table: LeasedTable, id: nu
 }
 
 /** Releases a claim; the row is due again after `delayMs` (a poll interval, or a backoff). */
-export async function releaseLease(ctx: WorkerContext, table: LeasedTable, id: number, delayMs: number): Promise<void> {
+async function releaseLease(ctx: WorkerContext, table: LeasedTable, id: number, delayMs: number): Promise<void> {
   const t = Prisma.raw(`"${table}"`);
   await ctx.prisma.$executeRaw`UPDATE ${t} SET lease_owner = NULL, lease_until = now() + make_interval(secs => ${delayMs / 1000}) WHERE id = ${id} AND lease_owner = ${ctx.owner}`;
 }
