@@ -17,6 +17,8 @@ const { accountXpub, addressFromXpub, deriveAccount } = await import('@/lib/chai
 const { claimAccount, invoiceAccount, prepareAccounts, PREPARED_ACCOUNTS } = await import('@/lib/merchants/accounts');
 const { createMerchant } = await import('@/lib/merchants/service');
 const { allocateInvoiceAddress } = await import('@/lib/invoices/service');
+const { AppError } = await import('@/lib/errors');
+const { httpStatusOf } = await import('@/lib/http/errors');
 
 describe('HD account xpubs', () => {
   let database: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -81,6 +83,6 @@ describe('HD account xpubs', () => {
 
   it('answer 503 when no account is prepared (a web sign-up before the worker ran)', async () => {
     await prisma.hdAccount.deleteMany({ where: { account: { gt: 0 } } });
-    await assert.rejects(prisma.$transaction((tx) => claimAccount(tx)), (err: { status?: number }) => err.status === 503);
+    await assert.rejects(prisma.$transaction((tx) => claimAccount(tx)), (err) => err instanceof AppError && err.code === 'UNAVAILABLE' && httpStatusOf(err.code) === 503);
   });
 });
