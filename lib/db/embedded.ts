@@ -23,7 +23,8 @@ export interface EmbeddedOptions {
 
 const isRoot = () => process.getuid?.() === 0;
 
-function alive(pid: number): boolean {
+/** Whether a process with this pid exists (signal 0 probes without sending anything). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

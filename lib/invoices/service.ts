@@ -1,3 +1,4 @@
+import { keysetBatches } from '@/lib/export/batches';
 import { config } from '@/lib/config';
 import { addressFromXpub } from '@/lib/chain/keys';
 import { NO_ACCOUNT_PREPARED } from '@/lib/merchants/accounts';
@@ -244,24 +245,10 @@ export async function listInvoices(prisma: PrismaClient, merchantId: number, q: 
   );
 }
 
-/**
- * Every invoice the list's filters match, in its order, `batchSize` at a time
- * (keyset pagination on the list's total order: each batch starts after the
- * last row of the previous one, not at an ever larger OFFSET, and nothing is
- * held but the batch in hand). For the CSV export (bench/export.ts).
- */
-export async function* invoiceBatches(prisma: PrismaClient, merchantId: number, q: ListInvoicesQuery, batchSize = 1000): AsyncGenerator<InvoiceRecord[]> {
+/** Every invoice the list's filters match, in its order, `batchSize` at a time (lib/export/batches.ts), for the CSV export. */
+export function invoiceBatches(prisma: PrismaClient, merchantId: number, q: ListInvoicesQuery, batchSize = 1000): AsyncGenerator<InvoiceRecord[]> {
   const { where, orderBy } = invoiceListQuery(merchantId, q);
-  const byTime = q.ordering.replace(/^-/, '') === 'created_at';
-  const descending = q.ordering.startsWith('-');
-  let last: InvoiceRecord | undefined;
-  for (;;) {
-    // As in transactionBatches: a plain time bound the (merchant_id, created_at) index can
-    // seek to, widened by the millisecond a JS Date drops; the cursor does the exact cut.
-    const bound = byTime && last ? { createdAt: descending ? { lt: new Date(last.createdAt.getTime() + 1) } : { gte: last.createdAt } } : {};
-    const rows = await prisma.invoice.findMany({ where: { AND: [where, bound] }, include: invoiceInclude, orderBy, take: batchSize, ...(last && { cursor: { id: last.id }, skip: 1 }) });
-    if (rows.length > 0) yield rows;
-    if (rows.length < batchSize) return;
-    last = rows[rows.length - 1]!;
-  }
+  return keysetBatches(q.ordering, batchSize, ({ bound, after }) =>
+    prisma.invoice.findMany({ where: { AND: [where, bound] }, include: invoiceInclude, orderBy, take: batchSize, ...after }),
+  );
 }

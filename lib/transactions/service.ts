@@ -1,3 +1,4 @@
+import { keysetBatches } from '@/lib/export/batches';
 import { Prisma, type PrismaClient, type Transaction } from '@/lib/generated/prisma/client';
 import { TransactionType } from '@/lib/generated/prisma/enums';
 import { notFound } from '@/lib/errors';
@@ -64,23 +65,10 @@ export async function listTransactions(prisma: PrismaClient, merchantId: number,
   return { count, rows };
 }
 
-/** Every transaction the list's filters match, in its order, `batchSize` at a time (keyset pagination, as invoiceBatches). */
-export async function* transactionBatches(prisma: PrismaClient, merchantId: number, q: ListTransactionsQuery, batchSize = 1000): AsyncGenerator<Transaction[]> {
+/** Every transaction the list's filters match, in its order, `batchSize` at a time (lib/export/batches.ts), for the CSV export. */
+export function transactionBatches(prisma: PrismaClient, merchantId: number, q: ListTransactionsQuery, batchSize = 1000): AsyncGenerator<Transaction[]> {
   const { where, orderBy } = transactionListQuery(merchantId, q);
-  const byTime = q.ordering.replace(/^-/, '') === 'created_at';
-  const descending = q.ordering.startsWith('-');
-  let last: Transaction | undefined;
-  for (;;) {
-    // By time (the default), the cursor's time is also given as a plain bound, which the
-    // (merchant_id, created_at) index can seek to; Prisma's cursor condition alone is not.
-    // The column has microseconds and a JS Date milliseconds: the bound is widened by the
-    // truncation (a millisecond down or up), never narrowed; the cursor does the exact cut.
-    const bound = byTime && last ? { createdAt: descending ? { lt: new Date(last.createdAt.getTime() + 1) } : { gte: last.createdAt } } : {};
-    const rows = await prisma.transaction.findMany({ where: { AND: [where, bound] }, orderBy, take: batchSize, ...(last && { cursor: { id: last.id }, skip: 1 }) });
-    if (rows.length > 0) yield rows;
-    if (rows.length < batchSize) return;
-    last = rows[rows.length - 1]!;
-  }
+  return keysetBatches(q.ordering, batchSize, ({ bound, after }) => prisma.transaction.findMany({ where: { AND: [where, bound] }, orderBy, take: batchSize, ...after }));
 }
 
 export async function getTransaction(prisma: PrismaClient, merchantId: number, trnHash: string): Promise<Transaction> {

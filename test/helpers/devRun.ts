@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { alive } from '@/lib/db/embedded';
 import { httpRequest } from './http';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -70,14 +71,6 @@ function comm(pid: number): string {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function waitUntil(what: string, check: () => boolean | Promise<boolean>, ms: number, log: () => string): Promise<void> {
   const deadline = Date.now() + ms;
