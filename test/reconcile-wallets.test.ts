@@ -76,3 +76,54 @@ describe('reconcile: merchant wallets and the gas wallet opening balance', () =>
     assert.match(bad.stderr, new RegExp(`MISMATCH address ${merchant.topupWalletAddress} TRX: chain holds ${was + 1n}, ledger says ${was} \\(1 unbooked\\)`));
   });
 });
+
+/**
+ * `npm run dev` funds the gas wallet and starts the worker at once: the funding is still pending
+ * (broadcast, in no block yet) when the worker reads the opening balance. A node shows pending
+ * transfers in its head state, so a balance read at the head already held the funding, the scan
+ * started after that head, and the funding's block, coming next, was booked again: the ledger
+ * counted the funding twice and `npm run reconcile` failed on every fresh dev run. The opening
+ * balance must be the state of the solidified block the scan starts after.
+ */
+describe('reconcile: a gas wallet funded by a transfer still pending when the worker first starts', () => {
+  let devnet: DevnetProcess;
+  let app: TestApp;
+  let worker: WorkerProcess;
+  let chain: Chain;
+  const gasWallet = deriveAccount(TEST_MNEMONIC, 0, 'gas');
+
+  before(async () => {
+    // Long blocks, so the worker starts while the funding waits for its block; final one block later.
+    devnet = await startDevnetProcess({ blockMs: 10_000, solidifiedDepth: 1 });
+    app = await startApp({ TRON_FULL_NODE_URL: devnet.url, TRON_USDT_CONTRACT: devnet.usdtContract });
+    chain = createChain({ fullNodeUrl: devnet.url, apiKey: null, usdtContract: devnet.usdtContract, txExpirationMs: 60_000 });
+  });
+
+  after(async () => {
+    await worker?.stop();
+    await app?.stop();
+    await devnet?.stop();
+  });
+
+  it('books the funding once: from the scan, not also in the opening balance', async () => {
+    // Pay just after a block, so the next one is ten seconds away.
+    const head = await chain.getBlockNumber();
+    await waitFor('a new block', async () => (await chain.getBlockNumber()) > head, 30_000);
+    const res = await fetch(`${devnet.url}/devnet/pay`, { method: 'POST', body: JSON.stringify({ address: gasWallet.address, amount: '5000', currency: 'TRX' }) });
+    assert.equal(res.status, 200, await res.clone().text());
+    const { txid } = (await res.json()) as { txid: string };
+    worker = startWorker(app.env, devnet, { SCAN_START_BLOCK: '' });
+    await waitFor('the scanner started', async () => (await app.prisma.chainCursor.findUnique({ where: { name: 'main' } })) !== null, 30_000);
+    const funding = await waitFor('the funding in a block', async () => {
+      const s = await chain.getTransactionStatus(txid);
+      return s.blockNumber !== null ? s : null;
+    }, 30_000);
+    // What makes this case: the worker read the chain before the funding's block was final.
+    const cursor = await app.prisma.chainCursor.findUniqueOrThrow({ where: { name: 'main' } });
+    assert.ok(cursor.blockNumber < funding.blockNumber!, `the scan starts after block ${cursor.blockNumber}, the funding is in block ${funding.blockNumber}`);
+    await waitFor('the funding block scanned', async () => (await app.prisma.chainCursor.findUniqueOrThrow({ where: { name: 'main' } })).blockNumber >= funding.blockNumber!, 60_000);
+    const booked = await app.prisma.ledgerEntry.aggregate({ where: { address: gasWallet.address, currency: 'TRX' }, _sum: { deltaUnits: true } });
+    assert.equal(booked._sum.deltaUnits, 5_000_000_000n);
+    await assertReconciled(app.prisma, chain);
+  });
+});

@@ -19,6 +19,7 @@ import {
 import { blockTransfers, needsReceipts } from './transfers';
 import type {
   AccountResources,
+  BalanceAt,
   BatchCost,
   BroadcastResult,
   Chain,
@@ -122,15 +123,19 @@ export class TronChain implements Chain {
     return { transfers: perBlock.flat(), lastBlock: last?.number ?? null, lastBlockTime: last?.timestamp ?? null };
   }
 
-  async getTrxBalance(address: string): Promise<bigint> {
-    const raw = await this.request('getaccount', 'wallet/getaccount', { address: this.hex(address) });
+  async getTrxBalance(address: string, at: BalanceAt = 'head'): Promise<bigint> {
+    const payload = { address: this.hex(address) };
+    const raw =
+      at === 'solidified'
+        ? await this.guard('getaccount', () => this.tronWeb.solidityNode.request('walletsolidity/getaccount', payload, 'post'))
+        : await this.request('getaccount', 'wallet/getaccount', payload);
     return this.parse('getaccount', accountReply, raw).balance;
   }
 
-  async getUsdtBalance(address: string): Promise<bigint> {
-    const reply = await this.guard('balanceOf', () =>
-      this.tronWeb.transactionBuilder.triggerConstantContract(this.usdtContract, 'balanceOf(address)', {}, [{ type: 'address', value: address }], address),
-    );
+  async getUsdtBalance(address: string, at: BalanceAt = 'head'): Promise<bigint> {
+    const builder = this.tronWeb.transactionBuilder;
+    const call = at === 'solidified' ? builder.triggerConfirmedConstantContract.bind(builder) : builder.triggerConstantContract.bind(builder);
+    const reply = await this.guard('balanceOf', () => call(this.usdtContract, 'balanceOf(address)', {}, [{ type: 'address', value: address }], address));
     return BigInt('0x' + (this.parse('balanceOf', constantCallReply, reply).constant_result[0] || '0'));
   }
 

@@ -5,6 +5,8 @@ import type { Currency } from '@/lib/money/tokens';
  * The chain as the worker and the API see it. Addresses are base58 (T...);
  * amounts are bigint base units: sun for TRX, 6-decimal units for USDT.
  */
+export type BalanceAt = 'head' | 'solidified';
+
 export interface Chain {
   readonly usdtContract: string;
 
@@ -20,8 +22,12 @@ export interface Chain {
    */
   getBlockRangeTransfers(from: number, to: number): Promise<{ transfers: Transfer[]; lastBlock: number | null; lastBlockTime: number | null }>;
 
-  getTrxBalance(address: string): Promise<bigint>;
-  getUsdtBalance(address: string): Promise<bigint>;
+  /**
+   * Balances as of the head (what a wallet shows: a node includes broadcast transfers not yet in
+   * a block) or of the highest solidified block (`'solidified'`: only what is final).
+   */
+  getTrxBalance(address: string, at?: BalanceAt): Promise<bigint>;
+  getUsdtBalance(address: string, at?: BalanceAt): Promise<bigint>;
   /**
    * Some address that holds at least `minUnits` USDT now, found from the chain itself
    * (the token contract's deployer, then the parties of the USDT transfers in the

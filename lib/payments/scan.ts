@@ -21,9 +21,10 @@ export async function scanNextBlocks(ctx: WorkerContext): Promise<number> {
   const confirmedHead = (await chain.getConfirmedBlockNumber()) - settings.SCAN_EXTRA_CONFIRMATIONS;
   let cursor = await prisma.chainCursor.findUnique({ where: { name: CURSOR } });
   if (!cursor) {
-    // Without an explicit start block, the scan starts right after the block whose state the gas
-    // wallet's opening balance was read from, and that balance is booked with the cursor: the
-    // ledger then holds what the wallet held before the scanner's first block, whenever it was funded.
+    // Without an explicit start block, the scan starts right after the solidified block whose state
+    // the gas wallet's opening balance was read from, and that balance is booked with the cursor:
+    // the ledger then holds what the wallet held before the scanner's first block, whenever it was
+    // funded, and a transfer not yet final at that moment is booked once, by the scan.
     const opening = settings.SCAN_START_BLOCK === undefined ? await openingBalances(ctx) : null;
     const start = settings.SCAN_START_BLOCK ?? opening!.start;
     await prisma.$transaction(async (tx) => {
@@ -59,15 +60,19 @@ export async function scanNextBlocks(ctx: WorkerContext): Promise<number> {
 }
 
 /**
- * The gas wallet's balances and the block they are the state after: the head is read before and
- * after the balances, and the read is repeated until no block came in between.
+ * The gas wallet's balances as of a solidified block, and that block: the solidified head is read
+ * before and after the balances, and the read is repeated until it did not move in between. Not
+ * the head's state: a node shows broadcast transfers there before they are in any block, so a
+ * transfer pending at this moment would be in the opening balance and, once its block is scanned,
+ * booked a second time.
  */
 async function openingBalances(ctx: WorkerContext): Promise<{ start: number; units: Record<'TRX' | 'USDT', bigint> }> {
+  const address = ctx.gasWallet.address;
   for (let i = 0; ; i++) {
-    const before = await ctx.chain.getBlockNumber();
-    const [trx, usdt] = await Promise.all([ctx.chain.getTrxBalance(ctx.gasWallet.address), ctx.chain.getUsdtBalance(ctx.gasWallet.address)]);
-    if ((await ctx.chain.getBlockNumber()) === before) return { start: before + 1, units: { TRX: trx, USDT: usdt } };
-    if (i >= 20) throw new Error('the chain head kept moving while the gas wallet opening balance was read');
+    const before = await ctx.chain.getConfirmedBlockNumber();
+    const [trx, usdt] = await Promise.all([ctx.chain.getTrxBalance(address, 'solidified'), ctx.chain.getUsdtBalance(address, 'solidified')]);
+    if ((await ctx.chain.getConfirmedBlockNumber()) === before) return { start: before + 1, units: { TRX: trx, USDT: usdt } };
+    if (i >= 20) throw new Error('the solidified head kept moving while the gas wallet opening balance was read');
   }
 }
 
