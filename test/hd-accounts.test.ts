@@ -36,7 +36,9 @@ describe('HD account xpubs', () => {
     for (const account of [0, 1, 7, 2 ** 31 - 1]) {
       const xpub = accountXpub(TEST_MNEMONIC, account);
       assert.match(xpub, /^xpub/);
-      for (const [role, index] of [['invoice', 0], ['invoice', 1], ['invoice', 999_999], ['topup', 0], ['activation', 0], ['gas', 0]] as const) {
+      // The xpub path is its own BIP32 arithmetic (lib/chain/keys.ts): spread indices up to the last non-hardened one.
+      const spread = Array.from({ length: 40 }, (_, i) => ['invoice', (i * 2_654_435_761) % 2 ** 31] as const);
+      for (const [role, index] of [['invoice', 0], ['invoice', 1], ['invoice', 999_999], ['invoice', 2 ** 31 - 1], ...spread, ['topup', 0], ['activation', 0], ['gas', 0]] as const) {
         assert.equal(addressFromXpub(xpub, role, index), deriveAccount(TEST_MNEMONIC, account, role, index).address, `${account}'/${role}/${index}`);
       }
     }
