@@ -1,5 +1,8 @@
 import cluster from 'node:cluster';
 import { randomUUID } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import next from 'next';
@@ -7,6 +10,7 @@ import { config, sessionConfig } from '@/lib/config';
 import { clientIpFrom } from '@/lib/auth/ipAllowList';
 import { CLIENT_IP_HEADER } from '@/lib/auth/clientIp';
 import { addressKey, RateLimiter } from '@/lib/rateLimit';
+import { ApiRouter, type RouteModule } from '@/lib/http/apiRouter';
 import { SECURITY_HEADERS, securityHeadersFor } from '@/lib/http/securityHeaders';
 import { bridgeConsole, CLIENT_REQUEST_ID, createLogger, REQUEST_ID_HEADER } from '@/lib/log';
 
@@ -34,6 +38,7 @@ if (cluster.isPrimary && !dev && c.WEB_CONCURRENCY > 1) await runCluster(c.WEB_C
 const app = next({ dev, hostname: c.HOST, port: c.PORT });
 await app.prepare();
 const handle = app.getRequestHandler();
+const apiRouter = c.API_ROUTER === 'direct' ? await loadApiRouter() : null;
 
 const MAX_HEADER_BYTES = 16 * 1024;
 const MAX_URL_LENGTH = 8 * 1024;
@@ -119,6 +124,8 @@ const server = createServer(
       const wait = publicPages.take(`page:${addressKey(ip ?? 'unknown')}`);
       if (wait !== null) return answer(res, 429, `Too many requests from this address; try again in ${wait} s.`, { 'retry-after': String(wait) });
     }
+    const api = apiRouter?.match(target.split('?')[0]!);
+    if (api) return void apiRouter!.serve(api, req, res);
     void handle(req, res);
   },
 );
@@ -171,6 +178,21 @@ server.listen(c.PORT, c.HOST, () => {
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => server.close(() => process.exit(0)));
+}
+
+/**
+ * The merchant API's route modules, found as Next finds them (every `route.ts` under
+ * app/v1/api, its folder the path), for server.ts to call without Next's router
+ * (API_ROUTER=direct; lib/http/apiRouter.ts). Next still builds and type-checks them, and
+ * answers any /v1/api path the table leaves to it.
+ */
+async function loadApiRouter(): Promise<ApiRouter> {
+  const root = path.join(import.meta.dirname, 'app', 'v1', 'api');
+  const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) => path.basename(f) === 'route.ts');
+  const modules = await Promise.all(
+    files.map(async (f) => ({ dir: path.dirname(f).split(path.sep).filter((p) => p !== '.').join('/'), module: (await import(pathToFileURL(path.join(root, f)).href)) as RouteModule })),
+  );
+  return new ApiRouter('/v1/api', modules);
 }
 
 /**

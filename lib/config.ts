@@ -129,6 +129,11 @@ const webSchema = z.object({
   HTTP_REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
   /** Web server processes sharing PORT (node:cluster, server.ts); `npm start` sets it to the core count. */
   WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
+  /**
+   * Who routes /v1/api requests to their route modules: server.ts itself (`direct`, lib/http/apiRouter.ts)
+   * or Next's router (`next`, about a millisecond more CPU per request; docs/architecture.md).
+   */
+  API_ROUTER: z.enum(['direct', 'next']).default('direct'),
   DASHBOARD_REAUTH_MINUTES: z.coerce.number().int().min(0).max(480).default(5),
   DEMO_API_KEY: z.string().regex(/^\S{20,}$/, 'DEMO_API_KEY must be at least 20 characters, without spaces').optional(),
   // Operations (docs/operations.md).
