@@ -107,10 +107,14 @@ describe('POST /payment/create', () => {
     assert.equal(invoiceAccount(row).privateKey, deriveAccount(TEST_MNEMONIC, merchantId, 'invoice', row.addressIndex).privateKey);
   });
 
-  it('hands out distinct addresses under concurrent creation', async () => {
-    const results = await Promise.all(Array.from({ length: 12 }, () => create({ type: 'SINGLE', amount: 5, currencies: ['USDT'] })));
+  it('hands out distinct addresses under concurrent creation, across blocks of sequence indexes', async () => {
+    // 40 at once: more than one block of 32 indexes (lib/invoices/service.ts), refilled while others wait.
+    const results = await Promise.all(Array.from({ length: 40 }, () => create({ type: 'SINGLE', amount: 5, currencies: ['USDT'] })));
+    assert.deepEqual(results.map((r) => r.status), results.map(() => 200));
     const addresses = results.map((r) => r.json.address);
     assert.equal(new Set(addresses).size, addresses.length);
+    const rows = await app.prisma.invoice.findMany({ where: { id: { in: results.map((r) => r.json.id) } }, select: { addressIndex: true } });
+    assert.equal(new Set(rows.map((r) => r.addressIndex)).size, 40);
   });
 
   it('creates a MULTIPLE invoice ignoring amount, redirect_url and expiry_minutes', async () => {

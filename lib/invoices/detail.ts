@@ -5,7 +5,7 @@ import { listTransactions } from '@/lib/transactions/service';
 import { listDeliveries } from '@/lib/webhooks/deliveryLog';
 import { deliveryJson } from '@/lib/webhooks/serialize';
 import { invoiceJson } from './serialize';
-import { getInvoice } from './service';
+import { getInvoice, type InvoiceOwner } from './service';
 
 // A static-address invoice can collect many payments; the detail shows the latest, the
 // transactions page has them all.
@@ -16,8 +16,9 @@ const LATEST = { limit: MAX_TRANSACTION_PAGE, offset: 0 };
  * invoices with everything that happened to it, the latest payments and sends
  * and the latest webhook deliveries, each in its API shape.
  */
-export async function invoiceDetail(prisma: PrismaClient, merchantId: number, invoiceId: number) {
-  const invoice = await getInvoice(prisma, merchantId, invoiceId);
+export async function invoiceDetail(prisma: PrismaClient, merchant: InvoiceOwner, invoiceId: number) {
+  const merchantId = merchant.id;
+  const invoice = await getInvoice(prisma, merchant, invoiceId);
   const [transactions, deliveries] = await Promise.all([
     listTransactions(prisma, merchantId, { ...LATEST, invoice_id: invoice.id, ordering: '-created_at' }, LATEST),
     listDeliveries(prisma, merchantId, { invoice_id: invoice.id }, LATEST),

@@ -27,13 +27,34 @@ const STATIC_ADDRESS_LIFETIME_MS = 100 * 365 * 86_400_000;
  * run in parallel (issue 16; before, an UPDATE of the merchant row handed out indexes). The
  * address derives from the merchant's account xpub: the web holds no mnemonic and stores no
  * private key; the worker derives the key when it signs (lib/payments/process.ts). An index
- * whose invoice insert then fails is skipped, never handed out twice.
+ * whose invoice insert then fails, or that a stopped process had not handed out, is skipped,
+ * never handed out twice.
  */
 export async function allocateInvoiceAddress(prisma: PrismaClient, merchant: Pick<Merchant, 'id' | 'accountXpub'>) {
   if (!merchant.accountXpub) throw new AppError('UNAVAILABLE', NO_ACCOUNT_PREPARED);
-  const [row] = await prisma.$queryRaw<{ index: number }[]>`SELECT nextval('invoice_address_index_seq')::int AS index`;
-  const addressIndex = row!.index;
+  const addressIndex = await nextAddressIndex(prisma);
   return { address: addressFromXpub(merchant.accountXpub, 'invoice', addressIndex), addressIndex };
+}
+
+/**
+ * Indexes are taken from the sequence INDEX_BLOCK at a time and handed out by this process, so
+ * a creation makes no round trip for its index (issue 16). Each database (client) has its own
+ * block: the sequence is per database.
+ */
+const INDEX_BLOCK = 32;
+const indexBlocks = new WeakMap<PrismaClient, { spare: number[]; refill: Promise<void> | null }>();
+
+async function nextAddressIndex(prisma: PrismaClient): Promise<number> {
+  let block = indexBlocks.get(prisma);
+  if (!block) indexBlocks.set(prisma, (block = { spare: [], refill: null }));
+  const b = block;
+  while (b.spare.length === 0) {
+    b.refill ??= prisma.$queryRaw<{ index: number }[]>`SELECT nextval('invoice_address_index_seq')::int AS index FROM generate_series(1, ${INDEX_BLOCK}::int)`
+      .then((rows) => void b.spare.push(...rows.map((r) => r.index).sort((x, y) => x - y)))
+      .finally(() => (b.refill = null));
+    await b.refill;
+  }
+  return b.spare.shift()!;
 }
 
 export async function createInvoice(prisma: PrismaClient, rates: RateSource, merchant: Merchant, input: CreateInvoiceInput): Promise<InvoiceRecord> {
@@ -54,7 +75,7 @@ export async function createInvoice(prisma: PrismaClient, rates: RateSource, mer
 
   const address = await allocateInvoiceAddress(prisma, merchant);
   // One INSERT with its nested currency rows: atomic without an explicit transaction.
-  return prisma.invoice.create({
+  const invoice = await prisma.invoice.create({
     data: {
       merchantId: merchant.id,
       type: input.type,
@@ -70,8 +91,10 @@ export async function createInvoice(prisma: PrismaClient, rates: RateSource, mer
       expiredAt,
       amounts: { create: amounts },
     },
-    include: invoiceInclude,
+    // The merchant's e-mail is known, not read back (one query fewer).
+    include: { amounts: true },
   });
+  return { ...invoice, merchant: { email: merchant.email } };
 }
 
 /**
@@ -99,10 +122,14 @@ function refuseBelowForwardingCost(amounts: { currency: Currency; rateUsd: strin
   }
 }
 
-export async function getInvoice(prisma: PrismaClient, merchantId: number, id: number): Promise<InvoiceRecord> {
-  const invoice = await prisma.invoice.findFirst({ where: { id, merchantId }, include: invoiceInclude });
+/** The merchant an invoice is read for: its id scopes the query, its e-mail is the invoice's `merchant_contact`. */
+export type InvoiceOwner = Pick<Merchant, 'id' | 'email'>;
+
+export async function getInvoice(prisma: PrismaClient, merchant: InvoiceOwner, id: number): Promise<InvoiceRecord> {
+  // The caller's merchant is known: its e-mail is not read again with the invoice (one query fewer).
+  const invoice = await prisma.invoice.findFirst({ where: { id, merchantId: merchant.id }, include: { amounts: true } });
   if (!invoice) throw notFound(INVOICE_NOT_FOUND);
-  return invoice;
+  return { ...invoice, merchant: { email: merchant.email } };
 }
 
 /**
@@ -110,13 +137,13 @@ export async function getInvoice(prisma: PrismaClient, merchantId: number, id: n
  * safe. A mass payout is open until it completes, but once a top-up has
  * arrived its money is committed to the targets, so it can no longer be canceled.
  */
-export async function cancelInvoice(prisma: PrismaClient, merchantId: number, id: number): Promise<InvoiceRecord> {
-  const current = await getInvoice(prisma, merchantId, id);
+export async function cancelInvoice(prisma: PrismaClient, merchant: InvoiceOwner, id: number): Promise<InvoiceRecord> {
+  const current = await getInvoice(prisma, merchant, id);
   const canceled = await prisma.$transaction((tx) =>
-    changeInvoiceStatus(tx, current, 'CANCELED', { where: { merchantId, NOT: { type: 'MULTIPLE_TRANSFER', transactions: { some: { type: 'TOPUP' } } } } }),
+    changeInvoiceStatus(tx, current, 'CANCELED', { where: { merchantId: merchant.id, NOT: { type: 'MULTIPLE_TRANSFER', transactions: { some: { type: 'TOPUP' } } } } }),
   );
   if (!canceled) throw invalidInput('Invoice cannot be canceled');
-  return getInvoice(prisma, merchantId, id);
+  return getInvoice(prisma, merchant, id);
 }
 
 const ORDER_COLUMNS: Record<(typeof INVOICE_ORDERING)[number], 'createdAt' | 'amountUsd' | 'status'> = {

@@ -6,7 +6,7 @@ import { invoiceJson } from '@/lib/invoices/serialize';
 import { cancelInvoice, INVOICE_NOT_FOUND } from '@/lib/invoices/service';
 
 export const POST = dashboardRoute<{ id: string }>(async ({ params, merchant }) => {
-  return invoiceJson(await cancelInvoice(db(), merchant.id, idParam(params.id, INVOICE_NOT_FOUND)));
+  return invoiceJson(await cancelInvoice(db(), merchant, idParam(params.id, INVOICE_NOT_FOUND)));
 });
 
 // Any other method: a JSON 405, not Next's empty one.
