@@ -52,6 +52,35 @@ describe('POST /payment/create', () => {
     assert.ok(isTronAddress(inv.address));
   });
 
+  it('answers a creation exactly as the invoice then reads back, for every kind of invoice', async () => {
+    // The creation writes with one SQL statement and builds its answer from what it wrote (lib/invoices/service.ts).
+    for (const body of [
+      { type: 'SINGLE', amount: 10, currencies: ['TRX', 'USDT'], order_id: 'order-2', description: 'Two mugs', webhook_url: 'https://shop.example/hook', redirect_url: 'https://shop.example/thanks', expiry_minutes: 30 },
+      { type: 'SINGLE', amount: '12.345678', currencies: ['USDT'], client_comission: true },
+      { type: 'SINGLE', amount: 7, currencies: 'TRX', order_id: 'ünïcødé \' \\ %_', description: '' },
+      { type: 'MULTIPLE', currencies: ['TRX', 'USDT'], description: 'static' },
+    ]) {
+      const created = await create(body);
+      assert.equal(created.status, 200, created.text);
+      const read = await app.api(`/payment/get/${created.json.id}`, key);
+      assert.deepEqual(created.json, read.json, JSON.stringify(body));
+    }
+  });
+
+  it('returns from createInvoice the record Prisma reads back, every column and amount row', async () => {
+    const { createInvoice } = await import('@/lib/invoices/service');
+    const { createInvoiceSchema } = await import('@/lib/invoices/schemas');
+    const { FixedRateSource } = await import('@/lib/rates/fixed');
+    const merchant = await app.prisma.merchant.findUniqueOrThrow({ where: { id: merchantId } });
+    const rates = new FixedRateSource({ TRX: '0.25', USDT: '1' });
+    for (const body of [{ type: 'SINGLE', amount: '99.000001', currencies: ['TRX', 'USDT'], client_commission: true, order_id: 'x', webhook_url: 'https://h.example/w' }, { type: 'MULTIPLE', currencies: ['USDT'] }]) {
+      const record = await createInvoice(app.prisma, rates, merchant, createInvoiceSchema.parse(body));
+      const stored = await app.prisma.invoice.findUniqueOrThrow({ where: { id: record.id }, include: { amounts: { orderBy: { currency: 'asc' } }, merchant: { select: { email: true } } } });
+      const plain = (v: unknown) => JSON.parse(JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `${x}n` : x)));
+      assert.deepEqual(plain({ ...record, amounts: [...record.amounts].sort((a, b) => a.currency.localeCompare(b.currency)) }), plain(stored), JSON.stringify(body));
+    }
+  });
+
   it('adds the forwarding fee to what the client pays when client_comission is true', async () => {
     const res = await create({ type: 'SINGLE', amount: '10.5', currencies: ['TRX', 'USDT'], client_comission: true });
     assert.equal(res.status, 200, res.text);
