@@ -12,6 +12,8 @@
  * 4. autocannon drives each endpoint, app then reference, at BENCH_CONNECTIONS (16) for
  *    BENCH_SECONDS (5) each, and every list variant for its latency.
  *
+ * BENCH_ONLY=endpoints (or list) runs only the endpoints' throughput (or the list variants).
+ *
  * Prints, one line each, `rps{endpoint=...,target=app|reference}=`, `ratio_vs_reference{endpoint=...}=`,
  * `create_rps{conns=16}=` and `list_p99_ms{<variant>}=`. list_p99_ms is the latency of one
  * request, measured with one connection (BENCH_LIST_CONNECTIONS) so it is the query's time, not
@@ -33,6 +35,8 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const LIST_CONNECTIONS = Number(process.env.BENCH_LIST_CONNECTIONS ?? 1);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const LIST_SECONDS = Number(process.env.BENCH_LIST_SECONDS ?? 3);
+// `endpoints` or `list` runs only that part (both by default).
+const ONLY = process.env.BENCH_ONLY ?? '';
 if (process.env.DATABASE_URL && !process.env.TEST_DATABASE_URL) process.env.TEST_DATABASE_URL = process.env.DATABASE_URL;
 
 const env: Record<string, string> = {
@@ -92,7 +96,7 @@ try {
   ];
   // Warm both (Next compiles nothing in production, but the first calls fill pools and caches).
   for (const e of endpoints) for (const base of [app, ref]) await cannon(base + e.path, { ...e, headers, connections: 4, duration: 1 });
-  for (const e of endpoints) {
+  for (const e of ONLY === 'list' ? [] : endpoints) {
     const a = await cannon(app + e.path, { ...e, headers, connections: CONNECTIONS, duration: SECONDS });
     const r = await cannon(ref + e.path, { ...e, headers, connections: CONNECTIONS, duration: SECONDS });
     console.log(`rps{endpoint=${e.name},target=app}=${a.rps.toFixed(0)}${a.bad ? ` # ${a.bad} unexpected answers` : ''}`);
@@ -101,8 +105,10 @@ try {
     if (e.name === 'create') console.log(`create_rps{conns=${CONNECTIONS}}=${a.rps.toFixed(0)}`);
     if (e.name === 'list') console.log(`list_p99_ms_c${CONNECTIONS}{default}=${a.p99}`);
   }
-  const c1 = await cannon(app + '/payment/create', { ...endpoints[3]!, headers, connections: 1, duration: SECONDS });
-  console.log(`create_rps{conns=1}=${c1.rps.toFixed(0)}`);
+  if (ONLY !== 'list') {
+    const c1 = await cannon(app + '/payment/create', { ...endpoints[3]!, headers, connections: 1, duration: SECONDS });
+    console.log(`create_rps{conns=1}=${c1.rps.toFixed(0)}`);
+  }
 
   const variants: [string, string][] = [
     ['default', ''],
@@ -130,7 +136,7 @@ try {
     ['offset=900000', 'offset=900000'],
     ['offset=900000&ordering=amount', 'offset=900000&ordering=amount'],
   ];
-  for (const [name, query] of variants) {
+  for (const [name, query] of ONLY === 'endpoints' ? [] : variants) {
     let r = await cannon(`${app}/payment/list?${query}`, { headers, connections: LIST_CONNECTIONS, duration: LIST_SECONDS, status: 200 });
     // A request slower than the window completes none in it: measure 5 requests, however long they take.
     if (r.total < 5) r = await cannon(`${app}/payment/list?${query}`, { headers, connections: LIST_CONNECTIONS, duration: 0, amount: 5, status: 200 });

@@ -1,9 +1,29 @@
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { PrismaClient } from '@/lib/generated/prisma/client';
 import { config } from '@/lib/config';
 
+// The pg pool under each client: Prisma's adapter uses it, and so do the API's per-request reads
+// that skip Prisma's client (lib/db/rows.ts, issue 16), on the same connections. It is kept on
+// the client under a registry symbol: the web process loads this module twice (server.ts's API
+// router and Next's bundle) and both must find the pool of the one shared client.
+const POOL = Symbol.for('tron-invoicing.sqlPool');
+
 export function createPrisma(connectionString: string): PrismaClient {
-  return new PrismaClient({ adapter: new PrismaPg({ connectionString }) });
+  const pool = new pg.Pool({ connectionString });
+  // An idle connection that breaks (the server restarted) is dropped by pg and replaced at the
+  // next query; without a listener the error would end the process.
+  pool.on('error', () => undefined);
+  const client = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
+  Object.defineProperty(client, POOL, { value: pool });
+  return client;
+}
+
+/** The pg pool of a client made by createPrisma (not of a transaction's client). */
+export function sqlPool(prisma: PrismaClient): pg.Pool {
+  const pool = (prisma as unknown as Record<symbol, pg.Pool | undefined>)[POOL];
+  if (!pool) throw new Error('sqlPool: not a client made by createPrisma (a transaction client has no pool of its own)');
+  return pool;
 }
 
 // One client per process; Next's dev server re-evaluates modules, so keep it on globalThis.

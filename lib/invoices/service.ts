@@ -1,4 +1,6 @@
 import { keysetBatches } from '@/lib/export/batches';
+import { sqlPool } from '@/lib/db/client';
+import { invoicesWithAmounts } from '@/lib/db/rows';
 import { config } from '@/lib/config';
 import { addressFromXpub } from '@/lib/chain/keys';
 import { NO_ACCOUNT_PREPARED } from '@/lib/merchants/accounts';
@@ -155,8 +157,9 @@ function refuseBelowForwardingCost(amounts: { currency: Currency; rateUsd: strin
 export type InvoiceOwner = Pick<Merchant, 'id' | 'email'>;
 
 export async function getInvoice(prisma: PrismaClient, merchant: InvoiceOwner, id: number): Promise<InvoiceRecord> {
-  // The caller's merchant is known: its e-mail is not read again with the invoice (one query fewer).
-  const invoice = await prisma.invoice.findFirst({ where: { id, merchantId: merchant.id }, include: { amounts: true } });
+  // The caller's merchant is known: its e-mail is not read again with the invoice (one query
+  // fewer). Read through pg, not Prisma's client (lib/db/rows.ts: a sixth of the CPU).
+  const [invoice] = await invoicesWithAmounts(sqlPool(prisma), merchant.id, [id]);
   if (!invoice) throw notFound(INVOICE_NOT_FOUND);
   return { ...invoice, merchant: { email: merchant.email } };
 }
