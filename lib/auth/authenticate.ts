@@ -8,6 +8,8 @@ import { ipAllowed } from './ipAllowList';
 const NO_CREDENTIALS = 'Authentication credentials were not provided.';
 const INVALID_KEY = 'Invalid API key';
 const LAST_USED_RESOLUTION_MS = 60_000;
+// A named (prepared) statement: each connection parses and plans it once.
+const KEY_MERCHANT_SQL = `SELECT ${MERCHANT_COLUMNS('m')} FROM api_keys k JOIN merchants m ON m.id = k.merchant_id WHERE k.key_hash = $1 AND k.revoked_at IS NULL`;
 
 /** Resolves the merchant behind an API key, or throws the spec's 403. */
 export async function authenticateApiKey(authorization: string | null, clientIp: string | null): Promise<Merchant> {
@@ -18,7 +20,7 @@ export async function authenticateApiKey(authorization: string | null, clientIp:
   // One query: the merchant of a live key with this hash (a revoked key has none), through pg,
   // not Prisma's client (lib/db/rows.ts: a sixth of the CPU). The key's own row is written at
   // most once a minute (touchLastUsed), so a read stays one round trip (issue 16).
-  const { rows } = await sqlPool(db()).query(`SELECT ${MERCHANT_COLUMNS('m')} FROM api_keys k JOIN merchants m ON m.id = k.merchant_id WHERE k.key_hash = $1 AND k.revoked_at IS NULL`, [keyHash]);
+  const { rows } = await sqlPool(db()).query({ name: 'api-key-merchant', text: KEY_MERCHANT_SQL, values: [keyHash] });
   if (!rows[0]) throw new AppError('FORBIDDEN', INVALID_KEY);
   const merchant = merchantFromRow(rows[0]);
   // A refused IP reads as a bad key, so the reply does not confirm that a stolen key is valid.

@@ -100,12 +100,16 @@ export function invoiceCurrencyFromRow(r: Row): InvoiceCurrency {
   };
 }
 
+const INVOICES_BY_ID_SQL = `SELECT ${INVOICE_COLUMNS('i')} FROM invoices i WHERE i.id = ANY($1::int[]) AND i.merchant_id = $2`;
+const AMOUNTS_BY_ID_SQL = `SELECT ${INVOICE_CURRENCY_COLUMNS} FROM invoice_currencies WHERE invoice_id = ANY($1::int[]) ORDER BY invoice_id, currency`;
+
 /** The merchant's invoices with the given ids and their per-token rows, in the order of `ids` (ids not the merchant's are left out). */
 export async function invoicesWithAmounts(sql: pg.Pool, merchantId: number, ids: number[]): Promise<(Invoice & { amounts: InvoiceCurrency[] })[]> {
   if (ids.length === 0) return [];
   const [invoices, amounts] = await Promise.all([
-    sql.query(`SELECT ${INVOICE_COLUMNS('i')} FROM invoices i WHERE i.id = ANY($1::int[]) AND i.merchant_id = $2`, [ids, merchantId]),
-    sql.query(`SELECT ${INVOICE_CURRENCY_COLUMNS} FROM invoice_currencies WHERE invoice_id = ANY($1::int[]) ORDER BY invoice_id, currency`, [ids]),
+    // Named (prepared) statements: each connection parses and plans them once.
+    sql.query({ name: 'invoices-by-id', text: INVOICES_BY_ID_SQL, values: [ids, merchantId] }),
+    sql.query({ name: 'invoice-amounts-by-id', text: AMOUNTS_BY_ID_SQL, values: [ids] }),
   ]);
   const byInvoice = new Map<number, InvoiceCurrency[]>();
   for (const row of amounts.rows) {
