@@ -39,6 +39,8 @@ describe('invoice list at scale: counters, search count, deep pages', () => {
                now(), timestamptz '2025-01-01' + (g % 400) * interval '1 day'
         FROM generate_series(1, ${n}) g`);
     }
+    // Currency rows, which every page loads with its invoices (due_units = the invoice id, to check they match).
+    await prisma.$executeRawUnsafe(`INSERT INTO invoice_currencies (invoice_id, currency, rate_usd, due_units, fee_units) SELECT id, c, 1, id, 0 FROM invoices, unnest(currencies) c`);
     // Changes after the counters were filled: status moves, deletes, a merchant change.
     await prisma.$executeRawUnsafe(`UPDATE invoices SET status = 'COMPLETED' WHERE merchant_id = ${merchantId} AND id % 5 = 0`);
     await prisma.$executeRawUnsafe(`UPDATE invoices SET currencies = '{TRX}' WHERE merchant_id = ${merchantId} AND id % 11 = 0`);
@@ -72,18 +74,30 @@ describe('invoice list at scale: counters, search count, deep pages', () => {
     ['search status', { search: 'timeout' }, `(address ILIKE '%timeout%' OR description ILIKE '%timeout%' OR status = 'TIMEOUT')`, 'created_at DESC, id DESC'],
     ['search id', { search: '1500' }, `(address ILIKE '%1500%' OR description ILIKE '%1500%' OR id = 1500)`, 'created_at DESC, id DESC'],
     ['search trx with dates', { search: 'TRX', date_to: '2025-03-01' }, `created_at < '2025-03-02' AND (address ILIKE '%trx%' OR description ILIKE '%trx%' OR currencies @> '{TRX}')`, 'created_at DESC, id DESC'],
+    // A search naming a status or a token is paged from its two parts (namedSearchPage): each
+    // ordering, the other filters, and a filter that leaves one part empty.
+    ['search status by amount', { search: 'Timeout', ordering: 'amount' }, `(address ILIKE '%timeout%' OR description ILIKE '%timeout%' OR status = 'TIMEOUT')`, 'amount_usd ASC NULLS FIRST, id ASC'],
+    ['search status, -status', { search: 'cancelled', ordering: '-status', type: 'SINGLE' }, `type = 'SINGLE' AND (address ILIKE '%cancelled%' OR description ILIKE '%cancelled%' OR status = 'CANCELED')`, 'status DESC, id DESC'],
+    ['search status, other status', { search: 'timeout', status: 'AML_FAILED', ordering: 'created_at' }, `status = 'AML_FAILED' AND (address ILIKE '%timeout%' OR description ILIKE '%timeout%' OR status = 'TIMEOUT')`, 'created_at ASC, id ASC'],
+    ['search token by -amount', { search: 'usdt', ordering: '-amount', currency: 'TRX' }, `currencies @> '{TRX}' AND (address ILIKE '%usdt%' OR description ILIKE '%usdt%' OR currencies @> '{USDT}')`, 'amount_usd DESC NULLS LAST, id DESC'],
+    ['search trx, dates, status ordering', { search: 'trx', date_from: '2025-03-01', ordering: 'status' }, `created_at >= '2025-03-01' AND (address ILIKE '%trx%' OR description ILIKE '%trx%' OR currencies @> '{TRX}')`, 'status ASC, id ASC'],
   ];
 
   for (const [name, query, filters, order] of cases) {
     it(`${name}: count and pages equal plain SQL, at every depth`, async () => {
       const total = (await reference(filters, order, 1, 0)).count;
       assert.ok(total > 0, 'the case selects something');
-      for (const [limit, offset] of [[10, 0], [7, 3], [300, 0], [10, 1000], [25, 1010], [10, Math.max(0, total - 5)], [10, Math.max(0, total - 10)], [10, Math.floor(total * 0.6)], [10, total], [10, total + 50]] as const) {
+      for (const [limit, offset] of [[10, 0], [7, 3], [300, 0], [10, 500], [300, 699], [10, 1000], [25, 1010], [10, Math.max(0, total - 5)], [10, Math.max(0, total - 10)], [10, Math.floor(total * 0.6)], [10, total], [10, total + 50]] as const) {
         const q = listInvoicesQuerySchema.parse({ ...query, limit: String(limit), offset: String(offset) });
         const got = await listInvoices(prisma, merchantId, q, q);
         const want = await reference(filters, order, q.limit, offset);
         assert.equal(got.count, want.count, `count at limit=${limit} offset=${offset}`);
         assert.deepEqual(got.rows.map((r) => r.id), want.ids, `page at limit=${limit} offset=${offset}`);
+        // Each row carries its currency rows and the merchant's contact (read once per page).
+        for (const r of got.rows) {
+          assert.equal(r.merchant.email, 'scale@example.com');
+          assert.ok(r.amounts.length > 0 && r.amounts.every((a) => a.invoiceId === r.id && a.dueUnits === BigInt(r.id)), `currency rows of ${r.id}`);
+        }
       }
     });
   }

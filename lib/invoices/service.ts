@@ -271,12 +271,56 @@ async function countInvoices(prisma: Db, merchantId: number, q: ListInvoicesQuer
 /** From this offset on, a page is found by ids first (see listInvoices). */
 const DEEP_OFFSET = 1000;
 
+type ListedInvoice = Prisma.InvoiceGetPayload<{ include: { amounts: true } }>;
+
+/**
+ * The merchant's contact for a list page (invoiceJson's merchant_contact). Every row of a list is
+ * the one merchant's, so it is read once, beside the rows, not by a third query after them
+ * (`include: merchant` waits for the rows, then asks for the same merchant once per row).
+ */
+function merchantContact(prisma: PrismaClient, merchantId: number): Promise<InvoiceRecord['merchant']> {
+  return prisma.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { email: true } });
+}
+
+async function withContact(prisma: PrismaClient, merchantId: number, rows: Promise<ListedInvoice[]>): Promise<InvoiceRecord[]> {
+  const [page, merchant] = await Promise.all([rows, merchantContact(prisma, merchantId)]);
+  return page.map((r) => ({ ...r, merchant }));
+}
+
+/**
+ * A first page of a search that names a status or a token (`search=canceled`, `search=usdt`).
+ * The plain OR of the name and the text match can only be walked along the ordering's index,
+ * testing both substrings on every row; when the newest invoices lack that status (all ACTIVE,
+ * say) the walk passes thousands of them. Instead the two parts are read apart, split as the
+ * count splits them (countInvoices): the named part along its own index (`(merchant_id, status,
+ * created_at, id)` for a status), the text part through the trigram indexes without the named
+ * rows. The page is among the first offset + limit ids of each part, so ordering those ids
+ * again and taking the window gives exactly the page of the OR.
+ */
+async function namedSearchPage(prisma: PrismaClient, merchantId: number, where: Prisma.InvoiceWhereInput, named: Prisma.InvoiceWhereInput, text: Prisma.InvoiceWhereInput[], orderBy: Prisma.InvoiceOrderByWithRelationInput[], page: Page): Promise<ListedInvoice[]> {
+  const { OR: _search, ...filters } = where;
+  const take = page.offset + page.limit;
+  const parts = await Promise.all(
+    [{ AND: [filters, named] }, { AND: [filters, { OR: text }, { NOT: named }] }].map((part) => prisma.invoice.findMany({ where: part, select: { id: true }, orderBy, take })),
+  );
+  const ids = parts.flat().map((r) => r.id);
+  return prisma.invoice.findMany({ where: { merchantId, id: { in: ids } }, include: { amounts: true }, orderBy, skip: page.offset, take: page.limit });
+}
+
 export async function listInvoices(prisma: PrismaClient, merchantId: number, q: ListInvoicesQuery, page: Page) {
   const { where, orderBy } = invoiceListQuery(merchantId, q);
   if (page.offset < DEEP_OFFSET) {
+    const terms = q.search ? searchTerms(q.search) : undefined;
+    const named: Prisma.InvoiceWhereInput | undefined = terms?.status ? { status: terms.status } : terms?.currency ? { currencies: { has: terms.currency } } : undefined;
     const [count, rows] = await Promise.all([
       countInvoices(prisma, merchantId, q, where),
-      prisma.invoice.findMany({ where, include: invoiceInclude, orderBy, take: page.limit, skip: page.offset }),
+      withContact(
+        prisma,
+        merchantId,
+        terms && named
+          ? namedSearchPage(prisma, merchantId, where, named, terms.rows, orderBy, page)
+          : prisma.invoice.findMany({ where, include: { amounts: true }, orderBy, take: page.limit, skip: page.offset }),
+      ),
     ]);
     return { count, rows };
   }
@@ -284,24 +328,28 @@ export async function listInvoices(prisma: PrismaClient, merchantId: number, q: 
   // index of the ordering (an index-only scan: no invoice row is fetched for a skipped entry),
   // (2) past the middle the page is read from the other end, reversed, which skips
   // count - offset - limit entries instead of offset (offset=900000 of 1,000,000 skips 99,990),
-  // and (3) only the page's rows are then loaded. Count and ids come from one snapshot
+  // and (3) only the page's rows are then loaded. Count, ids and rows come from one snapshot
   // (REPEATABLE READ), so the window from the end is the same page the offset names.
-  return prisma.$transaction(
-    async (tx) => {
-      const count = await countInvoices(tx, merchantId, q, where);
-      if (page.offset >= count) return { count, rows: [] as InvoiceRecord[] };
-      const after = count - page.offset - page.limit;
-      const ids =
-        after < page.offset
-          ? (await tx.invoice.findMany({ where, select: { id: true }, orderBy: invoiceOrder(q.ordering, true), skip: Math.max(0, after), take: Math.min(page.limit, count - page.offset) }))
-              .map((r) => r.id)
-              .reverse()
-          : (await tx.invoice.findMany({ where, select: { id: true }, orderBy, skip: page.offset, take: page.limit })).map((r) => r.id);
-      const byId = new Map((await tx.invoice.findMany({ where: { id: { in: ids } }, include: invoiceInclude })).map((r) => [r.id, r]));
-      return { count, rows: ids.flatMap((id) => byId.get(id) ?? []) };
-    },
-    { isolationLevel: 'RepeatableRead' },
-  );
+  const [{ count, rows }, merchant] = await Promise.all([
+    prisma.$transaction(
+      async (tx) => {
+        const count = await countInvoices(tx, merchantId, q, where);
+        if (page.offset >= count) return { count, rows: [] as ListedInvoice[] };
+        const after = count - page.offset - page.limit;
+        const ids =
+          after < page.offset
+            ? (await tx.invoice.findMany({ where, select: { id: true }, orderBy: invoiceOrder(q.ordering, true), skip: Math.max(0, after), take: Math.min(page.limit, count - page.offset) }))
+                .map((r) => r.id)
+                .reverse()
+            : (await tx.invoice.findMany({ where, select: { id: true }, orderBy, skip: page.offset, take: page.limit })).map((r) => r.id);
+        const byId = new Map((await tx.invoice.findMany({ where: { id: { in: ids } }, include: { amounts: true } })).map((r) => [r.id, r]));
+        return { count, rows: ids.flatMap((id) => byId.get(id) ?? []) };
+      },
+      { isolationLevel: 'RepeatableRead' },
+    ),
+    merchantContact(prisma, merchantId),
+  ]);
+  return { count, rows: rows.map((r): InvoiceRecord => ({ ...r, merchant })) };
 }
 
 /** Every invoice the list's filters match, in its order, `batchSize` at a time (lib/export/batches.ts), for the CSV export. */
