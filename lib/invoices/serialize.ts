@@ -1,6 +1,6 @@
 import { paymentLinkKey } from './linkKey';
 import { paymentPageBase } from '@/lib/config';
-import type { Invoice, InvoiceCurrency } from '@/lib/generated/prisma/client';
+import type { Invoice, InvoiceCurrency, Prisma } from '@/lib/generated/prisma/client';
 import { tokenAmountJson } from '@/lib/money/tokens';
 import { parseFailedTargets, parseStoredTargets } from '@/lib/payouts/schemas';
 import { isoMicro } from '@/lib/time';
@@ -13,7 +13,20 @@ export type InvoiceRecord = Invoice & { amounts: InvoiceCurrency[]; merchant: { 
 /** Relations every invoice response needs; pass to Prisma's `include`. */
 export const invoiceInclude = { amounts: true, merchant: { select: { email: true } } } as const;
 
-function perCurrency(invoice: InvoiceRecord, pick: (row: InvoiceCurrency) => bigint): Record<string, number> {
+/**
+ * The invoice columns invoiceJson reads. The list selects only these: not the encrypted key, the
+ * worker's lease or the bookkeeping columns, which a page of 300 would otherwise fetch and
+ * convert 300 times for nothing (issue 16).
+ */
+export const invoiceJsonColumns = {
+  id: true, status: true, type: true, amountUsd: true, currencies: true, costUnits: true, orderId: true, address: true, clientCommission: true,
+  webhookUrl: true, redirectUrl: true, description: true, targetWallets: true, failedTargets: true, expiredAt: true, createdAt: true,
+} as const satisfies Prisma.InvoiceSelect;
+
+/** What invoiceJson needs: those columns, the currency rows and the merchant's contact. */
+export type InvoiceJsonSource = Pick<Invoice, keyof typeof invoiceJsonColumns> & { amounts: InvoiceCurrency[]; merchant: { email: string } };
+
+function perCurrency(invoice: InvoiceJsonSource, pick: (row: InvoiceCurrency) => bigint): Record<string, number> {
   return Object.fromEntries(
     invoice.currencies.map((c) => {
       const row = invoice.amounts.find((a) => a.currency === c);
@@ -23,7 +36,7 @@ function perCurrency(invoice: InvoiceRecord, pick: (row: InvoiceCurrency) => big
 }
 
 /** The Invoice object of spec 2.1: every field, in the spec's order. */
-export function invoiceJson(invoice: InvoiceRecord): InvoiceJson {
+export function invoiceJson(invoice: InvoiceJsonSource): InvoiceJson {
   const payout = invoice.type === 'MULTIPLE_TRANSFER';
   return {
     id: invoice.id,

@@ -14,7 +14,7 @@ import { CURRENCIES, RATE_DECIMALS, TOKEN_DECIMALS, USD_DECIMALS, type Currency 
 import type { RateSource } from '@/lib/rates/source';
 import { dayStartUtc, nextDayStartUtc } from '@/lib/time';
 import { INVOICE_ORDERING, type CreateInvoiceInput, type ListInvoicesQuery } from './schemas';
-import { invoiceInclude, type InvoiceRecord } from './serialize';
+import { invoiceInclude, invoiceJsonColumns, type InvoiceJsonSource, type InvoiceRecord } from './serialize';
 import { parseStatus } from './states';
 import { changeInvoiceStatus } from './transitions';
 
@@ -271,18 +271,20 @@ async function countInvoices(prisma: Db, merchantId: number, q: ListInvoicesQuer
 /** From this offset on, a page is found by ids first (see listInvoices). */
 const DEEP_OFFSET = 1000;
 
-type ListedInvoice = Prisma.InvoiceGetPayload<{ include: { amounts: true } }>;
+/** A list row: the columns invoiceJson reads and the currency rows (the contact is added after). */
+const listedColumns = { ...invoiceJsonColumns, amounts: true } as const;
+type ListedInvoice = Prisma.InvoiceGetPayload<{ select: typeof listedColumns }>;
 
 /**
  * The merchant's contact for a list page (invoiceJson's merchant_contact). Every row of a list is
  * the one merchant's, so it is read once, beside the rows, not by a third query after them
  * (`include: merchant` waits for the rows, then asks for the same merchant once per row).
  */
-function merchantContact(prisma: PrismaClient, merchantId: number): Promise<InvoiceRecord['merchant']> {
+function merchantContact(prisma: PrismaClient, merchantId: number): Promise<InvoiceJsonSource['merchant']> {
   return prisma.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { email: true } });
 }
 
-async function withContact(prisma: PrismaClient, merchantId: number, rows: Promise<ListedInvoice[]>): Promise<InvoiceRecord[]> {
+async function withContact(prisma: PrismaClient, merchantId: number, rows: Promise<ListedInvoice[]>): Promise<InvoiceJsonSource[]> {
   const [page, merchant] = await Promise.all([rows, merchantContact(prisma, merchantId)]);
   return page.map((r) => ({ ...r, merchant }));
 }
@@ -304,7 +306,7 @@ async function namedSearchPage(prisma: PrismaClient, merchantId: number, where: 
     [{ AND: [filters, named] }, { AND: [filters, { OR: text }, { NOT: named }] }].map((part) => prisma.invoice.findMany({ where: part, select: { id: true }, orderBy, take })),
   );
   const ids = parts.flat().map((r) => r.id);
-  return prisma.invoice.findMany({ where: { merchantId, id: { in: ids } }, include: { amounts: true }, orderBy, skip: page.offset, take: page.limit });
+  return prisma.invoice.findMany({ where: { merchantId, id: { in: ids } }, select: listedColumns, orderBy, skip: page.offset, take: page.limit });
 }
 
 export async function listInvoices(prisma: PrismaClient, merchantId: number, q: ListInvoicesQuery, page: Page) {
@@ -319,7 +321,7 @@ export async function listInvoices(prisma: PrismaClient, merchantId: number, q: 
         merchantId,
         terms && named
           ? namedSearchPage(prisma, merchantId, where, named, terms.rows, orderBy, page)
-          : prisma.invoice.findMany({ where, include: { amounts: true }, orderBy, take: page.limit, skip: page.offset }),
+          : prisma.invoice.findMany({ where, select: listedColumns, orderBy, take: page.limit, skip: page.offset }),
       ),
     ]);
     return { count, rows };
@@ -342,14 +344,14 @@ export async function listInvoices(prisma: PrismaClient, merchantId: number, q: 
                 .map((r) => r.id)
                 .reverse()
             : (await tx.invoice.findMany({ where, select: { id: true }, orderBy, skip: page.offset, take: page.limit })).map((r) => r.id);
-        const byId = new Map((await tx.invoice.findMany({ where: { id: { in: ids } }, include: { amounts: true } })).map((r) => [r.id, r]));
+        const byId = new Map((await tx.invoice.findMany({ where: { id: { in: ids } }, select: listedColumns })).map((r) => [r.id, r]));
         return { count, rows: ids.flatMap((id) => byId.get(id) ?? []) };
       },
       { isolationLevel: 'RepeatableRead' },
     ),
     merchantContact(prisma, merchantId),
   ]);
-  return { count, rows: rows.map((r): InvoiceRecord => ({ ...r, merchant })) };
+  return { count, rows: rows.map((r): InvoiceJsonSource => ({ ...r, merchant })) };
 }
 
 /** Every invoice the list's filters match, in its order, `batchSize` at a time (lib/export/batches.ts), for the CSV export. */
