@@ -278,7 +278,7 @@ type ListedInvoice = Prisma.InvoiceGetPayload<{ select: typeof listedColumns }>;
 /**
  * The merchant's contact for a list page (invoiceJson's merchant_contact). Every row of a list is
  * the one merchant's, so it is read once, beside the rows, not by a third query after them
- * (`include: merchant` waits for the rows, then asks for the same merchant once per row).
+ * (`include: merchant` waits for the rows, then looks the one merchant up with an id per row).
  */
 function merchantContact(prisma: PrismaClient, merchantId: number): Promise<InvoiceJsonSource['merchant']> {
   return prisma.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { email: true } });
@@ -290,23 +290,25 @@ async function withContact(prisma: PrismaClient, merchantId: number, rows: Promi
 }
 
 /**
- * A first page of a search that names a status or a token (`search=canceled`, `search=usdt`).
- * The plain OR of the name and the text match can only be walked along the ordering's index,
- * testing both substrings on every row; when the newest invoices lack that status (all ACTIVE,
- * say) the walk passes thousands of them. Instead the two parts are read apart, split as the
+ * A page (below DEEP_OFFSET) of a search that names a status or a token (`search=canceled`,
+ * `search=usdt`). The plain OR of the name and the text match can only be walked along the
+ * ordering's index, testing both substrings on every row; when the newest invoices lack that
+ * status (all ACTIVE, say) the walk passes thousands of them. Instead the two parts are read apart, split as the
  * count splits them (countInvoices): the named part along its own index (`(merchant_id, status,
  * created_at, id)` for a status), the text part through the trigram indexes without the named
  * rows. The page is among the first offset + limit ids of each part, so ordering those ids
  * again and taking the window gives exactly the page of the OR.
  */
-async function namedSearchPage(prisma: PrismaClient, merchantId: number, where: Prisma.InvoiceWhereInput, named: Prisma.InvoiceWhereInput, text: Prisma.InvoiceWhereInput[], orderBy: Prisma.InvoiceOrderByWithRelationInput[], page: Page): Promise<ListedInvoice[]> {
+async function namedSearchPage(prisma: PrismaClient, where: Prisma.InvoiceWhereInput, named: Prisma.InvoiceWhereInput, text: Prisma.InvoiceWhereInput[], orderBy: Prisma.InvoiceOrderByWithRelationInput[], page: Page): Promise<ListedInvoice[]> {
   const { OR: _search, ...filters } = where;
   const take = page.offset + page.limit;
   const parts = await Promise.all(
     [{ AND: [filters, named] }, { AND: [filters, { OR: text }, { NOT: named }] }].map((part) => prisma.invoice.findMany({ where: part, select: { id: true }, orderBy, take })),
   );
   const ids = parts.flat().map((r) => r.id);
-  return prisma.invoice.findMany({ where: { merchantId, id: { in: ids } }, select: listedColumns, orderBy, skip: page.offset, take: page.limit });
+  // The whole filter again (a primary-key lookup of those few ids): an invoice changed since the
+  // parts were read is not shown as matching when it no longer does.
+  return prisma.invoice.findMany({ where: { AND: [where, { id: { in: ids } }] }, select: listedColumns, orderBy, skip: page.offset, take: page.limit });
 }
 
 export async function listInvoices(prisma: PrismaClient, merchantId: number, q: ListInvoicesQuery, page: Page) {
@@ -320,7 +322,7 @@ export async function listInvoices(prisma: PrismaClient, merchantId: number, q: 
         prisma,
         merchantId,
         terms && named
-          ? namedSearchPage(prisma, merchantId, where, named, terms.rows, orderBy, page)
+          ? namedSearchPage(prisma, where, named, terms.rows, orderBy, page)
           : prisma.invoice.findMany({ where, select: listedColumns, orderBy, take: page.limit, skip: page.offset }),
       ),
     ]);
