@@ -271,23 +271,9 @@ async function countInvoices(prisma: Db, merchantId: number, q: ListInvoicesQuer
 /** From this offset on, a page is found by ids first (see listInvoices). */
 const DEEP_OFFSET = 1000;
 
-/** A list row: the columns invoiceJson reads and the currency rows (the contact is added after). */
+/** A list row: the columns invoiceJson reads and the currency rows (listInvoices adds the contact). */
 const listedColumns = { ...invoiceJsonColumns, amounts: true } as const;
 type ListedInvoice = Prisma.InvoiceGetPayload<{ select: typeof listedColumns }>;
-
-/**
- * The merchant's contact for a list page (invoiceJson's merchant_contact). Every row of a list is
- * the one merchant's, so it is read once, beside the rows, not by a third query after them
- * (`include: merchant` waits for the rows, then looks the one merchant up with an id per row).
- */
-function merchantContact(prisma: PrismaClient, merchantId: number): Promise<InvoiceJsonSource['merchant']> {
-  return prisma.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { email: true } });
-}
-
-async function withContact(prisma: PrismaClient, merchantId: number, rows: Promise<ListedInvoice[]>): Promise<InvoiceJsonSource[]> {
-  const [page, merchant] = await Promise.all([rows, merchantContact(prisma, merchantId)]);
-  return page.map((r) => ({ ...r, merchant }));
-}
 
 /**
  * A page (below DEEP_OFFSET) of a search that names a status or a token (`search=canceled`,
@@ -311,22 +297,25 @@ async function namedSearchPage(prisma: PrismaClient, where: Prisma.InvoiceWhereI
   return prisma.invoice.findMany({ where: { AND: [where, { id: { in: ids } }] }, select: listedColumns, orderBy, skip: page.offset, take: page.limit });
 }
 
-export async function listInvoices(prisma: PrismaClient, merchantId: number, q: ListInvoicesQuery, page: Page) {
+/**
+ * A page of the merchant's invoices and the exact count (spec 4.2). `merchant` is the caller the
+ * route has already loaded: every row of the list is its, so its contact (invoiceJson's
+ * merchant_contact) is not read again per page.
+ */
+export async function listInvoices(prisma: PrismaClient, merchant: Pick<Merchant, 'id' | 'email'>, q: ListInvoicesQuery, page: Page): Promise<{ count: number; rows: InvoiceJsonSource[] }> {
+  const merchantId = merchant.id;
+  const contact = { email: merchant.email };
   const { where, orderBy } = invoiceListQuery(merchantId, q);
   if (page.offset < DEEP_OFFSET) {
     const terms = q.search ? searchTerms(q.search) : undefined;
     const named: Prisma.InvoiceWhereInput | undefined = terms?.status ? { status: terms.status } : terms?.currency ? { currencies: { has: terms.currency } } : undefined;
     const [count, rows] = await Promise.all([
       countInvoices(prisma, merchantId, q, where),
-      withContact(
-        prisma,
-        merchantId,
-        terms && named
-          ? namedSearchPage(prisma, where, named, terms.rows, orderBy, page)
-          : prisma.invoice.findMany({ where, select: listedColumns, orderBy, take: page.limit, skip: page.offset }),
-      ),
+      terms && named
+        ? namedSearchPage(prisma, where, named, terms.rows, orderBy, page)
+        : prisma.invoice.findMany({ where, select: listedColumns, orderBy, take: page.limit, skip: page.offset }),
     ]);
-    return { count, rows };
+    return { count, rows: rows.map((r) => ({ ...r, merchant: contact })) };
   }
   // A deep page: OFFSET still passes every skipped entry, so (1) only ids are read, from the
   // index of the ordering (an index-only scan: no invoice row is fetched for a skipped entry),
@@ -334,26 +323,23 @@ export async function listInvoices(prisma: PrismaClient, merchantId: number, q: 
   // count - offset - limit entries instead of offset (offset=900000 of 1,000,000 skips 99,990),
   // and (3) only the page's rows are then loaded. Count, ids and rows come from one snapshot
   // (REPEATABLE READ), so the window from the end is the same page the offset names.
-  const [{ count, rows }, merchant] = await Promise.all([
-    prisma.$transaction(
-      async (tx) => {
-        const count = await countInvoices(tx, merchantId, q, where);
-        if (page.offset >= count) return { count, rows: [] as ListedInvoice[] };
-        const after = count - page.offset - page.limit;
-        const ids =
-          after < page.offset
-            ? (await tx.invoice.findMany({ where, select: { id: true }, orderBy: invoiceOrder(q.ordering, true), skip: Math.max(0, after), take: Math.min(page.limit, count - page.offset) }))
-                .map((r) => r.id)
-                .reverse()
-            : (await tx.invoice.findMany({ where, select: { id: true }, orderBy, skip: page.offset, take: page.limit })).map((r) => r.id);
-        const byId = new Map((await tx.invoice.findMany({ where: { id: { in: ids } }, select: listedColumns })).map((r) => [r.id, r]));
-        return { count, rows: ids.flatMap((id) => byId.get(id) ?? []) };
-      },
-      { isolationLevel: 'RepeatableRead' },
-    ),
-    merchantContact(prisma, merchantId),
-  ]);
-  return { count, rows: rows.map((r): InvoiceJsonSource => ({ ...r, merchant })) };
+  const { count, rows } = await prisma.$transaction(
+    async (tx) => {
+      const count = await countInvoices(tx, merchantId, q, where);
+      if (page.offset >= count) return { count, rows: [] as ListedInvoice[] };
+      const after = count - page.offset - page.limit;
+      const ids =
+        after < page.offset
+          ? (await tx.invoice.findMany({ where, select: { id: true }, orderBy: invoiceOrder(q.ordering, true), skip: Math.max(0, after), take: Math.min(page.limit, count - page.offset) }))
+              .map((r) => r.id)
+              .reverse()
+          : (await tx.invoice.findMany({ where, select: { id: true }, orderBy, skip: page.offset, take: page.limit })).map((r) => r.id);
+      const byId = new Map((await tx.invoice.findMany({ where: { id: { in: ids } }, select: listedColumns })).map((r) => [r.id, r]));
+      return { count, rows: ids.flatMap((id) => byId.get(id) ?? []) };
+    },
+    { isolationLevel: 'RepeatableRead' },
+  );
+  return { count, rows: rows.map((r) => ({ ...r, merchant: contact })) };
 }
 
 /** Every invoice the list's filters match, in its order, `batchSize` at a time (lib/export/batches.ts), for the CSV export. */

@@ -12,7 +12,7 @@ import { rateSource } from '@/lib/rates';
 
 export const GET = dashboardRoute(async ({ url, merchant }) => {
   const query = parseOrThrow(listInvoicesQuerySchema, queryObject(url));
-  const { count, rows } = await listInvoices(db(), merchant.id, query, query);
+  const { count, rows } = await listInvoices(db(), merchant, query, query);
   return pageEnvelope(url, query, count, rows.map(invoiceJson));
 });
 

@@ -10,7 +10,7 @@ import { listInvoices } from '@/lib/invoices/service';
 export const { GET, POST, PUT, PATCH, DELETE } = apiRoute({
   GET: async ({ url, merchant }) => {
     const query = parseOrThrow(listInvoicesQuerySchema, queryObject(url));
-    const { count, rows } = await listInvoices(db(), merchant.id, query, query);
+    const { count, rows } = await listInvoices(db(), merchant, query, query);
     return pageEnvelope(url, query, count, rows.map(invoiceJson));
   },
 });
