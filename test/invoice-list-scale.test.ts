@@ -72,6 +72,10 @@ describe('invoice list at scale: counters, search count, deep pages', () => {
     ['search text', { search: 'coffee' }, `(address ILIKE '%coffee%' OR description ILIKE '%coffee%')`, 'created_at DESC, id DESC'],
     ['search token', { search: 'usdt', status: 'ERROR' }, `status = 'ERROR' AND (address ILIKE '%usdt%' OR description ILIKE '%usdt%' OR currencies @> '{USDT}')`, 'created_at DESC, id DESC'],
     ['search status', { search: 'timeout' }, `(address ILIKE '%timeout%' OR description ILIKE '%timeout%' OR status = 'TIMEOUT')`, 'created_at DESC, id DESC'],
+    // Counted in disjoint parts (description, then address without it, then id without both):
+    // addresses whose invoice has no description, and a term matching all three.
+    ['search address, no description', { search: '7a' }, `(address ILIKE '%7a%' OR description ILIKE '%7a%')`, 'created_at DESC, id DESC'],
+    ['search digits in all three', { search: '14' }, `(address ILIKE '%14%' OR description ILIKE '%14%' OR id = 14)`, 'created_at DESC, id DESC'],
     ['search id', { search: '1500' }, `(address ILIKE '%1500%' OR description ILIKE '%1500%' OR id = 1500)`, 'created_at DESC, id DESC'],
     ['search trx with dates', { search: 'TRX', date_to: '2025-03-01' }, `created_at < '2025-03-02' AND (address ILIKE '%trx%' OR description ILIKE '%trx%' OR currencies @> '{TRX}')`, 'created_at DESC, id DESC'],
     // A search naming a status or a token is paged from its two parts (namedSearchPage): each

@@ -187,18 +187,25 @@ const ORDER_COLUMNS: Record<(typeof INVOICE_ORDERING)[number], 'createdAt' | 'am
 /**
  * What `search` matches, in two parts: `rows`, the conditions only rows can answer (substring of
  * address or description, exact id), and what the term names as a status or a token, which the
- * counters can answer too (countInvoices).
+ * counters can answer too (countInvoices). `disjointRows` are the same matches split so that no
+ * row is in two of them, for counting (countInvoices).
  */
 function searchTerms(term: string) {
-  const rows: Prisma.InvoiceWhereInput[] = [
-    { address: { contains: likeLiteral(term), mode: 'insensitive' } },
-    { description: { contains: likeLiteral(term), mode: 'insensitive' } },
+  const address: Prisma.InvoiceWhereInput = { address: { contains: likeLiteral(term), mode: 'insensitive' } };
+  const description: Prisma.InvoiceWhereInput = { description: { contains: likeLiteral(term), mode: 'insensitive' } };
+  // NOT (description ILIKE ...) is NULL, not true, on an invoice without a description.
+  const notDescription: Prisma.InvoiceWhereInput = { OR: [{ description: null }, { NOT: description }] };
+  const id = /^\d{1,9}$/.test(term) ? Number(term) : undefined;
+  const rows: Prisma.InvoiceWhereInput[] = [address, description, ...(id !== undefined ? [{ id }] : [])];
+  const disjointRows: Prisma.InvoiceWhereInput[] = [
+    description,
+    { AND: [address, notDescription] },
+    ...(id !== undefined ? [{ AND: [{ id }, { NOT: address }, notDescription] }] : []),
   ];
-  if (/^\d{1,9}$/.test(term)) rows.push({ id: Number(term) });
   const status = parseStatus(term) ?? undefined;
   const upper = term.toUpperCase();
   const currency = (CURRENCIES as readonly string[]).includes(upper) ? (upper as Currency) : undefined;
-  return { rows, status, currency };
+  return { rows, disjointRows, status, currency };
 }
 
 function searchFilter(term: string): Prisma.InvoiceWhereInput[] {
@@ -256,16 +263,18 @@ async function countInvoices(prisma: Db, merchantId: number, q: ListInvoicesQuer
   if (!q.search) return sum({});
   // A search that names a status or a token matches whole counter rows; the invoices that match
   // only by text or id are counted apart, excluding those, so none is counted twice.
-  const { rows, status, currency } = searchTerms(q.search);
+  // The text matches are counted in disjoint parts, description first: each part's rows are
+  // tested for their own substring, where one count of the OR tested both address and
+  // description on every row (search=coffee, 200,000 descriptions: about a quarter less time).
+  const { disjointRows, status, currency } = searchTerms(q.search);
   const named: Prisma.InvoiceCountWhereInput[] = [...(status ? [{ status }] : []), ...(currency ? [currency === 'TRX' ? { acceptsTrx: true } : { acceptsUsdt: true }] : [])];
   const { OR: _search, ...filters } = where;
-  const [byName, byText] = await Promise.all([
+  const notNamed: Prisma.InvoiceWhereInput[] = [...(status ? [{ NOT: { status } }] : []), ...(currency ? [{ NOT: { currencies: { has: currency } } }] : [])];
+  const counts = await Promise.all([
     named.length > 0 ? sum({ OR: named }) : 0,
-    prisma.invoice.count({
-      where: { AND: [filters, { OR: rows }, ...(status ? [{ NOT: { status } }] : []), ...(currency ? [{ NOT: { currencies: { has: currency } } }] : [])] },
-    }),
+    ...disjointRows.map((part) => prisma.invoice.count({ where: { AND: [filters, part, ...notNamed] } })),
   ]);
-  return byName + byText;
+  return counts.reduce((a, b) => a + b, 0);
 }
 
 /** From this offset on, a page is found by ids first (see listInvoices). */
