@@ -280,7 +280,7 @@ async function countInvoices(prisma: Db, merchantId: number, q: ListInvoicesQuer
 /** From this offset on, a page is found by ids first (see listInvoices). */
 const DEEP_OFFSET = 1000;
 
-/** A deep page's row, read in its snapshot: the columns invoiceJson reads and the currency rows (listInvoices adds the contact). */
+/** A deep page's row, read in its snapshot: the columns invoiceJson reads and the currency rows. */
 const listedColumns = { ...invoiceJsonColumns, amounts: true } as const;
 type ListedInvoice = Prisma.InvoiceGetPayload<{ select: typeof listedColumns }>;
 
