@@ -1,6 +1,7 @@
 import { keysetBatches } from '@/lib/export/batches';
 import { sqlPool } from '@/lib/db/client';
 import { invoicesWithAmounts } from '@/lib/db/rows';
+import { plainListCount, plainListPageIds } from './listSql';
 import { config } from '@/lib/config';
 import { addressFromXpub } from '@/lib/chain/keys';
 import { NO_ACCOUNT_PREPARED } from '@/lib/merchants/accounts';
@@ -315,6 +316,16 @@ export async function listInvoices(prisma: PrismaClient, merchant: InvoiceOwner,
   const merchantId = merchant.id;
   const contact = { email: merchant.email };
   const { where, orderBy } = invoiceListQuery(merchantId, q);
+  if (page.offset < DEEP_OFFSET && !q.search) {
+    // The list without a search, the common case: count and page ids in SQL through pg
+    // (lib/invoices/listSql.ts), then the rows, as below.
+    const sql = sqlPool(prisma);
+    const [count, rows] = await Promise.all([
+      plainListCount(sql, merchantId, q),
+      plainListPageIds(sql, merchantId, q, page).then((ids) => invoicesWithAmounts(sql, merchantId, ids)),
+    ]);
+    return { count, rows: rows.map((r) => ({ ...r, merchant: contact })) };
+  }
   if (page.offset < DEEP_OFFSET) {
     const terms = q.search ? searchTerms(q.search) : undefined;
     const named: Prisma.InvoiceWhereInput | undefined = terms?.status ? { status: terms.status } : terms?.currency ? { currencies: { has: terms.currency } } : undefined;
