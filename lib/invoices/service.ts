@@ -2,6 +2,7 @@ import { keysetBatches } from '@/lib/export/batches';
 import { sqlPool } from '@/lib/db/client';
 import { invoicesWithAmounts } from '@/lib/db/rows';
 import { plainListCount, plainListPageIds } from './listSql';
+import { textSearchCount } from './searchCount';
 import { config } from '@/lib/config';
 import { addressFromXpub } from '@/lib/chain/keys';
 import { NO_ACCOUNT_PREPARED } from '@/lib/merchants/accounts';
@@ -256,6 +257,8 @@ function invoiceListQuery(merchantId: number, q: ListInvoicesQuery) {
 
 type Db = PrismaClient | Prisma.TransactionClient;
 
+const isRootClient = (prisma: Db): prisma is PrismaClient => '$transaction' in prisma;
+
 /**
  * The list's exact `count` (spec 4.2). Type, status and currency filters are answered by the
  * invoice_counts table, which a trigger keeps in the same transaction as the invoice rows
@@ -280,6 +283,9 @@ async function countInvoices(prisma: Db, merchantId: number, q: ListInvoicesQuer
   // tested for their own substring, where one count of the OR tested both address and
   // description on every row (search=coffee, 200,000 descriptions: about a quarter less time).
   const { disjointRows, status, currency } = searchTerms(q.search);
+  // A text search alone (no filter, the term names no status or token), outside a transaction:
+  // the kept count, brought up to date (lib/invoices/searchCount.ts).
+  if (!status && !currency && !q.type && !q.status && !q.currency && isRootClient(prisma)) return textSearchCount(sqlPool(prisma), merchantId, q.search);
   const named: Prisma.InvoiceCountWhereInput[] = [...(status ? [{ status }] : []), ...(currency ? [currency === 'TRX' ? { acceptsTrx: true } : { acceptsUsdt: true }] : [])];
   const { OR: _search, ...filters } = where;
   const notNamed: Prisma.InvoiceWhereInput[] = [...(status ? [{ NOT: { status } }] : []), ...(currency ? [{ NOT: { currencies: { has: currency } } }] : [])];
