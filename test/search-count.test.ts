@@ -64,8 +64,19 @@ describe('the kept count of a text search', () => {
     assert.equal(await textSearchCount(sql, merchantId, 'coffee'), (await plain(merchantId, 'coffee')) + 1000);
     await sql.query('UPDATE invoice_search_counts SET n = n - 1000 WHERE merchant_id = $1 AND term = $2', [merchantId, 'coffee']);
     assert.equal(await textSearchCount(sql, merchantId, 'coffee'), await plain(merchantId, 'coffee'));
-    const { rows } = await sql.query('SELECT max(id) AS m FROM invoices WHERE merchant_id = $1', [merchantId]);
+    const { rows } = await sql.query('SELECT max(id) AS m FROM invoices');
     assert.equal((await entry('coffee'))?.max_id, rows[0].m, 'the entry moved up to the newest invoice');
+  });
+
+  it("moves the entry past other merchants' creations, so a check scans few invoices", async () => {
+    await insert(other, 1200, () => 'coffee elsewhere');
+    // Marked: a count served from the entry shows the mark, a count in full would not.
+    await sql.query('UPDATE invoice_search_counts SET n = n + 1000 WHERE merchant_id = $1 AND term = $2', [merchantId, 'coffee']);
+    assert.equal(await textSearchCount(sql, merchantId, 'coffee'), (await plain(merchantId, 'coffee')) + 1000, 'brought up, not counted again');
+    const { rows } = await sql.query('SELECT max(id) AS m FROM invoices');
+    assert.equal((await entry('coffee'))?.max_id, rows[0].m);
+    await sql.query('UPDATE invoice_search_counts SET n = n - 1000 WHERE merchant_id = $1 AND term = $2', [merchantId, 'coffee']);
+    assert.equal(await textSearchCount(sql, merchantId, 'coffee'), await plain(merchantId, 'coffee'));
   });
 
   it('counts again when an invoice committed late, under a smaller id than the kept one', async () => {

@@ -12,6 +12,8 @@ import { likeLiteral } from '@/lib/schemas/listQuery';
 
 /** Entries kept per merchant; the oldest counted go first. */
 const KEPT_TERMS = 100;
+/** Ids created (by any merchant) past an entry before a reader moves it up, so a check scans few. */
+const REFRESH_AFTER_IDS = 1000;
 
 interface Entry {
   n: bigint;
@@ -27,14 +29,15 @@ export async function textSearchCount(sql: pg.Pool, merchantId: number, term: st
     .query({ name: 'search-count-entry', text: 'SELECT n::text, total::text, max_id, text_version::text FROM invoice_search_counts WHERE merchant_id = $1 AND term = $2', values: [merchantId, term] })
     .then(({ rows }) => (rows[0] ? ({ n: BigInt(rows[0].n), total: BigInt(rows[0].total), maxId: rows[0].max_id, textVersion: BigInt(rows[0].text_version) } satisfies Entry) : null));
   if (entry) {
-    // One statement, one snapshot: the merchant's total and text version now, and the invoices
-    // above the entry's largest id. Unnamed, so the plan knows the id (a range of the primary key).
+    // One statement, one snapshot: the merchant's total and text version now, the invoices above
+    // the entry's largest id, and the largest id of all. Unnamed, so the plan knows the id (a
+    // range of the primary key).
     const { rows } = await sql.query(
       `SELECT (SELECT COALESCE(sum(n), 0) FROM invoice_counts WHERE merchant_id = $1)::text AS total,
               (SELECT COALESCE(max(version), 0) FROM invoice_text_versions WHERE merchant_id = $1)::text AS text_version,
               count(*)::text AS new_rows,
               (count(*) FILTER (WHERE i.description ILIKE $3 OR i.address ILIKE $3 OR i.id = $4))::text AS new_matches,
-              max(i.id) AS new_max
+              (SELECT COALESCE(max(id), 0) FROM invoices) AS max_id
          FROM invoices i WHERE i.id > $2 AND i.merchant_id = $1`,
       [merchantId, entry.maxId, pattern, id],
     );
@@ -42,7 +45,9 @@ export async function textSearchCount(sql: pg.Pool, merchantId: number, term: st
     const newRows = BigInt(now.new_rows);
     if (BigInt(now.text_version) === entry.textVersion && BigInt(now.total) - newRows === entry.total) {
       const n = entry.n + BigInt(now.new_matches);
-      if (newRows > 0n) await save(sql, merchantId, term, { n, total: BigInt(now.total), maxId: now.new_max, textVersion: entry.textVersion });
+      // Kept up to this snapshot when the merchant has new invoices, or when other merchants'
+      // creations would make the next range scan long (the kept id is the largest of all).
+      if (newRows > 0n || now.max_id - entry.maxId > REFRESH_AFTER_IDS) await save(sql, merchantId, term, { n, total: BigInt(now.total), maxId: now.max_id, textVersion: entry.textVersion });
       return Number(n);
     }
   }
