@@ -25,10 +25,10 @@ const date = (v: unknown) => v as Date;
 const dateOrNull = (v: unknown) => (v === null ? null : (v as Date));
 const json = (v: unknown) => v as Prisma.JsonValue;
 
-export const MERCHANT_COLUMNS = (t: string) =>
-  ['id', 'email', 'password_hash', 'target_wallet_address', 'topup_wallet_address', 'activation_wallet_address', 'webhook_url', 'webhook_secret_enc', 'aml_check', 'aml_risk_limit', 'balance_sun', 'activation_balance_sun', 'ip_whitelist', 'next_address_index', 'account_xpub', 'session_epoch', 'target_wallet_changed_at', 'created_at']
-    .map((c) => `${t}.${c}`)
-    .join(', ');
+/** A select list: each column qualified by the table's alias `t`. */
+const qualified = (columns: string[]) => (t: string) => columns.map((c) => `${t}.${c}`).join(', ');
+
+export const MERCHANT_COLUMNS = qualified(['id', 'email', 'password_hash', 'target_wallet_address', 'topup_wallet_address', 'activation_wallet_address', 'webhook_url', 'webhook_secret_enc', 'aml_check', 'aml_risk_limit', 'balance_sun', 'activation_balance_sun', 'ip_whitelist', 'next_address_index', 'account_xpub', 'session_epoch', 'target_wallet_changed_at', 'created_at']);
 
 export function merchantFromRow(r: Row): Merchant {
   return {
@@ -53,10 +53,7 @@ export function merchantFromRow(r: Row): Merchant {
   };
 }
 
-export const INVOICE_COLUMNS = (t: string) =>
-  ['id', 'merchant_id', 'type', 'status', 'amount_usd', 'currencies::text[] AS currencies', 'order_id', 'address', 'address_index', 'private_key_enc', 'client_commission', 'webhook_url', 'redirect_url', 'description', 'target_wallets', 'failed_targets', 'lease_owner', 'lease_until', 'cost_units', 'cost_currency', 'expired_at', 'created_at', 'updated_at']
-    .map((c) => `${t}.${c}`)
-    .join(', ');
+export const INVOICE_COLUMNS = qualified(['id', 'merchant_id', 'type', 'status', 'amount_usd', 'currencies::text[] AS currencies', 'order_id', 'address', 'address_index', 'private_key_enc', 'client_commission', 'webhook_url', 'redirect_url', 'description', 'target_wallets', 'failed_targets', 'lease_owner', 'lease_until', 'cost_units', 'cost_currency', 'expired_at', 'created_at', 'updated_at']);
 
 export function invoiceFromRow(r: Row): Invoice {
   return {
