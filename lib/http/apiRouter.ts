@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AppError } from '@/lib/errors';
-import { errorResponse } from './errors';
+import { methodNotAllowed, toErrorResponse } from './route';
 
 /**
  * The merchant API's route modules (app/v1/api/**\/route.ts) answered straight from server.ts,
@@ -99,15 +98,11 @@ export class ApiRouter {
         return;
       }
       const handler = match.route.module[method === 'HEAD' ? 'GET' : (method as Method)];
-      if (!handler) {
-        response = errorResponse(new AppError('METHOD_NOT_ALLOWED', `Method "${method}" not allowed.`), { allow: match.route.allow });
-      } else {
-        response = await handler(toWebRequest(req, this.base), { params: Promise.resolve(match.params) });
-      }
+      response = handler ? await handler(toWebRequest(req, this.base), { params: Promise.resolve(match.params) }) : methodNotAllowed(method, match.route.allow);
     } catch (err) {
       // The route modules answer their own errors (lib/http/route.ts); this is a bug's last resort.
-      console.error(`Unhandled API router error (request ${String(req.headers['x-request-id'] ?? 'unknown')})`, err);
-      response = errorResponse(new AppError('INTERNAL', 'Internal server error'));
+      const requestId = req.headers['x-request-id'];
+      response = toErrorResponse(err, typeof requestId === 'string' ? requestId : null);
     }
     // The API's answers are small JSON documents: sent whole, with their length.
     const body = Buffer.from(await response.arrayBuffer());

@@ -20,11 +20,17 @@ export type Authenticate = (req: Request) => Promise<Merchant>;
 type NextRouteContext<P> = { params: Promise<P> };
 export type RouteFn<P> = (req: Request, ctx: NextRouteContext<P>) => Promise<Response>;
 
-function toErrorResponse(err: unknown, req?: Request): Response {
+/** Any failure as the error response: an AppError as its code says, anything else logged and a 500. */
+export function toErrorResponse(err: unknown, requestId: string | null): Response {
   if (err instanceof AppError) return errorResponse(err);
   // server.ts sets the request id; console goes to the JSON log there.
-  console.error(`Unhandled API error (request ${req?.headers.get('x-request-id') ?? 'unknown'})`, err);
+  console.error(`Unhandled API error (request ${requestId ?? 'unknown'})`, err);
   return errorResponse(new AppError('INTERNAL', 'Internal server error'));
+}
+
+/** The API's 405: its JSON shape with an `Allow` header, where Next would answer an empty 405. */
+export function methodNotAllowed(method: string, allow: string): Response {
+  return errorResponse(new AppError('METHOD_NOT_ALLOWED', `Method "${method}" not allowed.`), { allow });
 }
 
 /**
@@ -38,7 +44,7 @@ export function merchantRoute<P>(authenticate: Authenticate, handler: Handler<P>
       const result = await handler({ req, url: new URL(req.url), merchant, params: await ctx.params });
       return result instanceof Response ? result : jsonResponse(result);
     } catch (err) {
-      return toErrorResponse(err, req);
+      return toErrorResponse(err, req.headers.get('x-request-id'));
     }
   };
 }
@@ -51,7 +57,7 @@ const byApiKey: Authenticate = (req) => authenticateApiKey(req.headers.get('auth
  */
 export function otherMethods(implemented: readonly Method[]): Record<Method, RouteFn<unknown>> {
   const allow = implemented.join(', ');
-  const refuse: RouteFn<unknown> = async (req) => errorResponse(new AppError('METHOD_NOT_ALLOWED', `Method "${req.method}" not allowed.`), { allow });
+  const refuse: RouteFn<unknown> = async (req) => methodNotAllowed(req.method, allow);
   return Object.fromEntries(METHODS.filter((m) => !implemented.includes(m)).map((m) => [m, refuse])) as Record<Method, RouteFn<unknown>>;
 }
 
@@ -63,6 +69,6 @@ export function otherMethods(implemented: readonly Method[]): Record<Method, Rou
  */
 export function apiRoute<P = Record<string, never>>(handlers: Partial<Record<Method, Handler<P>>>): Record<Method, RouteFn<P>> {
   const allow = METHODS.filter((m) => handlers[m]).join(', ');
-  const notAllowed: Handler<P> = async ({ req }) => errorResponse(new AppError('METHOD_NOT_ALLOWED', `Method "${req.method}" not allowed.`), { allow });
+  const notAllowed: Handler<P> = async ({ req }) => methodNotAllowed(req.method, allow);
   return Object.fromEntries(METHODS.map((m) => [m, merchantRoute(byApiKey, handlers[m] ?? notAllowed)])) as Record<Method, RouteFn<P>>;
 }
