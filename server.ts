@@ -98,6 +98,8 @@ const server = createServer(
   (req: IncomingMessage, res: ServerResponse) => {
     const started = process.hrtime.bigint();
     const target = req.url ?? '/';
+    // The path without its query: search terms and filters are the merchant's data.
+    const pathname = target.split('?')[0]!;
     const forwarded = req.headers['x-forwarded-for'];
     const ip = clientIpFrom(req.socket.remoteAddress, Array.isArray(forwarded) ? forwarded.join(',') : forwarded, c.TRUSTED_PROXIES);
     delete req.headers[CLIENT_IP_HEADER];
@@ -110,21 +112,19 @@ const server = createServer(
     res.setHeader(REQUEST_ID_HEADER, reqId);
     res.once('finish', () => {
       if (!res.shouldKeepAlive) closing.add(req.socket);
-      // The path without its query: search terms and filters are the merchant's data.
-      const path = target.split('?')[0];
-      log.info({ reqId, method: req.method, path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6, ip }, 'request');
+      log.info({ reqId, method: req.method, path: pathname, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6, ip }, 'request');
     });
     for (const [name, value] of Object.entries(securityHeadersFor(target))) res.setHeader(name, value);
 
     if (!METHODS.has(req.method ?? '')) return answer(res, 405, `Method "${req.method}" not allowed.`, { allow: ALLOW });
     if (target.length > MAX_URL_LENGTH) return answer(res, 414, `Request URL is longer than ${MAX_URL_LENGTH} characters.`);
     if (!wellEncoded(target)) return answer(res, 400, 'Malformed percent-encoding in the request URL.');
-    if (DOT_SEGMENT.test(target.split('?')[0]!)) return answer(res, 400, 'Path segments "." and ".." are not accepted.');
+    if (DOT_SEGMENT.test(pathname)) return answer(res, 400, 'Path segments "." and ".." are not accepted.');
     if (PUBLIC_PAGE.test(target)) {
       const wait = publicPages.take(`page:${addressKey(ip ?? 'unknown')}`);
       if (wait !== null) return answer(res, 429, `Too many requests from this address; try again in ${wait} s.`, { 'retry-after': String(wait) });
     }
-    const api = apiRouter?.match(target.split('?')[0]!);
+    const api = apiRouter?.match(pathname);
     if (api) return void apiRouter!.serve(api, req, res);
     void handle(req, res);
   },
