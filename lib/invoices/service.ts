@@ -108,8 +108,7 @@ export async function createInvoice(prisma: PrismaClient, rates: RateSource, mer
       amounts.map((a) => a.currency), amounts.map((a) => a.rateUsd), amounts.map((a) => a.dueUnits.toString()), amounts.map((a) => a.feeUnits.toString()),
     ],
   });
-  const row = rows[0] as { id: number } | undefined;
-  const id = row!.id;
+  const id = (rows[0] as { id: number }).id;
   // The record as the row now stands, from what was written: every column of the model must be
   // named here (the type says so), and test/api-create-invoice.test.ts compares the answer with
   // the invoice read back.
@@ -326,6 +325,19 @@ async function namedSearchPageIds(prisma: PrismaClient, where: Prisma.InvoiceWhe
 }
 
 /**
+ * A page's ids below DEEP_OFFSET: without a search in SQL through pg (lib/invoices/listSql.ts);
+ * a search naming a status or token in its two parts (namedSearchPageIds); any other search
+ * through Prisma's filters.
+ */
+function shallowPageIds(prisma: PrismaClient, merchantId: number, q: ListInvoicesQuery, where: Prisma.InvoiceWhereInput, orderBy: Prisma.InvoiceOrderByWithRelationInput[], page: Page): Promise<number[]> {
+  if (!q.search) return plainListPageIds(sqlPool(prisma), merchantId, q, page);
+  const terms = searchTerms(q.search);
+  const named: Prisma.InvoiceWhereInput | undefined = terms.status ? { status: terms.status } : terms.currency ? { currencies: { has: terms.currency } } : undefined;
+  if (named) return namedSearchPageIds(prisma, where, named, terms.rows, orderBy, page);
+  return prisma.invoice.findMany({ where, select: { id: true }, orderBy, take: page.limit, skip: page.offset }).then((r) => r.map((i) => i.id));
+}
+
+/**
  * A page of the merchant's invoices and the exact count (spec 4.2). `merchant` is the caller the
  * route has already loaded: every row of the list is its, so its contact (invoiceJson's
  * merchant_contact) is not read again per page.
@@ -334,28 +346,14 @@ export async function listInvoices(prisma: PrismaClient, merchant: InvoiceOwner,
   const merchantId = merchant.id;
   const contact = { email: merchant.email };
   const { where, orderBy } = invoiceListQuery(merchantId, q);
-  if (page.offset < DEEP_OFFSET && !q.search) {
-    // The list without a search, the common case: count and page ids in SQL through pg
-    // (lib/invoices/listSql.ts), then the rows, as below.
+  if (page.offset < DEEP_OFFSET) {
+    // Count and page ids, then the page's rows and their currency rows through pg, side by side
+    // (lib/db/rows.ts): Prisma's client spent more CPU turning 300 rows into objects than
+    // PostgreSQL spent finding them.
     const sql = sqlPool(prisma);
     const [count, rows] = await Promise.all([
-      plainListCount(sql, merchantId, q),
-      plainListPageIds(sql, merchantId, q, page).then((ids) => invoicesWithAmounts(sql, merchantId, ids)),
-    ]);
-    return { count, rows: rows.map((r) => ({ ...r, merchant: contact })) };
-  }
-  if (page.offset < DEEP_OFFSET) {
-    const terms = q.search ? searchTerms(q.search) : undefined;
-    const named: Prisma.InvoiceWhereInput | undefined = terms?.status ? { status: terms.status } : terms?.currency ? { currencies: { has: terms.currency } } : undefined;
-    // The page's ids through Prisma (its filters), then its rows and their currency rows through
-    // pg, side by side (lib/db/rows.ts): Prisma's client spent more CPU turning 300 rows into
-    // objects than PostgreSQL spent finding them.
-    const [count, rows] = await Promise.all([
-      countInvoices(prisma, merchantId, q, where),
-      (terms && named
-        ? namedSearchPageIds(prisma, where, named, terms.rows, orderBy, page)
-        : prisma.invoice.findMany({ where, select: { id: true }, orderBy, take: page.limit, skip: page.offset }).then((r) => r.map((i) => i.id))
-      ).then((ids) => invoicesWithAmounts(sqlPool(prisma), merchantId, ids)),
+      q.search ? countInvoices(prisma, merchantId, q, where) : plainListCount(sql, merchantId, q),
+      shallowPageIds(prisma, merchantId, q, where, orderBy, page).then((ids) => invoicesWithAmounts(sql, merchantId, ids)),
     ]);
     return { count, rows: rows.map((r) => ({ ...r, merchant: contact })) };
   }
