@@ -56,11 +56,9 @@ export async function plainListCount(sql: pg.Pool, merchantId: number, q: ListIn
     const { rows } = await sql.query(named(`SELECT count(*)::text AS n FROM invoices WHERE ${clauses.join(' AND ')}`, values));
     return Number(rows[0].n);
   }
-  // The counters (migration 0040): kept in the same statement as the rows, so a snapshot sees both at one moment.
-  const values: unknown[] = [merchantId];
-  const clauses = ['merchant_id = $1'];
-  if (q.type) clauses.push(`type = $${values.push(q.type)}::"InvoiceType"`);
-  if (q.status) clauses.push(`status = $${values.push(q.status)}::"InvoiceStatus"`);
+  // The counters (migration 0040): kept in the same statement as the rows, so a snapshot sees both
+  // at one moment. They have the rows' merchant, type and status columns; tokens are flags.
+  const { clauses, values } = rowFilter(merchantId, { ...q, currency: undefined });
   if (q.currency?.includes('TRX')) clauses.push('accepts_trx');
   if (q.currency?.includes('USDT')) clauses.push('accepts_usdt');
   const { rows } = await sql.query(named(`SELECT COALESCE(sum(n), 0)::text AS n FROM invoice_counts WHERE ${clauses.join(' AND ')}`, values));
