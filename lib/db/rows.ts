@@ -111,7 +111,9 @@ export async function invoicesWithAmounts(sql: pg.Pool, merchantId: number, ids:
   const byInvoice = new Map<number, InvoiceCurrency[]>();
   for (const row of amounts.rows) {
     const a = invoiceCurrencyFromRow(row);
-    byInvoice.set(a.invoiceId, [...(byInvoice.get(a.invoiceId) ?? []), a]);
+    const list = byInvoice.get(a.invoiceId);
+    if (list) list.push(a);
+    else byInvoice.set(a.invoiceId, [a]);
   }
   const byId = new Map(invoices.rows.map((row) => [row.id as number, invoiceFromRow(row)]));
   return ids.flatMap((id) => {
