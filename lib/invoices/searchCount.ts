@@ -10,6 +10,11 @@ import { likeLiteral } from '@/lib/schemas/listQuery';
  * one after an invoice's text changed or an invoice was deleted, counts in full.
  */
 
+/** The invoice id a search term names (1 to 9 digits), which the search matches besides text. */
+export function searchedId(term: string): number | undefined {
+  return /^\d{1,9}$/.test(term) ? Number(term) : undefined;
+}
+
 /** Entries kept per merchant; the oldest counted go first. */
 const KEPT_TERMS = 100;
 /** Ids created (by any merchant) past an entry before a reader moves it up, so a check scans few. */
@@ -24,7 +29,7 @@ interface Entry {
 
 export async function textSearchCount(sql: pg.Pool, merchantId: number, term: string): Promise<number> {
   const pattern = `%${likeLiteral(term)}%`;
-  const id = /^\d{1,9}$/.test(term) ? Number(term) : null;
+  const id = searchedId(term) ?? null;
   const entry = await sql
     .query({ name: 'search-count-entry', text: 'SELECT n::text, total::text, max_id, text_version::text FROM invoice_search_counts WHERE merchant_id = $1 AND term = $2', values: [merchantId, term] })
     .then(({ rows }) => (rows[0] ? ({ n: BigInt(rows[0].n), total: BigInt(rows[0].total), maxId: rows[0].max_id, textVersion: BigInt(rows[0].text_version) } satisfies Entry) : null));

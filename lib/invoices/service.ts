@@ -2,7 +2,7 @@ import { keysetBatches } from '@/lib/export/batches';
 import { sqlPool } from '@/lib/db/client';
 import { invoicesWithAmounts } from '@/lib/db/rows';
 import { plainListCount, plainListPageIds } from './listSql';
-import { textSearchCount } from './searchCount';
+import { searchedId, textSearchCount } from './searchCount';
 import { config } from '@/lib/config';
 import { addressFromXpub } from '@/lib/chain/keys';
 import { NO_ACCOUNT_PREPARED } from '@/lib/merchants/accounts';
@@ -208,7 +208,7 @@ function searchTerms(term: string) {
   const description: Prisma.InvoiceWhereInput = { description: { contains: likeLiteral(term), mode: 'insensitive' } };
   // NOT (description ILIKE ...) is NULL, not true, on an invoice without a description.
   const notDescription: Prisma.InvoiceWhereInput = { OR: [{ description: null }, { NOT: description }] };
-  const id = /^\d{1,9}$/.test(term) ? Number(term) : undefined;
+  const id = searchedId(term);
   const rows: Prisma.InvoiceWhereInput[] = [address, description, ...(id !== undefined ? [{ id }] : [])];
   const disjointRows: Prisma.InvoiceWhereInput[] = [
     description,
