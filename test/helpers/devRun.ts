@@ -124,8 +124,7 @@ export async function startDevRun(dataDir: string, ports: DevRunPorts, env: Reco
     output: () => out,
     processes: everyone,
     async powerCut() {
-      const pids = everyone();
-      for (const p of pids) process.kill(p, 'SIGKILL');
+      for (const p of everyone()) killHard(p);
       await gone();
     },
     async killRunner() {
@@ -148,8 +147,21 @@ export async function startDevRun(dataDir: string, ports: DevRunPorts, env: Reco
         /* group already gone */
       }
       await gone().catch(async () => {
-        for (const p of everyone()) process.kill(p, 'SIGKILL');
+        for (const p of everyone()) killHard(p);
       });
     },
   };
+}
+
+/**
+ * SIGKILL, where a process that has already ended is no error: it may end between the listing
+ * and its kill (killing the runner makes its children exit themselves, scripts/exitWithParent.ts,
+ * on the other core meanwhile). Callers still wait until every process has ended.
+ */
+function killHard(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+  }
 }
