@@ -10,6 +10,8 @@ import type { Currency, LedgerKind, Prisma, SendPurpose, Transaction } from '@/l
  * other and against the chain.
  */
 type Tx = Prisma.TransactionClient;
+/** What a payment's bookings need of it. */
+type PaymentRef = Pick<Transaction, 'id' | 'toAddress' | 'currency' | 'invoiceId'>;
 
 const OUT_KIND: Record<SendPurpose, LedgerKind> = {
   FORWARD: 'FORWARD',
@@ -75,13 +77,13 @@ export async function bookSendLanded(tx: Tx, row: Transaction, feeSun: bigint, s
 }
 
 /** The part of a payment the service keeps at its address (service fee; a USDT refund's network cost). */
-export async function bookKept(tx: Tx, payment: Transaction, units: bigint, reason: string): Promise<void> {
+export async function bookKept(tx: Tx, payment: PaymentRef, units: bigint, reason: string): Promise<void> {
   if (units <= 0n) return;
   await write(tx, [{ address: payment.toAddress, currency: payment.currency, kind: 'FEE_KEPT', deltaUnits: 0n, units, invoiceId: payment.invoiceId, paymentId: payment.id, transactionId: payment.id, reason }]);
 }
 
 /** The part of a payment held at its address, with why. */
-export async function bookHeld(tx: Tx, payment: Transaction, units: bigint, reason: string): Promise<void> {
+export async function bookHeld(tx: Tx, payment: PaymentRef, units: bigint, reason: string): Promise<void> {
   if (units <= 0n) return;
   await write(tx, [{ address: payment.toAddress, currency: payment.currency, kind: 'HELD', deltaUnits: 0n, units, invoiceId: payment.invoiceId, paymentId: payment.id, transactionId: payment.id, reason }]);
 }

@@ -1,6 +1,7 @@
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { changeInvoiceStatus } from '@/lib/invoices/transitions';
 import { scannedUntil } from './scan';
+import { OPEN_PAYMENT_STATES } from './states';
 
 const BATCH = 500;
 
@@ -18,7 +19,7 @@ export async function expireInvoices(prisma: PrismaClient): Promise<number> {
       type: 'SINGLE',
       status: 'ACTIVE',
       expiredAt: { lt: now },
-      transactions: { none: { type: 'PAYMENT', paymentState: { in: ['DETECTED', 'AML_PENDING', 'FORWARDING', 'REFUNDING'] } } },
+      transactions: { none: { type: 'PAYMENT', paymentState: { in: [...OPEN_PAYMENT_STATES] } } },
     },
     select: { id: true, status: true, amounts: { select: { receivedUnits: true } } },
     take: BATCH,

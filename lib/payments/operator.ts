@@ -1,11 +1,11 @@
 import { TronWeb } from 'tronweb';
-import type { PrismaClient, Transaction } from '@/lib/generated/prisma/client';
-import { unbookHeld } from '@/lib/ledger/book';
+import type { Prisma, PrismaClient, Transaction } from '@/lib/generated/prisma/client';
+import { changePaymentState } from './states';
 
 /** Why an operator's or merchant's action on a payment was refused; the edges map the code. */
 export class PaymentActionError extends Error {
   constructor(
-    readonly code: 'NOT_FOUND' | 'NOT_FAILED' | 'NOT_HELD' | 'BAD_ADDRESS',
+    readonly code: 'NOT_FOUND' | 'NOT_FAILED' | 'NOT_HELD' | 'BAD_ADDRESS' | 'SEND_IN_FLIGHT',
     message: string,
   ) {
     super(message);
@@ -19,23 +19,22 @@ export class PaymentActionError extends Error {
  */
 export async function retryFailedPayment(prisma: PrismaClient, id: number): Promise<Transaction> {
   return prisma.$transaction(async (tx) => {
-    const p = await tx.transaction.findUnique({ where: { id } });
+    const p = await tx.transaction.findUnique({ where: { id }, include: { invoice: { select: { type: true } } } });
     if (!p || p.type !== 'PAYMENT') throw new PaymentActionError('NOT_FOUND', `payment ${id} not found`);
     if (p.paymentState !== 'FAILED') throw new PaymentActionError('NOT_FAILED', `payment ${id} is ${p.paymentState}, not FAILED`);
-    const { count } = await tx.transaction.updateMany({
-      where: { id, paymentState: 'FAILED' },
-      data: {
-        paymentState: p.releaseAction === 'REFUND' || p.amlCheck !== null && (p.amlCheck as { status?: string }).status === 'FAILED' ? 'REFUNDING' : 'FORWARDING',
-        operatorRetries: { increment: 1 },
-        error: null,
-        leaseOwner: null,
-        leaseUntil: null,
-      },
+    const moved = await changePaymentState(tx, p, {
+      to: p.releaseAction === 'REFUND' || (p.amlCheck !== null && (p.amlCheck as { status?: string }).status === 'FAILED') ? 'REFUNDING' : 'FORWARDING',
+      data: { operatorRetries: { increment: 1 }, error: null, leaseOwner: null, leaseUntil: null },
     });
-    if (count !== 1) throw new PaymentActionError('NOT_FAILED', `payment ${id} changed meanwhile`);
-    await unbookHeld(tx, id);
+    if (!moved) throw await refusal(tx, id, 'NOT_FAILED', `payment ${id} changed meanwhile`);
     return tx.transaction.findUniqueOrThrow({ where: { id } });
   });
+}
+
+/** Why the door refused: a send of the payment's own still in flight, or the state changed meanwhile. */
+async function refusal(tx: Prisma.TransactionClient, id: number, code: PaymentActionError['code'], message: string): Promise<PaymentActionError> {
+  const inFlight = await tx.transaction.count({ where: { sourceId: id, sendState: { in: ['SIGNED', 'BROADCAST'] } } });
+  return inFlight > 0 ? new PaymentActionError('SEND_IN_FLIGHT', 'A send of this payment is still in flight; try again once it has landed or expired.') : new PaymentActionError(code, message);
 }
 
 export type Release = { action: 'FORWARD' } | { action: 'REFUND'; address: string };
@@ -51,16 +50,16 @@ export async function releaseHeldPayment(prisma: PrismaClient, merchantId: numbe
     throw new PaymentActionError('BAD_ADDRESS', 'Enter a valid Tron address (T...).');
   }
   return prisma.$transaction(async (tx) => {
-    const p = await tx.transaction.findFirst({ where: { id, merchantId, type: 'PAYMENT' }, select: { amlCheck: true, merchant: { select: { amlCheck: true } } } });
+    const p = await tx.transaction.findFirst({ where: { id, merchantId, type: 'PAYMENT' }, include: { invoice: { select: { type: true } }, merchant: { select: { amlCheck: true } } } });
+    if (!p || p.paymentState !== 'HELD') throw new PaymentActionError('NOT_HELD', 'Only held funds can be released.');
     // Funds held before screening (dust, a canceled invoice, a token not accepted) are screened
     // before they are forwarded when the merchant has AML on: a flagged sender's money is then
     // returned (or held) by the AML rules, never forwarded unseen (issue 13).
-    const screened = (p?.amlCheck as { completed?: boolean } | null)?.completed === true;
-    const forwardState = p?.merchant.amlCheck && !screened ? 'AML_PENDING' : 'FORWARDING';
-    const { count } = await tx.transaction.updateMany({
-      where: { id, merchantId, type: 'PAYMENT', paymentState: 'HELD' },
+    const screened = (p.amlCheck as { completed?: boolean } | null)?.completed === true;
+    const forwardState = p.merchant.amlCheck && !screened ? 'AML_PENDING' : 'FORWARDING';
+    const moved = await changePaymentState(tx, p, {
+      to: release.action === 'FORWARD' ? forwardState : 'REFUNDING',
       data: {
-        paymentState: release.action === 'FORWARD' ? forwardState : 'REFUNDING',
         releaseAction: release.action,
         releaseAddress: release.action === 'REFUND' ? release.address : null,
         retries: 0,
@@ -69,8 +68,7 @@ export async function releaseHeldPayment(prisma: PrismaClient, merchantId: numbe
         leaseUntil: null,
       },
     });
-    if (count !== 1) throw new PaymentActionError('NOT_HELD', 'Only held funds can be released.');
-    await unbookHeld(tx, id);
+    if (!moved) throw await refusal(tx, id, 'NOT_HELD', 'Only held funds can be released.');
     return tx.transaction.findUniqueOrThrow({ where: { id } });
   });
 }

@@ -3,32 +3,34 @@ import { ChainResponseError } from '@/lib/chain/errors';
 import { invoiceAccount } from '@/lib/merchants/accounts';
 import { Prisma, type Invoice, type InvoiceCurrency, type InvoiceStatus, type Merchant, type Transaction } from '@/lib/generated/prisma/client';
 import { changeInvoiceStatus } from '@/lib/invoices/transitions';
-import { bookHeld, bookKept } from '@/lib/ledger/book';
 import { workThrough } from '@/lib/worker/lease';
 import { parseScaled, toJsonNumber } from '@/lib/money/decimal';
 import { convertUnits, percentOf, withMargin } from '@/lib/money/fees';
 import { RATE_DECIMALS, TOKEN_DECIMALS, type Currency } from '@/lib/money/tokens';
-import { enqueueInvoiceWebhook } from '@/lib/webhooks/outbox';
 import type { WorkerContext } from './context';
 import { scannedUntil } from './scan';
 import { ensureGas, spendableTrx } from './gas';
 import { ensureSend, latestSend, nextAttempt, type SendOutcome } from './sends';
-import { paymentFee, statusAfterPayments } from './settlementRules';
+import { paymentFee, sharePaid, statusAfterPayments } from './settlementRules';
+import { changePaymentState, isOpenPaymentState, OPEN_PAYMENT_STATES, type PaymentMove } from './states';
 
 type Payment = Transaction & { invoice: (Invoice & { amounts: InvoiceCurrency[] }) | null; merchant: Merchant };
-const OPEN_STATES = ['DETECTED', 'AML_PENDING', 'FORWARDING', 'REFUNDING'] as const;
+const DUE = Prisma.sql`payment_state = ANY(${[...OPEN_PAYMENT_STATES]}::"PaymentState"[]) OR gas_return_due`;
 
 /** Works through due payments; each is advanced as far as the chain allows, then released (lib/worker/lease.ts). */
 export async function processPayments(ctx: WorkerContext, max = 50): Promise<number> {
-  return workThrough(ctx, 'transactions', Prisma.sql`payment_state IN ('DETECTED', 'AML_PENDING', 'FORWARDING', 'REFUNDING') OR gas_return_due`, max, async (id) => {
+  return workThrough(ctx, 'transactions', DUE, max, async (id) => {
     try {
       await advancePayment(ctx, id);
+      // HOLD_AFTER_REFUSALS counts refusals in a row: a round the node did not refuse ends the run (issue 22, case 10).
+      await ctx.prisma.transaction.updateMany({ where: { id, retries: { gt: 0 } }, data: { retries: 0 } });
     } catch (err) {
       const message = (err as Error).message.slice(0, 500);
       console.error(`payment ${id}: ${message}`);
       // The node answered and refused to plan the send (an estimate that reverts: USDT frozen at the
       // address, a target that cannot receive). Retried, then held with the reason instead of
-      // FORWARDING forever (issue 13, case 9). An unreachable node is only ever retried.
+      // FORWARDING forever (issue 13, case 9). An unreachable node is only ever retried. The door
+      // refuses the hold while a send of the payment's own is in flight (issue 22, case 10).
       const refused = err instanceof ChainResponseError;
       const row = await ctx.prisma.transaction.update({ where: { id }, data: { error: message, ...(refused && { retries: { increment: 1 } }) } });
       if (refused && row.retries >= ctx.settings.HOLD_AFTER_REFUSALS && row.leaseOwner === ctx.owner) {
@@ -46,7 +48,7 @@ async function advancePayment(ctx: WorkerContext, id: number): Promise<void> {
   const load = () => loadPayment(ctx, id);
   let p: Payment = await load();
   if (p.type === 'TOPUP') return creditTopup(ctx, p);
-  if (p.gasReturnDue && !(OPEN_STATES as readonly string[]).includes(p.paymentState ?? '')) return returnGas(ctx, p);
+  if (p.gasReturnDue && !isOpenPaymentState(p.paymentState)) return returnGas(ctx, p);
   if (p.paymentState === 'DETECTED' && p.invoice) {
     // Policies a merchant expects (docs/worker.md, "Held funds"): money the merchant did not ask
     // for in this form is kept for them to decide, not forwarded unseen or counted wrongly (case 8).
@@ -75,12 +77,7 @@ const toDecimal = (units: bigint) => String(toJsonNumber(units, TOKEN_DECIMALS))
  * received until a merchant releases it. Never COMPLETED, never burned.
  */
 async function hold(ctx: WorkerContext, p: Payment, reason: string): Promise<void> {
-  await ctx.prisma.$transaction(async (tx) => {
-    if (!(await setState(tx, ctx, p, { paymentState: 'HELD', heldReason: reason, error: null }))) return;
-    await bookHeld(tx, p, p.amountUnits, reason);
-    if (p.invoice?.type === 'MULTIPLE') await enqueueInvoiceWebhook(tx, p.invoice.id, { paymentEventId: p.eventId });
-  });
-  console.warn(`payment ${p.id} held: ${reason}`);
+  if (await ctx.prisma.$transaction((tx) => move(tx, ctx, p, { to: 'HELD', reason, data: { heldReason: reason, error: null } }))) console.warn(`payment ${p.id} held: ${reason}`);
 }
 
 /**
@@ -102,26 +99,29 @@ async function uneconomic(ctx: WorkerContext, p: Payment, to: string, fee: bigin
   return `uneconomic: forwarding would cost ${toDecimal(costInToken)} ${p.currency}${p.currency === 'USDT' ? ` (${toDecimal(cost.totalFeeSun)} TRX of network fees)` : ''}, not less than the ${toDecimal(worth)} ${p.currency} it is worth`;
 }
 
-/** Moves the payment on only while this worker still holds it. */
-async function setState(tx: Prisma.TransactionClient, ctx: WorkerContext, p: Payment, data: Prisma.TransactionUpdateManyMutationInput): Promise<boolean> {
-  const { count } = await tx.transaction.updateMany({ where: { id: p.id, leaseOwner: ctx.owner, paymentState: { in: [...OPEN_STATES] } }, data });
-  return count === 1;
+/** Moves the payment through the one door (lib/payments/states.ts), only while this worker still holds it. */
+function move(tx: Prisma.TransactionClient, ctx: WorkerContext, p: Payment, m: PaymentMove): Promise<boolean> {
+  return changePaymentState(tx, p, { ...m, leaseOwner: ctx.owner });
 }
 
 async function screen(ctx: WorkerContext, p: Payment): Promise<void> {
   if (!p.merchant.amlCheck) {
-    await setState(ctx.prisma, ctx, p, { paymentState: 'FORWARDING' });
+    await move(ctx.prisma, ctx, p, { to: 'FORWARDING' });
     return;
   }
-  await setState(ctx.prisma, ctx, p, { paymentState: 'AML_PENDING' });
+  // Released held funds come back here already AML_PENDING.
+  if (p.paymentState === 'DETECTED') {
+    if (!(await move(ctx.prisma, ctx, p, { to: 'AML_PENDING' }))) return;
+    p = { ...p, paymentState: 'AML_PENDING' };
+  }
   const costTrx = ctx.settings.AML_CHECK_COST_TRX;
   const { record, passed, hold: holdReason } = await runAmlCheck(ctx.aml, { txId: p.trnHash, address: p.fromAddress, currency: p.currency }, Number(p.merchant.amlRiskLimit.toFixed()), Number(costTrx));
   if (holdReason) {
-    await ctx.prisma.transaction.updateMany({ where: { id: p.id, leaseOwner: ctx.owner }, data: { amlCheck: record as object } });
-    return hold(ctx, p, holdReason);
+    await ctx.prisma.$transaction((tx) => move(tx, ctx, p, { to: 'HELD', reason: holdReason, data: { amlCheck: record as object, heldReason: holdReason, error: null } }));
+    return;
   }
   await ctx.prisma.$transaction(async (tx) => {
-    if (!(await setState(tx, ctx, p, { amlCheck: record as object, paymentState: passed ? 'FORWARDING' : 'REFUNDING' }))) return;
+    if (!(await move(tx, ctx, p, { to: passed ? 'FORWARDING' : 'REFUNDING', data: { amlCheck: record as object } }))) return;
     if (record.completed) await tx.merchant.update({ where: { id: p.merchantId }, data: { balanceSun: { decrement: parseScaled(costTrx, TOKEN_DECIMALS) } } });
   });
 }
@@ -175,7 +175,11 @@ async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: 'FORWARD
 }
 
 async function forward(ctx: WorkerContext, p: Payment): Promise<void> {
-  const target = p.merchant.targetWalletAddress;
+  // A forward already signed goes where it was built to go: its fate is followed to the end, whatever
+  // the merchant's wallet is now (a wallet cleared or changed mid-forward must not orphan it; issue 22,
+  // case 3). A new attempt, after a proven death, goes to the wallet set then.
+  const current = await latestSend(ctx, p.id, { purpose: 'FORWARD' });
+  const target = current && current.sendState !== 'FAILED' ? current.toAddress : p.merchant.targetWalletAddress;
   // Not waited for: a payment FORWARDING forever blocks its invoice's expiry and webhooks (case 9).
   if (!target) return hold(ctx, p, 'merchant has no target wallet: set one, then release the payment');
   const row = p.invoice?.amounts.find((a) => a.currency === p.currency);
@@ -215,12 +219,11 @@ async function refund(ctx: WorkerContext, p: Payment): Promise<void> {
 async function settle(ctx: WorkerContext, p: Payment, state: 'SETTLED' | 'REFUNDED', fee: bigint, sent: Transaction | null): Promise<void> {
   const invoice = p.invoice;
   const forwarded = state === 'SETTLED' && sent ? sent.amountUnits : 0n;
+  const kept = state === 'SETTLED' ? fee : sent ? p.amountUnits - sent.amountUnits - (p.currency === 'TRX' ? (sent.feeSun ?? 0n) : 0n) : 0n;
   await ctx.prisma.$transaction(async (tx) => {
     if (invoice) await tx.$queryRaw`SELECT id FROM invoices WHERE id = ${invoice.id} FOR UPDATE`;
-    // A single-use address's unburned gas goes back to the gas wallet once the payment is booked (returnGas).
-    if (!(await setState(tx, ctx, p, { paymentState: state, feeUnits: fee, error: null, gasReturnDue: invoice?.type === 'SINGLE' }))) return;
-    if (state === 'SETTLED') await bookKept(tx, p, fee, 'service fee');
-    else if (sent) await bookKept(tx, p, p.amountUnits - sent.amountUnits - (p.currency === 'TRX' ? (sent.feeSun ?? 0n) : 0n), 'network cost of the refund');
+    // The door books what is kept and the static address's webhook, and flags a single-use address's gas for return.
+    if (!(await move(tx, ctx, p, { to: state, keptUnits: kept, data: { feeUnits: fee, error: null } }))) return;
     if (!invoice) return;
     const row = invoice.amounts.find((a) => a.currency === p.currency);
     if (row && state === 'SETTLED') {
@@ -233,12 +236,11 @@ async function settle(ctx: WorkerContext, p: Payment, state: 'SETTLED' | 'REFUND
     const current = await tx.invoice.findUniqueOrThrow({ where: { id: invoice.id } });
     // Only an AML refund ends a SINGLE invoice AML_FAILED; released held funds (returned by the merchant,
     // or screened on release and returned) change nothing: the invoice was not paid with them.
-    const next = state === 'REFUNDED' ? (p.releaseAction ? current.status : refundedStatus(current)) : statusAfterPayments(current, amounts, ctx.settings.PAYMENT_TOLERANCE_PERCENT, await scannedUntil(tx), ctx.settings.PAYMENT_TOLERANCE_MAX_USD);
+    const next = state === 'REFUNDED' ? (p.releaseAction ? current.status : refundedStatus(ctx, current, amounts, p)) : statusAfterPayments(current, amounts, ctx.settings.PAYMENT_TOLERANCE_PERCENT, await scannedUntil(tx), ctx.settings.PAYMENT_TOLERANCE_MAX_USD);
     const costCurrency = current.costCurrency ?? p.currency;
     const feeInCostCurrency = costCurrency === p.currency ? fee : convertFee(fee, amounts, p.currency, costCurrency);
     await tx.invoice.update({ where: { id: invoice.id }, data: { costUnits: (current.costUnits ?? 0n) + feeInCostCurrency, costCurrency } });
     await changeInvoiceStatus(tx, current, next);
-    if (invoice.type === 'MULTIPLE') await enqueueInvoiceWebhook(tx, invoice.id, { paymentEventId: p.eventId });
   });
 }
 
@@ -254,7 +256,7 @@ async function settle(ctx: WorkerContext, p: Payment, state: 'SETTLED' | 'REFUND
 async function returnGas(ctx: WorkerContext, p: Payment): Promise<void> {
   const { address, privateKey } = invoiceKey(p);
   // Another payment's funds are waiting here: its send may use this gas; it is returned when that payment is booked.
-  const waiting = await ctx.prisma.transaction.count({ where: { toAddress: address, type: 'PAYMENT', paymentState: { in: [...OPEN_STATES] }, id: { not: p.id } } });
+  const waiting = await ctx.prisma.transaction.count({ where: { toAddress: address, type: 'PAYMENT', paymentState: { in: [...OPEN_PAYMENT_STATES] }, id: { not: p.id } } });
   if (waiting > 0) return;
   const to = ctx.gasWallet.address;
   const outcome = await ensureSend(ctx, p, { purpose: 'GAS_RETURN', address }, async () => {
@@ -291,11 +293,19 @@ async function gasRemainder(ctx: WorkerContext, address: string, anchorId: numbe
 }
 
 /**
- * A refund ends a SINGLE invoice as AML_FAILED. A static (MULTIPLE) address
- * stays open for its other payers: the refund is reported by the per-payment
- * webhook and the transaction's aml_check, not by closing the invoice.
+ * A refund ends a SINGLE invoice as AML_FAILED only when the flagged payment would have paid
+ * it (within the underpayment tolerance): a smaller one, e.g. 1 TRX from a flagged address to
+ * grief an open invoice, is returned and the invoice stays open for the real customer, whose
+ * payment still counts and is reported (issue 22, case 5). A static (MULTIPLE) address stays
+ * open for its other payers: the refund is reported by the per-payment webhook and the
+ * transaction's aml_check, not by closing the invoice.
  */
-const refundedStatus = (invoice: Invoice): InvoiceStatus => (invoice.type === 'SINGLE' ? 'AML_FAILED' : invoice.status);
+function refundedStatus(ctx: WorkerContext, invoice: Invoice, amounts: InvoiceCurrency[], p: Payment): InvoiceStatus {
+  if (invoice.type !== 'SINGLE') return invoice.status;
+  const alone = amounts.map((a) => ({ dueUnits: a.dueUnits, receivedUnits: a.currency === p.currency ? p.amountUnits : 0n }));
+  const share = sharePaid(invoice, alone, ctx.settings.PAYMENT_TOLERANCE_PERCENT, ctx.settings.PAYMENT_TOLERANCE_MAX_USD);
+  return share === 'below' ? invoice.status : 'AML_FAILED';
+}
 
 // A customer who paid in both tokens: the cost is kept in the first one, at the invoice's fixed rates.
 function convertFee(fee: bigint, amounts: InvoiceCurrency[], from: string, to: string): bigint {
@@ -316,13 +326,9 @@ function convertFee(fee: bigint, amounts: InvoiceCurrency[], from: string, to: s
 async function failPayment(ctx: WorkerContext, p: Payment, error: string): Promise<void> {
   await ctx.prisma.$transaction(async (tx) => {
     if (p.invoice) await tx.$queryRaw`SELECT id FROM invoices WHERE id = ${p.invoice.id} FOR UPDATE`;
-    if (!(await setState(tx, ctx, p, { paymentState: 'FAILED', error }))) return;
-    await bookHeld(tx, p, p.amountUnits, `send failed: ${error}`);
-    if (!p.invoice) return;
-    if (p.invoice.type === 'MULTIPLE') {
-      await enqueueInvoiceWebhook(tx, p.invoice.id, { paymentEventId: p.eventId });
-      return;
-    }
+    if (!(await move(tx, ctx, p, { to: 'FAILED', reason: `send failed: ${error}`, data: { error } }))) return;
+    // A static address is reported by the door's per-payment webhook and stays open.
+    if (!p.invoice || p.invoice.type === 'MULTIPLE') return;
     await changeInvoiceStatus(tx, await tx.invoice.findUniqueOrThrow({ where: { id: p.invoice.id } }), 'ERROR');
   });
 }
@@ -342,7 +348,7 @@ async function creditTopup(ctx: WorkerContext, p: Payment): Promise<void> {
   }
   const field = p.toAddress === p.merchant.activationWalletAddress ? 'activationBalanceSun' : 'balanceSun';
   await ctx.prisma.$transaction(async (tx) => {
-    if (!(await setState(tx, ctx, p, { paymentState: 'SETTLED', feeUnits: fee }))) return;
+    if (!(await move(tx, ctx, p, { to: 'SETTLED', data: { feeUnits: fee } }))) return;
     await tx.merchant.update({ where: { id: p.merchantId }, data: { [field]: { increment: creditSun } } });
   });
 }

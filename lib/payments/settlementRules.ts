@@ -21,22 +21,15 @@ export function paidShare(amounts: readonly Pick<InvoiceCurrency, 'dueUnits' | '
   return amounts.reduce((sum, a) => (a.dueUnits > 0n ? sum + (a.receivedUnits * WHOLE) / a.dueUnits : sum), 0n);
 }
 
+type Tolerated = { amountUsd?: { toFixed(): string } | null };
+
 /**
- * Status of a SINGLE invoice once its payments are counted. Within the tolerance
- * of the due amount it is COMPLETED; above, OVERPAID; below, it stays open until
- * it expires and is then UNDERPAID (a customer may pay the rest in a second transfer).
- * The tolerance is `tolerancePercent` of the amount, but never more than
- * `maxToleranceUsd` (when given with the invoice's USD amount): 0.5 % of a
- * 100,000 USD invoice is 500 USD a customer could keep while the merchant is told COMPLETED.
+ * Where the paid share stands against the due amount: within the tolerance of it, above, or
+ * below. The tolerance is `tolerancePercent` of the amount, but never more than
+ * `maxToleranceUsd` (when given with the invoice's USD amount): 0.5 % of a 100,000 USD
+ * invoice is 500 USD a customer could keep while the merchant is told COMPLETED.
  */
-export function statusAfterPayments(
-  invoice: { type: InvoiceType; status: InvoiceStatus; expiredAt: Date; amountUsd?: { toFixed(): string } | null },
-  amounts: readonly Pick<InvoiceCurrency, 'dueUnits' | 'receivedUnits'>[],
-  tolerancePercent: string,
-  now: Date,
-  maxToleranceUsd?: string,
-): InvoiceStatus {
-  if (invoice.type !== 'SINGLE') return invoice.status;
+export function sharePaid(invoice: Tolerated, amounts: readonly Pick<InvoiceCurrency, 'dueUnits' | 'receivedUnits'>[], tolerancePercent: string, maxToleranceUsd?: string): 'below' | 'within' | 'above' {
   const paid = paidShare(amounts);
   let tolerance = percentAsFraction(tolerancePercent, WHOLE);
   const amountMicros = invoice.amountUsd ? parseScaled(invoice.amountUsd.toFixed(), 6) : 0n;
@@ -44,8 +37,26 @@ export function statusAfterPayments(
     const cap = (parseScaled(maxToleranceUsd, 6) * WHOLE) / amountMicros;
     if (cap < tolerance) tolerance = cap;
   }
-  if (paid > WHOLE + tolerance) return 'OVERPAID';
-  if (paid >= WHOLE - tolerance) return 'COMPLETED';
+  if (paid > WHOLE + tolerance) return 'above';
+  return paid >= WHOLE - tolerance ? 'within' : 'below';
+}
+
+/**
+ * Status of a SINGLE invoice once its payments are counted. Within the tolerance
+ * of the due amount (`sharePaid`) it is COMPLETED; above, OVERPAID; below, it stays open until
+ * it expires and is then UNDERPAID (a customer may pay the rest in a second transfer).
+ */
+export function statusAfterPayments(
+  invoice: { type: InvoiceType; status: InvoiceStatus; expiredAt: Date } & Tolerated,
+  amounts: readonly Pick<InvoiceCurrency, 'dueUnits' | 'receivedUnits'>[],
+  tolerancePercent: string,
+  now: Date,
+  maxToleranceUsd?: string,
+): InvoiceStatus {
+  if (invoice.type !== 'SINGLE') return invoice.status;
+  const share = sharePaid(invoice, amounts, tolerancePercent, maxToleranceUsd);
+  if (share === 'above') return 'OVERPAID';
+  if (share === 'within') return 'COMPLETED';
   const anything = amounts.some((a) => a.receivedUnits > 0n);
   return anything && (invoice.expiredAt <= now || invoice.status === 'TIMEOUT') ? 'UNDERPAID' : invoice.status;
 }

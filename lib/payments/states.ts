@@ -1,0 +1,99 @@
+import type { PaymentState, Prisma, Transaction } from '@/lib/generated/prisma/client';
+import { bookHeld, bookKept, unbookHeld } from '@/lib/ledger/book';
+import { enqueueInvoiceWebhook } from '@/lib/webhooks/outbox';
+
+/**
+ * The payment state machine (docs/worker.md, "A payment's life"). Every change of a
+ * payment's (or a merchant top-up's) `payment_state` goes through `changePaymentState`,
+ * which checks this table, as `changeInvoiceStatus` does for invoices.
+ */
+export const PAYMENT_TRANSITIONS: Record<PaymentState, readonly PaymentState[]> = {
+  // Screened when the merchant has AML on; held before screening (dust, a canceled invoice,
+  // a token not accepted); a merchant's top-up is credited at once (SETTLED).
+  DETECTED: ['AML_PENDING', 'FORWARDING', 'HELD', 'SETTLED'],
+  // Passed, failed (returned to the sender), or held (the provider refused the check).
+  AML_PENDING: ['FORWARDING', 'REFUNDING', 'HELD'],
+  FORWARDING: ['SETTLED', 'HELD', 'FAILED'],
+  REFUNDING: ['REFUNDED', 'HELD', 'FAILED'],
+  // Released by the merchant: screened first, forwarded, or returned to an address they name.
+  HELD: ['AML_PENDING', 'FORWARDING', 'REFUNDING'],
+  // An operator's retry (npm run payment:retry).
+  FAILED: ['FORWARDING', 'REFUNDING'],
+  SETTLED: [],
+  REFUNDED: [],
+};
+
+/** States in which the worker still moves the payment's money. */
+export const OPEN_PAYMENT_STATES = ['DETECTED', 'AML_PENDING', 'FORWARDING', 'REFUNDING'] as const satisfies readonly PaymentState[];
+/** States whose money has been fully accounted for: forwarded, returned, or kept at the address (held or failed). */
+export const CLOSED_PAYMENT_STATES = ['SETTLED', 'REFUNDED', 'FAILED', 'HELD'] as const satisfies readonly PaymentState[];
+
+export const isOpenPaymentState = (s: PaymentState | null): boolean => s !== null && (OPEN_PAYMENT_STATES as readonly PaymentState[]).includes(s);
+
+export function canMovePayment(from: PaymentState, to: PaymentState): boolean {
+  return PAYMENT_TRANSITIONS[from].includes(to);
+}
+
+/** A move the table forbids: a bug in the caller, never a race (races return false). */
+export class IllegalPaymentMove extends Error {}
+
+export type DoorPayment = Pick<Transaction, 'id' | 'type' | 'paymentState' | 'invoiceId' | 'eventId' | 'toAddress' | 'currency' | 'amountUnits'> & {
+  invoice: { type: string } | null;
+};
+
+export interface PaymentMove {
+  to: PaymentState;
+  /** Columns written with the state (held_reason, error, fee_units, aml_check, the release's fields...). */
+  data?: Prisma.TransactionUpdateManyMutationInput;
+  /** A worker's move: only while this lease owner still holds the payment. */
+  leaseOwner?: string;
+  /** SETTLED: the service fee kept at the address; REFUNDED: the part of the payment the refund's network cost took. */
+  keptUnits?: bigint;
+  /** HELD and FAILED: why the funds stay at the address (the ledger's HELD row). */
+  reason?: string;
+}
+
+const KEPT_REASON: Partial<Record<PaymentState, string>> = { SETTLED: 'service fee', REFUNDED: 'network cost of the refund' };
+/** The per-payment webhook of a static (MULTIPLE) address: its outcome, once there is one. */
+const REPORTED: readonly PaymentState[] = ['SETTLED', 'REFUNDED', 'FAILED', 'HELD'];
+
+/**
+ * The one door for payment states, in the caller's DB transaction:
+ * - refuses a move the table does not allow (throws: a bug);
+ * - refuses (returns false) while any send of the payment's own is in flight (signed or
+ *   broadcast, its fate unknown): a payment is never held, failed, released or re-planned
+ *   under a send that may still land (issue 22, case 3);
+ * - moves only from the state the caller read, and for a worker only under its lease, so a
+ *   race with another worker or a merchant's action cannot skip a rule (returns false);
+ * - books the ledger of the move (HELD in and out, the fee or refund cost kept) and queues a
+ *   static address's per-payment webhook, in the same transaction;
+ * - flags a single-use (SINGLE) address's gas remainder for return once the payment is closed.
+ */
+export async function changePaymentState(tx: Prisma.TransactionClient, p: DoorPayment, move: PaymentMove): Promise<boolean> {
+  const from = p.paymentState;
+  if (from === null) throw new IllegalPaymentMove(`transaction ${p.id} has no payment state`);
+  if (!canMovePayment(from, move.to)) throw new IllegalPaymentMove(`payment ${p.id}: ${from} -> ${move.to} is not a move the payment state machine allows`);
+  const inFlight = await tx.transaction.count({ where: { sourceId: p.id, sendState: { in: ['SIGNED', 'BROADCAST'] } } });
+  if (inFlight > 0) return false;
+  const closing = (CLOSED_PAYMENT_STATES as readonly PaymentState[]).includes(move.to);
+  const { count } = await tx.transaction.updateMany({
+    where: { id: p.id, paymentState: from, ...(move.leaseOwner !== undefined && { leaseOwner: move.leaseOwner }) },
+    data: { ...move.data, paymentState: move.to, ...(closing && p.type === 'PAYMENT' && p.invoice?.type === 'SINGLE' && { gasReturnDue: true }) },
+  });
+  if (count !== 1) return false;
+  if (p.type !== 'PAYMENT') return true;
+  if (from === 'HELD' || from === 'FAILED') await unbookHeld(tx, p.id);
+  if (move.to === 'HELD' || move.to === 'FAILED') await bookHeld(tx, p, p.amountUnits, move.reason ?? move.to.toLowerCase());
+  const keptReason = KEPT_REASON[move.to];
+  if (keptReason && move.keptUnits) await bookKept(tx, p, move.keptUnits, keptReason);
+  if (p.invoice?.type === 'MULTIPLE' && p.invoiceId !== null && REPORTED.includes(move.to)) await enqueueInvoiceWebhook(tx, p.invoiceId, { paymentEventId: p.eventId });
+  return true;
+}
+
+/** The state table as a mermaid diagram; docs/worker.md shows exactly this (test/payment-states.test.ts). */
+export function paymentStateDiagram(): string {
+  const lines = ['stateDiagram-v2', '  [*] --> DETECTED'];
+  for (const [from, tos] of Object.entries(PAYMENT_TRANSITIONS)) for (const to of tos) lines.push(`  ${from} --> ${to}`);
+  for (const s of ['SETTLED', 'REFUNDED']) lines.push(`  ${s} --> [*]`);
+  return lines.join('\n');
+}
