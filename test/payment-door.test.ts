@@ -6,9 +6,11 @@ import { after, before, describe, it } from 'node:test';
 import { TronWeb } from 'tronweb';
 import { createChain, type Chain } from '@/lib/chain';
 import { deriveAccount } from '@/lib/chain/keys';
+import { hashPassword } from '@/lib/auth/passwords';
 import { PAYMENT_TRANSITIONS, paymentStateDiagram } from '@/lib/payments/states';
 import { freePort, startApp, TEST_MNEMONIC, type TestApp } from './helpers/app';
 import { startDevnetProcess, waitFor, type DevnetProcess } from './helpers/devnet';
+import { DashboardSession } from './helpers/session';
 import { assertReconciled } from './helpers/reconcile';
 import { startWorker, type WorkerProcess } from './helpers/worker';
 
@@ -32,7 +34,7 @@ describe('payment states: one door, and what it refuses', () => {
 });
 
 /**
- * Issue 22, cases 3, 5 and 10 on the devnet with the real worker, each produced by real
+ * Issue 22, cases 3, 5, 8 and 10 on the devnet with the real worker, each produced by real
  * transfers and merchant actions, never by writing a state the worker produces.
  */
 describe('payment door on the devnet: nothing orphaned, griefed, canceled under money or held by old refusals', () => {
@@ -162,6 +164,43 @@ describe('payment door on the devnet: nothing orphaned, griefed, canceled under 
     const whole = await chain.buildSignedTrxTransfer(flagged.privateKey, inv.address, units);
     await chain.broadcast(whole.signedTx);
     await waitStatus(key, inv.id, 'AML_FAILED');
+  });
+
+  it('case 8: an invoice with a payment detected, being forwarded or partly settled cannot be canceled, in the API and the dashboard', async () => {
+    const { merchant, key } = await newMerchant();
+    await app.prisma.merchant.update({ where: { id: merchant.id }, data: { passwordHash: await hashPassword('door password 1') } });
+    const dashboard = new DashboardSession(app.baseUrl);
+    assert.equal(await dashboard.signIn(merchant.email, 'door password 1'), null);
+    const inv = await invoice(key, { type: 'SINGLE', amount: 100, currencies: ['TRX'] });
+    assert.equal((await dashboard.api(`/invoices/${inv.id}`)).json.cancelable, true, 'nothing arrived yet: Cancel is offered');
+    await pay(inv.address, '40', 'TRX');
+    const payment = await paymentOf(inv.id, 40n * TRX);
+    const cancel = await app.api(`/payment/${inv.id}/cancel`, key, { method: 'DELETE' });
+    assert.equal(cancel.status, 400, cancel.text);
+    assert.deepEqual(cancel.json, { detail: 'Invoice cannot be canceled' });
+    await paymentState(payment.id, ['SETTLED']);
+    const after = await app.api(`/payment/${inv.id}/cancel`, key, { method: 'DELETE' });
+    assert.equal(after.status, 400, 'partly paid: still not cancelable');
+    assert.equal((await dashboard.api(`/invoices/${inv.id}`)).json.cancelable, false, 'the dashboard offers no Cancel');
+    assert.equal((await dashboard.api(`/invoices/${inv.id}/cancel`, 'POST')).status, 400, 'nor does its cancel route accept one');
+    const shown = await statusOf(key, inv.id);
+    assert.equal(shown.status, 'ACTIVE');
+    assert.deepEqual(shown.transfer_amounts.input, { TRX: 40 });
+    // Nothing arrived: cancelable as before.
+    const other = await invoice(key, { type: 'SINGLE', amount: 100, currencies: ['TRX'] });
+    const ok = await app.api(`/payment/${other.id}/cancel`, key, { method: 'DELETE' });
+    assert.equal(ok.status, 200, ok.text);
+    assert.equal(ok.json.status, 'CANCELED');
+  });
+
+  it('case 8: held dust does not make an invoice uncancelable', async () => {
+    const { key } = await newMerchant();
+    const inv = await invoice(key, { type: 'SINGLE', amount: 100, currencies: ['TRX'] });
+    await pay(inv.address, '0.5', 'TRX');
+    const dust = await paymentOf(inv.id, TRX / 2n);
+    assert.match((await paymentState(dust.id, ['HELD'])).heldReason ?? '', /^dust:/);
+    const cancel = await app.api(`/payment/${inv.id}/cancel`, key, { method: 'DELETE' });
+    assert.equal(cancel.status, 200, cancel.text);
   });
 
   it('case 10: refusals are counted in a row: a round that gets through resets the count, so a payment is not held for old refusals', async () => {

@@ -5,7 +5,6 @@ import Link from 'next/link';
 import type { ReactNode } from 'react';
 import type { InvoiceDetailJson } from '@/lib/invoices/detail';
 import type { InvoiceJson } from '@/lib/invoices/serialize';
-import { CANCELABLE } from '@/lib/invoices/states';
 import { dashboardApi } from './api';
 import { DeliveryTable } from './DeliveryTable';
 import { PayoutTargets } from './PayoutTargets';
@@ -66,7 +65,7 @@ export function InvoiceDetail({ id }: { id: string }) {
         <span data-testid="invoice-status">
           <StatusBadge status={inv.status} />
         </span>
-        {(CANCELABLE as readonly string[]).includes(inv.status) && (
+        {data.cancelable && (
           <Button variant="danger" className="ml-auto" disabled={cancel.isPending} onClick={() => window.confirm('Cancel this invoice?') && cancel.mutate()}>
             Cancel invoice
           </Button>

@@ -5,7 +5,7 @@ import { listTransactions } from '@/lib/transactions/service';
 import { listDeliveries } from '@/lib/webhooks/deliveryLog';
 import { deliveryJson } from '@/lib/webhooks/serialize';
 import { invoiceJson } from './serialize';
-import { getInvoice, type InvoiceOwner } from './service';
+import { getInvoice, isCancelable, type InvoiceOwner } from './service';
 
 // A static-address invoice can collect many payments; the detail shows the latest, the
 // transactions page has them all.
@@ -19,12 +19,15 @@ const LATEST = { limit: MAX_TRANSACTION_PAGE, offset: 0 };
 export async function invoiceDetail(prisma: PrismaClient, merchant: InvoiceOwner, invoiceId: number) {
   const merchantId = merchant.id;
   const invoice = await getInvoice(prisma, merchant, invoiceId);
-  const [transactions, deliveries] = await Promise.all([
+  const [transactions, deliveries, cancelable] = await Promise.all([
     listTransactions(prisma, merchantId, { ...LATEST, invoice_id: invoice.id, ordering: '-created_at' }, LATEST),
     listDeliveries(prisma, merchantId, { invoice_id: invoice.id }, LATEST),
+    isCancelable(prisma, invoice),
   ]);
   return {
     invoice: invoiceJson(invoice),
+    /** Whether Cancel is offered: the API's cancel rule (status and money received), not the status alone. */
+    cancelable,
     transactions: { count: transactions.count, results: transactions.rows.map(transactionJson) },
     deliveries: { count: deliveries.count, results: deliveries.rows.map(deliveryJson) },
   };

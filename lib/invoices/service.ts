@@ -6,7 +6,8 @@ import { searchedId, textSearchCount } from './searchCount';
 import { config } from '@/lib/config';
 import { addressFromXpub } from '@/lib/chain/keys';
 import { NO_ACCOUNT_PREPARED } from '@/lib/merchants/accounts';
-import { Prisma, type Merchant, type PrismaClient } from '@/lib/generated/prisma/client';
+import { Prisma, type InvoiceStatus, type Merchant, type PrismaClient } from '@/lib/generated/prisma/client';
+import { OPEN_PAYMENT_STATES } from '@/lib/payments/states';
 import { AppError, fieldErrors, invalidInput, notFound } from '@/lib/errors';
 import type { Page } from '@/lib/schemas/page';
 import { likeLiteral } from '@/lib/schemas/listQuery';
@@ -17,7 +18,7 @@ import type { RateSource } from '@/lib/rates/source';
 import { dayStartUtc, nextDayStartUtc } from '@/lib/time';
 import { INVOICE_ORDERING, type CreateInvoiceInput, type ListInvoicesQuery } from './schemas';
 import { invoiceInclude, invoiceJsonColumns, type InvoiceJsonSource, type InvoiceRecord } from './serialize';
-import { parseStatus } from './states';
+import { CANCELABLE, parseStatus } from './states';
 import { changeInvoiceStatus } from './transitions';
 
 export const INVOICE_NOT_FOUND = 'No Invoice matches the given query.';
@@ -178,15 +179,34 @@ export async function getInvoice(prisma: PrismaClient, merchant: InvoiceOwner, i
 }
 
 /**
- * Cancels an open invoice; the conditional update makes a race with the worker
- * safe. A mass payout is open until it completes, but once a top-up has
- * arrived its money is committed to the targets, so it can no longer be canceled.
+ * What keeps an open invoice from being canceled (issue 22, case 8; docs/api.md): money that
+ * arrived for it. A SINGLE invoice with any payment detected (being forwarded, settled in
+ * part, held) would otherwise end CANCELED showing money received and forwarded, with no
+ * webhook. Held dust is the exception: it stays at the address whatever the status, and
+ * otherwise 1 sun from anyone would make any invoice uncancelable. A static (MULTIPLE) address
+ * can be retired once no payment of it is still being moved. A mass payout's top-up is
+ * committed to its targets.
+ */
+export const CANCEL_BLOCKED: Prisma.InvoiceWhereInput = {
+  OR: [
+    { type: 'SINGLE', transactions: { some: { type: 'PAYMENT', NOT: { paymentState: 'HELD', heldReason: { startsWith: 'dust:' } } } } },
+    { type: 'MULTIPLE', transactions: { some: { type: 'PAYMENT', paymentState: { in: [...OPEN_PAYMENT_STATES] } } } },
+    { type: 'MULTIPLE_TRANSFER', transactions: { some: { type: 'TOPUP' } } },
+  ],
+};
+
+/** Whether the merchant may cancel the invoice now: its status allows it and nothing blocks it (the dashboard's Cancel button). */
+export async function isCancelable(prisma: PrismaClient, invoice: { id: number; status: InvoiceStatus }): Promise<boolean> {
+  return CANCELABLE.includes(invoice.status) && (await prisma.invoice.count({ where: { id: invoice.id, NOT: CANCEL_BLOCKED } })) === 1;
+}
+
+/**
+ * Cancels an open invoice; the conditional update (status and CANCEL_BLOCKED in one statement)
+ * makes a race with the worker safe: a payment recorded after it is held as "invoice canceled".
  */
 export async function cancelInvoice(prisma: PrismaClient, merchant: InvoiceOwner, id: number): Promise<InvoiceRecord> {
   const current = await getInvoice(prisma, merchant, id);
-  const canceled = await prisma.$transaction((tx) =>
-    changeInvoiceStatus(tx, current, 'CANCELED', { where: { merchantId: merchant.id, NOT: { type: 'MULTIPLE_TRANSFER', transactions: { some: { type: 'TOPUP' } } } } }),
-  );
+  const canceled = await prisma.$transaction((tx) => changeInvoiceStatus(tx, current, 'CANCELED', { where: { merchantId: merchant.id, NOT: CANCEL_BLOCKED } }));
   if (!canceled) throw invalidInput('Invoice cannot be canceled');
   return getInvoice(prisma, merchant, id);
 }

@@ -11,7 +11,8 @@ export const INVOICE_STATUSES = Object.values(InvoiceStatus);
  */
 const TRANSITIONS: Record<InvoiceStatus, readonly InvoiceStatus[]> = {
   // Spec part 3: cancel is allowed from any status but ERROR, TIMEOUT, COMPLETED and CANCELED;
-  // we allow it only while nothing has been settled (see CANCELABLE).
+  // we allow it only from ACTIVE, and only while no money has arrived for the invoice
+  // (CANCEL_BLOCKED in lib/invoices/service.ts).
   ACTIVE: ['COMPLETED', 'OVERPAID', 'UNDERPAID', 'AML_FAILED', 'TIMEOUT', 'CANCELED', 'ERROR'],
   // A payment that lands after expiry is still forwarded, and the invoice then says how it was paid.
   TIMEOUT: ['COMPLETED', 'OVERPAID', 'UNDERPAID', 'AML_FAILED', 'ERROR'],
