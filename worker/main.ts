@@ -7,18 +7,17 @@ import { deriveAccount } from '@/lib/chain/keys';
 import { chainConfig, config, workerConfig } from '@/lib/config';
 import { db } from '@/lib/db/client';
 import { bridgeConsole, createLogger } from '@/lib/log';
-import { hdMnemonic, prepareAccounts } from '@/lib/merchants/accounts';
-import { scanHeartbeat } from '@/lib/operations/heartbeat';
+import { hdMnemonic } from '@/lib/merchants/accounts';
 import type { WorkerContext } from '@/lib/payments/context';
-import { expireInvoices } from '@/lib/payments/expiry';
-import { processPayments } from '@/lib/payments/process';
-import { processPayouts } from '@/lib/payouts/run';
-import { scanNextBlocks } from '@/lib/payments/scan';
 import { rateSource } from '@/lib/rates';
-import { closeInterruptedDeliveries, deliverNext } from '@/lib/webhooks/deliver';
-import { startLoop } from './loop';
-
-const WEBHOOK_SENDERS = 4;
+import type { JobDeps, WorkerJob } from '@/lib/worker/job';
+import { startLoop } from '@/lib/worker/loop';
+import { accountsJob } from './accounts';
+import { expiryJob } from './expiry';
+import { paymentsJob } from './payments';
+import { payoutsJob } from './payouts';
+import { scanJob } from './scan';
+import { webhookJobs } from './webhooks';
 
 const c = config();
 // JSON lines (docs/operations.md); console output of lib/ goes through it too.
@@ -48,30 +47,10 @@ if (settings.AML_PROVIDER === 'http') {
   if ('alert' in verdict) console.error(`ALERT AML provider could not be checked at start-up (starting; checks fail open on timeouts and 5xx): ${verdict.alert}`);
   else console.log('worker: AML provider accepted our credentials');
 }
-const delivery = { timeoutMs: settings.WEBHOOK_TIMEOUT_MS, allowPrivate: settings.WEBHOOK_ALLOW_PRIVATE };
-const poll = settings.WORKER_POLL_MS;
-const beat = scanHeartbeat(ctx.prisma, ctx.owner);
-
-const loops = [
-  startLoop('scan', poll, async () => {
-    const scanned = await scanNextBlocks(ctx);
-    await beat(); // read by /healthz: this worker is scanning
-    return scanned > 0;
-  }),
-  startLoop('payments', poll, async () => (await processPayments(ctx)) > 0),
-  startLoop('payouts', poll, async () => (await processPayouts(ctx)) > 0),
-  startLoop('expiry', poll, async () => {
-    await expireInvoices(ctx.prisma);
-    await closeInterruptedDeliveries(ctx.prisma, settings.WEBHOOK_STALE_SECONDS);
-    return false;
-  }),
-  // Account xpubs for sign-ups (and merchants from before migration 0041), kept ahead.
-  startLoop('accounts', 60_000, async () => {
-    await prepareAccounts(ctx.prisma, mnemonic);
-    return false;
-  }),
-  ...Array.from({ length: WEBHOOK_SENDERS }, (_, i) => startLoop(`webhooks-${i}`, poll, () => deliverNext(ctx.prisma, delivery))),
-];
+// Every background job is a file under worker/ (docs/worker.md, "Jobs").
+const deps: JobDeps = { ctx, mnemonic };
+const jobs: WorkerJob[] = [scanJob(deps), paymentsJob(deps), payoutsJob(deps), expiryJob(deps), accountsJob(deps), ...webhookJobs(deps)];
+const loops = jobs.map((job) => startLoop(job.name, job.idleMs ?? settings.WORKER_POLL_MS, () => job.step()));
 console.log(`worker: running as ${ctx.owner}; node ${chainConfig().fullNodeUrl}; gas wallet ${ctx.gasWallet.address}`);
 
 async function shutdown(): Promise<void> {
