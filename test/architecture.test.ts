@@ -11,6 +11,7 @@ import { describe, it } from 'node:test';
  *     throws AppError with a code (lib/errors.ts), the edge maps it.
  * (b) process.env is read only by the configuration module, lib/config.ts.
  * (c) lib/ imports neither the framework (next, react) nor app/ or components/.
+ * (d) a payment's state is written only by its one door, lib/payments/states.ts.
  */
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SOURCE_DIRS = ['app', 'lib', 'components', 'worker', 'devnet', 'scripts'];
@@ -80,6 +81,12 @@ function frameworkViolations(file: string, source: string): string[] {
   });
 }
 
+/** (d): `payment_state` written anywhere but the door (a row's first state, DETECTED, is set where the scanner creates it). */
+const PAYMENT_STATE_DOOR = 'lib/payments/states.ts';
+function paymentStateWrites(source: string): string[] {
+  return [...stripComments(source).matchAll(/\bdata:\s*\{[^}]*\bpaymentState\s*:|\bSET\b[^;`]*\bpayment_state\s*=/gi)].map((m) => m[0].replace(/\s+/g, ' '));
+}
+
 const files = [...SOURCE_DIRS.flatMap(sourceFiles), ...ROOT_FILES];
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
 const domain = files.filter((f) => f.startsWith('lib/') && !f.startsWith('lib/http/') && !f.startsWith('lib/openapi/'));
@@ -105,6 +112,11 @@ describe('architecture (docs/architecture.md)', () => {
     assert.deepEqual(bad, [], 'lib/ is the framework-free domain; framework code belongs in app/ or components/');
   });
 
+  it('(d) payment_state is written only through changePaymentState (lib/payments/states.ts)', () => {
+    const bad = files.filter((f) => f !== PAYMENT_STATE_DOOR).flatMap((f) => paymentStateWrites(read(f)).map((v) => `${f}: ${v}`));
+    assert.deepEqual(bad, [], 'move a payment with changePaymentState: it checks the transition table, refuses under a send in flight and books the ledger');
+  });
+
   // The rules must catch what they are meant to: each one, on a planted violation.
   it('catches planted violations', () => {
     assert.deepEqual(httpViolations('lib/invoices/x.ts', "import { notFound } from '@/lib/http/errors';\nthrow new ApiError(404, 'x');"), ["ApiError", "new ApiError(404", "ApiError(404", "import '@/lib/http/errors'"]);
@@ -117,5 +129,8 @@ describe('architecture (docs/architecture.md)', () => {
     assert.deepEqual(frameworkViolations('lib/auth/x.ts', "import { headers } from 'next/headers';\nimport React from 'react';\nimport { A } from '@/components/A';\nimport { B } from '../../app/b';"), ['next/headers', 'react', '@/components/A', '../../app/b']);
     assert.deepEqual(frameworkViolations('lib/auth/session.ts', "import { getServerSession } from 'next-auth';"), []);
     assert.deepEqual(frameworkViolations('lib/auth/other.ts', "import { getServerSession } from 'next-auth';"), ['next-auth']);
+    assert.deepEqual(paymentStateWrites("await tx.transaction.updateMany({ where: { id }, data: { error: null, paymentState: 'HELD' } });"), ['data: { error: null, paymentState:']);
+    assert.deepEqual(paymentStateWrites("await prisma.$executeRaw`UPDATE transactions SET payment_state = 'FORWARDING' WHERE id = ${id}`;"), ["SET payment_state ="]);
+    assert.deepEqual(paymentStateWrites("await tx.transaction.findFirst({ where: { id, paymentState: 'HELD' } });"), []);
   });
 });
