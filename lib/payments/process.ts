@@ -1,6 +1,7 @@
 import { runAmlCheck } from '@/lib/aml/check';
 import { ChainResponseError } from '@/lib/chain/errors';
 import { invoiceAccount } from '@/lib/merchants/accounts';
+import type { TransferCost } from '@/lib/chain/types';
 import { Prisma, type Invoice, type InvoiceCurrency, type InvoiceStatus, type Merchant, type Transaction } from '@/lib/generated/prisma/client';
 import { changeInvoiceStatus } from '@/lib/invoices/transitions';
 import { bookHeld, bookKept } from '@/lib/ledger/book';
@@ -12,7 +13,7 @@ import { enqueueInvoiceWebhook } from '@/lib/webhooks/outbox';
 import type { WorkerContext } from './context';
 import { scannedUntil } from './scan';
 import { ensureGas, spendableTrx } from './gas';
-import { ensureSend, latestSend, nextAttempt, type SendOutcome } from './sends';
+import { ensureSend, exhausted, feeLimitOf, latestSend, nextAttempt, type PlannedSend, type SendOutcome } from './sends';
 import { paymentFee, statusAfterPayments } from './settlementRules';
 
 type Payment = Transaction & { invoice: (Invoice & { amounts: InvoiceCurrency[] }) | null; merchant: Merchant };
@@ -134,7 +135,9 @@ function invoiceKey(p: Payment): { address: string; privateKey: string } {
 /**
  * Sends `amount` of the payment's token from the invoice address to `to`. USDT
  * first needs TRX at the invoice address for energy, funded from the gas wallet
- * (lib/payments/gas.ts), keyed by the send attempt it funds.
+ * (lib/payments/gas.ts), keyed by the send attempt it funds. Gas, fee_limit and
+ * the attempt check share one estimate per round, read fresh from the node (the
+ * energy price and the energy as they are now: docs/worker.md, "Sends").
  */
 async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: 'FORWARD' | 'REFUND', to: string, amountFor: (burnSun: bigint) => Promise<bigint>): Promise<SendOutcome> {
   const { address, privateKey } = invoiceKey(p);
@@ -148,19 +151,38 @@ async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: 'FORWARD
       return { type: 'TRANSFER', from: address, to, amountUnits: amount, currency: token, costPayer: 'PAYMENT', signed: await ctx.chain.buildSignedTrxTransfer(privateKey, to, amount) };
     });
   }
-  const attempt = nextAttempt(await latestSend(ctx, p.id, step));
-  const estimate = () => ctx.chain.estimateTransfer({ token, from: address, to, amount: p.amountUnits });
+  let estimated: Promise<TransferCost> | undefined;
+  const estimate = () => (estimated ??= ctx.chain.estimateTransfer({ token, from: address, to, amount: p.amountUnits }));
+  // What the send burns (energy and bandwidth); its fee_limit, and the gas the address must hold, add GAS_MARGIN_PERCENT.
+  const burnNow = async () => {
+    const cost = await estimate();
+    return cost.energyFeeSun + cost.bandwidthFeeSun;
+  };
+  const feeLimitNow = async () => withMargin(await burnNow(), ctx.settings.GAS_MARGIN_PERCENT);
+  const gasFor = (attempt: number, needSun: () => Promise<bigint>) =>
+    ensureGas(ctx, p, { purpose: purpose === 'FORWARD' ? 'FORWARD_GAS' : 'REFUND_GAS', index: attempt, address }, address, needSun, purpose === 'FORWARD' ? 'MERCHANT' : 'SERVICE', { topUp: true });
+  const latest = await latestSend(ctx, p.id, step);
+  const attempt = nextAttempt(latest);
   if (attempt !== null) {
-    const gasStep = { purpose: purpose === 'FORWARD' ? 'FORWARD_GAS' : 'REFUND_GAS', index: attempt, address } as const;
-    const need = async () => withMargin((await estimate()).totalFeeSun, ctx.settings.GAS_MARGIN_PERCENT);
-    const gas = await ensureGas(ctx, p, gasStep, address, need, purpose === 'FORWARD' ? 'MERCHANT' : 'SERVICE');
+    // No gas for an attempt that will not be made (issue 22, case 6): the attempt limit first.
+    const error = await exhausted(ctx, p, step, burnNow);
+    if (error) return { state: 'exhausted', error };
+    const gas = await gasFor(attempt, feeLimitNow);
     if (gas.state === 'pending' || gas.state === 'exhausted') return gas;
+  } else if (latest?.sendState === 'SIGNED') {
+    // Stored and not known to be out: before it is broadcast the address holds its fee_limit, topped
+    // up for the same attempt if the gas that arrived is short (it is never rebuilt unless proven
+    // dead: a worker that died after broadcasting it may not have recorded that).
+    const limit = feeLimitOf(latest);
+    if (limit !== null) {
+      const gas = await gasFor(latest.sendAttempt ?? 1, async () => limit);
+      if (gas.state === 'pending' || gas.state === 'exhausted') return gas;
+    }
   }
-  return ensureSend(ctx, p, step, async () => {
+  const plan = async (): Promise<PlannedSend | null> => {
     const cost = await estimate();
     const amount = await amountFor(cost.totalFeeSun);
     if (amount <= 0n) return null;
-    const feeLimit = withMargin(cost.energyFeeSun + cost.bandwidthFeeSun, ctx.settings.GAS_MARGIN_PERCENT);
     return {
       type: 'TRANSFER',
       from: address,
@@ -169,9 +191,28 @@ async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: 'FORWARD
       currency: token,
       // A USDT forward's energy is the merchant's; a refund's is deducted from what is returned.
       costPayer: purpose === 'FORWARD' ? 'MERCHANT' : 'PAYMENT',
-      signed: await ctx.chain.buildSignedUsdtTransfer(privateKey, to, amount, feeLimit),
+      signed: await ctx.chain.buildSignedUsdtTransfer(privateKey, to, amount, await feeLimitNow()),
     };
-  });
+  };
+  return ensureSend(ctx, p, step, plan, { burnNowSun: burnNow, beforeBroadcast: (row) => underfunded(ctx, p.id, row) });
+}
+
+/**
+ * Why a stored USDT send must not be broadcast now, or null (issue 22, case 2). Checked with a
+ * new estimate, not the one it was built on: the price or the energy may have risen meanwhile.
+ * A fee_limit below what the send burns now would run OUT_OF_ENERGY and burn it all: the send is
+ * kept back until it expires and is proven dead, then rebuilt at the new price. An address
+ * holding less than the fee_limit (gas that arrived before the price rose) is topped up first.
+ */
+async function underfunded(ctx: WorkerContext, anchorId: number, row: Transaction): Promise<string | null> {
+  const limit = feeLimitOf(row);
+  if (limit === null) return null;
+  const cost = await ctx.chain.estimateTransfer({ token: row.currency as Currency, from: row.fromAddress, to: row.toAddress, amount: row.amountUnits, feeLimitSun: limit });
+  const burn = cost.energyFeeSun + cost.bandwidthFeeSun;
+  if (limit < burn) return `its fee_limit of ${toDecimal(limit)} TRX is below the ${toDecimal(burn)} TRX it would burn now (the energy price or its energy rose since it was built); rebuilt once it is proven dead`;
+  const have = await spendableTrx(ctx, row.fromAddress, anchorId);
+  if (have < limit) return `the address holds ${toDecimal(have)} TRX of gas, less than its fee_limit of ${toDecimal(limit)} TRX; topped up first`;
+  return null;
 }
 
 async function forward(ctx: WorkerContext, p: Payment): Promise<void> {
