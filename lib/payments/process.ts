@@ -85,13 +85,14 @@ async function hold(ctx: WorkerContext, p: Payment, reason: string): Promise<voi
 }
 
 /**
- * Whether forwarding this payment costs more than it is worth (issue 13, cases 3 and 4):
- * the network cost of the forward (for USDT: its gas, at current rates) against what the
- * merchant would receive. Judged once, before anything is sent; null when it is worth it.
+ * Whether sending this payment on costs more than it is worth (issue 13, cases 3 and 4):
+ * the network cost of the forward or refund (for USDT: its gas, at current rates) against
+ * what the merchant would receive or the sender get back. Judged once, before anything is
+ * sent, gas included (issue 22, case 7); null when it is worth it.
  */
-async function uneconomic(ctx: WorkerContext, p: Payment, to: string, fee: bigint): Promise<string | null> {
-  if (await latestSend(ctx, p.id, { purpose: 'FORWARD' })) return null;
-  if (await latestSend(ctx, p.id, { purpose: 'FORWARD_GAS', index: 1 })) return null;
+async function uneconomic(ctx: WorkerContext, p: Payment, purpose: 'FORWARD' | 'REFUND', to: string, fee: bigint): Promise<string | null> {
+  if (await latestSend(ctx, p.id, { purpose })) return null;
+  if (await latestSend(ctx, p.id, { purpose: purpose === 'FORWARD' ? 'FORWARD_GAS' : 'REFUND_GAS', index: 1 })) return null;
   const worth = p.amountUnits - fee;
   const cost = await ctx.chain.estimateTransfer({ token: p.currency as Currency, from: invoiceKey(p).address, to, amount: p.amountUnits });
   let costInToken = cost.totalFeeSun;
@@ -100,6 +101,7 @@ async function uneconomic(ctx: WorkerContext, p: Payment, to: string, fee: bigin
     costInToken = convertUnits(withMargin(cost.totalFeeSun, ctx.settings.GAS_MARGIN_PERCENT), parseScaled(trx.rateUsd, RATE_DECIMALS), parseScaled(usdt.rateUsd, RATE_DECIMALS));
   }
   if (costInToken < worth) return null;
+  if (purpose === 'REFUND') return REFUND_NOT_WORTH_IT;
   return `uneconomic: forwarding would cost ${toDecimal(costInToken)} ${p.currency}${p.currency === 'USDT' ? ` (${toDecimal(cost.totalFeeSun)} TRX of network fees)` : ''}, not less than the ${toDecimal(worth)} ${p.currency} it is worth`;
 }
 
@@ -222,7 +224,7 @@ async function forward(ctx: WorkerContext, p: Payment): Promise<void> {
   const row = p.invoice?.amounts.find((a) => a.currency === p.currency);
   const fee = paymentFee(p.amountUnits, row, ctx.forwardingFeePercent);
   // Released by the merchant: forwarded as it is, the hold rules are not applied again.
-  const notWorthIt = p.releaseAction === 'FORWARD' ? null : await uneconomic(ctx, p, target, fee);
+  const notWorthIt = p.releaseAction === 'FORWARD' ? null : await uneconomic(ctx, p, 'FORWARD', target, fee);
   if (notWorthIt) return hold(ctx, p, notWorthIt);
   // TRX pays its own network fee out of the forwarded amount; USDT's is paid by the gas wallet.
   const outcome = await sendFromInvoice(ctx, p, 'FORWARD', target, async (burnSun) => p.amountUnits - fee - (p.currency === 'TRX' ? burnSun : 0n));
@@ -232,10 +234,15 @@ async function forward(ctx: WorkerContext, p: Payment): Promise<void> {
   await settle(ctx, p, 'SETTLED', fee, outcome.row);
 }
 
+const REFUND_NOT_WORTH_IT = 'AML failed, and returning it would cost more than it is worth';
+
 /** Returns a payment that failed AML to its sender, less the network cost of doing so. */
 async function refund(ctx: WorkerContext, p: Payment): Promise<void> {
   // A merchant's release may name where held funds go back to; otherwise the sender.
-  const outcome = await sendFromInvoice(ctx, p, 'REFUND', p.releaseAddress ?? p.fromAddress, async (burnSun) => {
+  const to = p.releaseAddress ?? p.fromAddress;
+  // Judged before any gas is bought for it (issue 22, case 7): gas for a refund that returns nothing would be stranded.
+  if (await uneconomic(ctx, p, 'REFUND', to, 0n)) return hold(ctx, p, REFUND_NOT_WORTH_IT);
+  const outcome = await sendFromInvoice(ctx, p, 'REFUND', to, async (burnSun) => {
     if (p.currency === 'TRX') return p.amountUnits - burnSun;
     const [trx, usdt] = await Promise.all([ctx.rates.quote('TRX'), ctx.rates.quote('USDT')]);
     const gasSun = withMargin(burnSun, ctx.settings.GAS_MARGIN_PERCENT);
@@ -243,7 +250,7 @@ async function refund(ctx: WorkerContext, p: Payment): Promise<void> {
   });
   if (outcome.state === 'pending') return;
   if (outcome.state === 'exhausted') return failPayment(ctx, p, outcome.error);
-  if (outcome.state === 'skipped') return hold(ctx, p, 'AML failed, and returning it would cost more than it is worth');
+  if (outcome.state === 'skipped') return hold(ctx, p, REFUND_NOT_WORTH_IT);
   await settle(ctx, p, 'REFUNDED', 0n, outcome.row);
 }
 
