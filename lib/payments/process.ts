@@ -77,7 +77,7 @@ const toDecimal = (units: bigint) => String(toJsonNumber(units, TOKEN_DECIMALS))
  */
 async function hold(ctx: WorkerContext, p: Payment, reason: string): Promise<void> {
   await ctx.prisma.$transaction(async (tx) => {
-    if (!(await setState(tx, ctx, p, { paymentState: 'HELD', heldReason: reason, error: null }))) return;
+    if (!(await setState(tx, ctx, p, { paymentState: 'HELD', heldReason: reason, error: null, gasReturnDue: p.invoice?.type === 'SINGLE' }))) return;
     await bookHeld(tx, p, p.amountUnits, reason);
     if (p.invoice?.type === 'MULTIPLE') await enqueueInvoiceWebhook(tx, p.invoice.id, { paymentEventId: p.eventId });
   });
@@ -292,20 +292,28 @@ async function settle(ctx: WorkerContext, p: Payment, state: 'SETTLED' | 'REFUND
 
 /**
  * Returns the unburned gas TRX (the FORWARD_GAS/REFUND_GAS margin) of a SINGLE invoice's
- * address to the gas wallet once its payment is booked, so ~3 TRX per USDT payment is not
- * stranded at an address that is never used again (issue 13, case 4; docs/worker.md, "Gas
- * returned"). Only the ledger's gas remainder is sent (never a customer's TRX or a fee kept),
- * only while no other payment's funds wait at the address and nothing of ours is in flight
- * from or to it, and only when the send burns less than it returns. A payment that arrives
- * later gets new gas as any other.
+ * address to the gas wallet once its payment is closed (settled, refunded, failed or held), so
+ * ~3 TRX per USDT payment, or the whole gas of a send that failed or was not made, is not
+ * stranded at an address that is never used again (issue 13, case 4; issue 22, case 6;
+ * docs/worker.md, "Gas returned"). Only the ledger's gas remainder is sent (never a customer's
+ * TRX, a fee kept or held funds), only while no other payment's funds wait at the address and
+ * nothing of ours is in flight from or to it, and only when the send burns less than it
+ * returns. A payment that arrives later gets new gas as any other.
  */
 async function returnGas(ctx: WorkerContext, p: Payment): Promise<void> {
   const { address, privateKey } = invoiceKey(p);
   // Another payment's funds are waiting here: its send may use this gas; it is returned when that payment is booked.
   const waiting = await ctx.prisma.transaction.count({ where: { toAddress: address, type: 'PAYMENT', paymentState: { in: [...OPEN_STATES] }, id: { not: p.id } } });
   if (waiting > 0) return;
+  // Its own gas or send still in flight: returned once that lands or is proven dead (the ledger then says what is left).
+  const inFlight = await ctx.prisma.transaction.count({ where: { sourceId: p.id, sendState: { in: ['SIGNED', 'BROADCAST'] }, sendPurpose: { not: 'GAS_RETURN' } } });
+  if (inFlight > 0) return;
+  // One return per time the payment is closed: a FAILED payment retried by an operator and then
+  // settled has gas to return again. Counting the confirmed ones keeps a crash between a return
+  // confirming and the flag cleared harmless: the next one finds nothing left to return.
+  const returned = await ctx.prisma.transaction.count({ where: { sourceId: p.id, sendPurpose: 'GAS_RETURN', sendState: 'CONFIRMED' } });
   const to = ctx.gasWallet.address;
-  const outcome = await ensureSend(ctx, p, { purpose: 'GAS_RETURN', address }, async () => {
+  const outcome = await ensureSend(ctx, p, { purpose: 'GAS_RETURN', address, ...(returned > 0 && { index: returned }) }, async () => {
     const remainder = await gasRemainder(ctx, address, p.id);
     if (remainder <= 0n) return null;
     // From an activated address a TRX send uses its free daily bandwidth when it has some (then it burns nothing).
@@ -364,7 +372,7 @@ function convertFee(fee: bigint, amounts: InvoiceCurrency[], from: string, to: s
 async function failPayment(ctx: WorkerContext, p: Payment, error: string): Promise<void> {
   await ctx.prisma.$transaction(async (tx) => {
     if (p.invoice) await tx.$queryRaw`SELECT id FROM invoices WHERE id = ${p.invoice.id} FOR UPDATE`;
-    if (!(await setState(tx, ctx, p, { paymentState: 'FAILED', error }))) return;
+    if (!(await setState(tx, ctx, p, { paymentState: 'FAILED', error, gasReturnDue: p.invoice?.type === 'SINGLE' }))) return;
     await bookHeld(tx, p, p.amountUnits, `send failed: ${error}`);
     if (!p.invoice) return;
     if (p.invoice.type === 'MULTIPLE') {
