@@ -32,7 +32,6 @@ import type {
   TransferRequest,
 } from './types';
 
-const PARAMETERS_TTL_MS = 10 * 60_000;
 const CONCURRENCY = 8;
 const MAX_RANGE = 100;
 /** How far back findUsdtHolder looks for USDT transfers, and how many of their parties it tries. */
@@ -84,7 +83,8 @@ async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promis
 export class TronChain implements Chain {
   readonly usdtContract: string;
   private readonly tronWeb: TronWeb;
-  private parameters: { value: Promise<ChainParameters>; at: number } | null = null;
+  /** The read of the chain parameters in flight, shared by callers that ask meanwhile; never kept after it answers. */
+  private parametersInFlight: Promise<ChainParameters> | null = null;
 
   constructor(private readonly config: ChainConfig) {
     this.usdtContract = config.usdtContract;
@@ -177,14 +177,22 @@ export class TronChain implements Chain {
     return this.parse('getaccount', accountReply, raw).address !== undefined;
   }
 
+  /**
+   * Read from the node on every call, never from a cache: every caller sizes a send (gas, fee_limit,
+   * a payout's quote), and a price kept from before a committee change makes each send run
+   * OUT_OF_ENERGY and burn its gas (issue 22, case 2). Callers that ask while a read is in flight
+   * share it: its answer is still newer than their call.
+   */
   getChainParameters(): Promise<ChainParameters> {
-    if (!this.parameters || Date.now() - this.parameters.at > PARAMETERS_TTL_MS) {
-      const value = this.fetchChainParameters();
-      // A failed read must not be cached.
-      value.catch(() => (this.parameters = null));
-      this.parameters = { value, at: Date.now() };
+    if (!this.parametersInFlight) {
+      const read = this.fetchChainParameters();
+      this.parametersInFlight = read;
+      const done = () => {
+        if (this.parametersInFlight === read) this.parametersInFlight = null;
+      };
+      read.then(done, done);
     }
-    return this.parameters.value;
+    return this.parametersInFlight;
   }
 
   async estimateTransfer(transfer: TransferRequest): Promise<TransferCost> {

@@ -38,6 +38,7 @@ export interface Chain {
   getAccountResources(address: string): Promise<AccountResources>;
   /** Whether the address exists as an account (has received TRX); USDT alone does not activate it. */
   isActivated(address: string): Promise<boolean>;
+  /** As the node reports them now (not cached: prices change, and every caller sizes a send with them). */
   getChainParameters(): Promise<ChainParameters>;
 
   estimateTransfer(transfer: TransferRequest): Promise<TransferCost>;

@@ -1,6 +1,6 @@
 import type { CostPayer, Transaction } from '@/lib/generated/prisma/client';
 import type { WorkerContext } from './context';
-import { ensureSend, type SendOutcome, type SendStep } from './sends';
+import { ensureSend, type SendOptions, type SendOutcome, type SendStep } from './sends';
 
 // Held and failed payments are subtracted through their HELD ledger rows below.
 const UNFORWARDED = ['DETECTED', 'AML_PENDING', 'FORWARDING', 'REFUNDING'] as const;
@@ -29,7 +29,10 @@ export async function spendableTrx(ctx: WorkerContext, address: string, anchorId
  * `address`, the service gas wallet tops the address up to `needSun` (the
  * estimated burn with GAS_MARGIN_PERCENT) with an ACTIVATION transaction.
  * Keyed by the attempt it funds, so a send that failed on chain gets fresh gas
- * and a landed send never gets more.
+ * and a landed send never gets more. With `topUp`, gas that arrived for the
+ * attempt is checked against `needSun` again each time it is asked (the price
+ * may have risen since): short, it is topped up for the same attempt (a new
+ * send of the step); the caller asks only while the send it funds is not out.
  */
 export function ensureGas(
   ctx: WorkerContext,
@@ -38,6 +41,7 @@ export function ensureGas(
   address: string,
   needSun: () => Promise<bigint>,
   costPayer: CostPayer,
+  options: Pick<SendOptions, 'topUp'> = {},
 ): Promise<SendOutcome> {
   return ensureSend(ctx, anchor, step, async () => {
     const need = await needSun();
@@ -53,5 +57,5 @@ export function ensureGas(
       costPayer,
       signed: await ctx.chain.buildSignedTrxTransfer(ctx.gasWallet.privateKey, address, amount),
     };
-  });
+  }, options);
 }

@@ -1,6 +1,7 @@
 import { runAmlCheck } from '@/lib/aml/check';
 import { ChainResponseError } from '@/lib/chain/errors';
 import { invoiceAccount } from '@/lib/merchants/accounts';
+import type { TransferCost } from '@/lib/chain/types';
 import { Prisma, type Invoice, type InvoiceCurrency, type InvoiceStatus, type Merchant, type Transaction } from '@/lib/generated/prisma/client';
 import { changeInvoiceStatus } from '@/lib/invoices/transitions';
 import { workThrough } from '@/lib/worker/lease';
@@ -10,7 +11,7 @@ import { RATE_DECIMALS, TOKEN_DECIMALS, type Currency } from '@/lib/money/tokens
 import type { WorkerContext } from './context';
 import { scannedUntil } from './scan';
 import { ensureGas, spendableTrx } from './gas';
-import { ensureSend, latestSend, nextAttempt, type SendOutcome } from './sends';
+import { ensureSend, exhausted, feeLimitOf, latestSend, nextAttempt, type PlannedSend, type SendOutcome } from './sends';
 import { paymentFee, sharePaid, statusAfterPayments } from './settlementRules';
 import { changePaymentState, isOpenPaymentState, OPEN_PAYMENT_STATES, type PaymentMove } from './states';
 
@@ -81,13 +82,14 @@ async function hold(ctx: WorkerContext, p: Payment, reason: string): Promise<voi
 }
 
 /**
- * Whether forwarding this payment costs more than it is worth (issue 13, cases 3 and 4):
- * the network cost of the forward (for USDT: its gas, at current rates) against what the
- * merchant would receive. Judged once, before anything is sent; null when it is worth it.
+ * Whether sending this payment on costs more than it is worth (issue 13, cases 3 and 4):
+ * the network cost of the forward or refund (for USDT: its gas, at current rates) against
+ * what the merchant would receive or the sender get back. Judged once, before anything is
+ * sent, gas included (issue 22, case 7); null when it is worth it.
  */
-async function uneconomic(ctx: WorkerContext, p: Payment, to: string, fee: bigint): Promise<string | null> {
-  if (await latestSend(ctx, p.id, { purpose: 'FORWARD' })) return null;
-  if (await latestSend(ctx, p.id, { purpose: 'FORWARD_GAS', index: 1 })) return null;
+async function uneconomic(ctx: WorkerContext, p: Payment, purpose: 'FORWARD' | 'REFUND', to: string, fee: bigint): Promise<string | null> {
+  if (await latestSend(ctx, p.id, { purpose })) return null;
+  if (await latestSend(ctx, p.id, { purpose: purpose === 'FORWARD' ? 'FORWARD_GAS' : 'REFUND_GAS', index: 1 })) return null;
   const worth = p.amountUnits - fee;
   const cost = await ctx.chain.estimateTransfer({ token: p.currency as Currency, from: invoiceKey(p).address, to, amount: p.amountUnits });
   let costInToken = cost.totalFeeSun;
@@ -96,6 +98,7 @@ async function uneconomic(ctx: WorkerContext, p: Payment, to: string, fee: bigin
     costInToken = convertUnits(withMargin(cost.totalFeeSun, ctx.settings.GAS_MARGIN_PERCENT), parseScaled(trx.rateUsd, RATE_DECIMALS), parseScaled(usdt.rateUsd, RATE_DECIMALS));
   }
   if (costInToken < worth) return null;
+  if (purpose === 'REFUND') return REFUND_NOT_WORTH_IT;
   return `uneconomic: forwarding would cost ${toDecimal(costInToken)} ${p.currency}${p.currency === 'USDT' ? ` (${toDecimal(cost.totalFeeSun)} TRX of network fees)` : ''}, not less than the ${toDecimal(worth)} ${p.currency} it is worth`;
 }
 
@@ -134,7 +137,9 @@ function invoiceKey(p: Payment): { address: string; privateKey: string } {
 /**
  * Sends `amount` of the payment's token from the invoice address to `to`. USDT
  * first needs TRX at the invoice address for energy, funded from the gas wallet
- * (lib/payments/gas.ts), keyed by the send attempt it funds.
+ * (lib/payments/gas.ts), keyed by the send attempt it funds. Gas, fee_limit and
+ * the attempt check share one estimate per round, read fresh from the node (the
+ * energy price and the energy as they are now: docs/worker.md, "Sends").
  */
 async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: 'FORWARD' | 'REFUND', to: string, amountFor: (burnSun: bigint) => Promise<bigint>): Promise<SendOutcome> {
   const { address, privateKey } = invoiceKey(p);
@@ -148,19 +153,38 @@ async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: 'FORWARD
       return { type: 'TRANSFER', from: address, to, amountUnits: amount, currency: token, costPayer: 'PAYMENT', signed: await ctx.chain.buildSignedTrxTransfer(privateKey, to, amount) };
     });
   }
-  const attempt = nextAttempt(await latestSend(ctx, p.id, step));
-  const estimate = () => ctx.chain.estimateTransfer({ token, from: address, to, amount: p.amountUnits });
+  let estimated: Promise<TransferCost> | undefined;
+  const estimate = () => (estimated ??= ctx.chain.estimateTransfer({ token, from: address, to, amount: p.amountUnits }));
+  // What the send burns (energy and bandwidth); its fee_limit, and the gas the address must hold, add GAS_MARGIN_PERCENT.
+  const burnNow = async () => {
+    const cost = await estimate();
+    return cost.energyFeeSun + cost.bandwidthFeeSun;
+  };
+  const feeLimitNow = async () => withMargin(await burnNow(), ctx.settings.GAS_MARGIN_PERCENT);
+  const gasFor = (attempt: number, needSun: () => Promise<bigint>) =>
+    ensureGas(ctx, p, { purpose: purpose === 'FORWARD' ? 'FORWARD_GAS' : 'REFUND_GAS', index: attempt, address }, address, needSun, purpose === 'FORWARD' ? 'MERCHANT' : 'SERVICE', { topUp: true });
+  const latest = await latestSend(ctx, p.id, step);
+  const attempt = nextAttempt(latest);
   if (attempt !== null) {
-    const gasStep = { purpose: purpose === 'FORWARD' ? 'FORWARD_GAS' : 'REFUND_GAS', index: attempt, address } as const;
-    const need = async () => withMargin((await estimate()).totalFeeSun, ctx.settings.GAS_MARGIN_PERCENT);
-    const gas = await ensureGas(ctx, p, gasStep, address, need, purpose === 'FORWARD' ? 'MERCHANT' : 'SERVICE');
+    // No gas for an attempt that will not be made (issue 22, case 6): the attempt limit first.
+    const error = await exhausted(ctx, p, step, burnNow);
+    if (error) return { state: 'exhausted', error };
+    const gas = await gasFor(attempt, feeLimitNow);
     if (gas.state === 'pending' || gas.state === 'exhausted') return gas;
+  } else if (latest?.sendState === 'SIGNED') {
+    // Stored and not known to be out: before it is broadcast the address holds its fee_limit, topped
+    // up for the same attempt if the gas that arrived is short (it is never rebuilt unless proven
+    // dead: a worker that died after broadcasting it may not have recorded that).
+    const limit = feeLimitOf(latest);
+    if (limit !== null) {
+      const gas = await gasFor(latest.sendAttempt ?? 1, async () => limit);
+      if (gas.state === 'pending' || gas.state === 'exhausted') return gas;
+    }
   }
-  return ensureSend(ctx, p, step, async () => {
+  const plan = async (): Promise<PlannedSend | null> => {
     const cost = await estimate();
     const amount = await amountFor(cost.totalFeeSun);
     if (amount <= 0n) return null;
-    const feeLimit = withMargin(cost.energyFeeSun + cost.bandwidthFeeSun, ctx.settings.GAS_MARGIN_PERCENT);
     return {
       type: 'TRANSFER',
       from: address,
@@ -169,9 +193,28 @@ async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: 'FORWARD
       currency: token,
       // A USDT forward's energy is the merchant's; a refund's is deducted from what is returned.
       costPayer: purpose === 'FORWARD' ? 'MERCHANT' : 'PAYMENT',
-      signed: await ctx.chain.buildSignedUsdtTransfer(privateKey, to, amount, feeLimit),
+      signed: await ctx.chain.buildSignedUsdtTransfer(privateKey, to, amount, await feeLimitNow()),
     };
-  });
+  };
+  return ensureSend(ctx, p, step, plan, { burnNowSun: burnNow, beforeBroadcast: (row) => underfunded(ctx, p.id, row) });
+}
+
+/**
+ * Why a stored USDT send must not be broadcast now, or null (issue 22, case 2). Checked with a
+ * new estimate, not the one it was built on: the price or the energy may have risen meanwhile.
+ * A fee_limit below what the send burns now would run OUT_OF_ENERGY and burn it all: the send is
+ * kept back until it expires and is proven dead, then rebuilt at the new price. An address
+ * holding less than the fee_limit (gas that arrived before the price rose) is topped up first.
+ */
+async function underfunded(ctx: WorkerContext, anchorId: number, row: Transaction): Promise<string | null> {
+  const limit = feeLimitOf(row);
+  if (limit === null) return null;
+  const cost = await ctx.chain.estimateTransfer({ token: row.currency as Currency, from: row.fromAddress, to: row.toAddress, amount: row.amountUnits, feeLimitSun: limit });
+  const burn = cost.energyFeeSun + cost.bandwidthFeeSun;
+  if (limit < burn) return `its fee_limit of ${toDecimal(limit)} TRX is below the ${toDecimal(burn)} TRX it would burn now (the energy price or its energy rose since it was built); rebuilt once it is proven dead`;
+  const have = await spendableTrx(ctx, row.fromAddress, anchorId);
+  if (have < limit) return `the address holds ${toDecimal(have)} TRX of gas, less than its fee_limit of ${toDecimal(limit)} TRX; topped up first`;
+  return null;
 }
 
 async function forward(ctx: WorkerContext, p: Payment): Promise<void> {
@@ -185,7 +228,7 @@ async function forward(ctx: WorkerContext, p: Payment): Promise<void> {
   const row = p.invoice?.amounts.find((a) => a.currency === p.currency);
   const fee = paymentFee(p.amountUnits, row, ctx.forwardingFeePercent);
   // Released by the merchant: forwarded as it is, the hold rules are not applied again.
-  const notWorthIt = p.releaseAction === 'FORWARD' ? null : await uneconomic(ctx, p, target, fee);
+  const notWorthIt = p.releaseAction === 'FORWARD' ? null : await uneconomic(ctx, p, 'FORWARD', target, fee);
   if (notWorthIt) return hold(ctx, p, notWorthIt);
   // TRX pays its own network fee out of the forwarded amount; USDT's is paid by the gas wallet.
   const outcome = await sendFromInvoice(ctx, p, 'FORWARD', target, async (burnSun) => p.amountUnits - fee - (p.currency === 'TRX' ? burnSun : 0n));
@@ -195,10 +238,17 @@ async function forward(ctx: WorkerContext, p: Payment): Promise<void> {
   await settle(ctx, p, 'SETTLED', fee, outcome.row);
 }
 
+const REFUND_NOT_WORTH_IT = 'AML failed, and returning it would cost more than it is worth';
+
 /** Returns a payment that failed AML to its sender, less the network cost of doing so. */
 async function refund(ctx: WorkerContext, p: Payment): Promise<void> {
   // A merchant's release may name where held funds go back to; otherwise the sender.
-  const outcome = await sendFromInvoice(ctx, p, 'REFUND', p.releaseAddress ?? p.fromAddress, async (burnSun) => {
+  const to = p.releaseAddress ?? p.fromAddress;
+  // Judged before any gas is bought for it (issue 22, case 7): gas for a refund that returns nothing would be stranded.
+  // A merchant's own REFUND release is no AML matter: its reason says only what it is.
+  const notWorthIt = p.releaseAction === 'REFUND' ? 'uneconomic: returning it would cost more than it is worth' : REFUND_NOT_WORTH_IT;
+  if (await uneconomic(ctx, p, 'REFUND', to, 0n)) return hold(ctx, p, notWorthIt);
+  const outcome = await sendFromInvoice(ctx, p, 'REFUND', to, async (burnSun) => {
     if (p.currency === 'TRX') return p.amountUnits - burnSun;
     const [trx, usdt] = await Promise.all([ctx.rates.quote('TRX'), ctx.rates.quote('USDT')]);
     const gasSun = withMargin(burnSun, ctx.settings.GAS_MARGIN_PERCENT);
@@ -206,7 +256,7 @@ async function refund(ctx: WorkerContext, p: Payment): Promise<void> {
   });
   if (outcome.state === 'pending') return;
   if (outcome.state === 'exhausted') return failPayment(ctx, p, outcome.error);
-  if (outcome.state === 'skipped') return hold(ctx, p, 'AML failed, and returning it would cost more than it is worth');
+  if (outcome.state === 'skipped') return hold(ctx, p, notWorthIt);
   await settle(ctx, p, 'REFUNDED', 0n, outcome.row);
 }
 
@@ -246,20 +296,28 @@ async function settle(ctx: WorkerContext, p: Payment, state: 'SETTLED' | 'REFUND
 
 /**
  * Returns the unburned gas TRX (the FORWARD_GAS/REFUND_GAS margin) of a SINGLE invoice's
- * address to the gas wallet once its payment is booked, so ~3 TRX per USDT payment is not
- * stranded at an address that is never used again (issue 13, case 4; docs/worker.md, "Gas
- * returned"). Only the ledger's gas remainder is sent (never a customer's TRX or a fee kept),
- * only while no other payment's funds wait at the address and nothing of ours is in flight
- * from or to it, and only when the send burns less than it returns. A payment that arrives
- * later gets new gas as any other.
+ * address to the gas wallet once its payment is closed (settled, refunded, failed or held), so
+ * ~3 TRX per USDT payment, or the whole gas of a send that failed or was not made, is not
+ * stranded at an address that is never used again (issue 13, case 4; issue 22, case 6;
+ * docs/worker.md, "Gas returned"). Only the ledger's gas remainder is sent (never a customer's
+ * TRX, a fee kept or held funds), only while no other payment's funds wait at the address and
+ * nothing of ours is in flight from or to it, and only when the send burns less than it
+ * returns. A payment that arrives later gets new gas as any other.
  */
 async function returnGas(ctx: WorkerContext, p: Payment): Promise<void> {
   const { address, privateKey } = invoiceKey(p);
   // Another payment's funds are waiting here: its send may use this gas; it is returned when that payment is booked.
   const waiting = await ctx.prisma.transaction.count({ where: { toAddress: address, type: 'PAYMENT', paymentState: { in: [...OPEN_PAYMENT_STATES] }, id: { not: p.id } } });
   if (waiting > 0) return;
+  // Its own gas or send still in flight: returned once that lands or is proven dead (the ledger then says what is left).
+  const inFlight = await ctx.prisma.transaction.count({ where: { sourceId: p.id, sendState: { in: ['SIGNED', 'BROADCAST'] }, sendPurpose: { not: 'GAS_RETURN' } } });
+  if (inFlight > 0) return;
+  // One return per time the payment is closed: a FAILED payment retried by an operator and then
+  // settled has gas to return again. Counting the confirmed ones keeps a crash between a return
+  // confirming and the flag cleared harmless: the next one finds nothing left to return.
+  const returned = await ctx.prisma.transaction.count({ where: { sourceId: p.id, sendPurpose: 'GAS_RETURN', sendState: 'CONFIRMED' } });
   const to = ctx.gasWallet.address;
-  const outcome = await ensureSend(ctx, p, { purpose: 'GAS_RETURN', address }, async () => {
+  const outcome = await ensureSend(ctx, p, { purpose: 'GAS_RETURN', address, ...(returned > 0 && { index: returned }) }, async () => {
     const remainder = await gasRemainder(ctx, address, p.id);
     if (remainder <= 0n) return null;
     // From an activated address a TRX send uses its free daily bandwidth when it has some (then it burns nothing).

@@ -2,6 +2,7 @@ import { TxRejectedError } from '@/lib/chain/errors';
 import type { SignedTransfer } from '@/lib/chain/types';
 import type { CostPayer, SendPurpose, Transaction, TransactionType } from '@/lib/generated/prisma/client';
 import { bookSendLanded } from '@/lib/ledger/book';
+import { withMargin } from '@/lib/money/fees';
 import type { Currency } from '@/lib/money/tokens';
 import type { WorkerContext } from './context';
 
@@ -37,6 +38,23 @@ export type SendOutcome =
 
 type Anchor = Pick<Transaction, 'id' | 'merchantId' | 'invoiceId' | 'eventId' | 'operatorRetries'>;
 
+export interface SendOptions {
+  /**
+   * A confirmed send does not end the step: the planner is asked again and decides (a gas step:
+   * the address must hold what the send it funds needs now, so a price that rose after the gas
+   * arrived gets a top-up for the same attempt, issue 22, case 2).
+   */
+  topUp?: boolean;
+  /** What the step's send must be able to burn now, from a fresh estimate (sun): judges an OUT_OF_ENERGY failure (see `exhausted`). */
+  burnNowSun?: () => Promise<bigint>;
+  /**
+   * Asked before a stored send is first broadcast: a reason not to broadcast it now, or null. A send
+   * kept back is never rebuilt until proven dead (it may have been broadcast by a worker that died
+   * before recording it); the caller fixes what it waits for (gas) meanwhile.
+   */
+  beforeBroadcast?: (row: Transaction) => Promise<string | null>;
+}
+
 const STEP_NAMES: Record<SendPurpose, string> = {
   FORWARD: 'forward',
   FORWARD_GAS: 'gas',
@@ -69,17 +87,13 @@ export function nextAttempt(row: Transaction | null): number | null {
  * chain), so a crash at any point never sends twice and never forgets a send.
  * The unique send_key stops two workers building one step twice.
  */
-export async function ensureSend(ctx: WorkerContext, anchor: Anchor, step: SendStep, plan: () => Promise<PlannedSend | null>): Promise<SendOutcome> {
+export async function ensureSend(ctx: WorkerContext, anchor: Anchor, step: SendStep, plan: () => Promise<PlannedSend | null>, options: SendOptions = {}): Promise<SendOutcome> {
   let row = await latestSend(ctx, anchor.id, step);
-  const attempt = nextAttempt(row);
+  const attempt = nextAttempt(row) ?? (options.topUp && row?.sendState === 'CONFIRMED' ? (row.sendAttempt ?? 1) + 1 : null);
   if (attempt !== null) {
-    // Only a send that landed and failed on chain counts against SEND_MAX_ATTEMPTS: one that
-    // expired unsent (gas wallet short, node unreachable, bandwidth) is the service's to fix,
-    // so it is rebuilt with backoff for as long as it takes, never turned terminal (issue 13, case 2).
-    const failed = await ctx.prisma.transaction.findMany({ where: { sourceId: anchor.id, sendPurpose: step.purpose, sendIndex: step.index ?? null, sendState: 'FAILED' }, select: { blockNumber: true, error: true } });
-    // An operator's retry (npm run payment:retry) grants SEND_MAX_ATTEMPTS more.
-    if (failed.filter(cannotSucceed).length >= ctx.settings.SEND_MAX_ATTEMPTS * (1 + anchor.operatorRetries)) return { state: 'exhausted', error: `${stepName(step)}: ${row?.error ?? 'failed'}` };
-    if (row && !cannotSucceed(row) && Date.now() < row.updatedAt.getTime() + retryBackoffMs(ctx, row.sendAttempt ?? 1)) return { state: 'pending' };
+    const spent = await exhausted(ctx, anchor, step, options.burnNowSun);
+    if (spent) return { state: 'exhausted', error: spent };
+    if (row?.sendState === 'FAILED' && !cannotSucceed(row) && Date.now() < row.updatedAt.getTime() + retryBackoffMs(ctx, row.sendAttempt ?? 1)) return { state: 'pending' };
     if (step.address && (await busyElsewhere(ctx, step.address, anchor.id))) return { state: 'pending' };
     const planned = await plan();
     if (!planned) return { state: 'skipped' };
@@ -113,7 +127,48 @@ export async function ensureSend(ctx: WorkerContext, anchor: Anchor, step: SendS
       throw err;
     }
   }
-  return advanceSend(ctx, row!);
+  return advanceSend(ctx, row!, options.beforeBroadcast);
+}
+
+/** The fee_limit a stored USDT call carries (sun); null for a TRX transfer. */
+export function feeLimitOf(row: Pick<Transaction, 'signedTx'>): bigint | null {
+  const limit = (row.signedTx as { raw_data?: { fee_limit?: number | string } } | null)?.raw_data?.fee_limit;
+  return limit === undefined ? null : BigInt(limit);
+}
+
+/**
+ * Whether a step has used its attempts up (null while it has not; otherwise the error to fail it
+ * with). Only a send that landed and failed on chain, or a refusal no retry can fix, counts against
+ * SEND_MAX_ATTEMPTS: one that expired unsent (gas wallet short, node unreachable, bandwidth) is the
+ * service's to fix, so it is rebuilt with backoff for as long as it takes (issue 13, case 2). So is
+ * an OUT_OF_ENERGY failure whose fee_limit is below what the chain needs now (the energy price or
+ * the estimate rose after it was built; issue 22, case 2): it is rebuilt with a fresh estimate and
+ * does not count. Bounded, so that a persistently wrong estimate cannot burn gas forever: it counts
+ * when its fee_limit covered what a fresh estimate needs (`burnNowSun`, for the latest send), or,
+ * for an earlier one, when the attempt that followed it did not carry a higher fee_limit than its
+ * own with GAS_MARGIN_PERCENT (what the rebuild would carry had nothing changed).
+ */
+export async function exhausted(ctx: WorkerContext, anchor: Anchor, step: SendStep, burnNowSun?: () => Promise<bigint>): Promise<string | null> {
+  const rows = await ctx.prisma.transaction.findMany({
+    where: { sourceId: anchor.id, sendPurpose: step.purpose, sendIndex: step.index ?? null },
+    orderBy: [{ sendAttempt: 'asc' }, { id: 'asc' }],
+    select: { sendState: true, blockNumber: true, error: true, signedTx: true },
+  });
+  let counted = 0;
+  for (const [i, row] of rows.entries()) {
+    if (row.sendState !== 'FAILED' || !cannotSucceed(row)) continue;
+    const limit = feeLimitOf(row);
+    if (limit !== null && /OUT_OF_ENERGY/.test(row.error ?? '')) {
+      const next = rows[i + 1];
+      const nextLimit = next ? feeLimitOf(next) : null;
+      const fixable = next ? nextLimit !== null && nextLimit > withMargin(limit, ctx.settings.GAS_MARGIN_PERCENT) : burnNowSun !== undefined && (await burnNowSun()) > limit;
+      if (fixable) continue;
+    }
+    counted++;
+  }
+  // An operator's retry (npm run payment:retry) grants SEND_MAX_ATTEMPTS more.
+  if (counted < ctx.settings.SEND_MAX_ATTEMPTS * (1 + anchor.operatorRetries)) return null;
+  return `${stepName(step)}: ${rows.at(-1)?.error ?? 'failed'}`;
 }
 
 /**
@@ -191,11 +246,19 @@ async function markFailed(ctx: WorkerContext, row: Transaction, error: string, l
   });
 }
 
-async function advanceSend(ctx: WorkerContext, row: Transaction): Promise<SendOutcome> {
+async function advanceSend(ctx: WorkerContext, row: Transaction, beforeBroadcast?: SendOptions['beforeBroadcast']): Promise<SendOutcome> {
   if (row.sendState === 'CONFIRMED') return { state: 'confirmed', row };
   const expiresAt = row.expiresAt?.getTime();
   let refusal: string | null = null;
-  if (row.sendState === 'SIGNED') {
+  // Not broadcast now, and not re-broadcast below: it goes out once the reason is gone, or expires
+  // and is proven dead (then rebuilt). Whether a dead worker broadcast it anyway the chain says below.
+  const keptBack = row.sendState === 'SIGNED' && beforeBroadcast ? await beforeBroadcast(row) : null;
+  if (keptBack) {
+    if (!row.error) {
+      console.warn(`send ${row.id} (${row.sendPurpose} for payment ${row.sourceId}) not broadcast: ${keptBack}`);
+      await ctx.prisma.transaction.updateMany({ where: { id: row.id, sendState: 'SIGNED' }, data: { error: keptBack } });
+    }
+  } else if (row.sendState === 'SIGNED') {
     try {
       await ctx.chain.broadcast(row.signedTx as never);
       await ctx.prisma.transaction.updateMany({ where: { id: row.id, sendState: 'SIGNED' }, data: { sendState: 'BROADCAST', error: null } });
@@ -230,14 +293,14 @@ async function advanceSend(ctx: WorkerContext, row: Transaction): Promise<SendOu
       return { state: 'pending' };
     case 'unknown':
       if (status.expired) {
-        if (await provenDead(ctx, row)) await markFailed(ctx, { ...row, error: row.error ?? refusal }, refusal ?? 'expired without entering a block');
+        if (await provenDead(ctx, row)) await markFailed(ctx, { ...row, error: row.error ?? keptBack ?? refusal }, refusal ?? 'expired without entering a block');
       } else if (refusal !== null) {
         console.error(`ALERT send ${row.id} (${row.sendPurpose} for payment ${row.sourceId}) refused by the node: ${refusal}; retrying until it lands or expires`);
         // The first refusal is the root cause; later ones (e.g. expiration) are kept beside it by withCause.
         if (!row.error) await ctx.prisma.transaction.update({ where: { id: row.id }, data: { error: refusal } });
       }
       // The node may have dropped it; sending the same signed bytes again is harmless.
-      else await ctx.chain.broadcast(row.signedTx as never).catch(() => undefined);
+      else if (!keptBack) await ctx.chain.broadcast(row.signedTx as never).catch(() => undefined);
       return { state: 'pending' };
     default:
       return { state: 'pending' };

@@ -1,0 +1,325 @@
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
+import { TronWeb } from 'tronweb';
+import { createChain, type Chain } from '@/lib/chain';
+import { deriveAccount } from '@/lib/chain/keys';
+import { freePort, startApp, TEST_MNEMONIC, type TestApp } from './helpers/app';
+import { startDevnetProcess, waitFor, type DevnetProcess } from './helpers/devnet';
+import { assertReconciled } from './helpers/reconcile';
+import { startWorker, type WorkerProcess } from './helpers/worker';
+
+const TRX = 1_000_000n;
+const USDT = 1_000_000n;
+
+/**
+ * Energy and gas (issue 22, cases 2, 6 and 7) on the devnet with the real worker: a change of
+ * the energy price or of a forward's energy never burns a send or ends a paid invoice ERROR, no
+ * gas is bought for a send that will not be made, and gas left after a failed send goes back.
+ * One send that fails on chain for good fails a payment here (SEND_MAX_ATTEMPTS=1), so a failure
+ * wrongly counted shows at once.
+ */
+describe('energy safety: a price or estimate change never burns a send, and gas is never stranded', () => {
+  let devnet: DevnetProcess;
+  let app: TestApp;
+  let worker: WorkerProcess;
+  let chain: Chain;
+  let hooks: { id: number; status: string }[];
+  let hookServer: Server;
+  let hookUrl: string;
+  const flagged = TronWeb.createRandom() as unknown as { address: string; privateKey: string };
+  const customer = TronWeb.createRandom() as unknown as { address: string; privateKey: string };
+  const gasWallet = deriveAccount(TEST_MNEMONIC, 0, 'gas');
+  const WORKER_ENV = {
+    AML_FLAGGED_ADDRESSES: flagged.address,
+    TRON_TX_EXPIRATION_MS: '10000',
+    SEND_MAX_ATTEMPTS: '1',
+    SEND_RETRY_BASE_MS: '500',
+    SEND_RETRY_MAX_MS: '2000',
+  };
+
+  async function pay(address: string, amount: string, currency: 'TRX' | 'USDT') {
+    const res = await fetch(`${devnet.url}/devnet/pay`, { method: 'POST', body: JSON.stringify({ address, amount, currency }) });
+    assert.equal(res.status, 200, await res.clone().text());
+  }
+  /** A customer's wallet pays with a generous fee_limit of its own (the devnet faucet's payment is sized by an estimate, at whatever price it read). */
+  async function customerPays(address: string, units: bigint) {
+    const sent = await chain.buildSignedUsdtTransfer(customer.privateKey, address, units, 100n * TRX);
+    await chain.broadcast(sent.signedTx);
+  }
+  async function newMerchant(opts: { aml?: boolean } = {}) {
+    const target = (TronWeb.createRandom() as unknown as { address: string }).address;
+    const { merchant, key } = await app.createMerchant({ targetWallet: target });
+    await app.prisma.merchant.update({ where: { id: merchant.id }, data: { webhookUrl: hookUrl, amlCheck: opts.aml ?? false, amlRiskLimit: '50' } });
+    return { merchant, key, target };
+  }
+  async function invoice(key: string, body: object) {
+    const res = await app.api('/payment/create', key, { method: 'POST', body });
+    assert.equal(res.status, 200, res.text);
+    return res.json as { id: number; address: string };
+  }
+  const statusOf = async (key: string, id: number) => (await app.api(`/payment/get/${id}`, key)).json as { status: string };
+  const dump = async (invoiceId: number) =>
+    JSON.stringify(
+      await app.prisma.transaction.findMany({ where: { invoiceId }, orderBy: { id: 'asc' }, select: { id: true, type: true, sendPurpose: true, sendIndex: true, sendAttempt: true, sendState: true, paymentState: true, amountUnits: true, feeSun: true, error: true, heldReason: true } }),
+      (_k, v) => (typeof v === 'bigint' ? String(v) : v),
+    );
+  /** The invoice's first status after ACTIVE (COMPLETED, or ERROR when a forward failed for good). */
+  const verdict = async (key: string, id: number, timeoutMs = 90_000) => {
+    const status = await waitFor(`invoice ${id} to leave ACTIVE`, async () => {
+      const s = (await statusOf(key, id)).status;
+      return s !== 'ACTIVE' ? s : null;
+    }, timeoutMs).catch(async (err: Error) => {
+      throw new Error(`${err.message}: ${await dump(id)}`);
+    });
+    return status;
+  };
+  const paymentOf = (invoiceId: number, amountUnits: bigint) =>
+    waitFor(`payment of ${amountUnits} to invoice ${invoiceId}`, () => app.prisma.transaction.findFirst({ where: { invoiceId, type: 'PAYMENT', amountUnits } }), 30_000);
+  const paymentState = async (id: number, states: string[], timeoutMs = 60_000) => {
+    try {
+      return await waitFor(`payment ${id} in ${states}`, async () => {
+        const p = await app.prisma.transaction.findUniqueOrThrow({ where: { id } });
+        return states.includes(p.paymentState ?? '') ? p : null;
+      }, timeoutMs);
+    } catch (err) {
+      const p = await app.prisma.transaction.findUniqueOrThrow({ where: { id } });
+      throw new Error(`${(err as Error).message}; ${await dump(p.invoiceId!)}`);
+    }
+  };
+  const trxBooked = async (address: string) => (await app.prisma.ledgerEntry.aggregate({ where: { address, currency: 'TRX' }, _sum: { deltaUnits: true } }))._sum.deltaUnits ?? 0n;
+
+  /**
+   * A paid invoice whose forward met a higher price or a bigger estimate: delivered, COMPLETED
+   * without an ERROR webhook, at most one gas top-up, and no forward burned by running out of energy.
+   */
+  async function deliveredSafely(key: string, invoiceId: number, target: string, merchantHadUnits = 0n) {
+    const status = await verdict(key, invoiceId);
+    assert.equal(status, 'COMPLETED', await dump(invoiceId));
+    const payment = await app.prisma.transaction.findFirstOrThrow({ where: { invoiceId, type: 'PAYMENT' } });
+    const sends = await app.prisma.transaction.findMany({ where: { sourceId: payment.id }, orderBy: { id: 'asc' } });
+    const forwards = sends.filter((s) => s.sendPurpose === 'FORWARD');
+    const landed = forwards.filter((s) => s.sendState === 'CONFIRMED');
+    assert.equal(landed.length, 1, await dump(invoiceId));
+    assert.deepEqual(forwards.filter((s) => s.blockNumber !== null && s.sendState === 'FAILED').map((s) => s.error), [], 'no forward landed and burned its gas');
+    const gas = sends.filter((s) => s.sendPurpose === 'FORWARD_GAS');
+    assert.ok(gas.length >= 1 && gas.length <= 2, `the gas send and at most one top-up: ${await dump(invoiceId)}`);
+    await waitFor('the USDT at the merchant', async () => (await chain.getUsdtBalance(target)) === merchantHadUnits + landed[0]!.amountUnits);
+    await waitFor('the COMPLETED webhook', async () => hooks.some((h) => h.id === invoiceId && h.status === 'COMPLETED'));
+    assert.ok(!hooks.some((h) => h.id === invoiceId && h.status === 'ERROR'), 'no ERROR webhook');
+  }
+
+  /**
+   * Holds a database lock from the test, in an open transaction, so that a worker step that needs
+   * it waits there: the test knows where the worker is stopped without timing anything.
+   */
+  async function dbGate(sql: string, params: unknown[]) {
+    const client = new pg.Client({ connectionString: app.env.DATABASE_URL });
+    await client.connect();
+    await client.query('BEGIN');
+    await client.query(sql, params);
+    return {
+      // Statistics views are a snapshot taken once per transaction, and this one stays open: clear it before each look.
+      waiting: async (like: string) =>
+        (await client.query('SELECT pg_stat_clear_snapshot()'), await client.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid() AND query ILIKE $1`, [like])).rows.map((r) => r.pid),
+      release: async () => {
+        await client.query('ROLLBACK');
+        await client.end();
+      },
+    };
+  }
+
+  /**
+   * Stops the worker after it has signed the forward of a payment to `address` (its gas arrived)
+   * and before it is stored and broadcast: the test holds the address's one "send in flight" slot
+   * (the partial unique index) in an open transaction, so the worker's insert waits on it. `meanwhile`
+   * changes the chain; then the slot is let go.
+   */
+  async function betweenGasAndBroadcast(merchantId: number, invoiceId: number, address: string, target: string, payIt: () => Promise<void>, meanwhile: () => Promise<void>) {
+    const gate = await dbGate(
+      `INSERT INTO transactions (merchant_id, invoice_id, type, trn_hash, chain_ref, from_address, to_address, amount_units, currency, send_state, send_purpose)
+       VALUES ($1, $2, 'TRANSFER', 'gate', 'gate:send', $3, $4, 0, 'TRX', 'SIGNED', 'FORWARD')`,
+      [merchantId, invoiceId, address, target],
+    );
+    try {
+      await payIt();
+      await waitFor('a signed forward waiting to be stored', async () => (await gate.waiting('%INSERT INTO%transactions%')).length > 0, 60_000).catch(async (err: Error) => {
+        throw new Error(`${err.message}: ${await dump(invoiceId)}`);
+      });
+      assert.ok(await app.prisma.transaction.findFirst({ where: { invoiceId, sendPurpose: 'FORWARD_GAS', sendState: 'CONFIRMED' } }), 'the gas arrived first');
+      await meanwhile();
+    } finally {
+      await gate.release();
+    }
+  }
+
+  before(async () => {
+    hooks = [];
+    hookServer = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', () => {
+        const json = JSON.parse(body);
+        hooks.push({ id: json.id, status: json.status });
+        res.end('ok');
+      });
+    });
+    const port = await freePort();
+    await new Promise<void>((r) => hookServer.listen(port, '127.0.0.1', r));
+    hookUrl = `http://127.0.0.1:${port}/hook`;
+    devnet = await startDevnetProcess({ blockMs: 100, solidifiedDepth: 3 });
+    app = await startApp({ TRON_FULL_NODE_URL: devnet.url, TRON_USDT_CONTRACT: devnet.usdtContract });
+    chain = createChain({ fullNodeUrl: devnet.url, apiKey: null, usdtContract: devnet.usdtContract, txExpirationMs: 60_000 });
+    await pay(gasWallet.address, '10000', 'TRX');
+    await pay(flagged.address, '500', 'TRX');
+    await pay(flagged.address, '10', 'USDT');
+    await pay(customer.address, '1000', 'TRX');
+    await pay(customer.address, '500', 'USDT');
+    worker = startWorker(app.env, devnet, WORKER_ENV);
+  });
+
+  after(async () => {
+    if (process.env.DEBUG_WORKER) (await import('node:fs')).writeFileSync(process.env.DEBUG_WORKER, worker?.output() ?? '');
+    await worker?.stop();
+    await app?.stop();
+    await devnet?.stop();
+    hookServer?.close();
+  });
+
+  it('case 2: the energy price rises 100 -> 210 after the invoice is issued: the forward is sized at the new price, COMPLETED, nothing burned', async () => {
+    const { key, target } = await newMerchant();
+    // The worker has already forwarded at the old price (a price it kept would be that one).
+    const earlier = await invoice(key, { type: 'SINGLE', amount: 20, currencies: ['USDT'] });
+    await pay(earlier.address, '20', 'USDT');
+    assert.equal(await verdict(key, earlier.id), 'COMPLETED', await dump(earlier.id));
+    const had = await waitFor('the first forward at the merchant', async () => {
+      const units = await chain.getUsdtBalance(target);
+      return units > 0n ? units : null;
+    });
+    const inv = await invoice(key, { type: 'SINGLE', amount: 30, currencies: ['USDT'] });
+    await devnet.setChainParameters({ energyFeeSun: 210n });
+    try {
+      await customerPays(inv.address, 30n * USDT);
+      await deliveredSafely(key, inv.id, target, had);
+    } finally {
+      await devnet.setChainParameters({ energyFeeSun: 100n });
+    }
+  });
+
+  it('case 2: the price rises after the gas arrived and before the forward is broadcast: it is not broadcast underpriced, the gas is topped up once, COMPLETED', async () => {
+    const { merchant, key, target } = await newMerchant();
+    const inv = await invoice(key, { type: 'SINGLE', amount: 30, currencies: ['USDT'] });
+    try {
+      await betweenGasAndBroadcast(merchant.id, inv.id, inv.address, target, () => pay(inv.address, '30', 'USDT'), () => devnet.setChainParameters({ energyFeeSun: 210n }));
+      await deliveredSafely(key, inv.id, target);
+    } finally {
+      await devnet.setChainParameters({ energyFeeSun: 100n });
+    }
+  });
+
+  it('case 2: the price rises after the gas arrived and before the forward is built: the gas is topped up for the same attempt first, then the forward goes out once', async () => {
+    const { merchant, key, target } = await newMerchant();
+    const inv = await invoice(key, { type: 'SINGLE', amount: 30, currencies: ['USDT'] });
+    // Booking the gas send as landed charges its burn to the merchant's activation balance: the test
+    // holds the merchant row, so the worker stops there, with the gas at the address and no forward built.
+    const gate = await dbGate('SELECT id FROM merchants WHERE id = $1 FOR NO KEY UPDATE', [merchant.id]);
+    try {
+      await pay(inv.address, '30', 'USDT');
+      await waitFor('the gas landed and being booked', async () => (await gate.waiting('%merchants%')).length > 0, 60_000).catch(async (err: Error) => {
+        throw new Error(`${err.message}: ${await dump(inv.id)}`);
+      });
+      assert.equal(await app.prisma.transaction.count({ where: { invoiceId: inv.id, sendPurpose: 'FORWARD' } }), 0, 'no forward built yet');
+      await devnet.setChainParameters({ energyFeeSun: 210n });
+    } finally {
+      await gate.release();
+    }
+    try {
+      await deliveredSafely(key, inv.id, target);
+      const payment = await app.prisma.transaction.findFirstOrThrow({ where: { invoiceId: inv.id, type: 'PAYMENT' } });
+      const sends = await app.prisma.transaction.findMany({ where: { sourceId: payment.id }, orderBy: { id: 'asc' } });
+      assert.deepEqual(sends.filter((s) => s.sendPurpose === 'FORWARD_GAS').map((s) => [s.sendIndex, s.sendAttempt]), [[1, 1], [1, 2]], `the gas of the first attempt, then its top-up: ${await dump(inv.id)}`);
+      assert.deepEqual(sends.filter((s) => s.sendPurpose === 'FORWARD').map((s) => s.sendState), ['CONFIRMED'], 'the forward was built once and never rebuilt');
+    } finally {
+      await devnet.setChainParameters({ energyFeeSun: 100n });
+    }
+  });
+
+  it("case 2: the merchant's target wallet is emptied of USDT between the estimate and the send (64,285 -> 130,285 energy): COMPLETED, nothing burned", async () => {
+    const { merchant, key, target } = await newMerchant();
+    // The target holds USDT, so the forward is estimated as a transfer to a holder.
+    await devnet.setBalance(target, { usdtUnits: USDT });
+    await waitFor('the target holding USDT', async () => (await chain.getUsdtBalance(target)) === USDT);
+    const inv = await invoice(key, { type: 'SINGLE', amount: 30, currencies: ['USDT'] });
+    await betweenGasAndBroadcast(merchant.id, inv.id, inv.address, target, () => pay(inv.address, '30', 'USDT'), async () => {
+      await devnet.setBalance(target, { usdtUnits: 0n });
+      await waitFor('the target emptied', async () => (await chain.getUsdtBalance(target)) === 0n);
+    });
+    await deliveredSafely(key, inv.id, target);
+  });
+
+  it('case 2: a forward that ran out of energy because the price rose while it was on its way is retried at the new price, never a terminal ERROR', async () => {
+    const { key, target } = await newMerchant();
+    const inv = await invoice(key, { type: 'SINGLE', amount: 30, currencies: ['USDT'] });
+    // The forward is held 50 blocks before it executes, against the price it then meets.
+    await devnet.fault.delay({ from: inv.address, blocks: 50, count: 1 });
+    try {
+      await pay(inv.address, '30', 'USDT');
+      await waitFor('the forward on its way', () => app.prisma.transaction.findFirst({ where: { invoiceId: inv.id, sendPurpose: 'FORWARD', sendState: 'BROADCAST' } }), 60_000);
+      await devnet.setChainParameters({ energyFeeSun: 210n });
+      assert.equal(await verdict(key, inv.id), 'COMPLETED', await dump(inv.id));
+      const forwards = await app.prisma.transaction.findMany({ where: { invoiceId: inv.id, sendPurpose: 'FORWARD' }, orderBy: { id: 'asc' } });
+      assert.deepEqual(forwards.map((f) => f.sendState), ['FAILED', 'CONFIRMED'], await dump(inv.id));
+      assert.match(forwards[0]!.error ?? '', /OUT_OF_ENERGY/);
+      await waitFor('the USDT at the merchant', async () => (await chain.getUsdtBalance(target)) === forwards[1]!.amountUnits);
+      await waitFor('the COMPLETED webhook', async () => hooks.some((h) => h.id === inv.id && h.status === 'COMPLETED'));
+      assert.ok(!hooks.some((h) => h.id === inv.id && h.status === 'ERROR'), 'no ERROR webhook');
+    } finally {
+      await devnet.fault.clear();
+      await devnet.setChainParameters({ energyFeeSun: 100n });
+    }
+  });
+
+  it('case 6: a USDT forward that fails on chain for good gets no gas for an attempt that will not be made, and its gas left goes back to the gas wallet', async () => {
+    const { key } = await newMerchant();
+    const inv = await invoice(key, { type: 'SINGLE', amount: 20, currencies: ['USDT'] });
+    await devnet.fault.fail({ from: inv.address, result: 'REVERT', count: 1 });
+    await pay(inv.address, '20', 'USDT');
+    const payment = await paymentOf(inv.id, 20n * USDT);
+    const failed = await paymentState(payment.id, ['FAILED', 'SETTLED']);
+    assert.equal(failed.paymentState, 'FAILED', await dump(inv.id));
+    const gas = await app.prisma.transaction.findMany({ where: { sourceId: payment.id, sendPurpose: 'FORWARD_GAS' } });
+    assert.deepEqual(gas.map((g) => g.sendIndex), [1], `gas for the one attempt made only: ${await dump(inv.id)}`);
+    try {
+      await waitFor('the gas left returned', async () => (await chain.getTrxBalance(inv.address)) === 0n && (await trxBooked(inv.address)) === 0n, 30_000);
+    } catch (err) {
+      throw new Error(`${(err as Error).message}: the address holds ${await chain.getTrxBalance(inv.address)} sun; ${await dump(inv.id)}`);
+    }
+    const back = await app.prisma.transaction.findFirstOrThrow({ where: { sourceId: payment.id, sendPurpose: 'GAS_RETURN', sendState: 'CONFIRMED' } });
+    assert.equal(back.toAddress, gasWallet.address);
+    assert.ok(back.amountUnits > TRX, `the unburned gas came back: ${back.amountUnits} sun`);
+    // The payment's own funds stay where they are, held.
+    assert.equal(await chain.getUsdtBalance(inv.address), 20n * USDT);
+    assert.equal((await app.prisma.ledgerEntry.findFirstOrThrow({ where: { transactionId: payment.id, kind: 'HELD' } })).units, 20n * USDT);
+    assert.equal((await statusOf(key, inv.id)).status, 'ERROR');
+  });
+
+  it('case 7: a flagged 1.5 USDT payment whose refund would cost more than it returns is held before any gas is sent: nothing stranded', async () => {
+    const { key } = await newMerchant({ aml: true });
+    const inv = await invoice(key, { type: 'SINGLE', amount: 20, currencies: ['USDT'] });
+    const sent = await chain.buildSignedUsdtTransfer(flagged.privateKey, inv.address, 1_500_000n, 50n * TRX);
+    await chain.broadcast(sent.signedTx);
+    const payment = await paymentOf(inv.id, 1_500_000n);
+    const held = await paymentState(payment.id, ['HELD', 'REFUNDED', 'FAILED']);
+    assert.equal(held.paymentState, 'HELD', await dump(inv.id));
+    assert.equal(held.heldReason, 'AML failed, and returning it would cost more than it is worth');
+    assert.equal(await app.prisma.transaction.count({ where: { sourceId: payment.id } }), 0, `no gas sent at all: ${await dump(inv.id)}`);
+    assert.equal(await chain.getTrxBalance(inv.address), 0n, 'nothing stranded at the address');
+    assert.equal(await chain.getUsdtBalance(inv.address), 1_500_000n, 'the payment waits at its address, held');
+  });
+
+  // Last: every payment above is closed; every unit is in the books and on chain.
+  it('balances the books after all of the above', async () => {
+    await assertReconciled(app.prisma, chain);
+  });
+});
