@@ -1,6 +1,6 @@
 import { budgetOf } from '@/lib/chain/costs';
 import { invoiceAccount } from '@/lib/merchants/accounts';
-import type { InvoiceStatus, PayoutTargetState, Transaction } from '@/lib/generated/prisma/client';
+import type { InvoiceStatus, PayoutTarget as TargetRow, PayoutTargetState, Transaction } from '@/lib/generated/prisma/client';
 import { changeInvoiceStatus } from '@/lib/invoices/transitions';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { ensureGas } from '@/lib/payments/gas';
@@ -49,17 +49,24 @@ export async function processPayouts(ctx: WorkerContext, max = 20): Promise<numb
 /**
  * Moves targets through the one door (lib/payouts/targets.ts), in one DB transaction, and keeps
  * the payout's rows in step with what was written. A target still PENDING whose send confirmed
- * passes through SENDING, as the table says.
+ * passes through SENDING, as the table says. A target another worker moved meanwhile (its lease
+ * ran out while this one was still working) is read again and taken from where it is.
  */
 async function moveTargets(ctx: WorkerContext, payout: Payout, moves: { index: number; to: PayoutTargetState; error?: string }[]): Promise<void> {
   const rows = new Map(payout.payoutTargets.map((t) => [t.index, t]));
   const due = moves.filter((m) => rows.has(m.index) && rows.get(m.index)!.state !== m.to);
   if (due.length === 0) return;
   await ctx.prisma.$transaction(async (tx) => {
+    const move = async (row: TargetRow, to: PayoutTargetState, error?: string) => {
+      for (let tries = 0; tries < 2 && row.state !== to; tries++) {
+        if (await changeTargetState(tx, row, to, { error })) row.state = to;
+        else row.state = (await tx.payoutTarget.findUniqueOrThrow({ where: { invoiceId_index: { invoiceId: row.invoiceId, index: row.index } } })).state;
+      }
+    };
     for (const m of due) {
       const row = rows.get(m.index)!;
-      if (row.state === 'PENDING' && m.to === 'PAID' && (await changeTargetState(tx, row, 'SENDING'))) row.state = 'SENDING';
-      if (await changeTargetState(tx, row, m.to, { error: m.error })) row.state = m.to;
+      if (row.state === 'PENDING' && m.to === 'PAID') await move(row, 'SENDING');
+      await move(row, m.to, m.error);
     }
   });
 }
