@@ -6,10 +6,12 @@ import { TronWeb } from 'tronweb';
 import { createChain, type Chain } from '@/lib/chain';
 import { deriveAccount } from '@/lib/chain/keys';
 import { tokenUnits } from '@/lib/money/tokens';
+import { hashPassword } from '@/lib/auth/passwords';
 import { startApp, TEST_MNEMONIC, type TestApp } from './helpers/app';
 import { startDevnetProcess, waitFor, type DevnetProcess } from './helpers/devnet';
 import { startHookReceiver, type HookReceiver } from './helpers/http';
 import { assertReconciled } from './helpers/reconcile';
+import { DashboardSession } from './helpers/session';
 import { startWorker, type WorkerProcess } from './helpers/worker';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -301,6 +303,35 @@ describe('mass payouts (MULTIPLE_TRANSFER) on the devnet', () => {
     assert.equal(trxBack.amountUnits + (trxBack.feeSun ?? 0n), 5_000_000n, "the merchant's 5 TRX go back, less only the cost of sending them");
     assert.deepEqual((await app.prisma.payoutTarget.findMany({ where: { invoiceId: inv.id }, orderBy: { index: 'asc' } })).map((t) => t.state), ['RETURNED', 'PAID']);
     assert.equal((await get(inv.id)).status, 'ERROR', 'the payout still says what happened');
+  });
+
+  it('returns a TIMEOUT payout from the dashboard, only the signed-in merchant\'s and only one that cannot finish', async () => {
+    const merchant = await app.prisma.merchant.findFirstOrThrow({ where: { apiKeys: { some: {} } }, orderBy: { id: 'asc' } });
+    await app.prisma.merchant.update({ where: { id: merchant.id }, data: { passwordHash: await hashPassword('payout return pw') } });
+    const session = new DashboardSession(app.baseUrl);
+    assert.equal(await session.signIn(merchant.email, 'payout return pw'), null);
+    const open = (await post('/payment/multiple_transfer/create', { currency: 'TRX', target_wallets: [{ address: randomAddress(), amount: 5 }] })).json;
+    await pay(open.address, '3', 'TRX');
+    await waitFor('the partial top-up seen', async () => (await get(open.id)).transfer_amounts.input.TRX === 3);
+    const to = randomAddress();
+    const early = await session.api(`/payouts/${open.id}/return`, 'POST', { address: to });
+    assert.equal(early.status, 400, early.text);
+    assert.match(early.json.detail, /ERROR or TIMEOUT/);
+    await app.prisma.invoice.update({ where: { id: open.id }, data: { expiredAt: new Date(Date.now() - 1000) } });
+    await waitStatus(open.id, 'TIMEOUT');
+    assert.equal((await session.api(`/payouts/${open.id}/return`, 'POST', { address: 'Tnot-an-address' })).status, 400);
+    const other = await app.createMerchant();
+    const foreign = (await app.api('/payment/multiple_transfer/create', other.key, { method: 'POST', body: { currency: 'TRX', target_wallets: [{ address: randomAddress(), amount: 1 }] } })).json;
+    assert.equal((await session.api(`/payouts/${foreign.id}/return`, 'POST', { address: to })).status, 404, "another merchant's payout");
+    const asked = await session.api(`/payouts/${open.id}/return`, 'POST', { address: to });
+    assert.equal(asked.status, 200, asked.text);
+    assert.equal(asked.json.return_address, to);
+    await waitFor('the return made', async () => (await app.prisma.payoutReturn.findUniqueOrThrow({ where: { invoiceId: open.id } })).returnedAt, 60_000);
+    const back = await app.prisma.transaction.findFirstOrThrow({ where: { invoiceId: open.id, sendPurpose: 'PAYOUT_RETURN', sendState: 'CONFIRMED' } });
+    assert.equal(await chain.getTrxBalance(to), back.amountUnits);
+    assert.equal(back.amountUnits + (back.feeSun ?? 0n), 3_000_000n, 'the whole top-up goes back, less only the cost of sending it');
+    assert.equal(await chain.getTrxBalance(open.address), 0n);
+    assert.deepEqual((await app.prisma.payoutTarget.findMany({ where: { invoiceId: open.id } })).map((t) => t.state), ['RETURNED']);
   });
 
   // Last: every top-up, target payment, gas send and burn is in the books and matches the chain (npm run reconcile).
