@@ -1,19 +1,25 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { TronWeb } from 'tronweb';
 import { createChain, type Chain } from '@/lib/chain';
 import { deriveAccount } from '@/lib/chain/keys';
 import { tokenUnits } from '@/lib/money/tokens';
+import { hashPassword } from '@/lib/auth/passwords';
 import { startApp, TEST_MNEMONIC, type TestApp } from './helpers/app';
 import { startDevnetProcess, waitFor, type DevnetProcess } from './helpers/devnet';
 import { startHookReceiver, type HookReceiver } from './helpers/http';
 import { assertReconciled } from './helpers/reconcile';
+import { DashboardSession } from './helpers/session';
 import { startWorker, type WorkerProcess } from './helpers/worker';
 
+const ROOT = path.resolve(import.meta.dirname, '..');
 const randomAddress = () => (TronWeb.createRandom() as unknown as { address: string }).address;
 const bigintJson = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? String(x) : x));
 // Short-lived transactions so that a refused send is proven dead (and retried or given up) within seconds.
-const WORKER_ENV = { TRON_TX_EXPIRATION_MS: '10000', SEND_MAX_ATTEMPTS: '2' };
+// A dropped send is rebuilt after SEND_RETRY_BASE_MS (doubling); short here so that several deaths fit in a test.
+const WORKER_ENV = { TRON_TX_EXPIRATION_MS: '10000', SEND_MAX_ATTEMPTS: '2', SEND_RETRY_BASE_MS: '500' };
 
 describe('mass payouts (MULTIPLE_TRANSFER) on the devnet', () => {
   let devnet: DevnetProcess;
@@ -219,6 +225,113 @@ describe('mass payouts (MULTIPLE_TRANSFER) on the devnet', () => {
     assert.equal(failed.failed_targets[0].address, devnet.usdtContract);
     assert.match(failed.failed_targets[0].error, /target-0/);
     await waitFor('ERROR and TIMEOUT webhooks', async () => hooks().some((h) => h.id === inv.id && h.status === 'ERROR') && hooks().some((h) => h.id === late.id && h.status === 'TIMEOUT'));
+  });
+
+  it("never burns the merchant's TRX at a USDT payout address as gas: the gas wallet pays the burn and the TRX stays (issue 22, case 1)", async () => {
+    const targets = [{ address: randomAddress(), amount: 5 }, { address: randomAddress(), amount: 6 }];
+    const inv = (await post('/payment/multiple_transfer/create', { currency: 'USDT', target_wallets: targets })).json;
+    // The merchant sends 40 TRX by mistake to the USDT payout's top-up address, then the USDT.
+    await pay(inv.address, '40', 'TRX');
+    await waitFor('the TRX top-up recorded', () => app.prisma.transaction.findFirst({ where: { invoiceId: inv.id, type: 'TOPUP', currency: 'TRX' } }));
+    await pay(inv.address, String(inv.currencies_amounts.USDT), 'USDT');
+    await waitStatus(inv.id, 'COMPLETED', 45_000);
+    for (const t of targets) assert.equal(await chain.getUsdtBalance(t.address), tokenUnits(t.amount));
+    const rows = await app.prisma.transaction.findMany({ where: { invoiceId: inv.id, sendState: 'CONFIRMED' } });
+    const gasIn = rows.filter((r) => r.type === 'ACTIVATION').reduce((s, r) => s + r.amountUnits, 0n);
+    const burned = rows.filter((r) => r.type === 'TRANSFER').reduce((s, r) => s + (r.feeSun ?? 0n), 0n);
+    assert.ok(burned > 0n);
+    assert.ok(gasIn >= burned, `the gas wallet sent ${gasIn} sun for ${burned} sun burned`);
+    assert.equal(await chain.getTrxBalance(inv.address), 40_000_000n + gasIn - burned, "the merchant's 40 TRX are still at the address, beside the unburned gas");
+  });
+
+  it('retries a payout target whose broadcasts are dropped, as payments do, and completes (issue 22, case 4)', async () => {
+    const targets = [{ address: randomAddress(), amount: 10 }, { address: randomAddress(), amount: 2 }];
+    const inv = (await post('/payment/multiple_transfer/create', { currency: 'TRX', target_wallets: targets })).json;
+    // Every broadcast to target 0 is answered result:true and never included, until cleared.
+    await devnet.fault.drop({ to: targets[0]!.address });
+    await pay(inv.address, String(inv.currencies_amounts.TRX), 'TRX');
+    const deadUnsent = () => app.prisma.transaction.count({ where: { invoiceId: inv.id, sendPurpose: 'PAYOUT_TARGET', sendIndex: 0, sendState: 'FAILED', blockNumber: null } });
+    // More deaths than SEND_MAX_ATTEMPTS (2): none of them landed, so none counts against it.
+    await waitFor('three dropped attempts of target 0, or the payout ended', async () => (await deadUnsent()) >= 3 || (await get(inv.id)).status !== 'ACTIVE', 120_000);
+    assert.equal((await get(inv.id)).status, 'ACTIVE', `dropped broadcasts ended the payout: ${JSON.stringify((await get(inv.id)).failed_targets)}`);
+    await devnet.fault.clear();
+    const done = await waitStatus(inv.id, 'COMPLETED', 60_000);
+    assert.deepEqual(done.failed_targets, []);
+    for (const t of targets) assert.equal(await chain.getTrxBalance(t.address), tokenUnits(t.amount), 'each target paid exactly once');
+    const sent = await app.prisma.transaction.findMany({ where: { invoiceId: inv.id, type: 'TRANSFER', sendState: 'CONFIRMED' } });
+    assert.equal(sent.length, 2, 'one confirmed send per target');
+    const burned = sent.reduce((s, r) => s + (r.feeSun ?? 0n), 0n);
+    const sum = targets.reduce((s, t) => s + tokenUnits(t.amount), 0n);
+    assert.equal(await chain.getTrxBalance(inv.address), tokenUnits(inv.currencies_amounts.TRX) - sum - burned, 'nothing stranded beyond the fee');
+  });
+
+  it('returns a payout that ended ERROR (a target reverted on chain) with npm run payout:return: its USDT and the TRX sent there by mistake arrive, gas stays', async () => {
+    const targets = [{ address: randomAddress(), amount: 4 }, { address: randomAddress(), amount: 3 }];
+    const inv = (await post('/payment/multiple_transfer/create', { currency: 'USDT', target_wallets: targets })).json;
+    assert.deepEqual(
+      (await app.prisma.payoutTarget.findMany({ where: { invoiceId: inv.id }, orderBy: { index: 'asc' } })).map((t) => [t.index, t.address, t.amountUnits, t.state]),
+      targets.map((t, i) => [i, t.address, tokenUnits(t.amount), 'PENDING']),
+      'a state row per target, written with the payout',
+    );
+    // Every transfer to target 0 lands and reverts: SEND_MAX_ATTEMPTS (2) real failures.
+    await devnet.fault.fail({ to: targets[0]!.address, result: 'REVERT' });
+    await pay(inv.address, '5', 'TRX');
+    await waitFor('the TRX top-up recorded', () => app.prisma.transaction.findFirst({ where: { invoiceId: inv.id, type: 'TOPUP', currency: 'TRX' } }));
+    await pay(inv.address, String(inv.currencies_amounts.USDT), 'USDT');
+    let failed;
+    try {
+      failed = await waitStatus(inv.id, 'ERROR', 90_000);
+    } finally {
+      await devnet.fault.clear();
+    }
+    assert.deepEqual(failed.failed_targets.map((f: { index: number }) => f.index), [0]);
+    assert.deepEqual((await app.prisma.payoutTarget.findMany({ where: { invoiceId: inv.id }, orderBy: { index: 'asc' } })).map((t) => t.state), ['FAILED', 'PAID']);
+    const usdtLeft = await chain.getUsdtBalance(inv.address);
+    assert.equal(usdtLeft, tokenUnits(inv.currencies_amounts.USDT) - tokenUnits(targets[1]!.amount));
+
+    const to = randomAddress();
+    const run = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'scripts/payout-return.ts', ...args], { cwd: ROOT, env: { ...process.env, ...app.env }, encoding: 'utf8' });
+    assert.equal(run(String(inv.id), inv.address).status, 1, 'its own address is refused');
+    const asked = run(String(inv.id), to);
+    assert.equal(asked.status, 0, asked.stderr);
+    assert.match(run(String(inv.id), randomAddress()).stderr, /already asked for/);
+    await waitFor('the return made', async () => (await app.prisma.payoutReturn.findUniqueOrThrow({ where: { invoiceId: inv.id } })).returnedAt, 60_000);
+    assert.equal(await chain.getUsdtBalance(to), usdtLeft, 'all the USDT left at the payout address arrives');
+    assert.equal(await chain.getUsdtBalance(inv.address), 0n);
+    const trxBack = await app.prisma.transaction.findFirstOrThrow({ where: { invoiceId: inv.id, sendPurpose: 'PAYOUT_RETURN_TRX', sendState: 'CONFIRMED' } });
+    assert.equal(await chain.getTrxBalance(to), trxBack.amountUnits);
+    assert.equal(trxBack.amountUnits + (trxBack.feeSun ?? 0n), 5_000_000n, "the merchant's 5 TRX go back, less only the cost of sending them");
+    assert.deepEqual((await app.prisma.payoutTarget.findMany({ where: { invoiceId: inv.id }, orderBy: { index: 'asc' } })).map((t) => t.state), ['RETURNED', 'PAID']);
+    assert.equal((await get(inv.id)).status, 'ERROR', 'the payout still says what happened');
+  });
+
+  it('returns a TIMEOUT payout from the dashboard, only the signed-in merchant\'s and only one that cannot finish', async () => {
+    const merchant = await app.prisma.merchant.findFirstOrThrow({ where: { apiKeys: { some: {} } }, orderBy: { id: 'asc' } });
+    await app.prisma.merchant.update({ where: { id: merchant.id }, data: { passwordHash: await hashPassword('payout return pw') } });
+    const session = new DashboardSession(app.baseUrl);
+    assert.equal(await session.signIn(merchant.email, 'payout return pw'), null);
+    const open = (await post('/payment/multiple_transfer/create', { currency: 'TRX', target_wallets: [{ address: randomAddress(), amount: 5 }] })).json;
+    await pay(open.address, '3', 'TRX');
+    await waitFor('the partial top-up seen', async () => (await get(open.id)).transfer_amounts.input.TRX === 3);
+    const to = randomAddress();
+    const early = await session.api(`/payouts/${open.id}/return`, 'POST', { address: to });
+    assert.equal(early.status, 400, early.text);
+    assert.match(early.json.detail, /ERROR or TIMEOUT/);
+    await app.prisma.invoice.update({ where: { id: open.id }, data: { expiredAt: new Date(Date.now() - 1000) } });
+    await waitStatus(open.id, 'TIMEOUT');
+    assert.equal((await session.api(`/payouts/${open.id}/return`, 'POST', { address: 'Tnot-an-address' })).status, 400);
+    const other = await app.createMerchant();
+    const foreign = (await app.api('/payment/multiple_transfer/create', other.key, { method: 'POST', body: { currency: 'TRX', target_wallets: [{ address: randomAddress(), amount: 1 }] } })).json;
+    assert.equal((await session.api(`/payouts/${foreign.id}/return`, 'POST', { address: to })).status, 404, "another merchant's payout");
+    const asked = await session.api(`/payouts/${open.id}/return`, 'POST', { address: to });
+    assert.equal(asked.status, 200, asked.text);
+    assert.equal(asked.json.return_address, to);
+    await waitFor('the return made', async () => (await app.prisma.payoutReturn.findUniqueOrThrow({ where: { invoiceId: open.id } })).returnedAt, 60_000);
+    const back = await app.prisma.transaction.findFirstOrThrow({ where: { invoiceId: open.id, sendPurpose: 'PAYOUT_RETURN', sendState: 'CONFIRMED' } });
+    assert.equal(await chain.getTrxBalance(to), back.amountUnits);
+    assert.equal(back.amountUnits + (back.feeSun ?? 0n), 3_000_000n, 'the whole top-up goes back, less only the cost of sending it');
+    assert.equal(await chain.getTrxBalance(open.address), 0n);
+    assert.deepEqual((await app.prisma.payoutTarget.findMany({ where: { invoiceId: open.id } })).map((t) => t.state), ['RETURNED']);
   });
 
   // Last: every top-up, target payment, gas send and burn is in the books and matches the chain (npm run reconcile).

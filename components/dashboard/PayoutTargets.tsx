@@ -1,5 +1,7 @@
 import type { InvoiceJson } from '@/lib/invoices/serialize';
 import type { PayoutTargetJson } from '@/lib/payouts/schemas';
+import { RETURNABLE } from '@/lib/payouts/targets';
+import { PayoutReturn } from './PayoutReturn';
 import { Card, Mono, tableClass } from './ui';
 
 function TargetTable({ label, rows, currency }: { label: string; rows: (PayoutTargetJson & { index: number; error?: string })[]; currency: string }) {
@@ -50,11 +52,12 @@ export function PayoutTargets({ invoice }: { invoice: InvoiceJson }) {
       {failed.length > 0 && (
         <Card title="Failed targets">
           <p className="mb-2 text-sm">
-            {failed.length} of {targets.length} targets were not paid. Their amounts stay at the top-up address and are returned on request.
+            {failed.length} of {targets.length} targets were not paid. Their amounts stay at the top-up address until you return them below.
           </p>
           <TargetTable label="Failed payout targets" rows={failed} currency={currency} />
         </Card>
       )}
+      {(RETURNABLE as readonly string[]).includes(invoice.status) && <PayoutReturn id={invoice.id} />}
       <Card title="Payout targets">
         <TargetTable label="Payout targets" rows={targets} currency={currency} />
       </Card>

@@ -21,8 +21,11 @@ const OUT_KIND: Record<SendPurpose, LedgerKind> = {
   PAYOUT_TARGET: 'PAYOUT',
   PAYOUT_GAS: 'GAS_OUT',
   GAS_RETURN: 'GAS_RETURN_OUT',
+  PAYOUT_RETURN: 'PAYOUT_RETURN',
+  PAYOUT_RETURN_TRX: 'PAYOUT_RETURN',
+  PAYOUT_RETURN_GAS: 'GAS_OUT',
 };
-const GAS: readonly SendPurpose[] = ['FORWARD_GAS', 'REFUND_GAS', 'PAYOUT_GAS'];
+const GAS: readonly SendPurpose[] = ['FORWARD_GAS', 'REFUND_GAS', 'PAYOUT_GAS', 'PAYOUT_RETURN_GAS'];
 
 interface Entry {
   address: string;

@@ -2,26 +2,55 @@ import type { CostPayer, Transaction } from '@/lib/generated/prisma/client';
 import type { WorkerContext } from './context';
 import { ensureSend, type SendOptions, type SendOutcome, type SendStep } from './sends';
 
-// Held and failed payments are subtracted through their HELD ledger rows below.
-const UNFORWARDED = ['DETECTED', 'AML_PENDING', 'FORWARDING', 'REFUNDING'] as const;
+/**
+ * The gas at `address`, from the ledger: the TRX the gas wallet sent there for sends (GAS_IN),
+ * less what went back to it (GAS_RETURN_OUT) and what the sends that gas pays for burned there
+ * (the NETWORK_COST of USDT sends, and of gas returns, which pay their fee out of the gas they
+ * return). A TRX send's cost is taken out of the TRX it moves, so it is not gas.
+ */
+async function gasBooked(ctx: WorkerContext, address: string): Promise<bigint> {
+  const [row] = await ctx.prisma.$queryRaw<{ gas: bigint }[]>`
+    SELECT COALESCE(SUM(e.delta_units), 0)::bigint AS gas
+    FROM ledger_entries e LEFT JOIN transactions s ON s.id = e.transaction_id
+    WHERE e.address = ${address} AND e.currency = 'TRX'
+      AND (e.kind IN ('GAS_IN', 'GAS_RETURN_OUT') OR (e.kind = 'NETWORK_COST' AND (s.currency = 'USDT' OR s.send_purpose = 'GAS_RETURN')))`;
+  return row?.gas ?? 0n;
+}
 
 /**
- * TRX at `address` that this send may burn: what both the chain and the ledger
- * say the address holds (the smaller, so TRX the scanner has not recorded yet
- * is never taken for gas), less every other payment's TRX still waiting there
- * and the service fees kept there. Another payment's funds are never gas
- * (issue 13, case 1).
+ * TRX at `address` that a send may burn: only gas, what the gas wallet sent there for sends and
+ * they have not burned (issue 22, case 1). The merchant's or a customer's TRX at the address
+ * (a payment, a payout top-up sent in TRX by mistake, a fee kept, held funds) is never gas: it is
+ * the rest of the ledger's balance there, and it is taken off what the chain holds, so a burn not
+ * booked yet (a send in flight) lowers the gas, never their TRX, and TRX the scanner has not
+ * recorded yet is never counted. `_anchorId`: the callers' payment; its TRX is no more gas than
+ * another's.
  */
-export async function spendableTrx(ctx: WorkerContext, address: string, anchorId: number): Promise<bigint> {
-  const [chainBalance, ledger, waiting, kept] = await Promise.all([
+export async function spendableTrx(ctx: WorkerContext, address: string, _anchorId: number): Promise<bigint> {
+  const [chainBalance, ledger, gas] = await Promise.all([
     ctx.chain.getTrxBalance(address),
     ctx.prisma.ledgerEntry.aggregate({ where: { address, currency: 'TRX' }, _sum: { deltaUnits: true } }),
-    ctx.prisma.transaction.aggregate({ where: { toAddress: address, type: 'PAYMENT', currency: 'TRX', paymentState: { in: [...UNFORWARDED] }, id: { not: anchorId } }, _sum: { amountUnits: true } }),
-    ctx.prisma.ledgerEntry.aggregate({ where: { address, currency: 'TRX', kind: { in: ['FEE_KEPT', 'HELD'] } }, _sum: { units: true } }),
+    gasBooked(ctx, address),
   ]);
-  const ledgerBalance = ledger._sum.deltaUnits ?? 0n;
-  const held = chainBalance < ledgerBalance ? chainBalance : ledgerBalance;
-  return held - (waiting._sum.amountUnits ?? 0n) - (kept._sum.units ?? 0n);
+  const notGas = (ledger._sum.deltaUnits ?? 0n) - gas;
+  const onChainForGas = chainBalance - notGas;
+  return onChainForGas < gas ? onChainForGas : gas;
+}
+
+/**
+ * TRX at `address` that is not gas: the merchant's or customers' (the rest of the ledger's
+ * balance there), never more than the chain holds beside the gas. A payout's return sends it
+ * back (lib/payouts/returns.ts).
+ */
+export async function trxNotGas(ctx: WorkerContext, address: string): Promise<bigint> {
+  const [chainBalance, ledger, gas] = await Promise.all([
+    ctx.chain.getTrxBalance(address),
+    ctx.prisma.ledgerEntry.aggregate({ where: { address, currency: 'TRX' }, _sum: { deltaUnits: true } }),
+    gasBooked(ctx, address),
+  ]);
+  const notGas = (ledger._sum.deltaUnits ?? 0n) - gas;
+  const onChain = chainBalance - (gas > 0n ? gas : 0n);
+  return notGas < onChain ? notGas : onChain;
 }
 
 /**

@@ -63,6 +63,9 @@ const STEP_NAMES: Record<SendPurpose, string> = {
   PAYOUT_TARGET: 'target',
   PAYOUT_GAS: 'payoutgas',
   GAS_RETURN: 'gasreturn',
+  PAYOUT_RETURN: 'payoutreturn',
+  PAYOUT_RETURN_TRX: 'payoutreturntrx',
+  PAYOUT_RETURN_GAS: 'payoutreturngas',
 };
 /** How a step is named in errors shown to merchants (failed_targets) and in send_key. */
 export const stepName = (s: SendStep) => `${STEP_NAMES[s.purpose]}${s.index === undefined ? '' : `-${s.index}`}`;
@@ -223,7 +226,7 @@ async function busyElsewhere(ctx: WorkerContext, address: string, anchorId: numb
  * bandwidth, expiry or an unreachable node are not among them.
  */
 const PERMANENT_REFUSAL = /smartContract|to yourself|must be greater than 0|No contract or not a smart contract/i;
-const cannotSucceed = (r: Pick<Transaction, 'blockNumber' | 'error'>) => r.blockNumber !== null || PERMANENT_REFUSAL.test(r.error ?? '');
+export const cannotSucceed = (r: Pick<Transaction, 'blockNumber' | 'error'>) => r.blockNumber !== null || PERMANENT_REFUSAL.test(r.error ?? '');
 
 /** Wait before rebuilding a send that expired unsent: doubling from SEND_RETRY_BASE_MS, at most SEND_RETRY_MAX_MS. */
 function retryBackoffMs(ctx: WorkerContext, attempt: number): number {

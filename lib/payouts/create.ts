@@ -68,6 +68,8 @@ export async function createPayout(prisma: PrismaClient, merchant: Merchant, q: 
       createdAt,
       expiredAt: new Date(createdAt.getTime() + config().DEFAULT_EXPIRY_MINUTES * 60_000),
       amounts: { create: [{ currency: q.currency, rateUsd: q.rateUsd, dueUnits: q.topupUnits, feeUnits: q.costUnits + q.activationUnits }] },
+      // Each target's state row (PENDING), moved from here on only by changeTargetState (lib/payouts/targets.ts).
+      payoutTargets: { create: q.targets.map((t, index) => ({ index, address: t.address, amountUnits: t.units })) },
     },
     include: invoiceInclude,
   });

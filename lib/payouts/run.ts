@@ -1,21 +1,23 @@
 import { budgetOf } from '@/lib/chain/costs';
 import { invoiceAccount } from '@/lib/merchants/accounts';
-import type { Invoice, InvoiceCurrency, InvoiceStatus, Transaction } from '@/lib/generated/prisma/client';
+import type { InvoiceStatus, PayoutTarget as TargetRow, PayoutTargetState, Transaction } from '@/lib/generated/prisma/client';
 import { changeInvoiceStatus } from '@/lib/invoices/transitions';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { ensureGas } from '@/lib/payments/gas';
 import { extendLease, workThrough } from '@/lib/worker/lease';
 import { withMargin } from '@/lib/money/fees';
-import { tokenAmountJson, tokenUnits, type Currency } from '@/lib/money/tokens';
+import { tokenAmountJson, type Currency } from '@/lib/money/tokens';
 import type { WorkerContext } from '@/lib/payments/context';
-import { ensureSend, stepName, type SendOutcome } from '@/lib/payments/sends';
+import { cannotSucceed, ensureSend, stepName, type SendOutcome } from '@/lib/payments/sends';
 import { scannedUntil } from '@/lib/payments/scan';
 import type { BatchCost } from '@/lib/chain/types';
 import { estimateTransfers } from './estimate';
-import { parseStoredTargets, type FailedTargetJson, type PayoutTarget } from './schemas';
+import type { FailedTargetJson } from './schemas';
+import { loadPayout, targetsOf, type Payout } from './load';
+import { advanceReturn } from './returns';
+import { changeTargetState } from './targets';
 import { topUpsWhere } from './topUps';
 
-type Payout = Invoice & { amounts: InvoiceCurrency[] };
 type Failure = Pick<FailedTargetJson, 'index' | 'error'>;
 
 /** Sends driven at once; each is a few node calls and a row. */
@@ -26,18 +28,48 @@ const targetStep = (i: number) => ({ purpose: 'PAYOUT_TARGET', index: i }) as co
 const gasStep = (wave: number) => ({ purpose: 'PAYOUT_GAS', index: wave }) as const;
 const attemptOfLatest = (row: Transaction | undefined) => row?.sendAttempt ?? 0;
 
-/** Works through open payouts: each is advanced as far as the chain allows, then released (lib/worker/lease.ts). */
+/**
+ * Works through open payouts, then returns the merchants asked for (lib/payouts/returns.ts):
+ * each is advanced as far as the chain allows, then released (lib/worker/lease.ts).
+ */
 export async function processPayouts(ctx: WorkerContext, max = 20): Promise<number> {
-  return workThrough(ctx, 'invoices', Prisma.sql`type = 'MULTIPLE_TRANSFER' AND status = 'ACTIVE'`, max, async (id) => {
+  const guarded = (step: (ctx: WorkerContext, id: number) => Promise<number | void>) => async (id: number) => {
     try {
-      await advancePayout(ctx, id);
+      return await step(ctx, id);
     } catch (err) {
       console.error(`payout ${id}: ${(err as Error).message}`);
     }
-  });
+  };
+  const paying = await workThrough(ctx, 'invoices', Prisma.sql`type = 'MULTIPLE_TRANSFER' AND status = 'ACTIVE'`, max, guarded(advancePayout));
+  // Returns asked for are few (payout_returns, migration 0056): the claim reads them, not every invoice.
+  const returning = await workThrough(ctx, 'invoices', Prisma.sql`id IN (SELECT invoice_id FROM payout_returns WHERE returned_at IS NULL)`, max, guarded(advanceReturn));
+  return paying + returning;
 }
 
-const targetsOf = (p: Payout): PayoutTarget[] => parseStoredTargets(p.targetWallets).map((t) => ({ address: t.address, units: tokenUnits(t.amount) }));
+/**
+ * Moves targets through the one door (lib/payouts/targets.ts), in one DB transaction, and keeps
+ * the payout's rows in step with what was written. A target still PENDING whose send confirmed
+ * passes through SENDING, as the table says. A target another worker moved meanwhile (its lease
+ * ran out while this one was still working) is read again and taken from where it is.
+ */
+async function moveTargets(ctx: WorkerContext, payout: Payout, moves: { index: number; to: PayoutTargetState; error?: string }[]): Promise<void> {
+  const rows = new Map(payout.payoutTargets.map((t) => [t.index, t]));
+  const due = moves.filter((m) => rows.has(m.index) && rows.get(m.index)!.state !== m.to);
+  if (due.length === 0) return;
+  await ctx.prisma.$transaction(async (tx) => {
+    const move = async (row: TargetRow, to: PayoutTargetState, error?: string) => {
+      for (let tries = 0; tries < 2 && row.state !== to; tries++) {
+        if (await changeTargetState(tx, row, to, { error })) row.state = to;
+        else row.state = (await tx.payoutTarget.findUniqueOrThrow({ where: { invoiceId_index: { invoiceId: row.invoiceId, index: row.index } } })).state;
+      }
+    };
+    for (const m of due) {
+      const row = rows.get(m.index)!;
+      if (row.state === 'PENDING' && m.to === 'PAID') await move(row, 'SENDING');
+      await move(row, m.to, m.error);
+    }
+  });
+}
 
 /**
  * One step of a payout. The top-ups (TOPUP rows the scanner recorded, in the
@@ -47,7 +79,7 @@ const targetsOf = (p: Payout): PayoutTarget[] => parseStoredTargets(p.targetWall
  * (`<topup id>:target-<i>:<attempt>`), so a target can never be paid twice.
  */
 async function advancePayout(ctx: WorkerContext, id: number): Promise<void> {
-  const payout = await ctx.prisma.invoice.findUniqueOrThrow({ where: { id }, include: { amounts: true } });
+  const payout = await loadPayout(ctx, id);
   const due = payout.amounts[0];
   if (!due) throw new Error('payout without amounts');
   const topups = await ctx.prisma.transaction.findMany({ where: topUpsWhere(id, due.currency), orderBy: { id: 'asc' } });
@@ -70,6 +102,8 @@ async function payTargets(ctx: WorkerContext, payout: Payout, anchor: Transactio
   const latest = new Map<string, Transaction>();
   // Ordered by id: the last attempt wins.
   for (const row of sends) if (row.sendPurpose === 'PAYOUT_TARGET') latest.set(`target-${row.sendIndex}`, row);
+  const exhausted = (i: number) =>
+    sends.filter((r) => r.sendPurpose === 'PAYOUT_TARGET' && r.sendIndex === i && r.sendState === 'FAILED' && cannotSucceed(r)).length >= ctx.settings.SEND_MAX_ATTEMPTS * (1 + anchor.operatorRetries);
   const latestGas = (wave: number) => sends.find((r) => r.sendPurpose === 'PAYOUT_GAS' && r.sendIndex === wave);
 
   const confirmed = new Map<number, Transaction>();
@@ -80,7 +114,9 @@ async function payTargets(ctx: WorkerContext, payout: Payout, anchor: Transactio
     const row = latest.get(`target-${i}`);
     if (row?.sendState === 'CONFIRMED') confirmed.set(i, row);
     else if (row && row.sendState !== 'FAILED') inFlight.push(i);
-    else if (row && attemptOfLatest(row) >= ctx.settings.SEND_MAX_ATTEMPTS) failures.push({ index: i, error: `${stepName(targetStep(i))}: ${row.error ?? 'failed'}` });
+    // As for payments (ensureSend), only sends that landed and failed, or were refused for good, count
+    // against SEND_MAX_ATTEMPTS: one dropped or expired unsent is rebuilt (issue 22, case 4).
+    else if (row && exhausted(i)) failures.push({ index: i, error: `${stepName(targetStep(i))}: ${row.error ?? 'failed'}` });
     else toBuild.push(i);
   });
 
@@ -125,6 +161,8 @@ async function payTargets(ctx: WorkerContext, payout: Payout, anchor: Transactio
     });
   };
   const work = [...inFlight, ...buildable];
+  // A target's send step starts before its send is stored, so no send exists for a PENDING target.
+  await moveTargets(ctx, payout, work.map((index) => ({ index, to: 'SENDING' })));
   for (let k = 0; k < work.length; k += PARALLEL_SENDS) {
     const chunk = work.slice(k, k + PARALLEL_SENDS);
     const outcomes = await Promise.all(chunk.map(drive));
@@ -136,6 +174,8 @@ async function payTargets(ctx: WorkerContext, payout: Payout, anchor: Transactio
     await extendLease(ctx, 'invoices', payout.id);
   }
 
+  // Exhausted targets have no send in flight (the door checks it again).
+  await moveTargets(ctx, payout, [...[...confirmed.keys()].map((index) => ({ index, to: 'PAID' as const })), ...failures.map((f) => ({ index: f.index, to: 'FAILED' as const, error: f.error }))]);
   const sent = [...confirmed.values()].reduce((sum, row) => sum + row.amountUnits, 0n);
   if (confirmed.size + failures.length < targets.length) {
     await book(ctx, payout, received, sent);

@@ -1,0 +1,144 @@
+import { TronWeb } from 'tronweb';
+import { budgetOf } from '@/lib/chain/costs';
+import type { Invoice, PayoutReturn, Prisma, PrismaClient, Transaction } from '@/lib/generated/prisma/client';
+import { invoiceAccount } from '@/lib/merchants/accounts';
+import { withMargin } from '@/lib/money/fees';
+import { toJsonNumber } from '@/lib/money/decimal';
+import { TOKEN_DECIMALS } from '@/lib/money/tokens';
+import type { WorkerContext } from '@/lib/payments/context';
+import { ensureGas, trxNotGas } from '@/lib/payments/gas';
+import { ensureSend, latestSend, type SendOutcome, type SendStep } from '@/lib/payments/sends';
+import { estimateTransfers } from './estimate';
+import { loadPayout } from './load';
+import { changeTargetState, RETURNABLE, UNPAID_TARGET_STATES } from './targets';
+
+const toDecimal = (units: bigint) => String(toJsonNumber(units, TOKEN_DECIMALS));
+
+/** Why a return was refused; the edges (dashboard route, operator command) map the code. */
+export class PayoutReturnError extends Error {
+  constructor(
+    readonly code: 'NOT_FOUND' | 'BAD_ADDRESS' | 'NOT_RETURNABLE',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const IN_FLIGHT = ['SIGNED', 'BROADCAST'] as const;
+
+/**
+ * A merchant (dashboard) or an operator (`npm run payout:return`) asks for what remains at a
+ * payout's address to be returned to `address`. Only the request is written here: the worker,
+ * which holds the keys, makes the sends (advanceReturn). Refused while any send of the payout is
+ * in flight (a target may still be paid by it), and once a return was asked for.
+ */
+export async function requestPayoutReturn(prisma: PrismaClient, payoutId: number, address: string, merchantId?: number): Promise<PayoutReturn> {
+  const payout = await prisma.invoice.findFirst({ where: { id: payoutId, type: 'MULTIPLE_TRANSFER', ...(merchantId === undefined ? {} : { merchantId }) }, include: { payoutReturn: true } });
+  if (!payout) throw new PayoutReturnError('NOT_FOUND', `Payout ${payoutId} not found.`);
+  if (!(address.startsWith('T') && TronWeb.isAddress(address))) throw new PayoutReturnError('BAD_ADDRESS', 'Enter a valid Tron address (T...).');
+  if (address === payout.address) throw new PayoutReturnError('BAD_ADDRESS', "That is the payout's own top-up address.");
+  if (!RETURNABLE.includes(payout.status)) throw new PayoutReturnError('NOT_RETURNABLE', `Only a payout that ended in ${RETURNABLE.join(' or ')} can be returned; this one is ${payout.status}.`);
+  if (payout.payoutReturn) throw new PayoutReturnError('NOT_RETURNABLE', `A return to ${payout.payoutReturn.address} was already asked for.`);
+  const inFlight = await prisma.transaction.count({ where: { invoiceId: payout.id, sendState: { in: [...IN_FLIGHT] } } });
+  if (inFlight > 0) throw new PayoutReturnError('NOT_RETURNABLE', 'A send of this payout is in flight; ask again once it is known.');
+  try {
+    // The payout's status is final (ERROR and TIMEOUT lead nowhere), so the check above still holds.
+    return await prisma.payoutReturn.create({ data: { invoiceId: payout.id, address } });
+  } catch (err) {
+    if ((err as { code?: string }).code === 'P2002') throw new PayoutReturnError('NOT_RETURNABLE', 'A return was already asked for.');
+    throw err;
+  }
+}
+
+const done = (o: SendOutcome) => o.state === 'confirmed' || o.state === 'skipped';
+
+/**
+ * The worker's side of a return (docs/payouts.md, "Returning a payout"). Every send is built,
+ * signed and stored before broadcast (ensureSend), anchored on the payout's first top-up:
+ * 1. the payout's token: a TRX payout's whole TRX balance less the send's cost; a USDT payout's
+ *    USDT, with gas from the gas wallet (PAYOUT_RETURN_GAS) as for any USDT send;
+ * 2. a USDT payout's TRX that is not gas (the merchant's, sent there by mistake) less its cost.
+ * Then, in one DB transaction, the unpaid targets become RETURNED through the door and the
+ * return is closed (`returned_at`). Nothing starts while any send of the payout is in flight. A
+ * remainder too small to pay its own send stays at the address, logged.
+ */
+export async function advanceReturn(ctx: WorkerContext, id: number): Promise<number | void> {
+  const payout = await loadPayout(ctx, id);
+  const request = await ctx.prisma.payoutReturn.findUnique({ where: { invoiceId: id } });
+  if (!request || request.returnedAt) return;
+  const to = request.address;
+  const returnPurposes = ['PAYOUT_RETURN', 'PAYOUT_RETURN_TRX', 'PAYOUT_RETURN_GAS'] as const;
+  const targetInFlight = await ctx.prisma.transaction.count({ where: { invoiceId: id, sendState: { in: [...IN_FLIGHT] }, NOT: { sendPurpose: { in: [...returnPurposes] } } } });
+  if (targetInFlight > 0) return;
+  // The payout's own anchor (its first top-up in its token), else the first top-up of any token.
+  const first = (where: Prisma.TransactionWhereInput) => ctx.prisma.transaction.findFirst({ where: { invoiceId: id, type: 'TOPUP', ...where }, orderBy: { id: 'asc' } });
+  const anchor = (await first({ currency: payout.currencies[0] })) ?? (await first({}));
+  if (anchor) {
+    const finished = await sendBack(ctx, payout, anchor, to);
+    if (finished === 'exhausted') return ctx.settings.SEND_RETRY_MAX_MS;
+    if (!finished) return;
+  }
+  await ctx.prisma.$transaction(async (tx) => {
+    const claimed = await tx.invoice.count({ where: { id, leaseOwner: ctx.owner } });
+    const { count } = claimed === 1 ? await tx.payoutReturn.updateMany({ where: { invoiceId: id, returnedAt: null }, data: { returnedAt: new Date() } }) : { count: 0 };
+    if (count !== 1) return;
+    for (const t of payout.payoutTargets) if (UNPAID_TARGET_STATES.includes(t.state)) await changeTargetState(tx, t, 'RETURNED');
+  });
+}
+
+async function sendBack(ctx: WorkerContext, payout: Invoice, anchor: Transaction, to: string): Promise<boolean | 'exhausted'> {
+  const { address, privateKey } = invoiceAccount(payout);
+  const step = (purpose: SendStep['purpose']): SendStep => ({ purpose, address });
+  const sendTrx = (purpose: 'PAYOUT_RETURN' | 'PAYOUT_RETURN_TRX') =>
+    ensureSend(ctx, anchor, step(purpose), async () => {
+      const have = await trxNotGas(ctx, address);
+      if (have <= 0n) return null;
+      const cost = await ctx.chain.estimateTransfer({ token: 'TRX', from: address, to, amount: have });
+      const amount = have - cost.totalFeeSun;
+      if (amount <= 0n) {
+        console.warn(`payout ${payout.id}: ${toDecimal(have)} TRX kept at ${address}: returning it would burn ${toDecimal(cost.totalFeeSun)} TRX`);
+        return null;
+      }
+      return { type: 'TRANSFER', from: address, to, amountUnits: amount, currency: 'TRX', costPayer: 'PAYOUT', signed: await ctx.chain.buildSignedTrxTransfer(privateKey, to, amount) };
+    });
+  const alert = (o: SendOutcome) => {
+    if (o.state === 'exhausted') console.error(`ALERT payout ${payout.id}: return to ${to} not sent: ${o.error}`);
+    return o.state === 'exhausted';
+  };
+
+  if (payout.currencies[0] === 'TRX') {
+    const trx = await sendTrx('PAYOUT_RETURN');
+    return alert(trx) ? 'exhausted' : done(trx);
+  }
+  const usdt = await usdtHeld(ctx, address);
+  const latest = await latestSend(ctx, anchor.id, step('PAYOUT_RETURN'));
+  if (latest || usdt > 0n) {
+    const estimate = async () => estimateTransfers(ctx.chain, [{ token: 'USDT', from: address, to, amount: usdt }], budgetOf(await ctx.chain.getAccountResources(address)));
+    // Gas keyed by the attempt it funds, as a forward's: an attempt that failed on chain gets fresh gas, a live one none.
+    if (!latest || latest.sendState === 'FAILED') {
+      const gasStep = { purpose: 'PAYOUT_RETURN_GAS', index: (latest?.sendAttempt ?? 0) + 1, address } as const;
+      const gas = await ensureGas(ctx, anchor, gasStep, address, async () => withMargin((await estimate()).totalFeeSun, ctx.settings.GAS_MARGIN_PERCENT), 'PAYOUT');
+      if (alert(gas)) return 'exhausted';
+      if (!done(gas)) return false;
+    }
+    const sent = await ensureSend(ctx, anchor, step('PAYOUT_RETURN'), async () => {
+      const units = await usdtHeld(ctx, address);
+      if (units <= 0n) return null;
+      const cost = (await estimate()).transfers[0]!;
+      const signed = await ctx.chain.buildSignedUsdtTransfer(privateKey, to, units, withMargin(cost.energyFeeSun + cost.bandwidthFeeSun, ctx.settings.GAS_MARGIN_PERCENT));
+      return { type: 'TRANSFER', from: address, to, amountUnits: units, currency: 'USDT', costPayer: 'PAYOUT', signed };
+    });
+    if (alert(sent)) return 'exhausted';
+    if (!done(sent)) return false;
+  }
+  // The merchant's own TRX at a USDT payout's address (a top-up in the wrong token) goes back too; the gas stays.
+  const trx = await sendTrx('PAYOUT_RETURN_TRX');
+  return alert(trx) ? 'exhausted' : done(trx);
+}
+
+/** USDT at the address: the smaller of what the chain and the ledger say. */
+async function usdtHeld(ctx: WorkerContext, address: string): Promise<bigint> {
+  const [chainUnits, ledger] = await Promise.all([ctx.chain.getUsdtBalance(address), ctx.prisma.ledgerEntry.aggregate({ where: { address, currency: 'USDT' }, _sum: { deltaUnits: true } })]);
+  const booked = ledger._sum.deltaUnits ?? 0n;
+  return chainUnits < booked ? chainUnits : booked;
+}
