@@ -1,6 +1,7 @@
 import { runAmlCheck } from '@/lib/aml/check';
 import { ChainResponseError } from '@/lib/chain/errors';
 import { invoiceAccount } from '@/lib/merchants/accounts';
+import { changeMerchantBalance } from '@/lib/merchants/balance';
 import { Prisma, type Invoice, type InvoiceCurrency, type InvoiceStatus, type Merchant, type Transaction } from '@/lib/generated/prisma/client';
 import { changeInvoiceStatus } from '@/lib/invoices/transitions';
 import { bookHeld, bookKept } from '@/lib/ledger/book';
@@ -122,7 +123,7 @@ async function screen(ctx: WorkerContext, p: Payment): Promise<void> {
   }
   await ctx.prisma.$transaction(async (tx) => {
     if (!(await setState(tx, ctx, p, { amlCheck: record as object, paymentState: passed ? 'FORWARDING' : 'REFUNDING' }))) return;
-    if (record.completed) await tx.merchant.update({ where: { id: p.merchantId }, data: { balanceSun: { decrement: parseScaled(costTrx, TOKEN_DECIMALS) } } });
+    if (record.completed) await changeMerchantBalance(tx, { merchantId: p.merchantId, balance: 'BALANCE', kind: 'AML_CHECK', deltaSun: -parseScaled(costTrx, TOKEN_DECIMALS), transactionId: p.id });
   });
 }
 
@@ -195,9 +196,14 @@ async function forward(ctx: WorkerContext, p: Payment): Promise<void> {
 async function refund(ctx: WorkerContext, p: Payment): Promise<void> {
   // A merchant's release may name where held funds go back to; otherwise the sender.
   const outcome = await sendFromInvoice(ctx, p, 'REFUND', p.releaseAddress ?? p.fromAddress, async (burnSun) => {
-    if (p.currency === 'TRX') return p.amountUnits - burnSun;
+    // The figures of the deduction are kept on the payment (migration 0057): reconcile recomputes the kept cost from them.
+    if (p.currency === 'TRX') {
+      await ctx.prisma.transaction.update({ where: { id: p.id }, data: { costSun: burnSun } });
+      return p.amountUnits - burnSun;
+    }
     const [trx, usdt] = await Promise.all([ctx.rates.quote('TRX'), ctx.rates.quote('USDT')]);
     const gasSun = withMargin(burnSun, ctx.settings.GAS_MARGIN_PERCENT);
+    await ctx.prisma.transaction.update({ where: { id: p.id }, data: { costSun: gasSun, trxRateUsd: trx.rateUsd, usdtRateUsd: usdt.rateUsd } });
     return p.amountUnits - convertUnits(gasSun, parseScaled(trx.rateUsd, RATE_DECIMALS), parseScaled(usdt.rateUsd, RATE_DECIMALS));
   });
   if (outcome.state === 'pending') return;
@@ -334,15 +340,18 @@ async function failPayment(ctx: WorkerContext, p: Payment, error: string): Promi
 async function creditTopup(ctx: WorkerContext, p: Payment): Promise<void> {
   let creditSun = p.amountUnits;
   let fee = 0n;
+  let rates: { trxRateUsd: string; usdtRateUsd: string } | undefined;
   if (p.currency === 'USDT') {
     const [trx, usdt] = await Promise.all([ctx.rates.quote('TRX'), ctx.rates.quote('USDT')]);
     const gross = (p.amountUnits * parseScaled(usdt.rateUsd, RATE_DECIMALS)) / parseScaled(trx.rateUsd, RATE_DECIMALS);
     fee = percentOf(gross, ctx.topupFeePercent);
     creditSun = gross - fee;
+    // Kept with the top-up (migration 0057): reconcile recomputes the credit from them.
+    rates = { trxRateUsd: trx.rateUsd, usdtRateUsd: usdt.rateUsd };
   }
-  const field = p.toAddress === p.merchant.activationWalletAddress ? 'activationBalanceSun' : 'balanceSun';
+  const balance = p.toAddress === p.merchant.activationWalletAddress ? 'ACTIVATION' : 'BALANCE';
   await ctx.prisma.$transaction(async (tx) => {
-    if (!(await setState(tx, ctx, p, { paymentState: 'SETTLED', feeUnits: fee }))) return;
-    await tx.merchant.update({ where: { id: p.merchantId }, data: { [field]: { increment: creditSun } } });
+    if (!(await setState(tx, ctx, p, { paymentState: 'SETTLED', feeUnits: fee, ...rates }))) return;
+    await changeMerchantBalance(tx, { merchantId: p.merchantId, balance, kind: 'TOPUP_CREDIT', deltaSun: creditSun, transactionId: p.id });
   });
 }
