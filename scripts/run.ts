@@ -2,13 +2,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from '@/lib/db/embedded';
+import type { EmbeddedDatabase } from '@/lib/db/embedded';
 import { migrate } from '@/lib/db/migrate';
 import { deriveAccount } from '@/lib/chain/keys';
-import { devnetUrl as devnetUrlOf, parseDevnetEnv } from '@/lib/config';
 import { createPrisma } from '@/lib/db/client';
 import { prepareAccounts } from '@/lib/merchants/accounts';
-import { loadDevSecrets } from './devSecrets';
+import { dataDirOf, startLocalDatabase, localDevnet, withDevSecrets } from './devEnv';
 import { fundGasWalletOnDevnet } from './devnetGas';
 
 /**
@@ -17,10 +16,10 @@ import { fundGasWalletOnDevnet } from './devnetGas';
  * `--dev` runs Next in development mode; otherwise a prior `next build` is served.
  */
 const dev = process.argv.includes('--dev');
-const dataDir = path.resolve(process.env.DATA_DIR ?? 'data');
+const dataDir = dataDirOf();
 // Only a local run invents secrets and a database: in production a missing
 // MASTER_KEY or DATABASE_URL must stop the start, not be made up and kept in ./data.
-const env: NodeJS.ProcessEnv = dev ? { ...loadDevSecrets(dataDir), ...process.env } : { ...process.env };
+const env: NodeJS.ProcessEnv = dev ? withDevSecrets(dataDir, process.env) : { ...process.env };
 Object.assign(env, { NODE_ENV: dev ? 'development' : 'production', NEXT_TELEMETRY_DISABLED: '1' });
 env.PORT ??= '3000';
 // Production serves from one web process per core (server.ts, node:cluster); dev stays one process.
@@ -32,11 +31,9 @@ if (!dev && !env.DATABASE_URL) {
 
 let embedded: EmbeddedDatabase | undefined;
 if (!env.DATABASE_URL) {
-  const port = Number(env.EMBEDDED_DB_PORT ?? 5433);
-  const dir = path.join(dataDir, 'postgres');
-  embedded = await startEmbeddedPostgres({ dir, port, password: env.EMBEDDED_DB_PASSWORD as string, logFile: path.join(dataDir, 'postgres.log') });
+  embedded = await startLocalDatabase(dataDir, env);
   env.DATABASE_URL = embedded.url;
-  console.log(`db: embedded PostgreSQL in ${dir}, on 127.0.0.1:${port} (log: ${path.join(dataDir, 'postgres.log')})`);
+  console.log(`db: embedded PostgreSQL in ${path.join(dataDir, 'postgres')}, on 127.0.0.1:${env.EMBEDDED_DB_PORT ?? 5433} (log: ${path.join(dataDir, 'postgres.log')})`);
   if (existsSync(path.join(dataDir, 'pglite'))) {
     console.log(`db: ${path.join(dataDir, 'pglite')} holds data of the old PGlite default; it is not read any more (delete it when you no longer need it)`);
   }
@@ -54,16 +51,13 @@ if (!env.HD_MNEMONIC) {
   await prepareAccounts(prisma, env.HD_MNEMONIC);
   await prisma.$disconnect();
 }
-// The local devnet is the chain unless a real network is configured.
-const useDevnet = !env.TRON_FULL_NODE_URL && (env.TRON_NETWORK ?? 'devnet') === 'devnet';
-// Where the devnet child will listen: the devnet section of lib/config.ts, read from the child's environment.
-const devnetUrl = useDevnet ? devnetUrlOf(parseDevnetEnv(env)) : '';
-if (useDevnet) {
-  env.DEVNET_DATA_DIR ??= path.join(dataDir, 'devnet');
-  env.TRON_FULL_NODE_URL = devnetUrl;
-  // Local receivers (a webhook test server on localhost) are fine on a devnet run.
-  env.WEBHOOK_ALLOW_PRIVATE ??= 'true';
-}
+// The local devnet is the chain unless a real network is configured; where the devnet child will
+// listen is the devnet section of lib/config.ts, read from the child's environment (scripts/devEnv.ts,
+// which records it for the operator commands).
+const devnetUrl = localDevnet(dataDir, env);
+const useDevnet = devnetUrl !== '';
+// Local receivers (a webhook test server on localhost) are fine on a devnet run.
+if (useDevnet) env.WEBHOOK_ALLOW_PRIVATE ??= 'true';
 const children: ChildProcess[] = [];
 let stopping = false;
 function start(name: string, args: string[], childEnv: NodeJS.ProcessEnv = env): ChildProcess {

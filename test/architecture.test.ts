@@ -12,6 +12,8 @@ import { describe, it } from 'node:test';
  * (b) process.env is read only by the configuration module, lib/config.ts.
  * (c) lib/ imports neither the framework (next, react) nor app/ or components/.
  * (d) a payment's state is written only by its one door, lib/payments/states.ts.
+ * (e) a merchant's two balances (balance_sun, activation_balance_sun) are written only by
+ *     lib/merchants/balance.ts, which books each change in their ledger (issue 22).
  */
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SOURCE_DIRS = ['app', 'lib', 'components', 'worker', 'devnet', 'scripts'];
@@ -21,12 +23,19 @@ const ROOT_FILES = ['server.ts', 'next.config.mjs', 'playwright.config.ts', 'pri
 const ENV_ALLOWED: Record<string, string> = {
   'lib/config.ts': 'the configuration module itself',
   'scripts/run.ts': 'builds the environment of the web, worker and devnet children it starts',
+  'scripts/devEnv.ts': "resolves the local run's environment for scripts/run.ts and the operator commands (npm run reconcile, payment:retry), before any configuration is read",
   'next.config.mjs': "Next's build configuration (NEXT_DIST_DIR, set by the tests), read before any of our code",
   'playwright.config.ts': 'the browser tests\' harness configuration',
   'prisma.config.ts': "the Prisma CLI's configuration",
 };
 /** lib/auth/session.ts is the adapter to next-auth (its options are built from the session section). */
 const FRAMEWORK_IMPORT_ALLOWED = new Set(['lib/auth/session.ts:next-auth', 'lib/auth/session.ts:next-auth/providers/credentials']);
+
+/** The only files that name the balance columns in a way that could write them, each with its reason. */
+const BALANCE_WRITE_ALLOWED: Record<string, string> = {
+  'lib/merchants/balance.ts': 'the one door: each change is a row of merchant_balance_entries, in the same DB transaction',
+  'lib/db/rows.ts': 'maps a row read through pg to the model type (a read)',
+};
 
 function sourceFiles(dir: string): string[] {
   const full = path.join(ROOT, dir);
@@ -68,6 +77,21 @@ function httpViolations(file: string, source: string): string[] {
 /** (b) */
 function envViolations(source: string): string[] {
   return [...stripComments(source).matchAll(/\bprocess\.env\b/g)].map((m) => m[0]);
+}
+
+/**
+ * (d): a balance column given a value (a Prisma data field, a computed key, an SQL assignment).
+ * A select (`balanceSun: true`) and a read (`m.balanceSun`) are not writes. devnet/ is the chain
+ * simulator: its `balanceSun` is an account's TRX on chain, not a merchant's.
+ */
+function balanceWriteViolations(file: string, source: string): string[] {
+  if (file.startsWith('devnet/')) return [];
+  const code = stripComments(source);
+  const found: string[] = [];
+  for (const m of code.matchAll(/\b(?:activationBalanceSun|balanceSun)\s*:\s*(?!true\b|false\b)[^\s,}]/g)) found.push(m[0]);
+  for (const m of code.matchAll(/['"`](?:activationBalanceSun|balanceSun)['"`]/g)) found.push(m[0]);
+  for (const m of code.matchAll(/\b(?:activation_balance_sun|balance_sun)"?\s*(?:=(?!=)|\+=|-=)/g)) found.push(m[0]);
+  return found;
 }
 
 /** (c) */
@@ -117,6 +141,11 @@ describe('architecture (docs/architecture.md)', () => {
     assert.deepEqual(bad, [], 'move a payment with changePaymentState: it checks the transition table, refuses under a send in flight and books the ledger');
   });
 
+  it('(e) only lib/merchants/balance.ts writes a merchant\'s balance_sun and activation_balance_sun', () => {
+    const bad = files.filter((f) => !(f in BALANCE_WRITE_ALLOWED)).flatMap((f) => balanceWriteViolations(f, read(f)).map((v) => `${f}: ${v}`));
+    assert.deepEqual(bad, [], 'change a merchant balance through changeMerchantBalance (lib/merchants/balance.ts), which books it in merchant_balance_entries');
+  });
+
   // The rules must catch what they are meant to: each one, on a planted violation.
   it('catches planted violations', () => {
     assert.deepEqual(httpViolations('lib/invoices/x.ts', "import { notFound } from '@/lib/http/errors';\nthrow new ApiError(404, 'x');"), ["ApiError", "new ApiError(404", "ApiError(404", "import '@/lib/http/errors'"]);
@@ -132,5 +161,10 @@ describe('architecture (docs/architecture.md)', () => {
     assert.deepEqual(paymentStateWrites("await tx.transaction.updateMany({ where: { id }, data: { error: null, paymentState: 'HELD' } });"), ['data: { error: null, paymentState:']);
     assert.deepEqual(paymentStateWrites("await prisma.$executeRaw`UPDATE transactions SET payment_state = 'FORWARDING' WHERE id = ${id}`;"), ["SET payment_state ="]);
     assert.deepEqual(paymentStateWrites("await tx.transaction.findFirst({ where: { id, paymentState: 'HELD' } });"), []);
+    assert.deepEqual(balanceWriteViolations('lib/payments/x.ts', "await tx.merchant.update({ where: { id }, data: { balanceSun: { decrement: cost } } });"), ['balanceSun: {']);
+    assert.deepEqual(balanceWriteViolations('lib/payments/x.ts', "const field = 'activationBalanceSun';\ndata: { [field]: { increment: n } }"), ["'activationBalanceSun'"]);
+    assert.deepEqual(balanceWriteViolations('scripts/x.ts', 'await sql`UPDATE merchants SET balance_sun = balance_sun + ${n}`;'), ['balance_sun =']);
+    assert.deepEqual(balanceWriteViolations('lib/merchants/x.ts', 'select: { balanceSun: true, activationBalanceSun: true }; show(m.balanceSun); // balanceSun: 5'), []);
+    assert.deepEqual(balanceWriteViolations('devnet/x.ts', '{ balanceSun: state.balance }'), []);
   });
 });

@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createPrisma } from '@/lib/db/client';
+import { alive } from '@/lib/db/embedded';
 import { freePort } from './helpers/app';
 import { startDevRun, type DevRun, type DevRunPorts } from './helpers/devRun';
 import { httpRequest, type HttpResponse } from './helpers/http';
@@ -16,6 +19,7 @@ import { httpRequest, type HttpResponse } from './helpers/http';
  * drives the real run as a user would and checks every answer is the caller's.
  */
 
+const ROOT = path.resolve(import.meta.dirname, '..');
 const DEMO_KEY = `tk_demo_${randomBytes(18).toString('base64url')}`;
 
 interface Caller {
@@ -163,5 +167,27 @@ describe('npm run dev on the embedded PostgreSQL', () => {
     const res = await api(c, `/payment/get/${made.json.id}`);
     assert.equal(res.status, 200, res.text);
     assert.equal(res.json.order_id, 'B-before-runner-kill');
+  });
+
+  // Last: it stops the run. The operator commands on the run exactly as it was left: no
+  // DATABASE_URL, MASTER_KEY or chain variables, only the data directory this run was given (issue 22).
+  it('runs npm run reconcile and npm run payment:retry on the run as it is, and with the run stopped, with no variables', async () => {
+    const bare = { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir } as unknown as NodeJS.ProcessEnv;
+    const npm = (...args: string[]) => spawnSync('npm', ['run', '--silent', ...args], { cwd: ROOT, env: bare, encoding: 'utf8' });
+    const reconciled = npm('reconcile');
+    assert.equal(reconciled.status, 0, `${reconciled.stdout}${reconciled.stderr}`);
+    assert.match(reconciled.stdout, /balanced/);
+    const retried = npm('payment:retry', '--', '999999');
+    assert.equal(retried.status, 1, `${retried.stdout}${retried.stderr}`);
+    assert.match(retried.stderr, /payment:retry: payment 999999 not found/);
+    assert.doesNotMatch(retried.stderr, /DATABASE_URL|MASTER_KEY|undefined/);
+
+    // With the run stopped, the command starts the run's database for itself and stops it again.
+    await run.stop();
+    const alone = npm('payment:retry', '--', '999999');
+    assert.equal(alone.status, 1, `${alone.stdout}${alone.stderr}`);
+    assert.match(alone.stderr, /payment:retry: payment 999999 not found/);
+    const pidFile = path.join(dataDir, 'postgres', 'postmaster.pid');
+    assert.ok(!existsSync(pidFile) || !alive(Number(readFileSync(pidFile, 'utf8').split('\n')[0])), 'the database it started is stopped');
   });
 });

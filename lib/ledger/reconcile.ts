@@ -1,5 +1,10 @@
 import type { Chain } from '@/lib/chain/types';
 import type { Currency, PrismaClient } from '@/lib/generated/prisma/client';
+import { receiptReader } from './receipts';
+import { proveInvoices, type ReconcileRules } from './reconcileInvoices';
+import { proveMerchants } from './reconcileMerchants';
+
+export type { ReconcileRules };
 
 /** Payment states whose money has been fully accounted for (forwarded, refunded, kept or held). */
 const CLOSED = ['SETTLED', 'REFUNDED', 'FAILED', 'HELD'] as const;
@@ -11,6 +16,9 @@ export interface Reconciliation {
   paymentsChecked: number;
   paymentsInProgress: number;
   addressesChecked: number;
+  invoicesChecked: number;
+  payoutsChecked: number;
+  merchantsChecked: number;
   /** Per currency, over every closed payment: received and where it went. */
   totals: Record<string, Record<string, bigint>>;
 }
@@ -23,9 +31,14 @@ const fmt = (n: bigint) => n.toString();
  *    received = forwarded + refunded + network costs it paid + fees kept + held
  *    (payments still being processed are counted, not judged);
  * 2. per service address and token: the balance on chain equals the sum of the
- *    ledger's movements there.
+ *    ledger's movements there;
+ * 3. what was reported or owed, recomputed from payment rows, ledger rows and chain
+ *    receipts with the engine's rules (`rules`): per payment the fee kept, per invoice
+ *    `transfer_amounts`, `cost` and status, per payout each target paid exactly once
+ *    (lib/ledger/reconcileInvoices.ts); per merchant both balances from their ledger,
+ *    each row from its cause (lib/ledger/reconcileMerchants.ts).
  */
-export async function reconcile(prisma: PrismaClient, chain: Chain): Promise<Reconciliation> {
+export async function reconcile(prisma: PrismaClient, chain: Chain, rules: ReconcileRules): Promise<Reconciliation> {
   const mismatches: string[] = [];
   const totals: Record<string, Record<string, bigint>> = {};
   const add = (currency: string, key: string, units: bigint) => {
@@ -80,5 +93,18 @@ export async function reconcile(prisma: PrismaClient, chain: Chain): Promise<Rec
       if (booked !== onChain[currency]) mismatches.push(`address ${address} ${currency}: chain holds ${fmt(onChain[currency])}, ledger says ${fmt(booked)} (${fmt(onChain[currency] - booked)} unbooked)`);
     }
   }
-  return { mismatches, paymentsChecked: checked, paymentsInProgress: inProgress, addressesChecked: addresses.length, totals };
+  const receipt = receiptReader(chain);
+  const invoices = await proveInvoices(prisma, chain, receipt, rules);
+  const merchants = await proveMerchants(prisma, receipt, rules.topupFeePercent);
+  mismatches.push(...invoices.mismatches, ...merchants.mismatches);
+  return {
+    mismatches,
+    paymentsChecked: checked,
+    paymentsInProgress: inProgress,
+    addressesChecked: addresses.length,
+    invoicesChecked: invoices.invoicesChecked,
+    payoutsChecked: invoices.payoutsChecked,
+    merchantsChecked: merchants.merchantsChecked,
+    totals,
+  };
 }

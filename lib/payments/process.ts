@@ -2,6 +2,7 @@ import { runAmlCheck } from '@/lib/aml/check';
 import { ChainResponseError } from '@/lib/chain/errors';
 import { invoiceAccount } from '@/lib/merchants/accounts';
 import type { TransferCost } from '@/lib/chain/types';
+import { changeMerchantBalance } from '@/lib/merchants/balance';
 import { Prisma, type Invoice, type InvoiceCurrency, type InvoiceStatus, type Merchant, type Transaction } from '@/lib/generated/prisma/client';
 import { changeInvoiceStatus } from '@/lib/invoices/transitions';
 import { workThrough } from '@/lib/worker/lease';
@@ -125,7 +126,7 @@ async function screen(ctx: WorkerContext, p: Payment): Promise<void> {
   }
   await ctx.prisma.$transaction(async (tx) => {
     if (!(await move(tx, ctx, p, { to: passed ? 'FORWARDING' : 'REFUNDING', data: { amlCheck: record as object } }))) return;
-    if (record.completed) await tx.merchant.update({ where: { id: p.merchantId }, data: { balanceSun: { decrement: parseScaled(costTrx, TOKEN_DECIMALS) } } });
+    if (record.completed) await changeMerchantBalance(tx, { merchantId: p.merchantId, balance: 'BALANCE', kind: 'AML_CHECK', deltaSun: -parseScaled(costTrx, TOKEN_DECIMALS), transactionId: p.id });
   });
 }
 
@@ -249,9 +250,14 @@ async function refund(ctx: WorkerContext, p: Payment): Promise<void> {
   const notWorthIt = p.releaseAction === 'REFUND' ? 'uneconomic: returning it would cost more than it is worth' : REFUND_NOT_WORTH_IT;
   if (await uneconomic(ctx, p, 'REFUND', to, 0n)) return hold(ctx, p, notWorthIt);
   const outcome = await sendFromInvoice(ctx, p, 'REFUND', to, async (burnSun) => {
-    if (p.currency === 'TRX') return p.amountUnits - burnSun;
+    // The figures of the deduction are kept on the payment (migration 0057): reconcile recomputes the kept cost from them.
+    if (p.currency === 'TRX') {
+      await ctx.prisma.transaction.update({ where: { id: p.id }, data: { costSun: burnSun } });
+      return p.amountUnits - burnSun;
+    }
     const [trx, usdt] = await Promise.all([ctx.rates.quote('TRX'), ctx.rates.quote('USDT')]);
     const gasSun = withMargin(burnSun, ctx.settings.GAS_MARGIN_PERCENT);
+    await ctx.prisma.transaction.update({ where: { id: p.id }, data: { costSun: gasSun, trxRateUsd: trx.rateUsd, usdtRateUsd: usdt.rateUsd } });
     return p.amountUnits - convertUnits(gasSun, parseScaled(trx.rateUsd, RATE_DECIMALS), parseScaled(usdt.rateUsd, RATE_DECIMALS));
   });
   if (outcome.state === 'pending') return;
@@ -398,15 +404,18 @@ async function failPayment(ctx: WorkerContext, p: Payment, error: string): Promi
 async function creditTopup(ctx: WorkerContext, p: Payment): Promise<void> {
   let creditSun = p.amountUnits;
   let fee = 0n;
+  let rates: { trxRateUsd: string; usdtRateUsd: string } | undefined;
   if (p.currency === 'USDT') {
     const [trx, usdt] = await Promise.all([ctx.rates.quote('TRX'), ctx.rates.quote('USDT')]);
     const gross = (p.amountUnits * parseScaled(usdt.rateUsd, RATE_DECIMALS)) / parseScaled(trx.rateUsd, RATE_DECIMALS);
     fee = percentOf(gross, ctx.topupFeePercent);
     creditSun = gross - fee;
+    // Kept with the top-up (migration 0057): reconcile recomputes the credit from them.
+    rates = { trxRateUsd: trx.rateUsd, usdtRateUsd: usdt.rateUsd };
   }
-  const field = p.toAddress === p.merchant.activationWalletAddress ? 'activationBalanceSun' : 'balanceSun';
+  const balance = p.toAddress === p.merchant.activationWalletAddress ? 'ACTIVATION' : 'BALANCE';
   await ctx.prisma.$transaction(async (tx) => {
-    if (!(await move(tx, ctx, p, { to: 'SETTLED', data: { feeUnits: fee } }))) return;
-    await tx.merchant.update({ where: { id: p.merchantId }, data: { [field]: { increment: creditSun } } });
+    if (!(await move(tx, ctx, p, { to: 'SETTLED', data: { feeUnits: fee, ...rates } }))) return;
+    await changeMerchantBalance(tx, { merchantId: p.merchantId, balance, kind: 'TOPUP_CREDIT', deltaSun: creditSun, transactionId: p.id });
   });
 }

@@ -3,6 +3,7 @@ import type { SignedTransfer } from '@/lib/chain/types';
 import type { CostPayer, SendPurpose, Transaction, TransactionType } from '@/lib/generated/prisma/client';
 import { bookSendLanded } from '@/lib/ledger/book';
 import { withMargin } from '@/lib/money/fees';
+import { changeMerchantBalance } from '@/lib/merchants/balance';
 import type { Currency } from '@/lib/money/tokens';
 import type { WorkerContext } from './context';
 
@@ -284,7 +285,7 @@ async function advanceSend(ctx: WorkerContext, row: Transaction, beforeBroadcast
         if (count === 1) {
           await bookSendLanded(tx, row, status.feeSun, true);
           // What the network burned is charged to whoever the send's purpose says pays it.
-          if (row.costPayer === 'MERCHANT' && status.feeSun > 0n) await tx.merchant.update({ where: { id: row.merchantId }, data: { activationBalanceSun: { decrement: status.feeSun } } });
+          if (row.costPayer === 'MERCHANT') await changeMerchantBalance(tx, { merchantId: row.merchantId, balance: 'ACTIVATION', kind: 'NETWORK_FEE', deltaSun: -status.feeSun, transactionId: row.id });
         }
         return tx.transaction.findUniqueOrThrow({ where: { id: row.id } });
       });

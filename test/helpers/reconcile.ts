@@ -1,18 +1,23 @@
 import assert from 'node:assert/strict';
 import type { Chain } from '@/lib/chain/types';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
-import { reconcile } from '@/lib/ledger/reconcile';
+import { parseWorkerSettings } from '@/lib/config';
+import { reconcile, type ReconcileRules } from '@/lib/ledger/reconcile';
 import { waitFor } from './devnet';
+
+const worker = parseWorkerSettings({});
+/** The rules of the app and worker the tests start (test/helpers/app.ts sets FORWARDING_FEE_PERCENT=1; the rest are the defaults). */
+export const TEST_RULES: ReconcileRules = { forwardingFeePercent: '1', topupFeePercent: '1', tolerancePercent: worker.PAYMENT_TOLERANCE_PERCENT, toleranceMaxUsd: worker.PAYMENT_TOLERANCE_MAX_USD };
 
 /**
  * Runs the reconciliation `npm run reconcile` runs and fails with its
  * mismatches. Call it at the end of a suite that moved money, once the worker
  * has nothing in progress (waits up to `timeoutMs` for payments to close).
  */
-export async function assertReconciled(prisma: PrismaClient, chain: Chain, timeoutMs = 30_000): Promise<void> {
-  let last = await reconcile(prisma, chain);
+export async function assertReconciled(prisma: PrismaClient, chain: Chain, timeoutMs = 30_000, rules: ReconcileRules = TEST_RULES): Promise<void> {
+  let last = await reconcile(prisma, chain, rules);
   await waitFor('every payment closed and the books balanced', async () => {
-    last = await reconcile(prisma, chain);
+    last = await reconcile(prisma, chain, rules);
     return last.paymentsInProgress === 0 && last.mismatches.length === 0;
   }, timeoutMs).catch(() => undefined);
   assert.deepEqual(last.mismatches, [], `reconcile: ${last.mismatches.length} mismatches (${last.paymentsInProgress} payments in progress)\n${last.mismatches.join('\n')}`);
