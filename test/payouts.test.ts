@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { TronWeb } from 'tronweb';
 import { createChain, type Chain } from '@/lib/chain';
 import { deriveAccount } from '@/lib/chain/keys';
-import { tokenUnits } from '@/lib/money/tokens';
+import { tokenAmountJson, tokenUnits } from '@/lib/money/tokens';
 import { hashPassword } from '@/lib/auth/passwords';
 import { startApp, TEST_MNEMONIC, type TestApp } from './helpers/app';
 import { startDevnetProcess, waitFor, type DevnetProcess } from './helpers/devnet';
@@ -302,7 +302,9 @@ describe('mass payouts (MULTIPLE_TRANSFER) on the devnet', () => {
     assert.equal(await chain.getTrxBalance(to), trxBack.amountUnits);
     assert.equal(trxBack.amountUnits + (trxBack.feeSun ?? 0n), 5_000_000n, "the merchant's 5 TRX go back, less only the cost of sending them");
     assert.deepEqual((await app.prisma.payoutTarget.findMany({ where: { invoiceId: inv.id }, orderBy: { index: 'asc' } })).map((t) => t.state), ['RETURNED', 'PAID']);
-    assert.equal((await get(inv.id)).status, 'ERROR', 'the payout still says what happened');
+    const ended = await get(inv.id);
+    assert.equal(ended.status, 'ERROR', 'the payout still says what happened');
+    assert.equal(ended.cost, tokenAmountJson(tokenUnits(inv.currencies_amounts.USDT) - tokenUnits(targets[1]!.amount) - usdtLeft), 'its cost is what it kept: the quoted fee went back with the rest');
   });
 
   it('returns a TIMEOUT payout from the dashboard, only the signed-in merchant\'s and only one that cannot finish', async () => {
@@ -332,6 +334,7 @@ describe('mass payouts (MULTIPLE_TRANSFER) on the devnet', () => {
     assert.equal(back.amountUnits + (back.feeSun ?? 0n), 3_000_000n, 'the whole top-up goes back, less only the cost of sending it');
     assert.equal(await chain.getTrxBalance(open.address), 0n);
     assert.deepEqual((await app.prisma.payoutTarget.findMany({ where: { invoiceId: open.id } })).map((t) => t.state), ['RETURNED']);
+    assert.equal((await get(open.id)).cost, tokenAmountJson(back.feeSun ?? 0n), 'its cost is only the network cost of sending it back');
   });
 
   // Last: every top-up, target payment, gas send and burn is in the books and matches the chain (npm run reconcile).

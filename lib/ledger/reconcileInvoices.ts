@@ -1,5 +1,5 @@
 import type { Chain, TransactionStatus, Transfer } from '@/lib/chain/types';
-import type { Invoice, InvoiceCurrency, LedgerEntry, PrismaClient, Transaction } from '@/lib/generated/prisma/client';
+import type { Invoice, InvoiceCurrency, LedgerEntry, PayoutReturn, PrismaClient, Transaction } from '@/lib/generated/prisma/client';
 import { parseScaled } from '@/lib/money/decimal';
 import { convertUnits } from '@/lib/money/fees';
 import { RATE_DECIMALS, tokenUnits } from '@/lib/money/tokens';
@@ -15,7 +15,7 @@ export interface ReconcileRules {
 }
 
 type Receipts = (txId: string) => Promise<TransactionStatus>;
-type Inv = Invoice & { amounts: InvoiceCurrency[] };
+type Inv = Invoice & { amounts: InvoiceCurrency[]; payoutReturn: PayoutReturn | null };
 const fmt = (n: bigint) => n.toString();
 const sumOf = (rows: readonly { amountUnits: bigint }[]) => rows.reduce((s, r) => s + r.amountUnits, 0n);
 const rateOf = (d: { toFixed(): string }) => parseScaled(d.toFixed(), RATE_DECIMALS);
@@ -28,7 +28,7 @@ const rateOf = (d: { toFixed(): string }) => parseScaled(d.toFixed(), RATE_DECIM
  */
 export async function proveInvoices(prisma: PrismaClient, chain: Chain, receipt: Receipts, rules: ReconcileRules): Promise<{ mismatches: string[]; invoicesChecked: number; payoutsChecked: number }> {
   const mismatches: string[] = [];
-  const invoices: Inv[] = await prisma.invoice.findMany({ include: { amounts: true }, orderBy: { id: 'asc' } });
+  const invoices: Inv[] = await prisma.invoice.findMany({ include: { amounts: true, payoutReturn: true }, orderBy: { id: 'asc' } });
   const rows = await prisma.transaction.findMany({ where: { invoiceId: { not: null } }, orderBy: { id: 'asc' } });
   const kept = await prisma.ledgerEntry.findMany({ where: { kind: 'FEE_KEPT' } });
   const keptOf = new Map<number, LedgerEntry[]>();
@@ -203,6 +203,24 @@ async function provePayout(payout: Inv, rows: Transaction[], receipt: Receipts, 
   const topUps = sumOf(rows.filter((r) => r.type === 'TOPUP' && r.currency === due.currency));
   if (due.receivedUnits > topUps) out.push(`${where} transfer_amounts input: reported ${fmt(due.receivedUnits)}, its top-ups brought ${fmt(topUps)}`);
   if (sends.length > 0 && due.receivedUnits < due.dueUnits) out.push(`${where} transfer_amounts input: reported ${fmt(due.receivedUnits)} below the ${fmt(due.dueUnits)} it needed before paying`);
+  // cost: the quoted fee once it ended COMPLETED or ERROR; after a return, what was kept of the
+  // top-up (input less output less what came back on chain), never the quote that went back.
+  const returnedSends = rows.filter((r) => r.sendPurpose === 'PAYOUT_RETURN' && r.sendState === 'CONFIRMED' && r.currency === due.currency);
+  let returned = 0n;
+  for (const s of returnedSends) {
+    const r = await receipt(s.trnHash);
+    const moved = r.status === 'confirmed' && r.blockNumber !== null ? await transferOnChain(chain, s.trnHash, r.blockNumber) : undefined;
+    if (!moved?.success || moved.amount !== s.amountUnits) out.push(`${where} return ${s.trnHash}: ${moved ? `moved ${fmt(moved.amount)}` : 'not confirmed'} on chain, booked ${fmt(s.amountUnits)}`);
+    else returned += moved.amount;
+  }
+  const cost = payout.costUnits ?? null;
+  if (payout.payoutReturn?.returnedAt) {
+    const kept = due.receivedUnits - due.forwardedUnits - returned;
+    const expected = kept > 0n ? kept : 0n;
+    if (cost !== expected) out.push(`${where} cost: reported ${cost === null ? 'null' : fmt(cost)}, after its return it kept ${fmt(expected)} ${due.currency}`);
+  } else if ((payout.status === 'COMPLETED' || payout.status === 'ERROR') && cost !== due.feeUnits) {
+    out.push(`${where} cost: reported ${cost === null ? 'null' : fmt(cost)}, its quoted fee is ${fmt(due.feeUnits)} ${due.currency}`);
+  }
   return out;
 }
 

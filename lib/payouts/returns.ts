@@ -83,6 +83,14 @@ export async function advanceReturn(ctx: WorkerContext, id: number): Promise<num
     const { count } = claimed === 1 ? await tx.payoutReturn.updateMany({ where: { invoiceId: id, returnedAt: null }, data: { returnedAt: new Date() } }) : { count: 0 };
     if (count !== 1) return;
     for (const t of payout.payoutTargets) if (UNPAID_TARGET_STATES.includes(t.state)) await changeTargetState(tx, t, 'RETURNED');
+    // The payout's cost is now what the merchant was really charged: the top-up less what reached the
+    // targets and what came back (the quoted fee went back with the rest), so it is never reported
+    // as kept while it was returned (reconcile proves it: lib/ledger/reconcileInvoices.ts).
+    const due = payout.amounts[0];
+    if (!due) return;
+    const returned = await tx.transaction.aggregate({ where: { invoiceId: id, sendPurpose: 'PAYOUT_RETURN', sendState: 'CONFIRMED', currency: due.currency }, _sum: { amountUnits: true } });
+    const kept = due.receivedUnits - due.forwardedUnits - (returned._sum.amountUnits ?? 0n);
+    await tx.invoice.update({ where: { id }, data: { costUnits: kept > 0n ? kept : 0n, costCurrency: due.currency } });
   });
 }
 
