@@ -84,7 +84,7 @@ describe('reconcile proves what was reported and owed', () => {
     const trx = await post('/payment/create', { type: 'SINGLE', amount: 10, currencies: ['TRX'] });
     const usdt = await post('/payment/create', { type: 'SINGLE', amount: 25, currencies: ['USDT'], client_comission: true });
     const multiple = await post('/payment/create', { type: 'MULTIPLE', currencies: ['TRX'] });
-    const refunded = await post('/payment/create', { type: 'SINGLE', amount: 30, currencies: ['USDT'] });
+    const refunded = await post('/payment/create', { type: 'SINGLE', amount: 15, currencies: ['USDT'] });
     Object.assign(ids, { trx: trx.id, usdt: usdt.id, multiple: multiple.id, refunded: refunded.id });
     await pay(trx.address, '40', 'TRX');
     await pay(usdt.address, String(usdt.currencies_amounts.USDT), 'USDT');
