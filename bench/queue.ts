@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { PrismaClient } from '@/lib/generated/prisma/client';
 import { PrismaPg } from '@prisma/adapter-pg';
-import type { WorkerContext } from '@/lib/payments/context';
+import type { WorkerContext } from '@/lib/worker/context';
 import { claimOne } from '@/lib/worker/lease';
 import { parseWorkerSettings } from '@/lib/config';
 import { createTestDatabase } from '../test/helpers/db';

@@ -8,12 +8,13 @@ import { chainConfig, config, workerConfig } from '@/lib/config';
 import { db } from '@/lib/db/client';
 import { bridgeConsole, createLogger } from '@/lib/log';
 import { hdMnemonic } from '@/lib/merchants/accounts';
-import type { WorkerContext } from '@/lib/payments/context';
+import type { WorkerContext } from '@/lib/worker/context';
 import { rateSource } from '@/lib/rates';
 import type { JobDeps, WorkerJob } from '@/lib/worker/job';
 import { startLoop } from '@/lib/worker/loop';
 import { accountsJob } from './accounts';
 import { expiryJob } from './expiry';
+import { gasReturnsJob } from './gasReturns';
 import { paymentsJob } from './payments';
 import { payoutsJob } from './payouts';
 import { scanJob } from './scan';
@@ -49,7 +50,7 @@ if (settings.AML_PROVIDER === 'http') {
 }
 // Every background job is a file under worker/ (docs/worker.md, "Jobs").
 const deps: JobDeps = { ctx, mnemonic };
-const jobs: WorkerJob[] = [scanJob(deps), paymentsJob(deps), payoutsJob(deps), expiryJob(deps), accountsJob(deps), ...webhookJobs(deps)];
+const jobs: WorkerJob[] = [scanJob(deps), paymentsJob(deps), gasReturnsJob(deps), payoutsJob(deps), expiryJob(deps), accountsJob(deps), ...webhookJobs(deps)];
 const loops = jobs.map((job) => startLoop(job.name, job.idleMs ?? settings.WORKER_POLL_MS, () => job.step()));
 console.log(`worker: running as ${ctx.owner}; node ${chainConfig().fullNodeUrl}; gas wallet ${ctx.gasWallet.address}`);
 

@@ -1,5 +1,5 @@
 import type { CostPayer, Transaction } from '@/lib/generated/prisma/client';
-import type { WorkerContext } from './context';
+import type { WorkerContext } from '@/lib/worker/context';
 import { ensureSend, type SendOptions, type SendOutcome, type SendStep } from './sends';
 
 /**

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Transfer } from '@/lib/chain/types';
 import type { Prisma } from '@/lib/generated/prisma/client';
 import { bookIncoming } from '@/lib/ledger/book';
-import type { WorkerContext } from './context';
+import type { WorkerContext } from '@/lib/worker/context';
 
 const CURSOR = 'main';
 

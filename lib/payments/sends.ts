@@ -5,7 +5,7 @@ import { bookSendLanded } from '@/lib/ledger/book';
 import { withMargin } from '@/lib/money/fees';
 import { changeMerchantBalance } from '@/lib/merchants/balance';
 import type { Currency } from '@/lib/money/tokens';
-import type { WorkerContext } from './context';
+import type { WorkerContext } from '@/lib/worker/context';
 
 export interface PlannedSend {
   type: TransactionType;

@@ -1,6 +1,6 @@
 import type { Invoice, InvoiceCurrency, PayoutTarget as TargetRow } from '@/lib/generated/prisma/client';
 import { tokenUnits } from '@/lib/money/tokens';
-import type { WorkerContext } from '@/lib/payments/context';
+import type { WorkerContext } from '@/lib/worker/context';
 import { parseStoredTargets, type PayoutTarget } from './schemas';
 
 export type Payout = Invoice & { amounts: InvoiceCurrency[]; payoutTargets: TargetRow[] };

@@ -5,7 +5,7 @@ import { invoiceAccount } from '@/lib/merchants/accounts';
 import { withMargin } from '@/lib/money/fees';
 import { toJsonNumber } from '@/lib/money/decimal';
 import { TOKEN_DECIMALS } from '@/lib/money/tokens';
-import type { WorkerContext } from '@/lib/payments/context';
+import type { WorkerContext } from '@/lib/worker/context';
 import { ensureGas, trxNotGas } from '@/lib/payments/gas';
 import { ensureSend, latestSend, type SendOutcome, type SendStep } from '@/lib/payments/sends';
 import { estimateTransfers } from './estimate';

@@ -7,7 +7,7 @@ import { ensureGas } from '@/lib/payments/gas';
 import { extendLease, workThrough } from '@/lib/worker/lease';
 import { withMargin } from '@/lib/money/fees';
 import { tokenAmountJson, type Currency } from '@/lib/money/tokens';
-import type { WorkerContext } from '@/lib/payments/context';
+import type { WorkerContext } from '@/lib/worker/context';
 import { cannotSucceed, ensureSend, stepName, type SendOutcome } from '@/lib/payments/sends';
 import { scannedUntil } from '@/lib/payments/scan';
 import type { BatchCost } from '@/lib/chain/types';

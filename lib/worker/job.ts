@@ -1,4 +1,4 @@
-import type { WorkerContext } from '@/lib/payments/context';
+import type { WorkerContext } from './context';
 
 /**
  * One background job of the worker: a file under `worker/` (docs/worker.md, "Jobs").

@@ -1,5 +1,5 @@
 import { Prisma } from '@/lib/generated/prisma/client';
-import type { WorkerContext } from '@/lib/payments/context';
+import type { WorkerContext } from './context';
 
 /** The tables whose rows a worker claims: payments (and top-ups) in `transactions`, payouts in `invoices`. */
 export type LeasedTable = 'transactions' | 'invoices';

@@ -1,0 +1,32 @@
+import type { WorkerContext } from '@/lib/worker/context';
+import { latestSend } from './sends';
+import { paymentFee } from './settlementRules';
+import { type Payment } from './payment';
+import { hold, settle, failPayment } from './outcomes';
+import { uneconomic, sendFromInvoice } from './invoiceSends';
+
+/**
+ * The forward step: the payment, less the service fee (and for TRX its network cost), to the
+ * merchant's target wallet, once judged worth it; settled when the send is confirmed, held when
+ * it cannot be made economically, failed when it cannot succeed.
+ */
+export async function forward(ctx: WorkerContext, p: Payment): Promise<void> {
+  // A forward already signed goes where it was built to go: its fate is followed to the end, whatever
+  // the merchant's wallet is now (a wallet cleared or changed mid-forward must not orphan it; issue 22,
+  // case 3). A new attempt, after a proven death, goes to the wallet set then.
+  const current = await latestSend(ctx, p.id, { purpose: 'FORWARD' });
+  const target = current && current.sendState !== 'FAILED' ? current.toAddress : p.merchant.targetWalletAddress;
+  // Not waited for: a payment FORWARDING forever blocks its invoice's expiry and webhooks (case 9).
+  if (!target) return hold(ctx, p, 'merchant has no target wallet: set one, then release the payment');
+  const row = p.invoice?.amounts.find((a) => a.currency === p.currency);
+  const fee = paymentFee(p.amountUnits, row, ctx.forwardingFeePercent);
+  // Released by the merchant: forwarded as it is, the hold rules are not applied again.
+  const notWorthIt = p.releaseAction === 'FORWARD' ? null : await uneconomic(ctx, p, 'FORWARD', target, fee);
+  if (notWorthIt) return hold(ctx, p, notWorthIt);
+  // TRX pays its own network fee out of the forwarded amount; USDT's is paid by the gas wallet.
+  const outcome = await sendFromInvoice(ctx, p, 'FORWARD', target, async (burnSun) => p.amountUnits - fee - (p.currency === 'TRX' ? burnSun : 0n));
+  if (outcome.state === 'pending') return;
+  if (outcome.state === 'exhausted') return failPayment(ctx, p, outcome.error);
+  if (outcome.state === 'skipped') return hold(ctx, p, 'uneconomic: nothing would be left to forward after the network cost');
+  await settle(ctx, p, 'SETTLED', fee, outcome.row);
+}

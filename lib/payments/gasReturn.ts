@@ -1,0 +1,81 @@
+import { Prisma } from '@/lib/generated/prisma/client';
+import { workThrough } from '@/lib/worker/lease';
+import type { WorkerContext } from '@/lib/worker/context';
+import { spendableTrx } from './gas';
+import { ensureSend } from './sends';
+import { OPEN_PAYMENT_STATES } from './states';
+import { type Payment, invoiceKey, loadPayment, toDecimal } from './payment';
+
+/**
+ * Returns the unburned gas TRX (the FORWARD_GAS/REFUND_GAS margin) of a SINGLE invoice's
+ * address to the gas wallet once its payment is closed (settled, refunded, failed or held), so
+ * ~3 TRX per USDT payment, or the whole gas of a send that failed or was not made, is not
+ * stranded at an address that is never used again (issue 13, case 4; issue 22, case 6;
+ * docs/worker.md, "Gas returned"). Only the ledger's gas remainder is sent (never a customer's
+ * TRX, a fee kept or held funds), only while no other payment's funds wait at the address and
+ * nothing of ours is in flight from or to it, and only when the send burns less than it
+ * returns. A payment that arrives later gets new gas as any other.
+ */
+async function returnGas(ctx: WorkerContext, p: Payment): Promise<void> {
+  const { address, privateKey } = invoiceKey(p);
+  // Another payment's funds are waiting here: its send may use this gas; it is returned when that payment is booked.
+  const waiting = await ctx.prisma.transaction.count({ where: { toAddress: address, type: 'PAYMENT', paymentState: { in: [...OPEN_PAYMENT_STATES] }, id: { not: p.id } } });
+  if (waiting > 0) return;
+  // Its own gas or send still in flight: returned once that lands or is proven dead (the ledger then says what is left).
+  const inFlight = await ctx.prisma.transaction.count({ where: { sourceId: p.id, sendState: { in: ['SIGNED', 'BROADCAST'] }, sendPurpose: { not: 'GAS_RETURN' } } });
+  if (inFlight > 0) return;
+  // One return per time the payment is closed: a FAILED payment retried by an operator and then
+  // settled has gas to return again. Counting the confirmed ones keeps a crash between a return
+  // confirming and the flag cleared harmless: the next one finds nothing left to return.
+  const returned = await ctx.prisma.transaction.count({ where: { sourceId: p.id, sendPurpose: 'GAS_RETURN', sendState: 'CONFIRMED' } });
+  const to = ctx.gasWallet.address;
+  const outcome = await ensureSend(ctx, p, { purpose: 'GAS_RETURN', address, ...(returned > 0 && { index: returned }) }, async () => {
+    const remainder = await gasRemainder(ctx, address, p.id);
+    if (remainder <= 0n) return null;
+    // From an activated address a TRX send uses its free daily bandwidth when it has some (then it burns nothing).
+    const cost = await ctx.chain.estimateTransfer({ token: 'TRX', from: address, to, amount: remainder });
+    const amount = remainder - cost.totalFeeSun;
+    if (amount <= cost.totalFeeSun) {
+      console.warn(`payment ${p.id}: gas remainder of ${toDecimal(remainder)} TRX kept at ${address}: returning it would burn ${toDecimal(cost.totalFeeSun)} TRX`);
+      return null;
+    }
+    return { type: 'ACTIVATION', from: address, to, amountUnits: amount, currency: 'TRX', costPayer: 'SERVICE', signed: await ctx.chain.buildSignedTrxTransfer(privateKey, to, amount) };
+  });
+  if (outcome.state === 'pending') return;
+  if (outcome.state === 'exhausted') console.error(`ALERT payment ${p.id}: gas remainder at ${address} not returned: ${outcome.error}`);
+  await ctx.prisma.transaction.updateMany({ where: { id: p.id, leaseOwner: ctx.owner }, data: { gasReturnDue: false } });
+}
+
+/**
+ * The gas TRX at an address that is the service's to take back: what may be burned as gas
+ * there (lib/payments/gas.ts: the smaller of chain and ledger, less other payments' TRX
+ * waiting and the fees and held funds booked there), and never more than the gas the ledger
+ * says arrived there and was not returned yet.
+ */
+async function gasRemainder(ctx: WorkerContext, address: string, anchorId: number): Promise<bigint> {
+  const [spendable, gasIn, returned] = await Promise.all([
+    spendableTrx(ctx, address, anchorId),
+    ctx.prisma.ledgerEntry.aggregate({ where: { address, currency: 'TRX', kind: 'GAS_IN' }, _sum: { units: true } }),
+    ctx.prisma.ledgerEntry.aggregate({ where: { address, currency: 'TRX', kind: 'GAS_RETURN_OUT' }, _sum: { units: true } }),
+  ]);
+  const gas = (gasIn._sum.units ?? 0n) - (returned._sum.units ?? 0n);
+  return spendable < gas ? spendable : gas;
+}
+
+const GAS_RETURN_DUE = Prisma.sql`gas_return_due AND NOT (payment_state = ANY(${[...OPEN_PAYMENT_STATES]}::"PaymentState"[]))`;
+
+/**
+ * The gas returns job (worker/gasReturns.ts): closed payments of single-use addresses flagged by
+ * the payment door (`gas_return_due`), each claimed with the one lease helper and its gas
+ * remainder sent back (returnGas). A node or database error is retried with backoff.
+ */
+export async function processGasReturns(ctx: WorkerContext, max = 50): Promise<number> {
+  return workThrough(ctx, 'transactions', GAS_RETURN_DUE, max, async (id) => {
+    try {
+      await returnGas(ctx, await loadPayment(ctx, id));
+    } catch (err) {
+      console.error(`gas return of payment ${id}: ${(err as Error).message.slice(0, 500)}`);
+      return Math.min(ctx.settings.WORKER_POLL_MS * 10, 60_000);
+    }
+  });
+}

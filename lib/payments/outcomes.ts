@@ -1,0 +1,94 @@
+import type { Invoice, InvoiceCurrency, InvoiceStatus, Transaction } from '@/lib/generated/prisma/client';
+import { changeInvoiceStatus } from '@/lib/invoices/transitions';
+import { parseScaled } from '@/lib/money/decimal';
+import { convertUnits } from '@/lib/money/fees';
+import { RATE_DECIMALS } from '@/lib/money/tokens';
+import type { WorkerContext } from '@/lib/worker/context';
+import { scannedUntil } from './scan';
+import { sharePaid, statusAfterPayments } from './settlementRules';
+import { type Payment, move } from './payment';
+
+/** How a payment closes: held, settled or refunded, or failed; each through the payment door, with the invoice's status through its own door. */
+/**
+ * Keeps a payment at its address, visibly: HELD with its reason on the
+ * transaction (API `held`, dashboard), HELD in the ledger, not counted as
+ * received until a merchant releases it. Never COMPLETED, never burned.
+ */
+export async function hold(ctx: WorkerContext, p: Payment, reason: string): Promise<void> {
+  if (await ctx.prisma.$transaction((tx) => move(tx, ctx, p, { to: 'HELD', reason, data: { heldReason: reason, error: null } }))) console.warn(`payment ${p.id} held: ${reason}`);
+}
+
+/**
+ * Books a finished payment: the invoice's received/forwarded amounts, its cost,
+ * its status (through the one door, with its webhook) and the ledger, in one DB
+ * transaction. The invoice row is locked first, so two workers settling two
+ * payments of one invoice (TRX and USDT) apply both (issue 13, case 11).
+ */
+export async function settle(ctx: WorkerContext, p: Payment, state: 'SETTLED' | 'REFUNDED', fee: bigint, sent: Transaction | null): Promise<void> {
+  const invoice = p.invoice;
+  const forwarded = state === 'SETTLED' && sent ? sent.amountUnits : 0n;
+  const kept = state === 'SETTLED' ? fee : sent ? p.amountUnits - sent.amountUnits - (p.currency === 'TRX' ? (sent.feeSun ?? 0n) : 0n) : 0n;
+  await ctx.prisma.$transaction(async (tx) => {
+    if (invoice) await tx.$queryRaw`SELECT id FROM invoices WHERE id = ${invoice.id} FOR UPDATE`;
+    // The door books what is kept and the static address's webhook, and flags a single-use address's gas for return.
+    if (!(await move(tx, ctx, p, { to: state, keptUnits: kept, data: { feeUnits: fee, error: null } }))) return;
+    if (!invoice) return;
+    const row = invoice.amounts.find((a) => a.currency === p.currency);
+    if (row && state === 'SETTLED') {
+      await tx.invoiceCurrency.update({
+        where: { invoiceId_currency: { invoiceId: invoice.id, currency: row.currency } },
+        data: { receivedUnits: { increment: p.amountUnits }, forwardedUnits: { increment: forwarded } },
+      });
+    }
+    const amounts = await tx.invoiceCurrency.findMany({ where: { invoiceId: invoice.id } });
+    const current = await tx.invoice.findUniqueOrThrow({ where: { id: invoice.id } });
+    // Only an AML refund ends a SINGLE invoice AML_FAILED; released held funds (returned by the merchant,
+    // or screened on release and returned) change nothing: the invoice was not paid with them.
+    const next = state === 'REFUNDED' ? (p.releaseAction ? current.status : refundedStatus(ctx, current, amounts, p)) : statusAfterPayments(current, amounts, ctx.settings.PAYMENT_TOLERANCE_PERCENT, await scannedUntil(tx), ctx.settings.PAYMENT_TOLERANCE_MAX_USD);
+    const costCurrency = current.costCurrency ?? p.currency;
+    const feeInCostCurrency = costCurrency === p.currency ? fee : convertFee(fee, amounts, p.currency, costCurrency);
+    await tx.invoice.update({ where: { id: invoice.id }, data: { costUnits: (current.costUnits ?? 0n) + feeInCostCurrency, costCurrency } });
+    await changeInvoiceStatus(tx, current, next);
+  });
+}
+
+/**
+ * A refund ends a SINGLE invoice as AML_FAILED only when the flagged payment would have paid
+ * it (within the underpayment tolerance): a smaller one, e.g. 1 TRX from a flagged address to
+ * grief an open invoice, is returned and the invoice stays open for the real customer, whose
+ * payment still counts and is reported (issue 22, case 5). A static (MULTIPLE) address stays
+ * open for its other payers: the refund is reported by the per-payment webhook and the
+ * transaction's aml_check, not by closing the invoice.
+ */
+function refundedStatus(ctx: WorkerContext, invoice: Invoice, amounts: InvoiceCurrency[], p: Payment): InvoiceStatus {
+  if (invoice.type !== 'SINGLE') return invoice.status;
+  const alone = amounts.map((a) => ({ dueUnits: a.dueUnits, receivedUnits: a.currency === p.currency ? p.amountUnits : 0n }));
+  const share = sharePaid(invoice, alone, ctx.settings.PAYMENT_TOLERANCE_PERCENT, ctx.settings.PAYMENT_TOLERANCE_MAX_USD);
+  return share === 'below' ? invoice.status : 'AML_FAILED';
+}
+
+// A customer who paid in both tokens: the cost is kept in the first one, at the invoice's fixed rates.
+function convertFee(fee: bigint, amounts: InvoiceCurrency[], from: string, to: string): bigint {
+  const rate = (c: string) => amounts.find((a) => a.currency === c)?.rateUsd;
+  const fromRate = rate(from);
+  const toRate = rate(to);
+  if (!fromRate || !toRate) return 0n;
+  return convertUnits(fee, parseScaled(fromRate.toFixed(), RATE_DECIMALS), parseScaled(toRate.toFixed(), RATE_DECIMALS));
+}
+
+/**
+ * A payment whose send failed for good: its funds stay at the invoice address
+ * (HELD in the ledger, with the error). A SINGLE invoice that is still open
+ * becomes ERROR through the one door, so a settled invoice is never reopened as
+ * ERROR by a later payment (issue 13, case 7); a static address stays open and
+ * reports the payment.
+ */
+export async function failPayment(ctx: WorkerContext, p: Payment, error: string): Promise<void> {
+  await ctx.prisma.$transaction(async (tx) => {
+    if (p.invoice) await tx.$queryRaw`SELECT id FROM invoices WHERE id = ${p.invoice.id} FOR UPDATE`;
+    if (!(await move(tx, ctx, p, { to: 'FAILED', reason: `send failed: ${error}`, data: { error } }))) return;
+    // A static address is reported by the door's per-payment webhook and stays open.
+    if (!p.invoice || p.invoice.type === 'MULTIPLE') return;
+    await changeInvoiceStatus(tx, await tx.invoice.findUniqueOrThrow({ where: { id: p.invoice.id } }), 'ERROR');
+  });
+}

@@ -1,0 +1,32 @@
+import { parseScaled } from '@/lib/money/decimal';
+import { convertUnits, withMargin } from '@/lib/money/fees';
+import { RATE_DECIMALS } from '@/lib/money/tokens';
+import type { WorkerContext } from '@/lib/worker/context';
+import { type Payment } from './payment';
+import { hold, settle, failPayment } from './outcomes';
+import { REFUND_NOT_WORTH_IT, uneconomic, sendFromInvoice } from './invoiceSends';
+
+/** Returns a payment that failed AML to its sender, less the network cost of doing so. */
+export async function refund(ctx: WorkerContext, p: Payment): Promise<void> {
+  // A merchant's release may name where held funds go back to; otherwise the sender.
+  const to = p.releaseAddress ?? p.fromAddress;
+  // Judged before any gas is bought for it (issue 22, case 7): gas for a refund that returns nothing would be stranded.
+  // A merchant's own REFUND release is no AML matter: its reason says only what it is.
+  const notWorthIt = p.releaseAction === 'REFUND' ? 'uneconomic: returning it would cost more than it is worth' : REFUND_NOT_WORTH_IT;
+  if (await uneconomic(ctx, p, 'REFUND', to, 0n)) return hold(ctx, p, notWorthIt);
+  const outcome = await sendFromInvoice(ctx, p, 'REFUND', to, async (burnSun) => {
+    // The figures of the deduction are kept on the payment (migration 0057): reconcile recomputes the kept cost from them.
+    if (p.currency === 'TRX') {
+      await ctx.prisma.transaction.update({ where: { id: p.id }, data: { costSun: burnSun } });
+      return p.amountUnits - burnSun;
+    }
+    const [trx, usdt] = await Promise.all([ctx.rates.quote('TRX'), ctx.rates.quote('USDT')]);
+    const gasSun = withMargin(burnSun, ctx.settings.GAS_MARGIN_PERCENT);
+    await ctx.prisma.transaction.update({ where: { id: p.id }, data: { costSun: gasSun, trxRateUsd: trx.rateUsd, usdtRateUsd: usdt.rateUsd } });
+    return p.amountUnits - convertUnits(gasSun, parseScaled(trx.rateUsd, RATE_DECIMALS), parseScaled(usdt.rateUsd, RATE_DECIMALS));
+  });
+  if (outcome.state === 'pending') return;
+  if (outcome.state === 'exhausted') return failPayment(ctx, p, outcome.error);
+  if (outcome.state === 'skipped') return hold(ctx, p, notWorthIt);
+  await settle(ctx, p, 'REFUNDED', 0n, outcome.row);
+}
