@@ -11,7 +11,8 @@ import { PAYMENT_TRANSITIONS, paymentStateDiagram } from '@/lib/payments/states'
 import { freePort, startApp, TEST_MNEMONIC, type TestApp } from './helpers/app';
 import { startDevnetProcess, waitFor, type DevnetProcess } from './helpers/devnet';
 import { DashboardSession } from './helpers/session';
-import { assertReconciled } from './helpers/reconcile';
+import { reconcile } from '@/lib/ledger/reconcile';
+import { assertReconciled, TEST_RULES } from './helpers/reconcile';
 import { startWorker, type WorkerProcess } from './helpers/worker';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -155,6 +156,15 @@ describe('payment door on the devnet: nothing orphaned, griefed, canceled under 
     assert.ok(!hooks.some((h) => h.id === inv.id && h.status === 'AML_FAILED'));
     const forward = await app.prisma.transaction.findFirstOrThrow({ where: { invoiceId: inv.id, sendPurpose: 'FORWARD', sendState: 'CONFIRMED' } });
     assert.equal(await chain.getTrxBalance(target), forward.amountUnits);
+    // Reconcile knows the rule: AML_FAILED written past the door for this invoice (a 1 TRX refund) is a misreport.
+    const was = await app.prisma.invoice.findUniqueOrThrow({ where: { id: inv.id } });
+    await app.prisma.invoice.update({ where: { id: inv.id }, data: { status: 'AML_FAILED' } });
+    try {
+      const r = await reconcile(app.prisma, chain, TEST_RULES);
+      assert.ok(r.mismatches.some((m) => m.includes(`invoice ${inv.id} status AML_FAILED: no payment that would have paid it was refunded`)), r.mismatches.join('\n'));
+    } finally {
+      await app.prisma.invoice.update({ where: { id: inv.id }, data: { status: was.status } });
+    }
   });
 
   it('case 5: a flagged payment of the whole amount still ends the invoice AML_FAILED', async () => {

@@ -3,11 +3,10 @@ import type { Currency, PrismaClient } from '@/lib/generated/prisma/client';
 import { receiptReader } from './receipts';
 import { proveInvoices, type ReconcileRules } from './reconcileInvoices';
 import { proveMerchants } from './reconcileMerchants';
+import { CLOSED_PAYMENT_STATES } from '@/lib/payments/states';
 
 export type { ReconcileRules };
 
-/** Payment states whose money has been fully accounted for (forwarded, refunded, kept or held). */
-const CLOSED = ['SETTLED', 'REFUNDED', 'FAILED', 'HELD'] as const;
 const OUT_OF_PAYMENT = ['FORWARD', 'REFUND', 'NETWORK_COST', 'FEE_KEPT', 'HELD'] as const;
 
 export interface Reconciliation {
@@ -62,7 +61,7 @@ export async function reconcile(prisma: PrismaClient, chain: Chain, rules: Recon
     const sum = (kind: string) => mine.filter((e) => e.kind === kind).reduce((s, e) => s + e.units, 0n);
     const received = sum('PAYMENT_IN');
     if (received !== p.amountUnits) mismatches.push(`payment ${p.id} (invoice ${p.invoiceId}): ${fmt(p.amountUnits)} ${p.currency} arrived, the ledger has ${fmt(received)} in`);
-    if (!(CLOSED as readonly string[]).includes(p.paymentState ?? '')) {
+    if (!(CLOSED_PAYMENT_STATES as readonly string[]).includes(p.paymentState ?? '')) {
       inProgress++;
       continue;
     }

@@ -97,7 +97,7 @@ export async function proveInvoices(prisma: PrismaClient, chain: Chain, receipt:
  * - COMPLETED / OVERPAID / UNDERPAID: the share is within / above / below (and above 0) the tolerance;
  * - ACTIVE: the share is below the tolerance (the customer may still pay the rest);
  * - TIMEOUT: nothing counted; CANCELED: nothing counted but what the merchant released after the cancel;
- * - AML_FAILED: a payment was refunded after its AML check (not a merchant's release);
+ * - AML_FAILED: a payment that alone would have paid it (within the tolerance or above) was refunded after its AML check (not a merchant's release);
  * - ERROR: a payment failed for good (FAILED, or retried by an operator after it had).
  */
 function statusProblem(invoice: Inv, settled: Transaction[], payments: Transaction[], rules: ReconcileRules): string | null {
@@ -121,7 +121,10 @@ function statusProblem(invoice: Inv, settled: Transaction[], payments: Transacti
     case 'CANCELED':
       return shareOf(settled.filter((p) => p.releaseAction === null)) === 'TIMEOUT' ? null : `${said}, not by a merchant's release`;
     case 'AML_FAILED':
-      return payments.some((p) => p.paymentState === 'REFUNDED' && p.releaseAction === null) ? null : 'no payment was refunded after an AML check';
+      // Only a flagged payment that would have paid the invoice ends it (issue 22, case 5): a smaller one is returned and the invoice stays open.
+      return payments.some((p) => p.paymentState === 'REFUNDED' && p.releaseAction === null && shareOf([p]) !== 'TIMEOUT' && shareOf([p]) !== 'UNDERPAID')
+        ? null
+        : 'no payment that would have paid it was refunded after an AML check';
     case 'ERROR':
       return payments.some((p) => p.paymentState === 'FAILED' || p.operatorRetries > 0) ? null : 'no payment failed';
     default:
