@@ -171,7 +171,7 @@ describe('npm run dev on the embedded PostgreSQL', () => {
 
   // Last: it stops the run. The operator commands on the run exactly as it was left: no
   // DATABASE_URL, MASTER_KEY or chain variables, only the data directory this run was given (issue 22).
-  it('runs npm run reconcile and npm run payment:retry on the run as it is, and with the run stopped, with no variables', async () => {
+  it('runs npm run reconcile, payment:retry and payout:return on the run as it is, and with the run stopped, with no variables', async () => {
     const bare = { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir } as unknown as NodeJS.ProcessEnv;
     const npm = (...args: string[]) => spawnSync('npm', ['run', '--silent', ...args], { cwd: ROOT, env: bare, encoding: 'utf8' });
     const reconciled = npm('reconcile');
@@ -181,6 +181,9 @@ describe('npm run dev on the embedded PostgreSQL', () => {
     assert.equal(retried.status, 1, `${retried.stdout}${retried.stderr}`);
     assert.match(retried.stderr, /payment:retry: payment 999999 not found/);
     assert.doesNotMatch(retried.stderr, /DATABASE_URL|MASTER_KEY|undefined/);
+    const returned = npm('payout:return', '--', '999999', 'TGLheo1KN8M5W5fGbkeYXVFHnbKnN5pLPd');
+    assert.equal(returned.status, 1, `${returned.stdout}${returned.stderr}`);
+    assert.match(returned.stderr, /payout:return: Payout 999999 not found/);
 
     // With the run stopped, the command starts the run's database for itself and stops it again.
     await run.stop();
