@@ -1,14 +1,10 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { TronWeb } from 'tronweb';
-import { createChain, type Chain } from '@/lib/chain';
-import { deriveAccount } from '@/lib/chain/keys';
-import { freePort, startApp, TEST_MNEMONIC, type TestApp } from './helpers/app';
-import { startDevnetProcess, waitFor, type DevnetProcess } from './helpers/devnet';
+import { waitFor } from './helpers/devnet';
 import { assertReconciled } from './helpers/reconcile';
-import { startWorker, type WorkerProcess } from './helpers/worker';
+import { bind, SettlementStack } from './helpers/settlementStack';
 
 const TRX = 1_000_000n;
 const USDT = 1_000_000n;
@@ -21,50 +17,23 @@ const USDT = 1_000_000n;
  * wrongly counted shows at once.
  */
 describe('energy safety: a price or estimate change never burns a send, and gas is never stranded', () => {
-  let devnet: DevnetProcess;
-  let app: TestApp;
-  let worker: WorkerProcess;
-  let chain: Chain;
-  let hooks: { id: number; status: string }[];
-  let hookServer: Server;
-  let hookUrl: string;
-  const flagged = TronWeb.createRandom() as unknown as { address: string; privateKey: string };
+  const s = new SettlementStack();
+  const { newMerchant, invoice, statusOf, dump, paymentOf, paymentState } = bind(s);
+  const { flagged, gasWallet } = s;
   const customer = TronWeb.createRandom() as unknown as { address: string; privateKey: string };
-  const gasWallet = deriveAccount(TEST_MNEMONIC, 0, 'gas');
   const WORKER_ENV = {
-    AML_FLAGGED_ADDRESSES: flagged.address,
     TRON_TX_EXPIRATION_MS: '10000',
     SEND_MAX_ATTEMPTS: '1',
     SEND_RETRY_BASE_MS: '500',
     SEND_RETRY_MAX_MS: '2000',
   };
+  const pay = async (address: string, amount: string, currency: 'TRX' | 'USDT') => void (await s.pay(address, amount, currency));
 
-  async function pay(address: string, amount: string, currency: 'TRX' | 'USDT') {
-    const res = await fetch(`${devnet.url}/devnet/pay`, { method: 'POST', body: JSON.stringify({ address, amount, currency }) });
-    assert.equal(res.status, 200, await res.clone().text());
-  }
   /** A customer's wallet pays with a generous fee_limit of its own (the devnet faucet's payment is sized by an estimate, at whatever price it read). */
   async function customerPays(address: string, units: bigint) {
-    const sent = await chain.buildSignedUsdtTransfer(customer.privateKey, address, units, 100n * TRX);
-    await chain.broadcast(sent.signedTx);
+    const sent = await s.chain.buildSignedUsdtTransfer(customer.privateKey, address, units, 100n * TRX);
+    await s.chain.broadcast(sent.signedTx);
   }
-  async function newMerchant(opts: { aml?: boolean } = {}) {
-    const target = (TronWeb.createRandom() as unknown as { address: string }).address;
-    const { merchant, key } = await app.createMerchant({ targetWallet: target });
-    await app.prisma.merchant.update({ where: { id: merchant.id }, data: { webhookUrl: hookUrl, amlCheck: opts.aml ?? false, amlRiskLimit: '50' } });
-    return { merchant, key, target };
-  }
-  async function invoice(key: string, body: object) {
-    const res = await app.api('/payment/create', key, { method: 'POST', body });
-    assert.equal(res.status, 200, res.text);
-    return res.json as { id: number; address: string };
-  }
-  const statusOf = async (key: string, id: number) => (await app.api(`/payment/get/${id}`, key)).json as { status: string };
-  const dump = async (invoiceId: number) =>
-    JSON.stringify(
-      await app.prisma.transaction.findMany({ where: { invoiceId }, orderBy: { id: 'asc' }, select: { id: true, type: true, sendPurpose: true, sendIndex: true, sendAttempt: true, sendState: true, paymentState: true, amountUnits: true, feeSun: true, error: true, heldReason: true } }),
-      (_k, v) => (typeof v === 'bigint' ? String(v) : v),
-    );
   /** The invoice's first status after ACTIVE (COMPLETED, or ERROR when a forward failed for good). */
   const verdict = async (key: string, id: number, timeoutMs = 90_000) => {
     const status = await waitFor(`invoice ${id} to leave ACTIVE`, async () => {
@@ -75,20 +44,7 @@ describe('energy safety: a price or estimate change never burns a send, and gas 
     });
     return status;
   };
-  const paymentOf = (invoiceId: number, amountUnits: bigint) =>
-    waitFor(`payment of ${amountUnits} to invoice ${invoiceId}`, () => app.prisma.transaction.findFirst({ where: { invoiceId, type: 'PAYMENT', amountUnits } }), 30_000);
-  const paymentState = async (id: number, states: string[], timeoutMs = 60_000) => {
-    try {
-      return await waitFor(`payment ${id} in ${states}`, async () => {
-        const p = await app.prisma.transaction.findUniqueOrThrow({ where: { id } });
-        return states.includes(p.paymentState ?? '') ? p : null;
-      }, timeoutMs);
-    } catch (err) {
-      const p = await app.prisma.transaction.findUniqueOrThrow({ where: { id } });
-      throw new Error(`${(err as Error).message}; ${await dump(p.invoiceId!)}`);
-    }
-  };
-  const trxBooked = async (address: string) => (await app.prisma.ledgerEntry.aggregate({ where: { address, currency: 'TRX' }, _sum: { deltaUnits: true } }))._sum.deltaUnits ?? 0n;
+  const trxBooked = async (address: string) => (await s.app.prisma.ledgerEntry.aggregate({ where: { address, currency: 'TRX' }, _sum: { deltaUnits: true } }))._sum.deltaUnits ?? 0n;
 
   /**
    * A paid invoice whose forward met a higher price or a bigger estimate: delivered, COMPLETED
@@ -97,17 +53,17 @@ describe('energy safety: a price or estimate change never burns a send, and gas 
   async function deliveredSafely(key: string, invoiceId: number, target: string, merchantHadUnits = 0n) {
     const status = await verdict(key, invoiceId);
     assert.equal(status, 'COMPLETED', await dump(invoiceId));
-    const payment = await app.prisma.transaction.findFirstOrThrow({ where: { invoiceId, type: 'PAYMENT' } });
-    const sends = await app.prisma.transaction.findMany({ where: { sourceId: payment.id }, orderBy: { id: 'asc' } });
+    const payment = await s.app.prisma.transaction.findFirstOrThrow({ where: { invoiceId, type: 'PAYMENT' } });
+    const sends = await s.app.prisma.transaction.findMany({ where: { sourceId: payment.id }, orderBy: { id: 'asc' } });
     const forwards = sends.filter((s) => s.sendPurpose === 'FORWARD');
     const landed = forwards.filter((s) => s.sendState === 'CONFIRMED');
     assert.equal(landed.length, 1, await dump(invoiceId));
     assert.deepEqual(forwards.filter((s) => s.blockNumber !== null && s.sendState === 'FAILED').map((s) => s.error), [], 'no forward landed and burned its gas');
     const gas = sends.filter((s) => s.sendPurpose === 'FORWARD_GAS');
     assert.ok(gas.length >= 1 && gas.length <= 2, `the gas send and at most one top-up: ${await dump(invoiceId)}`);
-    await waitFor('the USDT at the merchant', async () => (await chain.getUsdtBalance(target)) === merchantHadUnits + landed[0]!.amountUnits);
-    await waitFor('the COMPLETED webhook', async () => hooks.some((h) => h.id === invoiceId && h.status === 'COMPLETED'));
-    assert.ok(!hooks.some((h) => h.id === invoiceId && h.status === 'ERROR'), 'no ERROR webhook');
+    await waitFor('the USDT at the merchant', async () => (await s.chain.getUsdtBalance(target)) === merchantHadUnits + landed[0]!.amountUnits);
+    await waitFor('the COMPLETED webhook', async () => s.hooks.some((h) => h.id === invoiceId && h.status === 'COMPLETED'));
+    assert.ok(!s.hooks.some((h) => h.id === invoiceId && h.status === 'ERROR'), 'no ERROR webhook');
   }
 
   /**
@@ -115,7 +71,7 @@ describe('energy safety: a price or estimate change never burns a send, and gas 
    * it waits there: the test knows where the worker is stopped without timing anything.
    */
   async function dbGate(sql: string, params: unknown[]) {
-    const client = new pg.Client({ connectionString: app.env.DATABASE_URL });
+    const client = new pg.Client({ connectionString: s.app.env.DATABASE_URL });
     await client.connect();
     await client.query('BEGIN');
     await client.query(sql, params);
@@ -147,45 +103,21 @@ describe('energy safety: a price or estimate change never burns a send, and gas 
       await waitFor('a signed forward waiting to be stored', async () => (await gate.waiting('%INSERT INTO%transactions%')).length > 0, 60_000).catch(async (err: Error) => {
         throw new Error(`${err.message}: ${await dump(invoiceId)}`);
       });
-      assert.ok(await app.prisma.transaction.findFirst({ where: { invoiceId, sendPurpose: 'FORWARD_GAS', sendState: 'CONFIRMED' } }), 'the gas arrived first');
+      assert.ok(await s.app.prisma.transaction.findFirst({ where: { invoiceId, sendPurpose: 'FORWARD_GAS', sendState: 'CONFIRMED' } }), 'the gas arrived first');
       await meanwhile();
     } finally {
       await gate.release();
     }
   }
 
-  before(async () => {
-    hooks = [];
-    hookServer = createServer((req, res) => {
-      let body = '';
-      req.on('data', (d) => (body += d));
-      req.on('end', () => {
-        const json = JSON.parse(body);
-        hooks.push({ id: json.id, status: json.status });
-        res.end('ok');
-      });
-    });
-    const port = await freePort();
-    await new Promise<void>((r) => hookServer.listen(port, '127.0.0.1', r));
-    hookUrl = `http://127.0.0.1:${port}/hook`;
-    devnet = await startDevnetProcess({ blockMs: 100, solidifiedDepth: 3 });
-    app = await startApp({ TRON_FULL_NODE_URL: devnet.url, TRON_USDT_CONTRACT: devnet.usdtContract });
-    chain = createChain({ fullNodeUrl: devnet.url, apiKey: null, usdtContract: devnet.usdtContract, txExpirationMs: 60_000 });
-    await pay(gasWallet.address, '10000', 'TRX');
-    await pay(flagged.address, '500', 'TRX');
-    await pay(flagged.address, '10', 'USDT');
-    await pay(customer.address, '1000', 'TRX');
-    await pay(customer.address, '500', 'USDT');
-    worker = startWorker(app.env, devnet, WORKER_ENV);
-  });
-
-  after(async () => {
-    if (process.env.DEBUG_WORKER) (await import('node:fs')).writeFileSync(process.env.DEBUG_WORKER, worker?.output() ?? '');
-    await worker?.stop();
-    await app?.stop();
-    await devnet?.stop();
-    hookServer?.close();
-  });
+  before(() =>
+    s.start(WORKER_ENV, async () => {
+      await pay(flagged.address, '10', 'USDT');
+      await pay(customer.address, '1000', 'TRX');
+      await pay(customer.address, '500', 'USDT');
+    }),
+  );
+  after(() => s.stop());
 
   it('case 2: the energy price rises 100 -> 210 after the invoice is issued: the forward is sized at the new price, COMPLETED, nothing burned', async () => {
     const { key, target } = await newMerchant();
@@ -194,16 +126,16 @@ describe('energy safety: a price or estimate change never burns a send, and gas 
     await pay(earlier.address, '20', 'USDT');
     assert.equal(await verdict(key, earlier.id), 'COMPLETED', await dump(earlier.id));
     const had = await waitFor('the first forward at the merchant', async () => {
-      const units = await chain.getUsdtBalance(target);
+      const units = await s.chain.getUsdtBalance(target);
       return units > 0n ? units : null;
     });
     const inv = await invoice(key, { type: 'SINGLE', amount: 30, currencies: ['USDT'] });
-    await devnet.setChainParameters({ energyFeeSun: 210n });
+    await s.devnet.setChainParameters({ energyFeeSun: 210n });
     try {
       await customerPays(inv.address, 30n * USDT);
       await deliveredSafely(key, inv.id, target, had);
     } finally {
-      await devnet.setChainParameters({ energyFeeSun: 100n });
+      await s.devnet.setChainParameters({ energyFeeSun: 100n });
     }
   });
 
@@ -211,10 +143,10 @@ describe('energy safety: a price or estimate change never burns a send, and gas 
     const { merchant, key, target } = await newMerchant();
     const inv = await invoice(key, { type: 'SINGLE', amount: 30, currencies: ['USDT'] });
     try {
-      await betweenGasAndBroadcast(merchant.id, inv.id, inv.address, target, () => pay(inv.address, '30', 'USDT'), () => devnet.setChainParameters({ energyFeeSun: 210n }));
+      await betweenGasAndBroadcast(merchant.id, inv.id, inv.address, target, () => pay(inv.address, '30', 'USDT'), () => s.devnet.setChainParameters({ energyFeeSun: 210n }));
       await deliveredSafely(key, inv.id, target);
     } finally {
-      await devnet.setChainParameters({ energyFeeSun: 100n });
+      await s.devnet.setChainParameters({ energyFeeSun: 100n });
     }
   });
 
@@ -229,31 +161,31 @@ describe('energy safety: a price or estimate change never burns a send, and gas 
       await waitFor('the gas landed and being booked', async () => (await gate.waiting('%merchants%')).length > 0, 60_000).catch(async (err: Error) => {
         throw new Error(`${err.message}: ${await dump(inv.id)}`);
       });
-      assert.equal(await app.prisma.transaction.count({ where: { invoiceId: inv.id, sendPurpose: 'FORWARD' } }), 0, 'no forward built yet');
-      await devnet.setChainParameters({ energyFeeSun: 210n });
+      assert.equal(await s.app.prisma.transaction.count({ where: { invoiceId: inv.id, sendPurpose: 'FORWARD' } }), 0, 'no forward built yet');
+      await s.devnet.setChainParameters({ energyFeeSun: 210n });
     } finally {
       await gate.release();
     }
     try {
       await deliveredSafely(key, inv.id, target);
-      const payment = await app.prisma.transaction.findFirstOrThrow({ where: { invoiceId: inv.id, type: 'PAYMENT' } });
-      const sends = await app.prisma.transaction.findMany({ where: { sourceId: payment.id }, orderBy: { id: 'asc' } });
+      const payment = await s.app.prisma.transaction.findFirstOrThrow({ where: { invoiceId: inv.id, type: 'PAYMENT' } });
+      const sends = await s.app.prisma.transaction.findMany({ where: { sourceId: payment.id }, orderBy: { id: 'asc' } });
       assert.deepEqual(sends.filter((s) => s.sendPurpose === 'FORWARD_GAS').map((s) => [s.sendIndex, s.sendAttempt]), [[1, 1], [1, 2]], `the gas of the first attempt, then its top-up: ${await dump(inv.id)}`);
       assert.deepEqual(sends.filter((s) => s.sendPurpose === 'FORWARD').map((s) => s.sendState), ['CONFIRMED'], 'the forward was built once and never rebuilt');
     } finally {
-      await devnet.setChainParameters({ energyFeeSun: 100n });
+      await s.devnet.setChainParameters({ energyFeeSun: 100n });
     }
   });
 
   it("case 2: the merchant's target wallet is emptied of USDT between the estimate and the send (64,285 -> 130,285 energy): COMPLETED, nothing burned", async () => {
     const { merchant, key, target } = await newMerchant();
     // The target holds USDT, so the forward is estimated as a transfer to a holder.
-    await devnet.setBalance(target, { usdtUnits: USDT });
-    await waitFor('the target holding USDT', async () => (await chain.getUsdtBalance(target)) === USDT);
+    await s.devnet.setBalance(target, { usdtUnits: USDT });
+    await waitFor('the target holding USDT', async () => (await s.chain.getUsdtBalance(target)) === USDT);
     const inv = await invoice(key, { type: 'SINGLE', amount: 30, currencies: ['USDT'] });
     await betweenGasAndBroadcast(merchant.id, inv.id, inv.address, target, () => pay(inv.address, '30', 'USDT'), async () => {
-      await devnet.setBalance(target, { usdtUnits: 0n });
-      await waitFor('the target emptied', async () => (await chain.getUsdtBalance(target)) === 0n);
+      await s.devnet.setBalance(target, { usdtUnits: 0n });
+      await waitFor('the target emptied', async () => (await s.chain.getUsdtBalance(target)) === 0n);
     });
     await deliveredSafely(key, inv.id, target);
   });
@@ -262,64 +194,64 @@ describe('energy safety: a price or estimate change never burns a send, and gas 
     const { key, target } = await newMerchant();
     const inv = await invoice(key, { type: 'SINGLE', amount: 30, currencies: ['USDT'] });
     // The forward is held 50 blocks before it executes, against the price it then meets.
-    await devnet.fault.delay({ from: inv.address, blocks: 50, count: 1 });
+    await s.devnet.fault.delay({ from: inv.address, blocks: 50, count: 1 });
     try {
       await pay(inv.address, '30', 'USDT');
-      await waitFor('the forward on its way', () => app.prisma.transaction.findFirst({ where: { invoiceId: inv.id, sendPurpose: 'FORWARD', sendState: 'BROADCAST' } }), 60_000);
-      await devnet.setChainParameters({ energyFeeSun: 210n });
+      await waitFor('the forward on its way', () => s.app.prisma.transaction.findFirst({ where: { invoiceId: inv.id, sendPurpose: 'FORWARD', sendState: 'BROADCAST' } }), 60_000);
+      await s.devnet.setChainParameters({ energyFeeSun: 210n });
       assert.equal(await verdict(key, inv.id), 'COMPLETED', await dump(inv.id));
-      const forwards = await app.prisma.transaction.findMany({ where: { invoiceId: inv.id, sendPurpose: 'FORWARD' }, orderBy: { id: 'asc' } });
+      const forwards = await s.app.prisma.transaction.findMany({ where: { invoiceId: inv.id, sendPurpose: 'FORWARD' }, orderBy: { id: 'asc' } });
       assert.deepEqual(forwards.map((f) => f.sendState), ['FAILED', 'CONFIRMED'], await dump(inv.id));
       assert.match(forwards[0]!.error ?? '', /OUT_OF_ENERGY/);
-      await waitFor('the USDT at the merchant', async () => (await chain.getUsdtBalance(target)) === forwards[1]!.amountUnits);
-      await waitFor('the COMPLETED webhook', async () => hooks.some((h) => h.id === inv.id && h.status === 'COMPLETED'));
-      assert.ok(!hooks.some((h) => h.id === inv.id && h.status === 'ERROR'), 'no ERROR webhook');
+      await waitFor('the USDT at the merchant', async () => (await s.chain.getUsdtBalance(target)) === forwards[1]!.amountUnits);
+      await waitFor('the COMPLETED webhook', async () => s.hooks.some((h) => h.id === inv.id && h.status === 'COMPLETED'));
+      assert.ok(!s.hooks.some((h) => h.id === inv.id && h.status === 'ERROR'), 'no ERROR webhook');
     } finally {
-      await devnet.fault.clear();
-      await devnet.setChainParameters({ energyFeeSun: 100n });
+      await s.devnet.fault.clear();
+      await s.devnet.setChainParameters({ energyFeeSun: 100n });
     }
   });
 
   it('case 6: a USDT forward that fails on chain for good gets no gas for an attempt that will not be made, and its gas left goes back to the gas wallet', async () => {
     const { key } = await newMerchant();
     const inv = await invoice(key, { type: 'SINGLE', amount: 20, currencies: ['USDT'] });
-    await devnet.fault.fail({ from: inv.address, result: 'REVERT', count: 1 });
+    await s.devnet.fault.fail({ from: inv.address, result: 'REVERT', count: 1 });
     await pay(inv.address, '20', 'USDT');
     const payment = await paymentOf(inv.id, 20n * USDT);
     const failed = await paymentState(payment.id, ['FAILED', 'SETTLED']);
     assert.equal(failed.paymentState, 'FAILED', await dump(inv.id));
-    const gas = await app.prisma.transaction.findMany({ where: { sourceId: payment.id, sendPurpose: 'FORWARD_GAS' } });
+    const gas = await s.app.prisma.transaction.findMany({ where: { sourceId: payment.id, sendPurpose: 'FORWARD_GAS' } });
     assert.deepEqual(gas.map((g) => g.sendIndex), [1], `gas for the one attempt made only: ${await dump(inv.id)}`);
     try {
-      await waitFor('the gas left returned', async () => (await chain.getTrxBalance(inv.address)) === 0n && (await trxBooked(inv.address)) === 0n, 30_000);
+      await waitFor('the gas left returned', async () => (await s.chain.getTrxBalance(inv.address)) === 0n && (await trxBooked(inv.address)) === 0n, 30_000);
     } catch (err) {
-      throw new Error(`${(err as Error).message}: the address holds ${await chain.getTrxBalance(inv.address)} sun; ${await dump(inv.id)}`);
+      throw new Error(`${(err as Error).message}: the address holds ${await s.chain.getTrxBalance(inv.address)} sun; ${await dump(inv.id)}`);
     }
-    const back = await app.prisma.transaction.findFirstOrThrow({ where: { sourceId: payment.id, sendPurpose: 'GAS_RETURN', sendState: 'CONFIRMED' } });
+    const back = await s.app.prisma.transaction.findFirstOrThrow({ where: { sourceId: payment.id, sendPurpose: 'GAS_RETURN', sendState: 'CONFIRMED' } });
     assert.equal(back.toAddress, gasWallet.address);
     assert.ok(back.amountUnits > TRX, `the unburned gas came back: ${back.amountUnits} sun`);
     // The payment's own funds stay where they are, held.
-    assert.equal(await chain.getUsdtBalance(inv.address), 20n * USDT);
-    assert.equal((await app.prisma.ledgerEntry.findFirstOrThrow({ where: { transactionId: payment.id, kind: 'HELD' } })).units, 20n * USDT);
+    assert.equal(await s.chain.getUsdtBalance(inv.address), 20n * USDT);
+    assert.equal((await s.app.prisma.ledgerEntry.findFirstOrThrow({ where: { transactionId: payment.id, kind: 'HELD' } })).units, 20n * USDT);
     assert.equal((await statusOf(key, inv.id)).status, 'ERROR');
   });
 
   it('case 7: a flagged 1.5 USDT payment whose refund would cost more than it returns is held before any gas is sent: nothing stranded', async () => {
     const { key } = await newMerchant({ aml: true });
     const inv = await invoice(key, { type: 'SINGLE', amount: 20, currencies: ['USDT'] });
-    const sent = await chain.buildSignedUsdtTransfer(flagged.privateKey, inv.address, 1_500_000n, 50n * TRX);
-    await chain.broadcast(sent.signedTx);
+    const sent = await s.chain.buildSignedUsdtTransfer(flagged.privateKey, inv.address, 1_500_000n, 50n * TRX);
+    await s.chain.broadcast(sent.signedTx);
     const payment = await paymentOf(inv.id, 1_500_000n);
     const held = await paymentState(payment.id, ['HELD', 'REFUNDED', 'FAILED']);
     assert.equal(held.paymentState, 'HELD', await dump(inv.id));
     assert.equal(held.heldReason, 'AML failed, and returning it would cost more than it is worth');
-    assert.equal(await app.prisma.transaction.count({ where: { sourceId: payment.id } }), 0, `no gas sent at all: ${await dump(inv.id)}`);
-    assert.equal(await chain.getTrxBalance(inv.address), 0n, 'nothing stranded at the address');
-    assert.equal(await chain.getUsdtBalance(inv.address), 1_500_000n, 'the payment waits at its address, held');
+    assert.equal(await s.app.prisma.transaction.count({ where: { sourceId: payment.id } }), 0, `no gas sent at all: ${await dump(inv.id)}`);
+    assert.equal(await s.chain.getTrxBalance(inv.address), 0n, 'nothing stranded at the address');
+    assert.equal(await s.chain.getUsdtBalance(inv.address), 1_500_000n, 'the payment waits at its address, held');
   });
 
-  // Last: every payment above is closed; every unit is in the books and on chain.
+  // Last: every payment above is closed; every unit is in the books and on s.chain.
   it('balances the books after all of the above', async () => {
-    await assertReconciled(app.prisma, chain);
+    await assertReconciled(s.app.prisma, s.chain);
   });
 });

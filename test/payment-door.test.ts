@@ -1,19 +1,14 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { TronWeb } from 'tronweb';
-import { createChain, type Chain } from '@/lib/chain';
-import { deriveAccount } from '@/lib/chain/keys';
 import { hashPassword } from '@/lib/auth/passwords';
 import { PAYMENT_TRANSITIONS, paymentStateDiagram } from '@/lib/payments/states';
-import { freePort, startApp, TEST_MNEMONIC, type TestApp } from './helpers/app';
-import { startDevnetProcess, waitFor, type DevnetProcess } from './helpers/devnet';
+import { waitFor } from './helpers/devnet';
 import { DashboardSession } from './helpers/session';
 import { reconcile } from '@/lib/ledger/reconcile';
 import { assertReconciled, TEST_RULES } from './helpers/reconcile';
-import { startWorker, type WorkerProcess } from './helpers/worker';
+import { bind, SettlementStack } from './helpers/settlementStack';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const TRX = 1_000_000n;
@@ -39,102 +34,31 @@ describe('payment states: one door, and what it refuses', () => {
  * transfers and merchant actions, never by writing a state the worker produces.
  */
 describe('payment door on the devnet: nothing orphaned, griefed, canceled under money or held by old refusals', () => {
-  let devnet: DevnetProcess;
-  let app: TestApp;
-  let worker: WorkerProcess;
-  let chain: Chain;
-  let hooks: { id: number; status: string }[];
-  let hookServer: Server;
-  let hookUrl: string;
-  const flagged = TronWeb.createRandom() as unknown as { address: string; privateKey: string };
-  const gasWallet = deriveAccount(TEST_MNEMONIC, 0, 'gas');
+  const s = new SettlementStack();
+  const { newMerchant, invoice, statusOf, dump, waitStatus, paymentOf, paymentState } = bind(s);
 
-  async function pay(address: string, amount: string, currency: 'TRX' | 'USDT') {
-    return devnet.pay(address, amount, currency);
-  }
-  async function newMerchant(opts: { aml?: boolean } = {}) {
-    const target = (TronWeb.createRandom() as unknown as { address: string }).address;
-    const { merchant, key } = await app.createMerchant({ targetWallet: target });
-    await app.prisma.merchant.update({ where: { id: merchant.id }, data: { webhookUrl: hookUrl, amlCheck: opts.aml ?? false, amlRiskLimit: '50' } });
-    return { merchant, key, target };
-  }
-  async function invoice(key: string, body: object) {
-    const res = await app.api('/payment/create', key, { method: 'POST', body });
-    assert.equal(res.status, 200, res.text);
-    return res.json as { id: number; address: string; currencies_amounts: Record<string, number> };
-  }
-  const statusOf = async (key: string, id: number) => (await app.api(`/payment/get/${id}`, key)).json;
-  const dump = async (id: number) => JSON.stringify(await app.prisma.transaction.findMany({ where: { invoiceId: id }, orderBy: { id: 'asc' } }), (_k, v) => (typeof v === 'bigint' ? String(v) : v));
-  const waitStatus = async (key: string, id: number, status: string, timeoutMs = 60_000) => {
-    try {
-      return await waitFor(`invoice ${id} to be ${status}`, async () => ((await statusOf(key, id)).status === status ? statusOf(key, id) : null), timeoutMs);
-    } catch (err) {
-      throw new Error(`${(err as Error).message}; invoice is ${JSON.stringify(await statusOf(key, id))}; transactions ${await dump(id)}`);
-    }
-  };
-  const paymentOf = (invoiceId: number, amountUnits: bigint) =>
-    waitFor(`payment of ${amountUnits} to invoice ${invoiceId}`, () => app.prisma.transaction.findFirst({ where: { invoiceId, type: 'PAYMENT', amountUnits } }), 60_000);
-  const paymentState = async (id: number, states: string[], timeoutMs = 60_000) => {
-    try {
-      return await waitFor(`payment ${id} in ${states}`, async () => {
-        const p = await app.prisma.transaction.findUniqueOrThrow({ where: { id } });
-        return states.includes(p.paymentState ?? '') ? p : null;
-      }, timeoutMs);
-    } catch (err) {
-      const p = await app.prisma.transaction.findUniqueOrThrow({ where: { id } });
-      throw new Error(`${(err as Error).message}; ${await dump(p.invoiceId!)}`);
-    }
-  };
-
-  before(async () => {
-    hooks = [];
-    hookServer = createServer((req, res) => {
-      let body = '';
-      req.on('data', (d) => (body += d));
-      req.on('end', () => {
-        const json = JSON.parse(body);
-        hooks.push({ id: json.id, status: json.status });
-        res.end('ok');
-      });
-    });
-    const port = await freePort();
-    await new Promise<void>((r) => hookServer.listen(port, '127.0.0.1', r));
-    hookUrl = `http://127.0.0.1:${port}/hook`;
-    devnet = await startDevnetProcess({ blockMs: 100, solidifiedDepth: 3 });
-    app = await startApp({ TRON_FULL_NODE_URL: devnet.url, TRON_USDT_CONTRACT: devnet.usdtContract });
-    chain = createChain({ fullNodeUrl: devnet.url, apiKey: null, usdtContract: devnet.usdtContract, txExpirationMs: 60_000 });
-    await pay(gasWallet.address, '10000', 'TRX');
-    await pay(flagged.address, '500', 'TRX');
-    worker = startWorker(app.env, devnet, { AML_FLAGGED_ADDRESSES: flagged.address });
-  });
-
-  after(async () => {
-    if (process.env.DEBUG_WORKER) (await import('node:fs')).writeFileSync(process.env.DEBUG_WORKER, worker?.output() ?? '');
-    await worker?.stop();
-    await app?.stop();
-    await devnet?.stop();
-    hookServer?.close();
-  });
+  before(() => s.start());
+  after(() => s.stop());
 
   it('case 3: a target wallet cleared while a forward is in flight: the forward is followed to the end and the payment settles, not held under it; the next payment goes through', async () => {
     const { merchant, key, target } = await newMerchant();
     const inv = await invoice(key, { type: 'MULTIPLE', currencies: ['TRX'] });
     // The forward is broadcast but kept out of blocks for a while: a send in flight whose fate is unknown.
-    await devnet.fault.delay({ from: inv.address, blocks: 150, count: 1 });
-    await pay(inv.address, '20', 'TRX');
+    await s.devnet.fault.delay({ from: inv.address, blocks: 150, count: 1 });
+    await s.pay(inv.address, '20', 'TRX');
     const first = await paymentOf(inv.id, 20n * TRX);
-    await waitFor('the forward broadcast', () => app.prisma.transaction.findFirst({ where: { sourceId: first.id, sendPurpose: 'FORWARD', sendState: 'BROADCAST' } }), 60_000);
-    await app.prisma.merchant.update({ where: { id: merchant.id }, data: { targetWalletAddress: null } });
-    const inFlight = await app.prisma.transaction.findFirstOrThrow({ where: { sourceId: first.id, sendPurpose: 'FORWARD' } });
+    await waitFor('the forward broadcast', () => s.app.prisma.transaction.findFirst({ where: { sourceId: first.id, sendPurpose: 'FORWARD', sendState: 'BROADCAST' } }), 60_000);
+    await s.app.prisma.merchant.update({ where: { id: merchant.id }, data: { targetWalletAddress: null } });
+    const inFlight = await s.app.prisma.transaction.findFirstOrThrow({ where: { sourceId: first.id, sendPurpose: 'FORWARD' } });
     assert.equal(inFlight.sendState, 'BROADCAST', 'the wallet was cleared while the forward was in flight');
     const settled = await paymentState(first.id, ['SETTLED', 'HELD', 'FAILED']);
     assert.equal(settled.paymentState, 'SETTLED', await dump(inv.id));
-    const forward = await app.prisma.transaction.findFirstOrThrow({ where: { sourceId: first.id, sendPurpose: 'FORWARD' } });
+    const forward = await s.app.prisma.transaction.findFirstOrThrow({ where: { sourceId: first.id, sendPurpose: 'FORWARD' } });
     assert.equal(forward.sendState, 'CONFIRMED');
-    assert.equal(await chain.getTrxBalance(target), forward.amountUnits, 'the merchant has the forwarded TRX');
+    assert.equal(await s.chain.getTrxBalance(target), forward.amountUnits, 'the merchant has the forwarded TRX');
     // The address is not blocked by a stale send: with a wallet set again, the next customer's payment is forwarded.
-    await app.prisma.merchant.update({ where: { id: merchant.id }, data: { targetWalletAddress: target } });
-    await pay(inv.address, '21', 'TRX');
+    await s.app.prisma.merchant.update({ where: { id: merchant.id }, data: { targetWalletAddress: target } });
+    await s.pay(inv.address, '21', 'TRX');
     const second = await paymentOf(inv.id, 21n * TRX);
     assert.equal((await paymentState(second.id, ['SETTLED', 'HELD', 'FAILED'])).paymentState, 'SETTLED', await dump(inv.id));
   });
@@ -142,28 +66,28 @@ describe('payment door on the devnet: nothing orphaned, griefed, canceled under 
   it('case 5: 1 TRX from a flagged address to an open invoice is returned without ending it; the real customer completes it and the merchant hears COMPLETED', async () => {
     const { key, target } = await newMerchant({ aml: true });
     const inv = await invoice(key, { type: 'SINGLE', amount: 10, currencies: ['TRX'] });
-    const grief = await chain.buildSignedTrxTransfer(flagged.privateKey, inv.address, 1n * TRX);
-    await chain.broadcast(grief.signedTx);
+    const grief = await s.chain.buildSignedTrxTransfer(s.flagged.privateKey, inv.address, 1n * TRX);
+    await s.chain.broadcast(grief.signedTx);
     const flaggedPayment = await paymentOf(inv.id, 1n * TRX);
     const returned = await paymentState(flaggedPayment.id, ['REFUNDED', 'HELD', 'FAILED', 'SETTLED']);
     assert.equal(returned.paymentState, 'REFUNDED', await dump(inv.id));
     assert.equal((await statusOf(key, inv.id)).status, 'ACTIVE', 'a flagged payment below what the invoice asks does not end it');
     const due = String(inv.currencies_amounts.TRX);
-    await pay(inv.address, due, 'TRX');
+    await s.pay(inv.address, due, 'TRX');
     const done = await waitStatus(key, inv.id, 'COMPLETED');
     assert.deepEqual(done.transfer_amounts.input, { TRX: Number(due) }, 'only the real payment is counted');
-    await waitFor('the COMPLETED webhook', async () => hooks.some((h) => h.id === inv.id && h.status === 'COMPLETED'));
-    assert.ok(!hooks.some((h) => h.id === inv.id && h.status === 'AML_FAILED'));
-    const forward = await app.prisma.transaction.findFirstOrThrow({ where: { invoiceId: inv.id, sendPurpose: 'FORWARD', sendState: 'CONFIRMED' } });
-    assert.equal(await chain.getTrxBalance(target), forward.amountUnits);
+    await waitFor('the COMPLETED webhook', async () => s.hooks.some((h) => h.id === inv.id && h.status === 'COMPLETED'));
+    assert.ok(!s.hooks.some((h) => h.id === inv.id && h.status === 'AML_FAILED'));
+    const forward = await s.app.prisma.transaction.findFirstOrThrow({ where: { invoiceId: inv.id, sendPurpose: 'FORWARD', sendState: 'CONFIRMED' } });
+    assert.equal(await s.chain.getTrxBalance(target), forward.amountUnits);
     // Reconcile knows the rule: AML_FAILED written past the door for this invoice (a 1 TRX refund) is a misreport.
-    const was = await app.prisma.invoice.findUniqueOrThrow({ where: { id: inv.id } });
-    await app.prisma.invoice.update({ where: { id: inv.id }, data: { status: 'AML_FAILED' } });
+    const was = await s.app.prisma.invoice.findUniqueOrThrow({ where: { id: inv.id } });
+    await s.app.prisma.invoice.update({ where: { id: inv.id }, data: { status: 'AML_FAILED' } });
     try {
-      const r = await reconcile(app.prisma, chain, TEST_RULES);
+      const r = await reconcile(s.app.prisma, s.chain, TEST_RULES);
       assert.ok(r.mismatches.some((m) => m.includes(`invoice ${inv.id} status AML_FAILED: no payment that would have paid it was refunded`)), r.mismatches.join('\n'));
     } finally {
-      await app.prisma.invoice.update({ where: { id: inv.id }, data: { status: was.status } });
+      await s.app.prisma.invoice.update({ where: { id: inv.id }, data: { status: was.status } });
     }
   });
 
@@ -171,25 +95,25 @@ describe('payment door on the devnet: nothing orphaned, griefed, canceled under 
     const { key } = await newMerchant({ aml: true });
     const inv = await invoice(key, { type: 'SINGLE', amount: 10, currencies: ['TRX'] });
     const units = BigInt(Math.round(inv.currencies_amounts.TRX! * 1e6));
-    const whole = await chain.buildSignedTrxTransfer(flagged.privateKey, inv.address, units);
-    await chain.broadcast(whole.signedTx);
+    const whole = await s.chain.buildSignedTrxTransfer(s.flagged.privateKey, inv.address, units);
+    await s.chain.broadcast(whole.signedTx);
     await waitStatus(key, inv.id, 'AML_FAILED');
   });
 
   it('case 8: an invoice with a payment detected, being forwarded or partly settled cannot be canceled, in the API and the dashboard', async () => {
     const { merchant, key } = await newMerchant();
-    await app.prisma.merchant.update({ where: { id: merchant.id }, data: { passwordHash: await hashPassword('door password 1') } });
-    const dashboard = new DashboardSession(app.baseUrl);
+    await s.app.prisma.merchant.update({ where: { id: merchant.id }, data: { passwordHash: await hashPassword('door password 1') } });
+    const dashboard = new DashboardSession(s.app.baseUrl);
     assert.equal(await dashboard.signIn(merchant.email, 'door password 1'), null);
     const inv = await invoice(key, { type: 'SINGLE', amount: 100, currencies: ['TRX'] });
     assert.equal((await dashboard.api(`/invoices/${inv.id}`)).json.cancelable, true, 'nothing arrived yet: Cancel is offered');
-    await pay(inv.address, '40', 'TRX');
+    await s.pay(inv.address, '40', 'TRX');
     const payment = await paymentOf(inv.id, 40n * TRX);
-    const cancel = await app.api(`/payment/${inv.id}/cancel`, key, { method: 'DELETE' });
+    const cancel = await s.app.api(`/payment/${inv.id}/cancel`, key, { method: 'DELETE' });
     assert.equal(cancel.status, 400, cancel.text);
     assert.deepEqual(cancel.json, { detail: 'Invoice cannot be canceled' });
     await paymentState(payment.id, ['SETTLED']);
-    const after = await app.api(`/payment/${inv.id}/cancel`, key, { method: 'DELETE' });
+    const after = await s.app.api(`/payment/${inv.id}/cancel`, key, { method: 'DELETE' });
     assert.equal(after.status, 400, 'partly paid: still not cancelable');
     assert.equal((await dashboard.api(`/invoices/${inv.id}`)).json.cancelable, false, 'the dashboard offers no Cancel');
     assert.equal((await dashboard.api(`/invoices/${inv.id}/cancel`, 'POST')).status, 400, 'nor does its cancel route accept one');
@@ -198,7 +122,7 @@ describe('payment door on the devnet: nothing orphaned, griefed, canceled under 
     assert.deepEqual(shown.transfer_amounts.input, { TRX: 40 });
     // Nothing arrived: cancelable as before.
     const other = await invoice(key, { type: 'SINGLE', amount: 100, currencies: ['TRX'] });
-    const ok = await app.api(`/payment/${other.id}/cancel`, key, { method: 'DELETE' });
+    const ok = await s.app.api(`/payment/${other.id}/cancel`, key, { method: 'DELETE' });
     assert.equal(ok.status, 200, ok.text);
     assert.equal(ok.json.status, 'CANCELED');
   });
@@ -206,29 +130,29 @@ describe('payment door on the devnet: nothing orphaned, griefed, canceled under 
   it('case 8: held dust does not make an invoice uncancelable', async () => {
     const { key } = await newMerchant();
     const inv = await invoice(key, { type: 'SINGLE', amount: 100, currencies: ['TRX'] });
-    await pay(inv.address, '0.5', 'TRX');
+    await s.pay(inv.address, '0.5', 'TRX');
     const dust = await paymentOf(inv.id, TRX / 2n);
     assert.match((await paymentState(dust.id, ['HELD'])).heldReason ?? '', /^dust:/);
-    const cancel = await app.api(`/payment/${inv.id}/cancel`, key, { method: 'DELETE' });
+    const cancel = await s.app.api(`/payment/${inv.id}/cancel`, key, { method: 'DELETE' });
     assert.equal(cancel.status, 200, cancel.text);
   });
 
   it('case 10: refusals are counted in a row: a round that gets through resets the count, so a payment is not held for old refusals', async () => {
     const { key, target } = await newMerchant();
     const inv = await invoice(key, { type: 'SINGLE', amount: 20, currencies: ['USDT'] });
-    await pay(inv.address, '20', 'USDT');
+    await s.pay(inv.address, '20', 'USDT');
     // The address's USDT is taken away before the worker sees the payment: every estimate of its forward reverts.
-    await devnet.setBalance(inv.address, { usdtUnits: 0n });
+    await s.devnet.setBalance(inv.address, { usdtUnits: 0n });
     const payment = await paymentOf(inv.id, 20n * USDT);
-    await waitFor('two refusals counted', async () => ((await app.prisma.transaction.findUniqueOrThrow({ where: { id: payment.id } })).retries >= 2 ? true : null), 60_000);
-    await devnet.setBalance(inv.address, { usdtUnits: 20n * USDT });
+    await waitFor('two refusals counted', async () => ((await s.app.prisma.transaction.findUniqueOrThrow({ where: { id: payment.id } })).retries >= 2 ? true : null), 60_000);
+    await s.devnet.setBalance(inv.address, { usdtUnits: 20n * USDT });
     const settled = await paymentState(payment.id, ['SETTLED', 'HELD', 'FAILED']);
     assert.equal(settled.paymentState, 'SETTLED', await dump(inv.id));
     assert.equal(settled.retries, 0, 'the refusals before the round that got through are not counted any more');
-    assert.ok((await chain.getUsdtBalance(target)) > 0n);
+    assert.ok((await s.chain.getUsdtBalance(target)) > 0n);
   });
 
   it('the books balance: every payment closed, ledger equal to the chain', async () => {
-    await assertReconciled(app.prisma, chain, 60_000);
+    await assertReconciled(s.app.prisma, s.chain, 60_000);
   });
 });

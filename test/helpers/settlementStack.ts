@@ -1,0 +1,134 @@
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import { TronWeb } from 'tronweb';
+import { createChain, type Chain } from '@/lib/chain';
+import { deriveAccount } from '@/lib/chain/keys';
+import type { Merchant, Transaction } from '@/lib/generated/prisma/client';
+import { freePort, startApp, TEST_MNEMONIC, type TestApp } from './app';
+import { startDevnetProcess, waitFor, type DevnetProcess } from './devnet';
+import { startWorker, type WorkerProcess } from './worker';
+
+export interface Hook {
+  id: number;
+  status: string;
+  key: string;
+}
+
+/**
+ * The real stack a settlement suite drives: a devnet (100 ms blocks, solidified 3 deep), the app,
+ * the worker and a webhook receiver, with the gas wallet and a flagged sender funded, and the
+ * few things each suite asks of them (a merchant, an invoice, a payment reaching a state).
+ * Nothing here writes a state the worker produces.
+ */
+export class SettlementStack {
+  readonly hooks: Hook[] = [];
+  readonly flagged = TronWeb.createRandom() as unknown as { address: string; privateKey: string };
+  readonly gasWallet = deriveAccount(TEST_MNEMONIC, 0, 'gas');
+  devnet!: DevnetProcess;
+  app!: TestApp;
+  worker!: WorkerProcess;
+  chain!: Chain;
+  private hookServer!: Server;
+  private hookUrl = '';
+
+  /**
+   * `workerEnv` is the worker's settings beside the flagged sender (AML_FLAGGED_ADDRESSES);
+   * `beforeWorker` funds what else the suite needs before the worker starts scanning.
+   */
+  async start(workerEnv: Record<string, string> = {}, beforeWorker?: () => Promise<void>): Promise<this> {
+    this.hookServer = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', () => {
+        const json = JSON.parse(body);
+        this.hooks.push({ id: json.id, status: json.status, key: String(req.headers['idempotency-key']) });
+        res.end('ok');
+      });
+    });
+    const port = await freePort();
+    await new Promise<void>((r) => this.hookServer.listen(port, '127.0.0.1', r));
+    this.hookUrl = `http://127.0.0.1:${port}/hook`;
+    this.devnet = await startDevnetProcess({ blockMs: 100, solidifiedDepth: 3 });
+    this.app = await startApp({ TRON_FULL_NODE_URL: this.devnet.url, TRON_USDT_CONTRACT: this.devnet.usdtContract });
+    this.chain = createChain({ fullNodeUrl: this.devnet.url, apiKey: null, usdtContract: this.devnet.usdtContract, txExpirationMs: 60_000 });
+    await this.pay(this.gasWallet.address, '10000', 'TRX');
+    await this.pay(this.flagged.address, '500', 'TRX');
+    await beforeWorker?.();
+    this.worker = startWorker(this.app.env, this.devnet, { AML_FLAGGED_ADDRESSES: this.flagged.address, ...workerEnv });
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    if (process.env.DEBUG_WORKER) (await import('node:fs')).writeFileSync(process.env.DEBUG_WORKER, this.worker?.output() ?? '');
+    await this.worker?.stop();
+    await this.app?.stop();
+    await this.devnet?.stop();
+    this.hookServer?.close();
+  }
+
+  /** The devnet faucet pays `amount` (a decimal) of a token to `address`. */
+  pay(address: string, amount: string, currency: 'TRX' | 'USDT'): Promise<unknown> {
+    return this.devnet.pay(address, amount, currency);
+  }
+
+  /** A merchant with a fresh target wallet and its webhooks sent to this stack's receiver. */
+  async newMerchant(opts: { aml?: boolean } = {}): Promise<{ merchant: Merchant; key: string; target: string }> {
+    const target = (TronWeb.createRandom() as unknown as { address: string }).address;
+    const { merchant, key } = await this.app.createMerchant({ targetWallet: target });
+    await this.app.prisma.merchant.update({ where: { id: merchant.id }, data: { webhookUrl: this.hookUrl, amlCheck: opts.aml ?? false, amlRiskLimit: '50' } });
+    return { merchant, key, target };
+  }
+
+  async invoice(key: string, body: object): Promise<{ id: number; address: string; currencies_amounts: Record<string, number> }> {
+    const res = await this.app.api('/payment/create', key, { method: 'POST', body });
+    assert.equal(res.status, 200, res.text);
+    return res.json;
+  }
+
+  statusOf = async (key: string, id: number) => (await this.app.api(`/payment/get/${id}`, key)).json;
+
+  /** The invoice's transactions, for a failure's message. */
+  dump = async (invoiceId: number) =>
+    JSON.stringify(await this.app.prisma.transaction.findMany({ where: { invoiceId }, orderBy: { id: 'asc' } }), (_k, v) => (typeof v === 'bigint' ? String(v) : v));
+
+  async waitStatus(key: string, id: number, status: string, timeoutMs = 60_000) {
+    try {
+      return await waitFor(`invoice ${id} to be ${status}`, async () => ((await this.statusOf(key, id)).status === status ? this.statusOf(key, id) : null), timeoutMs);
+    } catch (err) {
+      throw new Error(`${(err as Error).message}; invoice is ${JSON.stringify(await this.statusOf(key, id))}; transactions ${await this.dump(id)}`);
+    }
+  }
+
+  paymentOf(invoiceId: number, amountUnits: bigint, timeoutMs = 60_000): Promise<Transaction> {
+    return waitFor(`payment of ${amountUnits} to invoice ${invoiceId}`, () => this.app.prisma.transaction.findFirst({ where: { invoiceId, type: 'PAYMENT', amountUnits } }), timeoutMs);
+  }
+
+  async paymentState(id: number, states: string[], timeoutMs = 60_000): Promise<Transaction> {
+    try {
+      return await waitFor(`payment ${id} in ${states}`, async () => {
+        const p = await this.app.prisma.transaction.findUniqueOrThrow({ where: { id } });
+        return states.includes(p.paymentState ?? '') ? p : null;
+      }, timeoutMs);
+    } catch (err) {
+      const p = await this.app.prisma.transaction.findUniqueOrThrow({ where: { id } });
+      throw new Error(`${(err as Error).message}; ${await this.dump(p.invoiceId!)}`);
+    }
+  }
+
+  hooked(invoiceId: number, status: string): boolean {
+    return this.hooks.some((h) => h.id === invoiceId && h.status === status);
+  }
+}
+
+/** The stack's helpers as plain functions, for suites that call them often. */
+export function bind(s: SettlementStack) {
+  return {
+    newMerchant: s.newMerchant.bind(s),
+    invoice: s.invoice.bind(s),
+    statusOf: s.statusOf,
+    dump: s.dump,
+    waitStatus: s.waitStatus.bind(s),
+    paymentOf: s.paymentOf.bind(s),
+    paymentState: s.paymentState.bind(s),
+  };
+}
