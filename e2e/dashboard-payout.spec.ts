@@ -98,7 +98,9 @@ test('a merchant estimates and creates a mass payout in the dashboard and sees i
     expect(res.status()).toBe(200);
     const { id } = (await res.json()) as { id: number };
     const failed = { index: 1, address: targets[1]!.address, amount: 2, error: 'send failed 3 times: out of energy' };
-    await app.prisma.invoice.update({ where: { id }, data: { status: 'ERROR', failedTargets: [failed] } });
+    // With its cost, the quoted fee, as the worker's finish writes it: npm run reconcile at the stack's teardown proves it.
+    const { feeUnits, currency } = await app.prisma.invoiceCurrency.findFirstOrThrow({ where: { invoiceId: id } });
+    await app.prisma.invoice.update({ where: { id }, data: { status: 'ERROR', failedTargets: [failed], costUnits: feeUnits, costCurrency: currency } });
     await page.goto(`${app.baseUrl}/dashboard/invoices/${id}`);
     await expect(page.getByTestId('invoice-status')).toHaveText('ERROR');
     const rows = page.getByRole('table', { name: 'Failed payout targets' }).getByRole('row');
