@@ -17,24 +17,28 @@ async function gasBooked(ctx: WorkerContext, address: string): Promise<bigint> {
   return row?.gas ?? 0n;
 }
 
+/** What the chain and the ledger say of the TRX at `address`, and the part of the ledger's that is gas. */
+async function trxAt(ctx: WorkerContext, address: string): Promise<{ chainSun: bigint; gasSun: bigint; notGasSun: bigint }> {
+  const [chainSun, ledger, gasSun] = await Promise.all([
+    ctx.chain.getTrxBalance(address),
+    ctx.prisma.ledgerEntry.aggregate({ where: { address, currency: 'TRX' }, _sum: { deltaUnits: true } }),
+    gasBooked(ctx, address),
+  ]);
+  return { chainSun, gasSun, notGasSun: (ledger._sum.deltaUnits ?? 0n) - gasSun };
+}
+
 /**
  * TRX at `address` that a send may burn: only gas, what the gas wallet sent there for sends and
  * they have not burned (issue 22, case 1). The merchant's or a customer's TRX at the address
  * (a payment, a payout top-up sent in TRX by mistake, a fee kept, held funds) is never gas: it is
  * the rest of the ledger's balance there, and it is taken off what the chain holds, so a burn not
  * booked yet (a send in flight) lowers the gas, never their TRX, and TRX the scanner has not
- * recorded yet is never counted. `_anchorId`: the callers' payment; its TRX is no more gas than
- * another's.
+ * recorded yet is never counted.
  */
-export async function spendableTrx(ctx: WorkerContext, address: string, _anchorId: number): Promise<bigint> {
-  const [chainBalance, ledger, gas] = await Promise.all([
-    ctx.chain.getTrxBalance(address),
-    ctx.prisma.ledgerEntry.aggregate({ where: { address, currency: 'TRX' }, _sum: { deltaUnits: true } }),
-    gasBooked(ctx, address),
-  ]);
-  const notGas = (ledger._sum.deltaUnits ?? 0n) - gas;
-  const onChainForGas = chainBalance - notGas;
-  return onChainForGas < gas ? onChainForGas : gas;
+export async function spendableTrx(ctx: WorkerContext, address: string): Promise<bigint> {
+  const { chainSun, gasSun, notGasSun } = await trxAt(ctx, address);
+  const onChainForGas = chainSun - notGasSun;
+  return onChainForGas < gasSun ? onChainForGas : gasSun;
 }
 
 /**
@@ -43,14 +47,9 @@ export async function spendableTrx(ctx: WorkerContext, address: string, _anchorI
  * back (lib/payouts/returns.ts).
  */
 export async function trxNotGas(ctx: WorkerContext, address: string): Promise<bigint> {
-  const [chainBalance, ledger, gas] = await Promise.all([
-    ctx.chain.getTrxBalance(address),
-    ctx.prisma.ledgerEntry.aggregate({ where: { address, currency: 'TRX' }, _sum: { deltaUnits: true } }),
-    gasBooked(ctx, address),
-  ]);
-  const notGas = (ledger._sum.deltaUnits ?? 0n) - gas;
-  const onChain = chainBalance - (gas > 0n ? gas : 0n);
-  return notGas < onChain ? notGas : onChain;
+  const { chainSun, gasSun, notGasSun } = await trxAt(ctx, address);
+  const onChain = chainSun - (gasSun > 0n ? gasSun : 0n);
+  return notGasSun < onChain ? notGasSun : onChain;
 }
 
 /**
@@ -74,7 +73,7 @@ export function ensureGas(
 ): Promise<SendOutcome> {
   return ensureSend(ctx, anchor, step, async () => {
     const need = await needSun();
-    const have = await spendableTrx(ctx, address, anchor.id);
+    const have = await spendableTrx(ctx, address);
     if (have >= need) return null;
     const amount = need - (have > 0n ? have : 0n);
     return {

@@ -30,7 +30,8 @@ async function returnGas(ctx: WorkerContext, p: Payment): Promise<void> {
   const returned = await ctx.prisma.transaction.count({ where: { sourceId: p.id, sendPurpose: 'GAS_RETURN', sendState: 'CONFIRMED' } });
   const to = ctx.gasWallet.address;
   const outcome = await ensureSend(ctx, p, { purpose: 'GAS_RETURN', address, ...(returned > 0 && { index: returned }) }, async () => {
-    const remainder = await gasRemainder(ctx, address, p.id);
+    // The gas there and nothing else (lib/payments/gas.ts): never a customer's TRX, a fee kept or held funds.
+    const remainder = await spendableTrx(ctx, address);
     if (remainder <= 0n) return null;
     // From an activated address a TRX send uses its free daily bandwidth when it has some (then it burns nothing).
     const cost = await ctx.chain.estimateTransfer({ token: 'TRX', from: address, to, amount: remainder });
@@ -44,22 +45,6 @@ async function returnGas(ctx: WorkerContext, p: Payment): Promise<void> {
   if (outcome.state === 'pending') return;
   if (outcome.state === 'exhausted') console.error(`ALERT payment ${p.id}: gas remainder at ${address} not returned: ${outcome.error}`);
   await ctx.prisma.transaction.updateMany({ where: { id: p.id, leaseOwner: ctx.owner }, data: { gasReturnDue: false } });
-}
-
-/**
- * The gas TRX at an address that is the service's to take back: what may be burned as gas
- * there (lib/payments/gas.ts: the smaller of chain and ledger, less other payments' TRX
- * waiting and the fees and held funds booked there), and never more than the gas the ledger
- * says arrived there and was not returned yet.
- */
-async function gasRemainder(ctx: WorkerContext, address: string, anchorId: number): Promise<bigint> {
-  const [spendable, gasIn, returned] = await Promise.all([
-    spendableTrx(ctx, address, anchorId),
-    ctx.prisma.ledgerEntry.aggregate({ where: { address, currency: 'TRX', kind: 'GAS_IN' }, _sum: { units: true } }),
-    ctx.prisma.ledgerEntry.aggregate({ where: { address, currency: 'TRX', kind: 'GAS_RETURN_OUT' }, _sum: { units: true } }),
-  ]);
-  const gas = (gasIn._sum.units ?? 0n) - (returned._sum.units ?? 0n);
-  return spendable < gas ? spendable : gas;
 }
 
 const GAS_RETURN_DUE = Prisma.sql`gas_return_due AND NOT (payment_state = ANY(${[...OPEN_PAYMENT_STATES]}::"PaymentState"[]))`;

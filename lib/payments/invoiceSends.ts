@@ -94,7 +94,7 @@ export async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: '
       signed: await ctx.chain.buildSignedUsdtTransfer(privateKey, to, amount, await feeLimitNow()),
     };
   };
-  return ensureSend(ctx, p, step, plan, { burnNowSun: burnNow, beforeBroadcast: (row) => underfunded(ctx, p.id, row) });
+  return ensureSend(ctx, p, step, plan, { burnNowSun: burnNow, beforeBroadcast: (row) => underfunded(ctx, row) });
 }
 
 /**
@@ -104,13 +104,13 @@ export async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: '
  * kept back until it expires and is proven dead, then rebuilt at the new price. An address
  * holding less than the fee_limit (gas that arrived before the price rose) is topped up first.
  */
-async function underfunded(ctx: WorkerContext, anchorId: number, row: Transaction): Promise<string | null> {
+async function underfunded(ctx: WorkerContext, row: Transaction): Promise<string | null> {
   const limit = feeLimitOf(row);
   if (limit === null) return null;
   const cost = await ctx.chain.estimateTransfer({ token: row.currency as Currency, from: row.fromAddress, to: row.toAddress, amount: row.amountUnits, feeLimitSun: limit });
   const burn = cost.energyFeeSun + cost.bandwidthFeeSun;
   if (limit < burn) return `its fee_limit of ${toDecimal(limit)} TRX is below the ${toDecimal(burn)} TRX it would burn now (the energy price or its energy rose since it was built); rebuilt once it is proven dead`;
-  const have = await spendableTrx(ctx, row.fromAddress, anchorId);
+  const have = await spendableTrx(ctx, row.fromAddress);
   if (have < limit) return `the address holds ${toDecimal(have)} TRX of gas, less than its fee_limit of ${toDecimal(limit)} TRX; topped up first`;
   return null;
 }
