@@ -227,7 +227,7 @@ async function busyElsewhere(ctx: WorkerContext, address: string, anchorId: numb
  * bandwidth, expiry or an unreachable node are not among them.
  */
 const PERMANENT_REFUSAL = /smartContract|to yourself|must be greater than 0|No contract or not a smart contract/i;
-export const cannotSucceed = (r: Pick<Transaction, 'blockNumber' | 'error'>) => r.blockNumber !== null || PERMANENT_REFUSAL.test(r.error ?? '');
+const cannotSucceed = (r: Pick<Transaction, 'blockNumber' | 'error'>) => r.blockNumber !== null || PERMANENT_REFUSAL.test(r.error ?? '');
 
 /** Wait before rebuilding a send that expired unsent: doubling from SEND_RETRY_BASE_MS, at most SEND_RETRY_MAX_MS. */
 function retryBackoffMs(ctx: WorkerContext, attempt: number): number {

@@ -8,7 +8,7 @@ import { extendLease, workThrough } from '@/lib/worker/lease';
 import { withMargin } from '@/lib/money/fees';
 import { tokenAmountJson, type Currency } from '@/lib/money/tokens';
 import type { WorkerContext } from '@/lib/worker/context';
-import { cannotSucceed, ensureSend, stepName, type SendOutcome } from '@/lib/payments/sends';
+import { ensureSend, exhausted, type SendOutcome } from '@/lib/payments/sends';
 import { scannedUntil } from '@/lib/payments/scan';
 import type { BatchCost } from '@/lib/chain/types';
 import { estimateTransfers } from './estimate';
@@ -102,23 +102,24 @@ async function payTargets(ctx: WorkerContext, payout: Payout, anchor: Transactio
   const latest = new Map<string, Transaction>();
   // Ordered by id: the last attempt wins.
   for (const row of sends) if (row.sendPurpose === 'PAYOUT_TARGET') latest.set(`target-${row.sendIndex}`, row);
-  const exhausted = (i: number) =>
-    sends.filter((r) => r.sendPurpose === 'PAYOUT_TARGET' && r.sendIndex === i && r.sendState === 'FAILED' && cannotSucceed(r)).length >= ctx.settings.SEND_MAX_ATTEMPTS * (1 + anchor.operatorRetries);
   const latestGas = (wave: number) => sends.find((r) => r.sendPurpose === 'PAYOUT_GAS' && r.sendIndex === wave);
 
   const confirmed = new Map<number, Transaction>();
   const failures: Failure[] = [];
   const inFlight: number[] = [];
   const toBuild: number[] = [];
-  targets.forEach((_, i) => {
+  for (const i of targets.keys()) {
     const row = latest.get(`target-${i}`);
     if (row?.sendState === 'CONFIRMED') confirmed.set(i, row);
     else if (row && row.sendState !== 'FAILED') inFlight.push(i);
-    // As for payments (ensureSend), only sends that landed and failed, or were refused for good, count
-    // against SEND_MAX_ATTEMPTS: one dropped or expired unsent is rebuilt (issue 22, case 4).
-    else if (row && exhausted(i)) failures.push({ index: i, error: `${stepName(targetStep(i))}: ${row.error ?? 'failed'}` });
-    else toBuild.push(i);
-  });
+    else {
+      // The payments' rule (exhausted, lib/payments/sends.ts): only sends that landed and failed, or were
+      // refused for good, count against SEND_MAX_ATTEMPTS; one dropped or expired unsent is rebuilt (issue 22, case 4).
+      const error = row ? await exhausted(ctx, anchor, targetStep(i)) : null;
+      if (error) failures.push({ index: i, error });
+      else toBuild.push(i);
+    }
+  }
 
   // USDT: the temporary address needs TRX for energy and bandwidth. One gas send
   // per wave of new attempts, planned only while no send is in flight, so that
