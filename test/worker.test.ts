@@ -107,7 +107,11 @@ describe('worker: detection, AML, forwarding, statuses and webhooks on the devne
     assert.equal(hook.headers['idempotency-key'], `invoice:${inv.id}:COMPLETED`);
     assert.equal(JSON.parse(hook.body).status, 'COMPLETED');
     assert.equal(JSON.parse(hook.body).order_id, 'trx-exact');
-    const delivery = await app.prisma.webhookDelivery.findFirstOrThrow({ where: { invoiceId: inv.id } });
+    // The receiver has the request before the worker has read the answer and recorded it.
+    const delivery = await waitFor('the delivery recorded', async () => {
+      const d = await app.prisma.webhookDelivery.findFirstOrThrow({ where: { invoiceId: inv.id } });
+      return d.status !== 'SENDING' ? d : null;
+    });
     assert.equal(delivery.status, 'DELIVERED');
     assert.equal(delivery.responseStatus, 200);
     assert.ok(delivery.latencyMs !== null && delivery.latencyMs >= 0);
