@@ -6,9 +6,10 @@ import { pathToFileURL } from 'node:url';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import next from 'next';
-import { config, sessionConfig } from '@/lib/config';
+import { config, dashboardBaseUrl, sessionConfig } from '@/lib/config';
 import { clientIpFrom } from '@/lib/auth/ipAllowList';
 import { CLIENT_IP_HEADER } from '@/lib/auth/clientIp';
+import { withSafeCallbackCookie, withSafeCallbackQuery } from '@/lib/auth/callbackUrl';
 import { addressKey, RateLimiter } from '@/lib/rateLimit';
 import { ApiRouter, type RouteModule } from '@/lib/http/apiRouter';
 import { SECURITY_HEADERS, securityHeadersFor } from '@/lib/http/securityHeaders';
@@ -48,6 +49,8 @@ const ALLOW = [...METHODS].join(', ');
 // sequential, and the limit keeps a guesser from walking them.
 const PUBLIC_PAGE = /^\/payment\/[^/?]+(?:\/(?:status|devnet-pay))?\/?(?:\?|$)/;
 const publicPages = new RateLimiter(c.PUBLIC_PAGE_RATE_PER_MINUTE);
+// The origin next-auth builds its URLs from (NEXTAUTH_URL, or else PUBLIC_BASE_URL).
+const authBase = dashboardBaseUrl();
 
 const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 405: 'Method Not Allowed', 408: 'Request Timeout', 413: 'Payload Too Large', 414: 'URI Too Long', 429: 'Too Many Requests', 431: 'Request Header Fields Too Large' };
 
@@ -120,6 +123,10 @@ const server = createServer(
     if (target.length > MAX_URL_LENGTH) return answer(res, 414, `Request URL is longer than ${MAX_URL_LENGTH} characters.`);
     if (!wellEncoded(target)) return answer(res, 400, 'Malformed percent-encoding in the request URL.');
     if (DOT_SEGMENT.test(pathname)) return answer(res, 400, 'Path segments "." and ".." are not accepted.');
+    // next-auth answers a callbackUrl (query or cookie) that is no http(s) URL with a 500 page before
+    // any of its callbacks runs: one that is not on the dashboard's origin is dropped here.
+    if (pathname.startsWith('/api/auth/')) req.url = withSafeCallbackQuery(target, authBase);
+    if (req.headers.cookie) req.headers.cookie = withSafeCallbackCookie(req.headers.cookie, authBase);
     if (PUBLIC_PAGE.test(target)) {
       const wait = publicPages.take(`page:${addressKey(ip ?? 'unknown')}`);
       if (wait !== null) return answer(res, 429, `Too many requests from this address; try again in ${wait} s.`, { 'retry-after': String(wait) });
@@ -142,6 +149,15 @@ server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
   if (current && err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
     if (current.headersSent) return void socket.destroy();
     answer(current, 408, `The request did not arrive within ${c.HTTP_REQUEST_TIMEOUT_SECONDS} s.`, { connection: 'close' });
+    current.once('finish', () => socket.destroy());
+    return;
+  }
+  // A body the parser refuses while its handler still reads it (a malformed chunk size, a bad
+  // chunk terminator): no more of it will come, so answer 400 now rather than leave the handler
+  // waiting for the 408 of requestTimeout (issue 27, finding 6).
+  if (current && !current.req.complete && err.code?.startsWith('HPE_')) {
+    if (current.headersSent) return void socket.destroy();
+    answer(current, 400, 'Malformed request body (chunked transfer encoding).', { connection: 'close' });
     current.once('finish', () => socket.destroy());
     return;
   }

@@ -12,6 +12,7 @@ const USAGE = `usage:
   npm run devnet -- fault delay --blocks K [--count N] [--from T...] [--to T...]
   npm run devnet -- fault fail  --result OUT_OF_ENERGY|REVERT [--count N] [--from T...] [--to T...]
   npm run devnet -- fault lag <blocks>
+  npm run devnet -- fault reset [--count N]
   npm run devnet -- fault reorg --depth N [--leave-out txid,...] [--order txid,...]
   npm run devnet -- fault set-balance <address> [--balance-sun N] [--usdt-units N]
   npm run devnet -- fault chain-parameters [--energy-fee-sun N] [--bandwidth-fee-sun N] [--usdt-energy-factor N]
@@ -95,6 +96,7 @@ async function fault(args: string[]): Promise<void> {
     case 'drop':
     case 'delay':
     case 'fail':
+    case 'reset':
       request = { method: 'POST', path: `fault/${what}`, body: flags(rest) };
       break;
     case 'lag':

@@ -50,6 +50,8 @@ export const failSchema = z
   .strict()
   .transform((b): FaultSpec => ({ kind: 'fail', ...spec(b), result: b.result }));
 export const lagSchema = z.object({ blocks: whole('blocks') }).strict();
+/** The next `count` node-API requests (default 1) lose their connection unanswered. */
+export const resetSchema = z.object({ count: whole('count', 1).optional() }).strict().transform((b) => ({ count: b.count ?? 1 }));
 
 const txids = z.union([z.array(z.string()), z.string().transform((s) => s.split(',').filter(Boolean))]).pipe(z.array(z.string().regex(/^[0-9a-fA-F]{64}$/, 'txids are 64 hex characters')));
 export const reorgSchema = z

@@ -5,7 +5,7 @@ import { ChainError, createChain, type Chain } from '@/lib/chain';
 import { BadRequest, resolve, type Params } from './api';
 import type { DevnetEnv } from '@/lib/config';
 import { faucetKey, USDT_CONTRACT, witnessKey, type DevnetKey } from './genesis';
-import { chainParametersSchema, delaySchema, dropSchema, failSchema, faultJson, issues, lagSchema, reorgSchema, setBalanceSchema } from './controls';
+import { chainParametersSchema, delaySchema, dropSchema, failSchema, faultJson, issues, lagSchema, reorgSchema, resetSchema, setBalanceSchema } from './controls';
 import { toNodeJson } from './json';
 import { DevnetInputError, DevNode, LaggingView, type ChainView } from './node';
 import { MUTABLE_PARAMETERS, parameterTable, param, setParam } from './params';
@@ -113,6 +113,9 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
   let replicaUrl: string | null = null;
   let balancerUrl: string | null = null;
   let replicaLag = options.replicaLag ?? 0;
+  // POST /devnet/fault/reset: node-API requests still to be cut off unanswered, and how many were.
+  let resetsLeft = 0;
+  let resetsDone = 0;
   const replica = new LaggingView(node, () => replicaLag);
   // The faucet pays through the chain layer over HTTP, like any wallet; set once listening.
   let chain: Chain | undefined;
@@ -131,7 +134,7 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
     parameters: parameterTable(),
   });
 
-  const faults = () => ({ faults: node.faults.list().map(faultJson), held: node.heldTransactions(), replicaLag });
+  const faults = () => ({ faults: node.faults.list().map(faultJson), held: node.heldTransactions(), replicaLag, resets: { left: resetsLeft, done: resetsDone } });
   const chainParameters = () => Object.fromEntries(MUTABLE_PARAMETERS.map((name) => [name, param(name).toString()]));
 
   /** The dev controls (docs/devnet.md, "Fault controls"); undefined when `path` is not one. */
@@ -163,10 +166,14 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
         replicaLag = blocks;
         return { replicaLag, replicaUrl, balancerUrl };
       }
+      case '/devnet/fault/reset':
+        resetsLeft = post(resetSchema).count;
+        return { resets: { left: resetsLeft, done: resetsDone } };
       case '/devnet/faults':
         if (method === 'DELETE') {
           node.faults.clear();
           replicaLag = 0;
+          resetsLeft = 0;
         } else if (method !== 'GET') throw new MethodNotAllowed('GET or DELETE /devnet/faults');
         return faults();
       case '/devnet/reorg':
@@ -202,6 +209,13 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
       }
       const target = resolve(path);
       if (!target) return send(res, 404, { Error: `${path} is not served by the devnet` });
+      // A node that closes a kept-alive connection as the request arrives: the client sees
+      // "socket hang up" (ECONNRESET), as behind a load-balanced provider.
+      if (resetsLeft > 0) {
+        resetsLeft--;
+        resetsDone++;
+        return void req.socket.destroy();
+      }
       const int64AsString = req.method === 'GET' && reqUrl.searchParams.get('int64_as_string') === 'true';
       send(res, 200, target.route.handle(pick(), params, target.solid), int64AsString);
     }

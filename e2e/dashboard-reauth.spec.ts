@@ -1,30 +1,45 @@
 import { test as base } from '@playwright/test';
+import { TronWeb } from 'tronweb';
 import { startApp, type TestApp } from '../test/helpers/app';
+import { startDevnetProcess } from '../test/helpers/devnet';
 import { signUp } from './dashboardSession';
 import { expect, screenshotPath } from './fixtures';
 
 const WALLET = 'TGLheo1KN8M5W5fGbkeYXVFHnbKnN5pLPd';
 
+const randomAddress = () => (TronWeb.createRandom() as unknown as { address: string }).address;
+
 // DASHBOARD_REAUTH_MINUTES=0: every sign-in counts as old, so each fund-moving change asks for the password.
+// A devnet, because a payout is quoted from the node.
 const test = base.extend<object, { app: TestApp }>({
   app: [
     async ({}, use) => {
-      const app = await startApp({ DASHBOARD_REAUTH_MINUTES: '0' });
+      const devnet = await startDevnetProcess({ blockMs: 200, solidifiedDepth: 2 });
+      const app = await startApp({ DASHBOARD_REAUTH_MINUTES: '0', TRON_FULL_NODE_URL: devnet.url, TRON_USDT_CONTRACT: devnet.usdtContract });
       await use(app);
       await app.stop();
+      await devnet.stop();
     },
     { scope: 'worker' },
   ],
 });
 
 test('a fund-moving change asks for the password, then the wallet change is announced', async ({ page, app }) => {
-  const { password } = await signUp(page, app.baseUrl);
+  const { password, email } = await signUp(page, app.baseUrl);
+  // A first wallet is not announced as a change (issue 26): this account had one before.
+  await app.prisma.merchant.update({ where: { email }, data: { targetWalletAddress: 'TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL' } });
+  await page.reload();
 
   await test.step('cancelling the password dialog changes nothing', async () => {
     await page.getByLabel('Target wallet address').fill(WALLET);
     await page.getByRole('button', { name: 'Save settings' }).click();
-    const dialog = page.getByRole('dialog');
-    await expect(dialog.getByText('This change needs your password.')).toBeVisible();
+    const dialog = page.getByRole('dialog', { name: 'This change needs your password.' });
+    await expect(dialog.getByLabel('Password')).toBeVisible();
+    // A centred modal, not pinned to the top left corner.
+    const box = (await dialog.boundingBox())!;
+    const view = page.viewportSize()!;
+    expect(Math.abs(box.x + box.width / 2 - view.width / 2)).toBeLessThan(2);
+    expect(Math.abs(box.y + box.height / 2 - view.height / 2)).toBeLessThan(2);
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await expect(page.getByText('Confirm your password to make this change.')).toBeVisible();
   });
@@ -32,7 +47,7 @@ test('a fund-moving change asks for the password, then the wallet change is anno
   await test.step('the password confirms the change; every page then says the wallet changed', async () => {
     await page.getByRole('button', { name: 'Save settings' }).click();
     const dialog = page.getByRole('dialog');
-    await dialog.getByLabel('This change needs your password.').fill(password);
+    await dialog.getByLabel('Password').fill(password);
     await page.screenshot({ path: screenshotPath('dashboard-reauth'), fullPage: true });
     await dialog.getByRole('button', { name: 'Confirm' }).click();
     await expect(page.getByRole('status').filter({ hasText: 'Saved.' })).toBeVisible();
@@ -40,15 +55,34 @@ test('a fund-moving change asks for the password, then the wallet change is anno
     await expect(page.getByRole('alert').filter({ hasText: 'Your payout wallet was changed' })).toContainText(WALLET);
   });
 
-  await test.step('showing the webhook secret asks too; a wrong password is refused', async () => {
+  await test.step('showing the webhook secret asks too; a wrong password is said in the dialog, which stays open', async () => {
     await page.getByRole('button', { name: 'Show secret' }).click();
     const dialog = page.getByRole('dialog');
-    await dialog.getByLabel('This change needs your password.').fill('not the password');
+    await dialog.getByLabel('Password').fill('not the password');
     await dialog.getByRole('button', { name: 'Confirm' }).click();
-    await expect(page.getByText('Wrong password.')).toBeVisible();
-    await page.getByRole('button', { name: 'Show secret' }).click();
-    await page.getByRole('dialog').getByLabel('This change needs your password.').fill(password);
-    await page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
+    await expect(dialog.getByRole('alert')).toHaveText('Wrong password.');
+    await expect(dialog).toBeVisible();
+    await page.screenshot({ path: screenshotPath('dashboard-reauth-wrong-password') });
+    await dialog.getByLabel('Password').fill(password);
+    await dialog.getByRole('button', { name: 'Confirm' }).click();
+    await expect(dialog).toBeHidden();
     await expect(page.getByRole('button', { name: 'Hide secret' })).toBeVisible();
+  });
+
+  await test.step('creating a mass payout asks for the password too', async () => {
+    await page.getByRole('link', { name: 'Invoices' }).click();
+    const form = page.getByRole('form', { name: 'New mass payout' });
+    await form.getByLabel('Payout token').selectOption('TRX');
+    await form.getByLabel(/^Targets/).fill(`${randomAddress()}, 1.5`);
+    await form.getByRole('button', { name: 'Estimate cost' }).click();
+    await expect(page.getByTestId('payout-estimate-topup')).toBeVisible();
+    await form.getByRole('button', { name: 'Create payout' }).click();
+    const dialog = page.getByRole('dialog', { name: 'This change needs your password.' });
+    await dialog.getByLabel('Password').fill('still not the password');
+    await dialog.getByRole('button', { name: 'Confirm' }).click();
+    await expect(dialog.getByRole('alert')).toHaveText('Wrong password.');
+    await dialog.getByLabel('Password').fill(password);
+    await dialog.getByRole('button', { name: 'Confirm' }).click();
+    await expect(form.getByRole('status', { name: 'Created payout' })).toContainText('Payout created as invoice #');
   });
 });

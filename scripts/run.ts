@@ -9,6 +9,7 @@ import { createPrisma } from '@/lib/db/client';
 import { prepareAccounts } from '@/lib/merchants/accounts';
 import { dataDirOf, startLocalDatabase, localDevnet, withDevSecrets } from './devEnv';
 import { fundGasWalletOnDevnet } from './devnetGas';
+import { applyLocalRunDefaults, devnetEnv, startBanner, webEnv } from './childEnv';
 
 /**
  * Starts the whole service: database (embedded unless DATABASE_URL is set),
@@ -56,8 +57,9 @@ if (!env.HD_MNEMONIC) {
 // which records it for the operator commands).
 const devnetUrl = localDevnet(dataDir, env);
 const useDevnet = devnetUrl !== '';
-// Local receivers (a webhook test server on localhost) are fine on a devnet run.
-if (useDevnet) env.WEBHOOK_ALLOW_PRIVATE ??= 'true';
+// Local receivers (a webhook test server on localhost) are fine on a local devnet run only; a devnet
+// run stakes an energy pool (scripts/childEnv.ts).
+applyLocalRunDefaults(env, { dev, useDevnet });
 const children: ChildProcess[] = [];
 let stopping = false;
 function start(name: string, args: string[], childEnv: NodeJS.ProcessEnv = env): ChildProcess {
@@ -81,28 +83,19 @@ if (env.DEMO_API_KEY) {
 }
 
 if (useDevnet) {
-  start('devnet', ['devnet/cli.ts', 'start']);
+  start('devnet', ['devnet/cli.ts', 'start'], devnetEnv(env));
   await fundGasWalletOnDevnet(devnetUrl, deriveAccount(env.HD_MNEMONIC as string, 0, 'gas').address);
 }
 // The internet-facing web process never gets the mnemonic, the root of every fund (issue 16).
-const { HD_MNEMONIC: _mnemonic, ...webEnv } = env;
-start('web', ['server.ts', ...(dev ? ['--dev'] : [])], webEnv);
+start('web', ['server.ts', ...(dev ? ['--dev'] : [])], webEnv(env));
 start('worker', ['worker/main.ts']);
 
 const base = env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`;
 // The banner comes once the web app answers, so its first curl works.
 const localHost = !env.HOST || ['0.0.0.0', '::'].includes(env.HOST) ? '127.0.0.1' : env.HOST.includes(':') ? `[${env.HOST}]` : env.HOST;
 await waitForHealthy(`http://${localHost}:${env.PORT}/healthz`);
-const demo = env.DEMO_API_KEY
-  ? `  Demo API key:  ${env.DEMO_API_KEY}
-  Try:           curl -H "Authorization: ${env.DEMO_API_KEY}" ${base}/v1/api/merchant
-`
-  : '';
-const signIn = env.DEMO_API_KEY && env.DEMO_DASHBOARD_PASSWORD ? `sign in as demo@example.com / ${env.DEMO_DASHBOARD_PASSWORD}, or sign up` : 'sign up or sign in';
-console.log(`
-  Service:       ${base}
-${demo}  Dashboard:     ${base}/dashboard  (${signIn})
-${useDevnet ? `  Devnet:        pay an invoice with: npm run devnet -- pay <address> <amount> <TRX|USDT>\n` : ''}`);
+// `npm start` prints no key or password (scripts/childEnv.ts); the dev run shows the demo ones.
+console.log(startBanner(env, { dev, useDevnet, base }));
 
 async function waitForHealthy(url: string): Promise<void> {
   for (;;) {

@@ -174,6 +174,28 @@ describe('chain layer against the devnet', () => {
     await assert.rejects(offline.broadcast(signed.signedTx), ChainUnavailableError);
   });
 
+  test('a read or a broadcast whose connection the node resets is sent again; a node that keeps resetting is unavailable', async () => {
+    // Issue 27, finding 7: "getaccount: socket hang up" on a kept-alive connection the node had just closed.
+    const to = await newAccount();
+    await devnet.fault.reset(2);
+    assert.equal(await chain.getTrxBalance(devnet.faucetAddress, 'head') > 0n, true);
+    assert.deepEqual((await devnet.fault.list()).resets, { left: 0, done: 2 });
+
+    const signed = await chain.buildSignedTrxTransfer(faucet.privateKey, to.address, 2n * TRX);
+    await devnet.fault.reset(1);
+    assert.deepEqual(await chain.broadcast(signed.signedTx), { txId: signed.txId, alreadyKnown: false });
+    await devnet.fault.reset(1);
+    assert.equal((await chain.getTransactionStatus(signed.txId)).status === 'failed', false);
+    assert.deepEqual((await devnet.fault.list()).resets, { left: 0, done: 4 });
+
+    await devnet.fault.reset(100);
+    await assert.rejects(chain.getBlockNumber(), (e: unknown) => e instanceof ChainUnavailableError && /socket hang up|ECONNRESET/i.test(e.message));
+    const { resets } = (await devnet.fault.list());
+    assert.ok(resets.done - 4 > 1 && resets.done - 4 <= 5, `a few attempts, not endless: ${resets.done - 4}`);
+    await devnet.fault.clear();
+    assert.equal(await chain.getTrxBalance(to.address) >= 0n, true);
+  });
+
   test('scanning a range of blocks returns every transfer exactly once', async () => {
     const start = (await chain.getBlockNumber()) + 1;
     const payee = await newAccount();

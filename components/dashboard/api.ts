@@ -9,39 +9,87 @@ export class RequestError extends Error {
   }
 }
 
+const REAUTH_CODE = 'reauth_required';
+
+/** A refusal that asks for the password again (`code: "reauth_required"`), and its detail. */
+async function reauthDetail(res: Response): Promise<string | null> {
+  if (res.status !== 403) return null;
+  const body = (await res.clone().json().catch(() => ({}))) as { code?: string; detail?: string };
+  return body.code === REAUTH_CODE ? (body.detail ?? '') : null;
+}
+
 /**
- * Asks for the password in a modal dialog (native <dialog>, so focus and Escape
- * work); resolves null when cancelled.
+ * Asks for the password in a centred modal dialog (native <dialog>, so focus and Escape work)
+ * and sends the change with it through `attempt`. A wrong password is said in the dialog, which
+ * stays open for another try (issue 26, item 5); any other answer closes it and is returned.
+ * Resolves null when cancelled.
  */
-function askPassword(message: string): Promise<string | null> {
+function confirmWithPassword(message: string, attempt: (password: string) => Promise<Response>): Promise<Response | null> {
   return new Promise((resolve) => {
+    const id = `reauth-${Math.random().toString(36).slice(2)}`;
     const dialog = document.createElement('dialog');
-    dialog.className = 'rounded-lg p-4 shadow-xl backdrop:bg-black/40 dark:bg-slate-900 dark:text-slate-100';
+    dialog.setAttribute('aria-labelledby', `${id}-title`);
+    // Tailwind's reset drops the browser's centring of a modal dialog; put it back.
+    dialog.className = 'fixed inset-0 m-auto h-fit w-full max-w-sm rounded-lg bg-white p-6 text-slate-900 shadow-xl backdrop:bg-black/40 dark:bg-slate-900 dark:text-slate-100';
     const form = document.createElement('form');
-    form.method = 'dialog';
-    form.className = 'space-y-3';
+    form.className = 'space-y-4';
+    const title = document.createElement('h2');
+    title.id = `${id}-title`;
+    title.className = 'text-base font-semibold';
+    title.textContent = message;
     const label = document.createElement('label');
-    label.className = 'block text-sm';
-    label.textContent = message;
+    label.htmlFor = `${id}-password`;
+    label.className = 'block text-sm font-medium';
+    label.textContent = 'Password';
     const input = document.createElement('input');
+    input.id = `${id}-password`;
     input.type = 'password';
     input.autocomplete = 'current-password';
     input.required = true;
-    input.className = 'mt-1 block w-64 rounded border border-slate-300 px-2 py-1 dark:border-slate-600 dark:bg-slate-800';
-    label.append(input);
-    const ok = document.createElement('button');
-    ok.textContent = 'Confirm';
-    ok.value = 'ok';
-    ok.className = 'rounded bg-slate-900 px-3 py-1 text-sm text-white dark:bg-slate-100 dark:text-slate-900';
+    input.className = 'mt-1 block w-full rounded border border-slate-300 px-2 py-1.5 dark:border-slate-600 dark:bg-slate-800';
+    const error = document.createElement('p');
+    error.setAttribute('role', 'alert');
+    error.className = 'text-sm text-red-700 dark:text-red-400';
+    const buttons = document.createElement('div');
+    buttons.className = 'flex justify-end gap-2';
     const cancel = document.createElement('button');
     cancel.textContent = 'Cancel';
     cancel.type = 'button';
-    cancel.className = 'ml-2 rounded px-3 py-1 text-sm';
-    cancel.onclick = () => dialog.close('cancel');
-    form.append(label, ok, cancel);
+    cancel.className = 'rounded px-3 py-1.5 text-sm hover:bg-slate-100 dark:hover:bg-slate-800';
+    const ok = document.createElement('button');
+    ok.textContent = 'Confirm';
+    ok.type = 'submit';
+    ok.className = 'rounded bg-slate-900 px-3 py-1.5 text-sm text-white disabled:opacity-50 dark:bg-slate-100 dark:text-slate-900';
+    buttons.append(cancel, ok);
+    form.append(title, label, input, error, buttons);
     dialog.append(form);
+
+    let answer: Response | null = null;
+    cancel.onclick = () => dialog.close();
+    form.onsubmit = async (event) => {
+      event.preventDefault();
+      if (!input.value) return;
+      ok.disabled = true;
+      error.textContent = '';
+      try {
+        const res = await attempt(input.value);
+        const refused = await reauthDetail(res);
+        if (refused === null) {
+          answer = res;
+          dialog.close();
+          return;
+        }
+        error.textContent = refused || 'Wrong password.';
+        input.value = '';
+        input.focus();
+      } catch {
+        error.textContent = 'The request failed; try again.';
+      } finally {
+        ok.disabled = false;
+      }
+    };
     dialog.addEventListener('close', () => {
-      resolve(dialog.returnValue === 'ok' && input.value ? input.value : null);
+      resolve(answer);
       dialog.remove();
     });
     document.body.append(dialog);
@@ -52,7 +100,8 @@ function askPassword(message: string): Promise<string | null> {
 /**
  * Calls a session-authenticated route under /dashboard/api. A fund-moving change
  * refused with `reauth_required` (sign-in older than DASHBOARD_REAUTH_MINUTES)
- * asks for the password and is sent once more with it (docs/dashboard.md).
+ * asks for the password and is sent once more with it (docs/dashboard.md); cancelled, the
+ * first refusal is what the caller sees.
  */
 export async function dashboardApi<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
   const send = (password?: string) =>
@@ -65,10 +114,7 @@ export async function dashboardApi<T>(path: string, init: { method?: string; bod
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
     });
   let res = await send();
-  if (res.status === 403 && ((await res.clone().json().catch(() => ({}))) as { code?: string }).code === 'reauth_required') {
-    const password = await askPassword('This change needs your password.');
-    if (password !== null) res = await send(password);
-  }
+  if ((await reauthDetail(res)) !== null) res = (await confirmWithPassword('This change needs your password.', send)) ?? res;
   // A full page load on purpose: an expired session must drop every cached query, not just change route.
   // eslint-disable-next-line @next/next/no-location-assign-relative-destination
   if (res.status === 401) window.location.assign('/signin');

@@ -1,12 +1,13 @@
 import type { AuthOptions } from 'next-auth';
 import { getServerSession } from 'next-auth';
 import CredentialsProvider from 'next-auth/providers/credentials';
-import { publicBaseUrl, sessionConfig } from '@/lib/config';
+import { dashboardBaseUrl, exportNextAuthUrl, sessionConfig } from '@/lib/config';
 import { db } from '@/lib/db/client';
 import type { Merchant, PrismaClient } from '@/lib/generated/prisma/client';
 import { CLIENT_IP_HEADER } from '@/lib/auth/clientIp';
 import { verifyPassword } from './passwords';
 import { credentialsSchema } from './signup';
+import { sameOriginCallback } from './callbackUrl';
 import { throttledSignIn } from './signInThrottle';
 
 
@@ -38,11 +39,12 @@ let cached: AuthOptions | undefined;
 export function authOptions(): AuthOptions {
   if (cached) return cached;
   const env = sessionConfig();
+  exportNextAuthUrl();
   cached = {
     secret: env.NEXTAUTH_SECRET,
     session: { strategy: 'jwt', maxAge: SESSION_MAX_AGE_SECONDS },
     // __Secure- cookie names and the Secure flag whenever the dashboard is served over https.
-    useSecureCookies: (env.NEXTAUTH_URL ?? publicBaseUrl()).startsWith('https://'),
+    useSecureCookies: dashboardBaseUrl().startsWith('https://'),
     pages: { signIn: '/signin' },
     providers: [
       CredentialsProvider({
@@ -63,6 +65,10 @@ export function authOptions(): AuthOptions {
       }),
     ],
     callbacks: {
+      // Where to go after sign-in or sign-out, from the callbackUrl query, form field or cookie, which
+      // anyone can set: only a place on the dashboard's own origin (lib/auth/callbackUrl.ts; server.ts
+      // drops a bad query or cookie before next-auth, which would answer it with a 500).
+      redirect: ({ url, baseUrl }) => sameOriginCallback(url, baseUrl) ?? baseUrl,
       // At sign-in the token records the merchant's session epoch and the time the password was given.
       async jwt({ token, user }) {
         if (user) {

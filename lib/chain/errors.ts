@@ -17,6 +17,24 @@ export class ChainUnavailableError extends ChainError {
   }
 }
 
+const RESET_CODES = new Set(['ECONNRESET', 'EPIPE']);
+
+/**
+ * Whether `e` (or an error it wraps) is a connection the node closed under the request: "socket
+ * hang up", ECONNRESET, EPIPE. A client that keeps connections alive meets it when the node (or a
+ * load balancer in front of it) closes an idle one just as a request goes out on it (issue 27,
+ * finding 7); the request did not reach the node or got no answer, so an idempotent call may be
+ * sent again.
+ */
+export function isConnectionReset(e: unknown): boolean {
+  for (let cause = e, depth = 0; typeof cause === 'object' && cause !== null && depth < 5; cause = (cause as { cause?: unknown }).cause, depth++) {
+    const { code, message } = cause as { code?: unknown; message?: unknown };
+    if (typeof code === 'string' && RESET_CODES.has(code)) return true;
+    if (typeof message === 'string' && /socket hang up/i.test(message)) return true;
+  }
+  return false;
+}
+
 /** The node answered, but not with what the call needs (unknown contract, reverted estimate, malformed reply). */
 export class ChainResponseError extends ChainError {}
 

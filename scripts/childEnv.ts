@@ -1,0 +1,56 @@
+/**
+ * What scripts/run.ts hands each child process and prints (issue 27, finding 6): each process
+ * gets the variables it uses, and `npm start` prints no secret. Pure functions of the runner's
+ * environment, so test/run-env.test.ts checks them without starting a service.
+ */
+
+type Env = NodeJS.ProcessEnv;
+
+/** How Node, tsx and the OS find their way: not the service's settings, so every child keeps them. */
+const SYSTEM_VARS = new Set(['PATH', 'HOME', 'TMPDIR', 'TMP', 'TEMP', 'LANG', 'LC_ALL', 'TZ', 'NODE_ENV', 'NODE_OPTIONS', 'NODE_EXTRA_CA_CERTS', 'NO_COLOR', 'FORCE_COLOR']);
+
+/**
+ * The devnet's environment: its own section of lib/config.ts (DEVNET_*) and the system's. No
+ * database, master key, mnemonic or session secret: it is a test chain and signs with its own keys.
+ */
+export function devnetEnv(env: Env): Env {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => name.startsWith('DEVNET_') || SYSTEM_VARS.has(name))) as Env;
+}
+
+/** The web's environment: everything but the mnemonic, the root of every fund; the internet-facing process never signs (issue 16). */
+export function webEnv(env: Env): Env {
+  const { HD_MNEMONIC: _mnemonic, ...rest } = env;
+  return rest;
+}
+
+/**
+ * Settings only a local run (`npm run dev` on the devnet) turns on: webhooks to local receivers
+ * (a test server on localhost). `npm start` keeps the production refusal of private addresses
+ * unless the operator sets WEBHOOK_ALLOW_PRIVATE itself (docs/webhooks.md).
+ */
+export function applyLocalRunDefaults(env: Env, run: { dev: boolean; useDevnet: boolean }): void {
+  if (run.dev && run.useDevnet) env.WEBHOOK_ALLOW_PRIVATE ??= 'true';
+  // The devnet run stakes an energy pool from the gas wallet (docs/energy.md), so a newcomer's first USDT payment uses it.
+  if (run.useDevnet) env.ENERGY_POOL_AUTOSTAKE ??= '1500000:100000';
+}
+
+/**
+ * The lines printed once the service answers. `npm run dev` shows the demo key and password (made
+ * up for this machine, or chosen with DEMO_API_KEY / DEMO_DASHBOARD_PASSWORD); `npm start` names
+ * where they come from but never prints them: a start-up log is kept and read by others.
+ */
+export function startBanner(env: Env, run: { dev: boolean; useDevnet: boolean; base: string }): string {
+  const { base } = run;
+  const key = env.DEMO_API_KEY;
+  const password = env.DEMO_DASHBOARD_PASSWORD;
+  const lines = [`  Service:       ${base}`];
+  if (key && run.dev) {
+    lines.push(`  Demo API key:  ${key}`, `  Try:           curl -H "Authorization: ${key}" ${base}/v1/api/merchant`);
+  } else if (key) {
+    lines.push('  Demo API key:  the value of DEMO_API_KEY (not printed)');
+  }
+  const signIn = key && password ? (run.dev ? `sign in as demo@example.com / ${password}, or sign up` : 'sign in as demo@example.com with DEMO_DASHBOARD_PASSWORD, or sign up') : 'sign up or sign in';
+  lines.push(`  Dashboard:     ${base}/dashboard  (${signIn})`);
+  if (run.useDevnet) lines.push('  Devnet:        pay an invoice with: npm run devnet -- pay <address> <amount> <TRX|USDT>');
+  return `\n${lines.join('\n')}\n`;
+}
