@@ -46,7 +46,7 @@ test('a merchant signs up, configures the account, uses a key and follows an inv
     expect((await app.api('/merchant', key, { localAddress: '127.0.0.1' })).status).toBe(200);
     const refused = await app.api('/merchant', key, { localAddress: '127.0.0.2' });
     expect(refused.status).toBe(403);
-    expect(refused.json).toEqual({ detail: 'Invalid API key' });
+    expect(refused.json).toEqual({ detail: 'Invalid API key', reason: expect.stringMatching(/^IP address not allowed: 127\.0\.0\.2 /) });
   });
 
   let invoiceId = 0;

@@ -55,8 +55,11 @@ describe('authentication, IP whitelist and routing', () => {
     for (const ip of ['127.0.0.1', '127.0.0.3', '127.0.1.4']) {
       const res = await from(ip);
       assert.equal(res.status, 403, ip);
-      assert.deepEqual(res.json, { detail: 'Invalid API key' });
+      // The spec's detail stays; `reason` says the key is fine and the address is not (issue 26).
+      assert.equal(res.json.detail, 'Invalid API key', ip);
+      assert.match(res.json.reason, new RegExp(`^IP address not allowed: ${ip.replaceAll('.', '\\.')} is not in this merchant's IP whitelist`), ip);
     }
+    assert.deepEqual((await app.api('/merchant', 'tk_nope', { localAddress: '127.0.0.1' })).json, { detail: 'Invalid API key' }, 'a bad key says nothing more');
   });
 
   it('ignores X-Forwarded-For unless the peer is a trusted proxy', async () => {

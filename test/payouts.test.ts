@@ -67,7 +67,7 @@ describe('mass payouts (MULTIPLE_TRANSFER) on the devnet', () => {
   it('refuses invalid payouts naming the field and the index', async () => {
     const good = randomAddress();
     const cases: [unknown, string, RegExp][] = [
-      [{ currency: 'TRX', target_wallets: [{ address: good, amount: 1 }, { address: randomAddress(), amount: 1 }, { address: randomAddress(), amount: 1 }, { address: good.slice(0, -1) + (good.endsWith('a') ? 'b' : 'a'), amount: 1 }] }, 'target_wallets[3].address', /valid Tron address/],
+      [{ currency: 'TRX', target_wallets: [{ address: good, amount: 1 }, { address: randomAddress(), amount: 1 }, { address: randomAddress(), amount: 1 }, { address: good.slice(0, -1) + (good.endsWith('a') ? 'b' : 'a'), amount: 1 }] }, 'target_wallets[3].address', /wrong checksum/],
       [{ currency: 'TRX', target_wallets: [{ address: good, amount: 1 }, { address: randomAddress(), amount: '0.0000001' }] }, 'target_wallets[1].amount', /6 decimal/],
       [{ currency: 'TRX', target_wallets: [{ address: good, amount: 0 }] }, 'target_wallets[0].amount', /greater than 0/],
       [{ currency: 'TRX', target_wallets: [{ address: good, amount: 1 }, { address: randomAddress(), amount: 2 }, { address: good, amount: 3 }] }, 'target_wallets[2].address', /Duplicate of target_wallets\[0\]/],

@@ -63,6 +63,33 @@ describe('the customer\'s view of an invoice', () => {
     assert.equal(v.tokens[1]?.received, '10');
   });
 
+  it('stops asking for the rest at 00:00, partly paid, before the worker closes the invoice (issue 26)', () => {
+    const lapsed = invoice({ amounts: withReceived(15_000_000n, 0n), expiredAt: new Date('2026-01-01T11:59:59Z') });
+    const v = publicInvoiceView({ invoice: lapsed, payments: [payment({ amountUnits: 15_000_000n })], unconfirmed: null, now });
+    assert.equal(v.status, 'ACTIVE');
+    assert.equal(v.phase, 'expired');
+    assert.equal(v.tokens[0]?.received, '15', 'what arrived is still shown');
+    // Paid in full on time but not yet booked: still confirming, not expired.
+    const paid = invoice({ amounts: withReceived(40_000_000n, 0n), expiredAt: new Date('2026-01-01T11:59:59Z') });
+    assert.equal(publicInvoiceView({ invoice: paid, payments: [], unconfirmed: null, now }).phase, 'confirming');
+  });
+
+  it('shows a held payment as held for the merchant, with the reason in customer terms, not as confirming (issue 26)', () => {
+    const held = (heldReason: string, currency: 'TRX' | 'USDT' = 'TRX') => payment({ amountUnits: 40_000_000n, currency, paymentState: 'HELD', heldReason });
+    const canceled = publicInvoiceView({ invoice: invoice({ status: 'CANCELED' }), payments: [held('invoice canceled: the merchant decides whether to forward or return it')], unconfirmed: null, now });
+    assert.deepEqual(canceled.payments.map((p) => [p.state, p.held_reason]), [['held', 'canceled']]);
+    const wrongToken = publicInvoiceView({ invoice: invoice({ currencies: ['TRX'] }), payments: [held('token not accepted: invoice 7 accepts TRX, not USDT', 'USDT')], unconfirmed: null, now });
+    assert.deepEqual(wrongToken.payments.map((p) => [p.state, p.held_reason]), [['held', 'token']]);
+    assert.equal(wrongToken.confirming, false, 'nothing is being confirmed');
+    const dust = publicInvoiceView({ invoice: invoice(), payments: [held('dust: 0.5 TRX is below the 1 TRX threshold; not screened or forwarded')], unconfirmed: null, now });
+    assert.equal(dust.payments[0]?.held_reason, 'dust');
+    assert.equal(dust.phase, 'waiting', 'a held payment does not pay the invoice');
+    const other = publicInvoiceView({ invoice: invoice(), payments: [held('cannot be sent: node said no')], unconfirmed: null, now });
+    assert.equal(other.payments[0]?.held_reason, 'other');
+    assert.doesNotMatch(JSON.stringify(other), /node said no/, 'the worker\'s own words stay private');
+    assert.equal(publicInvoiceView({ invoice: invoice(), payments: [payment({ amountUnits: 1n })], unconfirmed: null, now }).payments[0]?.held_reason, null);
+  });
+
   it('reveals the redirect only once paid, and says expired when the time ran out unpaid', () => {
     assert.equal(publicInvoiceView({ invoice: invoice({ status: 'COMPLETED' }), payments: [], unconfirmed: null, now }).redirect_url, 'https://shop.example/thanks?receipt=1');
     assert.equal(publicInvoiceView({ invoice: invoice({ status: 'OVERPAID' }), payments: [], unconfirmed: null, now }).phase, 'overpaid');

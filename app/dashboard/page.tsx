@@ -1,11 +1,13 @@
 import Link from 'next/link';
 import { redirect } from 'next/navigation';
 import { Balances } from '@/components/dashboard/Balances';
+import { HeldNotice } from '@/components/dashboard/HeldNotice';
 import { Card } from '@/components/dashboard/ui';
 import { VolumeChart } from '@/components/dashboard/VolumeChart';
 import { sessionMerchant } from '@/lib/auth/session';
 import { db } from '@/lib/db/client';
 import { CURRENCIES } from '@/lib/money/tokens';
+import { heldPayments } from '@/lib/transactions/held';
 import { receivedVolumeByDay } from '@/lib/transactions/volume';
 
 const CHART_DAYS = 30;
@@ -13,7 +15,7 @@ const CHART_DAYS = 30;
 export default async function OverviewPage() {
   const merchant = await sessionMerchant();
   if (!merchant) redirect('/signin');
-  const volume = await receivedVolumeByDay(db(), merchant.id, CHART_DAYS);
+  const [volume, held] = await Promise.all([receivedVolumeByDay(db(), merchant.id, CHART_DAYS), heldPayments(db(), merchant.id)]);
   return (
     <>
       <h1 className="text-2xl font-semibold">Overview</h1>
@@ -22,6 +24,7 @@ export default async function OverviewPage() {
           Set a target wallet in <Link className="underline" href="/dashboard/settings">Settings</Link> before creating invoices.
         </p>
       )}
+      <HeldNotice held={held} />
       <Balances merchant={merchant} />
       <Card title={`Received per day (last ${CHART_DAYS} days, UTC)`}>
         <VolumeChart series={volume} currencies={CURRENCIES} />

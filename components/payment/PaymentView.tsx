@@ -1,7 +1,7 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { isPayable } from '@/lib/invoices/payable';
 import type { PublicInvoice } from '@/lib/invoices/publicView';
 import type { Messages } from '@/lib/i18n/en';
@@ -33,6 +33,21 @@ interface Props {
   devnet: boolean;
 }
 
+/** True once an exact-amount invoice's countdown has ended, by the server's clock. */
+function useTimeUp(view: PublicInvoice, skewMs: number): boolean {
+  const deadline = Date.parse(view.expired_at);
+  const watch = view.type !== 'MULTIPLE' && view.status === 'ACTIVE';
+  const [up, setUp] = useState(false);
+  useEffect(() => {
+    if (!watch) return;
+    const check = () => setUp(Date.now() + skewMs >= deadline);
+    check();
+    const timer = setInterval(check, 500);
+    return () => clearInterval(timer);
+  }, [watch, deadline, skewMs]);
+  return watch && up;
+}
+
 export function PaymentView({ initial, linkKey, t, locale, devnet }: Props) {
   const query = useQuery({
     queryKey: ['payment', initial.id],
@@ -40,14 +55,17 @@ export function PaymentView({ initial, linkKey, t, locale, devnet }: Props) {
     initialData: initial,
     refetchInterval: (q) => (q.state.data?.final ? false : q.state.data?.status === 'ACTIVE' ? OPEN_POLL_MS : CLOSED_POLL_MS),
   });
-  const view = query.data;
+  const skewMs = Date.parse(query.data.server_time) - query.dataUpdatedAt;
+  const timeUp = useTimeUp(query.data, skewMs);
+  // At 00:00 the page stops asking for money at once, not at the next poll (issue 26): the
+  // server says the same from then on (phase `expired`), and the worker closes the invoice later.
+  const view: PublicInvoice = timeUp && isPayable(query.data) ? ({ ...query.data, phase: 'expired' } as PublicInvoice) : query.data;
   const [currency, setCurrency] = useState<Currency>(view.tokens[0]?.currency ?? 'TRX');
   const token = view.tokens.find((tok) => tok.currency === currency) ?? view.tokens[0];
   const payout = view.type === 'MULTIPLE_TRANSFER';
   // A static address takes any amount at any time; an invoice and a payout's top-up ask for an exact amount before expiry.
   const exact = view.type !== 'MULTIPLE';
   const payable = isPayable(view);
-  const skewMs = Date.parse(view.server_time) - query.dataUpdatedAt;
 
   return (
     <div className="space-y-4">

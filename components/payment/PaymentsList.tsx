@@ -14,11 +14,12 @@ export function PaymentsList({ payments, t, locale }: { payments: readonly Publi
           {payments.map((p) => (
             <li key={`${p.txid}:${p.currency}:${p.amount}`} className="py-2 text-sm">
               <div className="flex justify-between gap-2">
-                <span className="font-mono font-semibold">
+                <span className="shrink-0 font-mono font-semibold whitespace-nowrap">
                   {p.amount} {p.currency}
                 </span>
-                <span>{t.paymentState[p.state]}</span>
+                <span className="text-right">{t.paymentState[p.state]}</span>
               </div>
+              {p.state === 'held' && <p className="text-xs text-slate-700 dark:text-slate-300">{t.heldReason[p.held_reason ?? 'other']}</p>}
               <div className="flex justify-between gap-2 text-xs text-slate-600 dark:text-slate-400">
                 <span className="truncate font-mono" title={p.txid}>
                   <span className="sr-only">{t.transaction} </span>

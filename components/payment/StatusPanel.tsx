@@ -1,5 +1,6 @@
 import type { PublicInvoice } from '@/lib/invoices/publicView';
 import type { Messages } from '@/lib/i18n/en';
+import { fill } from '@/lib/i18n/fill';
 
 type Phase = PublicInvoice['phase'];
 
@@ -40,6 +41,13 @@ export function StatusPanel({ view, t }: { view: PublicInvoice; t: Messages }) {
       </h2>
       <p className="mt-1 text-sm">{text}</p>
       {view.confirming && view.phase !== 'confirming' && <p className="mt-1 text-sm font-medium">{t.confirmingNote}</p>}
+      {view.payments
+        .filter((p) => p.state === 'held')
+        .map((p) => (
+          <p key={`${p.txid}:${p.currency}:${p.amount}`} className="mt-2 text-sm font-medium" data-testid="held-note">
+            {fill(t.heldNote, { amount: p.amount, currency: p.currency, reason: t.heldReason[p.held_reason ?? 'other'] })}
+          </p>
+        ))}
       {SHOW_AMOUNTS.includes(view.phase) && (
         <dl className="mt-3 grid grid-cols-2 gap-x-4 gap-y-1 text-sm">
           <dt>{t.received}</dt>

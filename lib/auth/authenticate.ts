@@ -23,8 +23,12 @@ export async function authenticateApiKey(authorization: string | null, clientIp:
   const { rows } = await sqlPool(db()).query({ name: 'api-key-merchant', text: KEY_MERCHANT_SQL, values: [keyHash] });
   if (!rows[0]) throw new AppError('FORBIDDEN', INVALID_KEY);
   const merchant = merchantFromRow(rows[0]);
-  // A refused IP reads as a bad key, so the reply does not confirm that a stolen key is valid.
-  if (!ipAllowed(merchant.ipWhitelist, clientIp)) throw new AppError('FORBIDDEN', INVALID_KEY);
+  // The spec's samples fix the detail of a 403 as `Invalid API key`, so clients matching it keep
+  // working; `reason` tells the merchant what is actually wrong (issue 26). This confirms to the
+  // caller that the key is live, but a key is of no use from an address the whitelist refuses.
+  if (!ipAllowed(merchant.ipWhitelist, clientIp)) {
+    throw new AppError('FORBIDDEN', INVALID_KEY, { reason: `IP address not allowed: ${clientIp ?? 'unknown'} is not in this merchant's IP whitelist (dashboard, Settings).` });
+  }
   await touchLastUsed(keyHash);
   return merchant;
 }

@@ -31,7 +31,7 @@ export async function loadPublicInvoice(idText: string, linkKey: string | null =
       amounts: { select: { currency: true, dueUnits: true, receivedUnits: true } },
       transactions: {
         where: { type: 'PAYMENT' },
-        select: { trnHash: true, currency: true, amountUnits: true, paymentState: true, createdAt: true },
+        select: { trnHash: true, currency: true, amountUnits: true, paymentState: true, heldReason: true, createdAt: true },
         orderBy: { id: 'desc' },
         // A static address can collect payments for years; the page shows the latest.
         take: MAX_PAYMENTS,

@@ -27,11 +27,21 @@ export interface PublicToken {
   missing: string | null;
 }
 
+/**
+ * Why a payment is held, in the customer's terms (never the worker's own words, which may name
+ * internals): the invoice was canceled, the token is not one it accepts, the amount is too small
+ * to forward, or something else the merchant has to look at.
+ */
+export type HeldReason = 'canceled' | 'token' | 'dust' | 'other';
+
 export interface PublicPayment {
   txid: string;
   currency: Currency;
   amount: string;
-  state: 'confirming' | 'received' | 'returned';
+  /** `held`: kept at the address for the merchant to forward or return (HELD, docs/worker.md "Held funds"). */
+  state: 'confirming' | 'received' | 'returned' | 'held';
+  /** Only for `held`. */
+  held_reason: HeldReason | null;
   created_at: string;
 }
 
@@ -61,7 +71,7 @@ export type PublicInvoice = PublicInvoiceFields & ({ type: 'SINGLE' | 'MULTIPLE'
 export type PublicInvoiceSource = Pick<Invoice, 'id' | 'type' | 'status' | 'amountUsd' | 'currencies' | 'orderId' | 'address' | 'redirectUrl' | 'description' | 'expiredAt'> & {
   amounts: Pick<InvoiceCurrency, 'currency' | 'dueUnits' | 'receivedUnits'>[];
 };
-export type PublicPaymentSource = Pick<Transaction, 'trnHash' | 'currency' | 'amountUnits' | 'paymentState' | 'createdAt'>;
+export type PublicPaymentSource = Pick<Transaction, 'trnHash' | 'currency' | 'amountUnits' | 'paymentState' | 'createdAt'> & Partial<Pick<Transaction, 'heldReason'>>;
 
 export interface PublicViewInput {
   invoice: PublicInvoiceSource;
@@ -96,12 +106,24 @@ const PAYOUT_STATUS_PHASE: Record<Exclude<InvoiceStatus, 'ACTIVE'>, PayoutPhase>
 };
 
 const returned = (p: PublicPaymentSource) => p.paymentState === 'REFUNDING' || p.paymentState === 'REFUNDED';
+const held = (p: PublicPaymentSource) => p.paymentState === 'HELD';
 const booked = (p: PublicPaymentSource) => p.paymentState === 'SETTLED' || p.paymentState === 'FAILED';
 const max = (...values: bigint[]) => values.reduce((a, b) => (b > a ? b : a));
 
 function paymentState(p: PublicPaymentSource): PublicPayment['state'] {
   if (returned(p)) return 'returned';
+  // A held payment is not "confirming": it waits for the merchant, perhaps for good (issue 26).
+  if (held(p)) return 'held';
   return booked(p) ? 'received' : 'confirming';
+}
+
+/** The worker's reasons (lib/payments: process.ts, forward.ts) by their fixed openings. */
+function heldReason(p: PublicPaymentSource): HeldReason {
+  const reason = p.heldReason ?? '';
+  if (reason.startsWith('invoice canceled')) return 'canceled';
+  if (reason.startsWith('token not accepted')) return 'token';
+  if (reason.startsWith('dust') || reason.startsWith('uneconomic')) return 'dust';
+  return 'other';
 }
 
 /** Per token: the larger of what the worker booked and what the chain shows, so the page never lags either. */
@@ -110,7 +132,8 @@ function receivedByToken(input: PublicViewInput): Map<Currency, bigint> {
   return new Map(
     invoice.currencies.map((currency) => {
       const bookedUnits = invoice.amounts.find((a) => a.currency === currency)?.receivedUnits ?? 0n;
-      const detected = payments.filter((p) => p.currency === currency && !returned(p)).reduce((sum, p) => sum + p.amountUnits, 0n);
+      // A held payment does not pay the invoice until the merchant forwards it (and then it is booked).
+      const detected = payments.filter((p) => p.currency === currency && !returned(p) && !held(p)).reduce((sum, p) => sum + p.amountUnits, 0n);
       const seen = unconfirmed?.[currency] ?? 0n;
       return [currency, max(bookedUnits, detected, toppedUp, seen)];
     }),
@@ -136,8 +159,11 @@ function invoicePhase(input: PublicViewInput, anyReceived: boolean, fullyPaid: b
   const { invoice, now } = input;
   if (invoice.status !== 'ACTIVE') return STATUS_PHASE[invoice.status];
   if (invoice.type !== 'SINGLE') return 'waiting';
-  if (!anyReceived) return invoice.expiredAt <= now ? 'expired' : 'waiting';
-  return fullyPaid ? 'confirming' : 'partial';
+  if (fullyPaid) return 'confirming';
+  // At 00:00 the page stops asking for money, partly paid or not, even before the worker has
+  // closed the invoice (it waits for the chain's clock): the rest would arrive late (issue 26).
+  if (invoice.expiredAt <= now) return 'expired';
+  return anyReceived ? 'partial' : 'waiting';
 }
 
 function payoutPhase(input: PublicViewInput, anyReceived: boolean, fullyPaid: boolean): PayoutPhase {
@@ -184,7 +210,14 @@ export function publicInvoiceView(input: PublicViewInput): PublicInvoice {
     order_id: invoice.orderId,
     address: invoice.address,
     tokens,
-    payments: payments.map((p) => ({ txid: p.trnHash, currency: p.currency, amount: tokenAmountText(p.amountUnits), state: paymentState(p), created_at: isoMicro(p.createdAt) })),
+    payments: payments.map((p) => ({
+      txid: p.trnHash,
+      currency: p.currency,
+      amount: tokenAmountText(p.amountUnits),
+      state: paymentState(p),
+      held_reason: held(p) ? heldReason(p) : null,
+      created_at: isoMicro(p.createdAt),
+    })),
     expired_at: isoMicro(invoice.expiredAt),
     server_time: isoMicro(now),
     redirect_url: kind.phase === 'completed' || kind.phase === 'overpaid' ? invoice.redirectUrl : null,

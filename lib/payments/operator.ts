@@ -56,7 +56,7 @@ export async function releaseHeldPayment(prisma: PrismaClient, merchantId: numbe
     // before they are forwarded when the merchant has AML on: a flagged sender's money is then
     // returned (or held) by the AML rules, never forwarded unseen (issue 13).
     const screened = (p.amlCheck as { completed?: boolean } | null)?.completed === true;
-    const forwardState = p.merchant.amlCheck && !screened ? 'AML_PENDING' : 'FORWARDING';
+    const forwardState = p.merchant?.amlCheck && !screened ? 'AML_PENDING' : 'FORWARDING';
     const moved = await changePaymentState(tx, p, {
       to: release.action === 'FORWARD' ? forwardState : 'REFUNDING',
       data: {

@@ -1,0 +1,99 @@
+import { randomBytes } from 'node:crypto';
+import { issueApiKey } from '@/lib/auth/apiKeys';
+import { signUp } from './dashboardSession';
+import { expect, screenshotPath, test } from './fixtures';
+
+// Issue 26, for the merchant: webhook retries are a setting, every attempt is in the log, held
+// money is on the overview, a first wallet is no "change", a bad checksum is named as such.
+// At desktop and phone size.
+
+const WALLET = 'TGLheo1KN8M5W5fGbkeYXVFHnbKnN5pLPd';
+// WALLET with its last character changed: the right shape, a wrong checksum.
+const BAD_CHECKSUM = 'TGLheo1KN8M5W5fGbkeYXVFHnbKnN5pLPe';
+const PAYER = 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8';
+
+const SIZES = [
+  { name: 'desktop', viewport: { width: 1280, height: 800 }, isMobile: false },
+  { name: 'phone', viewport: { width: 390, height: 844 }, isMobile: true },
+] as const;
+
+for (const size of SIZES) {
+  test.describe(`at ${size.name} size`, () => {
+    test.use({ viewport: size.viewport, isMobile: size.isMobile });
+
+    test('settings, the delivery log and the overview tell the merchant the truth', async ({ page, stack }) => {
+      const { app } = stack;
+      const { email } = await test.step('sign up', () => signUp(page, app.baseUrl));
+      const merchant = await app.prisma.merchant.findUniqueOrThrow({ where: { email } });
+
+      await test.step('a bad checksum is named as such', async () => {
+        await page.getByLabel('Target wallet address').fill(BAD_CHECKSUM);
+        await page.getByRole('button', { name: 'Save settings' }).click();
+        await expect(page.getByText('This address has a wrong checksum: a character is mistyped or missing.')).toBeVisible();
+        await expect(page.getByText('T..., 34 characters')).toHaveCount(0);
+      });
+
+      await test.step('a first wallet is set without a "changed" warning; retries are turned on', async () => {
+        const retries = page.getByLabel('Retry failed webhooks');
+        await expect(retries).not.toBeChecked();
+        await page.getByLabel('Target wallet address').fill(WALLET);
+        await retries.check();
+        await page.getByRole('button', { name: 'Save settings' }).click();
+        await expect(page.getByRole('status').filter({ hasText: 'Saved.' })).toBeVisible();
+        await page.reload();
+        await expect(page.getByLabel('Target wallet address')).toHaveValue(WALLET);
+        await expect(page.getByLabel('Retry failed webhooks')).toBeChecked();
+        await expect(page.getByText('Your payout wallet was changed')).toHaveCount(0);
+        await expect(page.getByText('If this was not you')).toHaveCount(0);
+        expect((await app.prisma.merchant.findUniqueOrThrow({ where: { id: merchant.id } })).webhookRetries).toBe(true);
+        await page.screenshot({ path: screenshotPath(`dashboard-settings-retries-${size.name}`), fullPage: true });
+      });
+
+      // An invoice that was canceled and then paid: the worker holds that payment (written here as it would).
+      const key = await issueApiKey(app.prisma, merchant.id, 'e2e');
+      const created = await app.api('/payment/create', key, { method: 'POST', body: { type: 'SINGLE', amount: 10, currencies: ['TRX'] } });
+      expect(created.status).toBe(200);
+      const invoiceId = created.json.id as number;
+      expect((await app.api(`/payment/${invoiceId}/cancel`, key, { method: 'DELETE' })).status).toBe(200);
+      const txid = randomBytes(32).toString('hex');
+      await app.prisma.transaction.create({
+        data: {
+          merchantId: merchant.id, invoiceId, type: 'PAYMENT', trnHash: txid, chainRef: `${txid}:0`, fromAddress: PAYER, toAddress: created.json.address,
+          amountUnits: 40_000_000n, currency: 'TRX', paymentState: 'HELD', heldReason: 'invoice canceled: the merchant decides whether to forward or return it', blockNumber: 1,
+        },
+      });
+
+      await test.step('every attempt of a retried webhook is in the delivery log', async () => {
+        const base = { merchantId: merchant.id, invoiceId, url: 'https://shop.example/hook', payload: { id: invoiceId } };
+        const first = await app.prisma.webhookDelivery.create({ data: { ...base, eventKey: `invoice:${invoiceId}:CANCELED-e2e`, status: 'FAILED', attempts: 1, error: 'connect ECONNREFUSED' } });
+        await app.prisma.webhookDelivery.create({ data: { ...base, eventKey: `retry:${first.id}:2`, retryOfId: first.id, attempt: 2, status: 'FAILED', attempts: 1, responseStatus: 503, latencyMs: 12, error: 'receiver answered 503' } });
+        await app.prisma.webhookDelivery.create({ data: { ...base, eventKey: `retry:${first.id}:3`, retryOfId: first.id, attempt: 3, notBefore: new Date(Date.now() + 20 * 60_000) } });
+        await page.goto(`${app.baseUrl}/dashboard/webhooks`);
+        const log = page.getByRole('table', { name: 'Webhook deliveries' });
+        await expect(log.getByText(`attempt 2, retry of ${first.id}`)).toBeVisible();
+        await expect(log.getByText(`attempt 3, retry of ${first.id}`)).toBeVisible();
+        await expect(log.getByText('receiver answered 503')).toBeVisible();
+        await expect(log.getByText(/^not before /)).toBeVisible();
+        await page.screenshot({ path: screenshotPath(`dashboard-webhook-retries-${size.name}`), fullPage: true });
+      });
+
+      await test.step('the overview says money is held, how much, and links to it', async () => {
+        await page.goto(`${app.baseUrl}/dashboard`);
+        const notice = page.getByRole('region', { name: 'Money held for you: 40 TRX' });
+        await expect(notice).toBeVisible();
+        await expect(notice).toContainText('until you forward or return it');
+        await page.screenshot({ path: screenshotPath(`dashboard-held-notice-${size.name}`), fullPage: true });
+        await notice.getByRole('link', { name: `40 TRX on invoice #${invoiceId}: forward or return` }).click();
+        await expect(page).toHaveURL(new RegExp(`/dashboard/invoices/${invoiceId}$`));
+        await expect(page.getByRole('button', { name: 'Forward' })).toBeVisible();
+      });
+
+      await test.step('released, the notice is gone', async () => {
+        await app.prisma.transaction.updateMany({ where: { trnHash: txid }, data: { paymentState: 'FORWARDING', releaseAction: 'FORWARD' } });
+        await page.goto(`${app.baseUrl}/dashboard`);
+        await expect(page.getByRole('heading', { name: 'Overview' })).toBeVisible();
+        await expect(page.getByRole('region', { name: /Money held for you/ })).toHaveCount(0);
+      });
+    });
+  });
+}
