@@ -5,7 +5,11 @@ import type { JobDeps, WorkerJob } from '@/lib/worker/job';
 const SENDERS = 4;
 
 export function webhookJobs({ ctx }: JobDeps): WorkerJob[] {
-  const delivery = { timeoutMs: ctx.settings.WEBHOOK_TIMEOUT_MS, allowPrivate: ctx.settings.WEBHOOK_ALLOW_PRIVATE };
+  const delivery = {
+    timeoutMs: ctx.settings.WEBHOOK_TIMEOUT_MS,
+    allowPrivate: ctx.settings.WEBHOOK_ALLOW_PRIVATE,
+    retry: { baseMs: ctx.settings.WEBHOOK_RETRY_BASE_MS, maxMs: ctx.settings.WEBHOOK_RETRY_MAX_MS, windowMs: ctx.settings.WEBHOOK_RETRY_WINDOW_HOURS * 3_600_000 },
+  };
   const senders = Array.from({ length: SENDERS }, (_, i): WorkerJob => ({ name: `webhooks-${i}`, step: () => deliverNext(ctx.prisma, delivery) }));
   // Deliveries cut off by a crash: sent again if their request never began, closed as failed if it had.
   const sweep: WorkerJob = {

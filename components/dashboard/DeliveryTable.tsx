@@ -37,6 +37,11 @@ export function DeliveryTable({ rows, label }: { rows: DeliveryJson[]; label: st
               <td>
                 {d.id}
                 {d.resend_of && <span className="text-xs text-slate-500"> (resend of {d.resend_of})</span>}
+                {d.retry_of && (
+                  <span className="block text-xs text-slate-500">
+                    attempt {d.attempt}, retry of {d.retry_of}
+                  </span>
+                )}
               </td>
               <td>
                 <Link className="text-indigo-600 underline dark:text-indigo-400" href={`/dashboard/invoices/${d.invoice}`}>
@@ -46,6 +51,7 @@ export function DeliveryTable({ rows, label }: { rows: DeliveryJson[]; label: st
               <td>
                 <StatusBadge status={d.status} />
                 {d.error && <span className="block text-xs text-red-600 dark:text-red-400">{d.error}</span>}
+                {d.status === 'PENDING' && d.not_before && <span className="block text-xs text-slate-500">not before {formatTime(d.not_before)}</span>}
               </td>
               <td>{d.response_status ?? '—'}</td>
               <td>{d.latency_ms === null ? '—' : `${d.latency_ms} ms`}</td>

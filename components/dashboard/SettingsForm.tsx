@@ -29,6 +29,7 @@ export function SettingsForm({ settings }: { settings: SettingsJson }) {
       target_wallet_address: form.get('target_wallet_address'),
       webhook_url: form.get('webhook_url'),
       aml_check: form.get('aml_check') === 'on',
+      webhook_retries: form.get('webhook_retries') === 'on',
       aml_risk_limit: form.get('aml_risk_limit'),
     });
   }
@@ -46,6 +47,17 @@ export function SettingsForm({ settings }: { settings: SettingsJson }) {
           hint="Incoming payments are forwarded here."
         />
         <Field label="Default webhook URL" name="webhook_url" type="url" maxLength={MAX_URL_LENGTH} defaultValue={settings.webhook_url ?? ''} placeholder="https://" error={errors.webhook_url} hint="Used when an invoice names none." />
+        <div className="md:col-span-2">
+          <div className="flex items-center gap-2">
+            <input id="webhook_retries" name="webhook_retries" type="checkbox" defaultChecked={settings.webhook_retries} aria-describedby="webhook_retries_hint" className="h-4 w-4" />
+            <label htmlFor="webhook_retries" className="text-sm font-medium">
+              Retry failed webhooks
+            </label>
+          </div>
+          <p id="webhook_retries_hint" className="mt-1 text-xs text-slate-600 dark:text-slate-400">
+            Off: each webhook is sent once, as the API specification says. On: a failed delivery is sent again with growing waits (5 min, 10 min, 20 min, ... up to 12 h) for up to three days, with the same webhook-id; every attempt is in the delivery log.
+          </p>
+        </div>
         <div className="flex items-center gap-2">
           <input id="aml_check" name="aml_check" type="checkbox" defaultChecked={settings.aml_check} className="h-4 w-4" />
           <label htmlFor="aml_check" className="text-sm font-medium">

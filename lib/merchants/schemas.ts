@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { canonicalIpRule, IpRuleError } from '@/lib/auth/ipAllowList';
-import { isTronAddress } from '@/lib/chain/keys';
+import { tronAddressSchema } from '@/lib/schemas/tronAddress';
 import { httpUrlSchema } from '@/lib/schemas/url';
-import { parseScaled } from '@/lib/money/decimal';
+import { formatScaled, parseScaled } from '@/lib/money/decimal';
 import { MAX_AML_RISK_LIMIT } from './limits';
 
 // ---- Input: the dashboard's settings page.
@@ -15,13 +15,15 @@ export const settingsSchema = z
   .object({
     target_wallet_address: z.preprocess(
       emptyToNull,
-      z.string().trim().refine(isTronAddress, 'Enter a valid Tron address (T..., 34 characters).').nullable(),
+      tronAddressSchema.nullable(),
     ),
     webhook_url: z.preprocess(
       emptyToNull,
       httpUrlSchema.nullable(),
     ),
     aml_check: z.boolean({ error: 'Must be a boolean.' }),
+    /** Retry failed webhooks with backoff for up to three days (docs/webhooks.md); off: sent once (spec 6). */
+    webhook_retries: z.boolean({ error: 'Must be a boolean.' }),
     aml_risk_limit: z
       .union([z.number(), z.string()], { error: 'A valid number is required.' })
       .refine((v) => {
@@ -31,7 +33,9 @@ export const settingsSchema = z
           return false;
         }
       }, `Enter a number from 0 to ${MAX_AML_RISK_LIMIT} with at most ${RISK_LIMIT_DECIMALS} decimals.`)
-      .transform(String),
+      // The number as parseScaled read it: a string's spaces or tab around the digits (" 5") are
+      // dropped here, not handed to the DECIMAL column, which refuses them (issue 27, finding 5).
+      .transform((v) => formatScaled(parseScaled(v, RISK_LIMIT_DECIMALS), RISK_LIMIT_DECIMALS)),
   })
   .partial();
 

@@ -17,6 +17,7 @@ export function settingsJson(m: Merchant) {
     target_wallet_address: m.targetWalletAddress,
     webhook_url: m.webhookUrl,
     aml_check: m.amlCheck,
+    webhook_retries: m.webhookRetries,
     aml_risk_limit: m.amlRiskLimit.toFixed(),
     ip_whitelist: m.ipWhitelist,
     target_wallet_changed_at: m.targetWalletChangedAt?.toISOString() ?? null,
@@ -28,16 +29,20 @@ export type SettingsJson = ReturnType<typeof settingsJson>;
 /**
  * Applies a settings change. A changed target wallet is recorded (the dashboard
  * shows a notice) and reported by e-mail when SMTP is configured: a session
- * thief's first move is to redirect the payouts (issue 14, finding 2).
+ * thief's first move is to redirect the payouts (issue 14, finding 2). The
+ * first wallet of an account is no change and is not reported.
  */
 export async function updateSettings(prisma: PrismaClient, merchant: Merchant, input: SettingsInput, notify: WalletChangeNotifier = notifyTargetWalletChanged): Promise<Merchant> {
-  const walletChanged = input.target_wallet_address !== undefined && input.target_wallet_address !== merchant.targetWalletAddress;
+  // A first wallet (none before) is a setting, not a change: nothing to warn about (issue 26).
+  // Clearing a wallet is a change; a wallet set after that keeps the notice of the clearing.
+  const walletChanged = input.target_wallet_address !== undefined && input.target_wallet_address !== merchant.targetWalletAddress && merchant.targetWalletAddress !== null;
   const updated = await prisma.merchant.update({
     where: { id: merchant.id },
     data: {
       targetWalletAddress: input.target_wallet_address,
       webhookUrl: input.webhook_url,
       amlCheck: input.aml_check,
+      webhookRetries: input.webhook_retries,
       amlRiskLimit: input.aml_risk_limit,
       ...(walletChanged && { targetWalletChangedAt: new Date() }),
     },

@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { PrismaClient, WebhookDelivery } from '@/lib/generated/prisma/client';
+import type { Prisma, PrismaClient, WebhookDelivery } from '@/lib/generated/prisma/client';
 import { masterKeyRing } from '@/lib/crypto/masterKey';
 import { open } from '@/lib/crypto/secretBox';
 import { resolveDestination } from './destination';
@@ -10,6 +10,29 @@ import { signatureHeaders } from './signature';
 export interface DeliveryOptions {
   timeoutMs: number;
   allowPrivate: boolean;
+  /** Merchants with retries on (docs/webhooks.md): the backoff; unset, the configured defaults. */
+  retry?: RetryPolicy;
+}
+
+export interface RetryPolicy {
+  /** The wait before the first retry; each next wait doubles... */
+  baseMs: number;
+  /** ... up to this... */
+  maxMs: number;
+  /** ... and no retry later than this after the chain's first attempt (three days). */
+  windowMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { baseMs: 300_000, maxMs: 12 * 60 * 60_000, windowMs: 72 * 60 * 60_000 };
+
+/**
+ * When the attempt after the `attempt`-th failed one is due, or null once the window is spent:
+ * exponential backoff from the failed attempt's end, never past `firstAt + windowMs`.
+ */
+export function nextAttemptAt(policy: RetryPolicy, attempt: number, firstAt: Date, failedAt: Date): Date | null {
+  const wait = Math.min(policy.maxMs, policy.baseMs * 2 ** Math.min(attempt - 1, 40));
+  const at = failedAt.getTime() + wait;
+  return at > firstAt.getTime() + policy.windowMs ? null : new Date(at);
 }
 
 interface PostResult {
@@ -77,6 +100,7 @@ async function claim(prisma: PrismaClient): Promise<WebhookDelivery | null> {
       ), candidate AS (
         SELECT d.id FROM webhook_deliveries d LEFT JOIN in_flight f ON f.merchant_id = d.merchant_id
         WHERE d.status = 'PENDING' AND COALESCE(f.n, 0) < ${MAX_SENDING_PER_MERCHANT}
+          AND (d.not_before IS NULL OR d.not_before <= now())
         ORDER BY COALESCE(f.n, 0), d.id
         LIMIT 1 FOR UPDATE OF d SKIP LOCKED
       )
@@ -101,8 +125,10 @@ async function release(prisma: PrismaClient, delivery: WebhookDelivery): Promise
 
 /**
  * Sends one queued webhook: POST of the stored Invoice JSON, signed with the
- * merchant's secret, at most once (spec 6: no retry; a timeout is recorded).
- * Returns false when nothing was pending.
+ * merchant's secret. Spec 6 sends it once (a failure, a timeout included, is
+ * recorded and that is all); a merchant who turned retries on gets a failed
+ * attempt queued again after a backoff (`scheduleRetry`). Returns false when
+ * nothing was pending.
  */
 export async function deliverNext(prisma: PrismaClient, options: DeliveryOptions): Promise<boolean> {
   const delivery = await claim(prisma);
@@ -114,7 +140,8 @@ export async function deliverNext(prisma: PrismaClient, options: DeliveryOptions
     headers = {
       'content-type': 'application/json',
       'user-agent': 'tron-invoicing-webhooks/1',
-      'idempotency-key': delivery.eventKey,
+      // A retry is the same delivery again: the key of its chain's first attempt.
+      'idempotency-key': await idempotencyKeyOf(prisma, delivery),
       'x-webhook-id': String(delivery.id),
       ...signatureHeaders(open(masterKeyRing(), merchant.webhookSecretEnc), await eventIdOf(prisma, delivery), body),
     };
@@ -132,7 +159,7 @@ export async function deliverNext(prisma: PrismaClient, options: DeliveryOptions
   } catch (err) {
     // The receiver's address is unusable (refused or unresolvable): that is this delivery's outcome.
     result = { status: null, error: (err as Error).message };
-    await record(prisma, delivery, result, started);
+    await record(prisma, delivery, result, started, options);
     return true;
   }
   // From here the receiver may get the request: mark it first, and only while the
@@ -149,20 +176,61 @@ export async function deliverNext(prisma: PrismaClient, options: DeliveryOptions
     throw err;
   }
   result = await post(url, body, headers, pinned, options.timeoutMs);
-  await record(prisma, delivery, result, started);
+  await record(prisma, delivery, result, started, options);
   return true;
 }
 
-async function record(prisma: PrismaClient, delivery: WebhookDelivery, result: PostResult, started: number): Promise<void> {
+async function idempotencyKeyOf(prisma: PrismaClient, delivery: WebhookDelivery): Promise<string> {
+  if (delivery.retryOfId === null) return delivery.eventKey;
+  const first = await prisma.webhookDelivery.findUnique({ where: { id: delivery.retryOfId }, select: { eventKey: true } });
+  return first?.eventKey ?? delivery.eventKey;
+}
+
+/** The attempt's outcome, and with the merchant's retries on, the next attempt after a failure, in one transaction. */
+async function record(prisma: PrismaClient, delivery: WebhookDelivery, result: PostResult, started: number, options: DeliveryOptions): Promise<void> {
   const ok = result.status !== null && result.status >= 200 && result.status < 300;
-  await prisma.webhookDelivery.update({
-    where: { id: delivery.id },
-    data: {
-      status: ok ? 'DELIVERED' : 'FAILED',
-      responseStatus: result.status,
-      latencyMs: Date.now() - started,
-      error: ok ? null : (result.error ?? `receiver answered ${result.status}`),
-    },
+  await prisma.$transaction(async (tx) => {
+    await tx.webhookDelivery.update({
+      where: { id: delivery.id },
+      data: {
+        status: ok ? 'DELIVERED' : 'FAILED',
+        responseStatus: result.status,
+        latencyMs: Date.now() - started,
+        error: ok ? null : (result.error ?? `receiver answered ${result.status}`),
+      },
+    });
+    if (!ok) await scheduleRetry(tx, delivery, options.retry ?? DEFAULT_RETRY);
+  });
+}
+
+/**
+ * Queues the next attempt of a failed delivery when its merchant turned retries on
+ * (read now, so turning them off stops a chain) and the three-day window allows:
+ * a new row, so the log keeps every attempt with its answer, held back by
+ * `not_before`. It points at the chain's first attempt, whose event (`webhook-id`)
+ * and Idempotency-Key it sends again.
+ */
+async function scheduleRetry(tx: Prisma.TransactionClient, failed: WebhookDelivery, policy: RetryPolicy): Promise<void> {
+  const merchant = await tx.merchant.findUnique({ where: { id: failed.merchantId }, select: { webhookRetries: true } });
+  if (!merchant?.webhookRetries) return;
+  const firstId = failed.retryOfId ?? failed.id;
+  const first = failed.retryOfId === null ? failed : await tx.webhookDelivery.findUnique({ where: { id: firstId } });
+  if (!first) return;
+  const at = nextAttemptAt(policy, failed.attempt, first.createdAt, new Date());
+  if (!at) return;
+  await tx.webhookDelivery.createMany({
+    data: [{
+      merchantId: failed.merchantId,
+      invoiceId: failed.invoiceId,
+      eventKey: `retry:${firstId}:${failed.attempt + 1}`,
+      url: failed.url,
+      payload: failed.payload ?? {},
+      retryOfId: firstId,
+      attempt: failed.attempt + 1,
+      notBefore: at,
+    }],
+    // The event key is unique per attempt: a record that runs twice queues one retry.
+    skipDuplicates: true,
   });
 }
 

@@ -27,13 +27,16 @@ export async function resendDelivery(prisma: PrismaClient, merchantId: number, i
 /**
  * The event a delivery reports, as its Standard Webhooks `webhook-id`: the
  * event key of the first delivery of the chain, so a manual resend (and a
- * resend of a resend) carries the same id and a receiver can de-duplicate.
+ * resend of a resend), and every automatic retry, carries the same id and a
+ * receiver can de-duplicate.
  */
-export async function eventIdOf(prisma: PrismaClient, delivery: Pick<WebhookDelivery, 'eventKey' | 'resendOfId'>): Promise<string> {
+export async function eventIdOf(prisma: PrismaClient, delivery: Pick<WebhookDelivery, 'eventKey' | 'resendOfId' | 'retryOfId'>): Promise<string> {
   let current = delivery;
-  // Bounded: a resend always points at an older row, but never trust a loop over data.
-  for (let hops = 0; current.resendOfId !== null && hops < 1000; hops++) {
-    const parent = await prisma.webhookDelivery.findUnique({ where: { id: current.resendOfId }, select: { eventKey: true, resendOfId: true } });
+  // Bounded: a resend or a retry always points at an older row, but never trust a loop over data.
+  for (let hops = 0; hops < 1000; hops++) {
+    const parentId = current.resendOfId ?? current.retryOfId;
+    if (parentId === null) break;
+    const parent = await prisma.webhookDelivery.findUnique({ where: { id: parentId }, select: { eventKey: true, resendOfId: true, retryOfId: true } });
     if (!parent) break;
     current = parent;
   }

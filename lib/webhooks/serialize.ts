@@ -12,6 +12,11 @@ export function deliveryJson(d: WebhookDelivery) {
     latency_ms: d.latencyMs,
     error: d.error,
     resend_of: d.resendOfId,
+    /** With retries on: the chain's first attempt, and this attempt's number (1 for a first attempt). */
+    retry_of: d.retryOfId,
+    attempt: d.attempt,
+    /** A queued retry is not sent before this. */
+    not_before: d.notBefore && isoMicro(d.notBefore),
     created_at: isoMicro(d.createdAt),
     sent_at: d.sentAt && isoMicro(d.sentAt),
   };
