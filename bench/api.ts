@@ -81,8 +81,8 @@ try {
   await startWeb(appPort, database.url);
   const refPort = await freePort();
   reference = await startReference(refPort);
-  const sample = await pool.query<{ id: number; address: string }>('SELECT id, address FROM invoices WHERE merchant_id = $1 ORDER BY id LIMIT 1 OFFSET $2', [merchant.id, Math.floor(INVOICES / 2)]);
-  const { id: sampleId, address: sampleAddress } = sample.rows[0]!;
+  const sample = await pool.query<{ id: number; address: string; order_id: string }>('SELECT id, address, order_id FROM invoices WHERE merchant_id = $1 ORDER BY id LIMIT 1 OFFSET $2', [merchant.id, Math.floor(INVOICES / 2)]);
+  const { id: sampleId, address: sampleAddress, order_id: sampleOrderId } = sample.rows[0]!;
 
   const app = `http://127.0.0.1:${appPort}/v1/api`;
   const ref = `http://127.0.0.1:${refPort}/v1/api`;
@@ -137,6 +137,7 @@ try {
     ['search=address', `search=${sampleAddress.slice(5, 20)}`],
     ['search=description', 'search=coffee'],
     ['search=order_text', 'search=ord-99999'],
+    ['search=order_id', `search=${sampleOrderId}`],
     ['search=rare_text', 'search=no-such-words'],
     ['search=status', 'search=canceled'],
     ['search=currency', 'search=usdt'],

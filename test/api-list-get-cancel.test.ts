@@ -84,6 +84,32 @@ describe('GET /payment/list, GET /payment/get/{id}, DELETE /payment/{id}/cancel'
     assert.deepEqual(idsOf(await list('?search=usdt')), [ids.multi, ids.both, ids.usdt]);
   });
 
+  it('searches order ids too, by their start, case-insensitively (issue 26)', async () => {
+    const made: number[] = [];
+    for (const orderId of ['UX-1', 'UX-12', 'ab-ux-1']) {
+      const res = await app.api('/payment/create', otherKey, { method: 'POST', body: { type: 'SINGLE', amount: 5, currencies: ['TRX'], order_id: orderId } });
+      assert.equal(res.status, 200, res.text);
+      made.push(res.json.id);
+    }
+    const search = async (term: string) => {
+      const res = await app.api(`/payment/list?search=${encodeURIComponent(term)}`, otherKey);
+      assert.equal(res.status, 200, res.text);
+      return res.json as { count: number; results: { id: number; order_id: string }[] };
+    };
+    const all = await search('ux-1');
+    assert.deepEqual(all.results.map((r) => r.order_id), ['UX-12', 'UX-1']);
+    assert.equal(all.count, 2);
+    // LIKE's wildcards are characters here too.
+    assert.equal((await search('UX_1')).count, 0);
+    const one = await search('ux-12');
+    assert.deepEqual(one.results.map((r) => r.id), [made[1]]);
+    assert.equal(one.count, 1);
+    // A second search of the same term is counted from the kept count (lib/invoices/searchCount.ts).
+    assert.equal((await search('ux-12')).count, 1);
+    // The order ids are the other merchant's: the caller's search finds none of them.
+    assert.equal((await list('?search=UX-1')).count, 0);
+  });
+
   it('pages with limit/offset and absolute next/previous links that keep the filters', async () => {
     const first = await list('?currency=USDT&limit=1');
     assert.equal(first.count, 3);

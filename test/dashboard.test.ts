@@ -168,9 +168,18 @@ describe('merchant dashboard', () => {
     assert.equal(ok.status, 200, ok.text);
     assert.deepEqual(
       { ...ok.json, email: undefined, ip_whitelist: undefined, target_wallet_changed_at: undefined },
-      { email: undefined, ip_whitelist: undefined, target_wallet_changed_at: undefined, target_wallet_address: WALLET, webhook_url: 'https://shop.example/hook', aml_check: true, aml_risk_limit: '42.5' },
+      { email: undefined, ip_whitelist: undefined, target_wallet_changed_at: undefined, target_wallet_address: WALLET, webhook_url: 'https://shop.example/hook', aml_check: true, aml_risk_limit: '42.5', webhook_retries: false },
     );
-    assert.ok(ok.json.target_wallet_changed_at, 'the wallet change is on record');
+    // A first wallet is a setting, not a change: no "If this was not you" notice (issue 26).
+    assert.equal(ok.json.target_wallet_changed_at, null, 'a first wallet is not reported as a change');
+    assert.doesNotMatch((await browser.request('/dashboard')).text, /payout wallet was changed/i);
+    const changed = await browser.api('/settings', 'PATCH', { target_wallet_address: randomAddress() });
+    assert.ok(changed.json.target_wallet_changed_at, 'a second wallet is a change, on record');
+    assert.match((await browser.request('/dashboard')).text, /payout wallet was changed/i);
+    // A bad checksum is told as such, not "T..., 34 characters", which it is (issue 26).
+    const badChecksum = await browser.api('/settings', 'PATCH', { target_wallet_address: 'TGLheo1KN8M5W5fGbkeYXVFHnbKnN5pLPe' });
+    assert.match(badChecksum.json.errors.target_wallet_address[0], /wrong checksum/);
+    assert.match((await browser.api('/settings', 'PATCH', { target_wallet_address: 'T123' })).json.errors.target_wallet_address[0], /34 in all/);
     // Emptying a field clears it.
     assert.equal((await browser.api('/settings', 'PATCH', { webhook_url: '' })).json.webhook_url, null);
   });
@@ -189,7 +198,7 @@ describe('merchant dashboard', () => {
     const res = await browser.api('/settings/ip-whitelist', 'POST', { rule: '::ffff:10.1.2.3' });
     assert.deepEqual(res.json.ip_whitelist, ['127.0.0.2', '10.1.2.3']);
     assert.equal((await app.api('/merchant', key, { localAddress: '127.0.0.2' })).status, 200);
-    assert.deepEqual((await app.api('/merchant', key, { localAddress: '127.0.0.1' })).json, { detail: 'Invalid API key' });
+    assert.equal((await app.api('/merchant', key, { localAddress: '127.0.0.1' })).json.detail, 'Invalid API key');
     assert.deepEqual((await browser.api('/settings/ip-whitelist?rule=127.0.0.2', 'DELETE')).json.ip_whitelist, ['10.1.2.3']);
     // A rule stored before rules were canonical (host bits set) can still be removed by its canonical form.
     const me = await app.prisma.merchant.findFirstOrThrow({ where: { ipWhitelist: { has: '10.1.2.3' } } });
@@ -270,6 +279,25 @@ describe('merchant dashboard', () => {
     assert.equal(first.aml_check.report_url, 'https://aml.example/r.pdf');
     assert.equal((await browser.api('/transactions?date_from=2026-02-30')).status, 400);
     assert.deepEqual((await (await signedIn()).browser.api('/transactions')).json.results, []);
+  });
+
+  it('finds invoices by order id in the list and its CSV export (issue 26)', async () => {
+    const { browser } = await signedIn();
+    await browser.api('/settings', 'PATCH', { target_wallet_address: WALLET });
+    for (const [orderId, description] of [['UX-1', 'first'], ['UX-12', 'second'], ['other', 'ux-1 in the description'], ['ab-ux-1', 'third']]) {
+      const res = await browser.api('/invoices', 'POST', { type: 'SINGLE', amount: 5, currencies: ['TRX'], order_id: orderId, description });
+      assert.equal(res.status, 200, res.text);
+    }
+    await browser.api('/invoices', 'POST', { type: 'SINGLE', amount: 5, currencies: ['TRX'], order_id: 'AB-2' });
+    const page = (await browser.api('/invoices?search=ux-1')).json as { count: number; results: { order_id: string }[] };
+    assert.deepEqual(page.results.map((r) => r.order_id), ['other', 'UX-12', 'UX-1']);
+    assert.equal(page.count, 3);
+    assert.deepEqual(((await browser.api('/invoices?search=UX-12')).json as { results: { order_id: string }[] }).results.map((r) => r.order_id), ['UX-12']);
+    const csv = await browser.api('/invoices/export?search=UX-12&ordering=created_at');
+    assert.equal(csv.status, 200, csv.text);
+    const lines = csv.text.trim().split('\r\n');
+    assert.equal(lines.length, 2, csv.text);
+    assert.ok(lines[1]!.includes(',UX-12,'), lines[1]);
   });
 
   it('cancels its own active invoice, and only once', async () => {

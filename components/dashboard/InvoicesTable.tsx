@@ -29,7 +29,7 @@ export function InvoicesTable() {
       }
     >
       <div className="mb-4 grid gap-3 sm:grid-cols-3 lg:grid-cols-7">
-        <Field label="Search" name="search" type="search" value={filters.search} onChange={set('search')} placeholder="id, address, text" />
+        <Field label="Search" name="search" type="search" value={filters.search} onChange={set('search')} placeholder="id, order id, address, text" />
         <Select label="Type" name="type" value={filters.type} onChange={set('type')}>
           <AnyOf values={Object.values(InvoiceType)} />
         </Select>

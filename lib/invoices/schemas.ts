@@ -126,7 +126,7 @@ export const listInvoicesQuerySchema = pageQuerySchema(MAX_INVOICE_PAGE).extend(
   date_from: dateSchema('date_from').optional(),
   date_to: dateSchema('date_to').optional(),
   ordering: orderingSchema(INVOICE_ORDERING).default('-created_at'),
-  search: z.string().trim().max(200).optional().describe('Substring of address or description, exact id, a status (either spelling) or a token, case-insensitive'),
+  search: z.string().trim().max(200).optional().describe('Substring of address or description, start of order_id (an addition to the spec), exact id, a status (either spelling) or a token, case-insensitive'),
 });
 
 export type ListInvoicesQuery = z.output<typeof listInvoicesQuerySchema>;

@@ -1,19 +1,14 @@
-import type pg from 'pg';
-import { likeLiteral } from '@/lib/schemas/listQuery';
+import { and, join, sql, type Queryable, type Sql } from '@/lib/db/sql';
+import { disjoint, invoiceSearch, searchPredicate } from './search';
 
 /**
- * The exact number of a merchant's invoices a text search matches (its address or description
- * contains the term, or the term is its id), for the list's `count` (spec 4.2). Counting a common
- * word visits every matching row (search=coffee: 200,000 rows, 160-270 ms), so the count is kept
+ * The exact number of a merchant's invoices a text search matches (its description, address or
+ * order id contains the term, or the term is its id: search.ts), for the list's `count` (spec
+ * 4.2). Counting a common word visits every matching row (search=coffee: 200,000 rows, 160-270 ms), so the count is kept
  * per merchant and term in invoice_search_counts and brought up to date from the invoices
  * created since (migration 0054, which says why it stays exact). The first search of a term, or
  * one after an invoice's text changed or an invoice was deleted, counts in full.
  */
-
-/** The invoice id a search term names (1 to 9 digits), which the search matches besides text. */
-export function searchedId(term: string): number | undefined {
-  return /^\d{1,9}$/.test(term) ? Number(term) : undefined;
-}
 
 /** Entries kept per merchant; the oldest counted go first. */
 const KEPT_TERMS = 100;
@@ -27,24 +22,22 @@ interface Entry {
   textVersion: bigint;
 }
 
-export async function textSearchCount(sql: pg.Pool, merchantId: number, term: string): Promise<number> {
-  const pattern = `%${likeLiteral(term)}%`;
-  const id = searchedId(term) ?? null;
-  const entry = await sql
+export async function textSearchCount(db: Queryable, merchantId: number, term: string): Promise<number> {
+  const { text } = invoiceSearch(term);
+  const entry = await db
     .query({ name: 'search-count-entry', text: 'SELECT n::text, total::text, max_id, text_version::text FROM invoice_search_counts WHERE merchant_id = $1 AND term = $2', values: [merchantId, term] })
     .then(({ rows }) => (rows[0] ? ({ n: BigInt(rows[0].n), total: BigInt(rows[0].total), maxId: rows[0].max_id, textVersion: BigInt(rows[0].text_version) } satisfies Entry) : null));
   if (entry) {
     // One statement, one snapshot: the merchant's total and text version now, the invoices above
     // the entry's largest id, and the largest id of all. Unnamed, so the plan knows the id (a
     // range of the primary key).
-    const { rows } = await sql.query(
-      `SELECT (SELECT COALESCE(sum(n), 0) FROM invoice_counts WHERE merchant_id = $1)::text AS total,
-              (SELECT COALESCE(max(version), 0) FROM invoice_text_versions WHERE merchant_id = $1)::text AS text_version,
+    const { rows } = await db.query(
+      sql`SELECT (SELECT COALESCE(sum(n), 0) FROM invoice_counts WHERE merchant_id = ${merchantId})::text AS total,
+              (SELECT COALESCE(max(version), 0) FROM invoice_text_versions WHERE merchant_id = ${merchantId})::text AS text_version,
               count(*)::text AS new_rows,
-              (count(*) FILTER (WHERE i.description ILIKE $3 OR i.address ILIKE $3 OR i.id = $4))::text AS new_matches,
+              (count(*) FILTER (WHERE ${searchPredicate({ text })}))::text AS new_matches,
               (SELECT COALESCE(max(id), 0) FROM invoices) AS max_id
-         FROM invoices i WHERE i.id > $2 AND i.merchant_id = $1`,
-      [merchantId, entry.maxId, pattern, id],
+         FROM invoices WHERE id > ${entry.maxId} AND merchant_id = ${merchantId}`.query(),
     );
     const now = rows[0];
     const newRows = BigInt(now.new_rows);
@@ -52,26 +45,25 @@ export async function textSearchCount(sql: pg.Pool, merchantId: number, term: st
       const n = entry.n + BigInt(now.new_matches);
       // Kept up to this snapshot when the merchant has new invoices, or when other merchants'
       // creations would make the next range scan long (the kept id is the largest of all).
-      if (newRows > 0n || now.max_id - entry.maxId > REFRESH_AFTER_IDS) await save(sql, merchantId, term, { n, total: BigInt(now.total), maxId: now.max_id, textVersion: entry.textVersion });
+      if (newRows > 0n || now.max_id - entry.maxId > REFRESH_AFTER_IDS) await save(db, merchantId, term, { n, total: BigInt(now.total), maxId: now.max_id, textVersion: entry.textVersion });
       return Number(n);
     }
   }
   // In full, in one statement (one snapshot, and each part may use parallel workers): the text
-  // matches in disjoint parts (description; address without it; id without both), so each row
+  // matches in disjoint parts (search.ts: description; address without it; order id without
+  // both; id without all three), so each row
   // is tested for its own substring, with the total, the largest id and the text version.
-  const { rows } = await sql.query(
-    `SELECT (SELECT count(*) FROM invoices WHERE merchant_id = $1 AND description ILIKE $2)
-          + (SELECT count(*) FROM invoices WHERE merchant_id = $1 AND address ILIKE $2 AND (description IS NULL OR NOT description ILIKE $2))
-          + (SELECT count(*) FROM invoices WHERE merchant_id = $1 AND id = $3 AND NOT address ILIKE $2 AND (description IS NULL OR NOT description ILIKE $2)) AS n,
-            (SELECT COALESCE(sum(n), 0) FROM invoice_counts WHERE merchant_id = $1)::text AS total,
+  const parts = disjoint(text).map((part): Sql => sql`(SELECT count(*) FROM invoices WHERE ${and([sql`merchant_id = ${merchantId}`, part])})`);
+  const { rows } = await db.query(
+    sql`SELECT ${join(parts, ' + ')} AS n,
+            (SELECT COALESCE(sum(n), 0) FROM invoice_counts WHERE merchant_id = ${merchantId})::text AS total,
             (SELECT COALESCE(max(id), 0) FROM invoices) AS max_id,
-            (SELECT COALESCE(max(version), 0) FROM invoice_text_versions WHERE merchant_id = $1)::text AS text_version`,
-    [merchantId, pattern, id],
+            (SELECT COALESCE(max(version), 0) FROM invoice_text_versions WHERE merchant_id = ${merchantId})::text AS text_version`.query(),
   );
   const counted = rows[0];
   const n = BigInt(counted.n);
-  await save(sql, merchantId, term, { n, total: BigInt(counted.total), maxId: counted.max_id, textVersion: BigInt(counted.text_version) });
-  await sql.query({
+  await save(db, merchantId, term, { n, total: BigInt(counted.total), maxId: counted.max_id, textVersion: BigInt(counted.text_version) });
+  await db.query({
     name: 'search-count-evict',
     text: 'DELETE FROM invoice_search_counts WHERE merchant_id = $1 AND term IN (SELECT term FROM invoice_search_counts WHERE merchant_id = $1 ORDER BY counted_at DESC OFFSET $2)',
     values: [merchantId, KEPT_TERMS],
@@ -83,8 +75,8 @@ export async function textSearchCount(sql: pg.Pool, merchantId: number, term: st
  * Stores an entry counted in one snapshot, unless the stored one is from a later snapshot: text
  * versions, totals (invoices are deleted only with a version change) and ids only grow.
  */
-async function save(sql: pg.Pool, merchantId: number, term: string, e: Entry): Promise<void> {
-  await sql.query({
+async function save(db: Queryable, merchantId: number, term: string, e: Entry): Promise<void> {
+  await db.query({
     name: 'search-count-save',
     text: `INSERT INTO invoice_search_counts (merchant_id, term, n, total, max_id, text_version) VALUES ($1, $2, $3, $4, $5, $6)
            ON CONFLICT (merchant_id, term) DO UPDATE SET n = EXCLUDED.n, total = EXCLUDED.total, max_id = EXCLUDED.max_id, text_version = EXCLUDED.text_version, counted_at = now()

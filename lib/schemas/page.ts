@@ -35,3 +35,12 @@ export interface Page {
   limit: number;
   offset: number;
 }
+
+/**
+ * A parsed list query taken apart into the list function's `(filter, page)`: the page is the
+ * envelope's too (lib/http/pagination.ts), the filter is everything else.
+ */
+export function splitPage<Q extends Page>(query: Q): { filter: Omit<Q, 'limit' | 'offset'>; page: Page } {
+  const { limit, offset, ...filter } = query;
+  return { filter, page: { limit, offset } };
+}

@@ -8,6 +8,9 @@ import { CURRENCIES, type Currency } from '@/lib/money/tokens';
 import { dayStartUtc, nextDayStartUtc } from '@/lib/time';
 import type { ListTransactionsQuery } from './schemas';
 
+/** The list's filters and order: the query without its page (the page is the list function's own argument). */
+export type TransactionListFilter = Omit<ListTransactionsQuery, 'limit' | 'offset'>;
+
 export const TRANSACTION_NOT_FOUND = 'Address not found.';
 
 /** A send attempt that never entered a block did not happen on chain, so clients never see it. */
@@ -28,7 +31,7 @@ function searchFilter(term: string): Prisma.TransactionWhereInput[] {
 }
 
 /** The filters and order of the transaction list (spec 4.7, docs/api.md), shared by the list and the CSV export. */
-function transactionListQuery(merchantId: number, q: ListTransactionsQuery) {
+function transactionListQuery(merchantId: number, q: TransactionListFilter) {
   const createdAt: Prisma.DateTimeFilter = {};
   if (q.date_from) createdAt.gte = dayStartUtc(q.date_from);
   if (q.date_to) createdAt.lt = nextDayStartUtc(q.date_to);
@@ -56,7 +59,7 @@ function transactionListQuery(merchantId: number, q: ListTransactionsQuery) {
   return { where, orderBy: [...orderBy, { id: direction }] };
 }
 
-export async function listTransactions(prisma: PrismaClient, merchantId: number, q: ListTransactionsQuery, page: Page): Promise<{ count: number; rows: Transaction[] }> {
+export async function listTransactions(prisma: PrismaClient, merchantId: number, q: TransactionListFilter, page: Page): Promise<{ count: number; rows: Transaction[] }> {
   const { where, orderBy } = transactionListQuery(merchantId, q);
   const [count, rows] = await prisma.$transaction([
     prisma.transaction.count({ where }),
@@ -66,7 +69,7 @@ export async function listTransactions(prisma: PrismaClient, merchantId: number,
 }
 
 /** Every transaction the list's filters match, in its order, `batchSize` at a time (lib/export/batches.ts), for the CSV export. */
-export function transactionBatches(prisma: PrismaClient, merchantId: number, q: ListTransactionsQuery, batchSize = 1000): AsyncGenerator<Transaction[]> {
+export function transactionBatches(prisma: PrismaClient, merchantId: number, q: TransactionListFilter, batchSize = 1000): AsyncGenerator<Transaction[]> {
   const { where, orderBy } = transactionListQuery(merchantId, q);
   return keysetBatches(q.ordering, batchSize, ({ bound, after }) => prisma.transaction.findMany({ where: { AND: [where, bound] }, orderBy, take: batchSize, ...after }));
 }

@@ -4,16 +4,18 @@ import { db } from '@/lib/db/client';
 import { pageEnvelope } from '@/lib/http/pagination';
 import { queryObject, readJson } from '@/lib/http/request';
 import { parseOrThrow } from '@/lib/validation';
+import { splitPage } from '@/lib/schemas/page';
 import { createInvoiceSchema, listInvoicesQuerySchema } from '@/lib/invoices/schemas';
 import { checkInvoiceCreationRate } from '@/lib/invoices/creationRate';
 import { invoiceJson } from '@/lib/invoices/serialize';
-import { createInvoice, listInvoices } from '@/lib/invoices/service';
+import { createInvoice } from '@/lib/invoices/service';
+import { listInvoices } from '@/lib/invoices/list';
 import { rateSource } from '@/lib/rates';
 
 export const GET = dashboardRoute(async ({ url, merchant }) => {
-  const query = parseOrThrow(listInvoicesQuerySchema, queryObject(url));
-  const { count, rows } = await listInvoices(db(), merchant, query, query);
-  return pageEnvelope(url, query, count, rows.map(invoiceJson));
+  const { filter, page } = splitPage(parseOrThrow(listInvoicesQuerySchema, queryObject(url)));
+  const { count, rows } = await listInvoices(db(), merchant, filter, page);
+  return pageEnvelope(url, page, count, rows.map(invoiceJson));
 });
 
 export const POST = dashboardRoute(async ({ req, merchant }) => {

@@ -4,15 +4,16 @@ import { db } from '@/lib/db/client';
 import { pageEnvelope } from '@/lib/http/pagination';
 import { queryObject } from '@/lib/http/request';
 import { parseOrThrow } from '@/lib/validation';
+import { splitPage } from '@/lib/schemas/page';
 import { listTransactionsQuerySchema } from '@/lib/transactions/schemas';
 import { transactionJson } from '@/lib/transactions/serialize';
 import { listTransactions } from '@/lib/transactions/service';
 
 /** The API's GET /transaction/list, behind the dashboard session. */
 export const GET = dashboardRoute(async ({ url, merchant }) => {
-  const query = parseOrThrow(listTransactionsQuerySchema, queryObject(url));
-  const { count, rows } = await listTransactions(db(), merchant.id, query, query);
-  return pageEnvelope(url, query, count, rows.map(transactionJson));
+  const { filter, page } = splitPage(parseOrThrow(listTransactionsQuerySchema, queryObject(url)));
+  const { count, rows } = await listTransactions(db(), merchant.id, filter, page);
+  return pageEnvelope(url, page, count, rows.map(transactionJson));
 });
 
 // Any other method: a JSON 405, not Next's empty one.
