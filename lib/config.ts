@@ -207,11 +207,28 @@ const workerSchema = z.object({
   AML_ACCESS_KEY: z.string().default(''),
   AML_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(30_000),
   AML_CHECK_COST_TRX: decimal('AML_CHECK_COST_TRX').default('1'),
+  /**
+   * The energy engine (docs/energy.md): `auto` lends USDT sends the gas wallet's staked energy whenever
+   * it has staked some; `off` never does (every send burns, as before issue 23).
+   */
+  ENERGY_POOL: z.enum(['auto', 'off']).default('auto'),
+  /** `<energy TRX>:<bandwidth TRX>` the worker stakes once when the pool has none (the devnet's default run; docs/energy.md). */
+  ENERGY_POOL_AUTOSTAKE: z.string().regex(/^\d+:\d+$/, 'ENERGY_POOL_AUTOSTAKE must be <energy TRX>:<bandwidth TRX>').optional(),
+  /** The most one send may burn for energy; above it the send waits for the pool ("waiting for energy"). */
+  ENERGY_MAX_BURN_TRX: decimal('ENERGY_MAX_BURN_TRX').default('30'),
+  /** Energy lent beyond a send's estimate (it comes back with the reclaim: lending more costs nothing). */
+  ENERGY_MARGIN_PERCENT: decimal('ENERGY_MARGIN_PERCENT').default('10'),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   /** Lets webhooks reach private, loopback and link-local addresses (local runs and tests only). */
   WEBHOOK_ALLOW_PRIVATE: bool.default(false),
   /** A delivery stuck in SENDING this long was cut off by a crash: sent again if its POST never began, else closed as failed (spec: sent once). */
   WEBHOOK_STALE_SECONDS: z.coerce.number().int().min(10).default(60),
+  /** Merchants with webhook retries on: the wait before the first retry; each next wait doubles (docs/webhooks.md). */
+  WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).default(300_000),
+  /** ... and no wait grows past this. */
+  WEBHOOK_RETRY_MAX_MS: z.coerce.number().int().min(1).default(12 * 60 * 60_000),
+  /** ... and no retry is made later than this after the first attempt. */
+  WEBHOOK_RETRY_WINDOW_HOURS: z.coerce.number().min(0).default(72),
 });
 
 export type WorkerSettings = z.output<typeof workerSchema>;
@@ -293,6 +310,20 @@ export function parseSessionEnv(env: Env): SessionEnv {
 
 /** The session section (web only). */
 export const sessionConfig = section(parseSessionEnv);
+
+/** The dashboard's public origin: NEXTAUTH_URL, or else PUBLIC_BASE_URL (docs/configuration.md). */
+export function dashboardBaseUrl(): string {
+  return (sessionConfig().NEXTAUTH_URL ?? publicBaseUrl()).replace(/\/$/, '');
+}
+
+/**
+ * next-auth reads its origin from process.env.NEXTAUTH_URL on every request, and without it
+ * answers with http://localhost:3000 (issue 27, finding 6): it is given the origin this
+ * configuration resolves, so its redirects and URLs name the service as configured.
+ */
+export function exportNextAuthUrl(): void {
+  process.env.NEXTAUTH_URL = dashboardBaseUrl();
+}
 
 // ---------------------------------------------------------------------------------------------
 // devnet

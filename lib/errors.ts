@@ -31,11 +31,14 @@ export interface AppErrorOptions {
   fieldErrors?: Record<string, string[]>;
   /** For RATE_LIMITED: when the caller may try again. */
   retryAfterSeconds?: number;
+  /** Sent as `reason` beside `detail` where the spec fixes the detail but it does not say enough (an IP not whitelisted). */
+  reason?: string;
 }
 
 export class AppError extends Error {
   readonly fieldErrors?: Record<string, string[]>;
   readonly retryAfterSeconds?: number;
+  readonly reason?: string;
 
   constructor(
     readonly code: AppErrorCode,
@@ -47,6 +50,7 @@ export class AppError extends Error {
     this.name = 'AppError';
     if (options.fieldErrors) this.fieldErrors = options.fieldErrors;
     if (options.retryAfterSeconds !== undefined) this.retryAfterSeconds = options.retryAfterSeconds;
+    if (options.reason !== undefined) this.reason = options.reason;
   }
 }
 

@@ -1,6 +1,7 @@
 import { payFromFaucet } from '@/lib/devnet/faucet';
 
-const FUND_TRX = '100000';
+// Enough for the energy pool the worker stakes on the devnet (ENERGY_POOL_AUTOSTAKE, scripts/run.ts) and for gas.
+const FUND_TRX = '2000000';
 const READY_TIMEOUT_MS = 30_000;
 
 /**

@@ -17,6 +17,7 @@ await runOperatorCommand(async (prisma) => {
   for (const m of r.mismatches) console.error(`MISMATCH ${m}`);
   for (const [currency, t] of Object.entries(r.totals)) console.log(`${currency}: ${Object.entries(t).map(([k, v]) => `${k} ${v}`).join(', ')}`);
   console.log(`${r.invoicesChecked} invoices, ${r.payoutsChecked} payouts and ${r.merchantsChecked} merchants proven against their payments, ledgers and the chain`);
+  if (r.poolOperationsInFlight) console.log(`${r.poolOperationsInFlight} stake operations of the energy pool in a block, not yet final: counted from their receipts`);
   console.log(`${r.paymentsChecked} payments checked, ${r.paymentsInProgress} in progress, ${r.addressesChecked} addresses checked against the chain: ${r.mismatches.length ? `${r.mismatches.length} mismatches` : 'balanced'}`);
   return r.mismatches.length ? 1 : 0;
 });

@@ -62,7 +62,29 @@ export const accountResourceReply = z.object({
   NetUsed: opt64,
   EnergyLimit: opt64,
   EnergyUsed: opt64,
+  TotalEnergyLimit: opt64,
+  TotalEnergyWeight: opt64,
+  TotalNetLimit: opt64,
+  TotalNetWeight: opt64,
 });
+
+/** wallet/getaccount's Stake 2.0 fields (proto3: absent when zero; the bandwidth entry of frozenV2 has no type). */
+export const stakeReply = z.object({
+  frozenV2: z.array(z.object({ type: z.string().optional(), amount: opt64 })).default([]),
+  unfrozenV2: z.array(z.object({ type: z.string().optional(), unfreeze_amount: opt64 })).default([]),
+  delegated_frozenV2_balance_for_bandwidth: opt64,
+  account_resource: z.object({ delegated_frozenV2_balance_for_energy: opt64 }).default({ delegated_frozenV2_balance_for_energy: 0n }),
+});
+
+export const canDelegateReply = z.object({ max_size: opt64 });
+
+export const delegatedResourceReply = z.object({
+  delegatedResource: z
+    .array(z.object({ frozen_balance_for_bandwidth: opt64, frozen_balance_for_energy: opt64, expire_time_for_bandwidth: opt64, expire_time_for_energy: opt64 }))
+    .default([]),
+});
+
+export const delegationIndexReply = z.object({ toAccounts: z.array(z.string()).default([]) });
 
 export const chainParametersReply = z.array(z.object({ key: z.string(), value: opt64 }));
 

@@ -2,7 +2,7 @@ import { TronWeb } from 'tronweb';
 import type { z } from 'zod';
 import type { ChainConfig } from '@/lib/config';
 import { batchCost, budgetOf, transactionBandwidth, transferCost, type ResourceBudget } from './costs';
-import { ChainError, ChainResponseError, ChainUnavailableError, TxRejectedError } from './errors';
+import { ChainError, ChainResponseError, ChainUnavailableError, isConnectionReset, TxRejectedError } from './errors';
 import {
   accountReply,
   accountResourceReply,
@@ -10,7 +10,11 @@ import {
   blockReceiptsReply,
   blockReply,
   broadcastReply,
+  canDelegateReply,
   chainParametersReply,
+  delegatedResourceReply,
+  delegationIndexReply,
+  stakeReply,
   constantCallReply,
   estimateEnergyReply,
   txInfoReply,
@@ -24,6 +28,9 @@ import type {
   BroadcastResult,
   Chain,
   ChainParameters,
+  Resource,
+  ResourceOp,
+  Stake,
   SignedTransaction,
   SignedTransfer,
   TransactionStatus,
@@ -37,6 +44,28 @@ const MAX_RANGE = 100;
 /** How far back findUsdtHolder looks for USDT transfers, and how many of their parties it tries. */
 const HOLDER_SEARCH_BLOCKS = 3;
 const HOLDER_SEARCH_CANDIDATES = 10;
+
+/**
+ * Waits before each new attempt of an idempotent call whose connection was reset: a few short ones,
+ * enough for a fresh connection, not long enough to hold a loop (then ChainUnavailableError as before).
+ */
+const RESET_RETRY_DELAYS_MS = [25, 100, 300];
+
+/** Whether a call may be sent again after its connection was reset: reads, and broadcasts (idempotent by txid). */
+type Retry = 'idempotent' | 'once';
+
+/** Runs an idempotent call, sending it again after each reset connection while RESET_RETRY_DELAYS_MS lasts; other errors as they are. */
+async function retryReset<T>(fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await fn();
+    } catch (e) {
+      const delay = RESET_RETRY_DELAYS_MS[attempt];
+      if (delay === undefined || !isConnectionReset(e)) throw e;
+      await new Promise((r) => setTimeout(r, delay));
+    }
+  }
+}
 
 type RefHeader = { ref_block_bytes: string; ref_block_hash: string; expiration: number; timestamp: number };
 
@@ -127,7 +156,7 @@ export class TronChain implements Chain {
     const payload = { address: this.hex(address) };
     const raw =
       at === 'solidified'
-        ? await this.guard('getaccount', () => this.tronWeb.solidityNode.request('walletsolidity/getaccount', payload, 'post'))
+        ? await this.guard('getaccount', () => this.tronWeb.solidityNode.request('walletsolidity/getaccount', payload, 'post'), 'idempotent')
         : await this.request('getaccount', 'wallet/getaccount', payload);
     return this.parse('getaccount', accountReply, raw).balance;
   }
@@ -135,7 +164,7 @@ export class TronChain implements Chain {
   async getUsdtBalance(address: string, at: BalanceAt = 'head'): Promise<bigint> {
     const builder = this.tronWeb.transactionBuilder;
     const call = at === 'solidified' ? builder.triggerConfirmedConstantContract.bind(builder) : builder.triggerConstantContract.bind(builder);
-    const reply = await this.guard('balanceOf', () => call(this.usdtContract, 'balanceOf(address)', {}, [{ type: 'address', value: address }], address));
+    const reply = await this.guard('balanceOf', () => call(this.usdtContract, 'balanceOf(address)', {}, [{ type: 'address', value: address }], address), 'idempotent');
     return BigInt('0x' + (this.parse('balanceOf', constantCallReply, reply).constant_result[0] || '0'));
   }
 
@@ -163,6 +192,10 @@ export class TronChain implements Chain {
     const raw = await this.request('getaccountresource', 'wallet/getaccountresource', { address: this.hex(address) });
     const r = this.parse('getaccountresource', accountResourceReply, raw);
     return {
+      totalEnergyLimit: r.TotalEnergyLimit,
+      totalEnergyWeight: r.TotalEnergyWeight,
+      totalNetLimit: r.TotalNetLimit,
+      totalNetWeight: r.TotalNetWeight,
       freeBandwidthLimit: r.freeNetLimit,
       freeBandwidthUsed: r.freeNetUsed,
       stakedBandwidthLimit: r.NetLimit,
@@ -170,6 +203,60 @@ export class TronChain implements Chain {
       energyLimit: r.EnergyLimit,
       energyUsed: r.EnergyUsed,
     };
+  }
+
+  async getStake(address: string): Promise<Stake> {
+    const raw = await this.request('getaccount', 'wallet/getaccount', { address: this.hex(address) });
+    const r = this.parse('getaccount', stakeReply, raw);
+    const frozen = (resource: Resource) => r.frozenV2.filter((f) => (f.type ?? 'BANDWIDTH') === resource).reduce((sum, f) => sum + f.amount, 0n);
+    return {
+      frozenSun: { ENERGY: frozen('ENERGY'), BANDWIDTH: frozen('BANDWIDTH') },
+      delegatedSun: { ENERGY: r.account_resource.delegated_frozenV2_balance_for_energy, BANDWIDTH: r.delegated_frozenV2_balance_for_bandwidth },
+      unfreezingSun: r.unfrozenV2.reduce((sum, u) => sum + u.unfreeze_amount, 0n),
+    };
+  }
+
+  async getDelegatableSun(owner: string, resource: Resource): Promise<bigint> {
+    const raw = await this.request('getcandelegatedmaxsize', 'wallet/getcandelegatedmaxsize', { owner_address: this.hex(owner), type: resource === 'ENERGY' ? 1 : 0 });
+    return this.parse('getcandelegatedmaxsize', canDelegateReply, raw).max_size;
+  }
+
+  async getDelegatedSun(owner: string, receiver: string): Promise<Record<Resource, bigint>> {
+    const raw = await this.request('getdelegatedresourcev2', 'wallet/getdelegatedresourcev2', { fromAddress: this.hex(owner), toAddress: this.hex(receiver) });
+    // Only unlocked delegations: the service never locks one, so it can always take it back at once.
+    const unlocked = this.parse('getdelegatedresourcev2', delegatedResourceReply, raw).delegatedResource.filter((d) => d.expire_time_for_energy === 0n && d.expire_time_for_bandwidth === 0n);
+    return {
+      ENERGY: unlocked.reduce((sum, d) => sum + d.frozen_balance_for_energy, 0n),
+      BANDWIDTH: unlocked.reduce((sum, d) => sum + d.frozen_balance_for_bandwidth, 0n),
+    };
+  }
+
+  async getDelegationReceivers(owner: string): Promise<string[]> {
+    const raw = await this.request('getdelegatedresourceaccountindexv2', 'wallet/getdelegatedresourceaccountindexv2', { value: this.hex(owner) });
+    return this.parse('getdelegatedresourceaccountindexv2', delegationIndexReply, raw).toAccounts.map((a) => TronWeb.address.fromHex(a));
+  }
+
+  async buildSignedResourceOp(privateKey: string, op: ResourceOp): Promise<SignedTransfer> {
+    const key = privateKey.replace(/^0x/, '');
+    const owner = senderOf(key);
+    const header = await this.refHeader();
+    const b = this.tronWeb.transactionBuilder;
+    const amount = safeNumber(op.amountSun, 'amountSun');
+    const options = { blockHeader: header };
+    const tx = await this.guard<unknown>(op.kind, () => {
+      switch (op.kind) {
+        case 'stake':
+          return b.freezeBalanceV2(amount, op.resource, owner, options);
+        case 'unstake':
+          return b.unfreezeBalanceV2(amount, op.resource, owner, options);
+        case 'delegate':
+          return b.delegateResource(amount, op.receiver, op.resource, owner, false, undefined, options);
+        case 'undelegate':
+          return b.undelegateResource(amount, op.receiver, op.resource, owner, options);
+      }
+      // Built locally (the reference block is given): nothing is sent, so a retry is harmless.
+    }, 'idempotent');
+    return this.sign(tx as Parameters<TronWeb['trx']['sign']>[0] & object, key, header);
   }
 
   async isActivated(address: string): Promise<boolean> {
@@ -234,7 +321,9 @@ export class TronChain implements Chain {
   }
 
   async broadcast(signedTx: SignedTransaction): Promise<BroadcastResult> {
-    const raw = await this.guard('broadcasttransaction', () => this.tronWeb.trx.sendRawTransaction(signedTx));
+    // Sending the same signed bytes again is safe: the txid is the transaction's identity, and a copy
+    // the node already took is answered DUP_TRANSACTION_ERROR, which counts as accepted below.
+    const raw = await this.guard('broadcasttransaction', () => this.tronWeb.trx.sendRawTransaction(signedTx), 'idempotent');
     const reply = this.parse('broadcasttransaction', broadcastReply, raw);
     if (reply.Error) throw new ChainResponseError(`broadcasttransaction: ${reply.Error}`);
     if (reply.result) return { txId: signedTx.txID, alreadyKnown: false };
@@ -278,7 +367,7 @@ export class TronChain implements Chain {
   }
 
   private async fetchChainParameters(): Promise<ChainParameters> {
-    const list = this.parse('getchainparameters', chainParametersReply, await this.guard('getchainparameters', () => this.tronWeb.trx.getChainParameters()));
+    const list = this.parse('getchainparameters', chainParametersReply, await this.guard('getchainparameters', () => this.tronWeb.trx.getChainParameters(), 'idempotent'));
     const values = new Map(list.map((p) => [p.key, p.value]));
     const get = (key: string) => {
       const value = values.get(key);
@@ -313,14 +402,16 @@ export class TronChain implements Chain {
       { type: 'uint256', value: units.toString() },
     ];
     try {
-      const reply = await this.tronWeb.transactionBuilder.estimateEnergy(this.usdtContract, 'transfer(address,uint256)', {}, args, from);
+      const reply = await retryReset(() => this.tronWeb.transactionBuilder.estimateEnergy(this.usdtContract, 'transfer(address,uint256)', {}, args, from));
       return this.parse('estimateenergy', estimateEnergyReply, reply).energy_required;
     } catch (e) {
       // Nodes without vm.estimateEnergy refuse the call; triggerconstantcontract runs it instead.
       if (!(e instanceof Error && /does not support estimate energy/i.test(e.message))) throw toChainError('estimateenergy', e);
     }
-    const reply = await this.guard('triggerconstantcontract', () =>
-      this.tronWeb.transactionBuilder.triggerConstantContract(this.usdtContract, 'transfer(address,uint256)', {}, args, from),
+    const reply = await this.guard(
+      'triggerconstantcontract',
+      () => this.tronWeb.transactionBuilder.triggerConstantContract(this.usdtContract, 'transfer(address,uint256)', {}, args, from),
+      'idempotent',
     );
     const parsed = this.parse('triggerconstantcontract', constantCallReply, reply);
     return parsed.energy_used + parsed.energy_penalty;
@@ -365,18 +456,23 @@ export class TronChain implements Chain {
   private async header(solid: boolean) {
     const path = solid ? 'walletsolidity/getblock' : 'wallet/getblock';
     const raw = solid
-      ? await this.guard(path, () => this.tronWeb.solidityNode.request(path, { detail: false }, 'post'))
+      ? await this.guard(path, () => this.tronWeb.solidityNode.request(path, { detail: false }, 'post'), 'idempotent')
       : await this.request(path, path, { detail: false });
     return this.parse(path, blockHeaderReply, raw);
   }
 
+  /** A read of the node's HTTP API (every path it is called with is one). */
   private request(what: string, path: string, payload: Record<string, unknown>): Promise<unknown> {
-    return this.guard(what, () => this.tronWeb.fullNode.request(path, payload, 'post'));
+    return this.guard(what, () => this.tronWeb.fullNode.request(path, payload, 'post'), 'idempotent');
   }
 
-  private async guard<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  /**
+   * Runs one call to the node, its failure as a ChainError. An idempotent one whose connection was
+   * reset is sent again a few times first (RESET_RETRY_DELAYS_MS); every call must say which it is.
+   */
+  private async guard<T>(what: string, fn: () => Promise<T>, retry: Retry): Promise<T> {
     try {
-      return await fn();
+      return retry === 'idempotent' ? await retryReset(fn) : await fn();
     } catch (e) {
       throw toChainError(what, e);
     }

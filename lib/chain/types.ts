@@ -41,6 +41,15 @@ export interface Chain {
   /** As the node reports them now (not cached: prices change, and every caller sizes a send with them). */
   getChainParameters(): Promise<ChainParameters>;
 
+  /** Stake 2.0 (docs/energy.md): the TRX an account has staked, in each state. */
+  getStake(address: string): Promise<Stake>;
+  /** wallet/getcandelegatedmaxsize: stake (sun) `owner` may still delegate of `resource`, after what its own usage occupies. */
+  getDelegatableSun(owner: string, resource: Resource): Promise<bigint>;
+  /** Unlocked stake (sun) `owner` has delegated to `receiver` now, per resource (wallet/getdelegatedresourcev2). */
+  getDelegatedSun(owner: string, receiver: string): Promise<Record<Resource, bigint>>;
+  /** Every account `owner` has delegated stake to (wallet/getdelegatedresourceaccountindexv2). */
+  getDelegationReceivers(owner: string): Promise<string[]>;
+
   estimateTransfer(transfer: TransferRequest): Promise<TransferCost>;
   /** Transfers sent in order from their senders: later ones see the free bandwidth the earlier ones used. */
   estimateBatch(transfers: TransferRequest[]): Promise<BatchCost>;
@@ -48,6 +57,8 @@ export interface Chain {
   /** Builds and signs locally; nothing is sent. Store `txId` before calling `broadcast`. */
   buildSignedTrxTransfer(privateKey: string, to: string, amountSun: bigint): Promise<SignedTransfer>;
   buildSignedUsdtTransfer(privateKey: string, to: string, units: bigint, feeLimitSun: bigint): Promise<SignedTransfer>;
+  /** Builds and signs a Stake 2.0 transaction locally (freeze, unfreeze, delegate, undelegate); nothing is sent. */
+  buildSignedResourceOp(privateKey: string, op: ResourceOp): Promise<SignedTransfer>;
   /** Idempotent: a transaction the node already knows counts as accepted (`alreadyKnown`). Throws TxRejectedError otherwise. */
   broadcast(signedTx: SignedTransaction): Promise<BroadcastResult>;
   /**
@@ -72,7 +83,25 @@ export interface Transfer {
   success: boolean;
 }
 
+export type Resource = 'ENERGY' | 'BANDWIDTH';
+
+export type ResourceOp =
+  | { kind: 'stake' | 'unstake'; resource: Resource; amountSun: bigint }
+  | { kind: 'delegate' | 'undelegate'; resource: Resource; receiver: string; amountSun: bigint };
+
+/** An account's staked TRX (sun): still with it, lent to others, and unstaking (waiting out the unfreeze delay). */
+export interface Stake {
+  frozenSun: Record<Resource, bigint>;
+  delegatedSun: Record<Resource, bigint>;
+  unfreezingSun: bigint;
+}
+
 export interface AccountResources {
+  /** The network's daily totals and the stake they are shared by (TRX): energy per staked TRX = limit / weight. */
+  totalEnergyLimit: bigint;
+  totalEnergyWeight: bigint;
+  totalNetLimit: bigint;
+  totalNetWeight: bigint;
   freeBandwidthLimit: bigint;
   freeBandwidthUsed: bigint;
   stakedBandwidthLimit: bigint;

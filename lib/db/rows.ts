@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import type { Queryable } from './sql';
 import { Prisma, type Currency, type Invoice, type InvoiceCurrency, type InvoiceStatus, type InvoiceType, type Merchant } from '@/lib/generated/prisma/client';
 
 /**
@@ -28,7 +28,7 @@ const json = (v: unknown) => v as Prisma.JsonValue;
 /** A select list: each column qualified by the table's alias `t`. */
 const qualified = (columns: string[]) => (t: string) => columns.map((c) => `${t}.${c}`).join(', ');
 
-export const MERCHANT_COLUMNS = qualified(['id', 'email', 'password_hash', 'target_wallet_address', 'topup_wallet_address', 'activation_wallet_address', 'webhook_url', 'webhook_secret_enc', 'aml_check', 'aml_risk_limit', 'balance_sun', 'activation_balance_sun', 'ip_whitelist', 'next_address_index', 'account_xpub', 'session_epoch', 'target_wallet_changed_at', 'created_at']);
+export const MERCHANT_COLUMNS = qualified(['id', 'email', 'password_hash', 'target_wallet_address', 'topup_wallet_address', 'activation_wallet_address', 'webhook_url', 'webhook_secret_enc', 'webhook_retries', 'aml_check', 'aml_risk_limit', 'balance_sun', 'activation_balance_sun', 'ip_whitelist', 'next_address_index', 'account_xpub', 'session_epoch', 'target_wallet_changed_at', 'created_at']);
 
 export function merchantFromRow(r: Row): Merchant {
   return {
@@ -40,6 +40,7 @@ export function merchantFromRow(r: Row): Merchant {
     activationWalletAddress: str(r.activation_wallet_address),
     webhookUrl: strOrNull(r.webhook_url),
     webhookSecretEnc: str(r.webhook_secret_enc),
+    webhookRetries: r.webhook_retries as boolean,
     amlCheck: r.aml_check as boolean,
     amlRiskLimit: dec(r.aml_risk_limit),
     balanceSun: big(r.balance_sun),
@@ -101,7 +102,7 @@ const INVOICES_BY_ID_SQL = `SELECT ${INVOICE_COLUMNS('i')} FROM invoices i WHERE
 const AMOUNTS_BY_ID_SQL = `SELECT ${INVOICE_CURRENCY_COLUMNS} FROM invoice_currencies WHERE invoice_id = ANY($1::int[]) ORDER BY invoice_id, currency`;
 
 /** The merchant's invoices with the given ids and their per-token rows, in the order of `ids` (ids not the merchant's are left out). */
-export async function invoicesWithAmounts(sql: pg.Pool, merchantId: number, ids: number[]): Promise<(Invoice & { amounts: InvoiceCurrency[] })[]> {
+export async function invoicesWithAmounts(sql: Queryable, merchantId: number, ids: number[]): Promise<(Invoice & { amounts: InvoiceCurrency[] })[]> {
   if (ids.length === 0) return [];
   const [invoices, amounts] = await Promise.all([
     // Named (prepared) statements: each connection parses and plans them once.

@@ -35,11 +35,12 @@ export function jsonResponse(body: unknown, status = 200, headers?: HeadersInit)
   });
 }
 
-/** Any AppError as the spec's `{"detail": ...}` response: its status, `code` where one is sent, `errors` per field, Retry-After on a 429. */
+/** Any AppError as the spec's `{"detail": ...}` response: its status, `code` where one is sent, `reason` where one is given, `errors` per field, Retry-After on a 429. */
 export function errorResponse(err: AppError, headers?: HeadersInit): Response {
-  const body: { detail: string; code?: string; errors?: Record<string, string[]> } = { detail: err.detail };
+  const body: { detail: string; code?: string; reason?: string; errors?: Record<string, string[]> } = { detail: err.detail };
   const code = BODY_CODE[err.code];
   if (code) body.code = code;
+  if (err.reason) body.reason = err.reason;
   if (err.fieldErrors) body.errors = err.fieldErrors;
   const retryAfter: Record<string, string> = err.retryAfterSeconds !== undefined ? { 'retry-after': String(err.retryAfterSeconds) } : {};
   return jsonResponse(body, httpStatusOf(err.code), { ...retryAfter, ...headers });
@@ -49,6 +50,7 @@ export function errorResponse(err: AppError, headers?: HeadersInit): Response {
 export const errorBodySchema = z
   .object({
     detail: z.string(),
+    reason: z.string().optional().describe('403 from a caller whose IP address is not whitelisted: the detail stays the spec\'s `Invalid API key`, this says why'),
     errors: z.record(z.string(), z.array(z.string())).optional().describe('400 on invalid fields: every offending field (`target_wallets[3].address`) to its messages'),
   })
   .meta({ id: 'Error', description: 'Spec part 7: {"detail": ...}' });

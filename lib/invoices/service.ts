@@ -1,24 +1,22 @@
-import { keysetBatches } from '@/lib/export/batches';
 import { sqlPool } from '@/lib/db/client';
 import { invoicesWithAmounts } from '@/lib/db/rows';
-import { plainListCount, plainListPageIds } from './listSql';
-import { searchedId, textSearchCount } from './searchCount';
 import { config } from '@/lib/config';
 import { addressFromXpub } from '@/lib/chain/keys';
 import { NO_ACCOUNT_PREPARED } from '@/lib/merchants/accounts';
 import { Prisma, type InvoiceStatus, type Merchant, type PrismaClient } from '@/lib/generated/prisma/client';
 import { OPEN_PAYMENT_STATES } from '@/lib/payments/states';
 import { AppError, fieldErrors, invalidInput, notFound } from '@/lib/errors';
-import type { Page } from '@/lib/schemas/page';
-import { likeLiteral } from '@/lib/schemas/listQuery';
 import { formatScaled, parseScaled } from '@/lib/money/decimal';
-import { amountDue, convertUnits, usdToTokenUnits } from '@/lib/money/fees';
-import { CURRENCIES, RATE_DECIMALS, TOKEN_DECIMALS, USD_DECIMALS, type Currency } from '@/lib/money/tokens';
+import { amountDue, convertUnits, usdToTokenUnits, withMargin } from '@/lib/money/fees';
+import { pooledUsdtForwardCostSun } from '@/lib/energy/status';
+import { RATE_DECIMALS, TOKEN_DECIMALS, USD_DECIMALS, type Currency } from '@/lib/money/tokens';
 import type { RateSource } from '@/lib/rates/source';
-import { dayStartUtc, nextDayStartUtc } from '@/lib/time';
-import { INVOICE_ORDERING, type CreateInvoiceInput, type ListInvoicesQuery } from './schemas';
-import { invoiceInclude, invoiceJsonColumns, type InvoiceJsonSource, type InvoiceRecord } from './serialize';
-import { CANCELABLE, parseStatus } from './states';
+import type { CreateInvoiceInput } from './schemas';
+import type { InvoiceRecord } from './serialize';
+import type { InvoiceOwner } from './list';
+
+export type { InvoiceOwner };
+import { CANCELABLE } from './states';
 import { changeInvoiceStatus } from './transitions';
 
 export const INVOICE_NOT_FOUND = 'No Invoice matches the given query.';
@@ -91,7 +89,9 @@ export async function createInvoice(prisma: PrismaClient, rates: RateSource, mer
   });
   if (input.type === 'SINGLE') {
     const trxRate = quotes.find((q) => q.currency === 'TRX')?.rateUsd ?? (await rates.quote('TRX')).rateUsd;
-    refuseBelowForwardingCost(amounts, input.amountMicros, trxRate, c);
+    // With the energy pool able to pay a forward, a USDT forward costs its activation only (docs/energy.md).
+    const pooledSun = amounts.some((a) => a.currency === 'USDT') ? await pooledUsdtForwardCostSun(prisma) : null;
+    refuseBelowForwardingCost(amounts, input.amountMicros, trxRate, c, pooledSun);
   }
   const createdAt = new Date();
   const expiredAt = new Date(createdAt.getTime() + (input.type === 'SINGLE' ? (input.expiryMinutes ?? c.DEFAULT_EXPIRY_MINUTES) * 60_000 : STATIC_ADDRESS_LIFETIME_MS));
@@ -148,15 +148,21 @@ export async function createInvoice(prisma: PrismaClient, rates: RateSource, mer
  * Below that, the worker would hold the full payment as uneconomic (docs/worker.md, "Held
  * funds"): the customer pays, the merchant receives nothing and the invoice never completes.
  */
-function refuseBelowForwardingCost(amounts: { currency: Currency; rateUsd: string; dueUnits: bigint; feeUnits: bigint }[], amountMicros: bigint, trxRateUsd: string, c: ReturnType<typeof config>): void {
+function refuseBelowForwardingCost(
+  amounts: { currency: Currency; rateUsd: string; dueUnits: bigint; feeUnits: bigint }[],
+  amountMicros: bigint,
+  trxRateUsd: string,
+  c: ReturnType<typeof config>,
+  pooledUsdtSun: bigint | null,
+): void {
   for (const a of amounts) {
     const worth = a.dueUnits - a.feeUnits;
     let cost = parseScaled(c.FORWARD_MAX_COST_TRX, TOKEN_DECIMALS);
     let costText = `up to ${c.FORWARD_MAX_COST_TRX} TRX`;
     if (a.currency === 'USDT') {
-      const costSun = parseScaled(c.FORWARD_MAX_COST_USDT_IN_TRX, TOKEN_DECIMALS);
+      const costSun = pooledUsdtSun === null ? parseScaled(c.FORWARD_MAX_COST_USDT_IN_TRX, TOKEN_DECIMALS) : withMargin(pooledUsdtSun, c.GAS_MARGIN_PERCENT);
       cost = convertUnits(costSun, parseScaled(trxRateUsd, RATE_DECIMALS), parseScaled(a.rateUsd, RATE_DECIMALS));
-      costText = `up to ${c.FORWARD_MAX_COST_USDT_IN_TRX} TRX of network fees, ${formatScaled(cost, TOKEN_DECIMALS)} USDT at current rates`;
+      costText = `up to ${formatScaled(costSun, TOKEN_DECIMALS)} TRX of network fees${pooledUsdtSun === null ? '' : ' with the energy pool'}, ${formatScaled(cost, TOKEN_DECIMALS)} USDT at current rates`;
     }
     if (worth > cost) continue;
     throw fieldErrors({
@@ -166,9 +172,6 @@ function refuseBelowForwardingCost(amounts: { currency: Currency; rateUsd: strin
     });
   }
 }
-
-/** The merchant an invoice is read for: its id scopes the query, its e-mail is the invoice's `merchant_contact`. */
-export type InvoiceOwner = Pick<Merchant, 'id' | 'email'>;
 
 export async function getInvoice(prisma: PrismaClient, merchant: InvoiceOwner, id: number): Promise<InvoiceRecord> {
   // The caller's merchant is known: its e-mail is not read again with the invoice (one query
@@ -209,203 +212,4 @@ export async function cancelInvoice(prisma: PrismaClient, merchant: InvoiceOwner
   const canceled = await prisma.$transaction((tx) => changeInvoiceStatus(tx, current, 'CANCELED', { where: { merchantId: merchant.id, NOT: CANCEL_BLOCKED } }));
   if (!canceled) throw invalidInput('Invoice cannot be canceled');
   return getInvoice(prisma, merchant, id);
-}
-
-const ORDER_COLUMNS: Record<(typeof INVOICE_ORDERING)[number], 'createdAt' | 'amountUsd' | 'status'> = {
-  created_at: 'createdAt',
-  amount: 'amountUsd',
-  status: 'status',
-};
-
-/**
- * What `search` matches, in two parts: `rows`, the conditions only rows can answer (substring of
- * address or description, exact id), and what the term names as a status or a token, which the
- * counters can answer too (countInvoices). `disjointRows` are the same matches split so that no
- * row is in two of them, for counting (countInvoices).
- */
-function searchTerms(term: string) {
-  const address: Prisma.InvoiceWhereInput = { address: { contains: likeLiteral(term), mode: 'insensitive' } };
-  const description: Prisma.InvoiceWhereInput = { description: { contains: likeLiteral(term), mode: 'insensitive' } };
-  // NOT (description ILIKE ...) is NULL, not true, on an invoice without a description.
-  const notDescription: Prisma.InvoiceWhereInput = { OR: [{ description: null }, { NOT: description }] };
-  const id = searchedId(term);
-  const rows: Prisma.InvoiceWhereInput[] = [address, description, ...(id !== undefined ? [{ id }] : [])];
-  const disjointRows: Prisma.InvoiceWhereInput[] = [
-    description,
-    { AND: [address, notDescription] },
-    ...(id !== undefined ? [{ AND: [{ id }, { NOT: address }, notDescription] }] : []),
-  ];
-  const status = parseStatus(term) ?? undefined;
-  const upper = term.toUpperCase();
-  const currency = (CURRENCIES as readonly string[]).includes(upper) ? (upper as Currency) : undefined;
-  return { rows, disjointRows, status, currency };
-}
-
-function searchFilter(term: string): Prisma.InvoiceWhereInput[] {
-  const { rows, status, currency } = searchTerms(term);
-  return [...rows, ...(status ? [{ status }] : []), ...(currency ? [{ currencies: { has: currency } }] : [])];
-}
-
-/** The order of the invoice list, or its exact reverse (ties by id in the same direction). */
-function invoiceOrder(ordering: string, reversed = false): Prisma.InvoiceOrderByWithRelationInput[] {
-  const descending = ordering.startsWith('-') !== reversed;
-  const column = ORDER_COLUMNS[ordering.replace(/^-/, '') as keyof typeof ORDER_COLUMNS];
-  const direction = descending ? 'desc' : 'asc';
-  // amount: MULTIPLE invoices (no amount) first when ascending, last when descending; reversing
-  // a page flips both, so it walks the same index (migration 0040) backwards.
-  const nulls = ordering.startsWith('-') ? (reversed ? 'first' : 'last') : reversed ? 'last' : 'first';
-  return [column === 'amountUsd' ? { amountUsd: { sort: direction, nulls } } : { [column]: direction }, { id: direction }];
-}
-
-/** The filters and order of the invoice list (spec 4.2, docs/api.md), shared by the list and the CSV export. */
-function invoiceListQuery(merchantId: number, q: ListInvoicesQuery) {
-  const createdAt: Prisma.DateTimeFilter = {};
-  if (q.date_from) createdAt.gte = dayStartUtc(q.date_from);
-  if (q.date_to) createdAt.lt = nextDayStartUtc(q.date_to);
-  const where: Prisma.InvoiceWhereInput = {
-    merchantId,
-    ...(q.type && { type: q.type }),
-    ...(q.status && { status: q.status }),
-    // "TRX,USDT" means invoices that accept both tokens.
-    ...(q.currency && { currencies: { hasEvery: q.currency } }),
-    ...((q.date_from || q.date_to) && { createdAt }),
-    ...(q.search && { OR: searchFilter(q.search) }),
-  };
-  return { where, orderBy: invoiceOrder(q.ordering) };
-}
-
-type Db = PrismaClient | Prisma.TransactionClient;
-
-const isRootClient = (prisma: Db): prisma is PrismaClient => '$transaction' in prisma;
-
-/**
- * The list's exact `count` (spec 4.2). Type, status and currency filters are answered by the
- * invoice_counts table, which a trigger keeps in the same transaction as the invoice rows
- * (migration 0040), so the sum is exactly the number of rows the same snapshot would count, in
- * a few dozen rows instead of up to a million. Dates and search still count rows, through the
- * (merchant_id, created_at) and trigram indexes (docs/performance.md).
- */
-async function countInvoices(prisma: Db, merchantId: number, q: ListInvoicesQuery, where: Prisma.InvoiceWhereInput): Promise<number> {
-  if (q.date_from || q.date_to) return prisma.invoice.count({ where });
-  const counters: Prisma.InvoiceCountWhereInput = {
-    merchantId,
-    ...(q.type && { type: q.type }),
-    ...(q.status && { status: q.status }),
-    ...(q.currency?.includes('TRX') && { acceptsTrx: true }),
-    ...(q.currency?.includes('USDT') && { acceptsUsdt: true }),
-  };
-  const sum = async (extra: Prisma.InvoiceCountWhereInput) => Number((await prisma.invoiceCount.aggregate({ _sum: { n: true }, where: { AND: [counters, extra] } }))._sum.n ?? 0n);
-  if (!q.search) return sum({});
-  // A search that names a status or a token matches whole counter rows; the invoices that match
-  // only by text or id are counted apart, excluding those, so none is counted twice.
-  // The text matches are counted in disjoint parts, description first: each part's rows are
-  // tested for their own substring, where one count of the OR tested both address and
-  // description on every row (search=coffee, 200,000 descriptions: about a quarter less time).
-  const { disjointRows, status, currency } = searchTerms(q.search);
-  // A text search alone (no filter, the term names no status or token), outside a transaction:
-  // the kept count, brought up to date (lib/invoices/searchCount.ts).
-  if (!status && !currency && !q.type && !q.status && !q.currency && isRootClient(prisma)) return textSearchCount(sqlPool(prisma), merchantId, q.search);
-  const named: Prisma.InvoiceCountWhereInput[] = [...(status ? [{ status }] : []), ...(currency ? [currency === 'TRX' ? { acceptsTrx: true } : { acceptsUsdt: true }] : [])];
-  const { OR: _search, ...filters } = where;
-  const notNamed: Prisma.InvoiceWhereInput[] = [...(status ? [{ NOT: { status } }] : []), ...(currency ? [{ NOT: { currencies: { has: currency } } }] : [])];
-  const counts = await Promise.all([
-    named.length > 0 ? sum({ OR: named }) : 0,
-    ...disjointRows.map((part) => prisma.invoice.count({ where: { AND: [filters, part, ...notNamed] } })),
-  ]);
-  return counts.reduce((a, b) => a + b, 0);
-}
-
-/** From this offset on, a page is found by ids first (see listInvoices). */
-const DEEP_OFFSET = 1000;
-
-/** A deep page's row, read in its snapshot: the columns invoiceJson reads and the currency rows. */
-const listedColumns = { ...invoiceJsonColumns, amounts: true } as const;
-type ListedInvoice = Prisma.InvoiceGetPayload<{ select: typeof listedColumns }>;
-
-/**
- * A page (below DEEP_OFFSET) of a search that names a status or a token (`search=canceled`,
- * `search=usdt`). The plain OR of the name and the text match can only be walked along the
- * ordering's index, testing both substrings on every row; when the newest invoices lack that
- * status (all ACTIVE, say) the walk passes thousands of them. Instead the two parts are read
- * apart, split as the count splits them (countInvoices): the named part along its own index
- * (`(merchant_id, status, created_at, id)` for a status), the text part through the trigram
- * indexes without the named rows. The page is among the first offset + limit ids of each part,
- * so ordering those ids again and taking the window gives exactly the page of the OR.
- */
-async function namedSearchPageIds(prisma: PrismaClient, where: Prisma.InvoiceWhereInput, named: Prisma.InvoiceWhereInput, text: Prisma.InvoiceWhereInput[], orderBy: Prisma.InvoiceOrderByWithRelationInput[], page: Page): Promise<number[]> {
-  const { OR: _search, ...filters } = where;
-  const take = page.offset + page.limit;
-  const parts = await Promise.all(
-    [{ AND: [filters, named] }, { AND: [filters, { OR: text }, { NOT: named }] }].map((part) => prisma.invoice.findMany({ where: part, select: { id: true }, orderBy, take })),
-  );
-  const ids = parts.flat().map((r) => r.id);
-  // The whole filter again (a primary-key lookup of those few ids): an invoice changed since the
-  // parts were read is not shown as matching when it no longer does.
-  return (await prisma.invoice.findMany({ where: { AND: [where, { id: { in: ids } }] }, select: { id: true }, orderBy, skip: page.offset, take: page.limit })).map((r) => r.id);
-}
-
-/**
- * A page's ids below DEEP_OFFSET: without a search in SQL through pg (lib/invoices/listSql.ts);
- * a search naming a status or token in its two parts (namedSearchPageIds); any other search
- * through Prisma's filters.
- */
-function shallowPageIds(prisma: PrismaClient, merchantId: number, q: ListInvoicesQuery, where: Prisma.InvoiceWhereInput, orderBy: Prisma.InvoiceOrderByWithRelationInput[], page: Page): Promise<number[]> {
-  if (!q.search) return plainListPageIds(sqlPool(prisma), merchantId, q, page);
-  const terms = searchTerms(q.search);
-  const named: Prisma.InvoiceWhereInput | undefined = terms.status ? { status: terms.status } : terms.currency ? { currencies: { has: terms.currency } } : undefined;
-  if (named) return namedSearchPageIds(prisma, where, named, terms.rows, orderBy, page);
-  return prisma.invoice.findMany({ where, select: { id: true }, orderBy, take: page.limit, skip: page.offset }).then((r) => r.map((i) => i.id));
-}
-
-/**
- * A page of the merchant's invoices and the exact count (spec 4.2). `merchant` is the caller the
- * route has already loaded: every row of the list is its, so its contact (invoiceJson's
- * merchant_contact) is not read again per page.
- */
-export async function listInvoices(prisma: PrismaClient, merchant: InvoiceOwner, q: ListInvoicesQuery, page: Page): Promise<{ count: number; rows: InvoiceJsonSource[] }> {
-  const merchantId = merchant.id;
-  const contact = { email: merchant.email };
-  const { where, orderBy } = invoiceListQuery(merchantId, q);
-  if (page.offset < DEEP_OFFSET) {
-    // Count and page ids, then the page's rows and their currency rows through pg, side by side
-    // (lib/db/rows.ts): Prisma's client spent more CPU turning 300 rows into objects than
-    // PostgreSQL spent finding them.
-    const sql = sqlPool(prisma);
-    const [count, rows] = await Promise.all([
-      q.search ? countInvoices(prisma, merchantId, q, where) : plainListCount(sql, merchantId, q),
-      shallowPageIds(prisma, merchantId, q, where, orderBy, page).then((ids) => invoicesWithAmounts(sql, merchantId, ids)),
-    ]);
-    return { count, rows: rows.map((r) => ({ ...r, merchant: contact })) };
-  }
-  // A deep page: OFFSET still passes every skipped entry, so (1) only ids are read, from the
-  // index of the ordering (an index-only scan: no invoice row is fetched for a skipped entry),
-  // (2) past the middle the page is read from the other end, reversed, which skips
-  // count - offset - limit entries instead of offset (offset=900000 of 1,000,000 skips 99,990),
-  // and (3) only the page's rows are then loaded. Count, ids and rows come from one snapshot
-  // (REPEATABLE READ), so the window from the end is the same page the offset names.
-  const { count, rows } = await prisma.$transaction(
-    async (tx) => {
-      const count = await countInvoices(tx, merchantId, q, where);
-      if (page.offset >= count) return { count, rows: [] as ListedInvoice[] };
-      const after = count - page.offset - page.limit;
-      const ids =
-        after < page.offset
-          ? (await tx.invoice.findMany({ where, select: { id: true }, orderBy: invoiceOrder(q.ordering, true), skip: Math.max(0, after), take: Math.min(page.limit, count - page.offset) }))
-              .map((r) => r.id)
-              .reverse()
-          : (await tx.invoice.findMany({ where, select: { id: true }, orderBy, skip: page.offset, take: page.limit })).map((r) => r.id);
-      const byId = new Map((await tx.invoice.findMany({ where: { id: { in: ids } }, select: listedColumns })).map((r) => [r.id, r]));
-      return { count, rows: ids.flatMap((id) => byId.get(id) ?? []) };
-    },
-    { isolationLevel: 'RepeatableRead' },
-  );
-  return { count, rows: rows.map((r) => ({ ...r, merchant: contact })) };
-}
-
-/** Every invoice the list's filters match, in its order, `batchSize` at a time (lib/export/batches.ts), for the CSV export. */
-export function invoiceBatches(prisma: PrismaClient, merchantId: number, q: ListInvoicesQuery, batchSize = 1000): AsyncGenerator<InvoiceRecord[]> {
-  const { where, orderBy } = invoiceListQuery(merchantId, q);
-  return keysetBatches(q.ordering, batchSize, ({ bound, after }) =>
-    prisma.invoice.findMany({ where: { AND: [where, bound] }, include: invoiceInclude, orderBy, take: batchSize, ...after }),
-  );
 }

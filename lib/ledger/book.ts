@@ -24,6 +24,15 @@ const OUT_KIND: Record<SendPurpose, LedgerKind> = {
   PAYOUT_RETURN: 'PAYOUT_RETURN',
   PAYOUT_RETURN_TRX: 'PAYOUT_RETURN',
   PAYOUT_RETURN_GAS: 'GAS_OUT',
+  // Pool operations move stake, not TRX (amount_units 0): only their fee is booked, and a stake's TRX (STAKE).
+  FORWARD_ENERGY: 'NETWORK_COST',
+  REFUND_ENERGY: 'NETWORK_COST',
+  FORWARD_BANDWIDTH: 'NETWORK_COST',
+  REFUND_BANDWIDTH: 'NETWORK_COST',
+  PAYOUT_ENERGY: 'NETWORK_COST',
+  PAYOUT_BANDWIDTH: 'NETWORK_COST',
+  ENERGY_RECLAIM: 'NETWORK_COST',
+  POOL_STAKE: 'STAKE',
 };
 const GAS: readonly SendPurpose[] = ['FORWARD_GAS', 'REFUND_GAS', 'PAYOUT_GAS', 'PAYOUT_RETURN_GAS'];
 
@@ -64,7 +73,12 @@ export async function bookSendLanded(tx: Tx, row: Transaction, feeSun: bigint, s
   // (which may be a TRX payment at the same address): it is no part of that payment's accounting.
   const payer = purpose === 'GAS_RETURN' ? { ...base, paymentId: null } : base;
   if (feeSun > 0n) entries.push({ ...payer, address: row.fromAddress, currency: 'TRX', kind: 'NETWORK_COST', deltaUnits: -feeSun, units: feeSun, reason: succeeded ? null : (error ?? 'failed on chain') });
-  if (succeeded) {
+  if (succeeded && row.type === 'STAKE') {
+    // The pool's TRX leaves its balance for its stake (reconcile proves the stake on chain); an unstake
+    // moves stake to unstaking, still no TRX of the balance, until it is withdrawn.
+    const staked = row.stakeSun ?? 0n;
+    entries.push({ ...base, address: row.fromAddress, currency: 'TRX', kind: 'STAKE', deltaUnits: -staked, units: staked });
+  } else if (succeeded && row.amountUnits > 0n) {
     entries.push({ ...base, address: row.fromAddress, currency: row.currency, kind: OUT_KIND[purpose], deltaUnits: -row.amountUnits, units: row.amountUnits });
     // Gas arrives at a service address; any other send of ours that lands on an invoice address
     // is recorded by the scanner as a payment to that invoice (PAYMENT_IN), like a customer's.

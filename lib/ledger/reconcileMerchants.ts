@@ -43,23 +43,23 @@ export async function proveMerchants(prisma: PrismaClient, receipt: Receipts, to
     if (e.kind === 'AML_CHECK') {
       const record = amlCheckSchema.safeParse(c.amlCheck);
       if (c.type !== 'PAYMENT' || !record.success || !record.data.completed) return `transaction ${c.id} has no completed AML check`;
-      return { balance: 'BALANCE', deltaSun: -parseScaled(String(record.data.cost), TOKEN_DECIMALS), merchantId: c.merchantId };
+      return { balance: 'BALANCE', deltaSun: -parseScaled(String(record.data.cost), TOKEN_DECIMALS), merchantId: c.merchantId! };
     }
     if (e.kind === 'NETWORK_FEE') {
       if (c.sendState !== 'CONFIRMED' || c.costPayer !== 'MERCHANT') return `transaction ${c.id} is no confirmed send the merchant pays for`;
       const r = await receipt(c.trnHash);
       if (r.status !== 'confirmed') return `send ${c.trnHash} is ${r.status} on chain`;
-      return { balance: 'ACTIVATION', deltaSun: -r.feeSun, merchantId: c.merchantId };
+      return { balance: 'ACTIVATION', deltaSun: -r.feeSun, merchantId: c.merchantId! };
     }
     if (e.kind === 'TOPUP_CREDIT') {
-      const owner = merchantOf.get(c.merchantId);
+      const owner = merchantOf.get(c.merchantId!);
       if (c.type !== 'TOPUP' || c.invoiceId !== null || c.paymentState !== 'SETTLED' || !owner) return `transaction ${c.id} is no settled top-up`;
       const balance = c.toAddress === owner.activationWalletAddress ? 'ACTIVATION' : 'BALANCE';
-      if (c.currency === 'TRX') return { balance, deltaSun: c.amountUnits, merchantId: c.merchantId };
+      if (c.currency === 'TRX') return { balance, deltaSun: c.amountUnits, merchantId: c.merchantId! };
       // A USDT top-up credited before migration 0057 kept no rates: its credit is in the OPENING row.
       if (!c.trxRateUsd || !c.usdtRateUsd) return `USDT top-up ${c.id} without its recorded rates`;
       const gross = (c.amountUnits * parseScaled(c.usdtRateUsd.toFixed(), RATE_DECIMALS)) / parseScaled(c.trxRateUsd.toFixed(), RATE_DECIMALS);
-      return { balance, deltaSun: gross - percentOf(gross, topupFeePercent), merchantId: c.merchantId };
+      return { balance, deltaSun: gross - percentOf(gross, topupFeePercent), merchantId: c.merchantId! };
     }
     return 'unknown kind';
   };

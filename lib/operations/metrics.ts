@@ -64,7 +64,8 @@ export async function renderMetrics(deps: MetricsDeps): Promise<{ contentType: s
   const registry = new Registry();
   const gauge = (name: string, help: string, labelNames: string[] = []) => new Gauge({ name, help, labelNames, registers: [registry] });
 
-  const [cursor, lastScan, payments, sends, invoices, deliveries, facts] = await Promise.all([
+  const dayStart = new Date(now - (now % 86_400_000));
+  const [cursor, lastScan, payments, sends, invoices, deliveries, facts, energy, waiting, burnedToday] = await Promise.all([
     prisma.chainCursor.findUnique({ where: { name: SCANNER_CURSOR }, select: { blockNumber: true } }),
     lastScanAt(prisma),
     prisma.transaction.groupBy({ by: ['paymentState'], where: { paymentState: { not: null } }, _count: { _all: true } }),
@@ -72,6 +73,9 @@ export async function renderMetrics(deps: MetricsDeps): Promise<{ contentType: s
     prisma.invoice.groupBy({ by: ['status'], _count: { _all: true } }),
     prisma.webhookDelivery.groupBy({ by: ['status'], _count: { _all: true } }),
     chainFacts(deps.chain, deps.gasWallet, now),
+    prisma.energyStatus.findUnique({ where: { id: 1 } }),
+    prisma.transaction.count({ where: { type: 'PAYMENT', waitingReason: { startsWith: 'waiting for' } } }),
+    prisma.transaction.aggregate({ where: { sendState: { in: ['CONFIRMED', 'FAILED'] }, updatedAt: { gte: dayStart } }, _sum: { feeSun: true } }),
   ]);
 
   const paymentGauge = gauge('invoicing_payments', 'Incoming payments by processing state (FAILED: funds stuck at the invoice address, see docs/worker.md)', ['state']);
@@ -94,5 +98,14 @@ export async function renderMetrics(deps: MetricsDeps): Promise<{ contentType: s
     gauge('invoicing_gas_wallet_energy_available', 'Energy the gas wallet has left from staking (else it burns TRX)').set(Number(facts.energyAvailable));
     gauge('invoicing_gas_wallet_bandwidth_available', 'Free and staked bandwidth the gas wallet has left').set(Number(facts.bandwidthAvailable));
   }
+  // The energy engine (docs/energy.md): what the pool can lend, what it has lent, what waits for it, what burned.
+  if (energy) {
+    gauge('invoicing_energy_pool_enabled', '1 if USDT sends are paid with the pool\'s staked energy (as the worker last published)').set(energy.poolEnabled ? 1 : 0);
+    gauge('invoicing_energy_pool_lendable', 'Energy the pool can still lend now').set(Number(energy.lendableEnergy));
+    gauge('invoicing_energy_pool_lent', 'Energy the pool has lent out now').set(Number(energy.lentEnergy));
+    gauge('invoicing_energy_status_age_seconds', 'Seconds since the worker last published the pool status').set(Math.max(0, (now - energy.updatedAt.getTime()) / 1000));
+  }
+  gauge('invoicing_sends_waiting_for_energy', 'Payments whose forward or refund waits for energy (above ENERGY_MAX_BURN_TRX with no pool headroom)').set(waiting);
+  gauge('invoicing_trx_burned_today', 'TRX the network burned today (UTC) for the service\'s sends, from their receipts').set(Number(burnedToday._sum.feeSun ?? 0n) / 1e6);
   return { contentType: registry.contentType, body: await registry.metrics() };
 }

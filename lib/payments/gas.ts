@@ -69,7 +69,7 @@ export function ensureGas(
   address: string,
   needSun: () => Promise<bigint>,
   costPayer: CostPayer,
-  options: Pick<SendOptions, 'topUp'> = {},
+  options: Pick<SendOptions, 'topUp'> & { energySource?: 'POOL' | 'BURN' } = {},
 ): Promise<SendOutcome> {
   return ensureSend(ctx, anchor, step, async () => {
     const need = await needSun();
@@ -84,6 +84,8 @@ export function ensureGas(
       currency: 'TRX',
       costPayer,
       signed: await ctx.chain.buildSignedTrxTransfer(ctx.gasWallet.privateKey, address, amount),
+      // Which energy source the attempt this gas funds uses (lib/energy/engine.ts keeps the choice per attempt).
+      ...(options.energySource && { energy: { energySource: options.energySource } }),
     };
-  }, options);
+  }, { topUp: options.topUp });
 }

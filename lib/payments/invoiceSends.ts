@@ -4,6 +4,8 @@ import { parseScaled } from '@/lib/money/decimal';
 import { convertUnits, withMargin } from '@/lib/money/fees';
 import { RATE_DECIMALS, type Currency } from '@/lib/money/tokens';
 import type { WorkerContext } from '@/lib/worker/context';
+import { EnergyUnavailable, lend } from '@/lib/energy/pool';
+import { cheapestCostSun, energyShort, energySourceFor, noteWaiting } from '@/lib/energy/engine';
 import { ensureGas, spendableTrx } from './gas';
 import { ensureSend, exhausted, feeLimitOf, latestSend, nextAttempt, type PlannedSend, type SendOutcome } from './sends';
 import { type Payment, toDecimal, invoiceKey } from './payment';
@@ -21,15 +23,18 @@ export async function uneconomic(ctx: WorkerContext, p: Payment, purpose: 'FORWA
   if (await latestSend(ctx, p.id, { purpose })) return null;
   if (await latestSend(ctx, p.id, { purpose: purpose === 'FORWARD' ? 'FORWARD_GAS' : 'REFUND_GAS', index: 1 })) return null;
   const worth = p.amountUnits - fee;
-  const cost = await ctx.chain.estimateTransfer({ token: p.currency as Currency, from: invoiceKey(p).address, to, amount: p.amountUnits });
-  let costInToken = cost.totalFeeSun;
+  const from = invoiceKey(p).address;
+  const cost = await ctx.chain.estimateTransfer({ token: p.currency as Currency, from, to, amount: p.amountUnits });
+  // The cheapest source's cost (with the pool: activation and bandwidth only; docs/energy.md).
+  const costSun = await cheapestCostSun(ctx, from, cost);
+  let costInToken = costSun;
   if (p.currency === 'USDT') {
     const [trx, usdt] = await Promise.all([ctx.rates.quote('TRX'), ctx.rates.quote('USDT')]);
-    costInToken = convertUnits(withMargin(cost.totalFeeSun, ctx.settings.GAS_MARGIN_PERCENT), parseScaled(trx.rateUsd, RATE_DECIMALS), parseScaled(usdt.rateUsd, RATE_DECIMALS));
+    costInToken = convertUnits(withMargin(costSun, ctx.settings.GAS_MARGIN_PERCENT), parseScaled(trx.rateUsd, RATE_DECIMALS), parseScaled(usdt.rateUsd, RATE_DECIMALS));
   }
   if (costInToken < worth) return null;
   if (purpose === 'REFUND') return REFUND_NOT_WORTH_IT;
-  return `uneconomic: forwarding would cost ${toDecimal(costInToken)} ${p.currency}${p.currency === 'USDT' ? ` (${toDecimal(cost.totalFeeSun)} TRX of network fees)` : ''}, not less than the ${toDecimal(worth)} ${p.currency} it is worth`;
+  return `uneconomic: forwarding would cost ${toDecimal(costInToken)} ${p.currency}${p.currency === 'USDT' ? ` (${toDecimal(costSun)} TRX of network fees)` : ''}, not less than the ${toDecimal(worth)} ${p.currency} it is worth`;
 }
 
 /**
@@ -59,29 +64,75 @@ export async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: '
     return cost.energyFeeSun + cost.bandwidthFeeSun;
   };
   const feeLimitNow = async () => withMargin(await burnNow(), ctx.settings.GAS_MARGIN_PERCENT);
-  const gasFor = (attempt: number, needSun: () => Promise<bigint>) =>
-    ensureGas(ctx, p, { purpose: purpose === 'FORWARD' ? 'FORWARD_GAS' : 'REFUND_GAS', index: attempt, address }, address, needSun, purpose === 'FORWARD' ? 'MERCHANT' : 'SERVICE', { topUp: true });
+  // A send the pool pays for burns nothing for energy, but a fee_limit must be positive: it carries what
+  // the whole energy would burn (the address holds no TRX for it, so nothing more can burn; an estimate
+  // short of the energy then fails OUT_OF_ENERGY and is judged as any such failure).
+  const poolFeeLimit = async () => {
+    const [cost, params] = await Promise.all([estimate(), ctx.chain.getChainParameters()]);
+    return withMargin(cost.energy * params.energyFeeSun + cost.bandwidthFeeSun, ctx.settings.GAS_MARGIN_PERCENT);
+  };
+  const costPayer = purpose === 'FORWARD' ? 'MERCHANT' : 'SERVICE';
+  const gasFor = (attempt: number, needSun: () => Promise<bigint>, energySource: 'POOL' | 'BURN') =>
+    ensureGas(ctx, p, { purpose: purpose === 'FORWARD' ? 'FORWARD_GAS' : 'REFUND_GAS', index: attempt, address }, address, needSun, costPayer, { topUp: true, energySource });
+  // With the pool's energy the address needs TRX only to exist (activation: the gas wallet pays the
+  // 1 TRX fee, the smallest transfer suffices); bandwidth beyond its free daily allowance is lent too.
+  const poolGasNeed = async () => ((await ctx.chain.isActivated(address)) ? 0n : 1n);
+  // Bytes to lend: none while the free allowance (or stake) covers the send, which the estimate says by burning nothing for it.
+  const bandwidthToLend = async () => ((await estimate()).bandwidthFeeSun > 0n ? (await estimate()).bandwidth : 0n);
+  /** Energy and gas for one attempt from the source chosen for it (lib/energy/engine.ts); null when the send may go. */
+  let source: 'POOL' | 'BURN' = 'BURN';
+  const arrange = async (attempt: number, signedLimit: bigint | null): Promise<SendOutcome | null> => {
+    const choice = await energySourceFor(ctx, p, purpose, attempt, address, estimate);
+    if (choice.source === 'WAIT') {
+      await noteWaiting(ctx, p, choice.reason);
+      return { state: 'pending' };
+    }
+    source = choice.source;
+    if (choice.source === 'BURN') {
+      const gas = await gasFor(attempt, signedLimit === null ? feeLimitNow : async () => signedLimit, 'BURN');
+      return gas.state === 'pending' || gas.state === 'exhausted' ? gas : null;
+    }
+    const gas = await gasFor(attempt, poolGasNeed, 'POOL');
+    if (gas.state === 'pending' || gas.state === 'exhausted') return gas;
+    try {
+      const energy = await lend(ctx, p, { purpose: purpose === 'FORWARD' ? 'FORWARD_ENERGY' : 'REFUND_ENERGY', index: attempt }, address, 'ENERGY', async () => (await estimate()).energy, costPayer);
+      if (energy.state === 'pending' || energy.state === 'exhausted') return energy;
+      const bandwidth = await lend(ctx, p, { purpose: purpose === 'FORWARD' ? 'FORWARD_BANDWIDTH' : 'REFUND_BANDWIDTH', index: attempt }, address, 'BANDWIDTH', bandwidthToLend, costPayer).catch(async (err: unknown) => {
+        if (!(err instanceof EnergyUnavailable)) throw err;
+        // The pool's bandwidth is used up for today: the address burns its few hundred bytes instead (gas for them).
+        return gasFor(attempt, async () => (await estimate()).bandwidthFeeSun, 'POOL');
+      });
+      if (bandwidth.state === 'pending' || bandwidth.state === 'exhausted') return bandwidth;
+      await noteWaiting(ctx, p, null);
+    } catch (err) {
+      if (!(err instanceof EnergyUnavailable)) throw err;
+      await noteWaiting(ctx, p, `waiting for energy: ${err.message}`);
+      return { state: 'pending' };
+    }
+    return null;
+  };
   const latest = await latestSend(ctx, p.id, step);
   const attempt = nextAttempt(latest);
   if (attempt !== null) {
     // No gas for an attempt that will not be made (issue 22, case 6): the attempt limit first.
     const error = await exhausted(ctx, p, step, burnNow);
     if (error) return { state: 'exhausted', error };
-    const gas = await gasFor(attempt, feeLimitNow);
-    if (gas.state === 'pending' || gas.state === 'exhausted') return gas;
+    const notReady = await arrange(attempt, null);
+    if (notReady) return notReady;
   } else if (latest?.sendState === 'SIGNED') {
-    // Stored and not known to be out: before it is broadcast the address holds its fee_limit, topped
-    // up for the same attempt if the gas that arrived is short (it is never rebuilt unless proven
-    // dead: a worker that died after broadcasting it may not have recorded that).
+    // Stored and not known to be out: before it is broadcast the address holds its energy (pool) or
+    // its fee_limit in gas (burn), topped up for the same attempt if short (it is never rebuilt
+    // unless proven dead: a worker that died after broadcasting it may not have recorded that).
     const limit = feeLimitOf(latest);
     if (limit !== null) {
-      const gas = await gasFor(latest.sendAttempt ?? 1, async () => limit);
-      if (gas.state === 'pending' || gas.state === 'exhausted') return gas;
+      const notReady = await arrange(latest.sendAttempt ?? 1, limit);
+      if (notReady) return notReady;
     }
   }
   const plan = async (): Promise<PlannedSend | null> => {
     const cost = await estimate();
-    const amount = await amountFor(cost.totalFeeSun);
+    const pool = source === 'POOL';
+    const amount = await amountFor(pool ? cost.bandwidthFeeSun : cost.energyFeeSun + cost.bandwidthFeeSun);
     if (amount <= 0n) return null;
     return {
       type: 'TRANSFER',
@@ -91,10 +142,13 @@ export async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: '
       currency: token,
       // A USDT forward's energy is the merchant's; a refund's is deducted from what is returned.
       costPayer: purpose === 'FORWARD' ? 'MERCHANT' : 'PAYMENT',
-      signed: await ctx.chain.buildSignedUsdtTransfer(privateKey, to, amount, await feeLimitNow()),
+      signed: await ctx.chain.buildSignedUsdtTransfer(privateKey, to, amount, pool ? await poolFeeLimit() : await feeLimitNow()),
+      energy: { energySource: pool ? 'POOL' : 'BURN', energyUnits: cost.energy },
     };
   };
-  return ensureSend(ctx, p, step, plan, { burnNowSun: burnNow, beforeBroadcast: (row) => underfunded(ctx, row) });
+  const outcome = await ensureSend(ctx, p, step, plan, { burnNowSun: burnNow, beforeBroadcast: (row) => underfunded(ctx, row) });
+  if (outcome.state !== 'pending' && p.waitingReason) await noteWaiting(ctx, p, null);
+  return outcome;
 }
 
 /**
@@ -107,6 +161,7 @@ export async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: '
 async function underfunded(ctx: WorkerContext, row: Transaction): Promise<string | null> {
   const limit = feeLimitOf(row);
   if (limit === null) return null;
+  if (row.energySource === 'POOL') return energyShort(ctx, row);
   const cost = await ctx.chain.estimateTransfer({ token: row.currency as Currency, from: row.fromAddress, to: row.toAddress, amount: row.amountUnits, feeLimitSun: limit });
   const burn = cost.energyFeeSun + cost.bandwidthFeeSun;
   if (limit < burn) return `its fee_limit of ${toDecimal(limit)} TRX is below the ${toDecimal(burn)} TRX it would burn now (the energy price or its energy rose since it was built); rebuilt once it is proven dead`;

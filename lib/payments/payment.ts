@@ -6,10 +6,11 @@ import type { WorkerContext } from '@/lib/worker/context';
 import { changePaymentState, type PaymentMove } from './states';
 
 /** What every step of a payment works on (lib/payments/process.ts dispatches the steps). */
-export type Payment = Transaction & { invoice: (Invoice & { amounts: InvoiceCurrency[] }) | null; merchant: Merchant };
+/** A payment always belongs to a merchant (only the energy pool's own operations have none). */
+export type Payment = Transaction & { merchantId: number; invoice: (Invoice & { amounts: InvoiceCurrency[] }) | null; merchant: Merchant };
 
 export const loadPayment = (ctx: WorkerContext, id: number): Promise<Payment> =>
-  ctx.prisma.transaction.findUniqueOrThrow({ where: { id }, include: { invoice: { include: { amounts: true } }, merchant: true } });
+  ctx.prisma.transaction.findUniqueOrThrow({ where: { id }, include: { invoice: { include: { amounts: true } }, merchant: true } }) as Promise<Payment>;
 
 export const toDecimal = (units: bigint) => String(toJsonNumber(units, TOKEN_DECIMALS));
 

@@ -33,6 +33,15 @@ export async function scanNextBlocks(ctx: WorkerContext): Promise<number> {
       const reason = `opening balance before block ${start}`;
       const rows = (['TRX', 'USDT'] as const).filter((c) => opening.units[c] > 0n);
       if (rows.length) await tx.ledgerEntry.createMany({ data: rows.map((c) => ({ address: ctx.gasWallet.address, currency: c, kind: 'OTHER_IN' as const, deltaUnits: opening.units[c], units: opening.units[c], reason })) });
+      // TRX the wallet had already staked (the energy pool, docs/energy.md) is in its opening and out of its balance.
+      if (opening.stakedSun > 0n) {
+        await tx.ledgerEntry.createMany({
+          data: [
+            { address: ctx.gasWallet.address, currency: 'TRX', kind: 'OTHER_IN', deltaUnits: opening.stakedSun, units: opening.stakedSun, reason: `opening stake before block ${start}` },
+            { address: ctx.gasWallet.address, currency: 'TRX', kind: 'STAKE', deltaUnits: -opening.stakedSun, units: opening.stakedSun, reason: `opening stake before block ${start}` },
+          ],
+        });
+      }
     });
     cursor = await prisma.chainCursor.findUniqueOrThrow({ where: { name: CURSOR } });
   }
@@ -66,12 +75,13 @@ export async function scanNextBlocks(ctx: WorkerContext): Promise<number> {
  * transfer pending at this moment would be in the opening balance and, once its block is scanned,
  * booked a second time.
  */
-async function openingBalances(ctx: WorkerContext): Promise<{ start: number; units: Record<'TRX' | 'USDT', bigint> }> {
+async function openingBalances(ctx: WorkerContext): Promise<{ start: number; units: Record<'TRX' | 'USDT', bigint>; stakedSun: bigint }> {
   const address = ctx.gasWallet.address;
   for (let i = 0; ; i++) {
     const before = await ctx.chain.getConfirmedBlockNumber();
-    const [trx, usdt] = await Promise.all([ctx.chain.getTrxBalance(address, 'solidified'), ctx.chain.getUsdtBalance(address, 'solidified')]);
-    if ((await ctx.chain.getConfirmedBlockNumber()) === before) return { start: before + 1, units: { TRX: trx, USDT: usdt } };
+    const [trx, usdt, stake] = await Promise.all([ctx.chain.getTrxBalance(address, 'solidified'), ctx.chain.getUsdtBalance(address, 'solidified'), ctx.chain.getStake(address)]);
+    const stakedSun = stake.frozenSun.ENERGY + stake.frozenSun.BANDWIDTH + stake.delegatedSun.ENERGY + stake.delegatedSun.BANDWIDTH + stake.unfreezingSun;
+    if ((await ctx.chain.getConfirmedBlockNumber()) === before) return { start: before + 1, units: { TRX: trx, USDT: usdt }, stakedSun };
     if (i >= 20) throw new Error('the solidified head kept moving while the gas wallet opening balance was read');
   }
 }

@@ -16,6 +16,8 @@ export interface PlannedSend {
   /** Who pays this send's network cost (docs/worker.md, "Fees and who pays what"). */
   costPayer: CostPayer;
   signed: SignedTransfer;
+  /** Energy engine columns (docs/energy.md): what pays a USDT send's energy; what a pool operation lends or stakes. */
+  energy?: Partial<Pick<Transaction, 'energySource' | 'energyUnits' | 'stakeSun' | 'resource'>>;
 }
 
 /** One step of a payment or payout: its purpose, and for payout targets the target index, for gas the attempt it funds. */
@@ -67,6 +69,14 @@ const STEP_NAMES: Record<SendPurpose, string> = {
   PAYOUT_RETURN: 'payoutreturn',
   PAYOUT_RETURN_TRX: 'payoutreturntrx',
   PAYOUT_RETURN_GAS: 'payoutreturngas',
+  FORWARD_ENERGY: 'energy',
+  REFUND_ENERGY: 'refundenergy',
+  FORWARD_BANDWIDTH: 'bandwidth',
+  REFUND_BANDWIDTH: 'refundbandwidth',
+  PAYOUT_ENERGY: 'payoutenergy',
+  PAYOUT_BANDWIDTH: 'payoutbandwidth',
+  ENERGY_RECLAIM: 'reclaim',
+  POOL_STAKE: 'stake',
 };
 /** How a step is named in errors shown to merchants (failed_targets) and in send_key. */
 export const stepName = (s: SendStep) => `${STEP_NAMES[s.purpose]}${s.index === undefined ? '' : `-${s.index}`}`;
@@ -124,6 +134,7 @@ export async function ensureSend(ctx: WorkerContext, anchor: Anchor, step: SendS
           sendAttempt: attempt,
           costPayer: planned.costPayer,
           sourceId: anchor.id,
+          ...planned.energy,
         },
       });
     } catch (err) {
@@ -250,6 +261,9 @@ async function markFailed(ctx: WorkerContext, row: Transaction, error: string, l
   });
 }
 
+/** Follows a stored send one round (broadcast, landed, proven dead): for sends built outside a step (an operator's stake). */
+export const followSend = (ctx: WorkerContext, row: Transaction): Promise<SendOutcome> => advanceSend(ctx, row);
+
 async function advanceSend(ctx: WorkerContext, row: Transaction, beforeBroadcast?: SendOptions['beforeBroadcast']): Promise<SendOutcome> {
   if (row.sendState === 'CONFIRMED') return { state: 'confirmed', row };
   const expiresAt = row.expiresAt?.getTime();
@@ -280,12 +294,12 @@ async function advanceSend(ctx: WorkerContext, row: Transaction, beforeBroadcast
       const confirmed = await ctx.prisma.$transaction(async (tx) => {
         const { count } = await tx.transaction.updateMany({
           where: { id: row.id, sendState: { in: ['SIGNED', 'BROADCAST'] } },
-          data: { sendState: 'CONFIRMED', feeSun: status.feeSun, blockNumber: status.blockNumber, error: null },
+          data: { sendState: 'CONFIRMED', feeSun: status.feeSun, blockNumber: status.blockNumber, error: null, energyUsed: status.energyUsed, bandwidthUsed: status.bandwidthUsed },
         });
         if (count === 1) {
           await bookSendLanded(tx, row, status.feeSun, true);
           // What the network burned is charged to whoever the send's purpose says pays it.
-          if (row.costPayer === 'MERCHANT') await changeMerchantBalance(tx, { merchantId: row.merchantId, balance: 'ACTIVATION', kind: 'NETWORK_FEE', deltaSun: -status.feeSun, transactionId: row.id });
+          if (row.costPayer === 'MERCHANT' && row.merchantId !== null) await changeMerchantBalance(tx, { merchantId: row.merchantId, balance: 'ACTIVATION', kind: 'NETWORK_FEE', deltaSun: -status.feeSun, transactionId: row.id });
         }
         return tx.transaction.findUniqueOrThrow({ where: { id: row.id } });
       });

@@ -2,6 +2,7 @@ import { chain } from '@/lib/chain';
 import { config } from '@/lib/config';
 import { db } from '@/lib/db/client';
 import { gasWalletAddress } from '@/lib/merchants/accounts';
+import { pooledLendableEnergy } from '@/lib/energy/status';
 import type { Merchant, PrismaClient } from '@/lib/generated/prisma/client';
 import { invoiceInclude, type InvoiceRecord } from '@/lib/invoices/serialize';
 import { allocateInvoiceAddress } from '@/lib/invoices/service';
@@ -21,6 +22,8 @@ export async function apiQuoteDeps(): Promise<QuoteDeps> {
     estimateFrom: await gasWalletAddress(db()),
     feePercent: c.FORWARDING_FEE_PERCENT,
     marginPercent: c.GAS_MARGIN_PERCENT,
+    // What the energy pool can lend now, as the worker last published it (docs/energy.md, "Payouts").
+    poolEnergy: await pooledLendableEnergy(db()),
   };
 }
 

@@ -21,6 +21,12 @@ export interface QuoteDeps {
   feePercent: string;
   /** Safety margin on the network fee (GAS_MARGIN_PERCENT). */
   marginPercent: string;
+  /**
+   * Energy the service's pool can lend now (lib/energy/status.ts), or null/absent. A USDT payout whose
+   * energy it covers is quoted as the pool pays it (docs/energy.md, "Payouts"): no energy or
+   * bandwidth burned, and the temporary address activated with the pool's staked bandwidth.
+   */
+  poolEnergy?: bigint | null;
 }
 
 /** What a payout will cost, all token amounts in base units of `currency`. */
@@ -116,13 +122,16 @@ export async function quotePayout(deps: QuoteDeps, request: PayoutRequest): Prom
       targets.map((t) => ({ token: currency, from, to: t.address, amount: currency === 'USDT' ? ONE_UNIT : t.units })),
       fresh,
     );
-    const networkFeeSun = batch.totalFeeSun;
+    // Paid by the pool (its headroom covers the payout's energy with ENERGY's 10 % margin): nothing burned
+    // but the activations; if the pool cannot when the payout runs, the service burns the difference.
+    const pooled = currency === 'USDT' && deps.poolEnergy != null && deps.poolEnergy >= withMargin(batch.energy, '10');
+    const networkFeeSun = pooled ? batch.activationFeeSun : batch.totalFeeSun;
     const rate = parseScaled(quote.rateUsd, RATE_DECIMALS);
     const toToken = (sun: bigint) => (currency === 'TRX' ? sun : convertUnits(sun, parseScaled(trx.rateUsd, RATE_DECIMALS), rate));
     const sendUnits = targets.reduce((sum, t) => sum + t.units, 0n);
     const serviceFeeUnits = percentOf(sendUnits, deps.feePercent);
     const costUnits = serviceFeeUnits + toToken(withMargin(networkFeeSun, deps.marginPercent));
-    const activationUnits = currency === 'USDT' ? toToken(accountCreationSun(params)) : 0n;
+    const activationUnits = currency === 'USDT' ? toToken(pooled ? params.createAccountSystemFeeSun : accountCreationSun(params)) : 0n;
     return {
       currency,
       rateUsd: quote.rateUsd,

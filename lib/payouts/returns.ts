@@ -1,4 +1,4 @@
-import { TronWeb } from 'tronweb';
+import { tronAddressProblem } from '@/lib/schemas/tronAddress';
 import { budgetOf } from '@/lib/chain/costs';
 import type { Invoice, PayoutReturn, Prisma, PrismaClient, Transaction } from '@/lib/generated/prisma/client';
 import { invoiceAccount } from '@/lib/merchants/accounts';
@@ -35,7 +35,8 @@ const IN_FLIGHT = ['SIGNED', 'BROADCAST'] as const;
 export async function requestPayoutReturn(prisma: PrismaClient, payoutId: number, address: string, merchantId?: number): Promise<PayoutReturn> {
   const payout = await prisma.invoice.findFirst({ where: { id: payoutId, type: 'MULTIPLE_TRANSFER', ...(merchantId === undefined ? {} : { merchantId }) }, include: { payoutReturn: true } });
   if (!payout) throw new PayoutReturnError('NOT_FOUND', `Payout ${payoutId} not found.`);
-  if (!(address.startsWith('T') && TronWeb.isAddress(address))) throw new PayoutReturnError('BAD_ADDRESS', 'Enter a valid Tron address (T...).');
+  const problem = tronAddressProblem(address);
+  if (problem) throw new PayoutReturnError('BAD_ADDRESS', problem);
   if (address === payout.address) throw new PayoutReturnError('BAD_ADDRESS', "That is the payout's own top-up address.");
   if (!RETURNABLE.includes(payout.status)) throw new PayoutReturnError('NOT_RETURNABLE', `Only a payout that ended in ${RETURNABLE.join(' or ')} can be returned; this one is ${payout.status}.`);
   if (payout.payoutReturn) throw new PayoutReturnError('NOT_RETURNABLE', `A return to ${payout.payoutReturn.address} was already asked for.`);

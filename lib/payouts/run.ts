@@ -4,6 +4,8 @@ import type { InvoiceStatus, PayoutTarget as TargetRow, PayoutTargetState, Trans
 import { changeInvoiceStatus } from '@/lib/invoices/transitions';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { ensureGas } from '@/lib/payments/gas';
+import { energyShort } from '@/lib/energy/engine';
+import { arrangeWave } from '@/lib/energy/waves';
 import { extendLease, workThrough } from '@/lib/worker/lease';
 import { withMargin } from '@/lib/money/fees';
 import { tokenAmountJson, type Currency } from '@/lib/money/tokens';
@@ -132,19 +134,23 @@ async function payTargets(ctx: WorkerContext, payout: Payout, anchor: Transactio
     ));
   const buildOrder = new Map(toBuild.map((i, k) => [i, k]));
   let buildable = toBuild;
+  // Whether the pool pays this wave's energy (lib/energy/waves.ts): the sends' fee_limit and their check before broadcast follow it.
+  let pool = false;
   if (currency === 'USDT' && toBuild.length > 0) {
     const wave = Math.max(...toBuild.map((i) => attemptOfLatest(latest.get(`target-${i}`)) + 1));
     if (!latestGas(wave) && inFlight.length > 0) buildable = [];
     else {
       const need = async () => withMargin((await estimateToBuild()).totalFeeSun, ctx.settings.GAS_MARGIN_PERCENT);
-      const gas = await ensureGas(ctx, anchor, gasStep(wave), payout.address, need, 'PAYOUT');
-      if (gas.state === 'pending') buildable = [];
-      if (gas.state === 'exhausted') {
-        for (const i of toBuild) failures.push({ index: i, error: gas.error });
+      const burn = () => ensureGas(ctx, anchor, gasStep(wave), payout.address, need, 'PAYOUT', { energySource: 'BURN' });
+      const ready = await arrangeWave(ctx, anchor, wave, payout.address, estimateToBuild, burn);
+      if (ready.state === 'ready') pool = ready.pool;
+      else if (ready.state === 'exhausted') {
+        for (const i of toBuild) failures.push({ index: i, error: ready.error });
         buildable = [];
-      }
+      } else buildable = [];
     }
   }
+  const params = pool ? await ctx.chain.getChainParameters() : null;
 
   const drive = async (i: number): Promise<SendOutcome> => {
     const t = targets[i]!;
@@ -156,10 +162,13 @@ async function payTargets(ctx: WorkerContext, payout: Payout, anchor: Transactio
         const k = buildOrder.get(i);
         if (k === undefined) return null;
         const cost = (await estimateToBuild()).transfers[k]!;
-        signed = await ctx.chain.buildSignedUsdtTransfer(privateKey, t.address, t.units, withMargin(cost.energyFeeSun + cost.bandwidthFeeSun, ctx.settings.GAS_MARGIN_PERCENT));
+        // Paid by the pool, a send burns nothing for energy, but its fee_limit must be positive: what its energy would burn.
+        const burnSun = params ? cost.energy * params.energyFeeSun + cost.bandwidthFeeSun : cost.energyFeeSun + cost.bandwidthFeeSun;
+        signed = await ctx.chain.buildSignedUsdtTransfer(privateKey, t.address, t.units, withMargin(burnSun, ctx.settings.GAS_MARGIN_PERCENT));
+        return { type: 'TRANSFER', from: payout.address, to: t.address, amountUnits: t.units, currency, costPayer: 'PAYOUT', signed, energy: { energySource: pool ? 'POOL' : 'BURN', energyUnits: cost.energy } };
       }
       return { type: 'TRANSFER', from: payout.address, to: t.address, amountUnits: t.units, currency, costPayer: 'PAYOUT', signed };
-    });
+    }, { beforeBroadcast: (row) => (row.energySource === 'POOL' ? energyShort(ctx, row) : Promise.resolve(null)) });
   };
   const work = [...inFlight, ...buildable];
   // A target's send step starts before its send is stored, so no send exists for a PENDING target.

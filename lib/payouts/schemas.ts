@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isTronAddress } from '@/lib/chain/keys';
+import { tronAddressSchema } from '@/lib/schemas/tronAddress';
 import { upperCase } from '@/lib/schemas/listQuery';
 import { usdAmountSchema } from '@/lib/money/schemas';
 import { CURRENCIES, TOKEN_DECIMALS, USD_DECIMALS } from '@/lib/money/tokens';
@@ -11,10 +11,7 @@ if (TOKEN_DECIMALS !== USD_DECIMALS) throw new Error('payout amounts assume toke
 
 const targetSchema = z.object(
   {
-    address: z
-      .string({ error: 'A valid Tron address is required.' })
-      .trim()
-      .refine(isTronAddress, 'Enter a valid Tron address (base58check, starting with T).'),
+    address: tronAddressSchema,
     amount: usdAmountSchema,
   },
   { error: 'Expected an object {address, amount}.' },

@@ -308,7 +308,7 @@ export interface components {
             /** @description Null for a transaction of no invoice (e.g. a balance top-up) */
             invoice: number | null;
             /** @enum {string} */
-            type: "PAYMENT" | "TRANSFER" | "TOPUP" | "ACTIVATION";
+            type: "PAYMENT" | "TRANSFER" | "TOPUP" | "ACTIVATION" | "DELEGATE" | "UNDELEGATE" | "STAKE" | "UNSTAKE";
             from_address: string;
             to_address: string;
             /** @description In `currency` */
@@ -408,6 +408,8 @@ export interface components {
         /** @description Spec part 7: {"detail": ...} */
         Error: {
             detail: string;
+            /** @description 403 from a caller whose IP address is not whitelisted: the detail stays the spec's `Invalid API key`, this says why */
+            reason?: string;
             /** @description 400 on invalid fields: every offending field (`target_wallets[3].address`) to its messages */
             errors?: {
                 [key: string]: string[];
@@ -491,7 +493,7 @@ export interface operations {
                 date_to?: string;
                 /** @description A `-` prefix sorts descending; ties are broken by id in the same direction. */
                 ordering?: "created_at" | "-created_at" | "amount" | "-amount" | "status" | "-status";
-                /** @description Substring of address or description, exact id, a status (either spelling) or a token, case-insensitive */
+                /** @description Substring of address or description, start of order_id (an addition to the spec), exact id, a status (either spelling) or a token, case-insensitive */
                 search?: string;
             };
             header?: never;
@@ -729,7 +731,7 @@ export interface operations {
                 limit?: number;
                 /** @description Number of items skipped. */
                 offset?: number;
-                type?: "PAYMENT" | "TRANSFER" | "TOPUP" | "ACTIVATION";
+                type?: "PAYMENT" | "TRANSFER" | "TOPUP" | "ACTIVATION" | "DELEGATE" | "UNDELEGATE" | "STAKE" | "UNSTAKE";
                 invoice_id?: string;
                 from_address?: string;
                 to_address?: string;

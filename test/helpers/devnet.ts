@@ -44,7 +44,9 @@ export interface DevnetControls {
     fail(options: FaultMatch & { result: 'OUT_OF_ENERGY' | 'REVERT' }): Promise<FaultInfo>;
     /** The replica (and the balancer's every other answer) serves the state `blocks` behind the head. */
     lag(blocks: number): Promise<void>;
-    list(): Promise<{ faults: FaultInfo[]; held: Array<{ txid: string; releaseAt: number; fault: number }>; replicaLag: number }>;
+    /** The next `count` node-API requests (on any of its ports) have their connection closed unanswered (socket hang up). */
+    reset(count?: number): Promise<void>;
+    list(): Promise<{ faults: FaultInfo[]; held: Array<{ txid: string; releaseAt: number; fault: number }>; replicaLag: number; resets: { left: number; done: number } }>;
     /** Removes every fault and sets the lag back to 0 (held broadcasts still come). */
     clear(): Promise<void>;
   };
@@ -106,6 +108,7 @@ function controls(url: string): DevnetControls {
       delay: (options) => post('fault/delay', { ...options }),
       fail: (options) => post('fault/fail', { ...options }),
       lag: async (blocks) => void (await post('fault/lag', { blocks })),
+      reset: async (count = 1) => void (await post('fault/reset', { count })),
       list: () => devnetControl(url, 'GET', 'faults'),
       clear: async () => void (await devnetControl(url, 'DELETE', 'faults')),
     },

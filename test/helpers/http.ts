@@ -1,4 +1,5 @@
 import { createServer, request, type IncomingHttpHeaders } from 'node:http';
+import { connect } from 'node:net';
 
 export interface HttpResponse {
   status: number;
@@ -60,11 +61,18 @@ export interface HookReceiver {
   url: string;
   /** Every delivery so far, oldest first. */
   hooks: ReceivedHook[];
+  /** Stops listening, as a receiver that is down: connections to `url` are refused. */
+  down(): Promise<void>;
+  /** Listens on the same port again. */
+  up(): Promise<void>;
   close(): void;
 }
 
-/** A merchant's webhook endpoint on a free local port: answers 200 to every delivery and keeps it. */
-export async function startHookReceiver(): Promise<HookReceiver> {
+/**
+ * A merchant's webhook endpoint on a free local port: answers 200 to every delivery and keeps it.
+ * `{ down: true }` starts it down (its port reserved, then closed) until `up()`.
+ */
+export async function startHookReceiver(options: { down?: boolean } = {}): Promise<HookReceiver> {
   const hooks: ReceivedHook[] = [];
   const server = createServer((req, res) => {
     let body = '';
@@ -76,5 +84,27 @@ export async function startHookReceiver(): Promise<HookReceiver> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}/hook`, hooks, close: () => server.close() };
+  const down = () =>
+    new Promise<void>((resolve) => {
+      if (!server.listening) return resolve();
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  const up = () => new Promise<void>((resolve) => (server.listening ? resolve() : server.listen(port, '127.0.0.1', resolve)));
+  if (options.down) await down();
+  return { url: `http://127.0.0.1:${port}/hook`, hooks, down, up, close: () => void down() };
+}
+
+/** Sends raw bytes and returns the whole answer (or '' if the server hung up without one). */
+export function rawExchange(port: number, bytes: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let answer = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (d) => (answer += d));
+    socket.on('end', () => resolve(answer));
+    socket.on('close', () => resolve(answer));
+    socket.on('error', (err) => (answer ? resolve(answer) : reject(err)));
+    socket.write(bytes, 'latin1');
+  });
 }

@@ -1,0 +1,72 @@
+import type { Resource } from '@/lib/chain/types';
+import type { Transaction } from '@/lib/generated/prisma/client';
+import { followSend } from '@/lib/payments/sends';
+import type { WorkerContext } from '@/lib/worker/context';
+import { poolStatus } from './pool';
+
+/**
+ * An operator's stake or unstake of the pool (npm run energy; docs/energy.md): a stored send
+ * (STAKE/UNSTAKE, purpose POOL_STAKE, no merchant), signed and stored before it is broadcast,
+ * followed to its end here and, if this process dies first, by the worker's energy job. A landed
+ * stake books the TRX that left the pool's balance (ledger kind STAKE); reconcile proves the
+ * stake against the account's on chain.
+ */
+export async function changeStake(ctx: WorkerContext, kind: 'stake' | 'unstake', resource: Resource, amountSun: bigint): Promise<Transaction> {
+  if (amountSun < 1_000_000n) throw new RangeError('stake at least 1 TRX');
+  const signed = await ctx.chain.buildSignedResourceOp(ctx.gasWallet.privateKey, { kind, resource, amountSun });
+  return ctx.prisma.transaction.create({
+    data: {
+      merchantId: null,
+      type: kind === 'stake' ? 'STAKE' : 'UNSTAKE',
+      trnHash: signed.txId,
+      chainRef: `${signed.txId}:send`,
+      fromAddress: ctx.gasWallet.address,
+      toAddress: ctx.gasWallet.address,
+      amountUnits: 0n,
+      currency: 'TRX',
+      sendState: 'SIGNED',
+      signedTx: signed.signedTx as object,
+      expiresAt: new Date(signed.expiresAt),
+      sendKey: `pool:${signed.txId}`,
+      sendPurpose: 'POOL_STAKE',
+      sendAttempt: 1,
+      costPayer: 'SERVICE',
+      stakeSun: amountSun,
+      resource,
+    },
+  });
+}
+
+/** Follows a pool operation until it is final (confirmed or failed); the worker's energy job finishes it if this stops first. */
+export async function settleStake(ctx: WorkerContext, row: Transaction, timeoutMs = 180_000): Promise<Transaction> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const outcome = await followSend(ctx, row);
+    if (outcome.state === 'confirmed') return outcome.row;
+    const now = await ctx.prisma.transaction.findUniqueOrThrow({ where: { id: row.id } });
+    if (now.sendState === 'FAILED') throw new Error(`the ${row.type.toLowerCase()} failed: ${now.error ?? 'unknown'}`);
+    if (Date.now() > deadline) throw new Error(`the ${row.type.toLowerCase()} ${row.trnHash} is not final yet; the worker follows it`);
+    await new Promise((r) => setTimeout(r, 1_000));
+  }
+}
+
+/**
+ * ENERGY_POOL_AUTOSTAKE (the devnet default run): once the scanner has booked the gas wallet's
+ * opening balance (a stake before it would be in neither), a pool with no stake stakes the
+ * configured TRX for energy and for bandwidth, so a newcomer's first USDT payment uses it.
+ */
+export async function autostake(ctx: WorkerContext): Promise<void> {
+  const spec = ctx.settings.ENERGY_POOL_AUTOSTAKE;
+  if (!spec || ctx.settings.ENERGY_POOL === 'off') return;
+  if (!(await ctx.prisma.chainCursor.findFirst({ select: { name: true } }))) return;
+  const any = await ctx.prisma.transaction.count({ where: { sendPurpose: 'POOL_STAKE' } });
+  if (any > 0) return;
+  const status = await poolStatus(ctx);
+  const [energyTrx, bandwidthTrx] = spec.split(':').map((v) => BigInt(v));
+  for (const [resource, trx] of [['ENERGY', energyTrx], ['BANDWIDTH', bandwidthTrx]] as const) {
+    if (!trx || status.stake.frozenSun[resource] + status.stake.delegatedSun[resource] > 0n) continue;
+    const row = await changeStake(ctx, 'stake', resource, trx * 1_000_000n);
+    console.log(`energy: staking ${trx} TRX of the gas wallet for ${resource} (ENERGY_POOL_AUTOSTAKE), ${row.trnHash}`);
+    await followSend(ctx, row);
+  }
+}

@@ -1,0 +1,21 @@
+import { TOKEN_DECIMALS } from '@/lib/money/tokens';
+import { formatScaled } from '@/lib/money/decimal';
+import type { WorkerContext } from '@/lib/worker/context';
+import { poolStatus } from './pool';
+
+const trx = (sun: bigint) => `${formatScaled(sun, TOKEN_DECIMALS)} TRX`;
+
+/** `npm run energy -- status` (docs/energy.md): the pool's stake, what it lends, and what waits for energy. */
+export async function poolReport(ctx: WorkerContext): Promise<string[]> {
+  const s = await poolStatus(ctx);
+  const r = s.resources;
+  const perTrxPerDay = r.totalEnergyWeight > 0n ? Number(r.totalEnergyLimit) / Number(r.totalEnergyWeight) : 0;
+  const waiting = await ctx.prisma.transaction.findMany({ where: { type: 'PAYMENT', waitingReason: { not: null } }, select: { id: true, waitingReason: true }, take: 20 });
+  return [
+    `pool ${s.address}: ${s.enabled ? 'lends energy to USDT sends' : ctx.settings.ENERGY_POOL === 'off' ? 'off (ENERGY_POOL=off): every send burns' : 'no energy staked: every send burns'}`,
+    `staked for energy ${trx(s.stake.frozenSun.ENERGY + s.stake.delegatedSun.ENERGY)} (lent out ${trx(s.stake.delegatedSun.ENERGY)}), for bandwidth ${trx(s.stake.frozenSun.BANDWIDTH + s.stake.delegatedSun.BANDWIDTH)}, unstaking ${trx(s.stake.unfreezingSun)}`,
+    `energy: ${r.energyLimit - r.energyUsed} of ${r.energyLimit} a day available to lend now (${s.lendableEnergy} lendable), ${s.lentEnergy} lent; ${perTrxPerDay.toFixed(2)} energy per staked TRX a day`,
+    `bandwidth: ${r.stakedBandwidthLimit - r.stakedBandwidthUsed} of ${r.stakedBandwidthLimit} staked bytes left today, ${r.freeBandwidthLimit - r.freeBandwidthUsed} free`,
+    `waiting for energy: ${waiting.length} payment(s)${waiting.map((w) => `\n  payment ${w.id}: ${w.waitingReason}`).join('')}`,
+  ];
+}

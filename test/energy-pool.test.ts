@@ -1,0 +1,195 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { TronWeb } from 'tronweb';
+import { after, before, describe, test } from 'node:test';
+import { waitFor } from './helpers/devnet';
+import { assertReconciled } from './helpers/reconcile';
+import { SettlementStack } from './helpers/settlementStack';
+import { startWorker } from './helpers/worker';
+
+// The energy engine (issue 23, docs/energy.md) on the devnet, through tronweb, with the real app and
+// worker: USDT forwards paid with the gas wallet's staked energy, lent before the send and taken back
+// after it; a send that would burn more than ENERGY_MAX_BURN_TRX waits, visibly, until the pool can pay.
+
+const TRX = 1_000_000n;
+const run = promisify(execFile);
+
+/** What the network burned for a payment's sends (forward, gas, lending, taking back), in sun. */
+async function burnedFor(s: SettlementStack, paymentId: number): Promise<bigint> {
+  const rows = await s.app.prisma.transaction.findMany({ where: { sourceId: paymentId, sendState: 'CONFIRMED' }, select: { feeSun: true } });
+  return rows.reduce((sum, r) => sum + (r.feeSun ?? 0n), 0n);
+}
+
+describe('a USDT forward paid with the pool', () => {
+  const s = new SettlementStack();
+  before(async () => {
+    await s.start({ ENERGY_POOL_AUTOSTAKE: '300000:30000' }, () => s.pay(s.gasWallet.address, '400000', 'TRX').then(() => undefined));
+    // The worker stakes once the scanner has booked the wallet (ENERGY_POOL_AUTOSTAKE).
+    await waitFor('the pool staked', async () => (await s.app.prisma.transaction.count({ where: { sendPurpose: 'POOL_STAKE', sendState: 'CONFIRMED' } })) === 2 || null, 60_000);
+  });
+  after(() => s.stop());
+
+  test('a fresh address costs its activation only: the energy is lent, the forward burns nothing, and the energy comes back', async () => {
+    const { key, target } = await s.newMerchant();
+    const invoice = await s.invoice(key, { type: 'SINGLE', amount: 10, currencies: ['USDT'] });
+    await s.pay(invoice.address, String(invoice.currencies_amounts.USDT), 'USDT');
+    await s.waitStatus(key, invoice.id, 'COMPLETED', 120_000);
+    const payment = await s.app.prisma.transaction.findFirstOrThrow({ where: { invoiceId: invoice.id, type: 'PAYMENT' } });
+
+    const forward = await s.app.prisma.transaction.findFirstOrThrow({ where: { sourceId: payment.id, sendPurpose: 'FORWARD', sendState: 'CONFIRMED' } });
+    assert.equal(forward.energySource, 'POOL');
+    assert.equal(forward.toAddress, target);
+    assert.equal(forward.feeSun, 0n, 'the forward burned nothing: energy lent, bandwidth from the free allowance');
+    assert.ok((forward.energyUsed ?? 0n) > 60_000n, `the receipt's energy is recorded (${forward.energyUsed})`);
+    const lent = await s.app.prisma.transaction.findFirstOrThrow({ where: { sourceId: payment.id, type: 'DELEGATE', sendState: 'CONFIRMED' } });
+    assert.ok((lent.stakeSun ?? 0n) >= TRX, 'whole TRX of stake lent');
+    assert.ok((lent.energyUnits ?? 0n) >= (forward.energyUsed ?? 0n), 'lent at least what the forward used');
+    // The gas to the address is only what activates it: no energy float.
+    const gas = await s.app.prisma.transaction.findMany({ where: { sourceId: payment.id, sendPurpose: 'FORWARD_GAS' } });
+    assert.deepEqual(gas.map((g) => g.amountUnits), [1n]);
+
+    // Taken back once the payment is settled; the pool's delegation to the address is gone on chain.
+    await waitFor('the energy taken back', async () => (await s.app.prisma.transaction.findFirst({ where: { sourceId: payment.id, type: 'UNDELEGATE', sendState: 'CONFIRMED' } })), 60_000);
+    assert.deepEqual(await s.chain.getDelegatedSun(s.gasWallet.address, invoice.address), { ENERGY: 0n, BANDWIDTH: 0n });
+    const burned = await burnedFor(s, payment.id);
+    assert.ok(burned <= 1_050_000n, `at most 1.05 TRX burned for the forward (activation), got ${burned} sun`);
+    // Charged to the merchant as network fees, as burned TRX always was.
+    assert.equal((await s.statusOf(key, invoice.id)).status, 'COMPLETED');
+  });
+
+  test('a 1 USD USDT invoice is accepted while the pool can pay its forward, and is forwarded', async () => {
+    await waitFor('the pool status published', async () => (await s.app.prisma.energyStatus.findFirst({ where: { usdtForwardCostSun: { not: null } } })), 30_000);
+    const { key } = await s.newMerchant();
+    const invoice = await s.invoice(key, { type: 'SINGLE', amount: 1, currencies: ['USDT'] });
+    await s.pay(invoice.address, String(invoice.currencies_amounts.USDT), 'USDT');
+    await s.waitStatus(key, invoice.id, 'COMPLETED', 120_000);
+  });
+
+  test('a 3 USDT payment to a static address is forwarded, not held, and a second one from the activated address burns nothing', async () => {
+    const { key } = await s.newMerchant();
+    const invoice = await s.invoice(key, { type: 'MULTIPLE', currencies: ['USDT'] });
+    await s.pay(invoice.address, '3', 'USDT');
+    const first = await s.paymentOf(invoice.id, 3_000_000n, 60_000);
+    await s.paymentState(first.id, ['SETTLED'], 120_000);
+    await s.pay(invoice.address, '3.5', 'USDT');
+    const second = await s.paymentOf(invoice.id, 3_500_000n, 60_000);
+    await s.paymentState(second.id, ['SETTLED'], 120_000);
+    const forward = await s.app.prisma.transaction.findFirstOrThrow({ where: { sourceId: second.id, sendPurpose: 'FORWARD', sendState: 'CONFIRMED' } });
+    assert.equal(forward.energySource, 'POOL');
+    assert.ok((await burnedFor(s, second.id)) <= 50_000n, `at most 0.05 TRX burned from an activated address, got ${await burnedFor(s, second.id)} sun`);
+  });
+
+  test('a USDT mass payout is paid with one lending for its wave, burns at most 0.05 TRX per target beyond the activation, and the energy comes back', async () => {
+    const { key } = await s.newMerchant();
+    const targets = Array.from({ length: 5 }, (_, i) => ({ address: (TronWeb.createRandom() as unknown as { address: string }).address, amount: 1 + i }));
+    // Quoted as the pool pays it: the service fee and the temporary address's 1 TRX activation (0.25 USDT), no energy burned.
+    const estimate = (await s.app.api('/payment/multiple_transfer/calculate', key, { method: 'POST', body: { currency: 'USDT', target_wallets: targets } })).json;
+    assert.ok(estimate.need_energy > 5 * 60_000, String(estimate.need_energy));
+    assert.equal(estimate.activation_cost, 0.25);
+    assert.equal(estimate.cost, 0.15, 'the 1 % service fee on 15 USDT, no network fee');
+    const res = await s.app.api('/payment/multiple_transfer/create', key, { method: 'POST', body: { currency: 'USDT', target_wallets: targets } });
+    assert.equal(res.status, 200, res.text);
+    const payout = res.json;
+    await s.pay(payout.address, String(payout.currencies_amounts.USDT), 'USDT');
+    await s.waitStatus(key, payout.id, 'COMPLETED', 120_000);
+    const topup = await s.app.prisma.transaction.findFirstOrThrow({ where: { invoiceId: payout.id, type: 'TOPUP' }, orderBy: { id: 'asc' } });
+    const sends = await s.app.prisma.transaction.findMany({ where: { sourceId: topup.id, sendPurpose: 'PAYOUT_TARGET', sendState: 'CONFIRMED' } });
+    assert.equal(sends.length, 5);
+    assert.ok(sends.every((t) => t.energySource === 'POOL' && t.feeSun === 0n), JSON.stringify(sends.map((t) => [t.energySource, String(t.feeSun)])));
+    assert.equal(await s.app.prisma.transaction.count({ where: { sourceId: topup.id, type: 'DELEGATE', resource: 'ENERGY', sendState: 'CONFIRMED' } }), 1, 'one lending of energy for the wave');
+    const burned = await burnedFor(s, topup.id);
+    assert.ok(burned <= 1_000_000n + 5n * 50_000n, `activation and at most 0.05 TRX per target, got ${burned} sun`);
+    await waitFor('the payout address energy taken back', async () => ((await s.chain.getDelegatedSun(s.gasWallet.address, payout.address)).ENERGY === 0n ? true : null), 60_000);
+  });
+
+  test('kill -9 while a forward paid with lent energy is in flight, and again while the energy is taken back: one forward, one taking back, the energy back', async () => {
+    const restart = () => {
+      s.worker = startWorker(s.app.env, s.devnet, { AML_FLAGGED_ADDRESSES: s.flagged.address, ENERGY_POOL_AUTOSTAKE: '300000:30000' });
+    };
+    const { key } = await s.newMerchant();
+    const invoice = await s.invoice(key, { type: 'SINGLE', amount: 10, currencies: ['USDT'] });
+    // The forward (the address's first broadcast) is held 40 blocks: the worker dies with it lent energy and in flight.
+    await s.devnet.fault.delay({ from: invoice.address, count: 1, blocks: 40 });
+    await s.pay(invoice.address, String(invoice.currencies_amounts.USDT), 'USDT');
+    const payment = await s.paymentOf(invoice.id, BigInt(Math.round(invoice.currencies_amounts.USDT! * 1e6)), 60_000);
+    await waitFor('the forward broadcast', () => s.app.prisma.transaction.findFirst({ where: { sourceId: payment.id, sendPurpose: 'FORWARD', sendState: 'BROADCAST' } }), 60_000);
+    await s.worker.kill();
+    // The taking back (the gas wallet's next broadcast) is held too: the worker dies again with it in flight.
+    await s.devnet.fault.delay({ from: s.gasWallet.address, count: 1, blocks: 40 });
+    restart();
+    await waitFor('the taking back broadcast', () => s.app.prisma.transaction.findFirst({ where: { sourceId: payment.id, type: 'UNDELEGATE', sendState: 'BROADCAST' } }), 120_000);
+    await s.worker.kill();
+    restart();
+    await waitFor('the energy taken back', async () => ((await s.chain.getDelegatedSun(s.gasWallet.address, invoice.address)).ENERGY === 0n && (await s.app.prisma.transaction.count({ where: { sourceId: payment.id, type: 'UNDELEGATE', sendState: { in: ['SIGNED', 'BROADCAST'] } } })) === 0 ? true : null), 120_000);
+    assert.equal((await s.statusOf(key, invoice.id)).status, 'COMPLETED');
+    const forwards = await s.app.prisma.transaction.findMany({ where: { sourceId: payment.id, sendPurpose: 'FORWARD' } });
+    assert.deepEqual(forwards.map((f) => f.sendState), ['CONFIRMED'], 'one forward, sent once');
+    const takenBack = await s.app.prisma.transaction.findMany({ where: { sourceId: payment.id, type: 'UNDELEGATE' } });
+    assert.deepEqual(takenBack.map((u) => [u.resource, u.sendState]), [['ENERGY', 'CONFIRMED']], 'one taking back');
+    let out = 0;
+    const head = await s.chain.getBlockNumber();
+    for (let from = payment.blockNumber!; from <= head; from += 100) {
+      const { transfers } = await s.chain.getBlockRangeTransfers(from, Math.min(from + 99, head));
+      out += transfers.filter((t) => t.from === invoice.address && t.token === 'USDT' && t.success).length;
+    }
+    assert.equal(out, 1, 'one USDT transfer out of the address on chain');
+  });
+
+  test('an energy price rise mid-run changes nothing for a forward the pool pays: lent more stake, still nothing burned for energy', async () => {
+    const { key } = await s.newMerchant();
+    const invoice = await s.invoice(key, { type: 'SINGLE', amount: 10, currencies: ['USDT'] });
+    await s.devnet.setChainParameters({ energyFeeSun: 420n });
+    try {
+      await s.pay(invoice.address, String(invoice.currencies_amounts.USDT), 'USDT');
+      await s.waitStatus(key, invoice.id, 'COMPLETED', 120_000);
+    } finally {
+      await s.devnet.setChainParameters({ energyFeeSun: 100n });
+    }
+    const payment = await s.app.prisma.transaction.findFirstOrThrow({ where: { invoiceId: invoice.id, type: 'PAYMENT' } });
+    const forward = await s.app.prisma.transaction.findFirstOrThrow({ where: { sourceId: payment.id, sendPurpose: 'FORWARD', sendState: 'CONFIRMED' } });
+    assert.equal(forward.energySource, 'POOL');
+    assert.equal(forward.feeSun, 0n);
+  });
+
+  test('books balance: the pool stake is proven against the chain', async () => {
+    await assertReconciled(s.app.prisma, s.chain, 60_000);
+  });
+});
+
+describe('a send above ENERGY_MAX_BURN_TRX with no pool', () => {
+  const s = new SettlementStack();
+  before(async () => {
+    await s.start({ ENERGY_MAX_BURN_TRX: '5' }, () => s.pay(s.gasWallet.address, '400000', 'TRX').then(() => undefined));
+  });
+  after(() => s.stop());
+
+  test('waits for energy, visibly, burns nothing, and goes out with the pool once an operator stakes one', async () => {
+    const { key } = await s.newMerchant();
+    // Without a pool the smallest USDT invoice is judged by the worst burn (FORWARD_MAX_COST_USDT_IN_TRX).
+    const small = await s.app.api('/payment/create', key, { method: 'POST', body: { type: 'SINGLE', amount: 2, currencies: ['USDT'] } });
+    assert.equal(small.status, 400);
+    assert.match(small.json.detail, /16\.05 TRX of network fees/);
+    const invoice = await s.invoice(key, { type: 'SINGLE', amount: 10, currencies: ['USDT'] });
+    await s.pay(invoice.address, String(invoice.currencies_amounts.USDT), 'USDT');
+    const payment = await s.paymentOf(invoice.id, BigInt(Math.round(invoice.currencies_amounts.USDT! * 1e6)), 60_000);
+    const waiting = await waitFor('the payment waiting for energy', async () => {
+      const p = await s.app.prisma.transaction.findUniqueOrThrow({ where: { id: payment.id } });
+      return p.waitingReason?.startsWith('waiting for energy') ? p : null;
+    }, 60_000);
+    assert.match(waiting.waitingReason!, /above ENERGY_MAX_BURN_TRX \(5\)/);
+    assert.equal(await s.app.prisma.transaction.count({ where: { sourceId: payment.id } }), 0, 'nothing sent while it waits');
+
+    // The operator stakes a pool (npm run energy -- stake), and the waiting forward uses it.
+    const env = { ...process.env, ...s.app.env, TRON_FULL_NODE_URL: s.devnet.url, TRON_USDT_CONTRACT: s.devnet.usdtContract };
+    const staked = await run(process.execPath, ['--import', 'tsx', 'scripts/energy.ts', 'stake', '300000', 'energy'], { env });
+    assert.match(staked.stdout, /is final/);
+    const status = await run(process.execPath, ['--import', 'tsx', 'scripts/energy.ts', 'status'], { env });
+    assert.match(status.stdout, /lends energy to USDT sends/);
+    await s.waitStatus(key, invoice.id, 'COMPLETED', 120_000);
+    const forward = await s.app.prisma.transaction.findFirstOrThrow({ where: { sourceId: payment.id, sendPurpose: 'FORWARD', sendState: 'CONFIRMED' } });
+    assert.equal(forward.energySource, 'POOL');
+    assert.equal((await s.app.prisma.transaction.findUniqueOrThrow({ where: { id: payment.id } })).waitingReason, null, 'no longer waiting');
+    await assertReconciled(s.app.prisma, s.chain, 60_000);
+  });
+});

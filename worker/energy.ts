@@ -1,0 +1,21 @@
+import { autostake } from '@/lib/energy/operator';
+import { reclaimEnergy } from '@/lib/energy/reclaim';
+import { publishEnergyStatus } from '@/lib/energy/status';
+import type { JobDeps, WorkerJob } from '@/lib/worker/job';
+
+/** The energy pool's upkeep (docs/energy.md): the devnet's first stake, operators' stakes followed, lent energy taken back, what it can pay for published. */
+export function energyJob({ ctx }: JobDeps): WorkerJob {
+  return {
+    name: 'energy',
+    // Each round reads the pool from the node several times: every few seconds is fresh enough for
+    // the published status (believed for two minutes) and for taking energy back, and spares the
+    // node (a provider such as TronGrid limits requests per second).
+    idleMs: Math.max(ctx.settings.WORKER_POLL_MS, 3_000),
+    step: async () => {
+      await autostake(ctx);
+      await reclaimEnergy(ctx);
+      await publishEnergyStatus(ctx);
+      return false;
+    },
+  };
+}
