@@ -17,6 +17,11 @@ export const payRequestSchema = z.object({
       }
     }, `amount must be a positive decimal string with at most ${TOKEN_DECIMALS} decimals, like "12.5"`),
   currency: currencySchema,
+  /**
+   * The caller's name for this payment: the same id sent again (an answer lost to a dropped
+   * connection) gets the first payment's txid instead of paying twice.
+   */
+  request_id: z.string().min(1).max(128).optional(),
 });
 
 export type PayRequest = z.infer<typeof payRequestSchema>;

@@ -9,7 +9,7 @@ import { chainParametersSchema, delaySchema, dropSchema, failSchema, faultJson, 
 import { toNodeJson } from './json';
 import { DevnetInputError, DevNode, LaggingView, type ChainView } from './node';
 import { MUTABLE_PARAMETERS, parameterTable, param, setParam } from './params';
-import { payRequestSchema, sendFromFaucet } from './pay';
+import { payRequestSchema, sendFromFaucet, type PayRequest } from './pay';
 
 export interface DevnetOptions {
   host: string;
@@ -119,6 +119,21 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
   const replica = new LaggingView(node, () => replicaLag);
   // The faucet pays through the chain layer over HTTP, like any wallet; set once listening.
   let chain: Chain | undefined;
+  // POST /devnet/pay by request_id, the most recent first to go: a repeated id is answered from here.
+  const payments = new Map<string, Promise<string>>();
+  const pay = (request: PayRequest): Promise<string> => {
+    const id = request.request_id;
+    const known = id === undefined ? undefined : payments.get(id);
+    if (known) return known;
+    const paying = sendFromFaucet(chain!, options.faucet.privateKey, request).then((r) => r.txId);
+    if (id !== undefined) {
+      payments.set(id, paying);
+      // A refused payment paid nothing: the same id may try again.
+      paying.catch(() => payments.delete(id));
+      if (payments.size > 10_000) payments.delete(payments.keys().next().value!);
+    }
+    return paying;
+  };
 
   const info = (): DevnetInfo => ({
     url,
@@ -152,7 +167,7 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
         if (method !== 'POST') throw new MethodNotAllowed('POST {address, amount, currency}');
         const parsed = payRequestSchema.safeParse(params);
         if (!parsed.success) throw new DevnetInputError(issues(parsed.error));
-        return { txid: (await sendFromFaucet(chain!, options.faucet.privateKey, parsed.data)).txId };
+        return { txid: await pay(parsed.data) };
       }
       case '/devnet/fault/drop':
         return faultJson(node.addFault(post(dropSchema)));

@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { TronWeb, type Types } from 'tronweb';
+import { payFromFaucet } from '@/lib/devnet/faucet';
 import { startDevnetProcess, waitFor, type DevnetProcess } from './helpers/devnet';
 import { hexMessage, newAccount, receipt, usdtBalanceOf, usdtTransferTx } from './helpers/tronweb';
 
@@ -226,6 +229,48 @@ describe('tronweb against the devnet', () => {
     assert.equal(await usdtBalance(to.address), 12_500_000n);
     const bad = await fetch(`${devnet.url}/devnet/pay`, { method: 'POST', body: JSON.stringify({ address: to.address, amount: '0.0000001', currency: 'TRX' }) });
     assert.equal(bad.status, 400);
+  });
+
+  test('POST /devnet/pay sent again with the same request_id pays once and answers the same txid', async () => {
+    const to = await newAccount();
+    const pay = async () => {
+      const res = await fetch(`${devnet.url}/devnet/pay`, { method: 'POST', body: JSON.stringify({ address: to.address, amount: '2', currency: 'USDT', request_id: `once-${to.address}` }) });
+      assert.equal(res.status, 200);
+      return ((await res.json()) as { txid: string }).txid;
+    };
+    const [first, second] = await Promise.all([pay(), pay()]);
+    assert.equal(second, first);
+    assert.equal(await pay(), first);
+    assert.equal((await info(first)).receipt.result, 'SUCCESS');
+    assert.equal(await usdtBalance(to.address), 2_000_000n);
+  });
+
+  test('payFromFaucet sends again after a connection lost before the answer, and the faucet pays once', async () => {
+    const to = await newAccount();
+    // A front that passes the first request on to the devnet and then drops the client's
+    // connection unanswered, as a proxy or a closed kept-alive socket would.
+    let requests = 0;
+    const front = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const first = ++requests === 1;
+        void fetch(`${devnet.url}${req.url}`, { method: req.method, body: Buffer.concat(chunks) }).then(async (reply) => {
+          const text = await reply.text();
+          if (first) return void req.socket.destroy();
+          res.writeHead(reply.status, { 'content-type': 'application/json' }).end(text);
+        });
+      });
+    });
+    await new Promise<void>((ok) => front.listen(0, '127.0.0.1', ok));
+    try {
+      const txid = await payFromFaucet(`http://127.0.0.1:${(front.address() as AddressInfo).port}`, { address: to.address, amount: '3', currency: 'USDT' });
+      assert.equal(requests, 2);
+      assert.equal((await info(txid)).receipt.result, 'SUCCESS');
+      assert.equal(await usdtBalance(to.address), 3_000_000n);
+    } finally {
+      front.close();
+    }
   });
 
   test('`npm run devnet -- pay` moves funds that a separate tronweb client sees', async () => {

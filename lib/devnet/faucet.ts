@@ -29,21 +29,34 @@ export function devnetUrl(): Promise<string | null> {
   return probe.url;
 }
 
+const PAY_ATTEMPTS = 5;
+
 /**
  * Sends `amount` (decimal text) of `currency` from the devnet faucet to
  * `address` through the devnet's `POST /devnet/pay` (docs/devnet.md); resolves
  * to the txid once the node accepted it. The one client of that endpoint: the
  * devnet-pay route, `npm start`'s gas funding and the tests all call it (the
  * devnet's own signing send is `sendFromFaucet` in devnet/pay.ts).
+ *
+ * A connection lost before the answer (a kept-alive socket the devnet closed as
+ * the request went out, on a busy machine) is sent again under the same
+ * `request_id`, which the devnet answers with the first payment's txid: the
+ * faucet pays once whichever attempt reached it.
  */
 export async function payFromFaucet(url: string, transfer: { address: string; amount: string; currency: Currency }): Promise<string> {
-  const res = await fetch(`${url}/devnet/pay`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(transfer),
-    cache: 'no-store',
-  });
-  const body = (await res.json().catch(() => ({}))) as { txid?: string; error?: string };
-  if (!res.ok || !body.txid) throw new Error(body.error ?? `devnet answered ${res.status}`);
-  return body.txid;
+  const body = JSON.stringify({ ...transfer, request_id: globalThis.crypto.randomUUID() });
+  for (let attempt = 1; ; attempt++) {
+    let res: Response;
+    try {
+      res = await fetch(`${url}/devnet/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body, cache: 'no-store' });
+    } catch (err) {
+      // fetch rejects with a TypeError only when no answer came (the connection, not the devnet, failed).
+      if (!(err instanceof TypeError) || attempt >= PAY_ATTEMPTS) throw err;
+      await new Promise((ok) => setTimeout(ok, 200 * attempt));
+      continue;
+    }
+    const reply = (await res.json().catch(() => ({}))) as { txid?: string; error?: string };
+    if (!res.ok || !reply.txid) throw new Error(reply.error ?? `devnet answered ${res.status}`);
+    return reply.txid;
+  }
 }
