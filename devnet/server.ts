@@ -98,6 +98,10 @@ function send(res: ServerResponse, status: number, body: unknown, int64AsString 
 
 async function listen(host: string, port: number, handler: (req: IncomingMessage, res: ServerResponse) => void) {
   const server = createServer(handler);
+  // The devnet never closes an idle kept-alive connection itself (0: no timeout), so a client never
+  // sends on a socket the devnet is closing at that moment; clients close their own idle sockets. A
+  // test that wants that race asks for it (POST /devnet/fault/reset).
+  server.keepAliveTimeout = 0;
   await new Promise<void>((ok, fail) => {
     server.once('error', fail);
     server.listen(port, host, ok);
