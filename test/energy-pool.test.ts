@@ -152,7 +152,63 @@ describe('a USDT forward paid with the pool', () => {
     assert.equal(forward.feeSun, 0n);
   });
 
+  test('a pool with headroom for the next hour raises no headroom alert', async () => {
+    const lentLastHour = await s.app.prisma.transaction.aggregate({ where: { type: 'DELEGATE', resource: 'ENERGY' }, _sum: { energyUnits: true } });
+    assert.ok((lentLastHour._sum.energyUnits ?? 0n) > 0n, 'the suite lent energy');
+    const published = await waitFor('a status counting the lending', async () => {
+      const r = await s.app.prisma.energyStatus.findUnique({ where: { id: 1 } });
+      return r && r.nextHourNeedEnergy >= lentLastHour._sum.energyUnits! ? r : null;
+    }, 60_000);
+    assert.ok(published.lendableEnergy >= published.nextHourNeedEnergy);
+    assert.equal(published.headroomLowSince, null);
+    assert.doesNotMatch(s.worker.output(), /ALERT energy pool/);
+  });
+
   test('books balance: the pool stake is proven against the chain', async () => {
+    await assertReconciled(s.app.prisma, s.chain, 60_000);
+  });
+});
+
+describe('a pool too small for the next hour', () => {
+  const s = new SettlementStack();
+  before(async () => {
+    // 25,000 TRX lend about 236,000 energy a day: one cold USDT forward (143,314 with the margin), not two.
+    await s.start({ ENERGY_POOL_AUTOSTAKE: '25000:5000' }, () => s.pay(s.gasWallet.address, '40000', 'TRX').then(() => undefined));
+    await waitFor('the pool staked', async () => (await s.app.prisma.transaction.count({ where: { sendPurpose: 'POOL_STAKE', sendState: 'CONFIRMED' } })) === 2 || null, 60_000);
+  });
+  after(() => s.stop());
+
+  test("alerts once when its headroom falls below the next hour's expected need, and says so in npm run energy -- status and /metrics", async () => {
+    const quiet = await waitFor('a published status', async () => {
+      const r = await s.app.prisma.energyStatus.findUnique({ where: { id: 1 } });
+      return r?.poolEnabled ? r : null;
+    }, 60_000);
+    assert.equal(quiet.nextHourNeedEnergy, 0n, 'nothing lent yet');
+    assert.equal(quiet.headroomLowSince, null);
+
+    const { key } = await s.newMerchant();
+    const invoice = await s.invoice(key, { type: 'SINGLE', amount: 10, currencies: ['USDT'] });
+    await s.pay(invoice.address, String(invoice.currencies_amounts.USDT), 'USDT');
+    await s.waitStatus(key, invoice.id, 'COMPLETED', 120_000);
+    const lent = await s.app.prisma.transaction.findFirstOrThrow({ where: { type: 'DELEGATE', resource: 'ENERGY', toAddress: invoice.address } });
+    assert.equal(lent.energySource, 'POOL');
+
+    const low = await waitFor('the headroom judged low', async () => {
+      const r = await s.app.prisma.energyStatus.findUnique({ where: { id: 1 } });
+      return r?.headroomLowSince ? r : null;
+    }, 60_000);
+    assert.ok(low.nextHourNeedEnergy >= lent.energyUnits!, 'the last hour\'s lending is expected again');
+    assert.ok(low.lendableEnergy < low.nextHourNeedEnergy);
+    // Once, as it became low, however many rounds it stays low.
+    await waitFor('a few more rounds', async () => ((await s.app.prisma.energyStatus.findUnique({ where: { id: 1 } }))!.updatedAt > low.updatedAt ? true : null), 30_000);
+    assert.equal(s.worker.output().match(/ALERT energy pool: .*below the next hour's expected need/g)?.length, 1);
+
+    const env = { ...process.env, ...s.app.env, TRON_FULL_NODE_URL: s.devnet.url, TRON_USDT_CONTRACT: s.devnet.usdtContract };
+    const status = await run(process.execPath, ['--import', 'tsx', 'scripts/energy.ts', 'status'], { env });
+    assert.match(status.stdout, /HEADROOM LOW since/);
+    const metrics = await (await fetch(`${s.app.baseUrl}/metrics`)).text();
+    assert.match(metrics, /^invoicing_energy_pool_headroom_low 1$/m);
+    assert.match(metrics, /^invoicing_energy_pool_next_hour_need \d+$/m);
     await assertReconciled(s.app.prisma, s.chain, 60_000);
   });
 });

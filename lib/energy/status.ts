@@ -21,8 +21,37 @@ export async function publishEnergyStatus(ctx: WorkerContext): Promise<void> {
     const bandwidthLeft = s.resources.stakedBandwidthLimit - s.resources.stakedBandwidthUsed;
     costSun = params.createAccountSystemFeeSun + (bandwidthLeft >= 300n * params.createAccountBandwidthRate ? 0n : params.createAccountFeeSun);
   }
-  const data = { poolEnabled: s.enabled, lendableEnergy: s.lendableEnergy, lentEnergy: s.lentEnergy, usdtForwardCostSun: costSun, updatedAt: new Date() };
+  const need = await nextHourNeedEnergy(ctx);
+  // Low while the pool is on and cannot lend what the next hour is expected to borrow; alerted once,
+  // as it becomes low, and shown by `npm run energy -- status` and /metrics while it stays low.
+  const low = s.enabled && s.lendableEnergy < need;
+  const before = await ctx.prisma.energyStatus.findUnique({ where: { id: 1 }, select: { headroomLowSince: true } });
+  const headroomLowSince = low ? (before?.headroomLowSince ?? new Date()) : null;
+  if (low && !before?.headroomLowSince) {
+    console.error(`ALERT energy pool: it can lend ${s.lendableEnergy} energy now, below the next hour's expected need of ${need} (the last hour's lending and the payments waiting for energy); stake more (npm run energy -- stake <TRX>) or sends will burn or wait`);
+  }
+  const data = { poolEnabled: s.enabled, lendableEnergy: s.lendableEnergy, lentEnergy: s.lentEnergy, usdtForwardCostSun: costSun, nextHourNeedEnergy: need, headroomLowSince, updatedAt: new Date() };
   await ctx.prisma.energyStatus.upsert({ where: { id: 1 }, create: { id: 1, ...data }, update: data });
+}
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * The energy USDT sends are expected to borrow from the pool in the next hour: what it lent in the
+ * last hour (the recent rate of payments), and a cold send's energy for each payment waiting for
+ * energy now (they will borrow as soon as the pool can lend). The used energy regenerates over 24
+ * hours, so an hour's need is met from what is lendable now, not from regeneration.
+ */
+export async function nextHourNeedEnergy(ctx: Pick<WorkerContext, 'prisma'>): Promise<bigint> {
+  const since = new Date(Date.now() - HOUR_MS);
+  const [lent, waiting] = await Promise.all([
+    ctx.prisma.transaction.aggregate({
+      where: { type: 'DELEGATE', resource: 'ENERGY', energySource: 'POOL', createdAt: { gte: since }, sendState: { not: 'FAILED' } },
+      _sum: { energyUnits: true },
+    }),
+    ctx.prisma.transaction.count({ where: { type: 'PAYMENT', waitingReason: { startsWith: 'waiting for energy' } } }),
+  ]);
+  return (lent._sum.energyUnits ?? 0n) + BigInt(waiting) * COLD_USDT_SEND_ENERGY;
 }
 
 /** The cost (sun) of a USDT forward with the pool, as last published, if recent and the pool can pay one; else null. */

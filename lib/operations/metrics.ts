@@ -103,6 +103,8 @@ export async function renderMetrics(deps: MetricsDeps): Promise<{ contentType: s
     gauge('invoicing_energy_pool_enabled', '1 if USDT sends are paid with the pool\'s staked energy (as the worker last published)').set(energy.poolEnabled ? 1 : 0);
     gauge('invoicing_energy_pool_lendable', 'Energy the pool can still lend now').set(Number(energy.lendableEnergy));
     gauge('invoicing_energy_pool_lent', 'Energy the pool has lent out now').set(Number(energy.lentEnergy));
+    gauge('invoicing_energy_pool_next_hour_need', 'Energy USDT sends are expected to borrow in the next hour (the last hour\'s lending and the payments waiting for energy)').set(Number(energy.nextHourNeedEnergy));
+    gauge('invoicing_energy_pool_headroom_low', '1 while the pool cannot lend the next hour\'s expected need (the worker logged an ALERT as it became low)').set(energy.headroomLowSince ? 1 : 0);
     gauge('invoicing_energy_status_age_seconds', 'Seconds since the worker last published the pool status').set(Math.max(0, (now - energy.updatedAt.getTime()) / 1000));
   }
   gauge('invoicing_sends_waiting_for_energy', 'Payments whose forward or refund waits for energy (above ENERGY_MAX_BURN_TRX with no pool headroom)').set(waiting);
