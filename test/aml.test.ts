@@ -19,9 +19,9 @@ describe('AML providers', () => {
       req.on('data', (d) => (body += d));
       req.on('end', () => {
         lastForm = new URLSearchParams(body);
-        if (mode === 'slow') return void setTimeout(() => res.end('{}'), 1000);
+        if (mode === 'slow') return void setTimeout(() => res.end('{}'), 5000);
         // Headers at once, the body never finished within the deadline.
-        if (mode === 'stall') return void (res.writeHead(200, { 'content-type': 'application/json' }).write('{"result":'), setTimeout(() => res.end('true}'), 1000));
+        if (mode === 'stall') return void (res.writeHead(200, { 'content-type': 'application/json' }).write('{"result":'), setTimeout(() => res.end('true}'), 5000));
         if (mode === 'error') return void res.writeHead(500).end('boom');
         if (mode === 'unauthorized') return void res.writeHead(401).end('{"result":false}');
         const reply = mode === 'refused' ? { result: false, description: 'bad token' } : { result: true, data: { uid: 'u-1', riskscore: 0.8234, signals: { sanctions: 0.7, exchange: 0.3 } } };
@@ -32,9 +32,14 @@ describe('AML providers', () => {
     await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
     url = `http://127.0.0.1:${port}/`;
   });
-  after(() => server.close());
+  after(() => {
+    server.closeAllConnections();
+    server.close();
+  });
 
-  const provider = () => new HttpAmlProvider({ url, accessId: 'acc', accessKey: 'key', timeoutMs: 200 });
+  // A provider that answers is given all the time a busy machine needs; one that must time out is
+  // given 200 ms against a server that answers after 5 s.
+  const provider = (timeoutMs = 30_000) => new HttpAmlProvider({ url, accessId: 'acc', accessKey: 'key', timeoutMs });
   const request = { txId: 'ab12', address: 'Tsender', currency: 'USDT' as const };
 
   it('signs the request AMLBot-style and normalises the score to 0..100', async () => {
@@ -56,7 +61,7 @@ describe('AML providers', () => {
   it('records a timeout as TIMEOUT and provider errors as ERROR, letting the payment through uncharged', async () => {
     for (const m of ['slow', 'stall'] as const) {
       mode = m;
-      const slow = await runAmlCheck(provider(), request, 50, 1);
+      const slow = await runAmlCheck(provider(200), request, 50, 1);
       assert.equal(slow.record.status, 'TIMEOUT', m);
       assert.equal(slow.passed, true);
       assert.equal(slow.record.cost, 0);

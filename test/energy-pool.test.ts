@@ -26,7 +26,7 @@ describe('a USDT forward paid with the pool', () => {
   before(async () => {
     await s.start({ ENERGY_POOL_AUTOSTAKE: '300000:30000' }, () => s.pay(s.gasWallet.address, '400000', 'TRX').then(() => undefined));
     // The worker stakes once the scanner has booked the wallet (ENERGY_POOL_AUTOSTAKE).
-    await waitFor('the pool staked', async () => (await s.app.prisma.transaction.count({ where: { sendPurpose: 'POOL_STAKE', sendState: 'CONFIRMED' } })) === 2 || null, 60_000);
+    await waitFor('the pool staked', async () => (await s.app.prisma.transaction.count({ where: { sendPurpose: 'POOL_STAKE', sendState: 'CONFIRMED' } })) === 2 || null, 180_000);
   });
   after(() => s.stop());
 
@@ -50,7 +50,7 @@ describe('a USDT forward paid with the pool', () => {
     assert.deepEqual(gas.map((g) => g.amountUnits), [1n]);
 
     // Taken back once the payment is settled; the pool's delegation to the address is gone on chain.
-    await waitFor('the energy taken back', async () => (await s.app.prisma.transaction.findFirst({ where: { sourceId: payment.id, type: 'UNDELEGATE', sendState: 'CONFIRMED' } })), 60_000);
+    await waitFor('the energy taken back', async () => (await s.app.prisma.transaction.findFirst({ where: { sourceId: payment.id, type: 'UNDELEGATE', sendState: 'CONFIRMED' } })), 180_000);
     assert.deepEqual(await s.chain.getDelegatedSun(s.gasWallet.address, invoice.address), { ENERGY: 0n, BANDWIDTH: 0n });
     const burned = await burnedFor(s, payment.id);
     assert.ok(burned <= 1_050_000n, `at most 1.05 TRX burned for the forward (activation), got ${burned} sun`);
@@ -70,10 +70,10 @@ describe('a USDT forward paid with the pool', () => {
     const { key } = await s.newMerchant();
     const invoice = await s.invoice(key, { type: 'MULTIPLE', currencies: ['USDT'] });
     await s.pay(invoice.address, '3', 'USDT');
-    const first = await s.paymentOf(invoice.id, 3_000_000n, 60_000);
+    const first = await s.paymentOf(invoice.id, 3_000_000n, 180_000);
     await s.paymentState(first.id, ['SETTLED'], 120_000);
     await s.pay(invoice.address, '3.5', 'USDT');
-    const second = await s.paymentOf(invoice.id, 3_500_000n, 60_000);
+    const second = await s.paymentOf(invoice.id, 3_500_000n, 180_000);
     await s.paymentState(second.id, ['SETTLED'], 120_000);
     const forward = await s.app.prisma.transaction.findFirstOrThrow({ where: { sourceId: second.id, sendPurpose: 'FORWARD', sendState: 'CONFIRMED' } });
     assert.equal(forward.energySource, 'POOL');
@@ -100,7 +100,7 @@ describe('a USDT forward paid with the pool', () => {
     assert.equal(await s.app.prisma.transaction.count({ where: { sourceId: topup.id, type: 'DELEGATE', resource: 'ENERGY', sendState: 'CONFIRMED' } }), 1, 'one lending of energy for the wave');
     const burned = await burnedFor(s, topup.id);
     assert.ok(burned <= 1_000_000n + 5n * 50_000n, `activation and at most 0.05 TRX per target, got ${burned} sun`);
-    await waitFor('the payout address energy taken back', async () => ((await s.chain.getDelegatedSun(s.gasWallet.address, payout.address)).ENERGY === 0n ? true : null), 60_000);
+    await waitFor('the payout address energy taken back', async () => ((await s.chain.getDelegatedSun(s.gasWallet.address, payout.address)).ENERGY === 0n ? true : null), 180_000);
   });
 
   test('kill -9 while a forward paid with lent energy is in flight, and again while the energy is taken back: one forward, one taking back, the energy back', async () => {
@@ -112,8 +112,8 @@ describe('a USDT forward paid with the pool', () => {
     // The forward (the address's first broadcast) is held 40 blocks: the worker dies with it lent energy and in flight.
     await s.devnet.fault.delay({ from: invoice.address, count: 1, blocks: 40 });
     await s.pay(invoice.address, String(invoice.currencies_amounts.USDT), 'USDT');
-    const payment = await s.paymentOf(invoice.id, BigInt(Math.round(invoice.currencies_amounts.USDT! * 1e6)), 60_000);
-    await waitFor('the forward broadcast', () => s.app.prisma.transaction.findFirst({ where: { sourceId: payment.id, sendPurpose: 'FORWARD', sendState: 'BROADCAST' } }), 60_000);
+    const payment = await s.paymentOf(invoice.id, BigInt(Math.round(invoice.currencies_amounts.USDT! * 1e6)), 180_000);
+    await waitFor('the forward broadcast', () => s.app.prisma.transaction.findFirst({ where: { sourceId: payment.id, sendPurpose: 'FORWARD', sendState: 'BROADCAST' } }), 180_000);
     await s.worker.kill();
     // The taking back (the gas wallet's next broadcast) is held too: the worker dies again with it in flight.
     await s.devnet.fault.delay({ from: s.gasWallet.address, count: 1, blocks: 40 });
@@ -158,14 +158,14 @@ describe('a USDT forward paid with the pool', () => {
     const published = await waitFor('a status counting the lending', async () => {
       const r = await s.app.prisma.energyStatus.findUnique({ where: { id: 1 } });
       return r && r.nextHourNeedEnergy >= lentLastHour._sum.energyUnits! ? r : null;
-    }, 60_000);
+    }, 180_000);
     assert.ok(published.lendableEnergy >= published.nextHourNeedEnergy);
     assert.equal(published.headroomLowSince, null);
     assert.doesNotMatch(s.worker.output(), /ALERT energy pool/);
   });
 
   test('books balance: the pool stake is proven against the chain', async () => {
-    await assertReconciled(s.app.prisma, s.chain, 60_000);
+    await assertReconciled(s.app.prisma, s.chain, 180_000);
   });
 });
 
@@ -174,7 +174,7 @@ describe('a pool too small for the next hour', () => {
   before(async () => {
     // 25,000 TRX lend about 236,000 energy a day: one cold USDT forward (143,314 with the margin), not two.
     await s.start({ ENERGY_POOL_AUTOSTAKE: '25000:5000' }, () => s.pay(s.gasWallet.address, '40000', 'TRX').then(() => undefined));
-    await waitFor('the pool staked', async () => (await s.app.prisma.transaction.count({ where: { sendPurpose: 'POOL_STAKE', sendState: 'CONFIRMED' } })) === 2 || null, 60_000);
+    await waitFor('the pool staked', async () => (await s.app.prisma.transaction.count({ where: { sendPurpose: 'POOL_STAKE', sendState: 'CONFIRMED' } })) === 2 || null, 180_000);
   });
   after(() => s.stop());
 
@@ -182,7 +182,7 @@ describe('a pool too small for the next hour', () => {
     const quiet = await waitFor('a published status', async () => {
       const r = await s.app.prisma.energyStatus.findUnique({ where: { id: 1 } });
       return r?.poolEnabled ? r : null;
-    }, 60_000);
+    }, 180_000);
     assert.equal(quiet.nextHourNeedEnergy, 0n, 'nothing lent yet');
     assert.equal(quiet.headroomLowSince, null);
 
@@ -196,7 +196,7 @@ describe('a pool too small for the next hour', () => {
     const low = await waitFor('the headroom judged low', async () => {
       const r = await s.app.prisma.energyStatus.findUnique({ where: { id: 1 } });
       return r?.headroomLowSince ? r : null;
-    }, 60_000);
+    }, 180_000);
     assert.ok(low.nextHourNeedEnergy >= lent.energyUnits!, 'the last hour\'s lending is expected again');
     assert.ok(low.lendableEnergy < low.nextHourNeedEnergy);
     // Once, as it became low, however many rounds it stays low.
@@ -209,7 +209,7 @@ describe('a pool too small for the next hour', () => {
     const metrics = await (await fetch(`${s.app.baseUrl}/metrics`)).text();
     assert.match(metrics, /^invoicing_energy_pool_headroom_low 1$/m);
     assert.match(metrics, /^invoicing_energy_pool_next_hour_need \d+$/m);
-    await assertReconciled(s.app.prisma, s.chain, 60_000);
+    await assertReconciled(s.app.prisma, s.chain, 180_000);
   });
 });
 
@@ -228,11 +228,11 @@ describe('a send above ENERGY_MAX_BURN_TRX with no pool', () => {
     assert.match(small.json.detail, /16\.05 TRX of network fees/);
     const invoice = await s.invoice(key, { type: 'SINGLE', amount: 10, currencies: ['USDT'] });
     await s.pay(invoice.address, String(invoice.currencies_amounts.USDT), 'USDT');
-    const payment = await s.paymentOf(invoice.id, BigInt(Math.round(invoice.currencies_amounts.USDT! * 1e6)), 60_000);
+    const payment = await s.paymentOf(invoice.id, BigInt(Math.round(invoice.currencies_amounts.USDT! * 1e6)), 180_000);
     const waiting = await waitFor('the payment waiting for energy', async () => {
       const p = await s.app.prisma.transaction.findUniqueOrThrow({ where: { id: payment.id } });
       return p.waitingReason?.startsWith('waiting for energy') ? p : null;
-    }, 60_000);
+    }, 180_000);
     assert.match(waiting.waitingReason!, /above ENERGY_MAX_BURN_TRX \(5\)/);
     assert.equal(await s.app.prisma.transaction.count({ where: { sourceId: payment.id } }), 0, 'nothing sent while it waits');
 
@@ -246,6 +246,6 @@ describe('a send above ENERGY_MAX_BURN_TRX with no pool', () => {
     const forward = await s.app.prisma.transaction.findFirstOrThrow({ where: { sourceId: payment.id, sendPurpose: 'FORWARD', sendState: 'CONFIRMED' } });
     assert.equal(forward.energySource, 'POOL');
     assert.equal((await s.app.prisma.transaction.findUniqueOrThrow({ where: { id: payment.id } })).waitingReason, null, 'no longer waiting');
-    await assertReconciled(s.app.prisma, s.chain, 60_000);
+    await assertReconciled(s.app.prisma, s.chain, 180_000);
   });
 });

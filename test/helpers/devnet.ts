@@ -126,8 +126,8 @@ function launch(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; ready: R
     let stderr = '';
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      fail(new Error(`devnet did not start within 30 s\n${stdout}${stderr}`));
-    }, 30_000);
+      fail(new Error(`devnet did not start within 120 s\n${stdout}${stderr}`));
+    }, 120_000);
     child.stdout!.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
       const line = /^DEVNET_READY (.+)$/m.exec(stdout);
