@@ -48,6 +48,10 @@ describe('migrations', () => {
   });
 });
 
+// Twenty transactions queue for ten connections and one row lock: on a busy machine the last ones
+// wait longer than Prisma's 2 s default to start, which says nothing about what this test checks.
+const TXN_WAIT = { maxWait: 60_000, timeout: 60_000 };
+
 describe('embedded PostgreSQL (the npm run dev default)', () => {
   it('serves migrations and two Prisma clients with interleaved transactions, and persists', async () => {
     const root = await mkdtemp(path.join(tmpdir(), 'embedded-pg-'));
@@ -67,7 +71,7 @@ describe('embedded PostgreSQL (the npm run dev default)', () => {
             client.$transaction(async (tx) => {
               const [m] = await tx.$queryRaw<{ id: number; next: number }[]>`SELECT id, next_address_index AS next FROM merchants WHERE email = 'a@x' FOR UPDATE`;
               await tx.merchant.update({ where: { id: m!.id }, data: { nextAddressIndex: m!.next + 1 } });
-            }),
+            }, TXN_WAIT),
           ),
         ),
       );

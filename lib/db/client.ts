@@ -14,6 +14,11 @@ export function createPrisma(connectionString: string): PrismaClient {
   // An idle connection that breaks (the server restarted) is dropped by pg and replaced at the
   // next query; without a listener the error would end the process.
   pool.on('error', () => undefined);
+  // The pool's listener covers idle connections only: one it is closing (the pool ends it and
+  // forgets it before the socket is closed) has none, and a server that stops at that moment
+  // ("terminating connection due to administrator command") would end the process. Every
+  // connection gets its own; a query in flight still rejects with the error.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const client = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
   Object.defineProperty(client, POOL, { value: pool });
   return client;
