@@ -42,6 +42,8 @@ export interface TxResult {
   failure: string | null;
   /** A failure forced by a fault, kept so that a reorganisation re-executes it the same way. */
   forced?: FailResult;
+  /** Expired unstaked TRX paid back to the balance (WithdrawExpireUnfreeze, and UnfreezeBalanceV2 paying out what expired first). */
+  withdrawExpireAmount?: bigint;
 }
 
 /** POST /devnet/set-balance, kept with its block so that a reorganisation replays it. */
@@ -654,6 +656,7 @@ export class DevNode implements ChainView {
     const net = this.chargeBandwidth(owner, tx, false);
     const now = this.now();
     const energy = (r: Resource) => r === 'ENERGY';
+    let withdrawn = 0n;
     switch (call.type) {
       case 'FreezeBalanceV2Contract': {
         if (call.amount <= 0n) throw validate('frozenBalance must be positive');
@@ -672,8 +675,10 @@ export class DevNode implements ChainView {
         if (owner.unfrozen.filter((u) => u.expireTime > now).length >= Number(param('unfreezeMaxTimes'))) {
           throw validate('Invalid unfreeze operation, unfreezing times is over limit');
         }
-        // java-tron pays out what has already expired first (unfreezeExpire).
-        owner.balance += owner.unfrozen.filter((u) => u.expireTime <= now).reduce((sum, u) => sum + u.amount, 0n);
+        // java-tron pays out what has already expired first (unfreezeExpire), and reports it as the
+        // receipt's withdraw_expire_amount.
+        withdrawn = owner.unfrozen.filter((u) => u.expireTime <= now).reduce((sum, u) => sum + u.amount, 0n);
+        owner.balance += withdrawn;
         owner.unfrozen = owner.unfrozen.filter((u) => u.expireTime > now);
         if (energy(call.resource)) owner.frozenEnergy -= call.amount;
         else owner.frozenBandwidth -= call.amount;
@@ -685,6 +690,7 @@ export class DevNode implements ChainView {
         const expired = owner.unfrozen.filter((u) => u.expireTime <= now).reduce((sum, u) => sum + u.amount, 0n);
         if (expired <= 0n) throw validate('no unFreeze balance to withdraw ');
         owner.balance += expired;
+        withdrawn = expired;
         owner.unfrozen = owner.unfrozen.filter((u) => u.expireTime > now);
         this.save(call.owner, owner);
         break;
@@ -795,7 +801,7 @@ export class DevNode implements ChainView {
         break;
       }
     }
-    return { ...this.base(tx), contractRet: 'SUCCESS', fee: net.netFee, ...net, energy: null, contractResult: '', contractAddress: null, logs: [], failure: null };
+    return { ...this.base(tx), contractRet: 'SUCCESS', fee: net.netFee, ...net, energy: null, contractResult: '', contractAddress: null, logs: [], failure: null, ...(withdrawn > 0n ? { withdrawExpireAmount: withdrawn } : {}) };
   }
 
   private base(tx: SignedTx): Pick<TxResult, 'txID' | 'rawData' | 'rawDataHex' | 'signature'> {

@@ -43,6 +43,7 @@ export function txInfoJson(tx: TxResult, record: BlockRecord): Record<string, un
       ...(tx.energy ? { result: tx.contractRet } : {}),
     },
     ...(tx.logs.length ? { log: tx.logs } : {}),
+    ...nonZero('withdraw_expire_amount', tx.withdrawExpireAmount ?? 0n),
     ...(tx.failure ? { result: 'FAILED', resMessage: hexUtf8(tx.failure) } : {}),
   };
 }

@@ -211,6 +211,33 @@ describe('a pool too small for the next hour', () => {
     assert.match(metrics, /^invoicing_energy_pool_next_hour_need \d+$/m);
     await assertReconciled(s.app.prisma, s.chain, 180_000);
   });
+
+  test('unstaked TRX comes back to the balance once its delay is over: paid out by the next unstake (booked from its receipt) or withdrawn by the worker; the books balance each time', async () => {
+    // The network's unstake delay (14 days on mainnet) set to 0: an unstake is withdrawable at once.
+    await s.devnet.setChainParameters({ unfreezeDelayDays: 0n });
+    const env = { ...process.env, ...s.app.env, TRON_FULL_NODE_URL: s.devnet.url, TRON_USDT_CONTRACT: s.devnet.usdtContract };
+    // Without the worker, so that nothing withdraws between the two unstakes: java-tron makes the
+    // second pay out the first, which has expired (its receipt's withdraw_expire_amount).
+    await s.worker.stop();
+    for (const amount of ['1000', '2000']) {
+      const unstaked = await run(process.execPath, ['--import', 'tsx', 'scripts/energy.ts', 'unstake', amount, 'bandwidth'], { env });
+      assert.match(unstaked.stdout, /is final/);
+    }
+    const second = await s.app.prisma.transaction.findFirstOrThrow({ where: { type: 'UNSTAKE' }, orderBy: { id: 'desc' } });
+    const paidOut = await s.app.prisma.ledgerEntry.findFirst({ where: { transactionId: second.id, kind: 'UNSTAKE' } });
+    assert.equal(paidOut?.deltaUnits, 1000n * TRX, 'the first unstake, paid out by the second, booked back to the balance');
+    await assertReconciled(s.app.prisma, s.chain, 180_000);
+
+    // The worker withdraws what is left on its own (WithdrawExpireUnfreeze), and books it.
+    s.worker = startWorker(s.app.env, s.devnet, { AML_FLAGGED_ADDRESSES: s.flagged.address, ENERGY_POOL_AUTOSTAKE: '25000:5000' });
+    const withdrawal = await waitFor('the worker withdrew', () => s.app.prisma.transaction.findFirst({ where: { type: 'WITHDRAW', sendState: 'CONFIRMED' } }), 180_000);
+    assert.equal(withdrawal.stakeSun, 2000n * TRX);
+    assert.equal((await s.app.prisma.ledgerEntry.findFirstOrThrow({ where: { transactionId: withdrawal.id, kind: 'UNSTAKE' } })).deltaUnits, 2000n * TRX);
+    assert.equal((await s.chain.getStake(s.gasWallet.address)).unfreezingSun, 0n);
+    const nothing = await run(process.execPath, ['--import', 'tsx', 'scripts/energy.ts', 'withdraw'], { env });
+    assert.match(nothing.stdout, /nothing to withdraw/);
+    await assertReconciled(s.app.prisma, s.chain, 180_000);
+  });
 });
 
 describe('a send above ENERGY_MAX_BURN_TRX with no pool', () => {

@@ -1,9 +1,9 @@
-import { autostake } from '@/lib/energy/operator';
+import { autostake, withdrawWhenExpired } from '@/lib/energy/operator';
 import { reclaimEnergy } from '@/lib/energy/reclaim';
 import { publishEnergyStatus } from '@/lib/energy/status';
 import type { JobDeps, WorkerJob } from '@/lib/worker/job';
 
-/** The energy pool's upkeep (docs/energy.md): the devnet's first stake, operators' stakes followed, lent energy taken back, what it can pay for published. */
+/** The energy pool's upkeep (docs/energy.md): the devnet's first stake, operators' stakes followed, lent energy taken back, expired unstaked TRX withdrawn, what it can pay for published. */
 export function energyJob({ ctx }: JobDeps): WorkerJob {
   return {
     name: 'energy',
@@ -14,6 +14,7 @@ export function energyJob({ ctx }: JobDeps): WorkerJob {
     step: async () => {
       await autostake(ctx);
       await reclaimEnergy(ctx);
+      await withdrawWhenExpired(ctx);
       await publishEnergyStatus(ctx);
       return false;
     },

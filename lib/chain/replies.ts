@@ -47,6 +47,8 @@ export const txInfoReply = z.object({
     })
     .default({ energy_usage_total: 0n, energy_fee: 0n, net_usage: 0n, net_fee: 0n }),
   log: z.array(z.object({ address: z.string(), topics: z.array(z.string()).default([]), data: z.string().default('') })).default([]),
+  /** Expired unstaked TRX a WithdrawExpireUnfreeze (or an UnfreezeBalanceV2, paying out what expired first) returned to the balance. */
+  withdraw_expire_amount: opt64,
   result: z.string().optional(),
   resMessage: z.string().optional(),
 });
@@ -71,7 +73,7 @@ export const accountResourceReply = z.object({
 /** wallet/getaccount's Stake 2.0 fields (proto3: absent when zero; the bandwidth entry of frozenV2 has no type). */
 export const stakeReply = z.object({
   frozenV2: z.array(z.object({ type: z.string().optional(), amount: opt64 })).default([]),
-  unfrozenV2: z.array(z.object({ type: z.string().optional(), unfreeze_amount: opt64 })).default([]),
+  unfrozenV2: z.array(z.object({ type: z.string().optional(), unfreeze_amount: opt64, unfreeze_expire_time: opt64 })).default([]),
   delegated_frozenV2_balance_for_bandwidth: opt64,
   account_resource: z.object({ delegated_frozenV2_balance_for_energy: opt64 }).default({ delegated_frozenV2_balance_for_energy: 0n }),
 });

@@ -213,6 +213,7 @@ export class TronChain implements Chain {
       frozenSun: { ENERGY: frozen('ENERGY'), BANDWIDTH: frozen('BANDWIDTH') },
       delegatedSun: { ENERGY: r.account_resource.delegated_frozenV2_balance_for_energy, BANDWIDTH: r.delegated_frozenV2_balance_for_bandwidth },
       unfreezingSun: r.unfrozenV2.reduce((sum, u) => sum + u.unfreeze_amount, 0n),
+      withdrawableSun: r.unfrozenV2.filter((u) => u.unfreeze_expire_time <= BigInt(Date.now())).reduce((sum, u) => sum + u.unfreeze_amount, 0n),
     };
   }
 
@@ -241,7 +242,7 @@ export class TronChain implements Chain {
     const owner = senderOf(key);
     const header = await this.refHeader();
     const b = this.tronWeb.transactionBuilder;
-    const amount = safeNumber(op.amountSun, 'amountSun');
+    const amount = op.kind === 'withdraw' ? 0 : safeNumber(op.amountSun, 'amountSun');
     const options = { blockHeader: header };
     const tx = await this.guard<unknown>(op.kind, () => {
       switch (op.kind) {
@@ -253,6 +254,8 @@ export class TronChain implements Chain {
           return b.delegateResource(amount, op.receiver, op.resource, owner, false, undefined, options);
         case 'undelegate':
           return b.undelegateResource(amount, op.receiver, op.resource, owner, options);
+        case 'withdraw':
+          return b.withdrawExpireUnfreeze(owner, options);
       }
       // Built locally (the reference block is given): nothing is sent, so a retry is harmless.
     }, 'idempotent');
@@ -336,7 +339,7 @@ export class TronChain implements Chain {
     // a lookup that then finds nothing is final.
     const solid = (await this.header(true)).block_header.raw_data;
     const raw = await this.request('gettransactioninfobyid', 'wallet/gettransactioninfobyid', { value: txId });
-    const none = { feeSun: 0n, energyUsed: 0n, energyFeeSun: 0n, bandwidthUsed: 0n, bandwidthFeeSun: 0n, result: null, message: null };
+    const none = { feeSun: 0n, energyUsed: 0n, energyFeeSun: 0n, bandwidthUsed: 0n, bandwidthFeeSun: 0n, withdrawnSun: 0n, result: null, message: null };
     if (!raw || typeof raw !== 'object' || !Object.keys(raw).length) {
       return { status: 'unknown', blockNumber: null, solidified: false, expired: expiresAt !== undefined && solid.timestamp >= expiresAt, ...none };
     }
@@ -353,6 +356,7 @@ export class TronChain implements Chain {
       energyFeeSun: info.receipt.energy_fee,
       bandwidthUsed: info.receipt.net_usage,
       bandwidthFeeSun: info.receipt.net_fee,
+      withdrawnSun: info.withdraw_expire_amount,
       result: info.receipt.result ?? null,
       message: info.resMessage ? decodeMessage(info.resMessage) : null,
     };

@@ -87,13 +87,16 @@ export type Resource = 'ENERGY' | 'BANDWIDTH';
 
 export type ResourceOp =
   | { kind: 'stake' | 'unstake'; resource: Resource; amountSun: bigint }
-  | { kind: 'delegate' | 'undelegate'; resource: Resource; receiver: string; amountSun: bigint };
+  | { kind: 'delegate' | 'undelegate'; resource: Resource; receiver: string; amountSun: bigint }
+  | { kind: 'withdraw' };
 
 /** An account's staked TRX (sun): still with it, lent to others, and unstaking (waiting out the unfreeze delay). */
 export interface Stake {
   frozenSun: Record<Resource, bigint>;
   delegatedSun: Record<Resource, bigint>;
   unfreezingSun: bigint;
+  /** The part of unfreezingSun whose 14 days are over: WithdrawExpireUnfreeze returns it to the balance. */
+  withdrawableSun: bigint;
 }
 
 export interface AccountResources {
@@ -202,6 +205,8 @@ export interface TransactionStatus {
   energyFeeSun: bigint;
   bandwidthUsed: bigint;
   bandwidthFeeSun: bigint;
+  /** Expired unstaked TRX the transaction returned to the sender's balance (receipt's withdraw_expire_amount). */
+  withdrawnSun: bigint;
   /** The contract result for calls (SUCCESS, REVERT, OUT_OF_ENERGY, ...); null for TRX transfers. */
   result: string | null;
   /** The node's failure message, decoded. */

@@ -37,6 +37,47 @@ export async function changeStake(ctx: WorkerContext, kind: 'stake' | 'unstake',
   });
 }
 
+/**
+ * Returns the pool's expired unstaked TRX to its balance (WithdrawExpireUnfreeze): a stored send
+ * like a stake (type WITHDRAW, purpose POOL_STAKE), or null when nothing has expired. What it
+ * returned is read from its receipt when it lands (stake_sun, and the ledger's UNSTAKE row).
+ */
+export async function withdrawExpired(ctx: WorkerContext): Promise<Transaction | null> {
+  const stake = await ctx.chain.getStake(ctx.gasWallet.address);
+  if (stake.withdrawableSun === 0n) return null;
+  const signed = await ctx.chain.buildSignedResourceOp(ctx.gasWallet.privateKey, { kind: 'withdraw' });
+  return ctx.prisma.transaction.create({
+    data: {
+      merchantId: null,
+      type: 'WITHDRAW',
+      trnHash: signed.txId,
+      chainRef: `${signed.txId}:send`,
+      fromAddress: ctx.gasWallet.address,
+      toAddress: ctx.gasWallet.address,
+      amountUnits: 0n,
+      currency: 'TRX',
+      sendState: 'SIGNED',
+      signedTx: signed.signedTx as object,
+      expiresAt: new Date(signed.expiresAt),
+      sendKey: `pool:${signed.txId}`,
+      sendPurpose: 'POOL_STAKE',
+      sendAttempt: 1,
+      costPayer: 'SERVICE',
+      stakeSun: stake.withdrawableSun,
+    },
+  });
+}
+
+/**
+ * The energy job's withdrawal: unstaked TRX whose 14 days are over goes back to the gas wallet's
+ * balance on its own, one operation at a time (the job follows it to its end like a stake).
+ */
+export async function withdrawWhenExpired(ctx: WorkerContext): Promise<void> {
+  if (await ctx.prisma.transaction.count({ where: { sendPurpose: 'POOL_STAKE', sendState: { in: ['SIGNED', 'BROADCAST'] } } })) return;
+  const row = await withdrawExpired(ctx);
+  if (row) console.log(`energy: withdrawing ${row.stakeSun} sun of expired unstaked TRX to the gas wallet, ${row.trnHash}`);
+}
+
 /** Follows a pool operation until it is final (confirmed or failed); the worker's energy job finishes it if this stops first. */
 export async function settleStake(ctx: WorkerContext, row: Transaction, timeoutMs = 180_000): Promise<Transaction> {
   const deadline = Date.now() + timeoutMs;

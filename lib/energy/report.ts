@@ -14,7 +14,7 @@ export async function poolReport(ctx: WorkerContext): Promise<string[]> {
   const waiting = await ctx.prisma.transaction.findMany({ where: { type: 'PAYMENT', waitingReason: { not: null } }, select: { id: true, waitingReason: true }, take: 20 });
   return [
     `pool ${s.address}: ${s.enabled ? 'lends energy to USDT sends' : ctx.settings.ENERGY_POOL === 'off' ? 'off (ENERGY_POOL=off): every send burns' : 'no energy staked: every send burns'}`,
-    `staked for energy ${trx(s.stake.frozenSun.ENERGY + s.stake.delegatedSun.ENERGY)} (lent out ${trx(s.stake.delegatedSun.ENERGY)}), for bandwidth ${trx(s.stake.frozenSun.BANDWIDTH + s.stake.delegatedSun.BANDWIDTH)}, unstaking ${trx(s.stake.unfreezingSun)}`,
+    `staked for energy ${trx(s.stake.frozenSun.ENERGY + s.stake.delegatedSun.ENERGY)} (lent out ${trx(s.stake.delegatedSun.ENERGY)}), for bandwidth ${trx(s.stake.frozenSun.BANDWIDTH + s.stake.delegatedSun.BANDWIDTH)}, unstaking ${trx(s.stake.unfreezingSun)} (${trx(s.stake.withdrawableSun)} of it withdrawable now)`,
     `energy: ${r.energyLimit - r.energyUsed} of ${r.energyLimit} a day available to lend now (${s.lendableEnergy} lendable), ${s.lentEnergy} lent; ${perTrxPerDay.toFixed(2)} energy per staked TRX a day`,
     published
       ? `next hour: about ${published.nextHourNeedEnergy} energy expected to be borrowed (the last hour's lending and the payments waiting)${published.headroomLowSince ? `; HEADROOM LOW since ${published.headroomLowSince.toISOString()}: stake more or sends will burn or wait` : '; the pool can lend it'}`

@@ -64,7 +64,8 @@ export async function bookIncoming(tx: Tx, rows: Pick<Transaction, 'id' | 'toAdd
  * landing on another invoice's address) arrived at another. Either way the
  * network burned `feeSun` at the sender, also when the call failed.
  */
-export async function bookSendLanded(tx: Tx, row: Transaction, feeSun: bigint, succeeded: boolean, error?: string): Promise<void> {
+export async function bookSendLanded(tx: Tx, row: Transaction, feeSun: bigint, succeeded: boolean, landed: { error?: string; withdrawnSun?: bigint } = {}): Promise<void> {
+  const { error, withdrawnSun = 0n } = landed;
   const purpose = row.sendPurpose;
   if (!purpose) throw new Error(`send ${row.id} has no purpose`);
   const base = { invoiceId: row.invoiceId, paymentId: row.sourceId, transactionId: row.id };
@@ -78,7 +79,13 @@ export async function bookSendLanded(tx: Tx, row: Transaction, feeSun: bigint, s
     // moves stake to unstaking, still no TRX of the balance, until it is withdrawn.
     const staked = row.stakeSun ?? 0n;
     entries.push({ ...base, address: row.fromAddress, currency: 'TRX', kind: 'STAKE', deltaUnits: -staked, units: staked });
-  } else if (succeeded && row.amountUnits > 0n) {
+  }
+  if (succeeded && withdrawnSun > 0n) {
+    // Unstaked TRX whose 14 days are over, back in the balance: by a WITHDRAW, or by an UNSTAKE,
+    // which java-tron makes pay out what already expired first (the receipt's withdraw_expire_amount).
+    entries.push({ ...base, address: row.fromAddress, currency: 'TRX', kind: 'UNSTAKE', deltaUnits: withdrawnSun, units: withdrawnSun });
+  }
+  if (row.type !== 'STAKE' && succeeded && row.amountUnits > 0n) {
     entries.push({ ...base, address: row.fromAddress, currency: row.currency, kind: OUT_KIND[purpose], deltaUnits: -row.amountUnits, units: row.amountUnits });
     // Gas arrives at a service address; any other send of ours that lands on an invoice address
     // is recorded by the scanner as a payment to that invoice (PAYMENT_IN), like a customer's.

@@ -93,8 +93,10 @@ export async function reconcile(prisma: PrismaClient, chain: Chain, rules: Recon
     if (status.status === 'unknown') continue;
     poolOperationsInFlight++;
     const landed = status.status !== 'failed' && op.type === 'STAKE' ? (op.stakeSun ?? 0n) : 0n;
+    // Expired unstaked TRX a withdrawal (or an unstake) returned to the balance, from the receipt.
+    const withdrawn = status.status !== 'failed' ? status.withdrawnSun : 0n;
     const e = inFlight.get(op.fromAddress) ?? { trx: 0n, stake: 0n };
-    inFlight.set(op.fromAddress, { trx: e.trx - landed - status.feeSun, stake: e.stake + landed });
+    inFlight.set(op.fromAddress, { trx: e.trx - landed - status.feeSun + withdrawn, stake: e.stake + landed - withdrawn });
   }
   const balances = await prisma.ledgerEntry.groupBy({ by: ['address', 'currency'], _sum: { deltaUnits: true } });
   // Merchants' top-up and activation wallets are checked even before their first top-up: a unit there is booked or reported.

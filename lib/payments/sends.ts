@@ -257,7 +257,7 @@ async function markFailed(ctx: WorkerContext, row: Transaction, error: string, l
       data: { sendState: 'FAILED', error: withCause(row, error), feeSun: burnedSun, blockNumber: landed?.blockNumber ?? null },
     });
     // A send that failed in a block still burned its fee (issue 13, case 12); the ledger records it.
-    if (count === 1 && burnedSun > 0n) await bookSendLanded(tx, row, burnedSun, false, error);
+    if (count === 1 && burnedSun > 0n) await bookSendLanded(tx, row, burnedSun, false, { error });
   });
 }
 
@@ -294,10 +294,10 @@ async function advanceSend(ctx: WorkerContext, row: Transaction, beforeBroadcast
       const confirmed = await ctx.prisma.$transaction(async (tx) => {
         const { count } = await tx.transaction.updateMany({
           where: { id: row.id, sendState: { in: ['SIGNED', 'BROADCAST'] } },
-          data: { sendState: 'CONFIRMED', feeSun: status.feeSun, blockNumber: status.blockNumber, error: null, energyUsed: status.energyUsed, bandwidthUsed: status.bandwidthUsed },
+          data: { sendState: 'CONFIRMED', feeSun: status.feeSun, blockNumber: status.blockNumber, error: null, energyUsed: status.energyUsed, bandwidthUsed: status.bandwidthUsed, ...(row.type === 'WITHDRAW' ? { stakeSun: status.withdrawnSun } : {}) },
         });
         if (count === 1) {
-          await bookSendLanded(tx, row, status.feeSun, true);
+          await bookSendLanded(tx, row, status.feeSun, true, { withdrawnSun: status.withdrawnSun });
           // What the network burned is charged to whoever the send's purpose says pays it.
           if (row.costPayer === 'MERCHANT' && row.merchantId !== null) await changeMerchantBalance(tx, { merchantId: row.merchantId, balance: 'ACTIVATION', kind: 'NETWORK_FEE', deltaSun: -status.feeSun, transactionId: row.id });
         }

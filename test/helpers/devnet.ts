@@ -60,7 +60,7 @@ export interface DevnetControls {
   /** Pays `amount` (decimal text) of `currency` from the faucet, as a customer's wallet would; resolves to the txid (lib/devnet/faucet.ts). */
   pay(address: string, amount: string, currency: Currency): Promise<string>;
   /** Changes chain parameters mid-run (getchainparameters follows). */
-  setChainParameters(parameters: { energyFeeSun?: bigint; bandwidthFeeSun?: bigint; usdtEnergyFactor?: bigint }): Promise<void>;
+  setChainParameters(parameters: { energyFeeSun?: bigint; bandwidthFeeSun?: bigint; usdtEnergyFactor?: bigint; unfreezeDelayDays?: bigint }): Promise<void>;
 }
 
 export interface DevnetProcess extends DevnetControls {
