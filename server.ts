@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Duplex } from 'node:stream';
 import next from 'next';
 import { config, dashboardBaseUrl, sessionConfig } from '@/lib/config';
+import { db, sqlPool } from '@/lib/db/client';
 import { clientIpFrom } from '@/lib/auth/ipAllowList';
 import { CLIENT_IP_HEADER } from '@/lib/auth/clientIp';
 import { withSafeCallbackCookie, withSafeCallbackQuery } from '@/lib/auth/callbackUrl';
@@ -55,7 +56,8 @@ const ALLOW = [...METHODS].join(', ');
 // Public payment pages and their status JSON, limited per client address (IPv6 per /64): ids are
 // sequential, and the limit keeps a guesser from walking them.
 const PUBLIC_PAGE = /^\/payment\/[^/?]+(?:\/(?:status|devnet-pay))?\/?(?:\?|$)/;
-const publicPages = new RateLimiter(c.PUBLIC_PAGE_RATE_PER_MINUTE);
+// Counted in PostgreSQL, so the limit holds across every web process and host (lib/rateLimit.ts).
+const publicPages = new RateLimiter('page', c.PUBLIC_PAGE_RATE_PER_MINUTE, () => sqlPool(db()));
 // The origin next-auth builds its URLs from (NEXTAUTH_URL, or else PUBLIC_BASE_URL).
 const authBase = dashboardBaseUrl();
 
@@ -134,15 +136,25 @@ const server = createServer(
     // any of its callbacks runs: one that is not on the dashboard's origin is dropped here.
     if (pathname.startsWith('/api/auth/')) req.url = withSafeCallbackQuery(target, authBase);
     if (req.headers.cookie) req.headers.cookie = withSafeCallbackCookie(req.headers.cookie, authBase);
-    if (PUBLIC_PAGE.test(target)) {
-      const wait = publicPages.take(`page:${addressKey(ip ?? 'unknown')}`);
-      if (wait !== null) return answer(res, 429, `Too many requests from this address; try again in ${wait} s.`, { 'retry-after': String(wait) });
-    }
+    if (PUBLIC_PAGE.test(target)) return void servePublicPage(req, res, ip);
     const api = apiRouter?.match(pathname);
     if (api) return void apiRouter!.serve(api, req, res);
     void handle(req, res);
   },
 );
+
+/** A public payment page, once its address is under PUBLIC_PAGE_RATE_PER_MINUTE. */
+async function servePublicPage(req: IncomingMessage, res: ServerResponse, ip: string | null | undefined): Promise<void> {
+  let wait: number | null = null;
+  try {
+    wait = await publicPages.take(addressKey(ip ?? 'unknown'));
+  } catch (err) {
+    // The database does not answer: the page cannot be served either, and will say so itself.
+    log.error({ err }, 'public page rate limit: not counted');
+  }
+  if (wait !== null) return answer(res, 429, `Too many requests from this address; try again in ${wait} s.`, { 'retry-after': String(wait) });
+  void handle(req, res);
+}
 
 // Requests Node's parser refuses before any handler runs: oversized headers, unknown methods,
 // malformed request lines, and requests that did not arrive within requestTimeout.
