@@ -8,3 +8,12 @@ CREATE UNLOGGED TABLE rate_limits (
   key text PRIMARY KEY,
   tat_us bigint NOT NULL
 );
+
+-- Webhook fairness (issue 27, finding 4; lib/webhooks/deliver.ts): how long each merchant's
+-- receiver took on its last finished delivery. The senders kept for fast receivers serve only
+-- merchants under FAST_RECEIVER_MS, so accounts with slow receivers cannot occupy them.
+CREATE TABLE webhook_receivers (
+  merchant_id integer PRIMARY KEY REFERENCES merchants (id) ON DELETE CASCADE,
+  last_latency_ms integer NOT NULL,
+  updated_at timestamptz(6) NOT NULL DEFAULT now()
+);
