@@ -7,10 +7,12 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Duplex } from 'node:stream';
 import next from 'next';
 import { config, dashboardBaseUrl, sessionConfig } from '@/lib/config';
+import { db, sqlPool } from '@/lib/db/client';
 import { clientIpFrom } from '@/lib/auth/ipAllowList';
 import { CLIENT_IP_HEADER } from '@/lib/auth/clientIp';
 import { withSafeCallbackCookie, withSafeCallbackQuery } from '@/lib/auth/callbackUrl';
 import { addressKey, RateLimiter } from '@/lib/rateLimit';
+import { addCounts, isRestartsMessage, isRestartsWanted, RESTARTS_WANTED, restartsMessage, RestartBackoff, setRestartCounts, zeroCounts } from '@/lib/operations/restarts';
 import { ApiRouter, type RouteModule } from '@/lib/http/apiRouter';
 import { SECURITY_HEADERS, securityHeadersFor } from '@/lib/http/securityHeaders';
 import { bridgeConsole, CLIENT_REQUEST_ID, createLogger, REQUEST_ID_HEADER } from '@/lib/log';
@@ -36,6 +38,12 @@ const dev = process.argv.includes('--dev');
 // forks that many copies of itself, which share PORT (node:cluster hands each new connection to
 // one of them) and run everything below. `npm run dev` stays a single process.
 if (cluster.isPrimary && !dev && c.WEB_CONCURRENCY > 1) await runCluster(c.WEB_CONCURRENCY);
+// Restart counts from the runner (one web process) or the cluster primary, for /healthz and /metrics:
+// asked for once this process listens for them, and sent again at each restart.
+process.on('message', (message) => {
+  if (isRestartsMessage(message)) setRestartCounts(message.counts);
+});
+process.send?.(RESTARTS_WANTED);
 const app = next({ dev, hostname: c.HOST, port: c.PORT });
 await app.prepare();
 const handle = app.getRequestHandler();
@@ -48,7 +56,8 @@ const ALLOW = [...METHODS].join(', ');
 // Public payment pages and their status JSON, limited per client address (IPv6 per /64): ids are
 // sequential, and the limit keeps a guesser from walking them.
 const PUBLIC_PAGE = /^\/payment\/[^/?]+(?:\/(?:status|devnet-pay))?\/?(?:\?|$)/;
-const publicPages = new RateLimiter(c.PUBLIC_PAGE_RATE_PER_MINUTE);
+// Counted in PostgreSQL, so the limit holds across every web process and host (lib/rateLimit.ts).
+const publicPages = new RateLimiter('page', c.PUBLIC_PAGE_RATE_PER_MINUTE, () => sqlPool(db()));
 // The origin next-auth builds its URLs from (NEXTAUTH_URL, or else PUBLIC_BASE_URL).
 const authBase = dashboardBaseUrl();
 
@@ -127,15 +136,25 @@ const server = createServer(
     // any of its callbacks runs: one that is not on the dashboard's origin is dropped here.
     if (pathname.startsWith('/api/auth/')) req.url = withSafeCallbackQuery(target, authBase);
     if (req.headers.cookie) req.headers.cookie = withSafeCallbackCookie(req.headers.cookie, authBase);
-    if (PUBLIC_PAGE.test(target)) {
-      const wait = publicPages.take(`page:${addressKey(ip ?? 'unknown')}`);
-      if (wait !== null) return answer(res, 429, `Too many requests from this address; try again in ${wait} s.`, { 'retry-after': String(wait) });
-    }
+    if (PUBLIC_PAGE.test(target)) return void servePublicPage(req, res, ip);
     const api = apiRouter?.match(pathname);
     if (api) return void apiRouter!.serve(api, req, res);
     void handle(req, res);
   },
 );
+
+/** A public payment page, once its address is under PUBLIC_PAGE_RATE_PER_MINUTE. */
+async function servePublicPage(req: IncomingMessage, res: ServerResponse, ip: string | null | undefined): Promise<void> {
+  let wait: number | null = null;
+  try {
+    wait = await publicPages.take(addressKey(ip ?? 'unknown'));
+  } catch (err) {
+    // The database does not answer: the page cannot be served either, and will say so itself.
+    log.error({ err }, 'public page rate limit: not counted');
+  }
+  if (wait !== null) return answer(res, 429, `Too many requests from this address; try again in ${wait} s.`, { 'retry-after': String(wait) });
+  void handle(req, res);
+}
 
 // Requests Node's parser refuses before any handler runs: oversized headers, unknown methods,
 // malformed request lines, and requests that did not arrive within requestTimeout.
@@ -212,30 +231,58 @@ async function loadApiRouter(): Promise<ApiRouter> {
 }
 
 /**
- * The cluster's primary: forks `size` web processes and never returns. When one of them exits
- * unasked, the whole web server stops (exit 1), as a single process would, so that the runner
- * (scripts/run.ts) or the supervisor sees it; on SIGINT/SIGTERM it stops them all, each closing
- * its server as above.
+ * The cluster's primary: forks `size` web processes and never returns. One that exits unasked
+ * is forked again after a backoff (lib/operations/restarts.ts) while the others keep serving
+ * (issue 27, finding 1); on SIGINT/SIGTERM it stops them all, each closing its server as above.
+ * It passes the restart counts (the runner's, and its own of web processes) on to every web
+ * process, which show them on /healthz and /metrics.
  */
 function runCluster(size: number): Promise<never> {
   let stopping = false;
-  let exitCode = 0;
-  const stop = (code: number) => {
-    exitCode = Math.max(exitCode, code);
+  const backoff = new RestartBackoff();
+  const startedAt = new Map<number, number>();
+  let fromRunner = zeroCounts();
+  const own = zeroCounts();
+  const broadcast = () => {
+    const counts = addCounts(fromRunner, own);
+    setRestartCounts(counts);
+    for (const w of Object.values(cluster.workers ?? {})) if (w?.isConnected()) w.send(restartsMessage(counts), () => undefined);
+  };
+  const fork = () => {
+    const worker = cluster.fork();
+    startedAt.set(worker.id, Date.now());
+    worker.on('message', (message) => {
+      if (isRestartsWanted(message) && worker.isConnected()) worker.send(restartsMessage(addCounts(fromRunner, own)), () => undefined);
+    });
+  };
+  const stop = () => {
     if (stopping) return;
     stopping = true;
     for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM');
-    setTimeout(() => process.exit(exitCode), 15_000).unref();
+    setTimeout(() => process.exit(0), 15_000).unref();
   };
   cluster.on('exit', (worker, code, signal) => {
     if (!stopping) {
-      log.error(`web: process ${worker.process.pid} exited (${signal ?? code}); stopping the web server`);
-      stop(1);
+      const delay = backoff.delayAfter(Date.now() - (startedAt.get(worker.id) ?? Date.now()));
+      log.error(`web: process ${worker.process.pid} exited (${signal ?? code}); starting another in ${delay} ms, the others keep serving`);
+      setTimeout(() => {
+        if (stopping) return;
+        own.web += 1;
+        fork();
+        broadcast();
+      }, delay);
     }
-    if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(exitCode);
+    startedAt.delete(worker.id);
+    if (stopping && Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
   });
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => stop(0));
-  for (let i = 0; i < size; i++) cluster.fork();
+  process.on('message', (message) => {
+    if (!isRestartsMessage(message)) return;
+    fromRunner = message.counts;
+    broadcast();
+  });
+  process.send?.(RESTARTS_WANTED);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, stop);
+  for (let i = 0; i < size; i++) fork();
   log.info(`web: ${size} processes (WEB_CONCURRENCY) on port ${c.PORT}`);
   return new Promise<never>(() => undefined);
 }

@@ -10,10 +10,12 @@ import { prepareAccounts } from '@/lib/merchants/accounts';
 import { dataDirOf, startLocalDatabase, localDevnet, withDevSecrets } from './devEnv';
 import { fundGasWalletOnDevnet } from './devnetGas';
 import { applyLocalRunDefaults, devnetEnv, startBanner, webEnv } from './childEnv';
+import { isRestartsWanted, restartsMessage, RestartBackoff, zeroCounts, type ProcessKind, type RestartCounts } from '@/lib/operations/restarts';
 
 /**
  * Starts the whole service: database (embedded unless DATABASE_URL is set),
- * migrations, demo merchant, web app and worker, and stops them together.
+ * migrations, demo merchant, web app and worker; restarts any of them that dies (with backoff),
+ * and stops them together on SIGINT/SIGTERM.
  * `--dev` runs Next in development mode; otherwise a prior `next build` is served.
  */
 const dev = process.argv.includes('--dev');
@@ -60,18 +62,56 @@ const useDevnet = devnetUrl !== '';
 // Local receivers (a webhook test server on localhost) are fine on a local devnet run only; a devnet
 // run stakes an energy pool (scripts/childEnv.ts).
 applyLocalRunDefaults(env, { dev, useDevnet });
-const children: ChildProcess[] = [];
+/**
+ * A process the runner keeps running (issue 27, finding 1): when it dies unasked (a crash, a
+ * kill -9, the OOM killer) it is started again after a backoff (lib/operations/restarts.ts)
+ * while the others keep serving; only a SIGINT/SIGTERM to the runner stops them all.
+ */
+interface Supervised {
+  kind: ProcessKind;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  backoff: RestartBackoff;
+  child?: ChildProcess;
+  startedAt: number;
+  timer?: NodeJS.Timeout;
+  /** Runs after each restart (the devnet's gas wallet, funded again). */
+  afterRestart?: () => Promise<void>;
+}
+const supervised: Supervised[] = [];
+const restarts: RestartCounts = zeroCounts();
 let stopping = false;
-function start(name: string, args: string[], childEnv: NodeJS.ProcessEnv = env): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--import', './scripts/exitWithParent.ts', ...args], { env: childEnv, stdio: ['inherit', 'inherit', 'inherit', 'ipc'] });
+
+function spawnChild(s: Supervised): void {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--import', './scripts/exitWithParent.ts', ...s.args], { env: s.env, stdio: ['inherit', 'inherit', 'inherit', 'ipc'] });
+  s.child = child;
+  s.startedAt = Date.now();
+  // The web server shows every restart on /healthz and /metrics: it asks for the counts once it listens.
+  if (s.kind === 'web') child.on('message', (message) => isRestartsWanted(message) && sendRestarts());
+  child.on('error', (err) => console.error(`${s.kind}: ${err.message}`));
   child.on('exit', (code, signal) => {
-    if (!stopping) {
-      console.error(`${name} exited (${signal ?? code}); stopping everything`);
-      void stop(1);
-    }
+    if (stopping) return;
+    const delay = s.backoff.delayAfter(Date.now() - s.startedAt);
+    console.error(`${s.kind} exited (${signal ?? code}); restarting it in ${delay} ms, the others keep running`);
+    s.timer = setTimeout(() => {
+      if (stopping) return;
+      restarts[s.kind] += 1;
+      spawnChild(s);
+      sendRestarts();
+      s.afterRestart?.().catch((err: unknown) => console.error(`${s.kind}: after restart: ${(err as Error).message}`));
+    }, delay);
   });
-  children.push(child);
-  return child;
+}
+
+function start(kind: ProcessKind, args: string[], childEnv: NodeJS.ProcessEnv = env, afterRestart?: () => Promise<void>): void {
+  const s: Supervised = { kind, args, env: childEnv, backoff: new RestartBackoff(), startedAt: Date.now(), afterRestart };
+  supervised.push(s);
+  spawnChild(s);
+}
+
+function sendRestarts(): void {
+  const web = supervised.find((s) => s.kind === 'web')?.child;
+  if (web?.connected) web.send(restartsMessage(restarts), () => undefined);
 }
 
 // The demo merchant exists where there is a key for it: always on a local run.
@@ -83,8 +123,10 @@ if (env.DEMO_API_KEY) {
 }
 
 if (useDevnet) {
-  start('devnet', ['devnet/cli.ts', 'start'], devnetEnv(env));
-  await fundGasWalletOnDevnet(devnetUrl, deriveAccount(env.HD_MNEMONIC as string, 0, 'gas').address);
+  const gasAddress = deriveAccount(env.HD_MNEMONIC as string, 0, 'gas').address;
+  // The devnet keeps its chain in memory: a restarted one starts from block 0 with an empty gas wallet.
+  start('devnet', ['devnet/cli.ts', 'start'], devnetEnv(env), () => fundGasWalletOnDevnet(devnetUrl, gasAddress));
+  await fundGasWalletOnDevnet(devnetUrl, gasAddress);
 }
 // The internet-facing web process never gets the mnemonic, the root of every fund (issue 16).
 start('web', ['server.ts', ...(dev ? ['--dev'] : [])], webEnv(env));
@@ -109,9 +151,9 @@ async function waitForHealthy(url: string): Promise<void> {
 async function stop(code = 0): Promise<void> {
   if (stopping) return;
   stopping = true;
-  await Promise.all(
-    children.map((c) => (c.exitCode === null ? new Promise((r) => { c.once('exit', r); c.kill('SIGTERM'); }) : undefined)),
-  );
+  for (const s of supervised) clearTimeout(s.timer);
+  const children = supervised.flatMap((s) => (s.child && s.child.exitCode === null && s.child.signalCode === null ? [s.child] : []));
+  await Promise.all(children.map((c) => new Promise((r) => { c.once('exit', r); c.kill('SIGTERM'); })));
   await embedded?.stop();
   process.exit(code);
 }

@@ -96,6 +96,6 @@ describe('authentication, IP whitelist and routing', () => {
     const res = await fetch(`${app.baseUrl}/healthz`);
     assert.equal(res.status, 200);
     // No worker has ever reported on this database: the worker check does not apply (docs/operations.md).
-    assert.deepEqual(await res.json(), { status: 'ok', worker: 'not expected', last_scan_age_seconds: null });
+    assert.deepEqual(await res.json(), { status: 'ok', worker: 'not expected', last_scan_age_seconds: null, restarts: { web: 0, worker: 0, devnet: 0 } });
   });
 });

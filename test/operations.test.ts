@@ -98,7 +98,7 @@ describe('operations: JSON logs with request ids, /metrics, /healthz following t
     for (const state of ['DETECTED', 'AML_PENDING', 'FORWARDING', 'SETTLED', 'REFUNDING', 'REFUNDED', 'FAILED']) assert.equal(m.get(`invoicing_payments{state="${state}"}`), 0, state);
     for (const status of ['PENDING', 'SENDING', 'DELIVERED', 'FAILED']) assert.equal(m.get(`invoicing_webhook_deliveries{status="${status}"}`), 0, status);
     assert.equal(m.has('invoicing_scanner_blocks_behind'), false, 'nothing scanned yet');
-    assert.deepEqual((await httpRequest(`${app.baseUrl}/healthz`)).json, { status: 'ok', worker: 'not expected', last_scan_age_seconds: null });
+    assert.deepEqual((await httpRequest(`${app.baseUrl}/healthz`)).json, { status: 'ok', worker: 'not expected', last_scan_age_seconds: null, restarts: { web: 0, worker: 0, devnet: 0 } });
   });
 
   it('counts a paid invoice, its payment and its webhook from the database while the worker scans', { timeout: 90_000 }, async () => {

@@ -1,8 +1,6 @@
-import { closeInterruptedDeliveries, deliverNext } from '@/lib/webhooks/deliver';
+import { closeInterruptedDeliveries } from '@/lib/webhooks/deliver';
+import { webhookSenders } from '@/lib/webhooks/senders';
 import type { JobDeps, WorkerJob } from '@/lib/worker/job';
-
-/** Senders that drain the webhook outbox side by side (one slow receiver does not hold up the rest). */
-const SENDERS = 4;
 
 export function webhookJobs({ ctx }: JobDeps): WorkerJob[] {
   const delivery = {
@@ -10,7 +8,8 @@ export function webhookJobs({ ctx }: JobDeps): WorkerJob[] {
     allowPrivate: ctx.settings.WEBHOOK_ALLOW_PRIVATE,
     retry: { baseMs: ctx.settings.WEBHOOK_RETRY_BASE_MS, maxMs: ctx.settings.WEBHOOK_RETRY_MAX_MS, windowMs: ctx.settings.WEBHOOK_RETRY_WINDOW_HOURS * 3_600_000 },
   };
-  const senders = Array.from({ length: SENDERS }, (_, i): WorkerJob => ({ name: `webhooks-${i}`, step: () => deliverNext(ctx.prisma, delivery) }));
+  // Shared senders and senders kept for fast receivers (lib/webhooks/senders.ts, issue 27, finding 4).
+  const senders = webhookSenders(ctx.prisma, delivery);
   // Deliveries cut off by a crash: sent again if their request never began, closed as failed if it had.
   const sweep: WorkerJob = {
     name: 'webhook-sweep',

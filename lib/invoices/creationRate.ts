@@ -1,6 +1,7 @@
 import { hashApiKey, keyFromAuthorizationHeader } from '@/lib/auth/apiKeys';
 import { config } from '@/lib/config';
 import { AppError } from '@/lib/errors';
+import { db, sqlPool } from '@/lib/db/client';
 import { RateLimiter } from '@/lib/rateLimit';
 
 let limiter: RateLimiter | undefined;
@@ -10,12 +11,13 @@ let limiter: RateLimiter | undefined;
  * a minute, in bursts of as many (docs/configuration.md). Every invoice costs a
  * derived address and rows that the worker scans, so one key cannot flood the
  * service; reading is not limited. `who` is `key:<hash>` for the API (per key)
- * or `merchant:<id>` for the dashboard.
+ * or `merchant:<id>` for the dashboard. Counted in PostgreSQL, so the limit holds across
+ * every web process and host (lib/rateLimit.ts).
  */
-export function checkInvoiceCreationRate(who: string): void {
+export async function checkInvoiceCreationRate(who: string): Promise<void> {
   const perMinute = config().INVOICE_CREATE_RATE_PER_MINUTE;
-  limiter ??= new RateLimiter(perMinute);
-  const wait = limiter.take(who);
+  limiter ??= new RateLimiter('create', perMinute, () => sqlPool(db()));
+  const wait = await limiter.take(who);
   if (wait !== null) {
     throw new AppError('RATE_LIMITED', `Too many invoices created: the limit is ${perMinute} a minute per API key. Try again in ${wait} s.`, { retryAfterSeconds: wait });
   }

@@ -1,8 +1,9 @@
-import { Gauge, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 import type { Chain } from '@/lib/chain/types';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { DeliveryStatus, InvoiceStatus, PaymentState, SendState } from '@/lib/generated/prisma/enums';
 import { lastScanAt } from './heartbeat';
+import { PROCESS_KINDS, restartCounts } from './restarts';
 
 export interface MetricsDeps {
   prisma: PrismaClient;
@@ -109,5 +110,9 @@ export async function renderMetrics(deps: MetricsDeps): Promise<{ contentType: s
   }
   gauge('invoicing_sends_waiting_for_energy', 'Payments whose forward or refund waits for energy (above ENERGY_MAX_BURN_TRX with no pool headroom)').set(waiting);
   gauge('invoicing_trx_burned_today', 'TRX the network burned today (UTC) for the service\'s sends, from their receipts').set(Number(burnedToday._sum.feeSun ?? 0n) / 1e6);
+  // Supervision (docs/operations.md): unlike the rest, per host, as its runner and web primary counted them.
+  const restarts = new Counter({ name: 'invoicing_process_restarts_total', help: 'Processes restarted after dying unasked, by kind (web, worker, devnet), since the runner started', labelNames: ['process'], registers: [registry] });
+  const counts = restartCounts();
+  for (const kind of PROCESS_KINDS) restarts.inc({ process: kind }, counts[kind]);
   return { contentType: registry.contentType, body: await registry.metrics() };
 }

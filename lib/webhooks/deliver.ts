@@ -12,6 +12,8 @@ export interface DeliveryOptions {
   allowPrivate: boolean;
   /** Merchants with retries on (docs/webhooks.md): the backoff; unset, the configured defaults. */
   retry?: RetryPolicy;
+  /** A reserved sender (lib/webhooks/senders.ts): claims only for merchants whose receivers answer quickly. */
+  fastReceiversOnly?: boolean;
 }
 
 export interface RetryPolicy {
@@ -80,6 +82,13 @@ function post(url: URL, body: string, headers: Record<string, string>, pinned: {
  * each; the other senders serve the other merchants (issue 14, finding 3).
  */
 export const MAX_SENDING_PER_MERCHANT = 2;
+/**
+ * A receiver is fast when its merchant's last finished delivery took less than this
+ * (`webhook_receivers.last_latency_ms`) and none of its deliveries has been in flight longer: only
+ * such merchants are served by the reserved senders (issue 27, finding 4). A merchant with no
+ * delivery yet counts as fast. Receivers answer in about 0.1 s; spec 6 allows ten seconds.
+ */
+export const FAST_RECEIVER_MS = 1_000;
 // Arbitrary constant: claims take this transaction-scoped advisory lock so two senders never
 // both see a merchant under its cap and both take one (SKIP LOCKED alone cannot count).
 const CLAIM_LOCK_ID = 7_405_114;
@@ -87,20 +96,23 @@ const CLAIM_LOCK_ID = 7_405_114;
 /**
  * Claims one pending delivery, fairly: the oldest delivery of a merchant with
  * fewer than MAX_SENDING_PER_MERCHANT in flight, merchants with fewer in flight
- * first (round-robin in effect). One claim at a time, under the advisory lock,
- * and each claim commits before the next looks, so the cap holds across
+ * first (round-robin in effect); for a reserved sender, only of a merchant whose
+ * receiver is fast (FAST_RECEIVER_MS). One claim at a time, under the advisory
+ * lock, and each claim commits before the next looks, so the cap holds across
  * senders and workers.
  */
-async function claim(prisma: PrismaClient): Promise<WebhookDelivery | null> {
+async function claim(prisma: PrismaClient, fastReceiversOnly: boolean): Promise<WebhookDelivery | null> {
   const [, rows] = await prisma.$transaction([
     prisma.$executeRaw`SELECT pg_advisory_xact_lock(${CLAIM_LOCK_ID}::bigint)`,
     prisma.$queryRaw<{ id: number }[]>`
       WITH in_flight AS (
-        SELECT merchant_id, count(*) AS n FROM webhook_deliveries WHERE status = 'SENDING' GROUP BY merchant_id
+        SELECT merchant_id, count(*) AS n, min(sent_at) AS oldest FROM webhook_deliveries WHERE status = 'SENDING' GROUP BY merchant_id
       ), candidate AS (
-        SELECT d.id FROM webhook_deliveries d LEFT JOIN in_flight f ON f.merchant_id = d.merchant_id
+        SELECT d.id FROM webhook_deliveries d LEFT JOIN webhook_receivers r ON r.merchant_id = d.merchant_id LEFT JOIN in_flight f ON f.merchant_id = d.merchant_id
         WHERE d.status = 'PENDING' AND COALESCE(f.n, 0) < ${MAX_SENDING_PER_MERCHANT}
           AND (d.not_before IS NULL OR d.not_before <= now())
+          AND (NOT ${fastReceiversOnly} OR (COALESCE(r.last_latency_ms, 0) < ${FAST_RECEIVER_MS}
+            AND (f.oldest IS NULL OR f.oldest > now() - ${FAST_RECEIVER_MS} * interval '1 millisecond')))
         ORDER BY COALESCE(f.n, 0), d.id
         LIMIT 1 FOR UPDATE OF d SKIP LOCKED
       )
@@ -131,7 +143,7 @@ async function release(prisma: PrismaClient, delivery: WebhookDelivery): Promise
  * nothing was pending.
  */
 export async function deliverNext(prisma: PrismaClient, options: DeliveryOptions): Promise<boolean> {
-  const delivery = await claim(prisma);
+  const delivery = await claim(prisma, options.fastReceiversOnly ?? false);
   if (!delivery) return false;
   let headers: Record<string, string>;
   const body = JSON.stringify(delivery.payload);
@@ -186,18 +198,27 @@ async function idempotencyKeyOf(prisma: PrismaClient, delivery: WebhookDelivery)
   return first?.eventKey ?? delivery.eventKey;
 }
 
-/** The attempt's outcome, and with the merchant's retries on, the next attempt after a failure, in one transaction. */
+/**
+ * The attempt's outcome, and with the merchant's retries on, the next attempt after a failure, in
+ * one transaction; the time it took is kept on the merchant too, for the reserved senders' choice.
+ */
 async function record(prisma: PrismaClient, delivery: WebhookDelivery, result: PostResult, started: number, options: DeliveryOptions): Promise<void> {
   const ok = result.status !== null && result.status >= 200 && result.status < 300;
+  const latencyMs = Date.now() - started;
   await prisma.$transaction(async (tx) => {
     await tx.webhookDelivery.update({
       where: { id: delivery.id },
       data: {
         status: ok ? 'DELIVERED' : 'FAILED',
         responseStatus: result.status,
-        latencyMs: Date.now() - started,
+        latencyMs,
         error: ok ? null : (result.error ?? `receiver answered ${result.status}`),
       },
+    });
+    await tx.webhookReceiver.upsert({
+      where: { merchantId: delivery.merchantId },
+      create: { merchantId: delivery.merchantId, lastLatencyMs: latencyMs },
+      update: { lastLatencyMs: latencyMs, updatedAt: new Date() },
     });
     if (!ok) await scheduleRetry(tx, delivery, options.retry ?? DEFAULT_RETRY);
   });

@@ -20,7 +20,7 @@ export const GET = dashboardRoute(async ({ url, merchant }) => {
 
 export const POST = dashboardRoute(async ({ req, merchant }) => {
   const input = parseOrThrow(createInvoiceSchema, await readJson(req));
-  checkInvoiceCreationRate(`merchant:${merchant.id}`);
+  await checkInvoiceCreationRate(`merchant:${merchant.id}`);
   return invoiceJson(await createInvoice(db(), rateSource(), merchant, input));
 });
 

@@ -13,7 +13,7 @@ import { createPayoutResponse } from '@/lib/payouts/service';
  */
 export const POST = dashboardRoute(async ({ req, merchant }) => {
   const body = await readJson(req);
-  checkInvoiceCreationRate(`merchant:${merchant.id}`);
+  await checkInvoiceCreationRate(`merchant:${merchant.id}`);
   await requireRecentAuth(req, merchant);
   return createPayoutResponse(merchant, body);
 });

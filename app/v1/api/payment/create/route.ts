@@ -14,7 +14,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiRoute({
     const body = await readJson(req);
     if (isPayoutEstimateBody(body)) return payoutEstimateResponse(body);
     const input = parseOrThrow(createInvoiceSchema, body);
-    checkInvoiceCreationRate(apiCaller(req));
+    await checkInvoiceCreationRate(apiCaller(req));
     return invoiceJson(await createInvoice(db(), rateSource(), merchant, input));
   },
 });

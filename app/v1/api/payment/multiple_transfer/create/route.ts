@@ -6,7 +6,7 @@ import { createPayoutResponse } from '@/lib/payouts/service';
 export const { GET, POST, PUT, PATCH, DELETE } = apiRoute({
   POST: async ({ req, merchant }) => {
     const body = await readJson(req);
-    checkInvoiceCreationRate(apiCaller(req));
+    await checkInvoiceCreationRate(apiCaller(req));
     return createPayoutResponse(merchant, body);
   },
 });

@@ -1,0 +1,283 @@
+/**
+ * Issue 27, finding 1: one crashed process no longer stops the service. The runner
+ * (scripts/run.ts, as `npm start` runs it over the existing build) is started for real with two
+ * web processes, the worker and the devnet; processes are killed with SIGKILL and the rest of the
+ * service is watched over HTTP while they come back.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { alive } from '@/lib/db/embedded';
+import { RestartBackoff } from '@/lib/operations/restarts';
+import { staleBuildReason } from '@/scripts/buildIfStale';
+import { freePort, TEST_MNEMONIC } from './helpers/app';
+import { createTestDatabase, type TestDatabase } from './helpers/db';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+
+function parentOf(pid: number): number {
+  return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
+}
+
+function childrenOf(pid: number): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (parentOf(Number(entry)) === pid) out.push(Number(entry), ...childrenOf(Number(entry)));
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  return out;
+}
+
+/** Whether `pid` runs `script` (the runner names it relative, node:cluster by its absolute path). */
+const runs = (pid: number, script: string) => cmdline(pid).some((arg) => arg === script || arg.endsWith(`/${script}`));
+const cmdline = (pid: number) => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  } catch {
+    return [];
+  }
+};
+
+/** One GET on a new connection (no keep-alive: a kept connection to a killed process is not a request to the survivors). */
+function get(url: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { agent: false, headers: { connection: 'close' } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on('error', reject);
+    });
+    // node:cluster's primary may have been handing this connection to the process just killed:
+    // it is then never answered, so the client gives up rather than wait forever.
+    req.setTimeout(15_000, () => req.destroy(new Error('no answer within 15 s')));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until<T>(what: string, read: () => Promise<T | undefined> | T | undefined, ms = 90_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await Promise.resolve(read()).catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(200);
+  }
+}
+
+interface Outcome {
+  startedAt: number;
+  ok: boolean;
+  detail: string;
+}
+
+/** `loops` clients each sending one request after another until stopped; every outcome is kept. */
+function requestLoop(url: string, loops: number): { since: (at: number) => number; stop: () => Promise<Outcome[]> } {
+  const outcomes: Outcome[] = [];
+  let running = true;
+  const one = async () => {
+    while (running) {
+      const startedAt = Date.now();
+      try {
+        const res = await get(url);
+        outcomes.push({ startedAt, ok: res.status === 200, detail: `${res.status} ${res.body.slice(0, 200)}` });
+      } catch (err) {
+        outcomes.push({ startedAt, ok: false, detail: (err as Error).message });
+      }
+      await sleep(20);
+    }
+  };
+  const all = Promise.all(Array.from({ length: loops }, one));
+  return {
+    since: (at) => outcomes.filter((o) => o.startedAt > at).length,
+    stop: async () => {
+      running = false;
+      await all;
+      return outcomes;
+    },
+  };
+}
+
+describe('the runner restarts a dead process while the others keep serving (issue 27, finding 1)', () => {
+  let database: TestDatabase;
+  let runner: ChildProcess;
+  let output = '';
+  let dataDir: string;
+  let base: string;
+
+  const health = async () => JSON.parse((await get(`${base}/healthz`)).body) as { status: string; restarts?: Record<string, number> };
+  const workerPid = () => childrenOf(runner.pid!).find((p) => runs(p, 'worker/main.ts'));
+  const webPrimary = () => childrenOf(runner.pid!).find((p) => runs(p, 'server.ts') && parentOf(p) === runner.pid);
+  const webProcesses = () => {
+    const primary = webPrimary();
+    return primary === undefined ? [] : childrenOf(primary).filter((p) => runs(p, 'server.ts'));
+  };
+
+  before(async () => {
+    database = await createTestDatabase();
+    dataDir = mkdtempSync(path.join(tmpdir(), 'supervision-'));
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    runner = spawn(process.execPath, ['--import', 'tsx', 'scripts/run.ts'], {
+      cwd: ROOT,
+      detached: true,
+      env: {
+        ...process.env,
+        DATABASE_URL: database.url,
+        MASTER_KEY: randomBytes(32).toString('hex'),
+        NEXTAUTH_SECRET: randomBytes(32).toString('base64url'),
+        HD_MNEMONIC: TEST_MNEMONIC,
+        DATA_DIR: dataDir,
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        DEVNET_PORT: String(await freePort()),
+        DEVNET_BLOCK_MS: '200',
+        WEB_CONCURRENCY: '2',
+        RATES_PROVIDER: 'fixed',
+        RATES_FIXED_TRX_USD: '0.25',
+        RATES_FIXED_USDT_USD: '1',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    runner.stdout!.on('data', (d) => (output += d));
+    runner.stderr!.on('data', (d) => (output += d));
+    await until('the banner', () => {
+      if (runner.exitCode !== null) throw new Error(`the runner exited (${runner.exitCode})\n${output}`);
+      return /Dashboard:/.test(output) ? true : undefined;
+    }, 180_000).catch((err: Error) => {
+      throw new Error(`${err.message}\n${output}`);
+    });
+    await until('two web processes', () => (webProcesses().length === 2 ? true : undefined));
+  });
+
+  after(async () => {
+    if (runner?.pid && runner.exitCode === null) {
+      const pids = [runner.pid, ...childrenOf(runner.pid)];
+      process.kill(-runner.pid, 'SIGTERM');
+      const deadline = Date.now() + 30_000;
+      while (pids.some(alive) && Date.now() < deadline) await sleep(250);
+      for (const p of pids.filter(alive)) process.kill(p, 'SIGKILL');
+    }
+    await database?.drop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('starts with no restarts on /healthz and /metrics', async () => {
+    assert.deepEqual((await health()).restarts, { web: 0, worker: 0, devnet: 0 });
+    const metrics = (await get(`${base}/metrics`)).body;
+    assert.match(metrics, /invoicing_process_restarts_total\{process="worker"\} 0/);
+  });
+
+  it('a worker killed with SIGKILL comes back, and the web answers every request meanwhile', async () => {
+    const before = workerPid();
+    assert.ok(before, 'no worker process');
+    const loop = requestLoop(`${base}/healthz`, 2);
+    await until('a few requests', () => sleep(300).then(() => true));
+    const killedAt = Date.now();
+    process.kill(before, 'SIGKILL');
+    const after = await until('a new worker', () => {
+      const pid = workerPid();
+      return pid !== undefined && pid !== before ? pid : undefined;
+    });
+    // Both web processes know of it (each answers some of the health checks).
+    await until('restart count 1 on both web processes', async () => {
+      const seen = await Promise.all(Array.from({ length: 6 }, () => health()));
+      return seen.every((h) => h.restarts?.worker === 1) ? true : undefined;
+    });
+    await until('requests after the restart', () => (loop.since(killedAt) >= 20 ? true : undefined));
+    const outcomes = await loop.stop();
+    assert.ok(alive(after));
+    assert.ok(outcomes.filter((o) => o.startedAt > killedAt).length >= 20);
+    assert.deepEqual(outcomes.filter((o) => !o.ok).map((o) => o.detail), [], 'every request was answered while the worker was down');
+    assert.match((await get(`${base}/metrics`)).body, /invoicing_process_restarts_total\{process="worker"\} 1/);
+    assert.match(output, /worker exited \(SIGKILL\); restarting it/);
+  });
+
+  it('a web process killed with SIGKILL under a request loop comes back; no request to the survivors fails', async () => {
+    const [victim, survivor] = webProcesses();
+    assert.ok(victim && survivor);
+    const loop = requestLoop(`${base}/healthz`, 3);
+    await until('a few requests', () => sleep(500).then(() => true));
+    process.kill(victim, 'SIGKILL');
+    // From when the cluster's primary knows the process is gone, it hands new connections to the survivor only.
+    await until('the primary to see the death', () => (output.includes(`process ${victim} exited`) ? true : undefined));
+    const noticedAt = Date.now();
+    await until('a second web process again', () => {
+      const now = webProcesses();
+      return now.length === 2 && !now.includes(victim) && now.includes(survivor) ? true : undefined;
+    });
+    await until('restart count 1 on both web processes', async () => {
+      const seen = await Promise.all(Array.from({ length: 6 }, () => health()));
+      return seen.every((h) => h.restarts?.web === 1 && h.restarts?.worker === 1) ? true : undefined;
+    });
+    await until('requests to both processes', () => (loop.since(noticedAt) >= 40 ? true : undefined));
+    const outcomes = await loop.stop();
+    const afterKill = outcomes.filter((o) => o.startedAt > noticedAt);
+    assert.ok(afterKill.length >= 40, `${afterKill.length} requests after the kill`);
+    // A request the killed process was serving (or being handed) at that moment is lost with it,
+    // at most one per client loop; every request sent once the primary knew succeeded.
+    assert.deepEqual(afterKill.filter((o) => !o.ok).map((o) => o.detail), [], 'requests sent after the kill all succeeded');
+    assert.ok(outcomes.filter((o) => !o.ok).length <= 3, outcomes.filter((o) => !o.ok).map((o) => o.detail).join('\n'));
+    assert.ok(alive(survivor), 'the other web process kept running');
+    assert.match((await get(`${base}/metrics`)).body, /invoicing_process_restarts_total\{process="web"\} 1/);
+  });
+
+  it('a SIGTERM to the runner stops everything and nothing is restarted', async () => {
+    const pids = childrenOf(runner.pid!);
+    assert.ok(pids.length >= 4, `${pids.length} processes`);
+    const exited = new Promise((resolve) => runner.once('exit', resolve));
+    const before = output.length;
+    runner.kill('SIGTERM');
+    await exited;
+    // Each finishes what it does first (the worker its step, the web its open requests): slow on a busy machine.
+    await until('every child gone', () => (pids.some(alive) ? undefined : true), 120_000).catch((err: Error) => {
+      throw new Error(`${err.message}: still running ${pids.filter(alive).map((p) => cmdline(p).join(' ')).join('; ')}`);
+    });
+    assert.doesNotMatch(output.slice(before), /restarting/);
+  });
+});
+
+describe('restart backoff and npm start\'s build check', () => {
+  it('doubles from 0.5 s to 30 s for quick deaths and starts over after a minute up', () => {
+    const b = new RestartBackoff();
+    assert.deepEqual([0, 0, 0, 0, 0, 0, 0, 0].map(() => b.delayAfter(1000)), [500, 1000, 2000, 4000, 8000, 16000, 30000, 30000]);
+    assert.equal(b.delayAfter(60_000), 500);
+    assert.equal(b.delayAfter(59_000), 1000);
+  });
+
+  it('builds when there is no build or a source is newer than it, not otherwise', () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'build-check-'));
+    try {
+      mkdirSync(path.join(root, 'app', 'x'), { recursive: true });
+      writeFileSync(path.join(root, 'app', 'x', 'page.tsx'), 'export {}');
+      writeFileSync(path.join(root, 'package.json'), '{}');
+      assert.equal(staleBuildReason(root), 'no build in .next');
+      mkdirSync(path.join(root, '.next'));
+      writeFileSync(path.join(root, '.next', 'BUILD_ID'), 'b1');
+      const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s));
+      for (const f of ['app/x/page.tsx', 'app/x', 'app', 'package.json']) utimesSync(path.join(root, f), t(0), t(0));
+      utimesSync(path.join(root, '.next', 'BUILD_ID'), t(10), t(10));
+      assert.equal(staleBuildReason(root), null);
+      // Built outputs and non-build files do not count; a page edited after the build does.
+      writeFileSync(path.join(root, 'server.ts'), 'export {}');
+      assert.equal(staleBuildReason(root), null);
+      utimesSync(path.join(root, 'app', 'x', 'page.tsx'), t(20), t(20));
+      assert.equal(staleBuildReason(root), 'the sources changed since the last build');
+      assert.equal(staleBuildReason(root, '.next-other'), 'no build in .next-other');
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
