@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Prisma } from '@/lib/generated/prisma/client';
-import { publicInvoiceView, type PublicInvoiceSource, type PublicPaymentSource, type PublicViewInput } from '@/lib/invoices/publicView';
+import { limitedView, publicInvoiceView, type PublicInvoiceSource, type PublicPaymentSource, type PublicViewInput } from '@/lib/invoices/publicView';
 
 const now = new Date('2026-01-01T12:00:00Z');
 const invoice = (over: Partial<PublicInvoiceSource> = {}): PublicInvoiceSource => ({
@@ -38,7 +38,21 @@ describe('the customer\'s view of an invoice', () => {
     assert.equal(v.redirect_url, null);
     assert.equal(v.final, false);
     assert.equal(v.amount_usd, '10');
-    assert.deepEqual(Object.keys(v).sort(), ['address', 'amount_usd', 'confirming', 'description', 'expired_at', 'final', 'full', 'id', 'order_id', 'payments', 'phase', 'redirect_url', 'server_time', 'status', 'tokens', 'type']);
+    assert.deepEqual(Object.keys(v).sort(), ['address', 'amount_usd', 'confirming', 'description', 'expired_at', 'final', 'full', 'id', 'merchant', 'order_id', 'payments', 'phase', 'redirect_url', 'server_time', 'status', 'tokens', 'type']);
+  });
+
+  it("shows the merchant's profile and nothing else of the merchant, and only with the link key (issue 26)", () => {
+    assert.equal(publicInvoiceView({ invoice: invoice(), payments: [], unconfirmed: null, now }).merchant, null, 'no profile: the generic wording');
+    const empty = { storeName: null, supportEmail: null, supportUrl: null, logoUrl: null };
+    assert.equal(publicInvoiceView({ invoice: invoice(), merchant: empty, payments: [], unconfirmed: null, now }).merchant, null, 'an empty profile is no profile');
+    // The whole merchant row, as a careless caller might pass it: only the four profile fields come out.
+    const row = { ...empty, storeName: 'Mug Shop', supportEmail: 'help@mug.example', email: 'owner@private.example', webhookUrl: 'https://hook.example/secret', webhookSecretEnc: 'sealed', passwordHash: 'hash' };
+    const v = publicInvoiceView({ invoice: invoice(), merchant: row, payments: [], unconfirmed: null, now });
+    assert.deepEqual(v.merchant, { store_name: 'Mug Shop', support_email: 'help@mug.example', support_url: null, logo_url: null });
+    const json = JSON.stringify(v);
+    for (const secret of ['owner@private.example', 'hook.example', 'sealed', 'hash']) assert.ok(!json.includes(secret), `${secret} leaked: ${json}`);
+    // Ids are sequential: walking them without the link key must not list the service's stores.
+    assert.equal(limitedView(v).merchant, null);
   });
 
   it('counts part paid in one token against what is missing in both', () => {
@@ -148,7 +162,7 @@ describe('the public view of a mass payout (its top-up page)', () => {
     assert.equal(v.phase, 'waiting');
     assert.deepEqual(v.tokens, [{ currency: 'TRX', amount_due: '78.2718', received: '0', missing: '78.2718' }]);
     assert.equal(v.amount_usd, null, "the USD amount is the targets' total");
-    assert.deepEqual(Object.keys(v).sort(), ['address', 'amount_usd', 'confirming', 'description', 'expired_at', 'final', 'full', 'id', 'order_id', 'payments', 'phase', 'redirect_url', 'server_time', 'status', 'tokens', 'type']);
+    assert.deepEqual(Object.keys(v).sort(), ['address', 'amount_usd', 'confirming', 'description', 'expired_at', 'final', 'full', 'id', 'merchant', 'order_id', 'payments', 'phase', 'redirect_url', 'server_time', 'status', 'tokens', 'type']);
     const json = JSON.stringify(v);
     for (const secret of ['TtargetNumberOne', '37.5', '9.375', 'payer@example.com', 'sealed']) assert.ok(!json.includes(secret), `${secret} leaked: ${json}`);
   });

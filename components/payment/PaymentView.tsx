@@ -12,6 +12,7 @@ import { PayInstructions } from './PayInstructions';
 import { PaymentsList } from './PaymentsList';
 import { RedirectNotice } from './RedirectNotice';
 import { StatusPanel } from './StatusPanel';
+import { StoreHeader } from './StoreHeader';
 import { TokenSelector } from './TokenSelector';
 
 const OPEN_POLL_MS = 3_000;
@@ -70,6 +71,7 @@ export function PaymentView({ initial, linkKey, t, locale, devnet }: Props) {
   return (
     <div className="space-y-4">
       <header className="rounded-xl border border-slate-200 bg-white p-4 dark:border-slate-700 dark:bg-slate-900">
+        {!payout && <StoreHeader merchant={view.merchant} t={t} />}
         <h1 className="text-sm font-medium text-slate-600 dark:text-slate-400">
           {payout ? t.payout.heading : t.heading} #{view.id}
         </h1>

@@ -21,6 +21,11 @@ export const en = {
   missing: 'Still to pay',
   confirmingNote: 'A payment is on its way and being confirmed.',
   liveError: 'Live updates paused; retrying…',
+  storeLogo: 'Logo of {name}',
+  contactTitle: 'Contact the merchant',
+  contactStore: 'Contact {name}',
+  contactEmail: 'E-mail',
+  contactUrl: 'Support page',
   phase: {
     waiting: 'Waiting for your payment',
     partial: 'Partly paid',

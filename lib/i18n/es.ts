@@ -22,6 +22,11 @@ export const es: Messages = {
   missing: 'Falta por pagar',
   confirmingNote: 'Hay un pago en camino; se está confirmando.',
   liveError: 'Actualizaciones en pausa; reintentando…',
+  storeLogo: 'Logotipo de {name}',
+  contactTitle: 'Contacta con el comercio',
+  contactStore: 'Contacta con {name}',
+  contactEmail: 'Correo electrónico',
+  contactUrl: 'Página de soporte',
   phase: {
     waiting: 'Esperando tu pago',
     partial: 'Pagado en parte',

@@ -1,4 +1,4 @@
-import type { Invoice, InvoiceCurrency, InvoiceStatus, Transaction } from '@/lib/generated/prisma/client';
+import type { Invoice, InvoiceCurrency, InvoiceStatus, Merchant, Transaction } from '@/lib/generated/prisma/client';
 import { formatScaled, parseScaled } from '@/lib/money/decimal';
 import { tokenAmountText, USD_DECIMALS, type Currency } from '@/lib/money/tokens';
 import { isoMicro } from '@/lib/time';
@@ -45,6 +45,18 @@ export interface PublicPayment {
   created_at: string;
 }
 
+/**
+ * The merchant's profile (issue 26, migration 0064): who the customer is paying and how to reach
+ * them where the page says "contact the merchant". Null when the merchant set none (the page keeps
+ * its generic wording) and in the limited view.
+ */
+export interface PublicMerchant {
+  store_name: string | null;
+  support_email: string | null;
+  support_url: string | null;
+  logo_url: string | null;
+}
+
 interface PublicInvoiceFields {
   id: number;
   status: InvoiceStatus;
@@ -64,6 +76,7 @@ interface PublicInvoiceFields {
   redirect_url: string | null;
   /** False when asked for without the paymentURL's key: the merchant's details are left out (limitedView). */
   full: boolean;
+  merchant: PublicMerchant | null;
 }
 
 export type PublicInvoice = PublicInvoiceFields & ({ type: 'SINGLE' | 'MULTIPLE'; phase: PaymentPhase } | { type: 'MULTIPLE_TRANSFER'; phase: PayoutPhase });
@@ -73,8 +86,12 @@ export type PublicInvoiceSource = Pick<Invoice, 'id' | 'type' | 'status' | 'amou
 };
 export type PublicPaymentSource = Pick<Transaction, 'trnHash' | 'currency' | 'amountUnits' | 'paymentState' | 'createdAt'> & Partial<Pick<Transaction, 'heldReason'>>;
 
+export type PublicMerchantSource = Pick<Merchant, 'storeName' | 'supportEmail' | 'supportUrl' | 'logoUrl'>;
+
 export interface PublicViewInput {
   invoice: PublicInvoiceSource;
+  /** The invoice's merchant's profile columns only (never the whole row: e-mail, keys, webhook URL). */
+  merchant?: PublicMerchantSource | null;
   /** The invoice's PAYMENT transactions, newest first (a static address's list may be cut to the latest). */
   payments: PublicPaymentSource[];
   /** A payout's top-ups in its (single) token recorded on confirmed blocks: what the payout loop counts. */
@@ -178,6 +195,12 @@ function payoutPhase(input: PublicViewInput, anyReceived: boolean, fullyPaid: bo
   return anyReceived ? 'partial' : 'waiting';
 }
 
+/** Copies the four profile fields by name, so a whole merchant row passed in leaks nothing else. */
+function publicMerchant(m: PublicMerchantSource | null | undefined): PublicMerchant | null {
+  if (!m || (!m.storeName && !m.supportEmail && !m.supportUrl && !m.logoUrl)) return null;
+  return { store_name: m.storeName, support_email: m.supportEmail, support_url: m.supportUrl, logo_url: m.logoUrl };
+}
+
 export function publicInvoiceView(input: PublicViewInput): PublicInvoice {
   const { invoice, payments, now } = input;
   const payout = invoice.type === 'MULTIPLE_TRANSFER';
@@ -222,6 +245,7 @@ export function publicInvoiceView(input: PublicViewInput): PublicInvoice {
     server_time: isoMicro(now),
     redirect_url: kind.phase === 'completed' || kind.phase === 'overpaid' ? invoice.redirectUrl : null,
     full: true,
+    merchant: publicMerchant(input.merchant),
   };
 }
 
@@ -229,8 +253,9 @@ export function publicInvoiceView(input: PublicViewInput): PublicInvoice {
  * What someone who has only the invoice id sees (no paymentURL key; ids are
  * sequential): what paying needs, and nothing of what the merchant wrote on the
  * invoice or what was paid into it. Address, amounts due, received and missing
- * stay: a customer handed a bare `/payment/<id>` can still pay it.
+ * stay: a customer handed a bare `/payment/<id>` can still pay it. The merchant's profile goes
+ * too: ids are sequential, and walking them must not list which stores use the service.
  */
 export function limitedView(view: PublicInvoice): PublicInvoice {
-  return { ...view, amount_usd: null, description: null, order_id: null, payments: [], redirect_url: null, full: false };
+  return { ...view, amount_usd: null, description: null, order_id: null, payments: [], redirect_url: null, full: false, merchant: null };
 }
