@@ -7,6 +7,7 @@ export const en = {
   payWith: 'Pay with',
   sendExactly: 'Send exactly',
   sendRest: 'Send the remaining',
+  feeLine: 'Amount {amount} {currency} + service fee {fee} {currency} = {total} {currency}',
   toAddress: 'To this Tron address',
   networkNote: 'Send only {currency} on the Tron network (TRC-20 for USDT). Other tokens or networks are lost.',
   staticNote: 'Send any amount of {currencies} to this address. Every payment you make is listed below.',

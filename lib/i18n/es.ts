@@ -8,6 +8,7 @@ export const es: Messages = {
   payWith: 'Pagar con',
   sendExactly: 'Envía exactamente',
   sendRest: 'Envía lo que falta',
+  feeLine: 'Importe {amount} {currency} + comisión del servicio {fee} {currency} = {total} {currency}',
   toAddress: 'A esta dirección de Tron',
   networkNote: 'Envía solo {currency} en la red Tron (TRC-20 para USDT). Otros tokens o redes se pierden.',
   staticNote: 'Envía cualquier importe en {currencies} a esta dirección. Cada pago que hagas aparece abajo.',

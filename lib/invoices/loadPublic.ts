@@ -28,7 +28,8 @@ export async function loadPublicInvoice(idText: string, linkKey: string | null =
       redirectUrl: true,
       description: true,
       expiredAt: true,
-      amounts: { select: { currency: true, dueUnits: true, receivedUnits: true } },
+      clientCommission: true,
+      amounts: { select: { currency: true, dueUnits: true, feeUnits: true, receivedUnits: true } },
       // The profile only: the page must never see the merchant's e-mail, keys or webhook URL.
       merchant: { select: { storeName: true, supportEmail: true, supportUrl: true, logoUrl: true } },
       transactions: {

@@ -25,6 +25,13 @@ export interface PublicToken {
   received: string;
   /** What is left to pay in this token, counting what arrived in every token; null on a static address. */
   missing: string | null;
+  /**
+   * When the customer pays the service fee (`client_commission`): the amount before the fee and
+   * the fee, which add up to `amount_due` (issue 26: "Send exactly 25.25 USDT" with no fee line
+   * was unclear). Null when the merchant pays the fee, and on static addresses and payouts.
+   */
+  amount_before_fee: string | null;
+  service_fee: string | null;
 }
 
 /**
@@ -81,9 +88,10 @@ interface PublicInvoiceFields {
 
 export type PublicInvoice = PublicInvoiceFields & ({ type: 'SINGLE' | 'MULTIPLE'; phase: PaymentPhase } | { type: 'MULTIPLE_TRANSFER'; phase: PayoutPhase });
 
-export type PublicInvoiceSource = Pick<Invoice, 'id' | 'type' | 'status' | 'amountUsd' | 'currencies' | 'orderId' | 'address' | 'redirectUrl' | 'description' | 'expiredAt'> & {
-  amounts: Pick<InvoiceCurrency, 'currency' | 'dueUnits' | 'receivedUnits'>[];
-};
+export type PublicInvoiceSource = Pick<Invoice, 'id' | 'type' | 'status' | 'amountUsd' | 'currencies' | 'orderId' | 'address' | 'redirectUrl' | 'description' | 'expiredAt'> &
+  Partial<Pick<Invoice, 'clientCommission'>> & {
+    amounts: (Pick<InvoiceCurrency, 'currency' | 'dueUnits' | 'receivedUnits'> & Partial<Pick<InvoiceCurrency, 'feeUnits'>>)[];
+  };
 export type PublicPaymentSource = Pick<Transaction, 'trnHash' | 'currency' | 'amountUnits' | 'paymentState' | 'createdAt'> & Partial<Pick<Transaction, 'heldReason'>>;
 
 export type PublicMerchantSource = Pick<Merchant, 'storeName' | 'supportEmail' | 'supportUrl' | 'logoUrl'>;
@@ -207,13 +215,23 @@ export function publicInvoiceView(input: PublicViewInput): PublicInvoice {
   // A static address takes any amount; an invoice and a payout's top-up ask for an exact one.
   const exact = invoice.type !== 'MULTIPLE';
   const due = new Map(invoice.amounts.map((a) => [a.currency, a.dueUnits] as const));
+  // The fee is on top of the amount only when the customer pays it (amountDue, lib/money/fees.ts).
+  const feeOnTop = invoice.type === 'SINGLE' && invoice.clientCommission === true;
+  const fee = new Map(invoice.amounts.map((a) => [a.currency, a.feeUnits ?? 0n] as const));
   const received = receivedByToken(input);
-  const tokens: PublicToken[] = invoice.currencies.map((currency) => ({
-    currency,
-    amount_due: exact ? tokenAmountText(due.get(currency) ?? 0n) : null,
-    received: tokenAmountText(received.get(currency) ?? 0n),
-    missing: exact ? tokenAmountText(missingIn(currency, due, received)) : null,
-  }));
+  const tokens: PublicToken[] = invoice.currencies.map((currency) => {
+    const dueUnits = due.get(currency) ?? 0n;
+    const feeUnits = fee.get(currency) ?? 0n;
+    const feeLine = feeOnTop && feeUnits > 0n;
+    return {
+      currency,
+      amount_due: exact ? tokenAmountText(dueUnits) : null,
+      received: tokenAmountText(received.get(currency) ?? 0n),
+      missing: exact ? tokenAmountText(missingIn(currency, due, received)) : null,
+      amount_before_fee: feeLine ? tokenAmountText(dueUnits - feeUnits) : null,
+      service_fee: feeLine ? tokenAmountText(feeUnits) : null,
+    };
+  });
   const anyReceived = [...received.values()].some((u) => u > 0n);
   const fullyPaid = exact && tokens.every((t) => t.missing === '0');
   const kind = payout
