@@ -190,7 +190,7 @@ test('on a phone, in Spanish: fits the screen and speaks the language', async ({
   await page.goto(pageUrl(stack, invoice.id));
   await expect(page.getByRole('heading', { name: 'Esperando tu pago' })).toBeVisible();
   await expect(page.getByRole('button', { name: 'Copiar dirección' })).toBeVisible();
-  await expect(page.locator('[lang="es"]')).toHaveCount(1);
+  await expect(page.locator('div[lang="es"]')).toHaveCount(1);
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   expect(overflow).toBe(0);
   await page.screenshot({ path: screenshotPath('payment-phone-es'), fullPage: true });

@@ -27,6 +27,8 @@ const CONTACT: readonly Phase[] = ['underpaid', 'overpaid', 'expired', 'canceled
 const BUSY: readonly Phase[] = ['confirming', 'paying_out'];
 
 function texts(view: PublicInvoice, t: Messages): { title: string; text: string } {
+  // A static address is not waiting for one payment: it takes any amount, any time (issue 26).
+  if (view.type === 'MULTIPLE' && view.phase === 'waiting') return { title: t.staticWaiting, text: t.staticWaitingText };
   return view.type === 'MULTIPLE_TRANSFER'
     ? { title: t.payout.phase[view.phase], text: t.payout.phaseText[view.phase] }
     : { title: t.phase[view.phase], text: t.phaseText[view.phase] };
