@@ -63,12 +63,12 @@ test('a new invoice shows the amount, the QR code, and the token switch changes 
   expect(await page.content()).not.toContain(invoice.email);
   const status = await (await fetch(`${stack.app.baseUrl}/payment/${invoice.id}/status?k=${linkKeyWith(stack.app.env.MASTER_KEY!, invoice.id)}`)).json();
   expect(Object.keys(status).sort()).toEqual(
-    ['address', 'amount_usd', 'confirming', 'description', 'expired_at', 'final', 'full', 'id', 'order_id', 'payments', 'phase', 'redirect_url', 'server_time', 'status', 'tokens', 'type'].sort(),
+    ['address', 'amount_usd', 'confirming', 'description', 'expired_at', 'final', 'full', 'id', 'merchant', 'order_id', 'payments', 'phase', 'redirect_url', 'server_time', 'status', 'tokens', 'type'].sort(),
   );
   expect(JSON.stringify(status)).not.toContain(invoice.email);
   expect(status.tokens).toEqual([
-    { currency: 'TRX', amount_due: '40', received: '0', missing: '40' },
-    { currency: 'USDT', amount_due: '10', received: '0', missing: '10' },
+    { currency: 'TRX', amount_due: '40', received: '0', missing: '40', amount_before_fee: null, service_fee: null },
+    { currency: 'USDT', amount_due: '10', received: '0', missing: '10', amount_before_fee: null, service_fee: null },
   ]);
 
   await page.screenshot({ path: screenshotPath('payment-new'), fullPage: true });
@@ -190,7 +190,7 @@ test('on a phone, in Spanish: fits the screen and speaks the language', async ({
   await page.goto(pageUrl(stack, invoice.id));
   await expect(page.getByRole('heading', { name: 'Esperando tu pago' })).toBeVisible();
   await expect(page.getByRole('button', { name: 'Copiar dirección' })).toBeVisible();
-  await expect(page.locator('[lang="es"]')).toHaveCount(1);
+  await expect(page.locator('div[lang="es"]')).toHaveCount(1);
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   expect(overflow).toBe(0);
   await page.screenshot({ path: screenshotPath('payment-phone-es'), fullPage: true });

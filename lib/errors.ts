@@ -17,6 +17,8 @@ export type AppErrorCode =
   | 'METHOD_NOT_ALLOWED'
   /** The request is valid but the resource's state forbids it now. */
   | 'CONFLICT'
+  /** Well-formed, but cannot be processed as sent: an Idempotency-Key reused with another request. */
+  | 'UNPROCESSABLE'
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'RATE_LIMITED'

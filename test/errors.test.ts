@@ -8,7 +8,7 @@ import { RateUnavailableError } from '@/lib/rates/http';
 describe('errors with codes, one map at the edge', () => {
   it('maps every code to the status the API has always answered', () => {
     const expected: Record<AppErrorCode, number> = {
-      INVALID_INPUT: 400, UNAUTHORIZED: 401, FORBIDDEN: 403, REAUTH_REQUIRED: 403, NOT_FOUND: 404, METHOD_NOT_ALLOWED: 405, CONFLICT: 409,
+      INVALID_INPUT: 400, UNAUTHORIZED: 401, FORBIDDEN: 403, REAUTH_REQUIRED: 403, NOT_FOUND: 404, METHOD_NOT_ALLOWED: 405, CONFLICT: 409, UNPROCESSABLE: 422,
       PAYLOAD_TOO_LARGE: 413, UNSUPPORTED_MEDIA_TYPE: 415, RATE_LIMITED: 429, INTERNAL: 500, UPSTREAM_FAILED: 502, UNAVAILABLE: 503,
     };
     for (const [code, status] of Object.entries(expected)) assert.equal(httpStatusOf(code as AppErrorCode), status, code);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Prisma } from '@/lib/generated/prisma/client';
-import { publicInvoiceView, type PublicInvoiceSource, type PublicPaymentSource, type PublicViewInput } from '@/lib/invoices/publicView';
+import { limitedView, publicInvoiceView, type PublicInvoiceSource, type PublicPaymentSource, type PublicViewInput } from '@/lib/invoices/publicView';
 
 const now = new Date('2026-01-01T12:00:00Z');
 const invoice = (over: Partial<PublicInvoiceSource> = {}): PublicInvoiceSource => ({
@@ -32,13 +32,42 @@ describe('the customer\'s view of an invoice', () => {
     const v = publicInvoiceView({ invoice: invoice(), payments: [], unconfirmed: null, now });
     assert.equal(v.phase, 'waiting');
     assert.deepEqual(v.tokens, [
-      { currency: 'TRX', amount_due: '40', received: '0', missing: '40' },
-      { currency: 'USDT', amount_due: '10', received: '0', missing: '10' },
+      { currency: 'TRX', amount_due: '40', received: '0', missing: '40', amount_before_fee: null, service_fee: null },
+      { currency: 'USDT', amount_due: '10', received: '0', missing: '10', amount_before_fee: null, service_fee: null },
     ]);
     assert.equal(v.redirect_url, null);
     assert.equal(v.final, false);
     assert.equal(v.amount_usd, '10');
-    assert.deepEqual(Object.keys(v).sort(), ['address', 'amount_usd', 'confirming', 'description', 'expired_at', 'final', 'full', 'id', 'order_id', 'payments', 'phase', 'redirect_url', 'server_time', 'status', 'tokens', 'type']);
+    assert.deepEqual(Object.keys(v).sort(), ['address', 'amount_usd', 'confirming', 'description', 'expired_at', 'final', 'full', 'id', 'merchant', 'order_id', 'payments', 'phase', 'redirect_url', 'server_time', 'status', 'tokens', 'type']);
+  });
+
+  it("shows the merchant's profile and nothing else of the merchant, and only with the link key (issue 26)", () => {
+    assert.equal(publicInvoiceView({ invoice: invoice(), payments: [], unconfirmed: null, now }).merchant, null, 'no profile: the generic wording');
+    const empty = { storeName: null, supportEmail: null, supportUrl: null, logoUrl: null };
+    assert.equal(publicInvoiceView({ invoice: invoice(), merchant: empty, payments: [], unconfirmed: null, now }).merchant, null, 'an empty profile is no profile');
+    // The whole merchant row, as a careless caller might pass it: only the four profile fields come out.
+    const row = { ...empty, storeName: 'Mug Shop', supportEmail: 'help@mug.example', email: 'owner@private.example', webhookUrl: 'https://hook.example/secret', webhookSecretEnc: 'sealed', passwordHash: 'hash' };
+    const v = publicInvoiceView({ invoice: invoice(), merchant: row, payments: [], unconfirmed: null, now });
+    assert.deepEqual(v.merchant, { store_name: 'Mug Shop', support_email: 'help@mug.example', support_url: null, logo_url: null });
+    const json = JSON.stringify(v);
+    for (const secret of ['owner@private.example', 'hook.example', 'sealed', 'hash']) assert.ok(!json.includes(secret), `${secret} leaked: ${json}`);
+    // Ids are sequential: walking them without the link key must not list the service's stores.
+    assert.equal(limitedView(v).merchant, null);
+  });
+
+  it('splits the amount due into amount and service fee when the customer pays the fee (issue 26)', () => {
+    const amounts = [
+      { currency: 'TRX' as const, dueUnits: 101_000_000n, feeUnits: 1_000_000n, receivedUnits: 0n },
+      { currency: 'USDT' as const, dueUnits: 25_250_000n, feeUnits: 250_000n, receivedUnits: 0n },
+    ];
+    const v = publicInvoiceView({ invoice: invoice({ clientCommission: true, amounts }), payments: [], unconfirmed: null, now });
+    assert.deepEqual(
+      v.tokens.map((t) => [t.amount_before_fee, t.service_fee, t.amount_due]),
+      [['100', '1', '101'], ['25', '0.25', '25.25']],
+    );
+    // The merchant pays the fee (taken when forwarding): the customer is asked for the amount alone, no fee line.
+    const merchantPays = publicInvoiceView({ invoice: invoice({ clientCommission: false, amounts: amounts.map((a) => ({ ...a, dueUnits: a.dueUnits - a.feeUnits })) }), payments: [], unconfirmed: null, now });
+    assert.deepEqual(merchantPays.tokens.map((t) => [t.amount_before_fee, t.service_fee, t.amount_due]), [[null, null, '100'], [null, null, '25']]);
   });
 
   it('counts part paid in one token against what is missing in both', () => {
@@ -146,9 +175,9 @@ describe('the public view of a mass payout (its top-up page)', () => {
     const v = publicInvoiceView({ invoice: row, payments: [], unconfirmed: null, now });
     assert.equal(v.type, 'MULTIPLE_TRANSFER');
     assert.equal(v.phase, 'waiting');
-    assert.deepEqual(v.tokens, [{ currency: 'TRX', amount_due: '78.2718', received: '0', missing: '78.2718' }]);
+    assert.deepEqual(v.tokens, [{ currency: 'TRX', amount_due: '78.2718', received: '0', missing: '78.2718', amount_before_fee: null, service_fee: null }]);
     assert.equal(v.amount_usd, null, "the USD amount is the targets' total");
-    assert.deepEqual(Object.keys(v).sort(), ['address', 'amount_usd', 'confirming', 'description', 'expired_at', 'final', 'full', 'id', 'order_id', 'payments', 'phase', 'redirect_url', 'server_time', 'status', 'tokens', 'type']);
+    assert.deepEqual(Object.keys(v).sort(), ['address', 'amount_usd', 'confirming', 'description', 'expired_at', 'final', 'full', 'id', 'merchant', 'order_id', 'payments', 'phase', 'redirect_url', 'server_time', 'status', 'tokens', 'type']);
     const json = JSON.stringify(v);
     for (const secret of ['TtargetNumberOne', '37.5', '9.375', 'payer@example.com', 'sealed']) assert.ok(!json.includes(secret), `${secret} leaked: ${json}`);
   });

@@ -20,6 +20,11 @@ export function PayInstructions({ view, token, t }: { view: PublicInvoice; token
             </p>
             <CopyButton text={amount} label={t.copyAmount} copiedLabel={t.copied} />
           </div>
+          {token.service_fee !== null && token.amount_before_fee !== null && token.amount_due !== null && (
+            <p className="mt-1 text-sm text-slate-700 dark:text-slate-300" data-testid="fee-line">
+              {fill(t.feeLine, { amount: token.amount_before_fee, fee: token.service_fee, total: token.amount_due, currency: token.currency })}
+            </p>
+          )}
         </div>
       )}
       <div className="flex justify-center">

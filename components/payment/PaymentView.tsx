@@ -5,13 +5,16 @@ import { useEffect, useState } from 'react';
 import { isPayable } from '@/lib/invoices/payable';
 import type { PublicInvoice } from '@/lib/invoices/publicView';
 import type { Messages } from '@/lib/i18n/en';
+import type { Locale } from '@/lib/i18n';
 import type { Currency } from '@/lib/money/tokens';
 import { Countdown } from './Countdown';
 import { DevnetPayButton } from './DevnetPayButton';
+import { LanguagePicker } from './LanguagePicker';
 import { PayInstructions } from './PayInstructions';
 import { PaymentsList } from './PaymentsList';
 import { RedirectNotice } from './RedirectNotice';
 import { StatusPanel } from './StatusPanel';
+import { StoreHeader } from './StoreHeader';
 import { TokenSelector } from './TokenSelector';
 
 const OPEN_POLL_MS = 3_000;
@@ -29,7 +32,7 @@ interface Props {
   /** The paymentURL's key, passed on to the status polls so they see what the page saw. */
   linkKey: string | null;
   t: Messages;
-  locale: string;
+  locale: Locale;
   devnet: boolean;
 }
 
@@ -69,7 +72,9 @@ export function PaymentView({ initial, linkKey, t, locale, devnet }: Props) {
 
   return (
     <div className="space-y-4">
+      <LanguagePicker locale={locale} label={t.language} />
       <header className="rounded-xl border border-slate-200 bg-white p-4 dark:border-slate-700 dark:bg-slate-900">
+        {!payout && <StoreHeader merchant={view.merchant} t={t} />}
         <h1 className="text-sm font-medium text-slate-600 dark:text-slate-400">
           {payout ? t.payout.heading : t.heading} #{view.id}
         </h1>

@@ -1,6 +1,7 @@
 import type { PublicInvoice } from '@/lib/invoices/publicView';
 import type { Messages } from '@/lib/i18n/en';
 import { fill } from '@/lib/i18n/fill';
+import { MerchantContact } from './MerchantContact';
 
 type Phase = PublicInvoice['phase'];
 
@@ -20,10 +21,14 @@ const TONE: Record<Phase, string> = {
 
 // Phases where the customer needs to know how much arrived and how much is still owed.
 const SHOW_AMOUNTS: readonly Phase[] = ['partial', 'underpaid'];
+// Phases whose text sends the customer to the merchant: the merchant's contact is shown with them.
+const CONTACT: readonly Phase[] = ['underpaid', 'overpaid', 'expired', 'canceled', 'error'];
 // Phases where something is under way without the customer: shown with a pulse.
 const BUSY: readonly Phase[] = ['confirming', 'paying_out'];
 
 function texts(view: PublicInvoice, t: Messages): { title: string; text: string } {
+  // A static address is not waiting for one payment: it takes any amount, any time (issue 26).
+  if (view.type === 'MULTIPLE' && view.phase === 'waiting') return { title: t.staticWaiting, text: t.staticWaitingText };
   return view.type === 'MULTIPLE_TRANSFER'
     ? { title: t.payout.phase[view.phase], text: t.payout.phaseText[view.phase] }
     : { title: t.phase[view.phase], text: t.phaseText[view.phase] };
@@ -33,6 +38,8 @@ function texts(view: PublicInvoice, t: Messages): { title: string; text: string 
 export function StatusPanel({ view, t }: { view: PublicInvoice; t: Messages }) {
   const paidIn = view.tokens.filter((tok) => tok.received !== '0');
   const { title, text } = texts(view, t);
+  // A payout's page is the merchant's own: its texts send the merchant to support, not to itself.
+  const contact = view.type !== 'MULTIPLE_TRANSFER' && (CONTACT.includes(view.phase) || view.payments.some((p) => p.state === 'held'));
   return (
     <section role="status" aria-live="polite" data-phase={view.phase} data-testid="payment-status" className={`rounded-xl border p-4 ${TONE[view.phase]}`}>
       <h2 className="flex items-center gap-2 text-lg font-semibold">
@@ -60,6 +67,7 @@ export function StatusPanel({ view, t }: { view: PublicInvoice; t: Messages }) {
           </dd>
         </dl>
       )}
+      {contact && <MerchantContact merchant={view.merchant} t={t} />}
     </section>
   );
 }

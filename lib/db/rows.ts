@@ -28,7 +28,7 @@ const json = (v: unknown) => v as Prisma.JsonValue;
 /** A select list: each column qualified by the table's alias `t`. */
 const qualified = (columns: string[]) => (t: string) => columns.map((c) => `${t}.${c}`).join(', ');
 
-export const MERCHANT_COLUMNS = qualified(['id', 'email', 'password_hash', 'target_wallet_address', 'topup_wallet_address', 'activation_wallet_address', 'webhook_url', 'webhook_secret_enc', 'webhook_retries', 'aml_check', 'aml_risk_limit', 'balance_sun', 'activation_balance_sun', 'ip_whitelist', 'next_address_index', 'account_xpub', 'session_epoch', 'target_wallet_changed_at', 'created_at']);
+export const MERCHANT_COLUMNS = qualified(['id', 'email', 'password_hash', 'target_wallet_address', 'topup_wallet_address', 'activation_wallet_address', 'webhook_url', 'webhook_secret_enc', 'webhook_retries', 'aml_check', 'aml_risk_limit', 'balance_sun', 'activation_balance_sun', 'ip_whitelist', 'next_address_index', 'account_xpub', 'session_epoch', 'target_wallet_changed_at', 'store_name', 'support_email', 'support_url', 'logo_url', 'created_at']);
 
 export function merchantFromRow(r: Row): Merchant {
   return {
@@ -50,6 +50,10 @@ export function merchantFromRow(r: Row): Merchant {
     accountXpub: strOrNull(r.account_xpub),
     sessionEpoch: int(r.session_epoch),
     targetWalletChangedAt: dateOrNull(r.target_wallet_changed_at),
+    storeName: strOrNull(r.store_name),
+    supportEmail: strOrNull(r.support_email),
+    supportUrl: strOrNull(r.support_url),
+    logoUrl: strOrNull(r.logo_url),
     createdAt: date(r.created_at),
   };
 }

@@ -1,9 +1,19 @@
 import { en, type Messages } from './en';
 import { es } from './es';
 
-const LOCALES = ['en', 'es'] as const;
+export const LOCALES = ['en', 'es'] as const;
 export type Locale = (typeof LOCALES)[number];
 const DEFAULT_LOCALE: Locale = 'en';
+
+/** Each language's name in itself, for the payment page's language picker. */
+export const LOCALE_NAMES: Record<Locale, string> = { en: 'English', es: 'Español' };
+
+/** The cookie the picker sets (path /payment); it wins over Accept-Language. */
+export const LOCALE_COOKIE = 'payment_lang';
+
+export function isLocale(v: string | null | undefined): v is Locale {
+  return (LOCALES as readonly (string | null | undefined)[]).includes(v);
+}
 
 const DICTIONARIES: Record<Locale, Messages> = { en, es };
 

@@ -28,7 +28,10 @@ export async function loadPublicInvoice(idText: string, linkKey: string | null =
       redirectUrl: true,
       description: true,
       expiredAt: true,
-      amounts: { select: { currency: true, dueUnits: true, receivedUnits: true } },
+      clientCommission: true,
+      amounts: { select: { currency: true, dueUnits: true, feeUnits: true, receivedUnits: true } },
+      // The profile only: the page must never see the merchant's e-mail, keys or webhook URL.
+      merchant: { select: { storeName: true, supportEmail: true, supportUrl: true, logoUrl: true } },
       transactions: {
         where: { type: 'PAYMENT' },
         select: { trnHash: true, currency: true, amountUnits: true, paymentState: true, heldReason: true, createdAt: true },
@@ -39,7 +42,7 @@ export async function loadPublicInvoice(idText: string, linkKey: string | null =
     },
   });
   if (!invoice) return null;
-  const { transactions: payments, ...rest } = invoice;
+  const { transactions: payments, merchant, ...rest } = invoice;
   const payout = invoice.type === 'MULTIPLE_TRANSFER';
   const payoutToken = invoice.currencies[0];
   const toppedUp = payout && payoutToken ? await confirmedTopUpUnits(db(), invoice.id, payoutToken) : 0n;
@@ -47,6 +50,6 @@ export async function loadPublicInvoice(idText: string, linkKey: string | null =
   // nothing before a confirmed top-up, so until then its balance is exactly what was topped up.
   const readChain = invoice.status === 'ACTIVE' && (payout ? toppedUp === 0n : invoice.type === 'SINGLE' && payments.length === 0);
   const unconfirmed = readChain ? await unconfirmedBalances(invoice.address, invoice.currencies) : null;
-  const view = publicInvoiceView({ invoice: rest, payments, toppedUp, unconfirmed, now: new Date() });
+  const view = publicInvoiceView({ invoice: rest, merchant, payments, toppedUp, unconfirmed, now: new Date() });
   return isPaymentLinkKey(invoice.id, linkKey) ? view : limitedView(view);
 }

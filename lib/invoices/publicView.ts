@@ -1,4 +1,4 @@
-import type { Invoice, InvoiceCurrency, InvoiceStatus, Transaction } from '@/lib/generated/prisma/client';
+import type { Invoice, InvoiceCurrency, InvoiceStatus, Merchant, Transaction } from '@/lib/generated/prisma/client';
 import { formatScaled, parseScaled } from '@/lib/money/decimal';
 import { tokenAmountText, USD_DECIMALS, type Currency } from '@/lib/money/tokens';
 import { isoMicro } from '@/lib/time';
@@ -25,6 +25,13 @@ export interface PublicToken {
   received: string;
   /** What is left to pay in this token, counting what arrived in every token; null on a static address. */
   missing: string | null;
+  /**
+   * When the customer pays the service fee (`client_commission`): the amount before the fee and
+   * the fee, which add up to `amount_due` (issue 26: "Send exactly 25.25 USDT" with no fee line
+   * was unclear). Null when the merchant pays the fee, and on static addresses and payouts.
+   */
+  amount_before_fee: string | null;
+  service_fee: string | null;
 }
 
 /**
@@ -43,6 +50,18 @@ export interface PublicPayment {
   /** Only for `held`. */
   held_reason: HeldReason | null;
   created_at: string;
+}
+
+/**
+ * The merchant's profile (issue 26, migration 0064): who the customer is paying and how to reach
+ * them where the page says "contact the merchant". Null when the merchant set none (the page keeps
+ * its generic wording) and in the limited view.
+ */
+export interface PublicMerchant {
+  store_name: string | null;
+  support_email: string | null;
+  support_url: string | null;
+  logo_url: string | null;
 }
 
 interface PublicInvoiceFields {
@@ -64,17 +83,23 @@ interface PublicInvoiceFields {
   redirect_url: string | null;
   /** False when asked for without the paymentURL's key: the merchant's details are left out (limitedView). */
   full: boolean;
+  merchant: PublicMerchant | null;
 }
 
 export type PublicInvoice = PublicInvoiceFields & ({ type: 'SINGLE' | 'MULTIPLE'; phase: PaymentPhase } | { type: 'MULTIPLE_TRANSFER'; phase: PayoutPhase });
 
-export type PublicInvoiceSource = Pick<Invoice, 'id' | 'type' | 'status' | 'amountUsd' | 'currencies' | 'orderId' | 'address' | 'redirectUrl' | 'description' | 'expiredAt'> & {
-  amounts: Pick<InvoiceCurrency, 'currency' | 'dueUnits' | 'receivedUnits'>[];
-};
+export type PublicInvoiceSource = Pick<Invoice, 'id' | 'type' | 'status' | 'amountUsd' | 'currencies' | 'orderId' | 'address' | 'redirectUrl' | 'description' | 'expiredAt'> &
+  Partial<Pick<Invoice, 'clientCommission'>> & {
+    amounts: (Pick<InvoiceCurrency, 'currency' | 'dueUnits' | 'receivedUnits'> & Partial<Pick<InvoiceCurrency, 'feeUnits'>>)[];
+  };
 export type PublicPaymentSource = Pick<Transaction, 'trnHash' | 'currency' | 'amountUnits' | 'paymentState' | 'createdAt'> & Partial<Pick<Transaction, 'heldReason'>>;
+
+export type PublicMerchantSource = Pick<Merchant, 'storeName' | 'supportEmail' | 'supportUrl' | 'logoUrl'>;
 
 export interface PublicViewInput {
   invoice: PublicInvoiceSource;
+  /** The invoice's merchant's profile columns only (never the whole row: e-mail, keys, webhook URL). */
+  merchant?: PublicMerchantSource | null;
   /** The invoice's PAYMENT transactions, newest first (a static address's list may be cut to the latest). */
   payments: PublicPaymentSource[];
   /** A payout's top-ups in its (single) token recorded on confirmed blocks: what the payout loop counts. */
@@ -178,19 +203,35 @@ function payoutPhase(input: PublicViewInput, anyReceived: boolean, fullyPaid: bo
   return anyReceived ? 'partial' : 'waiting';
 }
 
+/** Copies the four profile fields by name, so a whole merchant row passed in leaks nothing else. */
+function publicMerchant(m: PublicMerchantSource | null | undefined): PublicMerchant | null {
+  if (!m || (!m.storeName && !m.supportEmail && !m.supportUrl && !m.logoUrl)) return null;
+  return { store_name: m.storeName, support_email: m.supportEmail, support_url: m.supportUrl, logo_url: m.logoUrl };
+}
+
 export function publicInvoiceView(input: PublicViewInput): PublicInvoice {
   const { invoice, payments, now } = input;
   const payout = invoice.type === 'MULTIPLE_TRANSFER';
   // A static address takes any amount; an invoice and a payout's top-up ask for an exact one.
   const exact = invoice.type !== 'MULTIPLE';
   const due = new Map(invoice.amounts.map((a) => [a.currency, a.dueUnits] as const));
+  // The fee is on top of the amount only when the customer pays it (amountDue, lib/money/fees.ts).
+  const feeOnTop = invoice.type === 'SINGLE' && invoice.clientCommission === true;
+  const fee = new Map(invoice.amounts.map((a) => [a.currency, a.feeUnits ?? 0n] as const));
   const received = receivedByToken(input);
-  const tokens: PublicToken[] = invoice.currencies.map((currency) => ({
-    currency,
-    amount_due: exact ? tokenAmountText(due.get(currency) ?? 0n) : null,
-    received: tokenAmountText(received.get(currency) ?? 0n),
-    missing: exact ? tokenAmountText(missingIn(currency, due, received)) : null,
-  }));
+  const tokens: PublicToken[] = invoice.currencies.map((currency) => {
+    const dueUnits = due.get(currency) ?? 0n;
+    const feeUnits = fee.get(currency) ?? 0n;
+    const feeLine = feeOnTop && feeUnits > 0n;
+    return {
+      currency,
+      amount_due: exact ? tokenAmountText(dueUnits) : null,
+      received: tokenAmountText(received.get(currency) ?? 0n),
+      missing: exact ? tokenAmountText(missingIn(currency, due, received)) : null,
+      amount_before_fee: feeLine ? tokenAmountText(dueUnits - feeUnits) : null,
+      service_fee: feeLine ? tokenAmountText(feeUnits) : null,
+    };
+  });
   const anyReceived = [...received.values()].some((u) => u > 0n);
   const fullyPaid = exact && tokens.every((t) => t.missing === '0');
   const kind = payout
@@ -222,6 +263,7 @@ export function publicInvoiceView(input: PublicViewInput): PublicInvoice {
     server_time: isoMicro(now),
     redirect_url: kind.phase === 'completed' || kind.phase === 'overpaid' ? invoice.redirectUrl : null,
     full: true,
+    merchant: publicMerchant(input.merchant),
   };
 }
 
@@ -229,8 +271,9 @@ export function publicInvoiceView(input: PublicViewInput): PublicInvoice {
  * What someone who has only the invoice id sees (no paymentURL key; ids are
  * sequential): what paying needs, and nothing of what the merchant wrote on the
  * invoice or what was paid into it. Address, amounts due, received and missing
- * stay: a customer handed a bare `/payment/<id>` can still pay it.
+ * stay: a customer handed a bare `/payment/<id>` can still pay it. The merchant's profile goes
+ * too: ids are sequential, and walking them must not list which stores use the service.
  */
 export function limitedView(view: PublicInvoice): PublicInvoice {
-  return { ...view, amount_usd: null, description: null, order_id: null, payments: [], redirect_url: null, full: false };
+  return { ...view, amount_usd: null, description: null, order_id: null, payments: [], redirect_url: null, full: false, merchant: null };
 }

@@ -6,3 +6,9 @@
 
 /** The AML risk limit is a score from 0 to this (spec 2.4). */
 export const MAX_AML_RISK_LIMIT = 100;
+
+/** The store name shown in the payment page's header (column VARCHAR(80), migration 0064). */
+export const MAX_STORE_NAME = 80;
+
+/** An e-mail address's longest form (RFC 5321 path limit; column VARCHAR(254)). */
+export const MAX_SUPPORT_EMAIL = 254;

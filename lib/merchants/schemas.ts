@@ -3,13 +3,41 @@ import { canonicalIpRule, IpRuleError } from '@/lib/auth/ipAllowList';
 import { tronAddressSchema } from '@/lib/schemas/tronAddress';
 import { httpUrlSchema } from '@/lib/schemas/url';
 import { formatScaled, parseScaled } from '@/lib/money/decimal';
-import { MAX_AML_RISK_LIMIT } from './limits';
+import { MAX_AML_RISK_LIMIT, MAX_STORE_NAME, MAX_SUPPORT_EMAIL } from './limits';
 
 // ---- Input: the dashboard's settings page.
 
 const RISK_LIMIT_DECIMALS = 2; // the column is DECIMAL(6,2)
 
 const emptyToNull = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? null : v);
+
+// ---- The merchant's profile, shown to customers on the payment page (issue 26).
+
+/** Printable text on one line: the name is shown to customers, so no control or layout characters. */
+const storeNameSchema = z
+  .string({ error: 'Enter the store name as text.' })
+  .trim()
+  .min(1, 'Enter the store name.')
+  .max(MAX_STORE_NAME, `Ensure this field has no more than ${MAX_STORE_NAME} characters.`)
+  // Control characters and the bidirectional overrides, which could make the header read as something else.
+  .refine((v) => !/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/.test(v), 'The store name may not contain control or text-direction characters.');
+
+const supportEmailSchema = z
+  .string({ error: 'Enter a valid e-mail address.' })
+  .trim()
+  .max(MAX_SUPPORT_EMAIL, `Ensure this field has no more than ${MAX_SUPPORT_EMAIL} characters.`)
+  .pipe(z.email('Enter a valid e-mail address.'));
+
+/**
+ * The logo is an https URL the customer's browser loads (so it is never mixed content); the
+ * server never fetches it, so it cannot be turned against the service's own network. A host
+ * that is an IP address or `localhost` is refused all the same: a customer's browser would
+ * request it from the customer's own network.
+ */
+const logoUrlSchema = httpUrlSchema.refine((v) => v.startsWith('https://'), 'The logo URL must start with https://.').refine((v) => {
+  const host = new URL(v).hostname;
+  return !(host === 'localhost' || host.endsWith('.localhost') || /^\d+(\.\d+){3}$/.test(host) || host.startsWith('['));
+}, 'The logo URL must name a public host, not an IP address or localhost.');
 
 export const settingsSchema = z
   .object({
@@ -22,6 +50,14 @@ export const settingsSchema = z
       httpUrlSchema.nullable(),
     ),
     aml_check: z.boolean({ error: 'Must be a boolean.' }),
+    /** Shown in the payment page's header; empty or null: the page says only "Payment #N". */
+    store_name: z.preprocess(emptyToNull, storeNameSchema.nullable()),
+    /** Where the payment page tells customers to contact the merchant: a mailto link. */
+    support_email: z.preprocess(emptyToNull, supportEmailSchema.nullable()),
+    /** Or a support page (http or https), linked the same way. */
+    support_url: z.preprocess(emptyToNull, httpUrlSchema.nullable()),
+    /** An https image shown beside the store name (the browser loads it, the server never does). */
+    logo_url: z.preprocess(emptyToNull, logoUrlSchema.nullable()),
     /** Retry failed webhooks with backoff for up to three days (docs/webhooks.md); off: sent once (spec 6). */
     webhook_retries: z.boolean({ error: 'Must be a boolean.' }),
     aml_risk_limit: z

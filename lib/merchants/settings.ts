@@ -21,6 +21,10 @@ export function settingsJson(m: Merchant) {
     aml_risk_limit: m.amlRiskLimit.toFixed(),
     ip_whitelist: m.ipWhitelist,
     target_wallet_changed_at: m.targetWalletChangedAt?.toISOString() ?? null,
+    store_name: m.storeName,
+    support_email: m.supportEmail,
+    support_url: m.supportUrl,
+    logo_url: m.logoUrl,
   };
 }
 
@@ -44,6 +48,10 @@ export async function updateSettings(prisma: PrismaClient, merchant: Merchant, i
       amlCheck: input.aml_check,
       webhookRetries: input.webhook_retries,
       amlRiskLimit: input.aml_risk_limit,
+      storeName: input.store_name,
+      supportEmail: input.support_email,
+      supportUrl: input.support_url,
+      logoUrl: input.logo_url,
       ...(walletChanged && { targetWalletChangedAt: new Date() }),
     },
   });

@@ -61,6 +61,20 @@ const UNAVAILABLE = error('A rate, the node or the USDT simulation is unavailabl
 
 const pathParam = (name: string, schema: Json, description: string) => ({ name, in: 'path', required: true, description, schema });
 
+/** Optional on the creating operations (issue 26, docs/api.md "Idempotent creation"): an addition to the spec. */
+const IDEMPOTENCY_KEY = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Optional (not in the spec). A unique key per creation, e.g. a UUID: a repeat of the same request with the same key within 24 hours gets the first answer again (same status and body, header `Idempotent-Replayed: true`) and creates nothing more; a duplicate sent while the first still runs waits for its answer. A refused request (4xx) leaves the key free. Without the header every request creates.',
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+};
+const IDEMPOTENCY_RESPONSES = {
+  409: error('`Idempotency-Key`: the first request with this key is still running (retry for its answer), or was interrupted before it answered'),
+  422: error('`Idempotency-Key` already used with a different request (another body or path) in the last 24 hours'),
+};
+
 function paths(): Json {
   const invoiceId = pathParam('id', { type: 'integer', minimum: 0 }, 'Invoice id');
   return {
@@ -71,11 +85,13 @@ function paths(): Json {
         description:
           'A body with `type` creates an invoice. Spec 4.6 names this path for the mass payout estimate too: a body with no `type` and a `target_wallets` or `currency` is answered as `POST /payment/multiple_transfer/calculate`. A trailing slash is accepted on every path.',
         tags: ['Invoices'],
+        parameters: [IDEMPOTENCY_KEY],
         requestBody: { required: true, content: { 'application/json': { schema: { anyOf: [ref('CreateInvoiceRequest'), ref('PayoutRequest')] } } } },
         responses: {
           200: json({ anyOf: [ref('Invoice'), ref('PayoutEstimate')] }, 'The new invoice (or, for an estimate body, the estimate)'),
           400: error("Invalid data (see below), a JSON parse error, or `User's target wallet address is not set`"),
           403: FORBIDDEN,
+          ...IDEMPOTENCY_RESPONSES,
           503: UNAVAILABLE,
         },
       },
@@ -113,8 +129,9 @@ function paths(): Json {
         operationId: 'createPayout',
         summary: 'Create a mass payout (spec 4.5)',
         tags: ['Mass payouts'],
+        parameters: [IDEMPOTENCY_KEY],
         requestBody: { required: true, content: { 'application/json': { schema: ref('PayoutRequest') } } },
-        responses: { 200: json(ref('Invoice'), 'A MULTIPLE_TRANSFER invoice; send `currencies_amounts` to `address`'), 400: INVALID, 403: FORBIDDEN, 503: UNAVAILABLE },
+        responses: { 200: json(ref('Invoice'), 'A MULTIPLE_TRANSFER invoice; send `currencies_amounts` to `address`'), 400: INVALID, 403: FORBIDDEN, ...IDEMPOTENCY_RESPONSES, 503: UNAVAILABLE },
       },
     },
     '/payment/multiple_transfer/calculate': {

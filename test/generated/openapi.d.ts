@@ -427,7 +427,10 @@ export interface operations {
     createInvoice: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional (not in the spec). A unique key per creation, e.g. a UUID: a repeat of the same request with the same key within 24 hours gets the first answer again (same status and body, header `Idempotent-Replayed: true`) and creates nothing more; a duplicate sent while the first still runs waits for its answer. A refused request (4xx) leaves the key free. Without the header every request creates. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -457,6 +460,24 @@ export interface operations {
             };
             /** @description `Authentication credentials were not provided.` (no Authorization header) or `Invalid API key` (unknown or revoked key, or caller IP not whitelisted) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Idempotency-Key`: the first request with this key is still running (retry for its answer), or was interrupted before it answered */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Idempotency-Key` already used with a different request (another body or path) in the last 24 hours */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -625,7 +646,10 @@ export interface operations {
     createPayout: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional (not in the spec). A unique key per creation, e.g. a UUID: a repeat of the same request with the same key within 24 hours gets the first answer again (same status and body, header `Idempotent-Replayed: true`) and creates nothing more; a duplicate sent while the first still runs waits for its answer. A refused request (4xx) leaves the key free. Without the header every request creates. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -655,6 +679,24 @@ export interface operations {
             };
             /** @description `Authentication credentials were not provided.` (no Authorization header) or `Invalid API key` (unknown or revoked key, or caller IP not whitelisted) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Idempotency-Key`: the first request with this key is still running (retry for its answer), or was interrupted before it answered */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Idempotency-Key` already used with a different request (another body or path) in the last 24 hours */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

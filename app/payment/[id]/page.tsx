@@ -25,7 +25,9 @@ export async function generateMetadata({ params, searchParams }: Props): Promise
   const [view, { t }] = await Promise.all([loadView(id, await linkKeyOf(searchParams)), requestLocale()]);
   const title = view?.type === 'MULTIPLE_TRANSFER' ? t.payout.pageTitle : t.pageTitle;
   // Invoice ids are sequential: keep the pages out of search engines.
-  return { title: fill(title, { id }), robots: { index: false, follow: false } };
+  const store = view?.type === 'MULTIPLE_TRANSFER' ? null : view?.merchant?.store_name;
+  // The tab says whom the customer is paying when the merchant set a store name (issue 26).
+  return { title: store ? `${fill(title, { id })} · ${store}` : fill(title, { id }), robots: { index: false, follow: false } };
 }
 
 export default async function PaymentPage({ params, searchParams }: Props) {

@@ -1,4 +1,5 @@
 import { db } from '@/lib/db/client';
+import { idempotent } from '@/lib/http/idempotency';
 import { apiRoute } from '@/lib/http/route';
 import { readJson } from '@/lib/http/request';
 import { parseOrThrow } from '@/lib/validation';
@@ -13,8 +14,11 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiRoute({
   POST: async ({ req, merchant }) => {
     const body = await readJson(req);
     if (isPayoutEstimateBody(body)) return payoutEstimateResponse(body);
-    const input = parseOrThrow(createInvoiceSchema, body);
-    await checkInvoiceCreationRate(apiCaller(req));
-    return invoiceJson(await createInvoice(db(), rateSource(), merchant, input));
+    // With an Idempotency-Key, a repeat gets the first answer instead of a second invoice (docs/api.md).
+    return idempotent(req, merchant, body, async () => {
+      const input = parseOrThrow(createInvoiceSchema, body);
+      await checkInvoiceCreationRate(apiCaller(req));
+      return invoiceJson(await createInvoice(db(), rateSource(), merchant, input));
+    });
   },
 });

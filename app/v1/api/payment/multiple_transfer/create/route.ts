@@ -1,3 +1,4 @@
+import { idempotent } from '@/lib/http/idempotency';
 import { apiRoute } from '@/lib/http/route';
 import { readJson } from '@/lib/http/request';
 import { apiCaller, checkInvoiceCreationRate } from '@/lib/invoices/creationRate';
@@ -6,7 +7,10 @@ import { createPayoutResponse } from '@/lib/payouts/service';
 export const { GET, POST, PUT, PATCH, DELETE } = apiRoute({
   POST: async ({ req, merchant }) => {
     const body = await readJson(req);
-    await checkInvoiceCreationRate(apiCaller(req));
-    return createPayoutResponse(merchant, body);
+    // With an Idempotency-Key, a repeat gets the first answer instead of a second payout (docs/api.md).
+    return idempotent(req, merchant, body, async () => {
+      await checkInvoiceCreationRate(apiCaller(req));
+      return createPayoutResponse(merchant, body);
+    });
   },
 });

@@ -1,0 +1,67 @@
+import type { Merchant } from '@/lib/generated/prisma/client';
+import { db } from '@/lib/db/client';
+import { AppError, invalidInput } from '@/lib/errors';
+import { claimKey, completeKey, IDEMPOTENCY_TTL_HOURS, releaseKey, requestHash } from '@/lib/idempotency/store';
+import { errorResponse, jsonResponse } from './errors';
+
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
+const MAX_KEY_LENGTH = 255;
+/** How long a duplicate waits for the first request with its key to answer before a 409. */
+const WAIT_MS = 10_000;
+const POLL_MS = 100;
+
+/** Visible ASCII and spaces, as HTTP header values carry them; a UUID is the usual choice. */
+function checkedKey(raw: string): string {
+  const key = raw.trim();
+  if (key.length === 0 || key.length > MAX_KEY_LENGTH || !/^[\x20-\x7e]+$/.test(key)) {
+    throw invalidInput(`Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} visible ASCII characters (a UUID is a good choice).`);
+  }
+  return key;
+}
+
+/**
+ * Runs a creating request at most once per `Idempotency-Key` (docs/api.md, "Idempotent
+ * creation"), with Stripe's semantics: a repeat of the same request within 24 hours gets the
+ * first answer again (status and body, `Idempotent-Replayed: true`), the same key with another
+ * body is refused, and a duplicate that arrives while the first still runs waits for its answer.
+ * A refusal (an AppError: invalid data, rate limit, a rate or node unavailable) creates nothing
+ * and frees the key for the corrected retry; an unexpected failure's 500 is kept, since whether
+ * it created something is unknown. Without the header the request runs as it always did.
+ */
+export async function idempotent(req: Request, merchant: Merchant, body: unknown, run: () => Promise<unknown>): Promise<unknown> {
+  const header = req.headers.get(IDEMPOTENCY_HEADER);
+  if (header === null) return run();
+  const key = checkedKey(header);
+  const prisma = db();
+  const hash = requestHash(req.method, new URL(req.url).pathname.replace(/\/+$/, ''), body);
+  const waitUntil = Date.now() + WAIT_MS;
+  for (;;) {
+    const claim = await claimKey(prisma, merchant.id, key, hash);
+    if (claim.kind === 'claimed') break;
+    if (claim.kind === 'replay') return new Response(claim.responseBody, { status: claim.responseStatus, headers: { 'content-type': 'application/json', 'idempotent-replayed': 'true' } });
+    if (claim.kind === 'mismatch') {
+      throw new AppError('UNPROCESSABLE', `This Idempotency-Key was already used with a different request in the last ${IDEMPOTENCY_TTL_HOURS} hours; use a new key for a new request.`);
+    }
+    if (claim.stale) {
+      throw new AppError('CONFLICT', 'An earlier request with this Idempotency-Key was interrupted before it answered, so whether it created anything is unknown: look for it (GET /payment/list) before sending it again with a new key.');
+    }
+    if (Date.now() >= waitUntil) throw new AppError('CONFLICT', 'A request with this Idempotency-Key is still in progress; retry in a moment to get its answer.');
+    await new Promise((r) => setTimeout(r, POLL_MS));
+  }
+
+  let response: Response;
+  try {
+    const result = await run();
+    response = result instanceof Response ? result : jsonResponse(result);
+  } catch (err) {
+    if (err instanceof AppError) {
+      await releaseKey(prisma, merchant.id, key);
+      throw err;
+    }
+    response = errorResponse(new AppError('INTERNAL', 'Internal server error'));
+    console.error(`Unhandled API error under Idempotency-Key (request ${req.headers.get('x-request-id') ?? 'unknown'})`, err);
+  }
+  const text = await response.clone().text();
+  await completeKey(prisma, merchant.id, key, response.status, text);
+  return response;
+}
