@@ -308,7 +308,7 @@ export interface components {
             /** @description Null for a transaction of no invoice (e.g. a balance top-up) */
             invoice: number | null;
             /** @enum {string} */
-            type: "PAYMENT" | "TRANSFER" | "TOPUP" | "ACTIVATION" | "DELEGATE" | "UNDELEGATE" | "STAKE" | "UNSTAKE";
+            type: "PAYMENT" | "TRANSFER" | "TOPUP" | "ACTIVATION" | "DELEGATE" | "UNDELEGATE" | "STAKE" | "UNSTAKE" | "WITHDRAW";
             from_address: string;
             to_address: string;
             /** @description In `currency` */
@@ -773,7 +773,7 @@ export interface operations {
                 limit?: number;
                 /** @description Number of items skipped. */
                 offset?: number;
-                type?: "PAYMENT" | "TRANSFER" | "TOPUP" | "ACTIVATION" | "DELEGATE" | "UNDELEGATE" | "STAKE" | "UNSTAKE";
+                type?: "PAYMENT" | "TRANSFER" | "TOPUP" | "ACTIVATION" | "DELEGATE" | "UNDELEGATE" | "STAKE" | "UNSTAKE" | "WITHDRAW";
                 invoice_id?: string;
                 from_address?: string;
                 to_address?: string;
