@@ -6,6 +6,7 @@ import type { Chain } from '@/lib/chain';
 import { rentalSignature, sortedJson } from '@/lib/energy/rental';
 import type { DevnetKey } from './genesis';
 import { sendFromFaucet } from './pay';
+import { DEVNET_RENTAL_API_KEY, DEVNET_RENTAL_API_SECRET } from './rentalAccount';
 
 /**
  * The devnet's emulation of the energy rental provider itrx.io (docs/devnet.md, "Energy rental
@@ -22,8 +23,7 @@ import { sendFromFaucet } from './pay';
  * refused (errno 1), as the provider documents (api/order-create.md).
  */
 
-export const DEVNET_RENTAL_API_KEY = 'devnet-rental-api-key';
-export const DEVNET_RENTAL_API_SECRET = 'devnet-rental-api-secret';
+export { DEVNET_RENTAL_API_KEY, DEVNET_RENTAL_API_SECRET } from './rentalAccount';
 /** TRX the provider account stakes for energy (about 9.4 energy per TRX a day at mainnet totals: ~190M energy a day). */
 const PROVIDER_STAKE_TRX = 20_000_000n;
 const TRX = 1_000_000n;
