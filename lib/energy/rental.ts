@@ -56,7 +56,7 @@ export interface RentalOrder {
   /** What the order cost (`amount`), sun. */
   priceSun: bigint;
   /** The account's balance left at the provider (`balance`), sun. */
-  balanceSun: bigint;
+  providerBalanceSun: bigint;
 }
 
 export interface RentalStatus {
@@ -143,7 +143,7 @@ export function rentalClient(deps: RentalDeps): RentalClient {
     async order(receiveAddress, energy, outTradeNo) {
       const r = await call('POST', '/api/v1/frontend/order', { energy_amount: Number(energy), out_trade_no: outTradeNo, period: deps.period, receive_address: receiveAddress });
       if (typeof r.serial !== 'string' || !r.serial) throw new RentalUnavailable('/api/v1/frontend/order: no serial in the answer');
-      return { serial: r.serial, priceSun: int(r.amount), balanceSun: r.balance === undefined ? 0n : int(r.balance) };
+      return { serial: r.serial, priceSun: int(r.amount), providerBalanceSun: r.balance === undefined ? 0n : int(r.balance) };
     },
     async status(serial) {
       const r = await call('GET', '/api/v1/frontend/order/query', { serial });

@@ -144,7 +144,7 @@ export async function rentEnergy(
         if (count === 1) await bookRental(tx, p, { outTradeNo: key, serial: order.serial, priceSun: order.priceSun, energyAmount: ordered.energyAmount });
         return tx.energyRental.findUniqueOrThrow({ where: { id: ordered.id } });
       });
-      console.log(`payment ${p.id}: rented ${row.energyAmount} energy for ${address} (order ${order.serial}, ${toTrx(order.priceSun)} TRX; ${toTrx(order.balanceSun)} TRX left at the provider)`);
+      console.log(`payment ${p.id}: rented ${row.energyAmount} energy for ${address} (order ${order.serial}, ${toTrx(order.priceSun)} TRX; ${toTrx(order.providerBalanceSun)} TRX left at the provider)`);
     } catch (err) {
       if (err instanceof RentalRefused) return fail(`the energy rental provider refused the order (${err.message})`);
       if (!(err instanceof RentalUnavailable)) throw err;
