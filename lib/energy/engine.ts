@@ -6,7 +6,7 @@ import { RATE_DECIMALS, TOKEN_DECIMALS, type Currency } from '@/lib/money/tokens
 import type { WorkerContext } from '@/lib/worker/context';
 import { spendableTrx } from '@/lib/payments/gas';
 import { EnergyUnavailable, energyAvailable, lendingNeed, poolStatus } from './pool';
-import { rentalFor, rentalProvider, rentalWhyNot } from './rentals';
+import { recordNotRented, rentalFor, rentalProvider, rentalWhyNot } from './rentals';
 
 /**
  * The energy engine's choice, per send attempt (docs/energy.md, "Choosing a source"): the pool
@@ -85,6 +85,7 @@ export async function energySourceFor(
   if (poolWhy && !(await burnWorthIt(ctx, p, burnSun))) {
     return { source: 'WAIT', reason: `waiting for energy: ${why}; burning ${toTrx(burnSun)} TRX instead would cost more than the payment is worth` };
   }
+  if (rentalWhy && !rentalOver && rentalProvider(ctx.settings)) await recordNotRented(ctx, p, purpose, attempt, address, cost, rentalWhy);
   return { source: 'BURN' };
 }
 

@@ -71,6 +71,18 @@ export async function rentalWhyNot(ctx: WorkerContext, cost: TransferCost): Prom
   return null;
 }
 
+/**
+ * Records that the attempt burns instead of renting, and why (the provider down, refusing, or dearer
+ * than the cap): the choice is kept for the attempt and visible with it. Not recorded when the send
+ * only waits: the provider is asked again next round.
+ */
+export async function recordNotRented(ctx: WorkerContext, p: Pick<Transaction, 'id'>, purpose: Purpose, attempt: number, address: string, cost: TransferCost, why: string): Promise<void> {
+  await ctx.prisma.energyRental.createMany({
+    data: [{ paymentId: p.id, purpose, attempt, outTradeNo: outTradeNo(p.id, purpose, attempt), receiveAddress: address, energyAmount: orderEnergy(ctx.settings, cost.energy), period: ctx.settings.ENERGY_RENTAL_PERIOD, state: 'FAILED', error: why }],
+    skipDuplicates: true,
+  });
+}
+
 /** The attempt's rental row, if one was recorded. */
 export function rentalFor(ctx: WorkerContext, paymentId: number, purpose: Purpose, attempt: number): Promise<EnergyRental | null> {
   return ctx.prisma.energyRental.findUnique({ where: { outTradeNo: outTradeNo(paymentId, purpose, attempt) } });
