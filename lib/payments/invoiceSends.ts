@@ -82,6 +82,7 @@ export async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: '
   const bandwidthToLend = async () => ((await estimate()).bandwidthFeeSun > 0n ? (await estimate()).bandwidth : 0n);
   /** Energy and gas for one attempt from the source chosen for it (lib/energy/engine.ts); null when the send may go. */
   let source: 'POOL' | 'RENTAL' | 'BURN' = 'BURN';
+  let fullLimit = false;
   const arrange = async (attempt: number, signedLimit: bigint | null): Promise<SendOutcome | null> => {
     const choice = await energySourceFor(ctx, p, purpose, attempt, address, estimate);
     if (choice.source === 'WAIT') {
@@ -90,7 +91,11 @@ export async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: '
     }
     source = choice.source;
     if (choice.source === 'BURN') {
-      const gas = await gasFor(attempt, signedLimit === null ? feeLimitNow : async () => signedLimit, 'BURN');
+      // A call may use at most fee_limit / price energy, its own energy included (java-tron's rule, modelled
+      // by the devnet): after a partly filled rental the address holds some energy and the estimate's burn
+      // is only the rest, so the fee_limit (and the gas, which must cover it) carries the whole energy's burn.
+      fullLimit = ((await rentalFor(ctx, p.id, purpose, attempt))?.priceSun ?? null) !== null;
+      const gas = await gasFor(attempt, signedLimit === null ? (fullLimit ? poolFeeLimit : feeLimitNow) : async () => signedLimit, 'BURN');
       return gas.state === 'pending' || gas.state === 'exhausted' ? gas : null;
     }
     if (choice.source === 'RENTAL') {
@@ -164,7 +169,7 @@ export async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: '
       currency: token,
       // A USDT forward's energy is the merchant's; a refund's is deducted from what is returned.
       costPayer: purpose === 'FORWARD' ? 'MERCHANT' : 'PAYMENT',
-      signed: await ctx.chain.buildSignedUsdtTransfer(privateKey, to, amount, pool ? await poolFeeLimit() : await feeLimitNow()),
+      signed: await ctx.chain.buildSignedUsdtTransfer(privateKey, to, amount, pool || fullLimit ? await poolFeeLimit() : await feeLimitNow()),
       energy: { energySource: source, energyUnits: cost.energy },
     };
   };
