@@ -6,6 +6,7 @@ import { RentalRefused, RentalUnavailable, rentalClient, type RentalClient } fro
 import type { Transaction } from '@/lib/generated/prisma/client';
 import { createChain, type Chain } from '@/lib/chain';
 import { startDevnetProcess, waitFor, type DevnetProcess } from './helpers/devnet';
+import { httpRequest } from './helpers/http';
 import { assertReconciled } from './helpers/reconcile';
 import { SettlementStack } from './helpers/settlementStack';
 import { startWorker } from './helpers/worker';
@@ -48,9 +49,12 @@ describe("the devnet's energy rental provider (itrx.io's API)", () => {
     assert.equal(BigInt(afterOrders.spent_sun) - BigInt(before.spent_sun), first.priceSun, 'charged once');
     // A real delegation from the provider's account, on chain.
     await waitFor('the rented energy delegated', async () => ((await chain.getDelegatedSun(providerAddress, address)).ENERGY > 0n ? true : null), 30_000);
-    const status = await provider.status(first.serial);
+    // The provider reports the order done once its delegation is in a block.
+    const status = await waitFor('the order reported filled', async () => {
+      const st = await provider.status(first.serial);
+      return st.status === 40 ? st : null;
+    }, 30_000);
     assert.equal(status.filledEnergy, 70_000n);
-    assert.equal(status.status, 40);
     await devnet.rental.set({ mode: 'down' });
     await assert.rejects(provider.quote(70_000n), RentalUnavailable);
   });
@@ -138,9 +142,9 @@ describe('USDT forwards paid with rented energy', () => {
     const { key, invoice, payment } = await paidInvoice();
     const waiting = await waitFor('the payment waiting for its rented energy', async () => {
       const p = await s.app.prisma.transaction.findUniqueOrThrow({ where: { id: payment.id } });
-      return /waiting for energy: rental order \w+ filled \d+ of \d+/.test(p.waitingReason ?? '') ? p : null;
+      return /waiting for energy: rental order \w+ filled \d+ of \d+ \(partial commission\)/.test(p.waitingReason ?? '') ? p : null;
     }, 60_000);
-    assert.match(waiting.waitingReason!, /partial commission/);
+    assert.match(waiting.waitingReason!, /the address has \d+ of the \d+ energy the send needs/);
     await s.waitStatus(key, invoice.id, 'COMPLETED', 120_000);
     const forward = await forwardOf(payment.id);
     assert.equal(forward.energySource, 'BURN');
@@ -184,7 +188,13 @@ describe('USDT forwards paid with rented energy', () => {
     assert.deepEqual(forwards.map((f) => [f.sendState, f.energySource]), [['CONFIRMED', 'RENTAL']]);
   });
 
-  test('reconciled: the ledger, the merchants and the provider account agree on the rentals', async () => {
+  test('reconciled: the ledger, the merchants and the provider account agree on the rentals; /metrics shows the spend', async () => {
     await assertReconciled(s.app.prisma, s.chain, 60_000, undefined, provider);
+    const spent = BigInt((await s.devnet.rental.get()).spent_sun);
+    assert.ok(spent > 0n);
+    const body = (await httpRequest(`${s.app.baseUrl}/metrics`)).text;
+    const gauge = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(body)?.[1]);
+    assert.equal(gauge('invoicing_energy_rental_spend_trx_total'), Number(spent) / 1e6, 'every order the provider charged, as recorded here');
+    assert.equal(gauge('invoicing_energy_rental_spend_trx_today'), Number(spent) / 1e6);
   });
 });
