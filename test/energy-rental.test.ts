@@ -188,6 +188,27 @@ describe('USDT forwards paid with rented energy', () => {
     assert.deepEqual(forwards.map((f) => [f.sendState, f.energySource]), [['CONFIRMED', 'RENTAL']]);
   });
 
+  test('a refund rents its energy too, and deducts its price from what it returns', async () => {
+    const { key } = await s.newMerchant({ aml: true });
+    const invoice = await s.invoice(key, { type: 'SINGLE', amount: 20, currencies: ['USDT'] });
+    await s.pay(s.flagged.address, '20', 'USDT');
+    await waitFor('the flagged sender holds USDT', async () => ((await s.chain.getUsdtBalance(s.flagged.address)) >= 20_000_000n ? true : null), 60_000);
+    const sent = await s.chain.buildSignedUsdtTransfer(s.flagged.privateKey, invoice.address, 20_000_000n, 100_000_000n);
+    await s.chain.broadcast(sent.signedTx);
+    const payment = await s.paymentOf(invoice.id, 20_000_000n, 60_000);
+    const refunded = await s.paymentState(payment.id, ['REFUNDED'], 120_000);
+    const refund = await s.app.prisma.transaction.findFirstOrThrow({ where: { sourceId: payment.id, sendPurpose: 'REFUND', sendState: 'CONFIRMED' } });
+    assert.equal(refund.energySource, 'RENTAL');
+    assert.equal(refund.feeSun, 0n);
+    assert.equal(refund.toAddress, s.flagged.address);
+    const [rental] = await rentalsOf(payment.id);
+    assert.equal(rental!.purpose, 'REFUND');
+    assert.ok(rental!.priceSun! > 0n);
+    // What the refund cost (with GAS_MARGIN_PERCENT, as a burn is) includes the rental's price, and was deducted.
+    assert.ok(refunded.costSun! >= rental!.priceSun!, `cost ${refunded.costSun} covers the rental ${rental!.priceSun}`);
+    assert.ok(refund.amountUnits < payment.amountUnits);
+  });
+
   test('reconciled: the ledger, the merchants and the provider account agree on the rentals; /metrics shows the spend', async () => {
     await assertReconciled(s.app.prisma, s.chain, 60_000, undefined, provider);
     const spent = BigInt((await s.devnet.rental.get()).spent_sun);
