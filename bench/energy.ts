@@ -3,8 +3,10 @@
  * fee parameters, through the real worker: BENCH_PAYMENTS (50) USDT payments (SINGLE invoices and
  * static addresses paid twice, merchants' wallets with and without USDT) and one 20-target USDT
  * payout, first with the energy pool (the gas wallet stakes as the default run does), then with
- * ENERGY_POOL=off for comparison (those lines carry `pool=off`). Read from the ledger's sends
- * (fee_sun from each receipt). Needs PostgreSQL at TEST_DATABASE_URL.
+ * ENERGY_POOL=off for comparison (those lines carry `pool=off`), then with the pool off and energy
+ * rented from the devnet's emulated provider (devnet/rental.ts; lines carry `pool=off,rental=on`).
+ * Read from the ledger's sends (fee_sun from each receipt). Needs PostgreSQL at TEST_DATABASE_URL.
+ * BENCH_SCENARIOS (default `pool,off,rental`) picks the runs.
  *   npm run bench:energy
  */
 import { randomBytes } from 'node:crypto';
@@ -17,6 +19,7 @@ import { tokenAmountText } from '@/lib/money/tokens';
 import { createPayout } from '@/lib/payouts/create';
 import { quotePayout } from '@/lib/payouts/estimate';
 import { FixedRateSource } from '@/lib/rates/fixed';
+import { DEVNET_RENTAL_API_KEY, DEVNET_RENTAL_API_SECRET } from '../devnet/rentalAccount';
 import { TEST_MNEMONIC } from '../test/helpers/app';
 import { waitFor } from '../test/helpers/devnet';
 import { startWorker } from '../test/helpers/worker';
@@ -51,14 +54,16 @@ async function minUsdtInvoiceUsd(prisma: PrismaClient, merchant: Awaited<ReturnT
   return Number(lo) / 100;
 }
 
-async function run(pool: boolean): Promise<string[]> {
+async function run(pool: boolean, rental = false): Promise<string[]> {
   const { env, prisma, devnet, chain, pay, stop } = await startBenchStack(Number(process.env.BENCH_BLOCK_MS ?? 200), 3);
-  const label = (labels: string) => (pool ? `{${labels}}` : `{${labels}${labels ? ',' : ''}pool=off}`);
+  const off = rental ? 'pool=off,rental=on' : 'pool=off';
+  const label = (labels: string) => (pool ? `{${labels}}` : `{${labels}${labels ? ',' : ''}${off}}`);
   try {
     const gas = deriveAccount(TEST_MNEMONIC, 0, 'gas').address;
     await pay(gas, '2000000', 'TRX');
     await waitFor('gas wallet funded', async () => (await chain.getTrxBalance(gas)) > 0n, 30_000);
-    const worker = startWorker(env, devnet, pool ? { ENERGY_POOL_AUTOSTAKE: '1500000:100000', WORKER_POLL_MS: '100' } : { ENERGY_POOL: 'off', WORKER_POLL_MS: '100' });
+    const rentalEnv: Record<string, string> = rental ? { ENERGY_RENTAL_URL: devnet.url, ENERGY_RENTAL_API_KEY: DEVNET_RENTAL_API_KEY, ENERGY_RENTAL_API_SECRET: DEVNET_RENTAL_API_SECRET } : {};
+    const worker = startWorker(env, devnet, pool ? { ENERGY_POOL_AUTOSTAKE: '1500000:100000', WORKER_POLL_MS: '100' } : { ENERGY_POOL: 'off', WORKER_POLL_MS: '100', ...rentalEnv });
     try {
       if (pool) {
         await waitFor('the pool staked', async () => (await prisma.transaction.count({ where: { sendPurpose: 'POOL_STAKE', sendState: 'CONFIRMED' } })) === 2 || null, 120_000);
@@ -116,12 +121,14 @@ async function run(pool: boolean): Promise<string[]> {
       const share = (source: string) => usdtSends.filter((s) => (s.energySource ?? 'BURN') === source).length / Math.max(1, usdtSends.length);
       const min = await minUsdtInvoiceUsd(prisma, merchants[1]!);
       return [
-        `# ${pool ? 'with the pool' : 'pool off'}: ${rows.length} USDT payments (${fresh.length} from fresh addresses, ${activated.length} from activated ones, ${held} not settled), ${TARGETS}-target USDT payout ${(await prisma.invoice.findUniqueOrThrow({ where: { id: payout.id } })).status}`,
+        `# ${pool ? 'with the pool' : rental ? 'pool off, rental on' : 'pool off'}: ${rows.length} USDT payments (${fresh.length} from fresh addresses, ${activated.length} from activated ones, ${held} not settled), ${TARGETS}-target USDT payout ${(await prisma.invoice.findUniqueOrThrow({ where: { id: payout.id } })).status}`,
         `trx_burned_per_usdt_forward${label('address=fresh')}=${fixed(mean(fresh))}`,
         `trx_burned_per_usdt_forward${label('address=activated')}=${fixed(mean(activated))}`,
-        `trx_burned_per_payout_target${pool ? '' : '{pool=off}'}=${fixed(perTarget)}`,
+        `trx_burned_per_payout_target${pool ? '' : `{${off}}`}=${fixed(perTarget)}`,
         ...['pool', 'rental', 'burn'].map((s) => `energy_source_share${label(`source=${s}`)}=${fixed(share(s.toUpperCase()), 3)}`),
-        `min_usdt_invoice_usd${pool ? '' : '{pool=off}'}=${min.toFixed(2)}`,
+        `min_usdt_invoice_usd${pool ? '' : `{${off}}`}=${min.toFixed(2)}`,
+        // What renting cost, beside what the network burned (the rental price is paid to the provider, not burned).
+        ...(rental ? [`trx_rental_paid_per_usdt_forward{${off}}=${fixed(mean((await prisma.energyRental.findMany({ where: { priceSun: { not: null } } })).map((r) => r.priceSun!)))}`] : []),
       ];
     } finally {
       await worker.stop();
@@ -131,6 +138,7 @@ async function run(pool: boolean): Promise<string[]> {
   }
 }
 
-const lines = [...(await run(true)), ...(await run(false))];
+const scenarios = (process.env.BENCH_SCENARIOS ?? 'pool,off,rental').split(',');
+const lines = [...(scenarios.includes('pool') ? await run(true) : []), ...(scenarios.includes('off') ? await run(false) : []), ...(scenarios.includes('rental') ? await run(false, true) : [])];
 for (const line of lines) console.log(line);
 process.exit(0);

@@ -29,4 +29,9 @@ export function witnessKey(env: Pick<DevnetEnv, 'DEVNET_MNEMONIC'>): DevnetKey {
   return fromMnemonic(env.DEVNET_MNEMONIC, 1);
 }
 
+/** The emulated energy rental provider's account (devnet/rental.ts). */
+export function rentalProviderKey(env: Pick<DevnetEnv, 'DEVNET_MNEMONIC'>): DevnetKey {
+  return fromMnemonic(env.DEVNET_MNEMONIC, 2);
+}
+
 export const USDT_CONTRACT = NETWORKS.devnet.usdtContract;

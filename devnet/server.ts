@@ -4,12 +4,13 @@ import type { AddressInfo } from 'node:net';
 import { ChainError, createChain, type Chain } from '@/lib/chain';
 import { BadRequest, resolve, type Params } from './api';
 import type { DevnetEnv } from '@/lib/config';
-import { faucetKey, USDT_CONTRACT, witnessKey, type DevnetKey } from './genesis';
+import { faucetKey, rentalProviderKey, USDT_CONTRACT, witnessKey, type DevnetKey } from './genesis';
 import { chainParametersSchema, delaySchema, dropSchema, failSchema, faultJson, issues, lagSchema, reorgSchema, resetSchema, setBalanceSchema } from './controls';
 import { toNodeJson } from './json';
 import { DevnetInputError, DevNode, LaggingView, type ChainView } from './node';
 import { MUTABLE_PARAMETERS, parameterTable, param, setParam } from './params';
 import { payRequestSchema, sendFromFaucet, type PayRequest } from './pay';
+import { RentalProvider } from './rental';
 
 export interface DevnetOptions {
   host: string;
@@ -20,6 +21,8 @@ export interface DevnetOptions {
   solidifiedDepth: number;
   faucet: DevnetKey;
   witness: DevnetKey;
+  /** The emulated energy rental provider's account (devnet/rental.ts); account 2 of the mnemonic unless given. */
+  rentalProvider?: DevnetKey;
   /** Serve a lagging replica / a balancer on these ports (0 picks one); off when undefined. */
   replicaPort?: number;
   balancerPort?: number;
@@ -59,6 +62,7 @@ export function devnetOptions(env: DevnetEnv): DevnetOptions {
     solidifiedDepth: env.DEVNET_SOLIDIFIED_DEPTH,
     faucet: faucetKey(env),
     witness: witnessKey(env),
+    rentalProvider: rentalProviderKey(env),
     replicaPort: env.DEVNET_REPLICA_PORT,
     balancerPort: env.DEVNET_BALANCER_PORT,
     replicaLag: env.DEVNET_REPLICA_LAG,
@@ -139,6 +143,15 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
     return paying;
   };
 
+  // The energy rental provider's emulation (docs/devnet.md, "Energy rental provider").
+  const rental = new RentalProvider({
+    chain: () => chain!,
+    provider: options.rentalProvider ?? options.witness,
+    faucet: options.faucet,
+    blockMs: options.blockMs,
+    inBlock: (txId) => node.findTx(txId) !== undefined,
+  });
+
   const info = (): DevnetInfo => ({
     url,
     replicaUrl,
@@ -202,6 +215,14 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
         const state = node.setBalance(set);
         return { address: TronWeb.address.fromHex(set.address), balanceSun: state.balance.toString(), usdtUnits: state.usdt.toString(), activated: state.createTime !== null };
       }
+      case '/devnet/rental':
+        if (method !== 'GET' && method !== 'POST' && method !== 'DELETE') throw new MethodNotAllowed('GET, POST or DELETE /devnet/rental');
+        try {
+          return rental.control(method, params);
+        } catch (err) {
+          if (err instanceof RangeError) throw new DevnetInputError(err.message);
+          throw err;
+        }
       case '/devnet/chain-parameters': {
         if (method === 'GET') return chainParameters();
         const changes = post(chainParametersSchema);
@@ -225,6 +246,12 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
       if (dev && path.startsWith('/devnet/')) {
         const reply = await control(req.method ?? 'GET', path, params);
         if (reply !== undefined) return send(res, 200, reply, true);
+      }
+      if (dev && path.startsWith('/api/v1/frontend/')) {
+        // The provider account is funded and staked on first use, so a devnet that rents nothing has no trace of it.
+        rental.prepare().catch((err: unknown) => console.error('devnet rental provider not prepared:', err));
+        const reply = await rental.handle(req.method ?? 'GET', path, params, req.headers);
+        return send(res, reply.status, reply.body);
       }
       const target = resolve(path);
       if (!target) return send(res, 404, { Error: `${path} is not served by the devnet` });
@@ -276,6 +303,7 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
     info,
     close: async () => {
       node.stop();
+      rental.close();
       await Promise.all(
         servers.map((server) => {
           server.closeAllConnections();

@@ -218,6 +218,21 @@ const workerSchema = z.object({
   ENERGY_MAX_BURN_TRX: decimal('ENERGY_MAX_BURN_TRX').default('30'),
   /** Energy lent beyond a send's estimate (it comes back with the reclaim: lending more costs nothing). */
   ENERGY_MARGIN_PERCENT: decimal('ENERGY_MARGIN_PERCENT').default('10'),
+  /**
+   * Rented energy (docs/energy.md, "Rented energy"): the base URL of an itrx.io-compatible provider API
+   * (the devnet emulates it at its own URL); unset, nothing is rented. Its key and secret sign orders.
+   */
+  ENERGY_RENTAL_URL: z.string().url('ENERGY_RENTAL_URL must be a URL').optional(),
+  ENERGY_RENTAL_API_KEY: z.string().default(''),
+  ENERGY_RENTAL_API_SECRET: z.string().default(''),
+  /** The most one send's rental may cost; a dearer quote is not rented (the send burns within ENERGY_MAX_BURN_TRX, or waits). */
+  ENERGY_RENTAL_MAX_TRX: decimal('ENERGY_RENTAL_MAX_TRX').default('15'),
+  /** The provider's rental period (1H, 1D, 3D, 30D); the energy returns to the provider by itself at its end. */
+  ENERGY_RENTAL_PERIOD: z.enum(['1H', '1D', '3D', '30D']).default('1H'),
+  /** How long an order may stay unfilled on chain before the send burns instead (within ENERGY_MAX_BURN_TRX). */
+  ENERGY_RENTAL_WAIT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(120),
+  /** A provider request that does not answer in time counts as the provider down. */
+  ENERGY_RENTAL_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   /** Lets webhooks reach private, loopback and link-local addresses (local runs and tests only). */
   WEBHOOK_ALLOW_PRIVATE: bool.default(false),

@@ -4,6 +4,8 @@
  * environment, so test/run-env.test.ts checks them without starting a service.
  */
 
+import { DEVNET_RENTAL_API_KEY, DEVNET_RENTAL_API_SECRET } from '@/devnet/rentalAccount';
+
 type Env = NodeJS.ProcessEnv;
 
 /** How Node, tsx and the OS find their way: not the service's settings, so every child keeps them. */
@@ -32,6 +34,12 @@ export function applyLocalRunDefaults(env: Env, run: { dev: boolean; useDevnet: 
   if (run.dev && run.useDevnet) env.WEBHOOK_ALLOW_PRIVATE ??= 'true';
   // The devnet run stakes an energy pool from the gas wallet (docs/energy.md), so a newcomer's first USDT payment uses it.
   if (run.useDevnet) env.ENERGY_POOL_AUTOSTAKE ??= '1500000:100000';
+  // ... and rents energy from the devnet's emulation of the provider (devnet/rental.ts) when the pool cannot lend.
+  if (run.useDevnet && env.TRON_FULL_NODE_URL) {
+    env.ENERGY_RENTAL_URL ??= env.TRON_FULL_NODE_URL;
+    env.ENERGY_RENTAL_API_KEY ??= DEVNET_RENTAL_API_KEY;
+    env.ENERGY_RENTAL_API_SECRET ??= DEVNET_RENTAL_API_SECRET;
+  }
 }
 
 /**

@@ -13,10 +13,13 @@ await runOperatorCommand(async (prisma) => {
   const c = config();
   const w = workerConfig();
   const rules = { forwardingFeePercent: c.FORWARDING_FEE_PERCENT, topupFeePercent: c.TOPUP_FEE_PERCENT, tolerancePercent: w.PAYMENT_TOLERANCE_PERCENT, toleranceMaxUsd: w.PAYMENT_TOLERANCE_MAX_USD };
-  const r = await reconcile(prisma, chain(), rules);
+  const { rentalProvider } = await import('@/lib/energy/rentals');
+  // With a rental provider configured, its own account summary is checked against the rentals recorded here.
+  const r = await reconcile(prisma, chain(), rules, rentalProvider(w));
   for (const m of r.mismatches) console.error(`MISMATCH ${m}`);
   for (const [currency, t] of Object.entries(r.totals)) console.log(`${currency}: ${Object.entries(t).map(([k, v]) => `${k} ${v}`).join(', ')}`);
   console.log(`${r.invoicesChecked} invoices, ${r.payoutsChecked} payouts and ${r.merchantsChecked} merchants proven against their payments, ledgers and the chain`);
+  if (r.rentalsChecked) console.log(`${r.rentalsChecked} energy rentals proven against the ledger${rentalProvider(w) ? ' and the provider account' : ''}`);
   if (r.poolOperationsInFlight) console.log(`${r.poolOperationsInFlight} stake operations of the energy pool in a block, not yet final: counted from their receipts`);
   console.log(`${r.paymentsChecked} payments checked, ${r.paymentsInProgress} in progress, ${r.addressesChecked} addresses checked against the chain: ${r.mismatches.length ? `${r.mismatches.length} mismatches` : 'balanced'}`);
   return r.mismatches.length ? 1 : 0;

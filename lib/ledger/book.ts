@@ -116,3 +116,35 @@ export async function bookHeld(tx: Tx, payment: PaymentRef, units: bigint, reaso
 export async function unbookHeld(tx: Tx, paymentId: number): Promise<void> {
   await tx.ledgerEntry.deleteMany({ where: { transactionId: paymentId, kind: 'HELD' } });
 }
+
+/** The ledger's name for a rental's spend: the provider account it left, per order (out_trade_no). */
+export const rentalLedgerAddress = (outTradeNo: string) => `rental:${outTradeNo}`;
+
+/**
+ * An energy rental the provider accepted (docs/energy.md, "Rented energy"): its price left the
+ * provider account (prepaid, off chain), booked on the payment whose send it is for. reconcile
+ * proves these rows against energy_rentals and the provider's own account summary.
+ */
+export async function bookRental(tx: Tx, payment: Pick<Transaction, 'id' | 'invoiceId'>, rental: { outTradeNo: string; serial: string; priceSun: bigint; energyAmount: bigint }): Promise<void> {
+  if (rental.priceSun <= 0n) return;
+  await write(tx, [
+    {
+      address: rentalLedgerAddress(rental.outTradeNo),
+      currency: 'TRX',
+      kind: 'ENERGY_RENTAL',
+      deltaUnits: -rental.priceSun,
+      units: rental.priceSun,
+      invoiceId: payment.invoiceId,
+      paymentId: payment.id,
+      transactionId: payment.id,
+      reason: `energy rental ${rental.serial}: ${rental.energyAmount} energy`,
+    },
+  ]);
+}
+
+/** What the energy of a send's attempt was rented for (sun): charged with the send as its network cost. */
+export async function rentalPriceOf(tx: Tx, row: Pick<Transaction, 'sourceId' | 'sendPurpose' | 'sendAttempt'>): Promise<bigint> {
+  if (row.sourceId === null || row.sendPurpose === null || row.sendAttempt === null) return 0n;
+  const sum = await tx.energyRental.aggregate({ where: { paymentId: row.sourceId, purpose: row.sendPurpose, attempt: row.sendAttempt }, _sum: { priceSun: true } });
+  return sum._sum.priceSun ?? 0n;
+}

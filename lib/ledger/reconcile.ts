@@ -3,6 +3,8 @@ import type { Currency, PrismaClient } from '@/lib/generated/prisma/client';
 import { receiptReader } from './receipts';
 import { proveInvoices, type ReconcileRules } from './reconcileInvoices';
 import { proveMerchants } from './reconcileMerchants';
+import { proveRentals } from './reconcileRentals';
+import type { RentalClient } from '@/lib/energy/rental';
 import { CLOSED_PAYMENT_STATES } from '@/lib/payments/states';
 
 export type { ReconcileRules };
@@ -18,6 +20,8 @@ export interface Reconciliation {
   invoicesChecked: number;
   payoutsChecked: number;
   merchantsChecked: number;
+  /** Energy rentals the provider accepted, proven against the ledger (and the provider's account, when given). */
+  rentalsChecked: number;
   /** The energy pool's stakes and unstakes in a block but not yet booked (counted from their receipts). */
   poolOperationsInFlight: number;
   /** Per currency, over every closed payment: received and where it went. */
@@ -39,7 +43,7 @@ const fmt = (n: bigint) => n.toString();
  *    (lib/ledger/reconcileInvoices.ts); per merchant both balances from their ledger,
  *    each row from its cause (lib/ledger/reconcileMerchants.ts).
  */
-export async function reconcile(prisma: PrismaClient, chain: Chain, rules: ReconcileRules): Promise<Reconciliation> {
+export async function reconcile(prisma: PrismaClient, chain: Chain, rules: ReconcileRules, rentalProvider?: RentalClient | null): Promise<Reconciliation> {
   const mismatches: string[] = [];
   const totals: Record<string, Record<string, bigint>> = {};
   const add = (currency: string, key: string, units: bigint) => {
@@ -101,7 +105,8 @@ export async function reconcile(prisma: PrismaClient, chain: Chain, rules: Recon
   const balances = await prisma.ledgerEntry.groupBy({ by: ['address', 'currency'], _sum: { deltaUnits: true } });
   // Merchants' top-up and activation wallets are checked even before their first top-up: a unit there is booked or reported.
   const wallets = await prisma.merchant.findMany({ select: { topupWalletAddress: true, activationWalletAddress: true } });
-  const addresses = [...new Set([...balances.map((b) => b.address), ...wallets.flatMap((w) => [w.topupWalletAddress, w.activationWalletAddress])])];
+  // A rental's price left the provider account, off chain (`rental:<out_trade_no>`): proven by proveRentals below.
+  const addresses = [...new Set([...balances.map((b) => b.address).filter((a) => !a.startsWith('rental:')), ...wallets.flatMap((w) => [w.topupWalletAddress, w.activationWalletAddress])])];
   for (const address of addresses) {
     const [trx, usdt] = await Promise.all([chain.getTrxBalance(address), chain.getUsdtBalance(address)]);
     const onChain: Record<Currency, bigint> = { TRX: trx, USDT: usdt };
@@ -122,7 +127,8 @@ export async function reconcile(prisma: PrismaClient, chain: Chain, rules: Recon
   const receipt = receiptReader(chain);
   const invoices = await proveInvoices(prisma, chain, receipt, rules);
   const merchants = await proveMerchants(prisma, receipt, rules.topupFeePercent);
-  mismatches.push(...invoices.mismatches, ...merchants.mismatches);
+  const rentals = await proveRentals(prisma, rentalProvider);
+  mismatches.push(...invoices.mismatches, ...merchants.mismatches, ...rentals.mismatches);
   return {
     mismatches,
     paymentsChecked: checked,
@@ -131,6 +137,7 @@ export async function reconcile(prisma: PrismaClient, chain: Chain, rules: Recon
     invoicesChecked: invoices.invoicesChecked,
     payoutsChecked: invoices.payoutsChecked,
     merchantsChecked: merchants.merchantsChecked,
+    rentalsChecked: rentals.rentalsChecked,
     poolOperationsInFlight,
     totals,
   };

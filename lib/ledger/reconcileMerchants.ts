@@ -36,6 +36,11 @@ export async function proveMerchants(prisma: PrismaClient, receipt: Receipts, to
     }
   }
 
+  // Energy rented for a send's attempt (energy_rentals by payment, purpose and attempt): charged with the send.
+  const rentals = await prisma.energyRental.findMany({ where: { priceSun: { not: null } }, select: { paymentId: true, purpose: true, attempt: true, priceSun: true } });
+  const rentedFor = (c: { sourceId: number | null; sendPurpose: string | null; sendAttempt: number | null }) =>
+    rentals.filter((r) => r.paymentId === c.sourceId && r.purpose === c.sendPurpose && r.attempt === c.sendAttempt).reduce((s, r) => s + r.priceSun!, 0n);
+
   /** What a row should say, from its cause alone; a string names why it cannot be. */
   const expected = async (e: MerchantBalanceEntry): Promise<{ balance: string; deltaSun: bigint; merchantId: number } | string> => {
     const c = e.transactionId === null ? undefined : causeById.get(e.transactionId);
@@ -50,6 +55,10 @@ export async function proveMerchants(prisma: PrismaClient, receipt: Receipts, to
       const r = await receipt(c.trnHash);
       if (r.status !== 'confirmed') return `send ${c.trnHash} is ${r.status} on chain`;
       return { balance: 'ACTIVATION', deltaSun: -r.feeSun, merchantId: c.merchantId! };
+    }
+    if (e.kind === 'ENERGY_RENTAL') {
+      if (c.sendState !== 'CONFIRMED' || c.costPayer !== 'MERCHANT') return `transaction ${c.id} is no confirmed send the merchant pays for`;
+      return { balance: 'ACTIVATION', deltaSun: -rentedFor(c), merchantId: c.merchantId! };
     }
     if (e.kind === 'TOPUP_CREDIT') {
       const owner = merchantOf.get(c.merchantId!);
@@ -90,6 +99,7 @@ export async function proveMerchants(prisma: PrismaClient, receipt: Receipts, to
     if (c.sendState === 'CONFIRMED' && c.costPayer === 'MERCHANT') {
       const r = await receipt(c.trnHash);
       await need('NETWORK_FEE', r.status === 'confirmed' && r.feeSun > 0n);
+      await need('ENERGY_RENTAL', rentedFor(c) > 0n);
     }
     if (c.type === 'TOPUP' && c.invoiceId === null && c.paymentState === 'SETTLED') await need('TOPUP_CREDIT', c.amountUnits > 0n && (c.currency === 'TRX' || c.trxRateUsd !== null));
   }

@@ -66,7 +66,7 @@ export async function renderMetrics(deps: MetricsDeps): Promise<{ contentType: s
   const gauge = (name: string, help: string, labelNames: string[] = []) => new Gauge({ name, help, labelNames, registers: [registry] });
 
   const dayStart = new Date(now - (now % 86_400_000));
-  const [cursor, lastScan, payments, sends, invoices, deliveries, facts, energy, waiting, burnedToday] = await Promise.all([
+  const [cursor, lastScan, payments, sends, invoices, deliveries, facts, energy, waiting, burnedToday, rentedToday, rentedTotal] = await Promise.all([
     prisma.chainCursor.findUnique({ where: { name: SCANNER_CURSOR }, select: { blockNumber: true } }),
     lastScanAt(prisma),
     prisma.transaction.groupBy({ by: ['paymentState'], where: { paymentState: { not: null } }, _count: { _all: true } }),
@@ -77,6 +77,8 @@ export async function renderMetrics(deps: MetricsDeps): Promise<{ contentType: s
     prisma.energyStatus.findUnique({ where: { id: 1 } }),
     prisma.transaction.count({ where: { type: 'PAYMENT', waitingReason: { startsWith: 'waiting for' } } }),
     prisma.transaction.aggregate({ where: { sendState: { in: ['CONFIRMED', 'FAILED'] }, updatedAt: { gte: dayStart } }, _sum: { feeSun: true } }),
+    prisma.energyRental.aggregate({ where: { priceSun: { not: null }, orderedAt: { gte: dayStart } }, _sum: { priceSun: true } }),
+    prisma.energyRental.aggregate({ where: { priceSun: { not: null } }, _sum: { priceSun: true } }),
   ]);
 
   const paymentGauge = gauge('invoicing_payments', 'Incoming payments by processing state (FAILED: funds stuck at the invoice address, see docs/worker.md)', ['state']);
@@ -110,6 +112,8 @@ export async function renderMetrics(deps: MetricsDeps): Promise<{ contentType: s
   }
   gauge('invoicing_sends_waiting_for_energy', 'Payments whose forward or refund waits for energy (above ENERGY_MAX_BURN_TRX with no pool headroom)').set(waiting);
   gauge('invoicing_trx_burned_today', 'TRX the network burned today (UTC) for the service\'s sends, from their receipts').set(Number(burnedToday._sum.feeSun ?? 0n) / 1e6);
+  gauge('invoicing_energy_rental_spend_trx_today', 'TRX paid today (UTC) to the energy rental provider for rented energy (docs/energy.md)').set(Number(rentedToday._sum.priceSun ?? 0n) / 1e6);
+  gauge('invoicing_energy_rental_spend_trx_total', 'TRX paid in all to the energy rental provider for rented energy').set(Number(rentedTotal._sum.priceSun ?? 0n) / 1e6);
   // Supervision (docs/operations.md): unlike the rest, per host, as its runner and web primary counted them.
   const restarts = new Counter({ name: 'invoicing_process_restarts_total', help: 'Processes restarted after dying unasked, by kind (web, worker, devnet), since the runner started', labelNames: ['process'], registers: [registry] });
   const counts = restartCounts();

@@ -69,7 +69,7 @@ export function ensureGas(
   address: string,
   needSun: () => Promise<bigint>,
   costPayer: CostPayer,
-  options: Pick<SendOptions, 'topUp'> & { energySource?: 'POOL' | 'BURN' } = {},
+  options: Pick<SendOptions, 'topUp'> & { energySource?: 'POOL' | 'RENTAL' | 'BURN' } = {},
 ): Promise<SendOutcome> {
   return ensureSend(ctx, anchor, step, async () => {
     const need = await needSun();

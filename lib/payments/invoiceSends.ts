@@ -5,7 +5,8 @@ import { convertUnits, withMargin } from '@/lib/money/fees';
 import { RATE_DECIMALS, type Currency } from '@/lib/money/tokens';
 import type { WorkerContext } from '@/lib/worker/context';
 import { EnergyUnavailable, lend } from '@/lib/energy/pool';
-import { cheapestCostSun, energyShort, energySourceFor, noteWaiting } from '@/lib/energy/engine';
+import { burnWithinCap, cheapestCostSun, energyShort, energySourceFor, noteWaiting } from '@/lib/energy/engine';
+import { rentEnergy, rentalFor } from '@/lib/energy/rentals';
 import { ensureGas, spendableTrx } from './gas';
 import { ensureSend, exhausted, feeLimitOf, latestSend, nextAttempt, type PlannedSend, type SendOutcome } from './sends';
 import { type Payment, toDecimal, invoiceKey } from './payment';
@@ -72,7 +73,7 @@ export async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: '
     return withMargin(cost.energy * params.energyFeeSun + cost.bandwidthFeeSun, ctx.settings.GAS_MARGIN_PERCENT);
   };
   const costPayer = purpose === 'FORWARD' ? 'MERCHANT' : 'SERVICE';
-  const gasFor = (attempt: number, needSun: () => Promise<bigint>, energySource: 'POOL' | 'BURN') =>
+  const gasFor = (attempt: number, needSun: () => Promise<bigint>, energySource: 'POOL' | 'RENTAL' | 'BURN') =>
     ensureGas(ctx, p, { purpose: purpose === 'FORWARD' ? 'FORWARD_GAS' : 'REFUND_GAS', index: attempt, address }, address, needSun, costPayer, { topUp: true, energySource });
   // With the pool's energy the address needs TRX only to exist (activation: the gas wallet pays the
   // 1 TRX fee, the smallest transfer suffices); bandwidth beyond its free daily allowance is lent too.
@@ -80,7 +81,8 @@ export async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: '
   // Bytes to lend: none while the free allowance (or stake) covers the send, which the estimate says by burning nothing for it.
   const bandwidthToLend = async () => ((await estimate()).bandwidthFeeSun > 0n ? (await estimate()).bandwidth : 0n);
   /** Energy and gas for one attempt from the source chosen for it (lib/energy/engine.ts); null when the send may go. */
-  let source: 'POOL' | 'BURN' = 'BURN';
+  let source: 'POOL' | 'RENTAL' | 'BURN' = 'BURN';
+  let fullLimit = false;
   const arrange = async (attempt: number, signedLimit: bigint | null): Promise<SendOutcome | null> => {
     const choice = await energySourceFor(ctx, p, purpose, attempt, address, estimate);
     if (choice.source === 'WAIT') {
@@ -89,8 +91,29 @@ export async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: '
     }
     source = choice.source;
     if (choice.source === 'BURN') {
-      const gas = await gasFor(attempt, signedLimit === null ? feeLimitNow : async () => signedLimit, 'BURN');
+      // A call may use at most fee_limit / price energy, its own energy included (java-tron's rule, modelled
+      // by the devnet): after a partly filled rental the address holds some energy and the estimate's burn
+      // is only the rest, so the fee_limit (and the gas, which must cover it) carries the whole energy's burn.
+      fullLimit = ((await rentalFor(ctx, p.id, purpose, attempt))?.priceSun ?? null) !== null;
+      const gas = await gasFor(attempt, signedLimit === null ? (fullLimit ? poolFeeLimit : feeLimitNow) : async () => signedLimit, 'BURN');
       return gas.state === 'pending' || gas.state === 'exhausted' ? gas : null;
+    }
+    if (choice.source === 'RENTAL') {
+      // Rented energy (lib/energy/rentals.ts): the provider delegates only to an account, so the gas
+      // wallet activates the address first (1 sun, as for the pool); bandwidth beyond the free
+      // allowance is the address's to burn, so its gas covers that.
+      const rentalGas = async () => ((await ctx.chain.isActivated(address)) ? withMargin((await estimate()).bandwidthFeeSun, ctx.settings.GAS_MARGIN_PERCENT) : 1n);
+      const gas = await gasFor(attempt, rentalGas, 'RENTAL');
+      if (gas.state === 'pending' || gas.state === 'exhausted') return gas;
+      const rented = await rentEnergy(ctx, p, purpose, attempt, address, (await estimate()).energy, () => burnWithinCap(ctx, estimate));
+      if (rented.state === 'waiting') {
+        await noteWaiting(ctx, p, rented.reason);
+        return { state: 'pending' };
+      }
+      // Fallen back: the next round chooses again (burn within the cap, or wait), with the reason recorded.
+      if (rented.state === 'fallback') return { state: 'pending' };
+      await noteWaiting(ctx, p, null);
+      return null;
     }
     const gas = await gasFor(attempt, poolGasNeed, 'POOL');
     if (gas.state === 'pending' || gas.state === 'exhausted') return gas;
@@ -113,6 +136,8 @@ export async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: '
   };
   const latest = await latestSend(ctx, p.id, step);
   const attempt = nextAttempt(latest);
+  // The attempt a send built this round is (ensureSend numbers it the same way).
+  const attemptBuilt = attempt;
   if (attempt !== null) {
     // No gas for an attempt that will not be made (issue 22, case 6): the attempt limit first.
     const error = await exhausted(ctx, p, step, burnNow);
@@ -131,8 +156,10 @@ export async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: '
   }
   const plan = async (): Promise<PlannedSend | null> => {
     const cost = await estimate();
-    const pool = source === 'POOL';
-    const amount = await amountFor(pool ? cost.bandwidthFeeSun : cost.energyFeeSun + cost.bandwidthFeeSun);
+    // With lent or rented energy the send burns only its bandwidth; a refund also deducts what the energy was rented for.
+    const pool = source !== 'BURN';
+    const rented = source === 'RENTAL' && attemptBuilt !== null ? ((await rentalFor(ctx, p.id, purpose, attemptBuilt))?.priceSun ?? 0n) : 0n;
+    const amount = await amountFor(pool ? cost.bandwidthFeeSun + rented : cost.energyFeeSun + cost.bandwidthFeeSun);
     if (amount <= 0n) return null;
     return {
       type: 'TRANSFER',
@@ -142,8 +169,8 @@ export async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: '
       currency: token,
       // A USDT forward's energy is the merchant's; a refund's is deducted from what is returned.
       costPayer: purpose === 'FORWARD' ? 'MERCHANT' : 'PAYMENT',
-      signed: await ctx.chain.buildSignedUsdtTransfer(privateKey, to, amount, pool ? await poolFeeLimit() : await feeLimitNow()),
-      energy: { energySource: pool ? 'POOL' : 'BURN', energyUnits: cost.energy },
+      signed: await ctx.chain.buildSignedUsdtTransfer(privateKey, to, amount, pool || fullLimit ? await poolFeeLimit() : await feeLimitNow()),
+      energy: { energySource: source, energyUnits: cost.energy },
     };
   };
   const outcome = await ensureSend(ctx, p, step, plan, { burnNowSun: burnNow, beforeBroadcast: (row) => underfunded(ctx, row) });
@@ -161,7 +188,7 @@ export async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: '
 async function underfunded(ctx: WorkerContext, row: Transaction): Promise<string | null> {
   const limit = feeLimitOf(row);
   if (limit === null) return null;
-  if (row.energySource === 'POOL') return energyShort(ctx, row);
+  if (row.energySource === 'POOL' || row.energySource === 'RENTAL') return energyShort(ctx, row);
   const cost = await ctx.chain.estimateTransfer({ token: row.currency as Currency, from: row.fromAddress, to: row.toAddress, amount: row.amountUnits, feeLimitSun: limit });
   const burn = cost.energyFeeSun + cost.bandwidthFeeSun;
   if (limit < burn) return `its fee_limit of ${toDecimal(limit)} TRX is below the ${toDecimal(burn)} TRX it would burn now (the energy price or its energy rose since it was built); rebuilt once it is proven dead`;

@@ -1,7 +1,7 @@
 import { TxRejectedError } from '@/lib/chain/errors';
 import type { SignedTransfer } from '@/lib/chain/types';
 import type { CostPayer, SendPurpose, Transaction, TransactionType } from '@/lib/generated/prisma/client';
-import { bookSendLanded } from '@/lib/ledger/book';
+import { bookSendLanded, rentalPriceOf } from '@/lib/ledger/book';
 import { withMargin } from '@/lib/money/fees';
 import { changeMerchantBalance } from '@/lib/merchants/balance';
 import type { Currency } from '@/lib/money/tokens';
@@ -299,7 +299,11 @@ async function advanceSend(ctx: WorkerContext, row: Transaction, beforeBroadcast
         if (count === 1) {
           await bookSendLanded(tx, row, status.feeSun, true, { withdrawnSun: status.withdrawnSun });
           // What the network burned is charged to whoever the send's purpose says pays it.
-          if (row.costPayer === 'MERCHANT' && row.merchantId !== null) await changeMerchantBalance(tx, { merchantId: row.merchantId, balance: 'ACTIVATION', kind: 'NETWORK_FEE', deltaSun: -status.feeSun, transactionId: row.id });
+          if (row.costPayer === 'MERCHANT' && row.merchantId !== null) {
+            await changeMerchantBalance(tx, { merchantId: row.merchantId, balance: 'ACTIVATION', kind: 'NETWORK_FEE', deltaSun: -status.feeSun, transactionId: row.id });
+            // Energy rented for the attempt is its network cost too (docs/energy.md, "Rented energy").
+            await changeMerchantBalance(tx, { merchantId: row.merchantId, balance: 'ACTIVATION', kind: 'ENERGY_RENTAL', deltaSun: -(await rentalPriceOf(tx, row)), transactionId: row.id });
+          }
         }
         return tx.transaction.findUniqueOrThrow({ where: { id: row.id } });
       });

@@ -61,6 +61,21 @@ export interface DevnetControls {
   pay(address: string, amount: string, currency: Currency): Promise<string>;
   /** Changes chain parameters mid-run (getchainparameters follows). */
   setChainParameters(parameters: { energyFeeSun?: bigint; bandwidthFeeSun?: bigint; usdtEnergyFactor?: bigint; unfreezeDelayDays?: bigint }): Promise<void>;
+  /** The emulated energy rental provider (devnet/rental.ts): its failure mode and price; `reset` puts the defaults back. */
+  rental: {
+    set(control: { mode?: 'ok' | 'down' | 'partial' | 'slow'; price_sun_per_energy?: number; delay_blocks?: number; partial_percent?: number; period_ms?: number }): Promise<RentalInfo>;
+    get(): Promise<RentalInfo>;
+    reset(): Promise<RentalInfo>;
+  };
+}
+
+export interface RentalInfo {
+  mode: string;
+  price_sun_per_energy: number;
+  provider: string;
+  orders: number;
+  spent_sun: string;
+  balance_sun: string;
 }
 
 export interface DevnetProcess extends DevnetControls {
@@ -116,6 +131,11 @@ function controls(url: string): DevnetControls {
     setBalance: async (address, balances) => void (await post('set-balance', { address, ...balances })),
     setChainParameters: async (parameters) => void (await post('chain-parameters', { ...parameters })),
     pay: (address, amount, currency) => payFromFaucet(url, { address, amount, currency }),
+    rental: {
+      set: (control) => post('rental', { ...control }),
+      get: () => devnetControl(url, 'GET', 'rental'),
+      reset: () => devnetControl(url, 'DELETE', 'rental'),
+    },
   };
 }
 

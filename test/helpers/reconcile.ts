@@ -3,6 +3,7 @@ import type { Chain } from '@/lib/chain/types';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { parseWorkerSettings } from '@/lib/config';
 import { reconcile, type ReconcileRules } from '@/lib/ledger/reconcile';
+import type { RentalClient } from '@/lib/energy/rental';
 import { waitFor } from './devnet';
 
 const worker = parseWorkerSettings({});
@@ -14,10 +15,10 @@ export const TEST_RULES: ReconcileRules = { forwardingFeePercent: '1', topupFeeP
  * mismatches. Call it at the end of a suite that moved money, once the worker
  * has nothing in progress (waits up to `timeoutMs` for payments to close).
  */
-export async function assertReconciled(prisma: PrismaClient, chain: Chain, timeoutMs = 30_000, rules: ReconcileRules = TEST_RULES): Promise<void> {
-  let last = await reconcile(prisma, chain, rules);
+export async function assertReconciled(prisma: PrismaClient, chain: Chain, timeoutMs = 30_000, rules: ReconcileRules = TEST_RULES, rentalProvider?: RentalClient): Promise<void> {
+  let last = await reconcile(prisma, chain, rules, rentalProvider);
   await waitFor('every payment closed and the books balanced', async () => {
-    last = await reconcile(prisma, chain, rules);
+    last = await reconcile(prisma, chain, rules, rentalProvider);
     return last.paymentsInProgress === 0 && last.mismatches.length === 0;
   }, timeoutMs).catch(() => undefined);
   assert.deepEqual(last.mismatches, [], `reconcile: ${last.mismatches.length} mismatches (${last.paymentsInProgress} payments in progress)\n${last.mismatches.join('\n')}`);
