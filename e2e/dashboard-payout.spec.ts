@@ -29,6 +29,7 @@ test('a merchant estimates and creates a mass payout in the dashboard and sees i
   const list = form.getByLabel(/^Targets/);
   await test.step('a bad line is refused with its line number', async () => {
     await page.getByRole('link', { name: 'Invoices' }).click();
+    await page.getByRole('link', { name: 'New mass payout' }).click();
     await form.getByLabel('Payout token').selectOption('TRX');
     const [a, b, c] = targets.map((t) => `${t.address}, ${t.amount}`);
     // Line 3 (the second target: blank lines are skipped) has a bad address.
@@ -65,8 +66,8 @@ test('a merchant estimates and creates a mass payout in the dashboard and sees i
     expect(topupAmount).toBe(quoted);
     await page.screenshot({ path: screenshotPath('dashboard-payout'), fullPage: true });
     await created.getByRole('link', { name: /^invoice #\d+$/ }).click();
-    await expect(page.getByTestId('invoice-status')).toHaveText('ACTIVE');
-    await expect(page.getByText('MULTIPLE_TRANSFER')).toBeVisible();
+    await expect(page.getByTestId('invoice-status')).toHaveText('Active');
+    await expect(page.getByText('Mass payout', { exact: true })).toBeVisible();
     const listed = page.getByRole('table', { name: 'Payout targets', exact: true }).getByRole('row');
     await expect(listed).toHaveCount(targets.length + 1);
     for (const [i, t] of targets.entries()) await expect(listed.nth(i + 1)).toHaveText(new RegExp(`^${i}${t.address}${t.amount} TRX$`));
@@ -77,7 +78,7 @@ test('a merchant estimates and creates a mass payout in the dashboard and sees i
     await devnetPay(stack, topupAddress, topupAmount, 'TRX');
     await expect(async () => {
       await page.reload();
-      await expect(page.getByTestId('invoice-status')).toHaveText('COMPLETED', { timeout: 1_000 });
+      await expect(page.getByTestId('invoice-status')).toHaveText('Completed', { timeout: 1_000 });
     }).toPass({ timeout: 40_000, intervals: [1_000] });
     const chain = createChain({ fullNodeUrl: devnet.url, apiKey: null, usdtContract: devnet.usdtContract, txExpirationMs: 60_000 });
     for (const t of targets) expect(await chain.getTrxBalance(t.address)).toBe(tokenUnits(t.amount));
@@ -102,7 +103,7 @@ test('a merchant estimates and creates a mass payout in the dashboard and sees i
     const { feeUnits, currency } = await app.prisma.invoiceCurrency.findFirstOrThrow({ where: { invoiceId: id } });
     await app.prisma.invoice.update({ where: { id }, data: { status: 'ERROR', failedTargets: [failed], costUnits: feeUnits, costCurrency: currency } });
     await page.goto(`${app.baseUrl}/dashboard/invoices/${id}`);
-    await expect(page.getByTestId('invoice-status')).toHaveText('ERROR');
+    await expect(page.getByTestId('invoice-status')).toHaveText('Error');
     const rows = page.getByRole('table', { name: 'Failed payout targets' }).getByRole('row');
     await expect(rows).toHaveCount(2);
     await expect(rows.nth(1)).toHaveText(`1${failed.address}2 TRX${failed.error}`);

@@ -37,11 +37,11 @@ export function CreateInvoiceForm() {
   }
 
   return (
-    <Card title="New invoice">
+    <Card title="Invoice details">
       <form onSubmit={submit} className="grid gap-4 md:grid-cols-3" aria-label="New invoice">
         <Select label="Type" name="type" value={type} onChange={(e) => setType(e.target.value)}>
-          <option value="SINGLE">SINGLE (temporary address)</option>
-          <option value="MULTIPLE">MULTIPLE (static address)</option>
+          <option value="SINGLE">Single payment (an amount, a temporary address)</option>
+          <option value="MULTIPLE">Static address (any amount, any number of payments)</option>
         </Select>
         {single && <Field label="Amount (USD)" name="amount" inputMode="decimal" required error={errors.amount} />}
         <fieldset>

@@ -49,7 +49,7 @@ export function DeliveryTable({ rows, label }: { rows: DeliveryJson[]; label: st
                 </Link>
               </td>
               <td>
-                <StatusBadge status={d.status} />
+                <StatusBadge status={d.status} kind="delivery" />
                 {d.error && <span className="block text-xs text-red-600 dark:text-red-400">{d.error}</span>}
                 {d.status === 'PENDING' && d.not_before && <span className="block text-xs text-slate-500">not before {formatTime(d.not_before)}</span>}
               </td>

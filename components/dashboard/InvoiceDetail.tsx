@@ -7,6 +7,7 @@ import type { InvoiceDetailJson } from '@/lib/invoices/detail';
 import type { InvoiceJson } from '@/lib/invoices/serialize';
 import { dashboardApi } from './api';
 import { DeliveryTable } from './DeliveryTable';
+import { INVOICE_TYPE_LABELS, labelOf } from './labels';
 import { PayoutTargets } from './PayoutTargets';
 import { StatusBadge } from './StatusBadge';
 import { TransactionTable } from './TransactionTable';
@@ -42,7 +43,7 @@ export function InvoiceDetail({ id }: { id: string }) {
   const inv = data.invoice;
   const payout = inv.type === 'MULTIPLE_TRANSFER';
   const facts: [string, ReactNode][] = [
-    ['Type', inv.type],
+    ['Type', labelOf(INVOICE_TYPE_LABELS, inv.type)],
     ['Amount (USD)', inv.type === 'MULTIPLE' ? 'any' : inv.amount],
     ['Due', Object.entries(inv.currencies_amounts).map(([c, a]) => `${a} ${c}`).join(' or ')],
     ['Received', Object.entries(inv.transfer_amounts.input).map(([c, a]) => `${a} ${c}`).join(', ')],
@@ -63,7 +64,7 @@ export function InvoiceDetail({ id }: { id: string }) {
       <div className="flex flex-wrap items-center gap-3">
         <h1 className="text-2xl font-semibold">Invoice #{inv.id}</h1>
         <span data-testid="invoice-status">
-          <StatusBadge status={inv.status} />
+          <StatusBadge status={inv.status} kind="invoice" />
         </span>
         {data.cancelable && (
           <Button variant="danger" className="ml-auto" disabled={cancel.isPending} onClick={() => window.confirm('Cancel this invoice?') && cancel.mutate()}>

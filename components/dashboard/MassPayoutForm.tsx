@@ -94,7 +94,7 @@ export function MassPayoutForm() {
   const created = create.data;
   const token = created?.currency ?? currency;
   return (
-    <Card title="New mass payout">
+    <Card title="Payout details">
       <form onSubmit={submit} className="grid gap-4" aria-label="New mass payout">
         <div className="grid gap-4 md:grid-cols-3">
           <Select label="Payout token" name="payout_currency" value={currency} onChange={(e) => setCurrency(e.target.value as Currency)}>

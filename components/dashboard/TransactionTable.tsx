@@ -1,5 +1,6 @@
 import Link from 'next/link';
 import type { transactionJson } from '@/lib/transactions/serialize';
+import { TRANSACTION_TYPE_LABELS, labelOf } from './labels';
 import { ReleaseHeld } from './ReleaseHeld';
 import { StatusBadge } from './StatusBadge';
 import { Mono, formatTime, tableClass } from './ui';
@@ -10,7 +11,7 @@ function Aml({ stored: check }: { stored: TransactionJson['aml_check'] }) {
   if (!check) return <>—</>;
   return (
     <span className="flex flex-wrap items-center gap-1">
-      <StatusBadge status={check.status} /> {check.risk_score} ({check.risk_level})
+      <StatusBadge status={check.status} kind="aml" /> risk {check.risk_score}/100 ({check.risk_level})
       {check.report_url && (
         <a className="text-indigo-600 underline dark:text-indigo-400" href={check.report_url} target="_blank" rel="noreferrer noopener">
           report
@@ -40,7 +41,7 @@ export function TransactionTable({ rows, label }: { rows: TransactionJson[]; lab
             // A hash is not unique (one transaction can carry several token transfers).
             <tr key={`${t.trn_hash}-${i}`}>
               <td>
-                {t.type}
+                {labelOf(TRANSACTION_TYPE_LABELS, t.type)}
                 {t.held && <ReleaseHeld hash={t.trn_hash} reason={t.held.reason} />}
               </td>
               <td className="whitespace-nowrap">
