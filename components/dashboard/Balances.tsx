@@ -1,7 +1,8 @@
 import QRCode from 'qrcode';
 import type { Merchant } from '@/lib/generated/prisma/client';
 import { tokenAmountText } from '@/lib/money/tokens';
-import { Card, Mono } from './ui';
+import { CopyText } from './CopyText';
+import { Card } from './ui';
 
 async function qrDataUri(text: string): Promise<string> {
   const svg = await QRCode.toString(text, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' });
@@ -22,7 +23,7 @@ async function BalanceCard({ title, sun, address, purpose }: { title: string; su
         <img src={qr} alt={`QR code of the ${title.toLowerCase()} top-up address`} width={120} height={120} className="rounded bg-white p-1" />
         <div>
           <p className="text-sm font-medium">Top-up address</p>
-          <Mono>{address}</Mono>
+          <CopyText text={address} what={`${title.toLowerCase()} top-up address`} />
         </div>
       </div>
     </Card>

@@ -6,12 +6,13 @@ import type { ReactNode } from 'react';
 import type { InvoiceDetailJson } from '@/lib/invoices/detail';
 import type { InvoiceJson } from '@/lib/invoices/serialize';
 import { dashboardApi } from './api';
+import { CopyText } from './CopyText';
 import { DeliveryTable } from './DeliveryTable';
 import { INVOICE_TYPE_LABELS, labelOf } from './labels';
 import { PayoutTargets } from './PayoutTargets';
 import { StatusBadge } from './StatusBadge';
 import { TransactionTable } from './TransactionTable';
-import { Button, Card, Facts, FieldError, Mono, formatTime } from './ui';
+import { Button, Card, Facts, FieldError, formatTime } from './ui';
 
 interface Latest<T> {
   count: number;
@@ -50,7 +51,7 @@ export function InvoiceDetail({ id }: { id: string }) {
     ['Forwarded', Object.entries(inv.transfer_amounts.output).map(([c, a]) => `${a} ${c}`).join(', ')],
     // A payout's cost is its whole fee (service, network with margin, activation), in its token.
     payout ? ['Total fee', inv.cost === null ? '—' : `${inv.cost} ${inv.currency}`] : ['Service fee', inv.cost ?? '—'],
-    ['Address', <Mono key="a">{inv.address}</Mono>],
+    ['Address', <CopyText key="a" text={inv.address} what="invoice address" />],
     ['Order ID', inv.order_id ?? '—'],
     ['Description', inv.description || '—'],
     ['Webhook URL', inv.webhook_url ?? 'default'],

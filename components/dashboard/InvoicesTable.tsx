@@ -5,13 +5,14 @@ import type { InvoiceJson } from '@/lib/invoices/serialize';
 import { InvoiceType } from '@/lib/generated/prisma/enums';
 import { INVOICE_STATUSES } from '@/lib/invoices/states';
 import { CURRENCIES } from '@/lib/money/tokens';
+import { CopyText } from './CopyText';
 import { DateRangeAndOrder } from './DateRangeAndOrder';
 import { ExportCsvLink } from './ExportCsvLink';
 import { INVOICE_STATUS_LABELS, INVOICE_TYPE_LABELS, labelOf } from './labels';
 import { Pager } from './Pager';
 import { useFilteredList } from './useFilteredList';
 import { StatusBadge } from './StatusBadge';
-import { AnyOf, Card, Field, FieldError, Mono, Select, formatTime, tableClass } from './ui';
+import { AnyOf, Card, Field, FieldError, Select, formatTime, tableClass } from './ui';
 
 /** The API's /payment/list filters, applied as they change and kept in the URL. */
 export function InvoicesTable() {
@@ -75,7 +76,7 @@ export function InvoicesTable() {
                 <td>{inv.currencies.join(', ')}</td>
                 <td>{inv.order_id ?? '—'}</td>
                 <td>
-                  <Mono>{inv.address}</Mono>
+                  <CopyText text={inv.address} what={`address of invoice #${inv.id}`} short />
                 </td>
                 <td>{formatTime(inv.created_at)}</td>
               </tr>

@@ -9,7 +9,8 @@ import { MAX_PAYOUT_TARGETS } from '@/lib/payouts/limits';
 import type { PayoutEstimateJson, PayoutTargetInput } from '@/lib/payouts/schemas';
 import { dashboardApi, RequestError } from './api';
 import { SubmitButton } from './SubmitButton';
-import { Button, Card, Facts, FieldError, inputClass, Mono, Select } from './ui';
+import { CopyText } from './CopyText';
+import { Button, Card, Facts, FieldError, inputClass, Select } from './ui';
 
 interface PayoutRequest {
   // A line without an amount is sent without one, so the API names what is missing.
@@ -172,7 +173,7 @@ export function MassPayoutForm() {
             <Facts
               label="Payout top-up"
               rows={[
-                ['Top-up address', <span key="a" data-testid="payout-topup-address"><Mono>{created.address}</Mono></span>],
+                ['Top-up address', <span key="a" data-testid="payout-topup-address"><CopyText text={created.address} what="top-up address" /></span>],
                 ['Top-up amount', <strong key="t"><span data-testid="payout-topup-amount">{created.currencies_amounts[token]}</span> {token}</strong>],
               ]}
             />

@@ -79,7 +79,8 @@ export function Card({ title, children, actions }: { title: string; children: Re
   );
 }
 
-export const tableClass = 'w-full text-left text-sm [&_td]:px-2 [&_td]:py-2 [&_th]:px-2 [&_th]:py-2 [&_tbody_tr]:border-t [&_tbody_tr]:border-slate-200 dark:[&_tbody_tr]:border-slate-800';
+// Cells do not wrap: on a narrow screen the table scrolls sideways in its `overflow-x-auto` box (issue 26).
+export const tableClass = 'w-full text-left text-sm [&_td]:whitespace-nowrap [&_th]:whitespace-nowrap [&_td]:px-2 [&_td]:py-2 [&_th]:px-2 [&_th]:py-2 [&_tbody_tr]:border-t [&_tbody_tr]:border-slate-200 dark:[&_tbody_tr]:border-slate-800';
 
 export function Mono({ children }: { children: ReactNode }) {
   return <code className="break-all font-mono text-xs">{children}</code>;
