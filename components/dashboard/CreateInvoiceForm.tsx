@@ -19,7 +19,9 @@ export function CreateInvoiceForm() {
     mutationFn: (body: Record<string, unknown>) => dashboardApi<InvoiceJson>('/invoices', { method: 'POST', body }),
     onSuccess: () => client.invalidateQueries({ queryKey: ['invoices'] }),
   });
-  const errors = create.error instanceof RequestError ? create.error.errors : {};
+  const refused = create.error instanceof RequestError ? create.error : undefined;
+  // An amount too small to forward: the API's short `reason` ("The minimum for USDT is 2.54 USD.") instead of its long explanation.
+  const errors: Record<string, string[]> = refused ? { ...refused.errors, ...(refused.errors.amount && refused.reason && { amount: [refused.reason] }) } : {};
   const single = type === 'SINGLE';
 
   function submit(e: FormEvent<HTMLFormElement>) {

@@ -45,12 +45,12 @@ export function InvoiceDetail({ id }: { id: string }) {
   const payout = inv.type === 'MULTIPLE_TRANSFER';
   const facts: [string, ReactNode][] = [
     ['Type', labelOf(INVOICE_TYPE_LABELS, inv.type)],
-    ['Amount (USD)', inv.type === 'MULTIPLE' ? 'any' : inv.amount],
+    ['Amount', inv.type === 'MULTIPLE' ? 'any' : `${inv.amount} USD`],
     ['Due', Object.entries(inv.currencies_amounts).map(([c, a]) => `${a} ${c}`).join(' or ')],
     ['Received', Object.entries(inv.transfer_amounts.input).map(([c, a]) => `${a} ${c}`).join(', ')],
     ['Forwarded', Object.entries(inv.transfer_amounts.output).map(([c, a]) => `${a} ${c}`).join(', ')],
     // A payout's cost is its whole fee (service, network with margin, activation), in its token.
-    payout ? ['Total fee', inv.cost === null ? '—' : `${inv.cost} ${inv.currency}`] : ['Service fee', inv.cost ?? '—'],
+    payout ? ['Total fee', inv.cost === null ? '—' : `${inv.cost} ${inv.currency}`] : ['Service fee', inv.cost === null ? '—' : `${inv.cost} ${data.cost_currency ?? ''}`.trim()],
     ['Address', <CopyText key="a" text={inv.address} what="invoice address" />],
     ['Order ID', inv.order_id ?? '—'],
     ['Description', inv.description || '—'],
