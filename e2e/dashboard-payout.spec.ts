@@ -46,7 +46,7 @@ test('a merchant estimates and creates a mass payout in the dashboard and sees i
   await test.step('estimate, then create', async () => {
     await form.getByRole('button', { name: 'Estimate cost' }).click();
     await expect(page.getByTestId('payout-estimate-topup')).toBeVisible();
-    for (const fact of ['Amount (USD)', 'Energy needed', 'Bandwidth needed', 'Fee (cost)', 'Activation cost', 'Top-up to send']) await expect(form.getByText(fact, { exact: true })).toBeVisible();
+    for (const fact of ['Sent to 3 targets', 'Service fee', 'Network fee (estimate)', 'Gas margin on the network fee', 'Top-up to send']) await expect(form.getByText(fact, { exact: true })).toBeVisible();
     const quoted = (await page.getByTestId('payout-estimate-topup').textContent()) ?? '';
     // 3.250001 TRX to targets + 3 activations of 1.1 TRX + fees: more than 6.55.
     expect(tokenUnits(quoted)).toBeGreaterThan(6_550_001n);

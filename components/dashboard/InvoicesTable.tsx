@@ -31,7 +31,7 @@ export function InvoicesTable() {
       }
     >
       {/* Ids of their own: the page may hold a form with fields of the same names, and a shared id left the Type filter unlabelled (issue 26). */}
-      <div className="mb-4 grid gap-3 sm:grid-cols-3 lg:grid-cols-7">
+      <div className="mb-4 grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-7">
         <Field label="Search" id="invoices-search" name="search" type="search" value={filters.search} onChange={set('search')} placeholder="id, order id, address, text" />
         <Select label="Type" id="invoices-type" name="type" value={filters.type} onChange={set('type')}>
           <AnyOf values={Object.values(InvoiceType)} labels={INVOICE_TYPE_LABELS} />

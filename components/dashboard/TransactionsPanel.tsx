@@ -19,7 +19,7 @@ export function TransactionsPanel() {
 
   return (
     <Card title="Transactions" actions={<ExportCsvLink href={exportHref} />}>
-      <div className="mb-4 grid gap-3 sm:grid-cols-3 lg:grid-cols-8">
+      <div className="mb-4 grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-8">
         <Field label="Hash or address" name="search" type="search" value={filters.search} onChange={set('search')} />
         <Select label="Type" name="type" value={filters.type} onChange={set('type')}>
           <AnyOf values={Object.values(TransactionType)} labels={TRANSACTION_TYPE_LABELS} />
