@@ -71,6 +71,7 @@ test('a fund-moving change asks for the password, then the wallet change is anno
 
   await test.step('creating a mass payout asks for the password too', async () => {
     await page.getByRole('link', { name: 'Invoices' }).click();
+    await page.getByRole('link', { name: 'New mass payout' }).click();
     const form = page.getByRole('form', { name: 'New mass payout' });
     await form.getByLabel('Payout token').selectOption('TRX');
     await form.getByLabel(/^Targets/).fill(`${randomAddress()}, 1.5`);

@@ -27,6 +27,7 @@ test('a merchant sees funds held by the worker and releases them: one forwarded,
   let invoiceId = 0;
   await test.step('create an invoice and cancel it', async () => {
     await page.getByRole('link', { name: 'Invoices' }).click();
+    await page.getByRole('link', { name: 'New invoice' }).click();
     const form = page.getByRole('form', { name: 'New invoice' });
     await form.getByLabel('Amount (USD)').fill('12.5');
     await form.getByRole('button', { name: 'Create invoice' }).click();
@@ -37,7 +38,7 @@ test('a merchant sees funds held by the worker and releases them: one forwarded,
     await expect(page.getByRole('heading', { name: `Invoice #${invoiceId}` })).toBeVisible();
     page.once('dialog', (d) => void d.accept());
     await page.getByRole('button', { name: 'Cancel invoice' }).click();
-    await expect(page.getByTestId('invoice-status')).toHaveText('CANCELED');
+    await expect(page.getByTestId('invoice-status')).toHaveText('Canceled');
   });
 
   // The customer pays the canceled invoice twice anyway: the worker holds both for the merchant to decide.
@@ -64,7 +65,7 @@ test('a merchant sees funds held by the worker and releases them: one forwarded,
     await expect.poll(async () => (await app.prisma.transaction.findFirst({ where: { invoiceId, type: 'PAYMENT', amountUnits: 30n * TRX } }))?.paymentState, { timeout: 60_000 }).toBe('SETTLED');
     await expect(async () => {
       await page.reload();
-      await expect(table.getByRole('row').filter({ hasText: 'TRANSFER' }).filter({ hasText: WALLET })).toHaveCount(1, { timeout: 1_000 });
+      await expect(table.getByRole('row').filter({ hasText: 'Transfer out' }).filter({ hasText: WALLET })).toHaveCount(1, { timeout: 1_000 });
     }).toPass({ timeout: 30_000 });
   });
 
@@ -77,12 +78,12 @@ test('a merchant sees funds held by the worker and releases them: one forwarded,
     await expect.poll(() => chain.getTrxBalance(returnTo), { timeout: 30_000 }).toBeGreaterThan(18n * TRX);
     await expect(async () => {
       await page.reload();
-      await expect(table.getByRole('row').filter({ hasText: 'TRANSFER' }).filter({ hasText: returnTo })).toHaveCount(1, { timeout: 1_000 });
+      await expect(table.getByRole('row').filter({ hasText: 'Transfer out' }).filter({ hasText: returnTo })).toHaveCount(1, { timeout: 1_000 });
     }).toPass({ timeout: 30_000 });
     await page.screenshot({ path: screenshotPath('dashboard-released'), fullPage: true });
   });
 
   // Released funds do not change the invoice: it stays canceled.
   await page.getByRole('table', { name: 'Transactions' }).getByRole('link', { name: `#${invoiceId}` }).first().click();
-  await expect(page.getByTestId('invoice-status')).toHaveText('CANCELED');
+  await expect(page.getByTestId('invoice-status')).toHaveText('Canceled');
 });

@@ -52,6 +52,7 @@ test('a merchant signs up, configures the account, uses a key and follows an inv
   let invoiceId = 0;
   await test.step('create an invoice in the UI and see it in the table', async () => {
     await page.getByRole('link', { name: 'Invoices' }).click();
+    await page.getByRole('link', { name: 'New invoice' }).click();
     const form = page.getByRole('form', { name: 'New invoice' });
     await form.getByLabel('Amount (USD)').fill('12.5');
     await form.getByLabel('Order ID').fill('e2e-order-1');
@@ -59,9 +60,10 @@ test('a merchant signs up, configures the account, uses a key and follows an inv
     const created = page.getByRole('status').filter({ hasText: 'Created invoice' });
     await expect(created).toContainText('50 TRX');
     invoiceId = Number((await created.getByRole('link').textContent())?.replace(/\D/g, ''));
+    await page.getByRole('link', { name: 'Invoices' }).click();
     const row = page.getByRole('table', { name: 'Invoices' }).getByRole('row').filter({ hasText: 'e2e-order-1' });
-    await expect(row).toContainText('ACTIVE');
-    await expect(row).toContainText('12.5');
+    await expect(row).toContainText('Active');
+    await expect(row).toContainText('12.5 USD');
     // The search is sent once typing pauses, not once per keystroke.
     const searches: string[] = [];
     const onRequest = (req: { url(): string }) => {
@@ -88,14 +90,14 @@ test('a merchant signs up, configures the account, uses a key and follows an inv
 
     await page.getByRole('table', { name: 'Invoices' }).getByRole('link', { name: `#${invoiceId}`, exact: true }).click();
     await expect(page.getByRole('heading', { name: `Invoice #${invoiceId}` })).toBeVisible();
-    await expect(page.getByTestId('invoice-status')).toHaveText('COMPLETED');
+    await expect(page.getByTestId('invoice-status')).toHaveText('Completed');
     const payments = page.getByRole('table', { name: 'Invoice transactions' });
     await expect(payments).toContainText('50 TRX');
-    await expect(payments).toContainText('TRANSFER');
-    await expect(payments).toContainText('SUCCESS');
+    await expect(payments).toContainText('Transfer out');
+    await expect(payments).toContainText('Passed');
     await expect(payments.getByRole('link', { name: 'report' })).toHaveAttribute('href', /\/aml\/reports\/\w+\.pdf$/);
     const deliveries = page.getByRole('table', { name: 'Invoice webhook deliveries' });
-    await expect(deliveries).toContainText('DELIVERED');
+    await expect(deliveries).toContainText('Delivered');
     await expect(deliveries).toContainText(/\d+ ms/);
     await deliveries.getByRole('button', { name: /^Resend delivery/ }).click();
     await expect(deliveries).toContainText('resend of');

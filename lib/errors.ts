@@ -33,7 +33,7 @@ export interface AppErrorOptions {
   fieldErrors?: Record<string, string[]>;
   /** For RATE_LIMITED: when the caller may try again. */
   retryAfterSeconds?: number;
-  /** Sent as `reason` beside `detail` where the spec fixes the detail but it does not say enough (an IP not whitelisted). */
+  /** Sent as `reason` beside `detail` where the detail is fixed but does not say enough (an IP not whitelisted) or is long (an invoice's minimum in short). */
   reason?: string;
 }
 

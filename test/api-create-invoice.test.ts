@@ -112,10 +112,20 @@ describe('POST /payment/create', () => {
     const trx = await create({ type: 'SINGLE', amount: 0.25, currencies: ['TRX'] });
     assert.equal(trx.status, 400, trx.text);
     assert.match(trx.json.detail, /^amount: 0\.25 USD leaves the merchant 0\.99 TRX, not more than forwarding a TRX payment can cost \(up to 1\.1 TRX\)/);
+    // Beside the unchanged detail, the minimum in short (the dashboard shows it; issue 26): 0.28 USD = 1.12 TRX, 1.1088 after the fee.
+    assert.equal(trx.json.reason, 'The minimum for TRX is 0.28 USD.');
+    assert.deepEqual(Object.keys(trx.json).sort(), ['detail', 'errors', 'reason']);
+    assert.equal((await create({ type: 'SINGLE', amount: 0.27, currencies: ['TRX'] })).status, 400);
+    assert.equal((await create({ type: 'SINGLE', amount: 0.28, currencies: ['TRX'] })).status, 200);
     // A USDT forward can burn 16.05 TRX (4.0125 USDT at 0.25 USD per TRX): 4 USD is too little for USDT, though enough for TRX.
     const usdt = await create({ type: 'SINGLE', amount: 4, currencies: ['TRX', 'USDT'] });
     assert.equal(usdt.status, 400, usdt.text);
     assert.match(usdt.json.detail, /^amount: 4 USD leaves the merchant 3\.96 USDT, .*up to 16\.05 TRX of network fees, 4\.0125 USDT/);
+    assert.equal(usdt.json.reason, 'The minimum for USDT is 4.06 USD.');
+    // The minimum is exact to the cent: one cent less is refused (4.05 leaves 4.0095 USDT).
+    assert.equal((await create({ type: 'SINGLE', amount: 4.05, currencies: ['USDT'] })).status, 400);
+    const paidFee = await create({ type: 'SINGLE', amount: 4.01, currencies: ['USDT'], client_comission: true });
+    assert.equal(paidFee.json.reason, 'The minimum for USDT is 4.02 USD.');
     assert.equal((await create({ type: 'SINGLE', amount: 4, currencies: ['TRX'] })).status, 200);
     assert.equal((await create({ type: 'SINGLE', amount: 4.06, currencies: ['USDT'] })).status, 200);
     // A customer who pays the fee leaves the merchant the whole amount.

@@ -19,7 +19,9 @@ export function CreateInvoiceForm() {
     mutationFn: (body: Record<string, unknown>) => dashboardApi<InvoiceJson>('/invoices', { method: 'POST', body }),
     onSuccess: () => client.invalidateQueries({ queryKey: ['invoices'] }),
   });
-  const errors = create.error instanceof RequestError ? create.error.errors : {};
+  const refused = create.error instanceof RequestError ? create.error : undefined;
+  // An amount too small to forward: the API's short `reason` ("The minimum for USDT is 2.54 USD.") instead of its long explanation.
+  const errors: Record<string, string[]> = refused ? { ...refused.errors, ...(refused.errors.amount && refused.reason && { amount: [refused.reason] }) } : {};
   const single = type === 'SINGLE';
 
   function submit(e: FormEvent<HTMLFormElement>) {
@@ -37,11 +39,11 @@ export function CreateInvoiceForm() {
   }
 
   return (
-    <Card title="New invoice">
+    <Card title="Invoice details">
       <form onSubmit={submit} className="grid gap-4 md:grid-cols-3" aria-label="New invoice">
         <Select label="Type" name="type" value={type} onChange={(e) => setType(e.target.value)}>
-          <option value="SINGLE">SINGLE (temporary address)</option>
-          <option value="MULTIPLE">MULTIPLE (static address)</option>
+          <option value="SINGLE">Single payment (an amount, a temporary address)</option>
+          <option value="MULTIPLE">Static address (any amount, any number of payments)</option>
         </Select>
         {single && <Field label="Amount (USD)" name="amount" inputMode="decimal" required error={errors.amount} />}
         <fieldset>

@@ -4,12 +4,13 @@ import type { DeliveryJson } from '@/lib/webhooks/serialize';
 import { DeliveryTable } from './DeliveryTable';
 import { Pager } from './Pager';
 import { useFilteredList } from './useFilteredList';
-import { Card, FieldError, Select } from './ui';
+import { DELIVERY_STATUS_LABELS } from './labels';
+import { AnyOf, Card, FieldError, Select } from './ui';
 
 
-/** `invoiceId` narrows the log to one invoice (linked from the invoice page). */
+/** `?invoice_id=` in the URL (linked from the invoice page) narrows the log to one invoice; `invoiceId` names it in the title. */
 export function DeliveryLog({ invoiceId }: { invoiceId?: string }) {
-  const { filters, set, pager, data, error } = useFilteredList<DeliveryJson, Record<string, string | undefined>>('deliveries', '/webhooks', { status: '', invoice_id: invoiceId }, 10_000);
+  const { filters, set, pager, data, error } = useFilteredList<DeliveryJson, Record<string, string | undefined>>('deliveries', '/webhooks', { status: '', invoice_id: '' }, 10_000);
 
   return (
     <Card title={invoiceId ? `Delivery log of invoice #${invoiceId}` : 'Delivery log'}>
@@ -20,10 +21,7 @@ export function DeliveryLog({ invoiceId }: { invoiceId?: string }) {
           value={filters.status}
           onChange={set('status')}
         >
-          <option value="">Any</option>
-          {['PENDING', 'SENDING', 'DELIVERED', 'FAILED'].map((s) => (
-            <option key={s}>{s}</option>
-          ))}
+          <AnyOf values={Object.keys(DELIVERY_STATUS_LABELS)} labels={DELIVERY_STATUS_LABELS} />
         </Select>
       </div>
       <FieldError messages={error ? [error.message] : undefined} />

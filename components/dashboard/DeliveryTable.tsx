@@ -5,7 +5,7 @@ import Link from 'next/link';
 import type { DeliveryJson } from '@/lib/webhooks/serialize';
 import { dashboardApi } from './api';
 import { StatusBadge } from './StatusBadge';
-import { Button, FieldError, Mono, formatTime, tableClass } from './ui';
+import { Button, FieldError, formatTime, tableClass } from './ui';
 
 /** Webhook deliveries with their outcome; "Resend" queues a copy for the worker to send. */
 export function DeliveryTable({ rows, label }: { rows: DeliveryJson[]; label: string }) {
@@ -49,14 +49,16 @@ export function DeliveryTable({ rows, label }: { rows: DeliveryJson[]; label: st
                 </Link>
               </td>
               <td>
-                <StatusBadge status={d.status} />
-                {d.error && <span className="block text-xs text-red-600 dark:text-red-400">{d.error}</span>}
+                <StatusBadge status={d.status} kind="delivery" />
+                {d.error && <span className="block min-w-[12rem] whitespace-normal text-xs text-red-600 dark:text-red-400">{d.error}</span>}
                 {d.status === 'PENDING' && d.not_before && <span className="block text-xs text-slate-500">not before {formatTime(d.not_before)}</span>}
               </td>
               <td>{d.response_status ?? '—'}</td>
               <td>{d.latency_ms === null ? '—' : `${d.latency_ms} ms`}</td>
               <td>
-                <Mono>{d.url}</Mono>
+                <code title={d.url} className="block max-w-[16rem] truncate font-mono text-xs">
+                  {d.url}
+                </code>
               </td>
               <td>{formatTime(d.created_at)}</td>
               <td>

@@ -6,11 +6,13 @@ import type { ReactNode } from 'react';
 import type { InvoiceDetailJson } from '@/lib/invoices/detail';
 import type { InvoiceJson } from '@/lib/invoices/serialize';
 import { dashboardApi } from './api';
+import { CopyText } from './CopyText';
 import { DeliveryTable } from './DeliveryTable';
+import { INVOICE_TYPE_LABELS, labelOf } from './labels';
 import { PayoutTargets } from './PayoutTargets';
 import { StatusBadge } from './StatusBadge';
 import { TransactionTable } from './TransactionTable';
-import { Button, Card, Facts, FieldError, Mono, formatTime } from './ui';
+import { Button, Card, Facts, FieldError, formatTime } from './ui';
 
 interface Latest<T> {
   count: number;
@@ -42,14 +44,14 @@ export function InvoiceDetail({ id }: { id: string }) {
   const inv = data.invoice;
   const payout = inv.type === 'MULTIPLE_TRANSFER';
   const facts: [string, ReactNode][] = [
-    ['Type', inv.type],
-    ['Amount (USD)', inv.type === 'MULTIPLE' ? 'any' : inv.amount],
+    ['Type', labelOf(INVOICE_TYPE_LABELS, inv.type)],
+    ['Amount', inv.type === 'MULTIPLE' ? 'any' : `${inv.amount} USD`],
     ['Due', Object.entries(inv.currencies_amounts).map(([c, a]) => `${a} ${c}`).join(' or ')],
     ['Received', Object.entries(inv.transfer_amounts.input).map(([c, a]) => `${a} ${c}`).join(', ')],
     ['Forwarded', Object.entries(inv.transfer_amounts.output).map(([c, a]) => `${a} ${c}`).join(', ')],
     // A payout's cost is its whole fee (service, network with margin, activation), in its token.
-    payout ? ['Total fee', inv.cost === null ? '—' : `${inv.cost} ${inv.currency}`] : ['Service fee', inv.cost ?? '—'],
-    ['Address', <Mono key="a">{inv.address}</Mono>],
+    payout ? ['Total fee', inv.cost === null ? '—' : `${inv.cost} ${inv.currency}`] : ['Service fee', inv.cost === null ? '—' : `${inv.cost} ${data.cost_currency ?? ''}`.trim()],
+    ['Address', <CopyText key="a" text={inv.address} what="invoice address" />],
     ['Order ID', inv.order_id ?? '—'],
     ['Description', inv.description || '—'],
     ['Webhook URL', inv.webhook_url ?? 'default'],
@@ -63,7 +65,7 @@ export function InvoiceDetail({ id }: { id: string }) {
       <div className="flex flex-wrap items-center gap-3">
         <h1 className="text-2xl font-semibold">Invoice #{inv.id}</h1>
         <span data-testid="invoice-status">
-          <StatusBadge status={inv.status} />
+          <StatusBadge status={inv.status} kind="invoice" />
         </span>
         {data.cancelable && (
           <Button variant="danger" className="ml-auto" disabled={cancel.isPending} onClick={() => window.confirm('Cancel this invoice?') && cancel.mutate()}>

@@ -5,14 +5,16 @@ import type { InvoiceJson } from '@/lib/invoices/serialize';
 import { InvoiceType } from '@/lib/generated/prisma/enums';
 import { INVOICE_STATUSES } from '@/lib/invoices/states';
 import { CURRENCIES } from '@/lib/money/tokens';
+import { CopyText } from './CopyText';
 import { DateRangeAndOrder } from './DateRangeAndOrder';
 import { ExportCsvLink } from './ExportCsvLink';
+import { INVOICE_STATUS_LABELS, INVOICE_TYPE_LABELS, labelOf } from './labels';
 import { Pager } from './Pager';
 import { useFilteredList } from './useFilteredList';
 import { StatusBadge } from './StatusBadge';
-import { AnyOf, Card, Field, FieldError, Mono, Select, formatTime, tableClass } from './ui';
+import { AnyOf, Card, Field, FieldError, Select, formatTime, tableClass } from './ui';
 
-/** The API's /payment/list filters, applied as they change. */
+/** The API's /payment/list filters, applied as they change and kept in the URL. */
 export function InvoicesTable() {
   const { filters, set, pager, exportHref, data, error, isFetching } = useFilteredList<InvoiceJson, Record<string, string>>('invoices', '/invoices', {
     type: '', status: '', currency: '', date_from: '', date_to: '', search: '', ordering: '-created_at',
@@ -28,19 +30,20 @@ export function InvoicesTable() {
         </div>
       }
     >
-      <div className="mb-4 grid gap-3 sm:grid-cols-3 lg:grid-cols-7">
-        <Field label="Search" name="search" type="search" value={filters.search} onChange={set('search')} placeholder="id, order id, address, text" />
-        <Select label="Type" name="type" value={filters.type} onChange={set('type')}>
-          <AnyOf values={Object.values(InvoiceType)} />
+      {/* Ids of their own: the page may hold a form with fields of the same names, and a shared id left the Type filter unlabelled (issue 26). */}
+      <div className="mb-4 grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-7">
+        <Field label="Search" id="invoices-search" name="search" type="search" value={filters.search} onChange={set('search')} placeholder="id, order id, address, text" />
+        <Select label="Type" id="invoices-type" name="type" value={filters.type} onChange={set('type')}>
+          <AnyOf values={Object.values(InvoiceType)} labels={INVOICE_TYPE_LABELS} />
         </Select>
-        <Select label="Status" name="status" value={filters.status} onChange={set('status')}>
-          <AnyOf values={INVOICE_STATUSES} />
+        <Select label="Status" id="invoices-status" name="status" value={filters.status} onChange={set('status')}>
+          <AnyOf values={INVOICE_STATUSES} labels={INVOICE_STATUS_LABELS} />
         </Select>
-        <Select label="Currency" name="currency" value={filters.currency} onChange={set('currency')}>
+        <Select label="Currency" id="invoices-currency" name="currency" value={filters.currency} onChange={set('currency')}>
           <AnyOf values={CURRENCIES} />
           <option value={CURRENCIES.join(',')}>{CURRENCIES.join(' and ')}</option>
         </Select>
-        <DateRangeAndOrder filters={filters} set={set} byStatus />
+        <DateRangeAndOrder filters={filters} set={set} byStatus idPrefix="invoices-" />
       </div>
       <FieldError messages={error ? [error.message] : undefined} />
       <div className="overflow-x-auto">
@@ -50,7 +53,7 @@ export function InvoicesTable() {
               <th>ID</th>
               <th>Status</th>
               <th>Type</th>
-              <th>Amount (USD)</th>
+              <th>Amount</th>
               <th>Tokens</th>
               <th>Order</th>
               <th>Address</th>
@@ -66,14 +69,14 @@ export function InvoicesTable() {
                   </Link>
                 </td>
                 <td>
-                  <StatusBadge status={inv.status} />
+                  <StatusBadge status={inv.status} kind="invoice" />
                 </td>
-                <td>{inv.type}</td>
-                <td>{inv.type === 'MULTIPLE' ? 'any' : inv.amount}</td>
+                <td>{labelOf(INVOICE_TYPE_LABELS, inv.type)}</td>
+                <td>{inv.type === 'MULTIPLE' ? 'any' : `${inv.amount} USD`}</td>
                 <td>{inv.currencies.join(', ')}</td>
                 <td>{inv.order_id ?? '—'}</td>
                 <td>
-                  <Mono>{inv.address}</Mono>
+                  <CopyText text={inv.address} what={`address of invoice #${inv.id}`} short />
                 </td>
                 <td>{formatTime(inv.created_at)}</td>
               </tr>

@@ -2,14 +2,15 @@
 
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
-import { useState, type FormEvent } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
 import type { InvoiceJson } from '@/lib/invoices/serialize';
-import { CURRENCIES, type Currency } from '@/lib/money/tokens';
+import { CURRENCIES, tokenAmountText, tokenUnits, type Currency } from '@/lib/money/tokens';
 import { MAX_PAYOUT_TARGETS } from '@/lib/payouts/limits';
 import type { PayoutEstimateJson, PayoutTargetInput } from '@/lib/payouts/schemas';
 import { dashboardApi, RequestError } from './api';
 import { SubmitButton } from './SubmitButton';
-import { Button, Card, Facts, FieldError, inputClass, Mono, Select } from './ui';
+import { CopyText } from './CopyText';
+import { Button, Card, Facts, FieldError, inputClass, Select } from './ui';
 
 interface PayoutRequest {
   // A line without an amount is sent without one, so the API names what is missing.
@@ -54,6 +55,48 @@ function describeErrors(errors: Record<string, string[]>, lines: number[]): { ta
 }
 
 /**
+ * The estimate as lines that add up to the top-up (issue 26): the amounts sent, the service
+ * fee, the network fee as estimated (it includes activating targets that are not accounts yet),
+ * the gas margin on it (the API's `cost` less the two fees, GAS_MARGIN_PERCENT) and, for USDT,
+ * activating the payout's own address. The API's answer is unchanged; only its presentation.
+ */
+function EstimateLines({ estimate }: { estimate: PayoutEstimateJson }) {
+  const token = estimate.currency;
+  const sentUnits = estimate.target_wallets.reduce((sum, t) => sum + tokenUnits(t.amount), 0n);
+  const marginUnits = tokenUnits(estimate.cost) - tokenUnits(estimate.service_fee) - tokenUnits(estimate.network_fee);
+  const activating = estimate.accounts_to_activate;
+  const money = (id: string, units: bigint | number) => (
+    <span className="whitespace-nowrap">
+      <span data-testid={`payout-estimate-${id}`}>{typeof units === 'bigint' ? tokenAmountText(units) : units}</span> {token}
+    </span>
+  );
+  const lines: [string, ReactNode][] = [
+    [`Sent to ${estimate.target_wallets.length} target${estimate.target_wallets.length === 1 ? '' : 's'}`, <>{money('sent', sentUnits)} ({estimate.amount} USD)</>],
+    ['Service fee', money('service-fee', estimate.service_fee)],
+    [
+      'Network fee (estimate)',
+      <>
+        {money('network-fee', estimate.network_fee)}
+        {activating > 0 && <span className="block text-xs text-slate-600 dark:text-slate-400">includes activating {activating} new account{activating === 1 ? '' : 's'}</span>}
+      </>,
+    ],
+    ['Gas margin on the network fee', money('margin', marginUnits)],
+  ];
+  // Only a USDT payout pays it (its own address is activated by the gas wallet's first transfer); never shown as 0.
+  if (estimate.activation_cost > 0) lines.push(['Activating the payout address', money('activation', estimate.activation_cost)]);
+  lines.push(['Top-up to send', <strong key="t">{money('topup', estimate.topup_amount)}</strong>]);
+  return (
+    <div className="grid gap-2">
+      <Facts label="Payout estimate" rows={lines} />
+      <p className="text-xs text-slate-600 dark:text-slate-400">
+        Total fee (the API&apos;s <code>cost</code>): {estimate.cost} {token}, the service fee, network fee and margin. Resources: {estimate.need_energy.toLocaleString('en')} energy,{' '}
+        {estimate.need_bandwidth.toLocaleString('en')} bytes of bandwidth.
+      </p>
+    </div>
+  );
+}
+
+/**
  * A mass payout from the browser: estimate the cost (spec 2.6), then create the
  * MULTIPLE_TRANSFER invoice for exactly the input that was estimated.
  */
@@ -94,7 +137,7 @@ export function MassPayoutForm() {
   const created = create.data;
   const token = created?.currency ?? currency;
   return (
-    <Card title="New mass payout">
+    <Card title="Payout details">
       <form onSubmit={submit} className="grid gap-4" aria-label="New mass payout">
         <div className="grid gap-4 md:grid-cols-3">
           <Select label="Payout token" name="payout_currency" value={currency} onChange={(e) => setCurrency(e.target.value as Currency)}>
@@ -134,22 +177,7 @@ export function MassPayoutForm() {
           )}
         </div>
 
-        {estimated && (
-          <Facts
-            label="Payout estimate"
-            rows={[
-              ['Targets', estimated.target_wallets.length],
-              ['Amount (USD)', estimated.amount],
-              ['Energy needed', estimated.need_energy],
-              ['Bandwidth needed', `${estimated.need_bandwidth} bytes`],
-              ['Fee (cost)', `${estimated.cost} ${estimated.currency}`],
-              ['Service fee / network fee', `${estimated.service_fee} / ${estimated.network_fee} ${estimated.currency}`],
-              ['Activation cost', `${estimated.activation_cost} ${estimated.currency}`],
-              ['Accounts to activate', estimated.accounts_to_activate],
-              ['Top-up to send', <strong key="t"><span data-testid="payout-estimate-topup">{estimated.topup_amount}</span> {estimated.currency}</strong>],
-            ]}
-          />
-        )}
+        {estimated && <EstimateLines estimate={estimated} />}
 
         <div className="flex flex-wrap items-center gap-3">
           <Button variant="secondary" onClick={runEstimate} disabled={estimate.isPending || create.isPending}>
@@ -172,7 +200,7 @@ export function MassPayoutForm() {
             <Facts
               label="Payout top-up"
               rows={[
-                ['Top-up address', <span key="a" data-testid="payout-topup-address"><Mono>{created.address}</Mono></span>],
+                ['Top-up address', <span key="a" data-testid="payout-topup-address"><CopyText text={created.address} what="top-up address" /></span>],
                 ['Top-up amount', <strong key="t"><span data-testid="payout-topup-amount">{created.currencies_amounts[token]}</span> {token}</strong>],
               ]}
             />

@@ -17,7 +17,8 @@ const LINKS = [
 export function Nav({ email }: { email: string }) {
   const pathname = usePathname();
   const router = useRouter();
-  const current = (href: string) => (href === '/dashboard' ? pathname === href : pathname.startsWith(href));
+  // A new payout is made from the invoices list, and is one once made.
+  const current = (href: string) => (href === '/dashboard' ? pathname === href : pathname.startsWith(href) || (href === '/dashboard/invoices' && pathname.startsWith('/dashboard/payouts')));
 
   async function leave() {
     await signOut({ redirect: false });

@@ -2,7 +2,8 @@ import type { InvoiceJson } from '@/lib/invoices/serialize';
 import type { PayoutTargetJson } from '@/lib/payouts/schemas';
 import { RETURNABLE } from '@/lib/payouts/targets';
 import { PayoutReturn } from './PayoutReturn';
-import { Card, Mono, tableClass } from './ui';
+import { CopyText } from './CopyText';
+import { Card, tableClass } from './ui';
 
 function TargetTable({ label, rows, currency }: { label: string; rows: (PayoutTargetJson & { index: number; error?: string })[]; currency: string }) {
   const withError = rows.some((r) => r.error !== undefined);
@@ -22,12 +23,16 @@ function TargetTable({ label, rows, currency }: { label: string; rows: (PayoutTa
             <tr key={r.index}>
               <td>{r.index}</td>
               <td>
-                <Mono>{r.address}</Mono>
+                <CopyText text={r.address} what={`address of target ${r.index}`} short />
               </td>
               <td className="whitespace-nowrap">
                 {r.amount} {currency}
               </td>
-              {withError && <td className="text-red-600 dark:text-red-400">{r.error}</td>}
+              {withError && (
+                <td>
+                  <span className="block min-w-[12rem] whitespace-normal text-red-600 dark:text-red-400">{r.error}</span>
+                </td>
+              )}
             </tr>
           ))}
         </tbody>

@@ -17,7 +17,7 @@ export function ReleaseHeld({ hash, reason }: { hash: string; reason: string }) 
     onSuccess: () => client.invalidateQueries(),
   });
   return (
-    <div className="mt-1 flex flex-col gap-1 text-xs">
+    <div className="mt-1 flex min-w-[16rem] flex-col gap-1 whitespace-normal text-xs">
       <span>
         <strong>HELD</strong>: {reason}
       </span>

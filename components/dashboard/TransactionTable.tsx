@@ -1,8 +1,10 @@
 import Link from 'next/link';
 import type { transactionJson } from '@/lib/transactions/serialize';
+import { CopyText } from './CopyText';
+import { TRANSACTION_TYPE_LABELS, labelOf } from './labels';
 import { ReleaseHeld } from './ReleaseHeld';
 import { StatusBadge } from './StatusBadge';
-import { Mono, formatTime, tableClass } from './ui';
+import { formatTime, tableClass } from './ui';
 
 export type TransactionJson = ReturnType<typeof transactionJson>;
 
@@ -10,7 +12,7 @@ function Aml({ stored: check }: { stored: TransactionJson['aml_check'] }) {
   if (!check) return <>—</>;
   return (
     <span className="flex flex-wrap items-center gap-1">
-      <StatusBadge status={check.status} /> {check.risk_score} ({check.risk_level})
+      <StatusBadge status={check.status} kind="aml" /> risk {check.risk_score}/100 ({check.risk_level})
       {check.report_url && (
         <a className="text-indigo-600 underline dark:text-indigo-400" href={check.report_url} target="_blank" rel="noreferrer noopener">
           report
@@ -40,7 +42,7 @@ export function TransactionTable({ rows, label }: { rows: TransactionJson[]; lab
             // A hash is not unique (one transaction can carry several token transfers).
             <tr key={`${t.trn_hash}-${i}`}>
               <td>
-                {t.type}
+                {labelOf(TRANSACTION_TYPE_LABELS, t.type)}
                 {t.held && <ReleaseHeld hash={t.trn_hash} reason={t.held.reason} />}
               </td>
               <td className="whitespace-nowrap">
@@ -48,10 +50,13 @@ export function TransactionTable({ rows, label }: { rows: TransactionJson[]; lab
               </td>
               <td>{t.invoice ? <Link className="text-indigo-600 underline dark:text-indigo-400" href={`/dashboard/invoices/${t.invoice}`}>#{t.invoice}</Link> : '—'}</td>
               <td>
-                <Mono>{t.trn_hash}</Mono>
+                <CopyText text={t.trn_hash} what={`hash ${t.trn_hash.slice(0, 8)}…`} short />
               </td>
               <td>
-                <Mono>{t.from_address}</Mono> → <Mono>{t.to_address}</Mono>
+                <span className="flex flex-col gap-1">
+                  <span>from <CopyText text={t.from_address} what={`sender address ${t.from_address}`} short /></span>
+                  <span>to <CopyText text={t.to_address} what={`receiving address ${t.to_address}`} short /></span>
+                </span>
               </td>
               <td>
                 <Aml stored={t.aml_check} />

@@ -7,20 +7,22 @@ import { ExportCsvLink } from './ExportCsvLink';
 import { Pager } from './Pager';
 import { useFilteredList } from './useFilteredList';
 import { TransactionTable, type TransactionJson } from './TransactionTable';
+import { TRANSACTION_TYPE_LABELS } from './labels';
 import { AnyOf, Card, Field, FieldError, Select } from './ui';
 
 
-export function TransactionsPanel({ invoiceId = '' }: { invoiceId?: string }) {
+/** The transactions list; its filters live in the URL (`?invoice_id=` from an invoice's page). */
+export function TransactionsPanel() {
   const { filters, set, pager, exportHref, data, error } = useFilteredList<TransactionJson, Record<string, string>>('transactions', '/transactions', {
-    type: '', currency: '', invoice_id: invoiceId, has_aml: '', date_from: '', date_to: '', search: '', ordering: '-created_at',
+    type: '', currency: '', invoice_id: '', has_aml: '', date_from: '', date_to: '', search: '', ordering: '-created_at',
   });
 
   return (
     <Card title="Transactions" actions={<ExportCsvLink href={exportHref} />}>
-      <div className="mb-4 grid gap-3 sm:grid-cols-3 lg:grid-cols-8">
+      <div className="mb-4 grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-8">
         <Field label="Hash or address" name="search" type="search" value={filters.search} onChange={set('search')} />
         <Select label="Type" name="type" value={filters.type} onChange={set('type')}>
-          <AnyOf values={Object.values(TransactionType)} />
+          <AnyOf values={Object.values(TransactionType)} labels={TRANSACTION_TYPE_LABELS} />
         </Select>
         <Select label="Currency" name="currency" value={filters.currency} onChange={set('currency')}>
           <AnyOf values={CURRENCIES} />

@@ -19,6 +19,15 @@ export function VolumeChart({ series, currencies }: { series: VolumeSeries; curr
   const barWidth = slot / currencies.length - 1;
   const totals = currencies.map((c) => ({ c, rows: volumes.filter((v) => v.currency === c) }));
 
+  // Empty bars over an axis read as a chart that failed to load (issue 26): say there is nothing yet.
+  if (currencies.every((c) => max[c] === 0n)) {
+    return (
+      <p role="note" className="rounded-md border border-dashed border-slate-300 p-6 text-center text-sm text-slate-600 dark:border-slate-700 dark:text-slate-400">
+        No payments received in the last {dates.length} days. The chart fills in as payments arrive.
+      </p>
+    );
+  }
+
   return (
     <figure>
       <svg viewBox={`0 0 ${WIDTH} ${HEIGHT + PAD}`} role="img" aria-labelledby="volume-title" className="w-full">

@@ -1,9 +1,10 @@
-/** A refused dashboard request: `detail` as the API writes it, `errors` per field for 400s. */
+/** A refused dashboard request: `detail` as the API writes it, `errors` per field for 400s, `reason` where the API adds one. */
 export class RequestError extends Error {
   constructor(
     readonly status: number,
     message: string,
     readonly errors: Record<string, string[]> = {},
+    readonly reason?: string,
   ) {
     super(message);
   }
@@ -119,8 +120,8 @@ export async function dashboardApi<T>(path: string, init: { method?: string; bod
   // eslint-disable-next-line @next/next/no-location-assign-relative-destination
   if (res.status === 401) window.location.assign('/signin');
   if (res.status === 204) return undefined as T;
-  const data = (await res.json().catch(() => ({}))) as { detail?: string; errors?: Record<string, string[]> };
-  if (!res.ok) throw new RequestError(res.status, data.detail ?? res.statusText, data.errors);
+  const data = (await res.json().catch(() => ({}))) as { detail?: string; errors?: Record<string, string[]>; reason?: string };
+  if (!res.ok) throw new RequestError(res.status, data.detail ?? res.statusText, data.errors, data.reason);
   return data as T;
 }
 

@@ -17,13 +17,15 @@ export function Field({ label, error, hint, ...input }: InputHTMLAttributes<HTML
   );
 }
 
-/** A list filter's choices: "Any" (no filter), then each value of a domain enum. */
-export function AnyOf({ values }: { values: readonly string[] }) {
+/** A list filter's choices: "Any" (no filter), then each value of a domain enum, in words where `labels` has them. */
+export function AnyOf({ values, labels = {} }: { values: readonly string[]; labels?: Record<string, string> }) {
   return (
     <>
       <option value="">Any</option>
       {values.map((v) => (
-        <option key={v}>{v}</option>
+        <option key={v} value={v}>
+          {labels[v] ?? v}
+        </option>
       ))}
     </>
   );
@@ -52,14 +54,18 @@ export function FieldError({ id, messages }: { id?: string; messages?: string[] 
   );
 }
 
-export function Button({ variant = 'primary', className = '', ...props }: ButtonHTMLAttributes<HTMLButtonElement> & { variant?: 'primary' | 'secondary' | 'danger' }) {
-  const look = {
-    primary: 'bg-indigo-600 text-white hover:bg-indigo-500',
-    secondary: 'border border-slate-300 bg-white hover:bg-slate-50 dark:border-slate-700 dark:bg-slate-900 dark:hover:bg-slate-800',
-    danger: 'bg-red-600 text-white hover:bg-red-500',
-  }[variant];
-  return <button type="button" className={`rounded-md px-3 py-2 text-sm font-medium disabled:opacity-50 ${look} ${className}`} {...props} />;
+const LOOKS = {
+  primary: 'bg-indigo-600 text-white hover:bg-indigo-500',
+  secondary: 'border border-slate-300 bg-white hover:bg-slate-50 dark:border-slate-700 dark:bg-slate-900 dark:hover:bg-slate-800',
+  danger: 'bg-red-600 text-white hover:bg-red-500',
+};
+
+export function Button({ variant = 'primary', className = '', ...props }: ButtonHTMLAttributes<HTMLButtonElement> & { variant?: keyof typeof LOOKS }) {
+  return <button type="button" className={`rounded-md px-3 py-2 text-sm font-medium disabled:opacity-50 ${LOOKS[variant]} ${className}`} {...props} />;
 }
+
+/** A link that opens a page and looks like a button ("New invoice"). */
+export const linkButtonClass = (variant: keyof typeof LOOKS) => `inline-block rounded-md px-3 py-2 text-sm font-medium ${LOOKS[variant]}`;
 
 export function Card({ title, children, actions }: { title: string; children: ReactNode; actions?: ReactNode }) {
   return (
@@ -73,7 +79,8 @@ export function Card({ title, children, actions }: { title: string; children: Re
   );
 }
 
-export const tableClass = 'w-full text-left text-sm [&_td]:px-2 [&_td]:py-2 [&_th]:px-2 [&_th]:py-2 [&_tbody_tr]:border-t [&_tbody_tr]:border-slate-200 dark:[&_tbody_tr]:border-slate-800';
+// Cells do not wrap: on a narrow screen the table scrolls sideways in its `overflow-x-auto` box (issue 26).
+export const tableClass = 'w-full text-left text-sm [&_td]:whitespace-nowrap [&_th]:whitespace-nowrap [&_td]:px-2 [&_td]:py-2 [&_th]:px-2 [&_th]:py-2 [&_tbody_tr]:border-t [&_tbody_tr]:border-slate-200 dark:[&_tbody_tr]:border-slate-800';
 
 export function Mono({ children }: { children: ReactNode }) {
   return <code className="break-all font-mono text-xs">{children}</code>;

@@ -1,6 +1,7 @@
 'use client';
 
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useSearchParams } from 'next/navigation';
 import { useEffect, useRef, useState } from 'react';
 import type { PageEnvelope } from '@/lib/http/pagination';
 import { dashboardApi, queryString } from './api';
@@ -9,16 +10,42 @@ const PAGE = 20;
 // Typing a search would otherwise send one request per keystroke.
 const SEARCH_DELAY_MS = 300;
 
+/** The filters as the URL has them (only the list's own names), over the defaults. */
+function filtersFromUrl<F extends Record<string, string | undefined>>(params: URLSearchParams, defaults: F): F {
+  const out: Record<string, string | undefined> = { ...defaults };
+  for (const name of Object.keys(defaults)) {
+    const value = params.get(name);
+    if (value !== null) out[name] = value;
+  }
+  return out as F;
+}
+
+/** `page` in the URL is 1-based; anything that is not a page number is the first page. */
+function offsetFromUrl(params: URLSearchParams): number {
+  const page = Number(params.get('page'));
+  return Number.isInteger(page) && page > 1 ? (page - 1) * PAGE : 0;
+}
+
+/** The URL's query for what is applied: the filters that differ from the defaults, and the page. */
+function urlQuery(applied: Record<string, string | undefined>, defaults: Record<string, string | undefined>, offset: number): string {
+  const changed = Object.fromEntries(Object.entries(applied).filter(([k, v]) => v !== defaults[k]));
+  return queryString({ ...changed, page: offset > 0 ? offset / PAGE + 1 : undefined });
+}
+
 /**
  * A filtered, paged dashboard list: filters are strings as the API's query takes
  * them, any change goes back to the first page, and the previous page stays on
  * screen while the next one loads. The `search` text is applied once typing
  * pauses; any other filter at once (taking the search typed so far with it).
+ * What is applied is kept in the page's URL (issue 26: a reload, a shared link and
+ * "back" from an invoice open the same list), written with history.replaceState
+ * so a filter change adds no history entry and asks the server for nothing.
  */
-export function useFilteredList<T, F extends Record<string, string | undefined>>(key: string, path: string, initial: F, refetchInterval?: number) {
-  const [filters, setFilters] = useState(initial);
-  const [applied, setApplied] = useState(initial);
-  const [offset, setOffset] = useState(0);
+export function useFilteredList<T, F extends Record<string, string | undefined>>(key: string, path: string, defaults: F, refetchInterval?: number) {
+  const params = useSearchParams();
+  const [filters, setFilters] = useState(() => filtersFromUrl(params, defaults));
+  const [applied, setApplied] = useState(filters);
+  const [offset, setOffset] = useState(() => offsetFromUrl(params));
   const pending = useRef<ReturnType<typeof setTimeout>>(undefined);
   useEffect(() => () => clearTimeout(pending.current), []);
   const set = (name: keyof F) => (e: { target: { value: string } }) => {
@@ -32,6 +59,18 @@ export function useFilteredList<T, F extends Record<string, string | undefined>>
     if (name === 'search') pending.current = setTimeout(apply, SEARCH_DELAY_MS);
     else apply();
   };
+  const search = urlQuery(applied, defaults, offset);
+  useEffect(() => {
+    const here = new URLSearchParams(window.location.search);
+    // Keep parameters that are not this list's (none today), replace the list's own.
+    for (const name of [...Object.keys(defaults), 'page']) here.delete(name);
+    for (const [k, v] of new URLSearchParams(search)) here.set(k, v);
+    const text = here.toString();
+    const url = `${window.location.pathname}${text ? `?${text}` : ''}`;
+    if (url !== `${window.location.pathname}${window.location.search}`) window.history.replaceState(window.history.state, '', url);
+    // `defaults` is a literal of the caller: a new object each render, the same names.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [search]);
   const qs = queryString({ ...applied, limit: PAGE, offset });
   const query = useQuery({
     queryKey: [key, qs],

@@ -51,7 +51,10 @@ export function errorResponse(err: AppError, headers?: HeadersInit): Response {
 export const errorBodySchema = z
   .object({
     detail: z.string(),
-    reason: z.string().optional().describe('403 from a caller whose IP address is not whitelisted: the detail stays the spec\'s `Invalid API key`, this says why'),
+    reason: z
+      .string()
+      .optional()
+      .describe('Added where the detail is fixed but says too little or too much: on a 403 from a caller whose IP address is not whitelisted (the detail stays the spec\'s `Invalid API key`), why; on a 400 for an invoice amount too small to forward, the minimum in short ("The minimum for USDT is 2.54 USD.")'),
     errors: z.record(z.string(), z.array(z.string())).optional().describe('400 on invalid fields: every offending field (`target_wallets[3].address`) to its messages'),
   })
   .meta({ id: 'Error', description: 'Spec part 7: {"detail": ...}' });

@@ -26,6 +26,8 @@ export async function invoiceDetail(prisma: PrismaClient, merchant: InvoiceOwner
   ]);
   return {
     invoice: invoiceJson(invoice),
+    /** The token `invoice.cost` is in (the API's invoice has no field for it; a payout's is its `currency`); null before any fee. */
+    cost_currency: invoice.costCurrency,
     /** Whether Cancel is offered: the API's cancel rule (status and money received), not the status alone. */
     cancelable,
     transactions: { count: transactions.count, results: transactions.rows.map(transactionJson) },

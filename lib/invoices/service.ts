@@ -91,7 +91,7 @@ export async function createInvoice(prisma: PrismaClient, rates: RateSource, mer
     const trxRate = quotes.find((q) => q.currency === 'TRX')?.rateUsd ?? (await rates.quote('TRX')).rateUsd;
     // With the energy pool able to pay a forward, a USDT forward costs its activation only (docs/energy.md).
     const pooledSun = amounts.some((a) => a.currency === 'USDT') ? await pooledUsdtForwardCostSun(prisma) : null;
-    refuseBelowForwardingCost(amounts, input.amountMicros, trxRate, c, pooledSun);
+    refuseBelowForwardingCost(amounts, input, trxRate, c, pooledSun);
   }
   const createdAt = new Date();
   const expiredAt = new Date(createdAt.getTime() + (input.type === 'SINGLE' ? (input.expiryMinutes ?? c.DEFAULT_EXPIRY_MINUTES) * 60_000 : STATIC_ADDRESS_LIFETIME_MS));
@@ -150,11 +150,13 @@ export async function createInvoice(prisma: PrismaClient, rates: RateSource, mer
  */
 function refuseBelowForwardingCost(
   amounts: { currency: Currency; rateUsd: string; dueUnits: bigint; feeUnits: bigint }[],
-  amountMicros: bigint,
+  input: Pick<CreateInvoiceInput, 'amountMicros' | 'clientCommission'>,
   trxRateUsd: string,
   c: ReturnType<typeof config>,
   pooledUsdtSun: bigint | null,
 ): void {
+  const amountMicros = input.amountMicros;
+  const refused: { message: string; minimum: string }[] = [];
   for (const a of amounts) {
     const worth = a.dueUnits - a.feeUnits;
     let cost = parseScaled(c.FORWARD_MAX_COST_TRX, TOKEN_DECIMALS);
@@ -165,12 +167,44 @@ function refuseBelowForwardingCost(
       costText = `up to ${formatScaled(costSun, TOKEN_DECIMALS)} TRX of network fees${pooledUsdtSun === null ? '' : ' with the energy pool'}, ${formatScaled(cost, TOKEN_DECIMALS)} USDT at current rates`;
     }
     if (worth > cost) continue;
-    throw fieldErrors({
-      amount: [
-        `${formatScaled(amountMicros, USD_DECIMALS)} USD leaves the merchant ${formatScaled(worth, TOKEN_DECIMALS)} ${a.currency}, not more than forwarding a ${a.currency} payment can cost (${costText}); such a payment would be held, not forwarded`,
-      ],
+    refused.push({
+      message: `${formatScaled(amountMicros, USD_DECIMALS)} USD leaves the merchant ${formatScaled(worth, TOKEN_DECIMALS)} ${a.currency}, not more than forwarding a ${a.currency} payment can cost (${costText}); such a payment would be held, not forwarded`,
+      minimum: `The minimum for ${a.currency} is ${centsText(minimumCents(a.rateUsd, cost, c.FORWARDING_FEE_PERCENT, input.clientCommission))} USD.`,
     });
   }
+  if (refused.length === 0) return;
+  // The detail and errors stay as they were for API clients; `reason` is the short form the dashboard shows (issue 26).
+  const err = fieldErrors({ amount: [refused[0]!.message] });
+  throw new AppError(err.code, err.detail, { fieldErrors: err.fieldErrors, reason: refused.map((r) => r.minimum).join(' ') });
+}
+
+const MICROS_PER_CENT = 10n ** BigInt(USD_DECIMALS - 2);
+
+/**
+ * The smallest amount, in whole cents, that leaves the merchant more than `costUnits` of the
+ * token at `rateUsd`, with the fee split exactly as createInvoice makes it. What an amount
+ * leaves never shrinks as the amount grows, so the first cent past the cost is found by
+ * doubling, then halving the interval.
+ */
+function minimumCents(rateUsd: string, costUnits: bigint, feePercent: string, clientCommission: boolean): bigint {
+  const rate = parseScaled(rateUsd, RATE_DECIMALS);
+  const leaves = (cents: bigint) => {
+    const { dueUnits, feeUnits } = amountDue(usdToTokenUnits(cents * MICROS_PER_CENT, rate), feePercent, clientCommission);
+    return dueUnits - feeUnits > costUnits;
+  };
+  let high = 1n;
+  while (!leaves(high)) high *= 2n;
+  let low = high / 2n; // does not leave enough (or is 0)
+  while (high - low > 1n) {
+    const mid = (low + high) / 2n;
+    if (leaves(mid)) high = mid;
+    else low = mid;
+  }
+  return high;
+}
+
+function centsText(cents: bigint): string {
+  return `${cents / 100n}.${(cents % 100n).toString().padStart(2, '0')}`;
 }
 
 export async function getInvoice(prisma: PrismaClient, merchant: InvoiceOwner, id: number): Promise<InvoiceRecord> {

@@ -408,7 +408,7 @@ export interface components {
         /** @description Spec part 7: {"detail": ...} */
         Error: {
             detail: string;
-            /** @description 403 from a caller whose IP address is not whitelisted: the detail stays the spec's `Invalid API key`, this says why */
+            /** @description Added where the detail is fixed but says too little or too much: on a 403 from a caller whose IP address is not whitelisted (the detail stays the spec's `Invalid API key`), why; on a 400 for an invoice amount too small to forward, the minimum in short ("The minimum for USDT is 2.54 USD.") */
             reason?: string;
             /** @description 400 on invalid fields: every offending field (`target_wallets[3].address`) to its messages */
             errors?: {

@@ -1,0 +1,49 @@
+'use client';
+
+import { useEffect, useState } from 'react';
+
+/**
+ * An address or hash with a copy button (issue 26). In a table it is cut in the
+ * middle ("TGLheo1K…nN5pLPd": the ends are what people compare) instead of wrapping
+ * into a tall column on a phone; the element keeps the whole text, so it is read out,
+ * selected and searched in full, and it is in the title for a pointer.
+ */
+export function CopyText({ text, what, short = false }: { text: string; what: string; short?: boolean }) {
+  const [copied, setCopied] = useState(false);
+  useEffect(() => {
+    if (!copied) return;
+    const timer = setTimeout(() => setCopied(false), 2_000);
+    return () => clearTimeout(timer);
+  }, [copied]);
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(text);
+      setCopied(true);
+    } catch {
+      // No clipboard (insecure context, denied): the text stays selectable on the page.
+    }
+  };
+  const tail = short ? text.slice(-8) : '';
+  return (
+    <span className="inline-flex max-w-full items-center gap-1 align-middle">
+      <code title={text} className={`flex min-w-0 font-mono text-xs ${short ? 'max-w-[11rem]' : 'break-all'}`}>
+        {short ? (
+          <>
+            <span className="truncate">{text.slice(0, -8)}</span>
+            <span className="shrink-0">{tail}</span>
+          </>
+        ) : (
+          text
+        )}
+      </code>
+      <button
+        type="button"
+        onClick={copy}
+        aria-label={`Copy ${what}`}
+        className="shrink-0 rounded border border-slate-300 px-1.5 py-0.5 text-xs font-medium hover:bg-slate-100 dark:border-slate-600 dark:hover:bg-slate-800"
+      >
+        <span aria-live="polite">{copied ? 'Copied' : 'Copy'}</span>
+      </button>
+    </span>
+  );
+}

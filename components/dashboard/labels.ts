@@ -1,0 +1,61 @@
+/**
+ * What the dashboard shows for the API's codes (issue 26): one map per kind, so a
+ * status or type reads the same on every page. The dashboard is English only (lib/i18n
+ * serves the payment page); filters keep sending the codes, and a badge keeps the code
+ * in its title for merchants matching what the API returns.
+ */
+export const INVOICE_STATUS_LABELS: Record<string, string> = {
+  ACTIVE: 'Active',
+  COMPLETED: 'Completed',
+  CANCELED: 'Canceled',
+  TIMEOUT: 'Expired',
+  ERROR: 'Error',
+  AML_FAILED: 'Failed AML check',
+  OVERPAID: 'Overpaid',
+  UNDERPAID: 'Underpaid',
+};
+
+export const INVOICE_TYPE_LABELS: Record<string, string> = {
+  SINGLE: 'Single payment',
+  MULTIPLE: 'Static address',
+  MULTIPLE_TRANSFER: 'Mass payout',
+};
+
+// docs/api.md: TRANSFER is any send out (forward, refund, payout); ACTIVATION TRX moved for network costs.
+export const TRANSACTION_TYPE_LABELS: Record<string, string> = {
+  PAYMENT: 'Payment',
+  TRANSFER: 'Transfer out',
+  TOPUP: 'Top-up',
+  ACTIVATION: 'Network fee',
+  DELEGATE: 'Energy lent',
+  UNDELEGATE: 'Energy returned',
+  STAKE: 'Stake',
+  UNSTAKE: 'Unstake',
+};
+
+export const DELIVERY_STATUS_LABELS: Record<string, string> = {
+  PENDING: 'Queued',
+  SENDING: 'Sending',
+  DELIVERED: 'Delivered',
+  FAILED: 'Failed',
+};
+
+export const AML_STATUS_LABELS: Record<string, string> = {
+  SUCCESS: 'Passed',
+  FAILED: 'Failed',
+  TIMEOUT: 'Provider timed out',
+  ERROR: 'Not checked (error)',
+};
+
+export type LabelKind = 'invoice' | 'delivery' | 'aml';
+
+const BY_KIND: Record<LabelKind, Record<string, string>> = { invoice: INVOICE_STATUS_LABELS, delivery: DELIVERY_STATUS_LABELS, aml: AML_STATUS_LABELS };
+
+/** The human label of a code; an unknown code (a newer server) is shown as it is. */
+export function labelOf(labels: Record<string, string>, code: string): string {
+  return labels[code] ?? code;
+}
+
+export function statusLabel(kind: LabelKind, code: string): string {
+  return labelOf(BY_KIND[kind], code);
+}
