@@ -1,4 +1,4 @@
-import type { Resource } from '@/lib/chain/types';
+import type { Resource, SignedTransfer } from '@/lib/chain/types';
 import type { Transaction } from '@/lib/generated/prisma/client';
 import { followSend } from '@/lib/payments/sends';
 import type { WorkerContext } from '@/lib/worker/context';
@@ -14,10 +14,20 @@ import { poolStatus } from './pool';
 export async function changeStake(ctx: WorkerContext, kind: 'stake' | 'unstake', resource: Resource, amountSun: bigint): Promise<Transaction> {
   if (amountSun < 1_000_000n) throw new RangeError('stake at least 1 TRX');
   const signed = await ctx.chain.buildSignedResourceOp(ctx.gasWallet.privateKey, { kind, resource, amountSun });
+  return storePoolOperation(ctx, kind === 'stake' ? 'STAKE' : 'UNSTAKE', signed, { stakeSun: amountSun, resource });
+}
+
+/** A signed pool operation stored before it is broadcast: from and to the gas wallet, no merchant, purpose POOL_STAKE. */
+function storePoolOperation(
+  ctx: WorkerContext,
+  type: 'STAKE' | 'UNSTAKE' | 'WITHDRAW',
+  signed: SignedTransfer,
+  what: { stakeSun: bigint; resource?: Resource },
+): Promise<Transaction> {
   return ctx.prisma.transaction.create({
     data: {
       merchantId: null,
-      type: kind === 'stake' ? 'STAKE' : 'UNSTAKE',
+      type,
       trnHash: signed.txId,
       chainRef: `${signed.txId}:send`,
       fromAddress: ctx.gasWallet.address,
@@ -31,8 +41,8 @@ export async function changeStake(ctx: WorkerContext, kind: 'stake' | 'unstake',
       sendPurpose: 'POOL_STAKE',
       sendAttempt: 1,
       costPayer: 'SERVICE',
-      stakeSun: amountSun,
-      resource,
+      stakeSun: what.stakeSun,
+      resource: what.resource ?? null,
     },
   });
 }
@@ -46,26 +56,7 @@ export async function withdrawExpired(ctx: WorkerContext): Promise<Transaction |
   const stake = await ctx.chain.getStake(ctx.gasWallet.address);
   if (stake.withdrawableSun === 0n) return null;
   const signed = await ctx.chain.buildSignedResourceOp(ctx.gasWallet.privateKey, { kind: 'withdraw' });
-  return ctx.prisma.transaction.create({
-    data: {
-      merchantId: null,
-      type: 'WITHDRAW',
-      trnHash: signed.txId,
-      chainRef: `${signed.txId}:send`,
-      fromAddress: ctx.gasWallet.address,
-      toAddress: ctx.gasWallet.address,
-      amountUnits: 0n,
-      currency: 'TRX',
-      sendState: 'SIGNED',
-      signedTx: signed.signedTx as object,
-      expiresAt: new Date(signed.expiresAt),
-      sendKey: `pool:${signed.txId}`,
-      sendPurpose: 'POOL_STAKE',
-      sendAttempt: 1,
-      costPayer: 'SERVICE',
-      stakeSun: stake.withdrawableSun,
-    },
-  });
+  return storePoolOperation(ctx, 'WITHDRAW', signed, { stakeSun: stake.withdrawableSun });
 }
 
 /**
