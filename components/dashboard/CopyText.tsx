@@ -1,6 +1,6 @@
 'use client';
 
-import { useEffect, useState } from 'react';
+import { useCopy } from '@/components/useCopy';
 
 /**
  * An address or hash with a copy button (issue 26). In a table it is cut in the
@@ -9,20 +9,7 @@ import { useEffect, useState } from 'react';
  * selected and searched in full, and it is in the title for a pointer.
  */
 export function CopyText({ text, what, short = false }: { text: string; what: string; short?: boolean }) {
-  const [copied, setCopied] = useState(false);
-  useEffect(() => {
-    if (!copied) return;
-    const timer = setTimeout(() => setCopied(false), 2_000);
-    return () => clearTimeout(timer);
-  }, [copied]);
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(text);
-      setCopied(true);
-    } catch {
-      // No clipboard (insecure context, denied): the text stays selectable on the page.
-    }
-  };
+  const { copied, copy } = useCopy(text);
   const tail = short ? text.slice(-8) : '';
   return (
     <span className="inline-flex max-w-full items-center gap-1 align-middle">

@@ -1,23 +1,10 @@
 'use client';
 
-import { useEffect, useState } from 'react';
+import { useCopy } from '@/components/useCopy';
 
 /** Its visible text names what it copies, so two of them side by side stay distinct for screen readers. */
 export function CopyButton({ text, label, copiedLabel }: { text: string; label: string; copiedLabel: string }) {
-  const [copied, setCopied] = useState(false);
-  useEffect(() => {
-    if (!copied) return;
-    const timer = setTimeout(() => setCopied(false), 2_000);
-    return () => clearTimeout(timer);
-  }, [copied]);
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(text);
-      setCopied(true);
-    } catch {
-      // No clipboard (insecure context, denied): the text stays selectable on the page.
-    }
-  };
+  const { copied, copy } = useCopy(text);
   return (
     <button
       type="button"
