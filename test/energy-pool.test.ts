@@ -152,18 +152,6 @@ describe('a USDT forward paid with the pool', () => {
     assert.equal(forward.feeSun, 0n);
   });
 
-  test('a pool with headroom for the next hour raises no headroom alert', async () => {
-    const lentLastHour = await s.app.prisma.transaction.aggregate({ where: { type: 'DELEGATE', resource: 'ENERGY' }, _sum: { energyUnits: true } });
-    assert.ok((lentLastHour._sum.energyUnits ?? 0n) > 0n, 'the suite lent energy');
-    const published = await waitFor('a status counting the lending', async () => {
-      const r = await s.app.prisma.energyStatus.findUnique({ where: { id: 1 } });
-      return r && r.nextHourNeedEnergy >= lentLastHour._sum.energyUnits! ? r : null;
-    }, 180_000);
-    assert.ok(published.lendableEnergy >= published.nextHourNeedEnergy);
-    assert.equal(published.headroomLowSince, null);
-    assert.doesNotMatch(s.worker.output(), /ALERT energy pool/);
-  });
-
   test('books balance: the pool stake is proven against the chain', async () => {
     await assertReconciled(s.app.prisma, s.chain, 180_000);
   });
