@@ -187,6 +187,8 @@ const workerSchema = z.object({
    * payment's finality before anything is done with it, and for each send's finality before the next.
    */
   FORWARD_BEFORE_FINALITY: bool.default(true),
+  /** Loops of the payments job in this worker, each claiming its own payments (a lease each, as between workers). */
+  PAYMENT_WORKERS: z.coerce.number().int().min(1).max(32).default(4),
   /** How often the head of the chain is read for new payments (ms): a block comes every 3 s on mainnet. */
   HEAD_SCAN_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
   LEASE_SECONDS: z.coerce.number().int().min(5).max(600).default(60),
