@@ -73,6 +73,7 @@ try {
       lines.push(`completed_over_finality{token=${token},stat=p95${label}}=${quantile(ratios, 0.95).toFixed(3)}`);
     }
     lines.push(`seen_after_inclusion_s{stat=p95${label}}=${quantile(samples.map((s) => (s.seenAt - s.includedAt) / 1000), 0.95).toFixed(2)}`);
+    if (process.env.BENCH_TIMELINE) await printTimeline(samples);
   }
   console.log(`# ${PER_TOKEN} TRX and ${PER_TOKEN} USDT SINGLE invoices per mode, paid at random moments over ${SPREAD_MS / 1000} s; blocks every ${BLOCK_MS} ms, final ${DEPTH} deep (${FINALITY_MS / 1000} s)`);
   for (const line of lines) console.log(line);
@@ -127,6 +128,17 @@ async function payAndWatch(p: { token: Token; id: number; address: string; amoun
   const block = (await (await fetch(`${devnet.url}/wallet/getblockbynum`, { method: 'POST', body: JSON.stringify({ num: included }) })).json()) as { block_header: { raw_data: { timestamp: number } } };
   await waitFor(`invoice ${p.id} COMPLETED webhook`, async () => hookAt.has(p.id) || (await new Promise((r) => setTimeout(r, 250)), false), 20 * FINALITY_MS);
   return { token: p.token, invoiceId: p.id, txid: signed.txId, includedAt: block.block_header.raw_data.timestamp, seenAt, completedAt: hookAt.get(p.id)! };
+}
+
+/** Where the time goes, per payment (BENCH_TIMELINE=1): seconds after the payment's block of each step the database recorded. */
+async function printTimeline(samples: Sample[]): Promise<void> {
+  for (const s of samples) {
+    const payment = await app.prisma.transaction.findFirst({ where: { trnHash: s.txid, type: 'PAYMENT' } });
+    const sends = payment ? await app.prisma.transaction.findMany({ where: { sourceId: payment.id }, orderBy: { id: 'asc' } }) : [];
+    const at = (d: Date) => ((d.getTime() - s.includedAt) / 1000).toFixed(1);
+    const steps = sends.map((r) => `${r.sendPurpose}#${r.sendAttempt} built ${at(r.createdAt)} ${r.sendState} ${at(r.updatedAt)}`).join('; ');
+    console.log(`# ${s.token} invoice ${s.invoiceId}: recorded ${payment ? at(payment.createdAt) : '-'}, ${steps}; completed ${at(new Date(s.completedAt))}`);
+  }
 }
 
 function quantile(xs: number[], q: number): number {
