@@ -46,18 +46,30 @@ export async function scanHead(ctx: WorkerContext): Promise<number> {
 const contiguous = (blocks: ChainBlock[]) => blocks.every((b, i) => i === 0 || b.parentId === blocks[i - 1]!.id);
 
 async function record(ctx: WorkerContext, blocks: ChainBlock[]): Promise<void> {
+  const last = blocks.at(-1)!;
+  const cursor = { blockNumber: last.number, blockId: last.id, blockTime: new Date(last.timestamp) };
+  const transfers: BlockTransfer[] = blocks.flatMap((b) => b.transfers.filter((t) => t.success).map((t) => ({ ...t, blockId: b.id })));
+  // Most blocks hold no payment of ours and no height we recorded one at: then only the cursor moves,
+  // without a transaction (every block, every few hundred ms: it must cost next to nothing).
+  const [candidates, recordedThere] = await Promise.all([
+    rowsFor(ctx.prisma, transfers),
+    ctx.prisma.transaction.count({ where: { solidified: false, type: 'PAYMENT', blockNumber: { gte: blocks[0]!.number, lte: last.number } } }),
+  ]);
+  if (!candidates.some((r) => r.type === 'PAYMENT') && recordedThere === 0) {
+    await ctx.prisma.chainCursor.upsert({ where: { name: HEAD }, create: { name: HEAD, ...cursor }, update: cursor });
+    return;
+  }
   await ctx.prisma.$transaction(async (tx) => {
     // The solidified scanner's cursor, held for this transaction: a block it has booked (or books
     // meanwhile) is its own, so a payment is never recorded unfinal in a block already final.
     const [solid] = await tx.$queryRaw<{ block_number: number }[]>`SELECT block_number FROM chain_cursors WHERE name = ${CURSOR} FOR SHARE`;
     const window = blocks.filter((b) => b.number > (solid?.block_number ?? Infinity));
-    const last = window.at(-1);
-    if (!last) return;
-    const transfers: BlockTransfer[] = window.flatMap((b) => b.transfers.filter((t) => t.success).map((t) => ({ ...t, blockId: b.id })));
-    const rows = (await rowsFor(tx, transfers))
+    if (window.length === 0) return;
+    const inWindow = transfers.filter((t) => t.blockNumber >= window[0]!.number);
+    const rows = (await rowsFor(tx, inWindow))
       .filter((r) => r.type === 'PAYMENT')
       .map((r) => {
-        const t = transfers.find((x) => chainRefOf(x) === r.chainRef)!;
+        const t = inWindow.find((x) => chainRefOf(x) === r.chainRef)!;
         return { ...r, solidified: false, expiresAt: t.expiration === undefined ? null : new Date(t.expiration) };
       });
     if (rows.length) await tx.transaction.createMany({ data: rows, skipDuplicates: true });
@@ -68,6 +80,6 @@ async function record(ctx: WorkerContext, blocks: ChainBlock[]): Promise<void> {
       where: { solidified: false, type: 'PAYMENT', blockNumber: { gte: window[0]!.number, lte: last.number }, chainRef: { notIn: rows.map((r) => r.chainRef) } },
       data: { blockNumber: null, blockId: null },
     });
-    await tx.chainCursor.upsert({ where: { name: HEAD }, create: { name: HEAD, blockNumber: last.number, blockId: last.id, blockTime: new Date(last.timestamp) }, update: { blockNumber: last.number, blockId: last.id, blockTime: new Date(last.timestamp) } });
+    await tx.chainCursor.upsert({ where: { name: HEAD }, create: { name: HEAD, ...cursor }, update: cursor });
   });
 }
