@@ -180,6 +180,17 @@ const workerSchema = z.object({
   /** First block to scan when no cursor is stored yet; default: the confirmed head at first start. */
   SCAN_START_BLOCK: z.coerce.number().int().min(0).optional(),
   SCAN_BATCH_BLOCKS: z.coerce.number().int().min(1).max(100).default(50),
+  /**
+   * Issue 24: payments are recorded from the head block and forwarded at once, each send bound to the
+   * payment's block (TaPoS) so it can never execute on a fork without the payment; statuses and
+   * webhooks still wait until the payment and its forward are solidified. `false` waits for a
+   * payment's finality before anything is done with it, and for each send's finality before the next.
+   */
+  FORWARD_BEFORE_FINALITY: bool.default(true),
+  /** Loops of the payments job in this worker, each claiming its own payments (a lease each, as between workers). */
+  PAYMENT_WORKERS: z.coerce.number().int().min(1).max(32).default(4),
+  /** How often the head of the chain is read for new payments (ms): a block comes every 3 s on mainnet. */
+  HEAD_SCAN_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
   LEASE_SECONDS: z.coerce.number().int().min(5).max(600).default(60),
   /** Sends that landed and failed on chain (out of energy, revert) before the payment fails; unsent expired ones do not count. */
   SEND_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(3),

@@ -24,6 +24,7 @@ const SQL_ONLY_INDEXES: Record<string, string> = {
   transactions_one_gas_in_flight_to: 'partial unique index: at most one gas send in flight to an address (issue 13, migration 0010)',
   transactions_one_energy_op_in_flight_to: 'partial unique index: at most one lending or taking back of the energy pool in flight to an address, so the two never race (issue 23, migration 0059)',
   transactions_delegate_created_at_idx: 'partial index (WHERE type = DELEGATE): the energy job sums the last hour\'s lending every few seconds without scanning every transaction (issue 23, migration 0068)',
+  transactions_unsolidified: 'partial index (WHERE NOT solidified): the scanners find the payments seen before finality by block without scanning every transaction (issue 24, migration 0070)',
   transactions_waiting_idx: 'partial index (WHERE waiting_reason IS NOT NULL): the energy job, the energy status and /metrics count the payments waiting for energy without scanning every transaction (issue 23, migration 0068)',
   invoices_merchant_id_created_at_id_search_idx: 'index with INCLUDE columns, which Prisma cannot express: a search page walks the newest invoices testing address, description and order id in the index, not in each row (issue 16, migrations 0055 and 0061)',
   invoices_merchant_id_lower_order_id_idx: 'expression index (lower(order_id) text_pattern_ops), which Prisma cannot express: the list search finds an order id by its start, case-insensitively, as a range of this index (issue 26, migration 0061)',

@@ -11,7 +11,7 @@ const opt64 = int64.optional().transform((v) => v ?? 0n);
 
 export const blockHeaderReply = z.object({
   blockID: z.string(),
-  block_header: z.object({ raw_data: z.object({ number: z.number().int().default(0), timestamp: z.number().int() }) }),
+  block_header: z.object({ raw_data: z.object({ number: z.number().int().default(0), timestamp: z.number().int(), parentHash: z.string().default('') }) }),
 });
 
 const contractValue = z.object({
@@ -27,6 +27,7 @@ const blockTxReply = z.object({
   ret: z.array(z.object({ contractRet: z.string().optional() })).optional(),
   raw_data: z.object({
     contract: z.array(z.object({ type: z.string(), parameter: z.object({ value: contractValue }) })),
+    expiration: z.number().int().optional(),
   }),
 });
 

@@ -30,6 +30,7 @@ export function blockTransfers(block: BlockReply, receipts: TxInfoReply[], usdtC
     const contract = tx.raw_data.contract[0];
     if (!contract) continue;
     const value = contract.parameter.value;
+    const expiration = tx.raw_data.expiration;
     if (contract.type === 'TransferContract' && value.to_address) {
       transfers.push({
         txId: tx.txID,
@@ -40,6 +41,7 @@ export function blockTransfers(block: BlockReply, receipts: TxInfoReply[], usdtC
         to: fromHex(value.to_address),
         amount: value.amount,
         success: tx.ret?.[0]?.contractRet === 'SUCCESS',
+        expiration,
       });
     }
     if (contract.type !== 'TriggerSmartContract') continue;
@@ -56,6 +58,7 @@ export function blockTransfers(block: BlockReply, receipts: TxInfoReply[], usdtC
         to: wordAddress(log.topics[2]!),
         amount: BigInt('0x' + (log.data || '0')),
         success: true,
+        expiration,
       });
     });
     const data = value.data ?? '';
@@ -70,6 +73,7 @@ export function blockTransfers(block: BlockReply, receipts: TxInfoReply[], usdtC
         to: wordAddress(data.slice(8, 72)),
         amount: BigInt('0x' + data.slice(72)),
         success: false,
+        expiration,
       });
     }
   }

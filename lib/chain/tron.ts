@@ -27,7 +27,9 @@ import type {
   BatchCost,
   BroadcastResult,
   Chain,
+  ChainBlock,
   ChainParameters,
+  RefBlock,
   Resource,
   ResourceOp,
   Stake,
@@ -138,6 +140,12 @@ export class TronChain implements Chain {
   }
 
   async getBlockRangeTransfers(from: number, to: number): Promise<{ transfers: Transfer[]; lastBlock: number | null; lastBlockTime: number | null }> {
+    const blocks = await this.getBlocks(from, to);
+    const last = blocks.at(-1);
+    return { transfers: blocks.flatMap((b) => b.transfers), lastBlock: last?.number ?? null, lastBlockTime: last?.timestamp ?? null };
+  }
+
+  async getBlocks(from: number, to: number): Promise<ChainBlock[]> {
     if (to < from || to - from + 1 > MAX_RANGE) throw new RangeError(`a range holds 1..${MAX_RANGE} blocks`);
     const raw = await this.request('getblockbylimitnext', 'wallet/getblockbylimitnext', { startNum: from, endNum: to + 1 });
     const list = (raw as { block?: unknown[] } | null)?.block ?? [];
@@ -148,8 +156,21 @@ export class TronChain implements Chain {
       contiguous.push(block);
     }
     const perBlock = await mapLimit(contiguous, CONCURRENCY, (b) => this.transfersOf(b));
-    const last = contiguous.at(-1)?.block_header.raw_data;
-    return { transfers: perBlock.flat(), lastBlock: last?.number ?? null, lastBlockTime: last?.timestamp ?? null };
+    return contiguous.map((b, i) => ({
+      number: b.block_header.raw_data.number,
+      id: b.blockID,
+      parentId: b.block_header.raw_data.parentHash,
+      timestamp: b.block_header.raw_data.timestamp,
+      transfers: perBlock[i]!,
+    }));
+  }
+
+  async getSolidifiedBlockId(n: number): Promise<string | null> {
+    const path = 'walletsolidity/getblock';
+    const raw = await this.guard(path, () => this.tronWeb.solidityNode.request(path, { id_or_num: String(n), detail: false }, 'post'), 'idempotent');
+    if (!raw || typeof raw !== 'object' || !Object.keys(raw).length) return null;
+    const block = this.parse(path, blockHeaderReply, raw);
+    return block.block_header.raw_data.number === n ? block.blockID : null;
   }
 
   async getTrxBalance(address: string, at: BalanceAt = 'head'): Promise<bigint> {
@@ -237,10 +258,17 @@ export class TronChain implements Chain {
     return this.parse('getdelegatedresourceaccountindexv2', delegationIndexReply, raw).toAccounts.map((a) => TronWeb.address.fromHex(a));
   }
 
-  async buildSignedResourceOp(privateKey: string, op: ResourceOp): Promise<SignedTransfer> {
+  async getBlockIdHolding(n: number, txId: string): Promise<string | null> {
+    const raw = await this.request('getblock', 'wallet/getblock', { id_or_num: String(n), detail: true });
+    if (!raw || typeof raw !== 'object' || !Object.keys(raw).length) return null;
+    const block = this.parse('getblock', blockReply, raw);
+    return block.block_header.raw_data.number === n && block.transactions.some((t) => t.txID === txId) ? block.blockID : null;
+  }
+
+  async buildSignedResourceOp(privateKey: string, op: ResourceOp, refBlock?: RefBlock): Promise<SignedTransfer> {
     const key = privateKey.replace(/^0x/, '');
     const owner = senderOf(key);
-    const header = await this.refHeader();
+    const header = await this.refHeader(refBlock);
     const b = this.tronWeb.transactionBuilder;
     const amount = op.kind === 'withdraw' ? 0 : safeNumber(op.amountSun, 'amountSun');
     const options = { blockHeader: header };
@@ -309,16 +337,16 @@ export class TronChain implements Chain {
     return batchCost(costs);
   }
 
-  async buildSignedTrxTransfer(privateKey: string, to: string, amountSun: bigint): Promise<SignedTransfer> {
+  async buildSignedTrxTransfer(privateKey: string, to: string, amountSun: bigint, refBlock?: RefBlock): Promise<SignedTransfer> {
     const key = privateKey.replace(/^0x/, '');
-    const header = await this.refHeader();
+    const header = await this.refHeader(refBlock);
     const tx = await this.unsignedTrx(senderOf(key), to, amountSun, header);
     return this.sign(tx, key, header);
   }
 
-  async buildSignedUsdtTransfer(privateKey: string, to: string, units: bigint, feeLimitSun: bigint): Promise<SignedTransfer> {
+  async buildSignedUsdtTransfer(privateKey: string, to: string, units: bigint, feeLimitSun: bigint, refBlock?: RefBlock): Promise<SignedTransfer> {
     const key = privateKey.replace(/^0x/, '');
-    const header = await this.refHeader();
+    const header = await this.refHeader(refBlock);
     const tx = await this.unsignedUsdt(senderOf(key), to, units, feeLimitSun, header);
     return this.sign(tx, key, header);
   }
@@ -445,13 +473,18 @@ export class TronChain implements Chain {
     return { txId: signedTx.txID, signedTx, expiresAt: header.expiration };
   }
 
-  /** Reference block and expiration for transactions built now (what tronweb would fetch itself, but with errors we can classify). */
-  private async refHeader(): Promise<RefHeader> {
+  /**
+   * Reference block and expiration for transactions built now (what tronweb would fetch itself, but
+   * with errors we can classify): the head block, or `refBlock`. The expiration always counts from
+   * the head block's time, which is what a node checks it against.
+   */
+  private async refHeader(refBlock?: RefBlock): Promise<RefHeader> {
     const { blockID, block_header } = await this.header(false);
     const { number, timestamp } = block_header.raw_data;
+    const ref = refBlock ?? { number, id: blockID };
     return {
-      ref_block_bytes: number.toString(16).slice(-4).padStart(4, '0'),
-      ref_block_hash: blockID.slice(16, 32),
+      ref_block_bytes: ref.number.toString(16).slice(-4).padStart(4, '0'),
+      ref_block_hash: ref.id.slice(16, 32),
       expiration: timestamp + this.config.txExpirationMs,
       timestamp,
     };

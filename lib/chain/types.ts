@@ -21,6 +21,16 @@ export interface Chain {
    * first missing block. `lastBlockTime` is the timestamp (ms) of `lastBlock`.
    */
   getBlockRangeTransfers(from: number, to: number): Promise<{ transfers: Transfer[]; lastBlock: number | null; lastBlockTime: number | null }>;
+  /**
+   * Blocks `from`..`to` inclusive (at most 100) as the node's head chain holds them now, each with its
+   * id, its parent's id and its transfers; stops at the first missing block. Blocks above the
+   * solidified head may still be replaced by a reorganisation: compare ids (lib/payments/headScan.ts).
+   */
+  getBlocks(from: number, to: number): Promise<ChainBlock[]>;
+  /** The id of block `n` once it is solidified (irreversible); null while it is not, or the node lacks it. */
+  getSolidifiedBlockId(n: number): Promise<string | null>;
+  /** The id of the block at height `n` of the head chain if that block holds transaction `txId`, else null. */
+  getBlockIdHolding(n: number, txId: string): Promise<string | null>;
 
   /**
    * Balances as of the head (what a wallet shows: a node includes broadcast transfers not yet in
@@ -54,11 +64,16 @@ export interface Chain {
   /** Transfers sent in order from their senders: later ones see the free bandwidth the earlier ones used. */
   estimateBatch(transfers: TransferRequest[]): Promise<BatchCost>;
 
-  /** Builds and signs locally; nothing is sent. Store `txId` before calling `broadcast`. */
-  buildSignedTrxTransfer(privateKey: string, to: string, amountSun: bigint): Promise<SignedTransfer>;
-  buildSignedUsdtTransfer(privateKey: string, to: string, units: bigint, feeLimitSun: bigint): Promise<SignedTransfer>;
+  /**
+   * Builds and signs locally; nothing is sent. Store `txId` before calling `broadcast`. The reference
+   * block (TaPoS) is the head block, or `refBlock` when given: a transaction that references a block
+   * is valid only on a chain that holds that block, so a send made for a payment not yet final
+   * references the payment's block and can never execute on a fork without the payment (issue 24).
+   */
+  buildSignedTrxTransfer(privateKey: string, to: string, amountSun: bigint, refBlock?: RefBlock): Promise<SignedTransfer>;
+  buildSignedUsdtTransfer(privateKey: string, to: string, units: bigint, feeLimitSun: bigint, refBlock?: RefBlock): Promise<SignedTransfer>;
   /** Builds and signs a Stake 2.0 transaction locally (freeze, unfreeze, delegate, undelegate); nothing is sent. */
-  buildSignedResourceOp(privateKey: string, op: ResourceOp): Promise<SignedTransfer>;
+  buildSignedResourceOp(privateKey: string, op: ResourceOp, refBlock?: RefBlock): Promise<SignedTransfer>;
   /** Idempotent: a transaction the node already knows counts as accepted (`alreadyKnown`). Throws TxRejectedError otherwise. */
   broadcast(signedTx: SignedTransaction): Promise<BroadcastResult>;
   /**
@@ -81,6 +96,24 @@ export interface Transfer {
   amount: bigint;
   /** False for a USDT transfer() call that reverted or ran out of energy (it moved nothing). */
   success: boolean;
+  /** The transaction's expiration (ms since epoch): it can never enter a block after the chain passes it. */
+  expiration?: number;
+}
+
+/** A block as the head chain holds it (`Chain.getBlocks`). */
+export interface ChainBlock {
+  number: number;
+  id: string;
+  parentId: string;
+  /** ms since epoch. */
+  timestamp: number;
+  transfers: Transfer[];
+}
+
+/** A block a transaction is built to reference (TaPoS: `ref_block_bytes`, `ref_block_hash`). */
+export interface RefBlock {
+  number: number;
+  id: string;
 }
 
 export type Resource = 'ENERGY' | 'BANDWIDTH';

@@ -1,7 +1,7 @@
 import type { AccountResources, Resource, Stake } from '@/lib/chain/types';
-import type { CostPayer, Transaction } from '@/lib/generated/prisma/client';
+import type { CostPayer } from '@/lib/generated/prisma/client';
 import { withMargin } from '@/lib/money/fees';
-import { ensureSend, type SendOutcome, type SendStep } from '@/lib/payments/sends';
+import { ensureSend, type Anchor, type SendOutcome, type SendStep } from '@/lib/payments/sends';
 import type { WorkerContext } from '@/lib/worker/context';
 
 /**
@@ -115,21 +115,22 @@ export async function lendingNeed(ctx: WorkerContext, receiver: string, amount: 
  */
 export function lend(
   ctx: WorkerContext,
-  anchor: Pick<Transaction, 'id' | 'merchantId' | 'invoiceId' | 'eventId' | 'operatorRetries'>,
+  anchor: Anchor,
   step: SendStep,
   receiver: string,
   resource: Resource,
   amount: () => Promise<bigint>,
   costPayer: CostPayer,
+  options: { landed?: boolean } = {},
 ): Promise<SendOutcome> {
   return ensureSend(
     ctx,
     anchor,
     step,
-    async () => {
+    async (refBlock) => {
       const need = await lendingNeed(ctx, receiver, await amount(), resource);
       if (need.stakeSun === 0n) return null;
-      const signed = await ctx.chain.buildSignedResourceOp(ctx.gasWallet.privateKey, { kind: 'delegate', resource, receiver, amountSun: need.stakeSun });
+      const signed = await ctx.chain.buildSignedResourceOp(ctx.gasWallet.privateKey, { kind: 'delegate', resource, receiver, amountSun: need.stakeSun }, refBlock);
       return {
         type: 'DELEGATE',
         from: ctx.gasWallet.address,
@@ -141,6 +142,6 @@ export function lend(
         energy: { energySource: 'POOL', energyUnits: need.amount, stakeSun: need.stakeSun, resource },
       };
     },
-    { topUp: true },
+    { topUp: true, landed: options.landed },
   );
 }

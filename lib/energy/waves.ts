@@ -6,7 +6,7 @@ import type { SendOutcome } from '@/lib/payments/sends';
 import type { WorkerContext } from '@/lib/worker/context';
 import { EnergyUnavailable, lend, lendingNeed, poolStatus } from './pool';
 
-type Anchor = Pick<Transaction, 'id' | 'merchantId' | 'invoiceId' | 'eventId' | 'operatorRetries'>;
+type Anchor = Pick<Transaction, 'id' | 'merchantId' | 'invoiceId' | 'eventId' | 'operatorRetries' | 'solidified' | 'blockNumber' | 'blockId'>;
 
 /**
  * Energy for one wave of a mass payout's USDT sends (docs/energy.md, "Payouts"): the pool lends the

@@ -33,7 +33,8 @@ export async function loadPublicInvoice(idText: string, linkKey: string | null =
       // The profile only: the page must never see the merchant's e-mail, keys or webhook URL.
       merchant: { select: { storeName: true, supportEmail: true, supportUrl: true, logoUrl: true } },
       transactions: {
-        where: { type: 'PAYMENT' },
+        // Seen in a block, final or not (issue 24: "seen, confirming" within a block); not one a reorganisation took out.
+        where: { type: 'PAYMENT', NOT: { paymentState: 'DROPPED' }, OR: [{ solidified: true }, { blockNumber: { not: null } }] },
         select: { trnHash: true, currency: true, amountUnits: true, paymentState: true, heldReason: true, createdAt: true },
         orderBy: { id: 'desc' },
         // A static address can collect payments for years; the page shows the latest.

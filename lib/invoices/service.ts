@@ -226,7 +226,8 @@ export async function getInvoice(prisma: PrismaClient, merchant: InvoiceOwner, i
  */
 export const CANCEL_BLOCKED: Prisma.InvoiceWhereInput = {
   OR: [
-    { type: 'SINGLE', transactions: { some: { type: 'PAYMENT', NOT: { paymentState: 'HELD', heldReason: { startsWith: 'dust:' } } } } },
+    // A payment seen before finality blocks it too (money is on its way); one dropped after a reorganisation never arrived.
+    { type: 'SINGLE', transactions: { some: { type: 'PAYMENT', NOT: [{ paymentState: 'HELD', heldReason: { startsWith: 'dust:' } }, { paymentState: 'DROPPED' }] } } },
     { type: 'MULTIPLE', transactions: { some: { type: 'PAYMENT', paymentState: { in: [...OPEN_PAYMENT_STATES] } } } },
     { type: 'MULTIPLE_TRANSFER', transactions: { some: { type: 'TOPUP' } } },
   ],

@@ -52,8 +52,9 @@ export async function reconcile(prisma: PrismaClient, chain: Chain, rules: Recon
   };
 
   const payments = await prisma.transaction.findMany({
-    where: { type: 'PAYMENT' },
-    select: { id: true, invoiceId: true, toAddress: true, currency: true, amountUnits: true, paymentState: true },
+    // Seen before finality and not final yet: booked once final (issue 24); dropped after a reorganisation: never arrived.
+    where: { type: 'PAYMENT', NOT: { paymentState: 'DROPPED' } },
+    select: { id: true, invoiceId: true, toAddress: true, currency: true, amountUnits: true, paymentState: true, solidified: true },
     orderBy: { id: 'asc' },
   });
   const entries = await prisma.ledgerEntry.findMany({ where: { paymentId: { not: null }, kind: { in: [...OUT_OF_PAYMENT, 'PAYMENT_IN'] } } });
@@ -63,6 +64,10 @@ export async function reconcile(prisma: PrismaClient, chain: Chain, rules: Recon
   let checked = 0;
   let inProgress = 0;
   for (const p of payments) {
+    if (!p.solidified) {
+      inProgress++;
+      continue;
+    }
     const mine = (byPayment.get(p.id) ?? []).filter((e) => e.currency === p.currency && e.address === p.toAddress);
     const sum = (kind: string) => mine.filter((e) => e.kind === kind).reduce((s, e) => s + e.units, 0n);
     const received = sum('PAYMENT_IN');

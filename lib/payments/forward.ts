@@ -1,5 +1,5 @@
 import type { WorkerContext } from '@/lib/worker/context';
-import { latestSend } from './sends';
+import { followOut, latestSend } from './sends';
 import { paymentFee } from './settlementRules';
 import { type Payment } from './payment';
 import { hold, settle, failPayment } from './outcomes';
@@ -11,6 +11,8 @@ import { uneconomic, sendFromInvoice } from './invoiceSends';
  * it cannot be made economically, failed when it cannot succeed.
  */
 export async function forward(ctx: WorkerContext, p: Payment): Promise<void> {
+  // Its gas and lending, out before it (issue 24), are followed to their end and booked.
+  await followOut(ctx, p);
   // A forward already signed goes where it was built to go: its fate is followed to the end, whatever
   // the merchant's wallet is now (a wallet cleared or changed mid-forward must not orphan it; issue 22,
   // case 3). A new attempt, after a proven death, goes to the wallet set then.

@@ -1,6 +1,6 @@
-import type { CostPayer, Transaction } from '@/lib/generated/prisma/client';
+import type { CostPayer } from '@/lib/generated/prisma/client';
 import type { WorkerContext } from '@/lib/worker/context';
-import { ensureSend, type SendOptions, type SendOutcome, type SendStep } from './sends';
+import { ensureSend, type Anchor, type SendOptions, type SendOutcome, type SendStep } from './sends';
 
 /**
  * The gas at `address`, from the ledger: the TRX the gas wallet sent there for sends (GAS_IN),
@@ -64,14 +64,14 @@ export async function trxNotGas(ctx: WorkerContext, address: string): Promise<bi
  */
 export function ensureGas(
   ctx: WorkerContext,
-  anchor: Pick<Transaction, 'id' | 'merchantId' | 'invoiceId' | 'eventId' | 'operatorRetries'>,
+  anchor: Anchor,
   step: SendStep,
   address: string,
   needSun: () => Promise<bigint>,
   costPayer: CostPayer,
-  options: Pick<SendOptions, 'topUp'> & { energySource?: 'POOL' | 'RENTAL' | 'BURN' } = {},
+  options: Pick<SendOptions, 'topUp' | 'landed'> & { energySource?: 'POOL' | 'RENTAL' | 'BURN' } = {},
 ): Promise<SendOutcome> {
-  return ensureSend(ctx, anchor, step, async () => {
+  return ensureSend(ctx, anchor, step, async (refBlock) => {
     const need = await needSun();
     const have = await spendableTrx(ctx, address);
     if (have >= need) return null;
@@ -83,9 +83,9 @@ export function ensureGas(
       amountUnits: amount,
       currency: 'TRX',
       costPayer,
-      signed: await ctx.chain.buildSignedTrxTransfer(ctx.gasWallet.privateKey, address, amount),
+      signed: await ctx.chain.buildSignedTrxTransfer(ctx.gasWallet.privateKey, address, amount, refBlock),
       // Which energy source the attempt this gas funds uses (lib/energy/engine.ts keeps the choice per attempt).
       ...(options.energySource && { energy: { energySource: options.energySource } }),
     };
-  }, { topUp: options.topUp });
+  }, { topUp: options.topUp, landed: options.landed });
 }

@@ -1,4 +1,4 @@
-import type { TransferCost } from '@/lib/chain/types';
+import type { RefBlock, TransferCost } from '@/lib/chain/types';
 import type { Transaction } from '@/lib/generated/prisma/client';
 import { parseScaled } from '@/lib/money/decimal';
 import { convertUnits, withMargin } from '@/lib/money/fees';
@@ -50,11 +50,11 @@ export async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: '
   const token = p.currency as Currency;
   const step = { purpose, address } as const;
   if (token === 'TRX') {
-    return ensureSend(ctx, p, step, async () => {
+    return ensureSend(ctx, p, step, async (refBlock) => {
       const cost = await ctx.chain.estimateTransfer({ token, from: address, to, amount: p.amountUnits });
       const amount = await amountFor(cost.totalFeeSun);
       if (amount <= 0n) return null;
-      return { type: 'TRANSFER', from: address, to, amountUnits: amount, currency: token, costPayer: 'PAYMENT', signed: await ctx.chain.buildSignedTrxTransfer(privateKey, to, amount) };
+      return { type: 'TRANSFER', from: address, to, amountUnits: amount, currency: token, costPayer: 'PAYMENT', signed: await ctx.chain.buildSignedTrxTransfer(privateKey, to, amount, refBlock) };
     });
   }
   let estimated: Promise<TransferCost> | undefined;
@@ -73,8 +73,12 @@ export async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: '
     return withMargin(cost.energy * params.energyFeeSun + cost.bandwidthFeeSun, ctx.settings.GAS_MARGIN_PERCENT);
   };
   const costPayer = purpose === 'FORWARD' ? 'MERCHANT' : 'SERVICE';
+  // Issue 24: the send goes out once what it needs (activation, lent or rented energy) is in a head
+  // block, referencing that block, instead of once it is final. Not for burning: the gas is counted
+  // from the ledger (spendableTrx), which books it only when final.
+  const fast = ctx.settings.FORWARD_BEFORE_FINALITY;
   const gasFor = (attempt: number, needSun: () => Promise<bigint>, energySource: 'POOL' | 'RENTAL' | 'BURN') =>
-    ensureGas(ctx, p, { purpose: purpose === 'FORWARD' ? 'FORWARD_GAS' : 'REFUND_GAS', index: attempt, address }, address, needSun, costPayer, { topUp: true, energySource });
+    ensureGas(ctx, p, { purpose: purpose === 'FORWARD' ? 'FORWARD_GAS' : 'REFUND_GAS', index: attempt, address }, address, needSun, costPayer, { topUp: true, energySource, landed: fast && energySource !== 'BURN' });
   // With the pool's energy the address needs TRX only to exist (activation: the gas wallet pays the
   // 1 TRX fee, the smallest transfer suffices); bandwidth beyond its free daily allowance is lent too.
   const poolGasNeed = async () => ((await ctx.chain.isActivated(address)) ? 0n : 1n);
@@ -118,9 +122,9 @@ export async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: '
     const gas = await gasFor(attempt, poolGasNeed, 'POOL');
     if (gas.state === 'pending' || gas.state === 'exhausted') return gas;
     try {
-      const energy = await lend(ctx, p, { purpose: purpose === 'FORWARD' ? 'FORWARD_ENERGY' : 'REFUND_ENERGY', index: attempt }, address, 'ENERGY', async () => (await estimate()).energy, costPayer);
+      const energy = await lend(ctx, p, { purpose: purpose === 'FORWARD' ? 'FORWARD_ENERGY' : 'REFUND_ENERGY', index: attempt }, address, 'ENERGY', async () => (await estimate()).energy, costPayer, { landed: fast });
       if (energy.state === 'pending' || energy.state === 'exhausted') return energy;
-      const bandwidth = await lend(ctx, p, { purpose: purpose === 'FORWARD' ? 'FORWARD_BANDWIDTH' : 'REFUND_BANDWIDTH', index: attempt }, address, 'BANDWIDTH', bandwidthToLend, costPayer).catch(async (err: unknown) => {
+      const bandwidth = await lend(ctx, p, { purpose: purpose === 'FORWARD' ? 'FORWARD_BANDWIDTH' : 'REFUND_BANDWIDTH', index: attempt }, address, 'BANDWIDTH', bandwidthToLend, costPayer, { landed: fast }).catch(async (err: unknown) => {
         if (!(err instanceof EnergyUnavailable)) throw err;
         // The pool's bandwidth is used up for today: the address burns its few hundred bytes instead (gas for them).
         return gasFor(attempt, async () => (await estimate()).bandwidthFeeSun, 'POOL');
@@ -154,7 +158,7 @@ export async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: '
       if (notReady) return notReady;
     }
   }
-  const plan = async (): Promise<PlannedSend | null> => {
+  const plan = async (refBlock: RefBlock | undefined): Promise<PlannedSend | null> => {
     const cost = await estimate();
     // With lent or rented energy the send burns only its bandwidth; a refund also deducts what the energy was rented for.
     const pool = source !== 'BURN';
@@ -169,7 +173,7 @@ export async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: '
       currency: token,
       // A USDT forward's energy is the merchant's; a refund's is deducted from what is returned.
       costPayer: purpose === 'FORWARD' ? 'MERCHANT' : 'PAYMENT',
-      signed: await ctx.chain.buildSignedUsdtTransfer(privateKey, to, amount, pool || fullLimit ? await poolFeeLimit() : await feeLimitNow()),
+      signed: await ctx.chain.buildSignedUsdtTransfer(privateKey, to, amount, pool || fullLimit ? await poolFeeLimit() : await feeLimitNow(), refBlock),
       energy: { energySource: source, energyUnits: cost.energy },
     };
   };

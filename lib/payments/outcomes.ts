@@ -15,6 +15,8 @@ import { type Payment, move } from './payment';
  * received until a merchant releases it. Never COMPLETED, never burned.
  */
 export async function hold(ctx: WorkerContext, p: Payment, reason: string): Promise<void> {
+  // Only what has surely arrived is held: a payment not final waits (issue 24), and is held once final if the reason still stands.
+  if (!p.solidified) return;
   if (await ctx.prisma.$transaction((tx) => move(tx, ctx, p, { to: 'HELD', reason, data: { heldReason: reason, error: null } }))) console.warn(`payment ${p.id} held: ${reason}`);
 }
 
@@ -25,6 +27,8 @@ export async function hold(ctx: WorkerContext, p: Payment, reason: string): Prom
  * payments of one invoice (TRX and USDT) apply both (issue 13, case 11).
  */
 export async function settle(ctx: WorkerContext, p: Payment, state: 'SETTLED' | 'REFUNDED', fee: bigint, sent: Transaction | null): Promise<void> {
+  // Reported only when final: the payment's block, and (its send confirmed) the send's (issue 24).
+  if (!p.solidified) return;
   const invoice = p.invoice;
   const forwarded = state === 'SETTLED' && sent ? sent.amountUnits : 0n;
   const kept = state === 'SETTLED' ? fee : sent ? p.amountUnits - sent.amountUnits - (p.currency === 'TRX' ? (sent.feeSun ?? 0n) : 0n) : 0n;
@@ -77,6 +81,23 @@ function convertFee(fee: bigint, amounts: InvoiceCurrency[], from: string, to: s
 }
 
 /**
+ * A payment seen before finality whose block a reorganisation replaced, and whose transaction can no
+ * longer land: the solidified chain is past its expiration (`expires_at`, kept from the transaction)
+ * and the scanner did not find it. Nothing arrived and nothing was booked; its sends, bound to its
+ * block, are dead (the door waits until each is proven so). Not reported: the invoice never counted it.
+ */
+export async function drop(ctx: WorkerContext, p: Payment): Promise<boolean> {
+  const deadline = p.expiresAt ?? new Date(p.createdAt.getTime() + MAX_TRANSACTION_LIFE_MS);
+  if ((await scannedUntil(ctx.prisma)).getTime() <= deadline.getTime()) return false;
+  const moved = await ctx.prisma.$transaction((tx) => move(tx, ctx, p, { to: 'DROPPED', data: { error: 'its block was replaced in a reorganisation and it expired without entering another', waitingReason: null } }));
+  if (moved) console.warn(`payment ${p.id} (${p.trnHash}) dropped: seen in a block a reorganisation replaced, expired without entering another`);
+  return moved;
+}
+
+/** A transaction's expiration lies at most 24 h past its reference block (java-tron's limit): the bound when the expiration was not read. */
+const MAX_TRANSACTION_LIFE_MS = 24 * 3600_000 + 3600_000;
+
+/**
  * A payment whose send failed for good: its funds stay at the invoice address
  * (HELD in the ledger, with the error). A SINGLE invoice that is still open
  * becomes ERROR through the one door, so a settled invoice is never reopened as
@@ -84,6 +105,7 @@ function convertFee(fee: bigint, amounts: InvoiceCurrency[], from: string, to: s
  * reports the payment.
  */
 export async function failPayment(ctx: WorkerContext, p: Payment, error: string): Promise<void> {
+  if (!p.solidified) return; // failed for good once final; a payment that may vanish is not reported (issue 24)
   await ctx.prisma.$transaction(async (tx) => {
     if (p.invoice) await tx.$queryRaw`SELECT id FROM invoices WHERE id = ${p.invoice.id} FOR UPDATE`;
     if (!(await move(tx, ctx, p, { to: 'FAILED', reason: `send failed: ${error}`, data: { error } }))) return;

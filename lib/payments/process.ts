@@ -6,7 +6,7 @@ import { TOKEN_DECIMALS, type Currency } from '@/lib/money/tokens';
 import type { WorkerContext } from '@/lib/worker/context';
 import { OPEN_PAYMENT_STATES } from './states';
 import { type Payment, loadPayment, toDecimal } from './payment';
-import { hold } from './outcomes';
+import { drop, hold } from './outcomes';
 import { screen } from './screen';
 import { forward } from './forward';
 import { refund } from './refund';
@@ -47,6 +47,12 @@ async function advancePayment(ctx: WorkerContext, id: number): Promise<void> {
   const load = () => loadPayment(ctx, id);
   let p: Payment = await load();
   if (p.type === 'TOPUP') return creditTopup(ctx, p);
+  // Seen before finality, then its block was replaced (issue 24): dropped once it can no longer land;
+  // until then nothing new is done for it, and sends already out are followed (ensureSend builds none).
+  if (!p.solidified && p.blockNumber === null) {
+    if (await drop(ctx, p)) return;
+    if (p.paymentState !== 'FORWARDING' && p.paymentState !== 'REFUNDING') return;
+  }
   if (p.paymentState === 'DETECTED' && p.invoice) {
     // Policies a merchant expects (docs/worker.md, "Held funds"): money the merchant did not ask
     // for in this form is kept for them to decide, not forwarded unseen or counted wrongly (case 8).

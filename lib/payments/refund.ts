@@ -3,11 +3,14 @@ import { convertUnits, withMargin } from '@/lib/money/fees';
 import { RATE_DECIMALS } from '@/lib/money/tokens';
 import type { WorkerContext } from '@/lib/worker/context';
 import { type Payment } from './payment';
+import { followOut } from './sends';
 import { hold, settle, failPayment } from './outcomes';
 import { REFUND_NOT_WORTH_IT, uneconomic, sendFromInvoice } from './invoiceSends';
 
 /** Returns a payment that failed AML to its sender, less the network cost of doing so. */
 export async function refund(ctx: WorkerContext, p: Payment): Promise<void> {
+  // Its gas and lending, out before it (issue 24), are followed to their end and booked.
+  await followOut(ctx, p);
   // A merchant's release may name where held funds go back to; otherwise the sender.
   const to = p.releaseAddress ?? p.fromAddress;
   // Judged before any gas is bought for it (issue 22, case 7): gas for a refund that returns nothing would be stranded.

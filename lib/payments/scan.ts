@@ -1,12 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { Transfer } from '@/lib/chain/types';
-import type { Prisma } from '@/lib/generated/prisma/client';
+import type { Prisma, Transaction } from '@/lib/generated/prisma/client';
 import { bookIncoming } from '@/lib/ledger/book';
 import type { WorkerContext } from '@/lib/worker/context';
 
-const CURSOR = 'main';
+/** The cursor of the solidified blocks scanned (the head scanner's is lib/payments/headScan.ts). */
+export const CURSOR = 'main';
 
-const chainRefOf = (t: Pick<Transfer, 'txId' | 'logIndex'>) => `${t.txId}:${t.logIndex ?? 'trx'}`;
+export const chainRefOf = (t: Pick<Transfer, 'txId' | 'logIndex'>) => `${t.txId}:${t.logIndex ?? 'trx'}`;
+
+/** A transfer with the id of the block it is in. */
+export type BlockTransfer = Transfer & { blockId: string };
 
 /**
  * Scans the next confirmed blocks once: every transfer to an invoice address
@@ -48,8 +52,12 @@ export async function scanNextBlocks(ctx: WorkerContext): Promise<number> {
   const from = cursor.blockNumber + 1;
   const to = Math.min(confirmedHead, from + settings.SCAN_BATCH_BLOCKS - 1);
   if (from > to) return 0;
-  const { transfers, lastBlock, lastBlockTime } = await chain.getBlockRangeTransfers(from, to);
-  if (lastBlock === null) return 0;
+  const blocks = await chain.getBlocks(from, to);
+  const last = blocks.at(-1);
+  if (!last) return 0;
+  const lastBlock = last.number;
+  const lastBlockTime = last.timestamp;
+  const transfers: BlockTransfer[] = blocks.flatMap((b) => b.transfers.map((t) => ({ ...t, blockId: b.id })));
 
   const moved = await prisma.$transaction(async (tx) => {
     // Optimistic lock: if another worker advanced the cursor, this batch is theirs.
@@ -60,8 +68,10 @@ export async function scanNextBlocks(ctx: WorkerContext): Promise<number> {
     if (count === 0) return false;
     const landed = transfers.filter((t) => t.success);
     const created = await tx.transaction.createManyAndReturn({ data: await rowsFor(tx, landed), skipDuplicates: true });
+    // Payments seen earlier in the head chain (lib/payments/headScan.ts) are final now, booked like new ones.
+    const finalized = await finalizeSeen(tx, landed, from, lastBlock);
     // Payments, payout top-ups and merchants' wallet top-ups arrive at service addresses: the ledger's first rows (lib/ledger).
-    await bookIncoming(tx, created);
+    await bookIncoming(tx, [...created, ...finalized]);
     await bookGasWallet(ctx, tx, landed);
     return true;
   });
@@ -122,7 +132,34 @@ async function bookGasWallet(ctx: WorkerContext, tx: Prisma.TransactionClient, t
   if (entries.length) await tx.ledgerEntry.createMany({ data: entries });
 }
 
-async function rowsFor(tx: Prisma.TransactionClient, transfers: Transfer[]): Promise<Prisma.TransactionCreateManyInput[]> {
+/**
+ * Payments recorded from the head chain before finality (issue 24) whose transfers are in these
+ * solidified blocks: now final (`solidified`), returned to be booked. Those seen in one of these
+ * blocks and not in it now were in a block a reorganisation replaced: unseen again (no block) until
+ * the head scanner or this scan finds them in a later one, or they are dropped (lib/payments/process.ts).
+ */
+async function finalizeSeen(tx: Prisma.TransactionClient, transfers: BlockTransfer[], from: number, to: number): Promise<Transaction[]> {
+  // Few rows: the payments of the last minute or so, and those unseen since a reorganisation.
+  const pending = await tx.transaction.findMany({ where: { solidified: false, type: 'PAYMENT', paymentState: { not: 'DROPPED' } }, select: { id: true, chainRef: true, blockNumber: true } });
+  if (pending.length === 0) return [];
+  const byRef = new Map(transfers.map((t) => [chainRefOf(t), t]));
+  const finalized: Transaction[] = [];
+  for (const p of pending) {
+    const t = byRef.get(p.chainRef);
+    if (!t) continue;
+    const [row] = await tx.transaction.updateManyAndReturn({ where: { id: p.id, solidified: false }, data: { solidified: true, blockNumber: t.blockNumber, blockId: t.blockId } });
+    if (row) finalized.push(row);
+  }
+  const gone = pending.filter((p) => !byRef.has(p.chainRef) && p.blockNumber !== null && p.blockNumber >= from && p.blockNumber <= to).map((p) => p.id);
+  if (gone.length) await tx.transaction.updateMany({ where: { id: { in: gone }, solidified: false }, data: { blockNumber: null, blockId: null } });
+  return finalized;
+}
+
+/**
+ * The rows the transfers make: a PAYMENT to an invoice (a TOPUP to a mass payout's address), a
+ * TOPUP to a merchant's top-up or activation wallet; nothing for our own gas sends.
+ */
+export async function rowsFor(tx: Prisma.TransactionClient, transfers: BlockTransfer[]): Promise<Prisma.TransactionCreateManyInput[]> {
   if (transfers.length === 0) return [];
   const recipients = [...new Set(transfers.map((t) => t.to))];
   const [invoices, merchants, ours] = await Promise.all([
@@ -142,7 +179,7 @@ async function rowsFor(tx: Prisma.TransactionClient, transfers: Transfer[]): Pro
 
   return transfers.flatMap((t): Prisma.TransactionCreateManyInput[] => {
     if (ourTx.has(t.txId)) return [];
-    const base = { trnHash: t.txId, chainRef: chainRefOf(t), fromAddress: t.from, toAddress: t.to, amountUnits: t.amount, currency: t.token, blockNumber: t.blockNumber };
+    const base = { trnHash: t.txId, chainRef: chainRefOf(t), fromAddress: t.from, toAddress: t.to, amountUnits: t.amount, currency: t.token, blockNumber: t.blockNumber, blockId: t.blockId };
     const invoice = invoiceByAddress.get(t.to);
     if (invoice) {
       // A mass payout's top-up is handled by the payout flow, not forwarded.

@@ -19,6 +19,8 @@ export async function screen(ctx: WorkerContext, p: Payment): Promise<void> {
   const costTrx = ctx.settings.AML_CHECK_COST_TRX;
   const { record, passed, hold: holdReason } = await runAmlCheck(ctx.aml, { txId: p.trnHash, address: p.fromAddress, currency: p.currency }, Number(p.merchant.amlRiskLimit.toFixed()), Number(costTrx));
   if (holdReason) {
+    // Held only once final (issue 24): until then the check is asked again each round (a refused check costs nothing).
+    if (!p.solidified) return;
     await ctx.prisma.$transaction((tx) => move(tx, ctx, p, { to: 'HELD', reason: holdReason, data: { amlCheck: record as object, heldReason: holdReason, error: null } }));
     return;
   }

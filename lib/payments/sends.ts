@@ -1,5 +1,5 @@
 import { TxRejectedError } from '@/lib/chain/errors';
-import type { SignedTransfer } from '@/lib/chain/types';
+import type { RefBlock, SignedTransfer } from '@/lib/chain/types';
 import type { CostPayer, SendPurpose, Transaction, TransactionType } from '@/lib/generated/prisma/client';
 import { bookSendLanded, rentalPriceOf } from '@/lib/ledger/book';
 import { withMargin } from '@/lib/money/fees';
@@ -34,12 +34,22 @@ export interface SendStep {
 
 export type SendOutcome =
   | { state: 'confirmed'; row: Transaction }
+  /**
+   * In a block of the head chain, executed, not final yet: only for a step asked with `landed`
+   * (a send another send waits for: gas, a lending; issue 24). The send that follows it references
+   * its block, so it can never execute on a chain without it; it is booked when final (`followOut`).
+   */
+  | { state: 'landed'; row: Transaction }
   /** The planner decided nothing needs sending. */
   | { state: 'skipped' }
   | { state: 'pending' }
   | { state: 'exhausted'; error: string };
 
-type Anchor = Pick<Transaction, 'id' | 'merchantId' | 'invoiceId' | 'eventId' | 'operatorRetries'>;
+/**
+ * What a step's sends are made for: a payment (or a payout's top-up). A payment seen before its
+ * block is final (`solidified` false, issue 24) binds every send made for it to that block.
+ */
+export type Anchor = Pick<Transaction, 'id' | 'merchantId' | 'invoiceId' | 'eventId' | 'operatorRetries' | 'solidified' | 'blockNumber' | 'blockId'>;
 
 export interface SendOptions {
   /**
@@ -56,6 +66,11 @@ export interface SendOptions {
    * before recording it); the caller fixes what it waits for (gas) meanwhile.
    */
   beforeBroadcast?: (row: Transaction) => Promise<string | null>;
+  /**
+   * The step is done once its send is in a head block and executed (`landed`), not only once final:
+   * for a send the next one waits for (gas, a lending), which then references its block (issue 24).
+   */
+  landed?: boolean;
 }
 
 const STEP_NAMES: Record<SendPurpose, string> = {
@@ -101,16 +116,21 @@ export function nextAttempt(row: Transaction | null): number | null {
  * chain), so a crash at any point never sends twice and never forgets a send.
  * The unique send_key stops two workers building one step twice.
  */
-export async function ensureSend(ctx: WorkerContext, anchor: Anchor, step: SendStep, plan: () => Promise<PlannedSend | null>, options: SendOptions = {}): Promise<SendOutcome> {
+export async function ensureSend(ctx: WorkerContext, anchor: Anchor, step: SendStep, plan: (refBlock: RefBlock | undefined) => Promise<PlannedSend | null>, options: SendOptions = {}): Promise<SendOutcome> {
   let row = await latestSend(ctx, anchor.id, step);
   const attempt = nextAttempt(row) ?? (options.topUp && row?.sendState === 'CONFIRMED' ? (row.sendAttempt ?? 1) + 1 : null);
   if (attempt !== null) {
+    // Seen before finality, then its block was replaced (a reorganisation): nothing is made for it until it is seen again.
+    if (!anchor.solidified && anchor.blockNumber === null) return { state: 'pending' };
     const spent = await exhausted(ctx, anchor, step, options.burnNowSun);
     if (spent) return { state: 'exhausted', error: spent };
     if (row?.sendState === 'FAILED' && !cannotSucceed(row) && Date.now() < row.updatedAt.getTime() + retryBackoffMs(ctx, row.sendAttempt ?? 1)) return { state: 'pending' };
     if (step.address && (await busyElsewhere(ctx, step.address, anchor.id))) return { state: 'pending' };
-    const planned = await plan();
+    const refBlock = await refBlockFor(ctx, anchor);
+    const planned = await plan(refBlock);
     if (!planned) return { state: 'skipped' };
+    // A send for a payment not final, or built on a send not final, must reference its block: the guard of issue 24.
+    if (refBlock && !references(planned.signed, refBlock)) throw new Error(`send ${stepName(step)} of ${anchor.id} was built without reference block ${refBlock.number}`);
     try {
       row = await ctx.prisma.transaction.create({
         data: {
@@ -142,7 +162,38 @@ export async function ensureSend(ctx: WorkerContext, anchor: Anchor, step: SendS
       throw err;
     }
   }
-  return advanceSend(ctx, row!, options.beforeBroadcast);
+  return advanceSend(ctx, row!, { beforeBroadcast: options.beforeBroadcast, landed: options.landed, anchorFinal: anchor.solidified });
+}
+
+/**
+ * The block a send made now for `anchor` must reference (TaPoS; docs/worker.md, "Forwarding
+ * before finality"), or undefined for the head: the newest of the payment's own block while it is
+ * not final and the blocks of its sends that are in the head chain and not final (the gas or lending
+ * the new send needs). Each such send references the one before it, back to the payment, so on any
+ * fork without the payment, or without anything the new send needs, the new send can never execute.
+ */
+async function refBlockFor(ctx: WorkerContext, anchor: Anchor): Promise<RefBlock | undefined> {
+  const blocks: RefBlock[] = [];
+  if (!anchor.solidified && anchor.blockNumber !== null && anchor.blockId !== null) blocks.push({ number: anchor.blockNumber, id: anchor.blockId });
+  const landed = await ctx.prisma.transaction.findMany({ where: { sourceId: anchor.id, sendState: 'BROADCAST', blockId: { not: null } }, select: { blockNumber: true, blockId: true } });
+  for (const l of landed) if (l.blockNumber !== null && l.blockId !== null) blocks.push({ number: l.blockNumber, id: l.blockId });
+  return blocks.reduce<RefBlock | undefined>((newest, b) => (newest === undefined || b.number > newest.number ? b : newest), undefined);
+}
+
+/** Whether a signed transaction references `block` (its ref_block_bytes and ref_block_hash). */
+function references(signed: SignedTransfer, block: RefBlock): boolean {
+  const raw = (signed.signedTx as { raw_data?: { ref_block_bytes?: string; ref_block_hash?: string } }).raw_data;
+  return raw?.ref_block_bytes === block.number.toString(16).slice(-4).padStart(4, '0') && raw.ref_block_hash === block.id.slice(16, 32);
+}
+
+/**
+ * Follows the anchor's sends that are out and not final (its gas, its lending) to their end, so each
+ * is booked when final although the step that needed it has moved on (issue 24); the forward or
+ * refund itself is followed by its own step.
+ */
+export async function followOut(ctx: WorkerContext, anchor: Anchor): Promise<void> {
+  const rows = await ctx.prisma.transaction.findMany({ where: { sourceId: anchor.id, sendState: 'BROADCAST', sendPurpose: { notIn: ['FORWARD', 'REFUND', 'ENERGY_RECLAIM'] } } });
+  for (const row of rows) await advanceSend(ctx, row, { landed: true, anchorFinal: anchor.solidified });
 }
 
 /** The fee_limit a stored USDT call carries (sun); null for a TRX transfer. */
@@ -196,14 +247,14 @@ export async function exhausted(ctx: WorkerContext, anchor: Anchor, step: SendSt
  * before the send is declared dead and may be rebuilt.
  */
 async function provenDead(ctx: WorkerContext, row: Transaction): Promise<boolean> {
-  const raw = (row.signedTx as { raw_data?: { ref_block_bytes?: string } } | null)?.raw_data;
+  const raw = (row.signedTx as { raw_data?: { ref_block_bytes?: string; ref_block_hash?: string } } | null)?.raw_data;
   const expiresAt = row.expiresAt?.getTime();
   if (!raw?.ref_block_bytes || expiresAt === undefined) return false;
   const solid = await ctx.chain.getConfirmedBlockNumber();
   // The reference block is the newest block at or below the head with these low 16 bits.
   let from = solid - ((solid - parseInt(raw.ref_block_bytes, 16)) & 0xffff) + 1;
-  let proven = false;
-  while (from <= solid) {
+  let proven = await referencesReplacedBlock(ctx, raw.ref_block_bytes, raw.ref_block_hash ?? '', solid);
+  while (!proven && from <= solid) {
     const to = Math.min(from + 99, solid);
     const range = await ctx.chain.getBlockRangeTransfers(from, to);
     if (range.lastBlock === null || range.transfers.some((t) => t.txId === row.trnHash)) return false;
@@ -221,6 +272,34 @@ async function provenDead(ctx: WorkerContext, row: Transaction): Promise<boolean
     return false;
   }
   return true;
+}
+
+/**
+ * Whether the transaction references a block the final chain does not hold (TaPoS, issue 24): its
+ * reference block's height is solidified and the block there is another one. A node refuses it on
+ * that chain for ever, so it can never execute, expired or not: a send bound to a payment whose
+ * block a reorganisation replaced is proven dead as soon as that height is final.
+ */
+async function referencesReplacedBlock(ctx: WorkerContext, refBytes: string, refHash: string, solid: number): Promise<boolean> {
+  const head = await ctx.chain.getBlockNumber();
+  const refNumber = head - ((head - parseInt(refBytes, 16)) & 0xffff);
+  if (refNumber > solid || refNumber < 0) return false;
+  const id = await ctx.chain.getSolidifiedBlockId(refNumber);
+  return id !== null && id.slice(16, 32) !== refHash;
+}
+
+/**
+ * A send in a head block, executed, not final (or final before what it was made for): `landed` for
+ * a step that asked for it, with the block it is in recorded (checked to hold it, so a later send
+ * references the block the send really is in); otherwise still pending.
+ */
+async function landedSend(ctx: WorkerContext, row: Transaction, blockNumber: number, follow: Follow): Promise<SendOutcome> {
+  if (!follow.landed) return { state: 'pending' };
+  if (row.blockNumber === blockNumber && row.blockId !== null) return { state: 'landed', row };
+  const blockId = await ctx.chain.getBlockIdHolding(blockNumber, row.trnHash);
+  if (blockId === null) return { state: 'pending' };
+  await ctx.prisma.transaction.updateMany({ where: { id: row.id, sendState: { in: ['SIGNED', 'BROADCAST'] } }, data: { blockNumber, blockId } });
+  return { state: 'landed', row: { ...row, blockNumber, blockId } };
 }
 
 /** Whether another payment or payout has a send in flight from `address`, or gas in flight to it. */
@@ -262,9 +341,21 @@ async function markFailed(ctx: WorkerContext, row: Transaction, error: string, l
 }
 
 /** Follows a stored send one round (broadcast, landed, proven dead): for sends built outside a step (an operator's stake). */
-export const followSend = (ctx: WorkerContext, row: Transaction): Promise<SendOutcome> => advanceSend(ctx, row);
+export const followSend = (ctx: WorkerContext, row: Transaction): Promise<SendOutcome> => advanceSend(ctx, row, { anchorFinal: true });
 
-async function advanceSend(ctx: WorkerContext, row: Transaction, beforeBroadcast?: SendOptions['beforeBroadcast']): Promise<SendOutcome> {
+interface Follow {
+  beforeBroadcast?: SendOptions['beforeBroadcast'];
+  /** Report a send in a head block, executed, as `landed` (SendOptions.landed). */
+  landed?: boolean;
+  /**
+   * Whether what the send was made for is final. A send for a payment not final is never booked:
+   * its block is after the payment's, and the payment is booked first (lib/payments/scan.ts).
+   */
+  anchorFinal: boolean;
+}
+
+async function advanceSend(ctx: WorkerContext, row: Transaction, follow: Follow): Promise<SendOutcome> {
+  const { beforeBroadcast } = follow;
   if (row.sendState === 'CONFIRMED') return { state: 'confirmed', row };
   const expiresAt = row.expiresAt?.getTime();
   let refusal: string | null = null;
@@ -289,6 +380,11 @@ async function advanceSend(ctx: WorkerContext, row: Transaction, beforeBroadcast
     }
   }
   const status = await ctx.chain.getTransactionStatus(row.trnHash, expiresAt);
+  if ((status.status === 'pending' || (status.status === 'confirmed' && !follow.anchorFinal)) && status.blockNumber !== null) return landedSend(ctx, row, status.blockNumber, follow);
+  if (status.status === 'unknown' && row.blockId !== null) {
+    // It was in a head block that a reorganisation replaced: not landed any more (what referenced that block is dead).
+    await ctx.prisma.transaction.updateMany({ where: { id: row.id, sendState: { in: ['SIGNED', 'BROADCAST'] } }, data: { blockNumber: null, blockId: null } });
+  }
   switch (status.status) {
     case 'confirmed': {
       const confirmed = await ctx.prisma.$transaction(async (tx) => {

@@ -9,24 +9,34 @@ import { enqueueInvoiceWebhook } from '@/lib/webhooks/outbox';
  */
 export const PAYMENT_TRANSITIONS: Record<PaymentState, readonly PaymentState[]> = {
   // Screened when the merchant has AML on; held before screening (dust, a canceled invoice,
-  // a token not accepted); a merchant's top-up is credited at once (SETTLED).
-  DETECTED: ['AML_PENDING', 'FORWARDING', 'HELD', 'SETTLED'],
+  // a token not accepted); a merchant's top-up is credited at once (SETTLED). Seen before
+  // finality, a payment whose block a reorganisation replaced and whose transaction can no
+  // longer land is DROPPED from any open state (issue 24).
+  DETECTED: ['AML_PENDING', 'FORWARDING', 'HELD', 'SETTLED', 'DROPPED'],
   // Passed, failed (returned to the sender), or held (the provider refused the check).
-  AML_PENDING: ['FORWARDING', 'REFUNDING', 'HELD'],
-  FORWARDING: ['SETTLED', 'HELD', 'FAILED'],
-  REFUNDING: ['REFUNDED', 'HELD', 'FAILED'],
+  AML_PENDING: ['FORWARDING', 'REFUNDING', 'HELD', 'DROPPED'],
+  FORWARDING: ['SETTLED', 'HELD', 'FAILED', 'DROPPED'],
+  REFUNDING: ['REFUNDED', 'HELD', 'FAILED', 'DROPPED'],
   // Released by the merchant: screened first, forwarded, or returned to an address they name.
   HELD: ['AML_PENDING', 'FORWARDING', 'REFUNDING'],
   // An operator's retry (npm run payment:retry).
   FAILED: ['FORWARDING', 'REFUNDING'],
   SETTLED: [],
   REFUNDED: [],
+  DROPPED: [],
 };
 
 /** States in which the worker still moves the payment's money. */
 export const OPEN_PAYMENT_STATES = ['DETECTED', 'AML_PENDING', 'FORWARDING', 'REFUNDING'] as const satisfies readonly PaymentState[];
 /** States whose money has been fully accounted for: forwarded, returned, or kept at the address (held or failed). */
 export const CLOSED_PAYMENT_STATES = ['SETTLED', 'REFUNDED', 'FAILED', 'HELD'] as const satisfies readonly PaymentState[];
+/**
+ * Moves that account for money received, so only for a payment whose block is solidified: before
+ * that it may still vanish in a reorganisation, and nothing is booked, held, reported or settled for
+ * money that may never have arrived (issue 24). The sends of a payment not yet final are made, bound
+ * to its block; their outcome is booked once the payment is.
+ */
+const NEEDS_FINAL: readonly PaymentState[] = CLOSED_PAYMENT_STATES;
 
 export const isOpenPaymentState = (s: PaymentState | null): boolean => s !== null && (OPEN_PAYMENT_STATES as readonly PaymentState[]).includes(s);
 
@@ -37,7 +47,7 @@ export function canMovePayment(from: PaymentState, to: PaymentState): boolean {
 /** A move the table forbids: a bug in the caller, never a race (races return false). */
 export class IllegalPaymentMove extends Error {}
 
-export type DoorPayment = Pick<Transaction, 'id' | 'type' | 'paymentState' | 'invoiceId' | 'eventId' | 'toAddress' | 'currency' | 'amountUnits'> & {
+export type DoorPayment = Pick<Transaction, 'id' | 'type' | 'paymentState' | 'invoiceId' | 'eventId' | 'toAddress' | 'currency' | 'amountUnits' | 'solidified' | 'blockNumber'> & {
   invoice: { type: string } | null;
 };
 
@@ -67,17 +77,22 @@ const REPORTED: readonly PaymentState[] = ['SETTLED', 'REFUNDED', 'FAILED', 'HEL
  *   race with another worker or a merchant's action cannot skip a rule (returns false);
  * - books the ledger of the move (HELD in and out, the fee or refund cost kept) and queues a
  *   static address's per-payment webhook, in the same transaction;
- * - flags a single-use (SINGLE) address's gas remainder for return once the payment is closed.
+ * - flags a single-use (SINGLE) address's gas remainder for return once the payment is closed;
+ * - closes (settles, holds, fails, refunds) only a payment whose block is solidified, and drops only
+ *   one that is in no block (issue 24).
  */
 export async function changePaymentState(tx: Prisma.TransactionClient, p: DoorPayment, move: PaymentMove): Promise<boolean> {
   const from = p.paymentState;
   if (from === null) throw new IllegalPaymentMove(`transaction ${p.id} has no payment state`);
   if (!canMovePayment(from, move.to)) throw new IllegalPaymentMove(`payment ${p.id}: ${from} -> ${move.to} is not a move the payment state machine allows`);
+  if (NEEDS_FINAL.includes(move.to) && !p.solidified) throw new IllegalPaymentMove(`payment ${p.id}: ${from} -> ${move.to} before its block is solidified`);
+  if (move.to === 'DROPPED' && (p.solidified || p.blockNumber !== null)) throw new IllegalPaymentMove(`payment ${p.id}: dropped while it is in a block`);
   const inFlight = await tx.transaction.count({ where: { sourceId: p.id, sendState: { in: ['SIGNED', 'BROADCAST'] } } });
   if (inFlight > 0) return false;
   const closing = (CLOSED_PAYMENT_STATES as readonly PaymentState[]).includes(move.to);
   const { count } = await tx.transaction.updateMany({
-    where: { id: p.id, paymentState: from, ...(move.leaseOwner !== undefined && { leaseOwner: move.leaseOwner }) },
+    // Dropped only while still in no block (a scanner may just have seen it again).
+    where: { id: p.id, paymentState: from, ...(move.to === 'DROPPED' && { solidified: false, blockNumber: null }), ...(move.leaseOwner !== undefined && { leaseOwner: move.leaseOwner }) },
     data: { ...move.data, paymentState: move.to, ...(closing && p.type === 'PAYMENT' && p.invoice?.type === 'SINGLE' && { gasReturnDue: true }) },
   });
   if (count !== 1) return false;
@@ -94,6 +109,6 @@ export async function changePaymentState(tx: Prisma.TransactionClient, p: DoorPa
 export function paymentStateDiagram(): string {
   const lines = ['stateDiagram-v2', '  [*] --> DETECTED'];
   for (const [from, tos] of Object.entries(PAYMENT_TRANSITIONS)) for (const to of tos) lines.push(`  ${from} --> ${to}`);
-  for (const s of ['SETTLED', 'REFUNDED']) lines.push(`  ${s} --> [*]`);
+  for (const s of ['SETTLED', 'REFUNDED', 'DROPPED']) lines.push(`  ${s} --> [*]`);
   return lines.join('\n');
 }

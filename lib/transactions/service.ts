@@ -13,9 +13,18 @@ export type TransactionListFilter = Omit<ListTransactionsQuery, 'limit' | 'offse
 
 export const TRANSACTION_NOT_FOUND = 'Address not found.';
 
-/** A send attempt that never entered a block did not happen on chain, so clients never see it. */
+/**
+ * A send attempt that never entered a block did not happen on chain, so clients never see it. Nor a
+ * payment seen before its block is final, or the sends made for it meanwhile (issue 24): it may
+ * still vanish in a reorganisation, and a listed PAYMENT reads as money received.
+ */
 // (send_state is NULL on incoming rows, and NOT (NULL = 'FAILED') would drop them.)
-const visible = (merchantId: number): Prisma.TransactionWhereInput => ({ merchantId, OR: [{ sendState: null }, { sendState: { not: 'FAILED' } }] });
+const visible = (merchantId: number): Prisma.TransactionWhereInput => ({
+  merchantId,
+  solidified: true,
+  OR: [{ sendState: null }, { sendState: { not: 'FAILED' } }],
+  NOT: { source: { is: { solidified: false } } },
+});
 
 function searchFilter(term: string): Prisma.TransactionWhereInput[] {
   const or: Prisma.TransactionWhereInput[] = [

@@ -19,7 +19,23 @@ export interface RequestOptions {
   localAddress?: string;
 }
 
-export function httpRequest(url: string, opts: RequestOptions = {}): Promise<HttpResponse> {
+/**
+ * One request. Node's global agent keeps connections alive (Node 19+), and a server closes an idle
+ * one after its keep-alive timeout: a request written on a reused connection just as the server
+ * closed it fails with ECONNRESET before the server read anything. Node's documented remedy is to
+ * send it again on a new connection then (`req.reusedSocket`); the server never saw the first.
+ */
+export async function httpRequest(url: string, opts: RequestOptions = {}): Promise<HttpResponse> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await requestOnce(url, opts);
+    } catch (err) {
+      if (!(err as { reusedSocket?: boolean }).reusedSocket || (err as NodeJS.ErrnoException).code !== 'ECONNRESET' || attempt >= 3) throw err;
+    }
+  }
+}
+
+function requestOnce(url: string, opts: RequestOptions): Promise<HttpResponse> {
   const body = opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
   return new Promise((resolve, reject) => {
     const req = request(
@@ -45,7 +61,7 @@ export function httpRequest(url: string, opts: RequestOptions = {}): Promise<Htt
         );
       },
     );
-    req.on('error', reject);
+    req.on('error', (err) => reject(Object.assign(err, { reusedSocket: req.reusedSocket })));
     if (body !== undefined) req.write(body);
     req.end();
   });

@@ -35,7 +35,7 @@ export class SettlementStack {
    * `workerEnv` is the worker's settings beside the flagged sender (AML_FLAGGED_ADDRESSES);
    * `beforeWorker` funds what else the suite needs before the worker starts scanning.
    */
-  async start(workerEnv: Record<string, string> = {}, beforeWorker?: () => Promise<void>): Promise<this> {
+  async start(workerEnv: Record<string, string> = {}, beforeWorker?: () => Promise<void>, devnetOptions: { blockMs?: number; solidifiedDepth?: number } = {}): Promise<this> {
     this.hookServer = createServer((req, res) => {
       let body = '';
       req.on('data', (d) => (body += d));
@@ -48,7 +48,7 @@ export class SettlementStack {
     const port = await freePort();
     await new Promise<void>((r) => this.hookServer.listen(port, '127.0.0.1', r));
     this.hookUrl = `http://127.0.0.1:${port}/hook`;
-    this.devnet = await startDevnetProcess({ blockMs: 100, solidifiedDepth: 3 });
+    this.devnet = await startDevnetProcess({ blockMs: 100, solidifiedDepth: 3, ...devnetOptions });
     this.app = await startApp({ TRON_FULL_NODE_URL: this.devnet.url, TRON_USDT_CONTRACT: this.devnet.usdtContract });
     this.chain = createChain({ fullNodeUrl: this.devnet.url, apiKey: null, usdtContract: this.devnet.usdtContract, txExpirationMs: 60_000 });
     await this.pay(this.gasWallet.address, '10000', 'TRX');

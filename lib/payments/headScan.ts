@@ -1,0 +1,85 @@
+import type { ChainBlock } from '@/lib/chain/types';
+import type { WorkerContext } from '@/lib/worker/context';
+import { CURSOR, chainRefOf, rowsFor, type BlockTransfer } from './scan';
+
+/** The head scanner's cursor: the last block it read above the solidified ones, with its id. */
+const HEAD = 'head';
+const MAX_BLOCKS = 100;
+
+/**
+ * Reads the blocks above the solidified head once (issue 24) and records every payment to an
+ * invoice address in them as a PAYMENT row that is not final yet (`solidified` false, with the
+ * block it is in): the payments job screens and forwards it at once, each send bound to its
+ * block, and the scanner of solidified blocks (scan.ts) books it when its block is final. Nothing
+ * else is recorded from the head: top-ups of payouts and of merchants' wallets wait for finality.
+ *
+ * A reorganisation is seen when the next block's parent is not the block the cursor holds: the
+ * whole unsolidified window is then read again, and a payment seen in a block the chain no
+ * longer holds is unseen again (no block) or moved to the block it is in now. Returns the blocks read.
+ */
+export async function scanHead(ctx: WorkerContext): Promise<number> {
+  const { prisma, chain } = ctx;
+  const [solid, cursor] = await Promise.all([
+    prisma.chainCursor.findUnique({ where: { name: CURSOR } }),
+    prisma.chainCursor.findUnique({ where: { name: HEAD } }),
+  ]);
+  // The scanner of solidified blocks starts first: it books the gas wallet's opening balance with its cursor.
+  if (!solid) return 0;
+  const head = await chain.getBlockNumber();
+  const following = cursor !== null && cursor.blockNumber > solid.blockNumber && cursor.blockId !== null;
+  const next = following ? cursor.blockNumber + 1 : solid.blockNumber + 1;
+  if (next > head) return 0;
+  let blocks = await chain.getBlocks(next, Math.min(head, next + MAX_BLOCKS - 1));
+  if (blocks.length === 0) return 0;
+  if (following && blocks[0]!.parentId !== cursor.blockId) {
+    // The block the cursor holds is not on the chain any more: read the whole window again.
+    console.warn(`head scan: block ${cursor.blockNumber} (${cursor.blockId}) was replaced by a reorganisation; reading from block ${solid.blockNumber + 1} again`);
+    blocks = await chain.getBlocks(solid.blockNumber + 1, Math.min(head, solid.blockNumber + MAX_BLOCKS));
+    if (blocks.length === 0) return 0;
+  }
+  if (!contiguous(blocks)) return 0; // the node reorganised while it answered: next round
+  await record(ctx, blocks);
+  return blocks.length;
+}
+
+/** Each block's parent is the block before it. */
+const contiguous = (blocks: ChainBlock[]) => blocks.every((b, i) => i === 0 || b.parentId === blocks[i - 1]!.id);
+
+async function record(ctx: WorkerContext, blocks: ChainBlock[]): Promise<void> {
+  const last = blocks.at(-1)!;
+  const cursor = { blockNumber: last.number, blockId: last.id, blockTime: new Date(last.timestamp) };
+  const transfers: BlockTransfer[] = blocks.flatMap((b) => b.transfers.filter((t) => t.success).map((t) => ({ ...t, blockId: b.id })));
+  // Most blocks hold no payment of ours and no height we recorded one at: then only the cursor moves,
+  // without a transaction (every block, every few hundred ms: it must cost next to nothing).
+  const [candidates, recordedThere] = await Promise.all([
+    rowsFor(ctx.prisma, transfers),
+    ctx.prisma.transaction.count({ where: { solidified: false, type: 'PAYMENT', blockNumber: { gte: blocks[0]!.number, lte: last.number } } }),
+  ]);
+  if (!candidates.some((r) => r.type === 'PAYMENT') && recordedThere === 0) {
+    await ctx.prisma.chainCursor.upsert({ where: { name: HEAD }, create: { name: HEAD, ...cursor }, update: cursor });
+    return;
+  }
+  await ctx.prisma.$transaction(async (tx) => {
+    // The solidified scanner's cursor, held for this transaction: a block it has booked (or books
+    // meanwhile) is its own, so a payment is never recorded unfinal in a block already final.
+    const [solid] = await tx.$queryRaw<{ block_number: number }[]>`SELECT block_number FROM chain_cursors WHERE name = ${CURSOR} FOR SHARE`;
+    const window = blocks.filter((b) => b.number > (solid?.block_number ?? Infinity));
+    if (window.length === 0) return;
+    const inWindow = transfers.filter((t) => t.blockNumber >= window[0]!.number);
+    const rows = (await rowsFor(tx, inWindow))
+      .filter((r) => r.type === 'PAYMENT')
+      .map((r) => {
+        const t = inWindow.find((x) => chainRefOf(x) === r.chainRef)!;
+        return { ...r, solidified: false, expiresAt: t.expiration === undefined ? null : new Date(t.expiration) };
+      });
+    if (rows.length) await tx.transaction.createMany({ data: rows, skipDuplicates: true });
+    // Seen before (in another block, or unseen since a reorganisation): it is in this one now.
+    for (const r of rows) await tx.transaction.updateMany({ where: { chainRef: r.chainRef, solidified: false, paymentState: { not: 'DROPPED' } }, data: { blockNumber: r.blockNumber, blockId: r.blockId } });
+    // Seen in one of these heights before, and not in the block there now: unseen again.
+    await tx.transaction.updateMany({
+      where: { solidified: false, type: 'PAYMENT', blockNumber: { gte: window[0]!.number, lte: last.number }, chainRef: { notIn: rows.map((r) => r.chainRef) } },
+      data: { blockNumber: null, blockId: null },
+    });
+    await tx.chainCursor.upsert({ where: { name: HEAD }, create: { name: HEAD, ...cursor }, update: cursor });
+  });
+}
