@@ -16,6 +16,7 @@ import { accountsJob } from './accounts';
 import { energyJob } from './energy';
 import { expiryJob } from './expiry';
 import { gasReturnsJob } from './gasReturns';
+import { mailJob } from './mail';
 import { paymentsJob } from './payments';
 import { payoutsJob } from './payouts';
 import { scanJob } from './scan';
@@ -51,7 +52,7 @@ if (settings.AML_PROVIDER === 'http') {
 }
 // Every background job is a file under worker/ (docs/worker.md, "Jobs").
 const deps: JobDeps = { ctx, mnemonic };
-const jobs: WorkerJob[] = [scanJob(deps), paymentsJob(deps), gasReturnsJob(deps), payoutsJob(deps), expiryJob(deps), accountsJob(deps), energyJob(deps), ...webhookJobs(deps)];
+const jobs: WorkerJob[] = [scanJob(deps), paymentsJob(deps), gasReturnsJob(deps), payoutsJob(deps), expiryJob(deps), accountsJob(deps), energyJob(deps), mailJob(deps), ...webhookJobs(deps)];
 const loops = jobs.map((job) => startLoop(job.name, job.idleMs ?? settings.WORKER_POLL_MS, () => job.step()));
 console.log(`worker: running as ${ctx.owner}; node ${chainConfig().fullNodeUrl}; gas wallet ${ctx.gasWallet.address}`);
 
