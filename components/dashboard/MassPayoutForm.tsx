@@ -10,7 +10,7 @@ import type { PayoutEstimateJson, PayoutTargetInput } from '@/lib/payouts/schema
 import { dashboardApi, RequestError } from './api';
 import { SubmitButton } from './SubmitButton';
 import { CopyText } from './CopyText';
-import { Button, Card, Facts, FieldError, inputClass, Select } from './ui';
+import { Button, Card, Facts, FieldError, formatTime, inputClass, Select } from './ui';
 
 interface PayoutRequest {
   // A line without an amount is sent without one, so the API names what is missing.
@@ -195,7 +195,7 @@ export function MassPayoutForm() {
               <Link className="text-indigo-600 underline dark:text-indigo-400" href={`/dashboard/invoices/${created.id}`}>
                 invoice #{created.id}
               </Link>
-              . Send the top-up before {new Date(created.expired_at).toLocaleString()}; the targets are paid once it arrives.
+              . Send the top-up before {formatTime(created.expired_at)}; the targets are paid once it arrives.
             </p>
             <Facts
               label="Payout top-up"

@@ -101,8 +101,15 @@ export function Mono({ children }: { children: ReactNode }) {
   return <code className="break-all font-mono text-xs">{children}</code>;
 }
 
-export function formatTime(iso: string | null): string {
-  return iso ? new Date(iso).toLocaleString() : '—';
+/**
+ * A time as the whole dashboard shows it: in UTC and labelled so, "2026-11-23 14:05:09 UTC" (issue
+ * 26). The chart and the date filters count UTC days and the payment page shows UTC: one zone
+ * everywhere, never the browser's unlabelled local time (which also differs between the server's
+ * render and the browser's).
+ */
+export function formatTime(iso: string | Date | null): string {
+  if (iso === null) return '—';
+  return `${(typeof iso === 'string' ? new Date(iso) : iso).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 }
 
 /** A two-column list of labelled facts (a detail view, an estimate). */
