@@ -169,11 +169,14 @@ export function MassPayoutForm() {
             Amounts in the payout token, at most 6 decimals. Up to 1,000 targets; each address once.
           </p>
           {errors.targets.length > 0 && (
-            <ul id="payout_targets-error" role="alert" aria-label="Target errors" className="mt-1 list-disc pl-5 text-sm text-red-600 dark:text-red-400">
-              {errors.targets.map((m) => (
-                <li key={m}>{m}</li>
-              ))}
-            </ul>
+            // The alert around the list, not on it: a list with the alert role is no longer a list to assistive technology (axe-core).
+            <div id="payout_targets-error" role="alert" aria-label="Target errors">
+              <ul className="mt-1 list-disc pl-5 text-sm text-red-600 dark:text-red-400">
+                {errors.targets.map((m) => (
+                  <li key={m}>{m}</li>
+                ))}
+              </ul>
+            </div>
           )}
         </div>
 
