@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Page } from '@playwright/test';
-import { expect } from './fixtures';
+import { expect, expectAccessible } from './fixtures';
 
 export interface Account {
   email: string;
@@ -11,6 +11,7 @@ export interface Account {
 export async function signUp(page: Page, baseUrl: string): Promise<Account> {
   const account = { email: `e2e-${randomBytes(4).toString('hex')}@example.com`, password: 'a long enough password' };
   await page.goto(`${baseUrl}/signup`);
+  await expectAccessible(page, 'the sign-up page');
   await page.getByLabel('E-mail').fill(account.email);
   await page.getByLabel('Password', { exact: true }).fill(account.password);
   await page.getByLabel('Repeat password').fill(account.password);

@@ -71,6 +71,11 @@ export { expect };
 /** The two sizes every page is checked at (issue 26): a laptop and a phone. */
 export const DESKTOP = { width: 1280, height: 800 } as const;
 export const PHONE = { width: 390, height: 844 } as const;
+/** For specs that run each test at both sizes (`test.use({ viewport, isMobile })` per size). */
+export const SIZES = [
+  { name: 'desktop', viewport: DESKTOP, isMobile: false },
+  { name: 'phone', viewport: PHONE, isMobile: true },
+] as const;
 
 // axe-core from node_modules (a devDependency), evaluated in the page: nothing is fetched, and an
 // evaluated script is not an inline <script>, so no page's Content-Security-Policy is loosened for it.
@@ -123,6 +128,9 @@ export async function expectAccessible(page: Page, what: string, { otherSize = t
     .join('\n');
   expect(text, `axe-core violations on ${what}`).toBe('');
 }
+
+/** For a spec that runs at both sizes itself: axe-core at the size of the run only. */
+export const expectAccessibleHere = (page: Page, what: string) => expectAccessible(page, what, { otherSize: false });
 
 /** Where specs save screenshots that CI keeps as artifacts. */
 export const screenshotPath = (name: string) => `e2e/artifacts/screenshots/${name}.png`;
