@@ -16,7 +16,8 @@ export async function signUp(page: Page, baseUrl: string): Promise<Account> {
   await page.getByLabel('Password', { exact: true }).fill(account.password);
   await page.getByLabel('Repeat password').fill(account.password);
   await page.getByRole('button', { name: 'Create account' }).click();
-  await expect(page).toHaveURL(/\/dashboard\/settings$/);
+  // Creating the account hashes the password (bcrypt, cost 12): on a busy 2-core machine that alone can take many seconds.
+  await expect(page).toHaveURL(/\/dashboard\/settings$/, { timeout: 60_000 });
   await expect(page.getByText(account.email)).toBeVisible();
   return account;
 }
