@@ -52,9 +52,6 @@ async function signInNewMerchant(page: Page, app: TestApp) {
   return { merchant: { ...merchant, email }, key };
 }
 
-// Each test walks many pages and states (22 invoices made through the API first): more than the default minute on a busy machine.
-test.setTimeout(180_000);
-
 for (const size of SIZES) {
   test.describe(`at ${size.name} size`, () => {
     test.use({ viewport: size.viewport, isMobile: size.isMobile, permissions: ['clipboard-read', 'clipboard-write'], timezoneId: 'Pacific/Kiritimati' });

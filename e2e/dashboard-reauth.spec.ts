@@ -24,9 +24,6 @@ const test = base.extend<object, { app: TestApp }>({
   ],
 });
 
-// Five fund-moving changes, each asking for the password (a bcrypt check) once or more: more than the default minute on a busy machine.
-test.setTimeout(180_000);
-
 for (const size of SIZES) {
   test.describe(`at ${size.name} size`, () => {
     test.use({ viewport: size.viewport, isMobile: size.isMobile });

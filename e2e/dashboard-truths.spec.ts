@@ -87,6 +87,9 @@ for (const size of SIZES) {
         await expect(detail).toContainText(`webhook-id invoice:${invoiceId}:CANCELED-e2e`);
         await expect(detail).toContainText('HTTP 503');
         await expect(detail.getByRole('region', { name: `Response to delivery ${second.id}` })).toHaveText('{"error": "shop is down for maintenance"}');
+        // Shown under the table at the card's width: on a phone nothing is off screen and the page does not widen.
+        await expect(detail).toBeInViewport();
+        expect(await page.evaluate(() => document.documentElement.scrollWidth - Math.min(window.innerWidth, window.visualViewport?.width ?? window.innerWidth))).toBeLessThanOrEqual(0);
         await page.screenshot({ path: screenshotPath(`dashboard-webhook-payload-${size.name}`), fullPage: true });
         await expectAccessibleHere(page, 'the delivery log with an attempt opened');
         await log.getByRole('button', { name: `View delivery ${first.id}` }).click();
