@@ -7,7 +7,9 @@ export default defineConfig({
   // One folder per build, so parallel runs in one checkout do not wipe each other's results.
   outputDir: `e2e/artifacts/results${process.env.NEXT_DIST_DIR ?? ''}`,
   workers: 1,
-  timeout: 60_000,
+  // Three minutes a test: each page a spec visits is also checked by axe-core at two sizes, and
+  // CI's 2-core machine runs beside four other stacks (load above 20).
+  timeout: 180_000,
   expect: { timeout: 15_000 },
   reporter: [['list']],
   use: {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { issueApiKey } from '../lib/auth/apiKeys';
 import { signUp } from './dashboardSession';
-import { expect, screenshotPath, test } from './fixtures';
+import { expect, expectAccessible, screenshotPath, test } from './fixtures';
 
 test('the invoices and transactions lists download as CSV with the filters on screen', async ({ page, stack }) => {
   const { app } = stack;
@@ -18,6 +18,7 @@ test('the invoices and transactions lists download as CSV with the filters on sc
   await expect(table.getByRole('row')).toHaveCount(4);
   await page.getByLabel('Currency').selectOption('USDT');
   await expect(table.getByRole('row')).toHaveCount(3);
+  await expectAccessible(page, 'the invoices list filtered by token');
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV' }).click()]);
   expect(download.suggestedFilename()).toMatch(/^invoices-\d{4}-\d{2}-\d{2}\.csv$/);
   const csv = readFileSync((await download.path())!, 'utf8');
@@ -36,6 +37,8 @@ test('the invoices and transactions lists download as CSV with the filters on sc
   await page.getByRole('link', { name: 'Transactions' }).click();
   // The Export link of the page being left stays clickable until the new page is there.
   await page.waitForURL(/\/dashboard\/transactions/);
+  await expect(page.getByText('Nothing found')).toBeVisible();
+  await expectAccessible(page, 'an empty transactions list');
   const [transactions] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV' }).click()]);
   expect(transactions.suggestedFilename()).toMatch(/^transactions-/);
   expect(readFileSync((await transactions.path())!, 'utf8')).toBe('\uFEFFcreated_at,trn_hash,invoice,type,currency,amount,from_address,to_address,event_id,aml_status,aml_risk_score,aml_risk_level\r\n');

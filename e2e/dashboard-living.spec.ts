@@ -3,20 +3,19 @@ import { TronWeb } from 'tronweb';
 import { hashPassword } from '@/lib/auth/passwords';
 import { tokenUnits } from '@/lib/money/tokens';
 import type { TestApp } from '../test/helpers/app';
-import { expect, screenshotPath, test } from './fixtures';
+import { expect, expectAccessibleHere, SIZES, screenshotPath, test } from './fixtures';
 
 // Issue 26, "a dashboard that is easy to live in": the invoices list first, statuses and types in
 // words, filters and paging in the URL, a labelled Type filter, tables that work on a phone with
 // addresses cut short and copyable, and money that says its unit, its minimum and what a negative
-// balance means. At desktop and phone size.
+// balance means. At desktop and phone size, in a browser whose clock is 14 hours ahead of UTC
+// (Kiritimati): every time the dashboard shows is UTC, and says so.
 
 const WALLET = 'TGLheo1KN8M5W5fGbkeYXVFHnbKnN5pLPd';
 const randomAddress = () => (TronWeb.createRandom() as unknown as { address: string }).address;
 
-const SIZES = [
-  { name: 'desktop', viewport: { width: 1280, height: 800 }, isMobile: false },
-  { name: 'phone', viewport: { width: 390, height: 844 }, isMobile: true },
-] as const;
+/** How the dashboard writes a time (components/dashboard/ui.tsx, formatTime): UTC, labelled. */
+const utcText = (iso: string) => `${new Date(iso).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 
 /** Ids used by more than one element: a label's `for` then names the first one only. */
 const duplicateIds = (page: Page) =>
@@ -26,8 +25,12 @@ const duplicateIds = (page: Page) =>
     return [...seen].filter(([, n]) => n > 1).map(([id]) => id);
   });
 
-/** How far the page itself scrolls sideways (0: everything fits the window; wide tables scroll in their own box). */
-const pageOverflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+/**
+ * How far the page itself scrolls sideways (0: everything fits the window; wide tables scroll in
+ * their own box). Against the visual viewport: a phone widens its layout viewport to content that
+ * overflows (then innerWidth grows with it), so innerWidth alone would hide the overflow.
+ */
+const pageOverflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - Math.min(window.innerWidth, window.visualViewport?.width ?? window.innerWidth));
 
 const clipboard = (page: Page) => page.evaluate(() => navigator.clipboard.readText());
 
@@ -51,7 +54,7 @@ async function signInNewMerchant(page: Page, app: TestApp) {
 
 for (const size of SIZES) {
   test.describe(`at ${size.name} size`, () => {
-    test.use({ viewport: size.viewport, isMobile: size.isMobile, permissions: ['clipboard-read', 'clipboard-write'] });
+    test.use({ viewport: size.viewport, isMobile: size.isMobile, permissions: ['clipboard-read', 'clipboard-write'], timezoneId: 'Pacific/Kiritimati' });
 
     test('the invoices page is built for finding, in words, with its filters in the URL, and fits a phone', async ({ page, stack }) => {
       const { app } = stack;
@@ -78,12 +81,15 @@ for (const size of SIZES) {
         await expect(page.getByRole('form')).toHaveCount(0);
         // Nothing between the heading and the list but its filters: the table starts on the first screen at desktop size.
         if (size.name === 'desktop') expect((await table.boundingBox())!.y).toBeLessThan(size.viewport.height);
+        await expectAccessibleHere(page, 'the invoices list');
         await page.getByRole('link', { name: 'New invoice' }).click();
         await expect(page).toHaveURL(/\/dashboard\/invoices\/new$/);
         await expect(page.getByRole('form', { name: 'New invoice' })).toBeVisible();
+        await expectAccessibleHere(page, 'the new invoice form');
         await page.goBack();
         await page.getByRole('link', { name: 'New mass payout' }).click();
         await expect(page.getByRole('form', { name: 'New mass payout' })).toBeVisible();
+        await expectAccessibleHere(page, 'the new mass payout form');
         await page.goBack();
         await expect(table).toBeVisible();
       });
@@ -132,6 +138,7 @@ for (const size of SIZES) {
         await table.getByRole('link', { name: `#${amlFailed}`, exact: true }).click();
         await expect(page.getByRole('heading', { name: `Invoice #${amlFailed}` })).toBeVisible();
         await expect(page.getByTestId('invoice-status')).toHaveText('Failed AML check');
+        await expectAccessibleHere(page, 'an invoice that failed its AML check');
         await page.goBack();
         await expect(page).toHaveURL(/[?&]status=AML_FAILED(&|$)/);
         await expect(page.getByRole('combobox', { name: 'Status' })).toHaveValue('AML_FAILED');
@@ -140,6 +147,33 @@ for (const size of SIZES) {
         await page.getByRole('combobox', { name: 'Status' }).selectOption('');
         await page.getByLabel('Search').fill('');
         await expect(page).toHaveURL(/\/dashboard\/invoices$/);
+      });
+
+      await test.step('an order id typed in Search alone finds its invoice', async () => {
+        await expect(table.getByRole('row')).toHaveCount(21);
+        await page.getByLabel('Search').fill('find-7');
+        await expect(page).toHaveURL(/\/dashboard\/invoices\?search=find-7$/);
+        await expect(table.getByRole('row')).toHaveCount(2);
+        await expect(table.getByRole('row').nth(1)).toContainText('find-7');
+        await expect(table.getByRole('link', { name: `#${ids[7]}`, exact: true })).toBeVisible();
+        await expect(page.getByText('1–1 of 1')).toBeVisible();
+        await page.screenshot({ path: screenshotPath(`dashboard-order-search-${size.name}`), fullPage: true });
+        await expectAccessibleHere(page, 'the invoices list searched by order id');
+        await page.getByLabel('Search').fill('');
+        await expect(page).toHaveURL(/\/dashboard\/invoices$/);
+      });
+
+      await test.step('times are UTC and say so, whatever the browser\'s zone; the date filters count UTC days', async () => {
+        expect(await page.evaluate(() => new Date().getTimezoneOffset()), 'the browser is 14 hours ahead of UTC').toBe(-14 * 60);
+        const { created_at: createdAt, expired_at: expiredAt } = (await app.api(`/payment/get/${ids[20]}`, key)).json as { created_at: string; expired_at: string };
+        await expect(table.getByRole('row').filter({ hasText: 'find-20' })).toContainText(utcText(createdAt));
+        await expect(page.getByLabel('From (UTC day)')).toBeVisible();
+        await expect(page.getByLabel('To (UTC day)')).toBeVisible();
+        await table.getByRole('link', { name: `#${ids[20]}`, exact: true }).click();
+        await expect(page.locator('dt:text-is("Created") + dd')).toHaveText(utcText(createdAt));
+        await expect(page.locator('dt:text-is("Expires") + dd')).toHaveText(utcText(expiredAt));
+        await page.screenshot({ path: screenshotPath(`dashboard-utc-times-${size.name}`), fullPage: true });
+        await page.goBack();
       });
 
       await test.step('on a phone nothing is cut off: the page fits, the table scrolls in its box, addresses are short and copyable', async () => {
@@ -152,7 +186,7 @@ for (const size of SIZES) {
         await expect(cell).toHaveAttribute('title', address);
         expect((await row.boundingBox())!.height).toBeLessThan(60);
         await row.getByRole('button', { name: `Copy address of invoice #${ids[20]}` }).click();
-        await expect(row.getByRole('button', { name: `Copy address of invoice #${ids[20]}` })).toHaveText('Copied');
+        await expect(row.getByRole('button', { name: `Copied address of invoice #${ids[20]}` })).toContainText('Copied');
         expect(await clipboard(page)).toBe(address);
         if (size.name === 'phone') {
           const box = table.locator('xpath=..');
@@ -170,6 +204,7 @@ for (const size of SIZES) {
         await expect(page).toHaveURL(/[?&]type=PAYMENT(&|$)/);
         await page.reload();
         await expect(page.getByRole('combobox', { name: 'Type' })).toHaveValue('PAYMENT');
+        await expectAccessibleHere(page, 'the transactions list filtered by type');
       });
     });
 
@@ -194,6 +229,7 @@ for (const size of SIZES) {
         await page.getByRole('button', { name: 'Copy service-fee balance top-up address' }).click();
         expect(await clipboard(page)).toBe(merchant.topupWalletAddress);
         await page.screenshot({ path: screenshotPath(`dashboard-overview-negative-${size.name}`), fullPage: true });
+        await expectAccessibleHere(page, 'the overview with a negative balance and an empty chart');
       });
 
       await test.step('a too-small invoice is refused with its minimum in short; the minimum is accepted', async () => {
@@ -206,6 +242,7 @@ for (const size of SIZES) {
         await expect(refusal).toHaveText(/^The minimum for USDT is \d+\.\d\d USD\.$/);
         await expect(form).not.toContainText('would be held');
         await page.screenshot({ path: screenshotPath(`dashboard-invoice-minimum-${size.name}`), fullPage: true });
+        await expectAccessibleHere(page, 'the new invoice form refusing an amount below the minimum');
         const minimum = /(\d+\.\d\d) USD/.exec((await refusal.textContent()) ?? '')![1]!;
         await form.getByLabel('Amount (USD)').fill(minimum);
         await form.getByRole('button', { name: 'Create invoice' }).click();
@@ -214,6 +251,29 @@ for (const size of SIZES) {
         await created.getByRole('link').click();
         await expect(page.locator('dt:text-is("Amount") + dd')).toHaveText(`${Number(minimum)} USD`);
         await expect(page.getByRole('button', { name: 'Copy invoice address' })).toBeVisible();
+      });
+
+      await test.step('every amount on an invoice\'s page has its unit, the service fee too', async () => {
+        const fact = (name: string) => page.locator(`dt:text-is("${name}") + dd`);
+        const amount = String.raw`\d+(\.\d+)?`;
+        const inTokens = new RegExp(String.raw`^${amount} (TRX|USDT)((, | or )${amount} (TRX|USDT))*$`);
+        const invoiceId = Number(/\/dashboard\/invoices\/(\d+)$/.exec(page.url())![1]);
+        await expect(fact('Due')).toHaveText(inTokens);
+        await expect(fact('Received')).toHaveText(inTokens);
+        await expect(fact('Forwarded')).toHaveText(inTokens);
+        await expect(fact('Service fee')).toHaveText('—');
+        // A fee as the worker books it, in the token it was kept in.
+        await app.prisma.invoice.update({ where: { id: invoiceId }, data: { costUnits: 250_000n, costCurrency: 'USDT' } });
+        await page.reload();
+        await expect(fact('Service fee')).toHaveText('0.25 USDT');
+        // A fee on a row that never recorded its token (written by hand or an import; the worker
+        // always writes both): still a unit, the invoice's only token, never a bare "0.25".
+        await app.prisma.invoice.update({ where: { id: invoiceId }, data: { costCurrency: null } });
+        await page.reload();
+        await expect(fact('Service fee')).toHaveText('0.25 USDT');
+        for (const name of ['Amount', 'Due', 'Received', 'Forwarded', 'Service fee']) await expect(fact(name)).toHaveText(/ (USD|TRX|USDT)$/);
+        await page.screenshot({ path: screenshotPath(`dashboard-invoice-units-${size.name}`), fullPage: true });
+        await expectAccessibleHere(page, 'an invoice\'s page');
       });
 
       await test.step('the payout estimate: lines that add up to the top-up, the margin on its own line, no "activation 0"', async () => {
@@ -237,6 +297,26 @@ for (const size of SIZES) {
         for (const line of ['Sent to 2 targets', 'Service fee', 'Network fee (estimate)', 'Top-up to send']) await expect(form.getByText(line, { exact: true })).toBeVisible();
         expect(await pageOverflow(page)).toBeLessThanOrEqual(0);
         await page.screenshot({ path: screenshotPath(`dashboard-payout-estimate-${size.name}`), fullPage: true });
+        await expectAccessibleHere(page, 'a TRX payout estimate');
+      });
+
+      await test.step('a USDT payout estimate: its lines, activating the payout\'s own address among them, add up to the top-up', async () => {
+        const form = page.getByRole('form', { name: 'New mass payout' });
+        await form.getByLabel('Payout token').selectOption('USDT');
+        await form.getByLabel(/^Targets/).fill(`${randomAddress()}, 12.5\n${randomAddress()}, 7.25`);
+        await form.getByRole('button', { name: 'Estimate cost' }).click();
+        await expect(page.getByTestId('payout-estimate-topup')).toBeVisible();
+        const units = async (id: string) => tokenUnits((await page.getByTestId(`payout-estimate-${id}`).textContent()) ?? '');
+        const lines = await Promise.all(['sent', 'service-fee', 'network-fee', 'margin', 'activation'].map(units));
+        expect(lines[0]).toBe(19_750_000n);
+        expect(lines[2]).toBeGreaterThan(0n);
+        expect(lines[4], 'the payout address is new: activating it is a line of its own').toBeGreaterThan(0n);
+        expect(lines.reduce((a, b) => a + b, 0n)).toBe(await units('topup'));
+        // Each line says its unit (the number's box, then the token beside it).
+        for (const id of ['sent', 'service-fee', 'network-fee', 'margin', 'activation', 'topup']) await expect(page.getByTestId(`payout-estimate-${id}`).locator('xpath=..')).toHaveText(/^\d+(\.\d+)? USDT$/);
+        expect(await pageOverflow(page)).toBeLessThanOrEqual(0);
+        await page.screenshot({ path: screenshotPath(`dashboard-payout-estimate-usdt-${size.name}`), fullPage: true });
+        await expectAccessibleHere(page, 'a USDT payout estimate');
       });
     });
   });

@@ -2,7 +2,7 @@ import { TronWeb } from 'tronweb';
 import { createChain } from '@/lib/chain';
 import { tokenAmountText, tokenUnits } from '@/lib/money/tokens';
 import { signUp } from './dashboardSession';
-import { devnetPay, expect, screenshotPath, test } from './fixtures';
+import { devnetPay, expect, expectAccessible, screenshotPath, test } from './fixtures';
 
 const WALLET = 'TGLheo1KN8M5W5fGbkeYXVFHnbKnN5pLPd';
 const randomAddress = () => (TronWeb.createRandom() as unknown as { address: string }).address;
@@ -37,6 +37,7 @@ test('a merchant estimates and creates a mass payout in the dashboard and sees i
     await expect(form.getByRole('button', { name: 'Create payout' })).toBeDisabled();
     await form.getByRole('button', { name: 'Estimate cost' }).click();
     await expect(form.getByRole('alert', { name: 'Target errors' })).toHaveText(/Line 3, address: Enter a valid Tron address/);
+    await expectAccessible(page, 'the payout form naming a bad line');
     await expect(form.getByRole('button', { name: 'Create payout' })).toBeDisabled();
     await list.fill([a, b, c].join('\n'));
   });
@@ -65,13 +66,16 @@ test('a merchant estimates and creates a mass payout in the dashboard and sees i
     expect(topupAddress).toMatch(/^T\w{33}$/);
     expect(topupAmount).toBe(quoted);
     await page.screenshot({ path: screenshotPath('dashboard-payout'), fullPage: true });
+    await expectAccessible(page, 'the payout form with the payout created');
     await created.getByRole('link', { name: /^invoice #\d+$/ }).click();
     await expect(page.getByTestId('invoice-status')).toHaveText('Active');
     await expect(page.getByText('Mass payout', { exact: true })).toBeVisible();
     const listed = page.getByRole('table', { name: 'Payout targets', exact: true }).getByRole('row');
     await expect(listed).toHaveCount(targets.length + 1);
-    for (const [i, t] of targets.entries()) await expect(listed.nth(i + 1)).toHaveText(new RegExp(`^${i}${t.address}Copy${t.amount} TRX$`));
+    // The copy button's name goes on for screen readers: "Copy address of target 0".
+    for (const [i, t] of targets.entries()) await expect(listed.nth(i + 1)).toHaveText(new RegExp(`^${i}${t.address}Copy address of target ${i}${t.amount} TRX$`));
     await expect(page.getByRole('table', { name: 'Failed payout targets' })).toHaveCount(0);
+    await expectAccessible(page, 'an open payout\'s page with its targets');
   });
 
   await test.step('top it up on the devnet and see every target paid', async () => {
@@ -86,6 +90,7 @@ test('a merchant estimates and creates a mass payout in the dashboard and sees i
     const fee = tokenUnits(topupAmount) - targets.reduce((sum, t) => sum + tokenUnits(t.amount), 0n);
     await expect(page.locator('dt:text-is("Total fee") + dd')).toHaveText(`${tokenAmountText(fee)} TRX`);
     await page.screenshot({ path: screenshotPath('dashboard-payout-completed'), fullPage: true });
+    await expectAccessible(page, 'a completed payout\'s page');
   });
 
   await test.step('an ERROR payout lists the targets it could not pay', async () => {
@@ -106,8 +111,9 @@ test('a merchant estimates and creates a mass payout in the dashboard and sees i
     await expect(page.getByTestId('invoice-status')).toHaveText('Error');
     const rows = page.getByRole('table', { name: 'Failed payout targets' }).getByRole('row');
     await expect(rows).toHaveCount(2);
-    await expect(rows.nth(1)).toHaveText(`1${failed.address}Copy2 TRX${failed.error}`);
+    await expect(rows.nth(1)).toHaveText(`1${failed.address}Copy address of target 12 TRX${failed.error}`);
     await expect(page.getByText('1 of 3 targets were not paid')).toBeVisible();
     await page.screenshot({ path: screenshotPath('dashboard-payout-error'), fullPage: true });
+    await expectAccessible(page, 'a payout that ended in error, with its return form');
   });
 });

@@ -1,7 +1,7 @@
 import { TronWeb } from 'tronweb';
 import { createChain } from '@/lib/chain';
 import { signUp } from './dashboardSession';
-import { devnetPay, expect, screenshotPath, test } from './fixtures';
+import { devnetPay, expect, expectAccessible, screenshotPath, test } from './fixtures';
 
 const WALLET = 'TGLheo1KN8M5W5fGbkeYXVFHnbKnN5pLPd';
 const TRX = 1_000_000n;
@@ -39,6 +39,7 @@ test('a merchant sees funds held by the worker and releases them: one forwarded,
     page.once('dialog', (d) => void d.accept());
     await page.getByRole('button', { name: 'Cancel invoice' }).click();
     await expect(page.getByTestId('invoice-status')).toHaveText('Canceled');
+    await expectAccessible(page, 'a canceled invoice');
   });
 
   // The customer pays the canceled invoice twice anyway: the worker holds both for the merchant to decide.
@@ -57,6 +58,7 @@ test('a merchant sees funds held by the worker and releases them: one forwarded,
     }).toPass({ timeout: 60_000 });
     await expect(heldRow('30')).toContainText('invoice canceled');
     await page.screenshot({ path: screenshotPath('dashboard-held'), fullPage: true });
+    await expectAccessible(page, 'the transactions list with held payments to release');
   });
 
   await test.step('Forward the first: it reaches the target wallet', async () => {
@@ -81,6 +83,7 @@ test('a merchant sees funds held by the worker and releases them: one forwarded,
       await expect(table.getByRole('row').filter({ hasText: 'Transfer out' }).filter({ hasText: returnTo })).toHaveCount(1, { timeout: 1_000 });
     }).toPass({ timeout: 30_000 });
     await page.screenshot({ path: screenshotPath('dashboard-released'), fullPage: true });
+    await expectAccessible(page, 'the transactions list after the releases');
   });
 
   // Released funds do not change the invoice: it stays canceled.

@@ -1,5 +1,5 @@
 import { signUp } from './dashboardSession';
-import { devnetPay, expect, screenshotPath, test } from './fixtures';
+import { devnetPay, expect, expectAccessible, screenshotPath, test } from './fixtures';
 
 const WALLET = 'TGLheo1KN8M5W5fGbkeYXVFHnbKnN5pLPd';
 
@@ -14,6 +14,7 @@ test('a merchant signs up, configures the account, uses a key and follows an inv
     await page.getByLabel('Target wallet address').fill('TNotARealAddress');
     await page.getByRole('button', { name: 'Save settings' }).click();
     await expect(page.getByText('Enter a valid Tron address')).toBeVisible();
+    await expectAccessible(page, 'settings with a refused address');
     await page.getByLabel('Target wallet address').fill(WALLET);
     await page.getByLabel('Default webhook URL').fill(stack.hookUrl);
     await page.getByLabel('Check incoming payments for AML risk').check();
@@ -29,6 +30,7 @@ test('a merchant signs up, configures the account, uses a key and follows an inv
     key = (await page.getByLabel('New API key').textContent()) ?? '';
     expect(key).toMatch(/^tk_/);
     await page.screenshot({ path: screenshotPath('dashboard-api-key'), fullPage: true });
+    await expectAccessible(page, 'the API keys page with a new key');
     const res = await app.api('/merchant', key);
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ email, target_wallet_address: WALLET });
@@ -43,10 +45,11 @@ test('a merchant signs up, configures the account, uses a key and follows an inv
     await page.getByRole('button', { name: 'Add', exact: true }).click();
     await expect(page.getByRole('list', { name: 'Whitelisted IPs' }).getByText('127.0.0.1')).toBeVisible();
     await page.screenshot({ path: screenshotPath('dashboard-settings'), fullPage: true });
+    await expectAccessible(page, 'settings with a whitelisted IP');
     expect((await app.api('/merchant', key, { localAddress: '127.0.0.1' })).status).toBe(200);
     const refused = await app.api('/merchant', key, { localAddress: '127.0.0.2' });
     expect(refused.status).toBe(403);
-    expect(refused.json).toEqual({ detail: 'Invalid API key', reason: expect.stringMatching(/^IP address not allowed: 127\.0\.0\.2 /) });
+    expect(refused.json).toEqual({ detail: expect.stringMatching(/^Invalid API key: IP address not allowed: 127\.0\.0\.2 /), reason: expect.stringMatching(/^IP address not allowed: 127\.0\.0\.2 /) });
   });
 
   let invoiceId = 0;
@@ -59,6 +62,7 @@ test('a merchant signs up, configures the account, uses a key and follows an inv
     await form.getByRole('button', { name: 'Create invoice' }).click();
     const created = page.getByRole('status').filter({ hasText: 'Created invoice' });
     await expect(created).toContainText('50 TRX');
+    await expectAccessible(page, 'the new invoice form with the invoice created');
     invoiceId = Number((await created.getByRole('link').textContent())?.replace(/\D/g, ''));
     await page.getByRole('link', { name: 'Invoices' }).click();
     const row = page.getByRole('table', { name: 'Invoices' }).getByRole('row').filter({ hasText: 'e2e-order-1' });
@@ -73,6 +77,7 @@ test('a merchant signs up, configures the account, uses a key and follows an inv
     page.on('request', onRequest);
     await page.getByLabel('Search').pressSequentially('e2e-nothing-matches', { delay: 40 });
     await expect(page.getByText('Nothing found')).toBeVisible();
+    await expectAccessible(page, 'the invoices list with nothing found');
     page.off('request', onRequest);
     // Once, or twice should the machine stall past the pause mid-word: never per keystroke.
     expect(searches.length).toBeLessThanOrEqual(2);
@@ -104,6 +109,7 @@ test('a merchant signs up, configures the account, uses a key and follows an inv
     // The worker sends the copy: the receiver gets the same invoice a second time.
     await expect.poll(() => stack.hooks.filter((h) => JSON.parse(h.body).id === invoiceId).length, { timeout: 15_000 }).toBe(2);
     await page.screenshot({ path: screenshotPath('dashboard-invoice-detail'), fullPage: true });
+    await expectAccessible(page, 'a paid invoice with its transactions and deliveries');
   });
 
   await test.step('transactions, chart, balances and webhook log show the payment', async () => {
@@ -112,9 +118,13 @@ test('a merchant signs up, configures the account, uses a key and follows an inv
     await expect(page.getByRole('table', { name: 'Transactions' })).toContainText('50 TRX');
     await page.getByLabel('Type').selectOption('TOPUP');
     await expect(page.getByRole('table', { name: 'Transactions' })).not.toContainText('50 TRX');
+    await page.getByLabel('Type').selectOption('PAYMENT');
+    await expect(page.getByRole('table', { name: 'Transactions' })).toContainText('50 TRX');
+    await expectAccessible(page, 'the transactions list');
 
     await page.getByRole('link', { name: 'Webhooks' }).click();
     await expect(page.getByRole('table', { name: 'Webhook deliveries' })).toContainText('200');
+    await expectAccessible(page, 'the webhook delivery log');
 
     await page.getByRole('link', { name: 'Overview' }).click();
     // The AML check on the payment cost 1 TRX, charged to the service-fee balance.
@@ -123,8 +133,10 @@ test('a merchant signs up, configures the account, uses a key and follows an inv
     await expect(page.getByRole('img', { name: /QR code of the activation balance/ })).toBeVisible();
     await expect(page.getByText('50 received')).toBeVisible();
     await page.screenshot({ path: screenshotPath('dashboard-overview'), fullPage: true });
+    await expectAccessible(page, 'the overview with a payment in the chart');
     await page.emulateMedia({ colorScheme: 'dark' });
     await page.screenshot({ path: screenshotPath('dashboard-overview-dark'), fullPage: true });
+    await expectAccessible(page, 'the overview in the dark colour scheme');
     await page.emulateMedia({ colorScheme: 'light' });
   });
 
@@ -133,7 +145,12 @@ test('a merchant signs up, configures the account, uses a key and follows an inv
     await expect(page).toHaveURL(/\/signin$/);
     await page.goto(`${app.baseUrl}/dashboard/settings`);
     await expect(page).toHaveURL(/\/signin$/);
+    await expectAccessible(page, 'the sign-in page');
     await page.getByLabel('E-mail').fill(email);
+    await page.getByLabel('Password').fill('not the password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.getByText('Wrong e-mail or password.')).toBeVisible();
+    await expectAccessible(page, 'the sign-in page refusing a password');
     await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect(page).toHaveURL(/\/dashboard$/);

@@ -1,5 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { test as base } from '@playwright/test';
+import { createRequire } from 'node:module';
+import { test as base, expect, type Page } from '@playwright/test';
+import type { AxeResults } from 'axe-core';
 import { createChain } from '../lib/chain';
 import { deriveAccount } from '../lib/chain/keys';
 import { freePort, startApp, TEST_MNEMONIC, type TestApp } from '../test/helpers/app';
@@ -63,7 +66,71 @@ export const test = base.extend<object, { withWorker: boolean; stack: Stack }>({
   ],
 });
 
-export { expect } from '@playwright/test';
+export { expect };
+
+/** The two sizes every page is checked at (issue 26): a laptop and a phone. */
+export const DESKTOP = { width: 1280, height: 800 } as const;
+export const PHONE = { width: 390, height: 844 } as const;
+/** For specs that run each test at both sizes (`test.use({ viewport, isMobile })` per size). */
+export const SIZES = [
+  { name: 'desktop', viewport: DESKTOP, isMobile: false },
+  { name: 'phone', viewport: PHONE, isMobile: true },
+] as const;
+
+// axe-core from node_modules (a devDependency), evaluated in the page: nothing is fetched, and an
+// evaluated script is not an inline <script>, so no page's Content-Security-Policy is loosened for it.
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+interface Violation {
+  id: string;
+  impact: string | null | undefined;
+  help: string;
+  nodes: { target: string; html: string; summary: string }[];
+}
+
+async function axeViolations(page: Page): Promise<Violation[]> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
+  // Every rule axe-core runs by default (WCAG 2.x A and AA, best practices), none turned off.
+  const results = await page.evaluate(() => (window as unknown as { axe: { run: (ctx: Document) => Promise<AxeResults> } }).axe.run(document));
+  return results.violations.map((v) => ({
+    id: v.id,
+    impact: v.impact,
+    help: v.help,
+    nodes: v.nodes.map((n) => ({ target: n.target.join(' '), html: n.html.slice(0, 200), summary: n.failureSummary ?? '' })),
+  }));
+}
+
+/**
+ * Runs axe-core on the page as it is now and expects no violation (issue 26: "axe-core on every
+ * page of the browser suite, 0 violations"). Specs call it on every page and state they visit.
+ * The page is checked at its own size and, unless the spec already runs at both sizes
+ * (`otherSize: false`), at the other one of DESKTOP and PHONE too, then put back: colour,
+ * hidden-or-not and layout rules can differ between them. A failure lists each rule, its help and
+ * the elements, and attaches the whole list to the report.
+ */
+export async function expectAccessible(page: Page, what: string, { otherSize = true }: { otherSize?: boolean } = {}): Promise<void> {
+  const own = page.viewportSize() ?? DESKTOP;
+  const sizes = [own, ...(otherSize ? [own.width > PHONE.width ? PHONE : DESKTOP] : [])];
+  const found: { size: string; violations: Violation[] }[] = [];
+  for (const size of sizes) {
+    if (size !== own) await page.setViewportSize(size);
+    // A resize re-lays the page out; let it settle before reading colours and boxes.
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    found.push({ size: `${size.width}x${size.height}`, violations: await axeViolations(page) });
+  }
+  if (otherSize) await page.setViewportSize(own);
+  const failing = found.filter((f) => f.violations.length > 0);
+  if (failing.length > 0) {
+    await test.info().attach(`axe-${what}`, { body: JSON.stringify(failing, null, 2), contentType: 'application/json' });
+  }
+  const text = failing
+    .flatMap((f) => f.violations.map((v) => `[${f.size}] ${v.id} (${v.impact}): ${v.help}\n${v.nodes.map((n) => `    ${n.target}: ${n.html}\n      ${n.summary.replaceAll('\n', '\n      ')}`).join('\n')}`))
+    .join('\n');
+  expect(text, `axe-core violations on ${what}`).toBe('');
+}
+
+/** For a spec that runs at both sizes itself: axe-core at the size of the run only. */
+export const expectAccessibleHere = (page: Page, what: string) => expectAccessible(page, what, { otherSize: false });
 
 /** Where specs save screenshots that CI keeps as artifacts. */
 export const screenshotPath = (name: string) => `e2e/artifacts/screenshots/${name}.png`;

@@ -1,5 +1,5 @@
 import { linkKeyWith } from '@/lib/invoices/linkKey';
-import { expect, screenshotPath, test, type Stack } from './fixtures';
+import { expect, expectAccessibleHere, screenshotPath, test, type Stack } from './fixtures';
 
 // Issue 26: when the customer pays the service fee (client_commission), the page says what the
 // amount is made of instead of a bare "Send exactly 25.25 USDT". FORWARDING_FEE_PERCENT is 1 in tests.
@@ -27,6 +27,7 @@ for (const size of SIZES) {
       await expect(page.getByTestId('pay-amount')).toHaveText('25.25 USDT');
       await expect(page.getByTestId('fee-line')).toHaveText(size.line);
       await page.screenshot({ path: screenshotPath(`payment-fee-line-${size.name}`), fullPage: true });
+      await expectAccessibleHere(page, 'a payment page with the fee line');
       // Each token has its own line: 100 TRX at 0.25 USD plus 1 %.
       await page.locator('label', { hasText: /^TRX$/ }).click();
       await expect(page.getByTestId('pay-amount')).toHaveText('101 TRX');
@@ -38,6 +39,7 @@ for (const size of SIZES) {
       await page.goto(merchantPays.url);
       await expect(page.getByTestId('pay-amount')).toHaveText('25 USDT');
       await expect(page.getByTestId('fee-line')).toHaveCount(0);
+      await expectAccessibleHere(page, 'a payment page without a fee line');
     });
   });
 }

@@ -1,5 +1,5 @@
 import { linkKeyWith } from '@/lib/invoices/linkKey';
-import { expect, screenshotPath, test, type Stack } from './fixtures';
+import { expect, expectAccessibleHere, screenshotPath, test, type Stack } from './fixtures';
 
 // Issue 26: a visible language picker on the payment page (the browser's language stays the
 // default), and a static address page worded for static payments. At desktop and phone size.
@@ -27,6 +27,7 @@ for (const size of SIZES) {
       const picker = page.getByRole('navigation', { name: 'Language' });
       await expect(picker.getByRole('button', { name: 'English' })).toHaveAttribute('aria-pressed', 'true');
       await expect(page.getByRole('heading', { name: 'Waiting for your payment' })).toBeVisible();
+      await expectAccessibleHere(page, 'a new invoice\'s payment page in English');
 
       await picker.getByRole('button', { name: 'Español' }).click();
       await expect(page.getByRole('heading', { name: 'Esperando tu pago' })).toBeVisible();
@@ -34,6 +35,7 @@ for (const size of SIZES) {
       await expect(page.locator('div[lang="es"]')).toHaveCount(1);
       await expect(page).toHaveTitle(/^Pago n\.º \d+$/);
       await page.screenshot({ path: screenshotPath(`payment-language-es-${size.name}`), fullPage: true });
+      await expectAccessibleHere(page, 'the payment page in Spanish');
       // The choice outlives the page: another invoice opens in Spanish although the browser asks for English.
       await page.goto(await openUrl(stack, key, { type: 'SINGLE', amount: 5, currencies: ['TRX'] }));
       await expect(page.getByRole('heading', { name: 'Esperando tu pago' })).toBeVisible();
@@ -49,6 +51,7 @@ for (const size of SIZES) {
       await expect(page.getByText('This address is reusable: send any amount, at any time.')).toBeVisible();
       await expect(page.getByText('Waiting for your payment')).toHaveCount(0);
       await page.screenshot({ path: screenshotPath(`payment-static-wording-${size.name}`), fullPage: true });
+      await expectAccessibleHere(page, 'a static address\'s page');
     });
   });
 }

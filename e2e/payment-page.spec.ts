@@ -2,7 +2,7 @@ import { linkKeyWith } from '@/lib/invoices/linkKey';
 import { randomBytes } from 'node:crypto';
 import { TronWeb } from 'tronweb';
 import { startApp } from '../test/helpers/app';
-import { devnetPay, expect, screenshotPath, test, type Stack } from './fixtures';
+import { devnetPay, expect, expectAccessible, screenshotPath, test, type Stack } from './fixtures';
 
 const PAYER = 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8';
 
@@ -72,8 +72,14 @@ test('a new invoice shows the amount, the QR code, and the token switch changes 
   ]);
 
   await page.screenshot({ path: screenshotPath('payment-new'), fullPage: true });
+  await expectAccessible(page, 'a new invoice\'s payment page');
   await page.emulateMedia({ colorScheme: 'dark' });
   await page.screenshot({ path: screenshotPath('payment-new-dark'), fullPage: true });
+  await expectAccessible(page, 'a new invoice\'s payment page in the dark colour scheme');
+  // The limited view (the id without the link key).
+  await page.goto(`${stack.app.baseUrl}/payment/${invoice.id}`);
+  await expect(page.getByTestId('pay-amount')).toHaveText('40 TRX');
+  await expectAccessible(page, 'the limited view of a new invoice');
 });
 
 test('paying through the devnet button shows the payment as seen within a block', async ({ page, stack }) => {
@@ -86,6 +92,7 @@ test('paying through the devnet button shows the payment as seen within a block'
   await expect(page.getByRole('heading', { name: 'Payment seen, confirming' })).toBeVisible();
   await expect(page.getByTestId('pay-amount')).toHaveCount(0);
   await page.screenshot({ path: screenshotPath('payment-seen'), fullPage: true });
+  await expectAccessible(page, 'a payment seen, confirming');
 });
 
 test('a partial payment shows what arrived and what is missing; underpaid too', async ({ page, stack }) => {
@@ -97,6 +104,7 @@ test('a partial payment shows what arrived and what is missing; underpaid too', 
   await expect(page.getByTestId('missing')).toHaveText('25 TRX');
   await expect(page.getByTestId('pay-amount')).toHaveText('25 TRX');
   await expect(page.getByText('Send the remaining')).toBeVisible();
+  await expectAccessible(page, 'a partly paid invoice');
 
   // The worker's end state after expiry (simulated until the worker runs in this stack).
   await stack.app.prisma.invoiceCurrency.updateMany({ where: { invoiceId: invoice.id }, data: { receivedUnits: 15_000_000n } });
@@ -105,6 +113,24 @@ test('a partial payment shows what arrived and what is missing; underpaid too', 
   await expect(page.getByTestId('missing')).toHaveText('25 TRX');
   await expect(page.getByTestId('pay-amount')).toHaveCount(0);
   await page.screenshot({ path: screenshotPath('payment-underpaid'), fullPage: true });
+  await expectAccessible(page, 'an underpaid invoice');
+});
+
+test('partly paid in one of two tokens: what is still to pay reads as alternatives, in English and Spanish', async ({ page, stack }) => {
+  // 10 USD: 40 TRX or 10 USDT. Half paid in TRX leaves half in either token.
+  const invoice = await createInvoice(stack, { currencies: ['TRX', 'USDT'] });
+  await page.goto(pageUrl(stack, invoice.id));
+  await devnetPay(stack, invoice.address, '20', 'TRX');
+  await expect(page.getByTestId('payment-status')).toHaveAttribute('data-phase', 'partial', { timeout: 10_000 });
+  await expect(page.getByTestId('received')).toHaveText('20 TRX');
+  // Not "20 TRX / 5 USDT", which reads as owing both (issue 26).
+  await expect(page.getByTestId('missing')).toHaveText('20 TRX or 5 USDT');
+  await page.screenshot({ path: screenshotPath('payment-partial-two-tokens'), fullPage: true });
+  await expectAccessible(page, 'a partly paid invoice in two tokens');
+  await page.getByRole('navigation', { name: 'Language' }).getByRole('button', { name: 'Español' }).click();
+  await expect(page.getByTestId('missing')).toHaveText('20 TRX o 5 USDT');
+  await expect(page.getByText('Falta por pagar')).toBeVisible();
+  await expectAccessible(page, 'a partly paid invoice in two tokens, in Spanish');
 });
 
 test('expired, canceled and AML-failed invoices say so and hide the payment details', async ({ page, stack }) => {
@@ -115,6 +141,7 @@ test('expired, canceled and AML-failed invoices say so and hide the payment deta
   await expect(page.getByRole('img', { name: /QR code/ })).toHaveCount(0);
   await expect(page.getByTestId('pay-address')).toHaveCount(0);
   await page.screenshot({ path: screenshotPath('payment-expired'), fullPage: true });
+  await expectAccessible(page, 'an expired invoice');
 
   // Past expired_at but not yet closed by the worker: already shown as expired.
   const lapsed = await createInvoice(stack);
@@ -129,6 +156,7 @@ test('expired, canceled and AML-failed invoices say so and hide the payment deta
   await expect(page.getByRole('heading', { name: 'This invoice was canceled' })).toBeVisible({ timeout: 10_000 });
   await expect(page.getByRole('img', { name: /QR code/ })).toHaveCount(0);
   await page.screenshot({ path: screenshotPath('payment-canceled'), fullPage: true });
+  await expectAccessible(page, 'a canceled invoice');
 
   // The worker's end state when the payment failed the AML check and was sent back.
   const refused = await createInvoice(stack);
@@ -138,6 +166,14 @@ test('expired, canceled and AML-failed invoices say so and hide the payment deta
   await expect(page.getByText('did not pass the compliance check')).toBeVisible();
   await expect(page.getByTestId('pay-address')).toHaveCount(0);
   await page.screenshot({ path: screenshotPath('payment-aml-failed'), fullPage: true });
+  await expectAccessible(page, 'an invoice whose payment failed the AML check');
+
+  // The worker's end state when it could not process the payment.
+  const failed = await createInvoice(stack);
+  await stack.app.prisma.invoice.update({ where: { id: failed.id }, data: { status: 'ERROR' } });
+  await page.goto(pageUrl(stack, failed.id));
+  await expect(page.getByRole('heading', { name: 'We could not process this payment' })).toBeVisible();
+  await expectAccessible(page, 'an invoice in error');
 });
 
 test('an unknown or malformed id is a 404 page, and a 404 on the status endpoint', async ({ page, stack }) => {
@@ -147,6 +183,7 @@ test('an unknown or malformed id is a 404 page, and a 404 on the status endpoint
     await expect(page.getByRole('heading', { name: 'Payment not found' })).toBeVisible();
   }
   await page.screenshot({ path: screenshotPath('payment-not-found'), fullPage: true });
+  await expectAccessible(page, 'the payment page\'s 404');
   const res = await fetch(`${stack.app.baseUrl}/payment/987654321/status`);
   expect(res.status).toBe(404);
   expect(await res.json()).toEqual({ detail: 'No Invoice matches the given query.' });
@@ -181,6 +218,7 @@ test('a static address lists the payments it received, without reload', async ({
   await expect(list).toContainText('Received');
   await expect(list).toContainText(txid);
   await page.screenshot({ path: screenshotPath('payment-static'), fullPage: true });
+  await expectAccessible(page, 'a static address with a payment received');
 });
 
 test('on a phone, in Spanish: fits the screen and speaks the language', async ({ browser, stack }) => {
@@ -194,6 +232,7 @@ test('on a phone, in Spanish: fits the screen and speaks the language', async ({
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   expect(overflow).toBe(0);
   await page.screenshot({ path: screenshotPath('payment-phone-es'), fullPage: true });
+  await expectAccessible(page, 'a new invoice on a phone, in Spanish');
   await context.close();
 });
 
@@ -223,6 +262,7 @@ test("a payout's paymentURL is its top-up page: the exact top-up, live until pai
     await page.getByRole('button', { name: 'Copy amount' }).click();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(topup);
     await page.screenshot({ path: screenshotPath('payment-payout'), fullPage: true });
+    await expectAccessible(page, 'a payout\'s top-up page');
   });
 
   await test.step('nothing private: not the targets, their amounts or the merchant', async () => {
@@ -244,6 +284,7 @@ test("a payout's paymentURL is its top-up page: the exact top-up, live until pai
     await expect(phone.getByTestId('pay-amount')).toHaveText(`${topup} TRX`);
     expect(await phone.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(0);
     await phone.screenshot({ path: screenshotPath('payment-payout-phone-es'), fullPage: true });
+    await expectAccessible(phone, 'a payout\'s top-up page on a phone, in Spanish');
     await context.close();
   });
 
@@ -260,11 +301,13 @@ test("a payout's paymentURL is its top-up page: the exact top-up, live until pai
     });
     await expect(page.getByRole('heading', { name: 'Paying out' })).toBeVisible({ timeout: 10_000 });
     await page.screenshot({ path: screenshotPath('payment-payout-paying'), fullPage: true });
+    await expectAccessible(page, 'a payout paying out');
 
     await stack.app.prisma.invoice.update({ where: { id: payout.id }, data: { status: 'COMPLETED' } });
     await expect(page.getByRole('heading', { name: 'Payout complete' })).toBeVisible({ timeout: 10_000 });
     await expect(page.getByText('Every recipient has been paid.')).toBeVisible();
     await page.screenshot({ path: screenshotPath('payment-payout-completed'), fullPage: true });
+    await expectAccessible(page, 'a completed payout\'s top-up page');
   });
 });
 
@@ -279,6 +322,7 @@ test('off the devnet: no pay button, the pay route is 404, and a dead node does 
     await expect(page.getByTestId('payment-status')).toHaveAttribute('data-phase', 'waiting');
     await expect(page.getByTestId('pay-amount')).toHaveText('40 TRX');
     await expect(page.getByRole('button', { name: /devnet/ })).toHaveCount(0);
+    await expectAccessible(page, 'a payment page off the devnet');
     const res = await fetch(`${app.baseUrl}/payment/${created.json.id}/devnet-pay`, { method: 'POST', body: JSON.stringify({ currency: 'TRX' }), headers: { 'content-type': 'application/json' } });
     expect(res.status).toBe(404);
   } finally {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { expect, screenshotPath, test } from './fixtures';
+import { expect, expectAccessible, screenshotPath, test } from './fixtures';
 
 test.use({ withWorker: true });
 
@@ -15,10 +15,12 @@ test('paying with the devnet button completes the invoice through the worker and
 
   await page.goto(created.json.paymentURL.replace(/^https?:\/\/[^/]+/, stack.app.baseUrl));
   await expect(page.getByTestId('payment-status')).toHaveAttribute('data-phase', 'waiting');
+  await expectAccessible(page, 'a payment page with the devnet button');
   await page.getByRole('button', { name: /Pay with devnet/ }).click();
   await expect(page.getByRole('heading', { name: 'Paid. Thank you!' })).toBeVisible({ timeout: 30_000 });
   await expect(page.getByRole('link', { name: 'Return to the merchant now' })).toHaveAttribute('href', returnUrl);
   await page.screenshot({ path: screenshotPath('payment-completed'), fullPage: true });
+  await expectAccessible(page, 'a paid invoice about to return to the merchant');
   await page.waitForURL(returnUrl, { timeout: 15_000 });
 
   // Not a page trick: the worker forwarded the funds and reported the invoice once.

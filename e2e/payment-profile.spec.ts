@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { issueApiKey } from '@/lib/auth/apiKeys';
 import { linkKeyWith } from '@/lib/invoices/linkKey';
 import { signUp } from './dashboardSession';
-import { expect, screenshotPath, test, type Stack } from './fixtures';
+import { expect, expectAccessibleHere, screenshotPath, test, type Stack } from './fixtures';
 
 // Issue 26: the merchant sets a profile in the dashboard's settings; the payment page shows the
 // store name and logo in its header, and the contact wherever it tells the customer to contact
@@ -51,6 +51,7 @@ for (const size of SIZES) {
         await expect(page.getByText('ask the merchant for a new invoice')).toBeVisible();
         await expect(page.getByTestId('merchant-contact')).toHaveCount(0);
         await expect(page.getByTestId('store')).toHaveCount(0);
+        await expectAccessibleHere(page, 'an expired invoice without a profile');
         await page.goto(`${app.baseUrl}/dashboard/settings`);
       });
 
@@ -61,6 +62,7 @@ for (const size of SIZES) {
         await page.getByLabel('Logo URL (https)').fill('https://127.0.0.1/logo.svg');
         await page.getByRole('button', { name: 'Save profile' }).click();
         await expect(page.getByText('The logo URL must name a public host, not an IP address or localhost.')).toBeVisible();
+        await expectAccessibleHere(page, 'settings refusing a logo URL');
         await page.getByLabel('Logo URL (https)').fill(LOGO);
         await page.getByRole('button', { name: 'Save profile' }).click();
         await expect(page.getByText('Profile saved.')).toBeVisible();
@@ -84,6 +86,7 @@ for (const size of SIZES) {
         await expect(contact.getByRole('link', { name: 'help@mug-shop.example' })).toHaveAttribute('href', 'mailto:help@mug-shop.example');
         await expect(contact.getByRole('link', { name: 'Support page' })).toHaveAttribute('href', 'https://mug-shop.example/help');
         await page.screenshot({ path: screenshotPath(`profile-expired-${size.name}`), fullPage: true });
+        await expectAccessibleHere(page, 'an expired invoice with the store and its contact');
       });
 
       await test.step('an underpaid invoice does too', async () => {
@@ -103,6 +106,7 @@ for (const size of SIZES) {
         const contact = page.getByTestId('merchant-contact');
         await expect(contact.getByRole('link', { name: 'help@mug-shop.example' })).toHaveAttribute('href', 'mailto:help@mug-shop.example');
         await page.screenshot({ path: screenshotPath(`profile-underpaid-${size.name}`), fullPage: true });
+        await expectAccessibleHere(page, 'an underpaid invoice with the store\'s contact');
       });
 
       await test.step('a guessed id (no link key) shows nothing of the store', async () => {
@@ -111,6 +115,7 @@ for (const size of SIZES) {
         await expect(page.getByRole('heading', { name: 'Underpaid' })).toBeVisible();
         await expect(page.getByText('Mug Shop')).toHaveCount(0);
         await expect(page.getByTestId('merchant-contact')).toHaveCount(0);
+        await expectAccessibleHere(page, 'the limited view of an underpaid invoice');
       });
     });
   });

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { linkKeyWith } from '@/lib/invoices/linkKey';
-import { expect, screenshotPath, test, type Stack } from './fixtures';
+import { expect, expectAccessibleHere, screenshotPath, test, type Stack } from './fixtures';
 
 // Issue 26: the payment page tells the truth at 00:00, and about money held for the merchant.
 // Run at desktop and phone size; the worker's states are written to the database as the worker would.
@@ -47,6 +47,7 @@ for (const size of SIZES) {
       await expect(page.getByText('Send the remaining')).toBeVisible();
       await expect(page.getByTestId('pay-amount')).toHaveText('25 TRX');
       await page.screenshot({ path: screenshotPath(`payment-before-time-up-${size.name}`), fullPage: true });
+      await expectAccessibleHere(page, 'a partly paid invoice');
 
       await expect(page.getByTestId('payment-status')).toHaveAttribute('data-phase', 'expired', { timeout: 20_000 });
       await expect(page.getByRole('heading', { name: 'This invoice has expired' })).toBeVisible();
@@ -62,6 +63,7 @@ for (const size of SIZES) {
       await expect(page.getByTestId('payment-status')).toHaveAttribute('data-phase', 'expired');
       await expect(page.getByTestId('pay-amount')).toHaveCount(0);
       await page.screenshot({ path: screenshotPath(`payment-time-up-${size.name}`), fullPage: true });
+      await expectAccessibleHere(page, 'a partly paid invoice whose time is up');
     });
 
     test('money held for the merchant is told in plain words, not as "Confirming"', async ({ page, stack }) => {
@@ -79,6 +81,7 @@ for (const size of SIZES) {
       await expect(list).toContainText('It arrived after the invoice was canceled.');
       await expect(page.getByText('Confirming')).toHaveCount(0);
       await page.screenshot({ path: screenshotPath(`payment-held-canceled-${size.name}`), fullPage: true });
+      await expectAccessibleHere(page, 'a canceled invoice with a held payment');
 
       // A token the invoice does not accept, on an open invoice.
       const trxOnly = await createInvoice(stack, ['TRX']);
@@ -89,7 +92,28 @@ for (const size of SIZES) {
       await expect(page.getByText('Confirming')).toHaveCount(0);
       await expect(page.getByText('A payment is on its way and being confirmed.')).toHaveCount(0);
       await page.screenshot({ path: screenshotPath(`payment-held-token-${size.name}`), fullPage: true });
+      await expectAccessibleHere(page, 'an open invoice with a payment held for its token');
       if (size.isMobile) expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(0);
+    });
+
+    test('held money on the page of a merchant with a profile: the note, then the store\'s contact', async ({ page, stack }) => {
+      const invoice = await createInvoice(stack, ['TRX']);
+      // The profile as Settings saves it (e2e/payment-profile.spec.ts sets it through the page).
+      await stack.app.prisma.merchant.update({ where: { id: invoice.merchantId }, data: { storeName: 'Row F Tickets', supportEmail: 'help@rowf.example', supportUrl: 'https://rowf.example/help' } });
+      await recordPayment(stack, invoice, 10_000_000n, 'USDT', 'HELD', `token not accepted: invoice ${invoice.id} accepts TRX, not USDT`);
+      await page.goto(pageUrl(stack, invoice.id));
+      await expect(page.getByTestId('store')).toContainText('Row F Tickets');
+      const panel = page.getByTestId('payment-status');
+      await expect(panel.getByTestId('held-note')).toHaveText(
+        'A payment of 10 USDT arrived and is held for the merchant to forward or return. This invoice does not accept that token. Contact the merchant about it.',
+      );
+      // Where the panel sends the customer to the merchant, it says how: the store's e-mail and page.
+      const contact = panel.getByTestId('merchant-contact');
+      await expect(contact).toContainText('Contact Row F Tickets');
+      await expect(contact.getByRole('link', { name: 'help@rowf.example' })).toHaveAttribute('href', 'mailto:help@rowf.example');
+      await expect(contact.getByRole('link', { name: 'Support page' })).toHaveAttribute('href', 'https://rowf.example/help');
+      await page.screenshot({ path: screenshotPath(`payment-held-profile-${size.name}`), fullPage: true });
+      await expectAccessibleHere(page, 'a held payment with the store\'s contact');
     });
   });
 }

@@ -14,6 +14,8 @@ import { describe, it } from 'node:test';
  * (d) a payment's state is written only by its one door, lib/payments/states.ts.
  * (e) a merchant's two balances (balance_sun, activation_balance_sun) are written only by
  *     lib/merchants/balance.ts, which books each change in their ledger (issue 22).
+ * (f) the dashboard shows a time only through formatTime (components/dashboard/ui.tsx): in UTC,
+ *     labelled, never the browser's local time, which the chart and date filters do not use (issue 26).
  */
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SOURCE_DIRS = ['app', 'lib', 'components', 'worker', 'devnet', 'scripts'];
@@ -112,6 +114,13 @@ function paymentStateWrites(source: string): string[] {
   return [...stripComments(source).matchAll(/\bdata:\s*\{[^}]*\bpaymentState\s*:|\bSET\b[^;`]*\bpayment_state\s*=/gi)].map((m) => m[0].replace(/\s+/g, ' '));
 }
 
+/** (f): a date written in the browser's own zone and format. */
+const TIME_FORMATTER = 'components/dashboard/ui.tsx';
+function localTimeViolations(source: string): string[] {
+  const code = stripComments(source);
+  return [...code.matchAll(/\.toLocale(?:Date|Time)String\(|\bDate\([^()]*(?:\([^()]*\))?[^()]*\)\s*\.toLocaleString\(|\bDateTimeFormat\(/g)].map((m) => m[0]);
+}
+
 const files = [...SOURCE_DIRS.flatMap(sourceFiles), ...ROOT_FILES];
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
 const domain = files.filter((f) => f.startsWith('lib/') && !f.startsWith('lib/http/') && !f.startsWith('lib/openapi/'));
@@ -147,6 +156,12 @@ describe('architecture (docs/architecture.md)', () => {
     assert.deepEqual(bad, [], 'change a merchant balance through changeMerchantBalance (lib/merchants/balance.ts), which books it in merchant_balance_entries');
   });
 
+  it('(f) the dashboard shows times only through formatTime: UTC, labelled', () => {
+    const dashboard = files.filter((f) => (f.startsWith('components/dashboard/') || f.startsWith('app/dashboard/')) && f !== TIME_FORMATTER);
+    const bad = dashboard.flatMap((f) => localTimeViolations(read(f)).map((v) => `${f}: ${v}`));
+    assert.deepEqual(bad, [], 'write a time with formatTime (components/dashboard/ui.tsx): the dashboard\'s one time zone is UTC, and it says so');
+  });
+
   // The rules must catch what they are meant to: each one, on a planted violation.
   it('catches planted violations', () => {
     assert.deepEqual(httpViolations('lib/invoices/x.ts', "import { notFound } from '@/lib/http/errors';\nthrow new ApiError(404, 'x');"), ["ApiError", "new ApiError(404", "ApiError(404", "import '@/lib/http/errors'"]);
@@ -167,5 +182,8 @@ describe('architecture (docs/architecture.md)', () => {
     assert.deepEqual(balanceWriteViolations('scripts/x.ts', 'await sql`UPDATE merchants SET balance_sun = balance_sun + ${n}`;'), ['balance_sun =']);
     assert.deepEqual(balanceWriteViolations('lib/merchants/x.ts', 'select: { balanceSun: true, activationBalanceSun: true }; show(m.balanceSun); // balanceSun: 5'), []);
     assert.deepEqual(balanceWriteViolations('devnet/x.ts', '{ balanceSun: state.balance }'), []);
+    assert.deepEqual(localTimeViolations('<td>{new Date(inv.created_at).toLocaleString()}</td>'), ['Date(inv.created_at).toLocaleString(']);
+    assert.deepEqual(localTimeViolations('d.toLocaleDateString(); d.toLocaleTimeString(); new Intl.DateTimeFormat()'), ['.toLocaleDateString(', '.toLocaleTimeString(', 'DateTimeFormat(']);
+    assert.deepEqual(localTimeViolations("{estimate.need_energy.toLocaleString('en')} {formatTime(d.created_at)} // new Date(x).toLocaleString()"), []);
   });
 });

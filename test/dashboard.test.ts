@@ -168,7 +168,7 @@ describe('merchant dashboard', () => {
     assert.equal(ok.status, 200, ok.text);
     assert.deepEqual(
       { ...ok.json, email: undefined, ip_whitelist: undefined, target_wallet_changed_at: undefined },
-      { email: undefined, ip_whitelist: undefined, target_wallet_changed_at: undefined, target_wallet_address: WALLET, webhook_url: 'https://shop.example/hook', aml_check: true, aml_risk_limit: '42.5', webhook_retries: false, store_name: null, support_email: null, support_url: null, logo_url: null },
+      { email: undefined, ip_whitelist: undefined, target_wallet_changed_at: undefined, target_wallet_address: WALLET, webhook_url: 'https://shop.example/hook', aml_check: true, aml_risk_limit: '42.5', webhook_retries: false, webhook_held_events: false, store_name: null, support_email: null, support_url: null, logo_url: null },
     );
     // A first wallet is a setting, not a change: no "If this was not you" notice (issue 26).
     assert.equal(ok.json.target_wallet_changed_at, null, 'a first wallet is not reported as a change');
@@ -198,7 +198,7 @@ describe('merchant dashboard', () => {
     const res = await browser.api('/settings/ip-whitelist', 'POST', { rule: '::ffff:10.1.2.3' });
     assert.deepEqual(res.json.ip_whitelist, ['127.0.0.2', '10.1.2.3']);
     assert.equal((await app.api('/merchant', key, { localAddress: '127.0.0.2' })).status, 200);
-    assert.equal((await app.api('/merchant', key, { localAddress: '127.0.0.1' })).json.detail, 'Invalid API key');
+    assert.match((await app.api('/merchant', key, { localAddress: '127.0.0.1' })).json.detail, /^Invalid API key: IP address not allowed: 127\.0\.0\.1 /);
     assert.deepEqual((await browser.api('/settings/ip-whitelist?rule=127.0.0.2', 'DELETE')).json.ip_whitelist, ['10.1.2.3']);
     // A rule stored before rules were canonical (host bits set) can still be removed by its canonical form.
     const me = await app.prisma.merchant.findFirstOrThrow({ where: { ipWhitelist: { has: '10.1.2.3' } } });

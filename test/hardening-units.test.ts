@@ -160,44 +160,17 @@ describe('with a database', () => {
 
 describe('2. the target-wallet-changed e-mail', () => {
   it('is sent through SMTP_URL, and nothing happens without it', { timeout: 20_000 }, async () => {
-    const { createServer: createTcpServer } = await import('node:net');
     const { sendMail } = await import('@/lib/notify/mail');
     const { notifyTargetWalletChanged } = await import('@/lib/notify/walletChange');
+    const { startSmtpSink } = await import('./helpers/smtp');
     // A minimal SMTP server: greets, says yes to every command, keeps the message.
-    const messages: string[] = [];
-    const smtp = createTcpServer((socket) => {
-      let inData = false;
-      let data = '';
-      let pending = '';
-      socket.write('220 test ESMTP\r\n');
-      socket.on('data', (chunk) => {
-        pending += chunk.toString('utf8');
-        let nl: number;
-        while ((nl = pending.indexOf('\r\n')) >= 0) {
-          const line = pending.slice(0, nl);
-          pending = pending.slice(nl + 2);
-          if (inData) {
-            if (line === '.') {
-              inData = false;
-              messages.push(data);
-              socket.write('250 queued\r\n');
-            } else data += `${line}\n`;
-          } else if (/^(EHLO|HELO)/i.test(line)) socket.write('250 test\r\n');
-          else if (/^DATA/i.test(line)) {
-            inData = true;
-            data = '';
-            socket.write('354 go\r\n');
-          } else if (/^QUIT/i.test(line)) socket.end('221 bye\r\n');
-          else socket.write('250 ok\r\n');
-        }
-      });
-    });
-    await new Promise<void>((r) => smtp.listen(0, '127.0.0.1', r));
+    const smtp = await startSmtpSink();
+    const { messages } = smtp;
     // The settings are passed as the web section of lib/config.ts would hold them (it is read once per process).
     const MAIL_FROM = 'no-reply@localhost';
     try {
       assert.equal(await sendMail({ to: 'm@example.com', subject: 's', text: 't' }, { MAIL_FROM }), false, 'no SMTP_URL: a no-op');
-      const SMTP_URL = `smtp://127.0.0.1:${(smtp.address() as { port: number }).port}`;
+      const SMTP_URL = smtp.url;
       assert.equal(await notifyTargetWalletChanged({ email: 'merchant@example.com', previous: 'TOLD', current: 'TNEW', at: new Date('2026-11-23T10:00:00Z') }, { SMTP_URL, MAIL_FROM }), true);
       assert.equal(messages.length, 1);
       assert.match(messages[0]!, /To: merchant@example\.com/);

@@ -86,7 +86,7 @@ describe('OpenAPI document, reference page and a client generated from it', () =
     assert.equal(page.status, 200);
     assert.match(String(page.headers['content-type']), /^text\/html/);
     const sources = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
-    assert.deepEqual(sources, ['/docs/swagger-ui.css', '/docs/swagger-ui-bundle.js', '/docs/init.js'], 'nothing from another origin');
+    assert.deepEqual(sources, ['/docs/swagger-ui.css', '/docs/a11y.css', '/docs/swagger-ui-bundle.js', '/docs/init.js'], 'nothing from another origin');
     for (const src of sources) assert.equal((await httpRequest(`${app.baseUrl}${src}`)).status, 200, src);
     assert.match((await httpRequest(`${app.baseUrl}/docs/init.js`)).text, /url: '\/openapi\.json'[\s\S]*validatorUrl: null/);
     assert.equal((await httpRequest(`${app.baseUrl}/docs/package.json`)).status, 404);

@@ -55,7 +55,7 @@ describe('webhook retries', () => {
     const { FixedRateSource } = await import('@/lib/rates/fixed');
     const { enqueueInvoiceWebhook } = await import('@/lib/webhooks/outbox');
     const merchant = await createMerchant(prisma, { email: `retry-${randomBytes(3).toString('hex')}@example.com`, targetWalletAddress: 'TGLheo1KN8M5W5fGbkeYXVFHnbKnN5pLPd' });
-    // The dashboard's setting (test/dashboard.test.ts, e2e/dashboard-held-retries.spec.ts set it through the UI).
+    // The dashboard's setting (test/dashboard.test.ts, e2e/dashboard-truths.spec.ts set it through the UI).
     if (retries) await prisma.merchant.update({ where: { id: merchant.id }, data: { webhookRetries: true, webhookUrl: url } });
     else await prisma.merchant.update({ where: { id: merchant.id }, data: { webhookUrl: url } });
     const invoice = await createInvoice(prisma, new FixedRateSource({ TRX: '0.25', USDT: '1' }), merchant, {

@@ -17,6 +17,7 @@ import { energyJob } from './energy';
 import { expiryJob } from './expiry';
 import { gasReturnsJob } from './gasReturns';
 import { headScanJob } from './headScan';
+import { mailJob } from './mail';
 import { paymentsJobs } from './payments';
 import { payoutsJob } from './payouts';
 import { scanJob } from './scan';
@@ -52,7 +53,7 @@ if (settings.AML_PROVIDER === 'http') {
 }
 // Every background job is a file under worker/ (docs/worker.md, "Jobs").
 const deps: JobDeps = { ctx, mnemonic };
-const jobs: WorkerJob[] = [scanJob(deps), ...(settings.FORWARD_BEFORE_FINALITY ? [headScanJob(deps)] : []), ...paymentsJobs(deps), gasReturnsJob(deps), payoutsJob(deps), expiryJob(deps), accountsJob(deps), energyJob(deps), ...webhookJobs(deps)];
+const jobs: WorkerJob[] = [scanJob(deps), ...(settings.FORWARD_BEFORE_FINALITY ? [headScanJob(deps)] : []), ...paymentsJobs(deps), gasReturnsJob(deps), payoutsJob(deps), expiryJob(deps), accountsJob(deps), energyJob(deps), mailJob(deps), ...webhookJobs(deps)];
 const loops = jobs.map((job) => startLoop(job.name, job.idleMs ?? settings.WORKER_POLL_MS, () => job.step()));
 console.log(`worker: running as ${ctx.owner}; node ${chainConfig().fullNodeUrl}; gas wallet ${ctx.gasWallet.address}`);
 

@@ -1,6 +1,7 @@
 import { redirect } from 'next/navigation';
 import type { ReactNode } from 'react';
 import { Nav } from '@/components/dashboard/Nav';
+import { formatTime } from '@/components/dashboard/ui';
 import { QueryProvider } from '@/components/QueryProvider';
 import { sessionMerchant } from '@/lib/auth/session';
 
@@ -25,7 +26,7 @@ export default async function DashboardLayout({ children }: { children: ReactNod
       <Nav email={merchant.email} />
       {notice && (
         <div role="alert" className="mx-auto mt-4 max-w-6xl rounded-lg border border-amber-300 bg-amber-50 px-4 py-3 text-sm text-amber-900 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100">
-          Your payout wallet was changed on {changedAt.toISOString().replace('T', ' ').slice(0, 16)} UTC to{' '}
+          Your payout wallet was changed on {formatTime(changedAt)} to{' '}
           <span className="font-mono break-all">{merchant.targetWalletAddress ?? '(none)'}</span>. If this was not you, set it back in Settings and change
           your password: that signs out every session.
         </div>

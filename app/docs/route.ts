@@ -1,5 +1,6 @@
 // The interactive API reference: Swagger UI (swagger-ui-dist, served by
-// ./[asset]) over /openapi.json. Nothing is loaded from another origin.
+// ./[asset]) over /openapi.json. Nothing is loaded from another origin. ./[asset] serves the
+// accessibility fixes it needs (issue 26).
 const PAGE = `<!doctype html>
 <html lang="en">
 <head>
@@ -7,6 +8,7 @@ const PAGE = `<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>API reference · Tron invoicing</title>
 <link rel="stylesheet" href="/docs/swagger-ui.css">
+<link rel="stylesheet" href="/docs/a11y.css">
 </head>
 <body>
 <div id="swagger-ui"></div>

@@ -6,7 +6,7 @@ import type { ApiKeyJson } from '@/lib/auth/apiKeys';
 import { MAX_API_KEY_LABEL } from '@/lib/auth/limits';
 import { dashboardApi, RequestError } from './api';
 import { SubmitButton } from './SubmitButton';
-import { Button, Card, Field, FieldError, Mono, formatTime, tableClass } from './ui';
+import { Button, Card, Field, FieldError, Mono, TableBox, formatTime, tableClass } from './ui';
 
 export function ApiKeys() {
   const client = useQueryClient();
@@ -22,6 +22,11 @@ export function ApiKeys() {
   });
   const revoke = useMutation({ mutationFn: (id: number) => dashboardApi<void>(`/keys/${id}`, { method: 'DELETE' }), onSuccess: refresh });
 
+  // A refusal that names the label is shown under it; any other (a cancelled or wrong password, 403;
+  // too many requests, 429; a server error) under the form, never swallowed (issue 26).
+  const createErrors = create.error instanceof RequestError ? create.error.errors : {};
+  const createRefusal = create.error && !createErrors.label ? [create.error.message] : undefined;
+
   function submit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     const form = e.currentTarget;
@@ -33,12 +38,13 @@ export function ApiKeys() {
       <Card title="Create an API key">
         <form onSubmit={submit} className="flex items-end gap-2">
           <div className="flex-1">
-            <Field label="Label" name="label" placeholder="e.g. shop backend" required maxLength={MAX_API_KEY_LABEL} error={create.error instanceof RequestError ? create.error.errors.label : undefined} />
+            <Field label="Label" name="label" placeholder="e.g. shop backend" required maxLength={MAX_API_KEY_LABEL} error={createErrors.label} />
           </div>
           <SubmitButton disabled={create.isPending}>
             Create key
           </SubmitButton>
         </form>
+        <FieldError id="create-key-error" messages={createRefusal} />
         {created && (
           <div role="status" className="mt-4 rounded-md border border-amber-300 bg-amber-50 p-3 dark:border-amber-700 dark:bg-amber-950">
             <p className="mb-1 text-sm font-medium">Copy this key now; it is not shown again.</p>
@@ -57,40 +63,42 @@ export function ApiKeys() {
         )}
       </Card>
       <Card title="Keys">
-        <table className={tableClass}>
-          <thead>
-            <tr>
-              <th>Label</th>
-              <th>Prefix</th>
-              <th>Created</th>
-              <th>Last used</th>
-              <th>
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {keys.data?.map((k) => (
-              <tr key={k.id}>
-                <td>{k.label}</td>
-                <td>
-                  <Mono>{k.prefix}…</Mono>
-                </td>
-                <td>{formatTime(k.created_at)}</td>
-                <td>{formatTime(k.last_used_at)}</td>
-                <td className="text-right">
-                  {k.revoked_at ? (
-                    <span className="text-slate-500">Revoked {formatTime(k.revoked_at)}</span>
-                  ) : (
-                    <Button variant="danger" aria-label={`Revoke ${k.label}`} disabled={revoke.isPending} onClick={() => window.confirm(`Revoke "${k.label}"? Calls with it will be refused.`) && revoke.mutate(k.id)}>
-                      Revoke
-                    </Button>
-                  )}
-                </td>
+        <TableBox label="API keys">
+          <table className={tableClass} aria-label="API keys">
+            <thead>
+              <tr>
+                <th>Label</th>
+                <th>Prefix</th>
+                <th>Created</th>
+                <th>Last used</th>
+                <th>
+                  <span className="sr-only">Actions</span>
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {keys.data?.map((k) => (
+                <tr key={k.id}>
+                  <td>{k.label}</td>
+                  <td>
+                    <Mono>{k.prefix}…</Mono>
+                  </td>
+                  <td>{formatTime(k.created_at)}</td>
+                  <td>{formatTime(k.last_used_at)}</td>
+                  <td className="text-right">
+                    {k.revoked_at ? (
+                      <span className="text-slate-500">Revoked {formatTime(k.revoked_at)}</span>
+                    ) : (
+                      <Button variant="danger" aria-label={`Revoke ${k.label}`} disabled={revoke.isPending} onClick={() => window.confirm(`Revoke "${k.label}"? Calls with it will be refused.`) && revoke.mutate(k.id)}>
+                        Revoke
+                      </Button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableBox>
         {keys.data?.length === 0 && <p className="text-sm text-slate-500">No keys yet.</p>}
         <FieldError messages={[keys.error, revoke.error].filter((e) => e !== null).map((e) => e.message)} />
       </Card>

@@ -6,8 +6,8 @@ type Setter = (name: 'date_from' | 'date_to' | 'ordering') => (e: { target: { va
 export function DateRangeAndOrder({ filters, set, byStatus = false, idPrefix = '' }: { filters: Record<string, string | undefined>; set: Setter; byStatus?: boolean; idPrefix?: string }) {
   return (
     <>
-      <Field label="From" id={`${idPrefix}date_from`} name="date_from" type="date" value={filters.date_from} onChange={set('date_from')} />
-      <Field label="To" id={`${idPrefix}date_to`} name="date_to" type="date" value={filters.date_to} onChange={set('date_to')} />
+      <Field label="From (UTC day)" id={`${idPrefix}date_from`} name="date_from" type="date" value={filters.date_from} onChange={set('date_from')} />
+      <Field label="To (UTC day)" id={`${idPrefix}date_to`} name="date_to" type="date" value={filters.date_to} onChange={set('date_to')} />
       <Select label="Order by" id={`${idPrefix}ordering`} name="ordering" value={filters.ordering} onChange={set('ordering')}>
         <option value="-created_at">Newest first</option>
         <option value="created_at">Oldest first</option>

@@ -19,6 +19,18 @@ interface Latest<T> {
   results: T[];
 }
 
+/**
+ * The token an invoice's service fee is in: the one it was kept in (`cost_currency`, which the
+ * worker writes with the cost). A row without it (written by hand or by an import) still gets a
+ * unit: the fee is kept from the payment, so it is in the invoice's only token or the only token
+ * that arrived. Never a bare number (issue 26).
+ */
+function feeToken(inv: InvoiceJson, costCurrency: string | null): string {
+  if (costCurrency) return costCurrency;
+  if (inv.currencies.length === 1) return inv.currencies[0]!;
+  const paidIn = Object.entries(inv.transfer_amounts.input).filter(([, amount]) => amount > 0);
+  return paidIn.length === 1 ? paidIn[0]![0] : '(token not recorded)';
+}
 
 function MoreNote({ list, href }: { list: Latest<unknown>; href: string }) {
   if (list.count <= list.results.length) return null;
@@ -50,7 +62,7 @@ export function InvoiceDetail({ id }: { id: string }) {
     ['Received', Object.entries(inv.transfer_amounts.input).map(([c, a]) => `${a} ${c}`).join(', ')],
     ['Forwarded', Object.entries(inv.transfer_amounts.output).map(([c, a]) => `${a} ${c}`).join(', ')],
     // A payout's cost is its whole fee (service, network with margin, activation), in its token.
-    payout ? ['Total fee', inv.cost === null ? '—' : `${inv.cost} ${inv.currency}`] : ['Service fee', inv.cost === null ? '—' : `${inv.cost} ${data.cost_currency ?? ''}`.trim()],
+    payout ? ['Total fee', inv.cost === null ? '—' : `${inv.cost} ${inv.currency}`] : ['Service fee', inv.cost === null ? '—' : `${inv.cost} ${feeToken(inv, data.cost_currency)}`],
     ['Address', <CopyText key="a" text={inv.address} what="invoice address" />],
     ['Order ID', inv.order_id ?? '—'],
     ['Description', inv.description || '—'],

@@ -12,7 +12,7 @@ import { INVOICE_STATUS_LABELS, INVOICE_TYPE_LABELS, labelOf } from './labels';
 import { Pager } from './Pager';
 import { useFilteredList } from './useFilteredList';
 import { StatusBadge } from './StatusBadge';
-import { AnyOf, Card, Field, FieldError, Select, formatTime, tableClass } from './ui';
+import { AnyOf, Card, Field, FieldError, Select, TableBox, formatTime, tableClass } from './ui';
 
 /** The API's /payment/list filters, applied as they change and kept in the URL. */
 export function InvoicesTable() {
@@ -46,7 +46,7 @@ export function InvoicesTable() {
         <DateRangeAndOrder filters={filters} set={set} byStatus idPrefix="invoices-" />
       </div>
       <FieldError messages={error ? [error.message] : undefined} />
-      <div className="overflow-x-auto">
+      <TableBox label="Invoices">
         <table className={tableClass} aria-label="Invoices">
           <thead>
             <tr>
@@ -83,7 +83,7 @@ export function InvoicesTable() {
             ))}
           </tbody>
         </table>
-      </div>
+      </TableBox>
       {data && <Pager count={data.count} {...pager} />}
     </Card>
   );

@@ -3,12 +3,12 @@ import type { PayoutTargetJson } from '@/lib/payouts/schemas';
 import { RETURNABLE } from '@/lib/payouts/targets';
 import { PayoutReturn } from './PayoutReturn';
 import { CopyText } from './CopyText';
-import { Card, tableClass } from './ui';
+import { Card, TableBox, tableClass } from './ui';
 
 function TargetTable({ label, rows, currency }: { label: string; rows: (PayoutTargetJson & { index: number; error?: string })[]; currency: string }) {
   const withError = rows.some((r) => r.error !== undefined);
   return (
-    <div className="overflow-x-auto">
+    <TableBox label={label}>
       <table aria-label={label} className={tableClass}>
         <thead>
           <tr>
@@ -37,7 +37,7 @@ function TargetTable({ label, rows, currency }: { label: string; rows: (PayoutTa
           ))}
         </tbody>
       </table>
-    </div>
+    </TableBox>
   );
 }
 

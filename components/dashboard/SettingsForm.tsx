@@ -30,6 +30,7 @@ export function SettingsForm({ settings }: { settings: SettingsJson }) {
       webhook_url: form.get('webhook_url'),
       aml_check: form.get('aml_check') === 'on',
       webhook_retries: form.get('webhook_retries') === 'on',
+      webhook_held_events: form.get('webhook_held_events') === 'on',
       aml_risk_limit: form.get('aml_risk_limit'),
     });
   }
@@ -57,6 +58,17 @@ export function SettingsForm({ settings }: { settings: SettingsJson }) {
             </div>
             <p id="webhook_retries_hint" className="mt-1 text-xs text-slate-600 dark:text-slate-400">
               Off: each webhook is sent once, as the API specification says. On: a failed delivery is sent again with growing waits (5 min, 10 min, 20 min, ... up to 12 h) for up to three days, with the same webhook-id; every attempt is in the delivery log.
+            </p>
+          </div>
+          <div className="md:col-span-2">
+            <div className="flex items-center gap-2">
+              <input id="webhook_held_events" name="webhook_held_events" type="checkbox" defaultChecked={settings.webhook_held_events} aria-describedby="webhook_held_events_hint" className="h-4 w-4" />
+              <label htmlFor="webhook_held_events" className="text-sm font-medium">
+                Send a webhook when a payment is held
+              </label>
+            </div>
+            <p id="webhook_held_events_hint" className="mt-1 text-xs text-slate-600 dark:text-slate-400">
+              Off: only the invoice statuses of the API specification. On: also a signed &quot;payment.held&quot; event (the transaction and why it is held) when money arrives that waits for you to forward or return it: after a cancel, in a token the invoice does not accept, or too small to forward. Held money is always on the overview, and e-mailed where the service sends e-mail.
             </p>
           </div>
           <div className="flex items-center gap-2">

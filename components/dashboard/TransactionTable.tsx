@@ -4,7 +4,7 @@ import { CopyText } from './CopyText';
 import { TRANSACTION_TYPE_LABELS, labelOf } from './labels';
 import { ReleaseHeld } from './ReleaseHeld';
 import { StatusBadge } from './StatusBadge';
-import { formatTime, tableClass } from './ui';
+import { TableBox, formatTime, tableClass } from './ui';
 
 export type TransactionJson = ReturnType<typeof transactionJson>;
 
@@ -24,7 +24,7 @@ function Aml({ stored: check }: { stored: TransactionJson['aml_check'] }) {
 
 export function TransactionTable({ rows, label }: { rows: TransactionJson[]; label: string }) {
   return (
-    <div className="overflow-x-auto">
+    <TableBox label={label}>
       <table className={tableClass} aria-label={label}>
         <thead>
           <tr>
@@ -67,6 +67,6 @@ export function TransactionTable({ rows, label }: { rows: TransactionJson[]; lab
         </tbody>
       </table>
       {rows.length === 0 && <p className="text-sm text-slate-500">No transactions.</p>}
-    </div>
+    </TableBox>
   );
 }

@@ -82,12 +82,34 @@ export function Card({ title, children, actions }: { title: string; children: Re
 // Cells do not wrap: on a narrow screen the table scrolls sideways in its `overflow-x-auto` box (issue 26).
 export const tableClass = 'w-full text-left text-sm [&_td]:whitespace-nowrap [&_th]:whitespace-nowrap [&_td]:px-2 [&_td]:py-2 [&_th]:px-2 [&_th]:py-2 [&_tbody_tr]:border-t [&_tbody_tr]:border-slate-200 dark:[&_tbody_tr]:border-slate-800';
 
+/**
+ * The box a table scrolls sideways in on a narrow screen. A box that scrolls must be reachable by
+ * keyboard to be scrolled without a mouse (axe-core "scrollable-region-focusable"): it is a named
+ * region and a tab stop, so arrow keys scroll it.
+ */
+export function TableBox({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    // `relative`: text for screen readers only (absolutely positioned, Tailwind's sr-only) in a
+    // scrolled-away cell is clipped by the box instead of widening the page on a phone.
+    <div role="region" aria-label={`${label} (scrolls sideways)`} tabIndex={0} className="relative overflow-x-auto rounded focus-visible:outline-2 focus-visible:outline-indigo-500">
+      {children}
+    </div>
+  );
+}
+
 export function Mono({ children }: { children: ReactNode }) {
   return <code className="break-all font-mono text-xs">{children}</code>;
 }
 
-export function formatTime(iso: string | null): string {
-  return iso ? new Date(iso).toLocaleString() : '—';
+/**
+ * A time as the whole dashboard shows it: in UTC and labelled so, "2026-11-23 14:05:09 UTC" (issue
+ * 26). The chart and the date filters count UTC days and the payment page shows UTC: one zone
+ * everywhere, never the browser's unlabelled local time (which also differs between the server's
+ * render and the browser's).
+ */
+export function formatTime(iso: string | Date | null): string {
+  if (iso === null) return '—';
+  return `${(typeof iso === 'string' ? new Date(iso) : iso).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 }
 
 /** A two-column list of labelled facts (a detail view, an estimate). */

@@ -63,7 +63,8 @@ export function StatusPanel({ view, t }: { view: PublicInvoice; t: Messages }) {
           </dd>
           <dt>{t.missing}</dt>
           <dd className="text-right font-mono font-semibold" data-testid="missing">
-            {view.tokens.map((tok) => `${tok.missing} ${tok.currency}`).join(' / ')}
+            {/* Alternatives, not a sum: either amount settles the rest ("20 TRX or 5 USDT", issue 26). */}
+            {view.tokens.map((tok) => `${tok.missing} ${tok.currency}`).join(` ${t.or} `)}
           </dd>
         </dl>
       )}

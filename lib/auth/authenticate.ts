@@ -23,11 +23,14 @@ export async function authenticateApiKey(authorization: string | null, clientIp:
   const { rows } = await sqlPool(db()).query({ name: 'api-key-merchant', text: KEY_MERCHANT_SQL, values: [keyHash] });
   if (!rows[0]) throw new AppError('FORBIDDEN', INVALID_KEY);
   const merchant = merchantFromRow(rows[0]);
-  // The spec's samples fix the detail of a 403 as `Invalid API key`, so clients matching it keep
-  // working; `reason` tells the merchant what is actually wrong (issue 26). This confirms to the
-  // caller that the key is live, but a key is of no use from an address the whitelist refuses.
+  // The 403 says what is wrong (issue 26): a merchant locked out by their own whitelist should not
+  // hunt for a key problem. Most clients show or log only `detail`, so it is said there, after the
+  // spec's sample `Invalid API key` (a client matching the start of it, or the 403, works as
+  // before); `reason` has the same words alone (docs/api.md). This confirms to the caller that the
+  // key is live, but a key is of no use from an address the whitelist refuses.
   if (!ipAllowed(merchant.ipWhitelist, clientIp)) {
-    throw new AppError('FORBIDDEN', INVALID_KEY, { reason: `IP address not allowed: ${clientIp ?? 'unknown'} is not in this merchant's IP whitelist (dashboard, Settings).` });
+    const reason = `IP address not allowed: ${clientIp ?? 'unknown'} is not in this merchant's IP whitelist (dashboard, Settings).`;
+    throw new AppError('FORBIDDEN', `${INVALID_KEY}: ${reason}`, { reason });
   }
   await touchLastUsed(keyHash);
   return merchant;

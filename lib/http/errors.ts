@@ -54,7 +54,7 @@ export const errorBodySchema = z
     reason: z
       .string()
       .optional()
-      .describe('Added where the detail is fixed but says too little or too much: on a 403 from a caller whose IP address is not whitelisted (the detail stays the spec\'s `Invalid API key`), why; on a 400 for an invoice amount too small to forward, the minimum in short ("The minimum for USDT is 2.54 USD.")'),
+      .describe('Added where the detail is fixed or says too much: on a 403 from a caller whose IP address is not whitelisted, why, alone (the detail says it after the spec\'s `Invalid API key: `); on a 400 for an invoice amount too small to forward, the minimum in short ("The minimum for USDT is 2.54 USD.")'),
     errors: z.record(z.string(), z.array(z.string())).optional().describe('400 on invalid fields: every offending field (`target_wallets[3].address`) to its messages'),
   })
   .meta({ id: 'Error', description: 'Spec part 7: {"detail": ...}' });

@@ -20,6 +20,8 @@ export const en = {
   expiresIn: 'Time left to pay',
   received: 'Received',
   missing: 'Still to pay',
+  /** Between the amounts still to pay in each token: any one of them settles the invoice. */
+  or: 'or',
   confirmingNote: 'A payment is on its way and being confirmed.',
   liveError: 'Live updates paused; retrying…',
   language: 'Language',
@@ -45,7 +47,7 @@ export const en = {
   phaseText: {
     waiting: 'This page updates by itself once your payment reaches the network.',
     partial: 'Part of the amount has arrived. Send the rest to the same address.',
-    confirming: 'Your payment is on the network. It is final once the block is confirmed, usually within a minute.',
+    confirming: 'Your payment is on the network. It is final once the network has confirmed it, usually within two minutes; this page updates by itself.',
     completed: 'Your payment is complete.',
     overpaid: 'We received more than was due. Contact the merchant about the difference.',
     underpaid: 'Less than the amount due arrived before the invoice expired. Contact the merchant.',
@@ -72,7 +74,7 @@ export const en = {
     phaseText: {
       waiting: 'This page updates by itself once the top-up reaches the network.',
       partial: 'Part of the top-up has arrived. Send the rest to the same address.',
-      confirming: 'The top-up is on the network. The payout starts once its block is confirmed, usually within a minute.',
+      confirming: 'The top-up is on the network. The payout starts once the network has confirmed it, usually within two minutes.',
       paying_out: 'The top-up is complete and the recipients are being paid.',
       completed: 'Every recipient has been paid.',
       expired: 'The full top-up did not arrive in time, so nothing was paid out. Do not send to this address. Anything that arrived stays there: contact support to get it back.',

@@ -21,6 +21,7 @@ export const es: Messages = {
   expiresIn: 'Tiempo para pagar',
   received: 'Recibido',
   missing: 'Falta por pagar',
+  or: 'o',
   confirmingNote: 'Hay un pago en camino; se está confirmando.',
   liveError: 'Actualizaciones en pausa; reintentando…',
   language: 'Idioma',
@@ -46,7 +47,7 @@ export const es: Messages = {
   phaseText: {
     waiting: 'Esta página se actualiza sola cuando tu pago llegue a la red.',
     partial: 'Ha llegado una parte del importe. Envía el resto a la misma dirección.',
-    confirming: 'Tu pago está en la red. Será definitivo cuando se confirme el bloque, normalmente en menos de un minuto.',
+    confirming: 'Tu pago está en la red. Será definitivo cuando la red lo confirme, normalmente en menos de dos minutos; esta página se actualiza sola.',
     completed: 'Tu pago se ha completado.',
     overpaid: 'Recibimos más de lo debido. Contacta con el comercio por la diferencia.',
     underpaid: 'Llegó menos del importe antes de que caducara la factura. Contacta con el comercio.',
@@ -73,7 +74,7 @@ export const es: Messages = {
     phaseText: {
       waiting: 'Esta página se actualiza sola cuando la recarga llegue a la red.',
       partial: 'Ha llegado una parte de la recarga. Envía el resto a la misma dirección.',
-      confirming: 'La recarga está en la red. El pago masivo empieza cuando se confirme el bloque, normalmente en menos de un minuto.',
+      confirming: 'La recarga está en la red. El pago masivo empieza cuando la red la confirme, normalmente en menos de dos minutos.',
       paying_out: 'La recarga está completa y se está pagando a los destinatarios.',
       completed: 'Se ha pagado a todos los destinatarios.',
       expired: 'La recarga completa no llegó a tiempo, así que no se pagó nada. No envíes nada a esta dirección. Lo que haya llegado se queda allí: contacta con soporte para recuperarlo.',

@@ -2,6 +2,7 @@ import type { Invoice, InvoiceCurrency, InvoiceStatus, Merchant, Transaction } f
 import { formatScaled, parseScaled } from '@/lib/money/decimal';
 import { tokenAmountText, USD_DECIMALS, type Currency } from '@/lib/money/tokens';
 import { isoMicro } from '@/lib/time';
+import { heldReasonCode, type HeldReason } from '@/lib/transactions/heldReason';
 import { canTransition, INVOICE_STATUSES } from './states';
 
 /**
@@ -34,12 +35,8 @@ export interface PublicToken {
   service_fee: string | null;
 }
 
-/**
- * Why a payment is held, in the customer's terms (never the worker's own words, which may name
- * internals): the invoice was canceled, the token is not one it accepts, the amount is too small
- * to forward, or something else the merchant has to look at.
- */
-export type HeldReason = 'canceled' | 'token' | 'dust' | 'other';
+/** Why a payment is held, as the customer may be told (lib/transactions/heldReason.ts). */
+export type { HeldReason };
 
 export interface PublicPayment {
   txid: string;
@@ -142,14 +139,6 @@ function paymentState(p: PublicPaymentSource): PublicPayment['state'] {
   return booked(p) ? 'received' : 'confirming';
 }
 
-/** The worker's reasons (lib/payments: process.ts, forward.ts) by their fixed openings. */
-function heldReason(p: PublicPaymentSource): HeldReason {
-  const reason = p.heldReason ?? '';
-  if (reason.startsWith('invoice canceled')) return 'canceled';
-  if (reason.startsWith('token not accepted')) return 'token';
-  if (reason.startsWith('dust') || reason.startsWith('uneconomic')) return 'dust';
-  return 'other';
-}
 
 /** Per token: the larger of what the worker booked and what the chain shows, so the page never lags either. */
 function receivedByToken(input: PublicViewInput): Map<Currency, bigint> {
@@ -256,7 +245,7 @@ export function publicInvoiceView(input: PublicViewInput): PublicInvoice {
       currency: p.currency,
       amount: tokenAmountText(p.amountUnits),
       state: paymentState(p),
-      held_reason: held(p) ? heldReason(p) : null,
+      held_reason: held(p) ? heldReasonCode(p.heldReason) : null,
       created_at: isoMicro(p.createdAt),
     })),
     expired_at: isoMicro(invoice.expiredAt),

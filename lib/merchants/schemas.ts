@@ -60,6 +60,8 @@ export const settingsSchema = z
     logo_url: z.preprocess(emptyToNull, logoUrlSchema.nullable()),
     /** Retry failed webhooks with backoff for up to three days (docs/webhooks.md); off: sent once (spec 6). */
     webhook_retries: z.boolean({ error: 'Must be a boolean.' }),
+    /** Send the signed "payment.held" webhook when a payment is held (docs/webhooks.md); off: only spec 6's statuses. */
+    webhook_held_events: z.boolean({ error: 'Must be a boolean.' }),
     aml_risk_limit: z
       .union([z.number(), z.string()], { error: 'A valid number is required.' })
       .refine((v) => {

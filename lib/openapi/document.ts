@@ -54,7 +54,7 @@ const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 const json = (schema: Json, description: string) => ({ description, content: { 'application/json': { schema } } });
 const error = (description: string) => json(ref('Error'), description);
 
-const FORBIDDEN = error('`Authentication credentials were not provided.` (no Authorization header) or `Invalid API key` (unknown or revoked key, or caller IP not whitelisted)');
+const FORBIDDEN = error('`Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), or `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted)');
 const INVALID = error('Invalid data: `detail` names the first offending field (`<field>: <message>`), `errors` maps every one; or `JSON parse error - <parser message>`');
 const INVOICE_404 = error('`No Invoice matches the given query.` (unknown, malformed or another merchant\'s id)');
 const UNAVAILABLE = error('A rate, the node or the USDT simulation is unavailable; `detail` says which. Try again later.');

@@ -1,5 +1,6 @@
 import type { PaymentState, Prisma, Transaction } from '@/lib/generated/prisma/client';
 import { bookHeld, bookKept, unbookHeld } from '@/lib/ledger/book';
+import { notifyHeld } from '@/lib/notify/held';
 import { enqueueInvoiceWebhook } from '@/lib/webhooks/outbox';
 
 /**
@@ -99,6 +100,7 @@ export async function changePaymentState(tx: Prisma.TransactionClient, p: DoorPa
   if (p.type !== 'PAYMENT') return true;
   if (from === 'HELD' || from === 'FAILED') await unbookHeld(tx, p.id);
   if (move.to === 'HELD' || move.to === 'FAILED') await bookHeld(tx, p, p.amountUnits, move.reason ?? move.to.toLowerCase());
+  if (move.to === 'HELD') await notifyHeld(tx, p, move.reason ?? 'held');
   const keptReason = KEPT_REASON[move.to];
   if (keptReason && move.keptUnits) await bookKept(tx, p, move.keptUnits, keptReason);
   if (p.invoice?.type === 'MULTIPLE' && p.invoiceId !== null && REPORTED.includes(move.to)) await enqueueInvoiceWebhook(tx, p.invoiceId, { paymentEventId: p.eventId });

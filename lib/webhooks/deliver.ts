@@ -40,6 +40,18 @@ export function nextAttemptAt(policy: RetryPolicy, attempt: number, firstAt: Dat
 interface PostResult {
   status: number | null;
   error: string | null;
+  /** The start of the receiver's answer, for the delivery log (null when none came). */
+  body?: string | null;
+}
+
+/** How much of a receiver's answer the delivery log keeps (migration 0091's column). */
+export const RESPONSE_EXCERPT_CHARS = 1_000;
+// Bytes read for the excerpt (4 per character at most in UTF-8); the rest is drained unread.
+const RESPONSE_EXCERPT_BYTES = RESPONSE_EXCERPT_CHARS * 4;
+
+/** The answer's first characters as text a database column takes (PostgreSQL text holds no NUL). */
+export function responseExcerpt(chunks: Buffer[]): string {
+  return Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8').replaceAll('\0', '\uFFFD').slice(0, RESPONSE_EXCERPT_CHARS);
 }
 
 function post(url: URL, body: string, headers: Record<string, string>, pinned: { address: string; family: 4 | 6 }, timeoutMs: number): Promise<PostResult> {
@@ -54,11 +66,17 @@ function post(url: URL, body: string, headers: Record<string, string>, pinned: {
         lookup: (_host, _opts, cb) => cb(null, [{ address: pinned.address, family: pinned.family }] as never, undefined as never),
       },
       (res) => {
-        res.resume();
+        const chunks: Buffer[] = [];
+        let kept = 0;
+        res.on('data', (chunk: Buffer) => {
+          if (kept >= RESPONSE_EXCERPT_BYTES) return;
+          chunks.push(chunk);
+          kept += chunk.length;
+        });
         res.on('error', (err) => resolve({ status: null, error: err.message }));
         res.on('end', () => {
           clearTimeout(deadline);
-          resolve({ status: res.statusCode ?? null, error: null });
+          resolve({ status: res.statusCode ?? null, error: null, body: responseExcerpt(chunks) });
         });
       },
     );
@@ -211,6 +229,7 @@ async function record(prisma: PrismaClient, delivery: WebhookDelivery, result: P
       data: {
         status: ok ? 'DELIVERED' : 'FAILED',
         responseStatus: result.status,
+        responseBody: result.body ?? null,
         latencyMs,
         error: ok ? null : (result.error ?? `receiver answered ${result.status}`),
       },

@@ -1,4 +1,5 @@
-import type { PrismaClient } from '@/lib/generated/prisma/client';
+import type { PrismaClient, WebhookDelivery } from '@/lib/generated/prisma/client';
+import { notFound } from '@/lib/errors';
 import type { Page } from '@/lib/schemas/page';
 import type { DeliveriesQuery } from './schemas';
 
@@ -10,4 +11,11 @@ export async function listDeliveries(prisma: PrismaClient, merchantId: number, q
     prisma.webhookDelivery.findMany({ where, orderBy: { id: 'desc' }, take: page.limit, skip: page.offset }),
   ]);
   return { count, rows };
+}
+
+/** One of the merchant's deliveries; another merchant's, or none, is a 404. */
+export async function getDelivery(prisma: PrismaClient, merchantId: number, id: number, notFoundDetail: string): Promise<WebhookDelivery> {
+  const delivery = await prisma.webhookDelivery.findFirst({ where: { id, merchantId } });
+  if (!delivery) throw notFound(notFoundDetail);
+  return delivery;
 }

@@ -1,12 +1,18 @@
 import type { WebhookDelivery } from '@/lib/generated/prisma/client';
 import { isoMicro } from '@/lib/time';
 
+/** What a delivery reports: an invoice webhook of spec 6, or the opt-in "payment.held" event (its payload says so). */
+function eventOf(payload: WebhookDelivery['payload']): 'invoice' | 'payment.held' {
+  return payload !== null && typeof payload === 'object' && !Array.isArray(payload) && payload.event === 'payment.held' ? 'payment.held' : 'invoice';
+}
+
 /** One row of the dashboard's delivery log. */
 export function deliveryJson(d: WebhookDelivery) {
   return {
     id: d.id,
     invoice: d.invoiceId,
     url: d.url,
+    event: eventOf(d.payload),
     status: d.status,
     response_status: d.responseStatus,
     latency_ms: d.latencyMs,
@@ -23,3 +29,21 @@ export function deliveryJson(d: WebhookDelivery) {
 }
 
 export type DeliveryJson = ReturnType<typeof deliveryJson>;
+
+/**
+ * One delivery opened in the log (issue 26): its row, the body it sent (the payload, exactly as
+ * signed and posted) and the start of what the receiver answered. Fetched on request, so the log
+ * itself stays small.
+ */
+export function deliveryDetailJson(d: WebhookDelivery, webhookId: string) {
+  return {
+    ...deliveryJson(d),
+    /** The Standard Webhooks `webhook-id` every attempt and resend of this event carries. */
+    webhook_id: webhookId,
+    payload: d.payload,
+    /** At most 1,000 characters of the receiver's answer; null before an answer (or with none). */
+    response_body: d.responseBody,
+  };
+}
+
+export type DeliveryDetailJson = ReturnType<typeof deliveryDetailJson>;

@@ -408,7 +408,7 @@ export interface components {
         /** @description Spec part 7: {"detail": ...} */
         Error: {
             detail: string;
-            /** @description Added where the detail is fixed but says too little or too much: on a 403 from a caller whose IP address is not whitelisted (the detail stays the spec's `Invalid API key`), why; on a 400 for an invoice amount too small to forward, the minimum in short ("The minimum for USDT is 2.54 USD.") */
+            /** @description Added where the detail is fixed or says too much: on a 403 from a caller whose IP address is not whitelisted, why, alone (the detail says it after the spec's `Invalid API key: `); on a 400 for an invoice amount too small to forward, the minimum in short ("The minimum for USDT is 2.54 USD.") */
             reason?: string;
             /** @description 400 on invalid fields: every offending field (`target_wallets[3].address`) to its messages */
             errors?: {
@@ -458,7 +458,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Authentication credentials were not provided.` (no Authorization header) or `Invalid API key` (unknown or revoked key, or caller IP not whitelisted) */
+            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), or `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -541,7 +541,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Authentication credentials were not provided.` (no Authorization header) or `Invalid API key` (unknown or revoked key, or caller IP not whitelisted) */
+            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), or `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -582,7 +582,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Authentication credentials were not provided.` (no Authorization header) or `Invalid API key` (unknown or revoked key, or caller IP not whitelisted) */
+            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), or `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -623,7 +623,7 @@ export interface operations {
                     "application/json": components["schemas"]["Invoice"];
                 };
             };
-            /** @description `Authentication credentials were not provided.` (no Authorization header) or `Invalid API key` (unknown or revoked key, or caller IP not whitelisted) */
+            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), or `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -677,7 +677,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Authentication credentials were not provided.` (no Authorization header) or `Invalid API key` (unknown or revoked key, or caller IP not whitelisted) */
+            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), or `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -746,7 +746,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Authentication credentials were not provided.` (no Authorization header) or `Invalid API key` (unknown or revoked key, or caller IP not whitelisted) */
+            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), or `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -814,7 +814,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Authentication credentials were not provided.` (no Authorization header) or `Invalid API key` (unknown or revoked key, or caller IP not whitelisted) */
+            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), or `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -846,7 +846,7 @@ export interface operations {
                     "application/json": components["schemas"]["Transaction"];
                 };
             };
-            /** @description `Authentication credentials were not provided.` (no Authorization header) or `Invalid API key` (unknown or revoked key, or caller IP not whitelisted) */
+            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), or `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -884,7 +884,7 @@ export interface operations {
                     "application/json": components["schemas"]["Merchant"];
                 };
             };
-            /** @description `Authentication credentials were not provided.` (no Authorization header) or `Invalid API key` (unknown or revoked key, or caller IP not whitelisted) */
+            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), or `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -925,7 +925,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Authentication credentials were not provided.` (no Authorization header) or `Invalid API key` (unknown or revoked key, or caller IP not whitelisted) */
+            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), or `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted) */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -4,7 +4,7 @@ export default async function PaymentNotFound() {
   const { t } = await requestLocale();
   return (
     <main className="mx-auto w-full max-w-md px-4 py-16 text-center">
-      <p className="text-5xl font-bold text-slate-400 dark:text-slate-500" aria-hidden="true">404</p>
+      <p className="text-5xl font-bold text-slate-500 dark:text-slate-400" aria-hidden="true">404</p>
       <h1 className="mt-4 text-2xl font-semibold">{t.notFoundTitle}</h1>
       <p className="mt-2 text-slate-700 dark:text-slate-300">{t.notFoundText}</p>
     </main>
