@@ -181,6 +181,12 @@ const workerSchema = z.object({
   SCAN_START_BLOCK: z.coerce.number().int().min(0).optional(),
   SCAN_BATCH_BLOCKS: z.coerce.number().int().min(1).max(100).default(50),
   LEASE_SECONDS: z.coerce.number().int().min(5).max(600).default(60),
+  /**
+   * A singleton job's leader lease (lib/worker/leader.ts): renewed every third of it while its
+   * worker runs, so it only matters when that worker dies: then the job stops for up to this long
+   * before another worker takes it over. Short, unlike LEASE_SECONDS, which must outlast a step.
+   */
+  LEADER_LEASE_SECONDS: z.coerce.number().int().min(2).max(600).default(15),
   /** Sends that landed and failed on chain (out of energy, revert) before the payment fails; unsent expired ones do not count. */
   SEND_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(3),
   /** Backoff before rebuilding a send that expired unsent (gas wallet short, node unreachable): doubles from the base to the max. */

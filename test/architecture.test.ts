@@ -14,6 +14,9 @@ import { describe, it } from 'node:test';
  * (d) a payment's state is written only by its one door, lib/payments/states.ts.
  * (e) a merchant's two balances (balance_sun, activation_balance_sun) are written only by
  *     lib/merchants/balance.ts, which books each change in their ledger (issue 22).
+ * (f) a worker job that scans blocks or tends the energy pool (reads something every worker
+ *     shares, then acts on it) is a singleton: it runs on one worker at a time (issue 27,
+ *     lib/worker/leader.ts), however many workers share the database.
  */
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SOURCE_DIRS = ['app', 'lib', 'components', 'worker', 'devnet', 'scripts'];
@@ -112,6 +115,21 @@ function paymentStateWrites(source: string): string[] {
   return [...stripComments(source).matchAll(/\bdata:\s*\{[^}]*\bpaymentState\s*:|\bSET\b[^;`]*\bpayment_state\s*=/gi)].map((m) => m[0].replace(/\s+/g, ' '));
 }
 
+/**
+ * (f): modules whose functions read and then act on what every worker shares: any scanner of
+ * blocks in lib/payments (scan.ts, and a head scanner beside it), the energy pool's upkeep.
+ */
+const SINGLETON_SOURCES = [/^lib\/payments\/\w*scan\w*$/i, /^lib\/energy\/(operator|reclaim|status)$/];
+function singletonViolations(file: string, source: string): string[] {
+  if (!file.startsWith('worker/') || file === 'worker/main.ts') return [];
+  const code = stripComments(source);
+  const dir = path.posix.dirname(file);
+  const shared = importsOf(code)
+    .map((spec) => (spec.startsWith('.') ? path.posix.join(dir, spec) : spec.replace(/^@\//, '')))
+    .filter((target) => SINGLETON_SOURCES.some((re) => re.test(target)));
+  return shared.length > 0 && !/\bsingleton\s*:\s*true\b/.test(code) ? shared.map((t) => `imports ${t} but its job is not singleton: true`) : [];
+}
+
 const files = [...SOURCE_DIRS.flatMap(sourceFiles), ...ROOT_FILES];
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
 const domain = files.filter((f) => f.startsWith('lib/') && !f.startsWith('lib/http/') && !f.startsWith('lib/openapi/'));
@@ -147,6 +165,12 @@ describe('architecture (docs/architecture.md)', () => {
     assert.deepEqual(bad, [], 'change a merchant balance through changeMerchantBalance (lib/merchants/balance.ts), which books it in merchant_balance_entries');
   });
 
+  it('(f) a worker job that scans blocks or tends the energy pool is a singleton', () => {
+    const bad = files.flatMap((f) => singletonViolations(f, read(f)).map((v) => `${f}: ${v}`));
+    assert.deepEqual(bad, [], 'add singleton: true to the WorkerJob: it then runs only on the worker holding its leader lease (lib/worker/leader.ts)');
+    assert.ok(files.includes('worker/scan.ts') && files.includes('worker/energy.ts'));
+  });
+
   // The rules must catch what they are meant to: each one, on a planted violation.
   it('catches planted violations', () => {
     assert.deepEqual(httpViolations('lib/invoices/x.ts', "import { notFound } from '@/lib/http/errors';\nthrow new ApiError(404, 'x');"), ["ApiError", "new ApiError(404", "ApiError(404", "import '@/lib/http/errors'"]);
@@ -167,5 +191,9 @@ describe('architecture (docs/architecture.md)', () => {
     assert.deepEqual(balanceWriteViolations('scripts/x.ts', 'await sql`UPDATE merchants SET balance_sun = balance_sun + ${n}`;'), ['balance_sun =']);
     assert.deepEqual(balanceWriteViolations('lib/merchants/x.ts', 'select: { balanceSun: true, activationBalanceSun: true }; show(m.balanceSun); // balanceSun: 5'), []);
     assert.deepEqual(balanceWriteViolations('devnet/x.ts', '{ balanceSun: state.balance }'), []);
+    assert.deepEqual(singletonViolations('worker/headScan.ts', "import { scanHead } from '@/lib/payments/headScan';\nreturn { name: 'head-scan', step };"), ['imports lib/payments/headScan but its job is not singleton: true']);
+    assert.deepEqual(singletonViolations('worker/pool.ts', "import { autostake } from '@/lib/energy/operator';\n// singleton: true\nreturn { name: 'pool', step };"), ['imports lib/energy/operator but its job is not singleton: true']);
+    assert.deepEqual(singletonViolations('worker/headScan.ts', "import { scanHead } from '@/lib/payments/headScan';\nreturn { name: 'head-scan', singleton: true, step };"), []);
+    assert.deepEqual(singletonViolations('worker/payments.ts', "import { processPayments } from '@/lib/payments/process';"), []);
   });
 });

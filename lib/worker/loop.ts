@@ -1,3 +1,7 @@
+import type { WorkerContext } from './context';
+import type { WorkerJob } from './job';
+import { LeaderLease } from './leader';
+
 const MAX_BACKOFF_MS = 30_000;
 
 export interface Loop {
@@ -32,6 +36,23 @@ export function startLoop(name: string, idleMs: number, step: () => Promise<bool
       stopping = true;
       wake?.();
       await done;
+    },
+  };
+}
+
+/**
+ * Runs one worker job in its loop (worker/main.ts): a singleton job only while this worker holds
+ * its leader lease, which a clean stop gives up so another worker takes over at once.
+ */
+export function startJob(ctx: Pick<WorkerContext, 'prisma' | 'owner' | 'settings'>, job: WorkerJob): Loop {
+  const idleMs = job.idleMs ?? ctx.settings.WORKER_POLL_MS;
+  if (!job.singleton) return startLoop(job.name, idleMs, () => job.step());
+  const lease = new LeaderLease(ctx.prisma, job.name, ctx.owner, ctx.settings.LEADER_LEASE_SECONDS);
+  const loop = startLoop(job.name, idleMs, () => lease.run(() => job.step()));
+  return {
+    async stop() {
+      await loop.stop();
+      await lease.release().catch((err: unknown) => console.error(`worker: giving up the lease of ${job.name}: ${(err as Error).message}`));
     },
   };
 }
