@@ -382,6 +382,18 @@ export function parseDevnetEnv(env: Env): DevnetEnv {
 /** The devnet section (devnet/cli.ts). */
 export const devnetConfig = section(parseDevnetEnv);
 
+/**
+ * The variables each section reads: the dev runner (scripts/childEnv.ts) hands each process those
+ * of the sections it uses and no others (issue 27, finding 6).
+ */
+export const SECTION_VARIABLES: Record<'web' | 'worker' | 'chain' | 'session' | 'devnet', readonly string[]> = {
+  web: Object.keys(webSchema.shape),
+  worker: Object.keys(workerSchema.shape),
+  chain: Object.keys(chainSchema.shape),
+  session: Object.keys(sessionSchema.shape),
+  devnet: Object.keys(devnetSchema.shape),
+};
+
 /** Where a running devnet answers: DEVNET_URL, else DEVNET_HOST:DEVNET_PORT. */
 export function devnetUrl(env: DevnetEnv = devnetConfig()): string {
   return env.DEVNET_URL ?? `http://${env.DEVNET_HOST}:${env.DEVNET_PORT}`;
