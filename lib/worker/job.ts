@@ -18,6 +18,8 @@ export interface WorkerJob {
    */
   singleton?: true;
   step(): Promise<boolean>;
+  /** Waits, at a clean stop, for work a step let go on without it (a reserved webhook sender's slow request). */
+  settle?(): Promise<void>;
 }
 
 /** What a job is made from: the shared worker context, and the few things only the worker process holds. */
