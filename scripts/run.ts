@@ -8,7 +8,7 @@ import { deriveAccount } from '@/lib/chain/keys';
 import { createPrisma } from '@/lib/db/client';
 import { prepareAccounts } from '@/lib/merchants/accounts';
 import { dataDirOf, startLocalDatabase, localDevnet, withDevSecrets } from './devEnv';
-import { fundGasWalletOnDevnet } from './devnetGas';
+import { afterDevnetRestart, fundGasWalletOnDevnet } from './devnetGas';
 import { applyLocalRunDefaults, devnetEnv, seedEnv, startBanner, webEnv, workerEnv } from './childEnv';
 import { isRestartsWanted, restartsMessage, RestartBackoff, zeroCounts, type ProcessKind, type RestartCounts } from '@/lib/operations/restarts';
 
@@ -124,8 +124,9 @@ if (env.DEMO_API_KEY) {
 
 if (useDevnet) {
   const gasAddress = deriveAccount(env.HD_MNEMONIC as string, 0, 'gas').address;
-  // The devnet keeps its chain in memory: a restarted one starts from block 0 with an empty gas wallet.
-  start('devnet', ['devnet/cli.ts', 'start'], devnetEnv(env), () => fundGasWalletOnDevnet(devnetUrl, gasAddress));
+  // A restarted devnet replays its block log from DEVNET_DATA_DIR: the same chain, the gas wallet
+  // still funded (checked again, and funded only if short).
+  start('devnet', ['devnet/cli.ts', 'start'], devnetEnv(env), () => afterDevnetRestart(devnetUrl, gasAddress));
   await fundGasWalletOnDevnet(devnetUrl, gasAddress);
 }
 // Each process gets the variables it uses (scripts/childEnv.ts): the internet-facing web process
