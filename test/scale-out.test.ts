@@ -3,16 +3,20 @@
  * production build, as `npm start` runs it) and a worker (worker/main.ts), every one of them in a
  * process group of its own and the web processes on ports of their own, against ONE database and
  * one devnet. Under invoice creation against both ports the sum accepted respects one limit
- * (INVOICE_CREATE_RATE_PER_MINUTE); invoices paid on the devnet in TRX and USDT are each settled
+ * (INVOICE_CREATE_RATE_PER_MINUTE), and so do failed sign-ins (sign_in_attempts); invoices paid on the devnet in TRX and USDT are each settled
  * exactly once (one payment, one landed forward, one COMPLETED webhook), and `npm run reconcile`
  * passes.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { MAX_FAILED_SIGN_INS } from '@/lib/auth/signInThrottle';
+import { registerMerchant } from '@/lib/auth/signup';
 import { waitFor } from './helpers/devnet';
 import { assertReconciled } from './helpers/reconcile';
+import { DashboardSession } from './helpers/session';
 import { SettlementStack } from './helpers/settlementStack';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -60,6 +64,20 @@ describe('two hosts (web process + worker each) on one PostgreSQL and one devnet
     const ids = accepted.map((a) => a.id!);
     assert.equal(await stack.app.prisma.invoice.count({ where: { id: { in: ids } } }), ids.length);
     assert.equal(new Set(ids).size, ids.length);
+  });
+
+  it('failed sign-ins against both hosts from one address count towards one limit (sign_in_attempts)', async () => {
+    const email = `s-${randomBytes(5).toString('hex')}@example.com`;
+    const password = 'correct horse battery';
+    await registerMerchant(stack.app.prisma, { email, password });
+    // MAX_FAILED_SIGN_INS wrong guesses, alternating the hosts: counted per process, each host would have seen fewer.
+    for (let i = 0; i < MAX_FAILED_SIGN_INS; i++) {
+      assert.equal(await new DashboardSession(stack.apps[i % 2]!.baseUrl).signIn(email, `guess ${i} is wrong`), 'CredentialsSignin');
+    }
+    // Now even the right password is refused from that address, on either host ...
+    for (const app of stack.apps) assert.match((await new DashboardSession(app.baseUrl).signIn(email, password)) ?? '', /^Too many failed sign-in attempts\./);
+    // ... and accepted from another.
+    assert.equal(await new DashboardSession(stack.apps[1]!.baseUrl, '127.0.0.9').signIn(email, password), null);
   });
 
   it('pays TRX and USDT invoices created on either host: each settled once, one webhook each, and npm run reconcile passes', { timeout: 600_000 }, async () => {
