@@ -192,6 +192,12 @@ const workerSchema = z.object({
   /** How often the head of the chain is read for new payments (ms): a block comes every 3 s on mainnet. */
   HEAD_SCAN_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
   LEASE_SECONDS: z.coerce.number().int().min(5).max(600).default(60),
+  /**
+   * A singleton job's leader lease (lib/worker/leader.ts): renewed every third of it while its
+   * worker runs, so it only matters when that worker dies: then the job stops for up to this long
+   * before another worker takes it over. Short, unlike LEASE_SECONDS, which must outlast a step.
+   */
+  LEADER_LEASE_SECONDS: z.coerce.number().int().min(2).max(600).default(15),
   /** Sends that landed and failed on chain (out of energy, revert) before the payment fails; unsent expired ones do not count. */
   SEND_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(3),
   /** Backoff before rebuilding a send that expired unsent (gas wallet short, node unreachable): doubles from the base to the max. */
@@ -386,6 +392,18 @@ export function parseDevnetEnv(env: Env): DevnetEnv {
 
 /** The devnet section (devnet/cli.ts). */
 export const devnetConfig = section(parseDevnetEnv);
+
+/**
+ * The variables each section reads: the dev runner (scripts/childEnv.ts) hands each process those
+ * of the sections it uses and no others (issue 27, finding 6).
+ */
+export const SECTION_VARIABLES: Record<'web' | 'worker' | 'chain' | 'session' | 'devnet', readonly string[]> = {
+  web: Object.keys(webSchema.shape),
+  worker: Object.keys(workerSchema.shape),
+  chain: Object.keys(chainSchema.shape),
+  session: Object.keys(sessionSchema.shape),
+  devnet: Object.keys(devnetSchema.shape),
+};
 
 /** Where a running devnet answers: DEVNET_URL, else DEVNET_HOST:DEVNET_PORT. */
 export function devnetUrl(env: DevnetEnv = devnetConfig()): string {

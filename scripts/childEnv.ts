@@ -1,28 +1,57 @@
 /**
  * What scripts/run.ts hands each child process and prints (issue 27, finding 6): each process
- * gets the variables it uses, and `npm start` prints no secret. Pure functions of the runner's
- * environment, so test/run-env.test.ts checks them without starting a service.
+ * gets the variables of the configuration sections it reads (lib/config.ts, SECTION_VARIABLES)
+ * and the system's, nothing else, and `npm start` prints no secret. Pure functions of the
+ * runner's environment; test/run-secrets.test.ts checks them on a real run, reading each child's
+ * environment from /proc.
  */
 
 import { DEVNET_RENTAL_API_KEY, DEVNET_RENTAL_API_SECRET } from '@/devnet/rentalAccount';
+import { SECTION_VARIABLES } from '@/lib/config';
 
 type Env = NodeJS.ProcessEnv;
 
 /** How Node, tsx and the OS find their way: not the service's settings, so every child keeps them. */
-const SYSTEM_VARS = new Set(['PATH', 'HOME', 'TMPDIR', 'TMP', 'TEMP', 'LANG', 'LC_ALL', 'TZ', 'NODE_ENV', 'NODE_OPTIONS', 'NODE_EXTRA_CA_CERTS', 'NO_COLOR', 'FORCE_COLOR']);
+const SYSTEM_VARS = new Set(['PATH', 'HOME', 'TMPDIR', 'TMP', 'TEMP', 'LANG', 'LC_ALL', 'TZ', 'NO_COLOR', 'FORCE_COLOR']);
+/** Node's own (NODE_ENV, NODE_OPTIONS, NODE_EXTRA_CA_CERTS, ...). */
+const SYSTEM_PREFIXES = ['NODE_'];
+
+/** The variables of `env` that are the system's or named in `sections`, less `except`. */
+function only(env: Env, sections: (keyof typeof SECTION_VARIABLES)[], options: { except?: string[]; prefixes?: string[] } = {}): Env {
+  const names = new Set(sections.flatMap((s) => SECTION_VARIABLES[s]));
+  for (const name of options.except ?? []) names.delete(name);
+  const prefixes = [...SYSTEM_PREFIXES, ...(options.prefixes ?? [])];
+  return Object.fromEntries(Object.entries(env).filter(([name]) => names.has(name) || SYSTEM_VARS.has(name) || prefixes.some((p) => name.startsWith(p)))) as Env;
+}
+
+/** The demo merchant's key and password: read by the seed only (scripts/seed.ts), never by a server. */
+const DEMO_SECRETS = ['DEMO_API_KEY', 'DEMO_DASHBOARD_PASSWORD'];
 
 /**
  * The devnet's environment: its own section of lib/config.ts (DEVNET_*) and the system's. No
  * database, master key, mnemonic or session secret: it is a test chain and signs with its own keys.
  */
 export function devnetEnv(env: Env): Env {
-  return Object.fromEntries(Object.entries(env).filter(([name]) => name.startsWith('DEVNET_') || SYSTEM_VARS.has(name))) as Env;
+  return only(env, ['devnet']);
 }
 
-/** The web's environment: everything but the mnemonic, the root of every fund; the internet-facing process never signs (issue 16). */
+/**
+ * The web's environment: the web, chain and session sections (and Next's own NEXT_* settings),
+ * without the mnemonic, the root of every fund (the internet-facing process never signs, issue 16),
+ * the demo secrets, or the worker's (the energy rental provider's API secret, AML credentials).
+ */
 export function webEnv(env: Env): Env {
-  const { HD_MNEMONIC: _mnemonic, ...rest } = env;
-  return rest;
+  return only(env, ['web', 'chain', 'session'], { except: ['HD_MNEMONIC', ...DEMO_SECRETS], prefixes: ['NEXT_'] });
+}
+
+/** The worker's environment: the web section (database, keys, fees), its own and the chain's; it holds the mnemonic (it signs), not the session secret or the demo secrets. */
+export function workerEnv(env: Env): Env {
+  return only(env, ['web', 'worker', 'chain'], { except: DEMO_SECRETS });
+}
+
+/** The seed's (scripts/seed.ts, a one-off before the others start): the web section, with the demo secrets and the mnemonic (the demo's payout wallet derives from it). */
+export function seedEnv(env: Env): Env {
+  return only(env, ['web']);
 }
 
 /**

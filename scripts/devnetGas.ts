@@ -26,3 +26,15 @@ export async function fundGasWalletOnDevnet(devnetUrl: string, gasAddress: strin
   });
   console.log(`devnet: funded the service gas wallet ${gasAddress} with ${FUND_TRX} TRX`);
 }
+
+/**
+ * After the runner restarted the devnet (scripts/run.ts): the devnet has replayed its block log
+ * from DEVNET_DATA_DIR (devnet/store.ts), so the chain, the gas wallet's TRX and the pool's stake
+ * are as they were, less any transaction broadcast but not yet in a block (a sender rebuilds it
+ * once it has expired). The gas wallet is funded again only if it is short (a new data directory).
+ */
+export async function afterDevnetRestart(devnetUrl: string, gasAddress: string): Promise<void> {
+  await fundGasWalletOnDevnet(devnetUrl, gasAddress);
+  const info = (await (await fetch(`${devnetUrl}/devnet/info`)).json()) as { headBlock: number };
+  console.log(`devnet: back at block ${info.headBlock} (its chain replayed from its block log); the gas wallet checked`);
+}

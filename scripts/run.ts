@@ -8,8 +8,8 @@ import { deriveAccount } from '@/lib/chain/keys';
 import { createPrisma } from '@/lib/db/client';
 import { prepareAccounts } from '@/lib/merchants/accounts';
 import { dataDirOf, startLocalDatabase, localDevnet, withDevSecrets } from './devEnv';
-import { fundGasWalletOnDevnet } from './devnetGas';
-import { applyLocalRunDefaults, devnetEnv, startBanner, webEnv } from './childEnv';
+import { afterDevnetRestart, fundGasWalletOnDevnet } from './devnetGas';
+import { applyLocalRunDefaults, devnetEnv, seedEnv, startBanner, webEnv, workerEnv } from './childEnv';
 import { isRestartsWanted, restartsMessage, RestartBackoff, zeroCounts, type ProcessKind, type RestartCounts } from '@/lib/operations/restarts';
 
 /**
@@ -103,7 +103,7 @@ function spawnChild(s: Supervised): void {
   });
 }
 
-function start(kind: ProcessKind, args: string[], childEnv: NodeJS.ProcessEnv = env, afterRestart?: () => Promise<void>): void {
+function start(kind: ProcessKind, args: string[], childEnv: NodeJS.ProcessEnv, afterRestart?: () => Promise<void>): void {
   const s: Supervised = { kind, args, env: childEnv, backoff: new RestartBackoff(), startedAt: Date.now(), afterRestart };
   supervised.push(s);
   spawnChild(s);
@@ -117,20 +117,22 @@ function sendRestarts(): void {
 // The demo merchant exists where there is a key for it: always on a local run.
 if (env.DEMO_API_KEY) {
   await new Promise<void>((resolve, reject) => {
-    const seed = spawn(process.execPath, ['--import', 'tsx', 'scripts/seed.ts'], { env, stdio: 'inherit' });
+    const seed = spawn(process.execPath, ['--import', 'tsx', 'scripts/seed.ts'], { env: seedEnv(env), stdio: 'inherit' });
     seed.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`seed failed (${code})`))));
   });
 }
 
 if (useDevnet) {
   const gasAddress = deriveAccount(env.HD_MNEMONIC as string, 0, 'gas').address;
-  // The devnet keeps its chain in memory: a restarted one starts from block 0 with an empty gas wallet.
-  start('devnet', ['devnet/cli.ts', 'start'], devnetEnv(env), () => fundGasWalletOnDevnet(devnetUrl, gasAddress));
+  // A restarted devnet replays its block log from DEVNET_DATA_DIR: the same chain, the gas wallet
+  // still funded (checked again, and funded only if short).
+  start('devnet', ['devnet/cli.ts', 'start'], devnetEnv(env), () => afterDevnetRestart(devnetUrl, gasAddress));
   await fundGasWalletOnDevnet(devnetUrl, gasAddress);
 }
-// The internet-facing web process never gets the mnemonic, the root of every fund (issue 16).
+// Each process gets the variables it uses (scripts/childEnv.ts): the internet-facing web process
+// never the mnemonic, the root of every fund (issue 16); the worker never the session secret.
 start('web', ['server.ts', ...(dev ? ['--dev'] : [])], webEnv(env));
-start('worker', ['worker/main.ts']);
+start('worker', ['worker/main.ts'], workerEnv(env));
 
 const base = env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`;
 // The banner comes once the web app answers, so its first curl works.

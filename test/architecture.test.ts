@@ -16,6 +16,9 @@ import { describe, it } from 'node:test';
  *     lib/merchants/balance.ts, which books each change in their ledger (issue 22).
  * (f) the dashboard shows a time only through formatTime (components/dashboard/ui.tsx): in UTC,
  *     labelled, never the browser's local time, which the chart and date filters do not use (issue 26).
+ * (g) a worker job that scans blocks or tends the energy pool (reads something every worker
+ *     shares, then acts on it) is a singleton: it runs on one worker at a time (issue 27,
+ *     lib/worker/leader.ts), however many workers share the database.
  */
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SOURCE_DIRS = ['app', 'lib', 'components', 'worker', 'devnet', 'scripts'];
@@ -119,6 +122,19 @@ const TIME_FORMATTER = 'components/dashboard/ui.tsx';
 function localTimeViolations(source: string): string[] {
   const code = stripComments(source);
   return [...code.matchAll(/\.toLocale(?:Date|Time)String\(|\bDate\([^()]*(?:\([^()]*\))?[^()]*\)\s*\.toLocaleString\(|\bDateTimeFormat\(/g)].map((m) => m[0]);
+/**
+ * (g): modules whose functions read and then act on what every worker shares: any scanner of
+ * blocks in lib/payments (scan.ts, and a head scanner beside it), the energy pool's upkeep.
+ */
+const SINGLETON_SOURCES = [/^lib\/payments\/\w*scan\w*$/i, /^lib\/energy\/(operator|reclaim|status)$/];
+function singletonViolations(file: string, source: string): string[] {
+  if (!file.startsWith('worker/') || file === 'worker/main.ts') return [];
+  const code = stripComments(source);
+  const dir = path.posix.dirname(file);
+  const shared = importsOf(code)
+    .map((spec) => (spec.startsWith('.') ? path.posix.join(dir, spec) : spec.replace(/^@\//, '')))
+    .filter((target) => SINGLETON_SOURCES.some((re) => re.test(target)));
+  return shared.length > 0 && !/\bsingleton\s*:\s*true\b/.test(code) ? shared.map((t) => `imports ${t} but its job is not singleton: true`) : [];
 }
 
 const files = [...SOURCE_DIRS.flatMap(sourceFiles), ...ROOT_FILES];
@@ -160,6 +176,10 @@ describe('architecture (docs/architecture.md)', () => {
     const dashboard = files.filter((f) => (f.startsWith('components/dashboard/') || f.startsWith('app/dashboard/')) && f !== TIME_FORMATTER);
     const bad = dashboard.flatMap((f) => localTimeViolations(read(f)).map((v) => `${f}: ${v}`));
     assert.deepEqual(bad, [], 'write a time with formatTime (components/dashboard/ui.tsx): the dashboard\'s one time zone is UTC, and it says so');
+  it('(g) a worker job that scans blocks or tends the energy pool is a singleton', () => {
+    const bad = files.flatMap((g) => singletonViolations(f, read(g)).map((v) => `${f}: ${v}`));
+    assert.deepEqual(bad, [], 'add singleton: true to the WorkerJob: it then runs only on the worker holding its leader lease (lib/worker/leader.ts)');
+    assert.ok(files.includes('worker/scan.ts') && files.includes('worker/energy.ts'));
   });
 
   // The rules must catch what they are meant to: each one, on a planted violation.
@@ -185,5 +205,9 @@ describe('architecture (docs/architecture.md)', () => {
     assert.deepEqual(localTimeViolations('<td>{new Date(inv.created_at).toLocaleString()}</td>'), ['Date(inv.created_at).toLocaleString(']);
     assert.deepEqual(localTimeViolations('d.toLocaleDateString(); d.toLocaleTimeString(); new Intl.DateTimeFormat()'), ['.toLocaleDateString(', '.toLocaleTimeString(', 'DateTimeFormat(']);
     assert.deepEqual(localTimeViolations("{estimate.need_energy.toLocaleString('en')} {formatTime(d.created_at)} // new Date(x).toLocaleString()"), []);
+    assert.deepEqual(singletonViolations('worker/headScan.ts', "import { scanHead } from '@/lib/payments/headScan';\nreturn { name: 'head-scan', step };"), ['imports lib/payments/headScan but its job is not singleton: true']);
+    assert.deepEqual(singletonViolations('worker/pool.ts', "import { autostake } from '@/lib/energy/operator';\n// singleton: true\nreturn { name: 'pool', step };"), ['imports lib/energy/operator but its job is not singleton: true']);
+    assert.deepEqual(singletonViolations('worker/headScan.ts', "import { scanHead } from '@/lib/payments/headScan';\nreturn { name: 'head-scan', singleton: true, step };"), []);
+    assert.deepEqual(singletonViolations('worker/payments.ts', "import { processPayments } from '@/lib/payments/process';"), []);
   });
 });

@@ -50,6 +50,8 @@ describe('npm start keeps secrets where they are needed (issue 27, finding 6)', 
     NEXTAUTH_SECRET: randomBytes(32).toString('base64url'),
   };
 
+  const UNRELATED = { AWS_SECRET_ACCESS_KEY: `aws-${randomBytes(12).toString('hex')}` };
+
   before(async () => {
     database = await createTestDatabase();
     dataDir = mkdtempSync(path.join(tmpdir(), 'run-secrets-'));
@@ -61,6 +63,8 @@ describe('npm start keeps secrets where they are needed (issue 27, finding 6)', 
       env: {
         ...base,
         ...secrets,
+        // A variable no process of the service reads (another program's secret in the same shell).
+        ...UNRELATED,
         DATABASE_URL: database.url,
         HD_MNEMONIC: TEST_MNEMONIC,
         DATA_DIR: dataDir,
@@ -102,7 +106,7 @@ describe('npm start keeps secrets where they are needed (issue 27, finding 6)', 
     for (const [name, value] of Object.entries(secrets)) assert.ok(!output.includes(value), `${name} is printed:\n${output}`);
   });
 
-  it('gives the devnet only its own settings, and turns on WEBHOOK_ALLOW_PRIVATE for no process', () => {
+  it('gives each process only the variables it uses, and turns on WEBHOOK_ALLOW_PRIVATE for no process', () => {
     const children = childrenOf(runner.pid!);
     const find = (script: string) => {
       const pid = children.find((p) => cmdline(p).includes(script));
@@ -113,9 +117,18 @@ describe('npm start keeps secrets where they are needed (issue 27, finding 6)', 
     for (const name of ['HD_MNEMONIC', 'MASTER_KEY', 'DATABASE_URL', 'NEXTAUTH_SECRET', 'DEMO_API_KEY', 'DEMO_DASHBOARD_PASSWORD']) assert.equal(devnet.has(name), false, `the devnet has ${name}`);
     assert.equal(devnet.get('DEVNET_BLOCK_MS'), '200');
     const web = find('server.ts');
-    assert.equal(web.has('HD_MNEMONIC'), false, 'the web has the mnemonic');
+    // The web: its database, master key and session secret; not the mnemonic, the demo secrets
+    // (read by the seed only) or the worker's energy rental secret (set for the devnet run).
+    for (const name of ['DATABASE_URL', 'MASTER_KEY', 'NEXTAUTH_SECRET', 'TRON_FULL_NODE_URL']) assert.ok(web.has(name), `the web lacks ${name}`);
+    for (const name of ['HD_MNEMONIC', 'DEMO_API_KEY', 'DEMO_DASHBOARD_PASSWORD', 'ENERGY_RENTAL_API_SECRET', 'ENERGY_RENTAL_API_KEY']) assert.equal(web.has(name), false, `the web has ${name}`);
     const worker = find('worker/main.ts');
     assert.equal(worker.get('HD_MNEMONIC'), TEST_MNEMONIC, 'the worker signs');
+    for (const name of ['DATABASE_URL', 'MASTER_KEY', 'ENERGY_RENTAL_API_SECRET', 'ENERGY_POOL_AUTOSTAKE']) assert.ok(worker.has(name), `the worker lacks ${name}`);
+    for (const name of ['NEXTAUTH_SECRET', 'DEMO_API_KEY', 'DEMO_DASHBOARD_PASSWORD']) assert.equal(worker.has(name), false, `the worker has ${name}`);
+    for (const [name, env] of [['devnet', devnet], ['web', web], ['worker', worker]] as const) {
+      for (const unrelated of Object.keys(UNRELATED)) assert.equal(env.has(unrelated), false, `${name} has ${unrelated}`);
+      assert.equal(env.get('NODE_ENV'), 'production', `${name}'s NODE_ENV`);
+    }
     for (const [name, env] of [['devnet', devnet], ['web', web], ['worker', worker]] as const) assert.equal(env.has('WEBHOOK_ALLOW_PRIVATE'), false, `${name} has WEBHOOK_ALLOW_PRIVATE`);
   });
 

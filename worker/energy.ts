@@ -7,6 +7,9 @@ import type { JobDeps, WorkerJob } from '@/lib/worker/job';
 export function energyJob({ ctx }: JobDeps): WorkerJob {
   return {
     name: 'energy',
+    // Each part reads the pool and then acts on it (stake, take back, withdraw, publish): two
+    // workers doing it at once would both stake or both withdraw.
+    singleton: true,
     // Each round reads the pool from the node several times: every few seconds is fresh enough for
     // the published status (believed for two minutes) and for taking energy back, and spares the
     // node (a provider such as TronGrid limits requests per second).

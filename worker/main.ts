@@ -11,7 +11,7 @@ import { hdMnemonic } from '@/lib/merchants/accounts';
 import type { WorkerContext } from '@/lib/worker/context';
 import { rateSource } from '@/lib/rates';
 import type { JobDeps, WorkerJob } from '@/lib/worker/job';
-import { startLoop } from '@/lib/worker/loop';
+import { startJob } from '@/lib/worker/loop';
 import { accountsJob } from './accounts';
 import { energyJob } from './energy';
 import { expiryJob } from './expiry';
@@ -54,7 +54,8 @@ if (settings.AML_PROVIDER === 'http') {
 // Every background job is a file under worker/ (docs/worker.md, "Jobs").
 const deps: JobDeps = { ctx, mnemonic };
 const jobs: WorkerJob[] = [scanJob(deps), ...(settings.FORWARD_BEFORE_FINALITY ? [headScanJob(deps)] : []), ...paymentsJobs(deps), gasReturnsJob(deps), payoutsJob(deps), expiryJob(deps), accountsJob(deps), energyJob(deps), mailJob(deps), ...webhookJobs(deps)];
-const loops = jobs.map((job) => startLoop(job.name, job.idleMs ?? settings.WORKER_POLL_MS, () => job.step()));
+// A singleton job ((the scanner, the energy pool's upkeep) runs on one worker at a time (lib/worker/leader.ts).
+const loops = jobs.map((job) => startJob(ctx, job));
 console.log(`worker: running as ${ctx.owner}; node ${chainConfig().fullNodeUrl}; gas wallet ${ctx.gasWallet.address}`);
 
 async function shutdown(): Promise<void> {

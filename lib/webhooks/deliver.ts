@@ -12,8 +12,13 @@ export interface DeliveryOptions {
   allowPrivate: boolean;
   /** Merchants with retries on (docs/webhooks.md): the backoff; unset, the configured defaults. */
   retry?: RetryPolicy;
-  /** A reserved sender (lib/webhooks/senders.ts): claims only for merchants whose receivers answer quickly. */
+  /** A reserved sender (lib/webhooks/senders.ts): claims only for merchants whose receivers have proven fast. */
   fastReceiversOnly?: boolean;
+  /**
+   * A request its receiver has not answered `afterMs` after it began goes on without the sender:
+   * handed to `keep` (which waits for its answer and its record), and `deliverNext` returns.
+   */
+  handOff?: { afterMs: number; keep(rest: Promise<void>): void };
 }
 
 export interface RetryPolicy {
@@ -101,12 +106,26 @@ function post(url: URL, body: string, headers: Record<string, string>, pinned: {
  */
 export const MAX_SENDING_PER_MERCHANT = 2;
 /**
- * A receiver is fast when its merchant's last finished delivery took less than this
- * (`webhook_receivers.last_latency_ms`) and none of its deliveries has been in flight longer: only
- * such merchants are served by the reserved senders (issue 27, finding 4). A merchant with no
- * delivery yet counts as fast. Receivers answer in about 0.1 s; spec 6 allows ten seconds.
+ * The senders kept for fast receivers (issue 27, finding 4; lib/webhooks/senders.ts) serve a
+ * merchant only while its receiver has proven fast, so no group of accounts can take them:
+ *
+ * - proven: its last FAST_PROOF_DELIVERIES finished deliveries each took less than
+ *   FAST_RECEIVER_MS (`webhook_receivers.fast_streak`); a new merchant has proven nothing;
+ * - not demoted: one answer slower than that (a timeout included) starts the count again and
+ *   keeps the merchant off them for SLOW_DEMOTION_MS (`slow_until`), so a receiver alternating
+ *   fast and slow answers does not keep qualifying;
+ * - none of its deliveries in flight for longer than FAST_RECEIVER_MS, and at most
+ *   MAX_RESERVED_PER_MERCHANT of them on a kept sender at once (`webhook_deliveries.reserved`);
+ * - and a kept sender waits for a receiver at most FAST_RECEIVER_MS: a request still unanswered
+ *   then goes on without it (`DeliveryOptions.handOff`, lib/webhooks/senders.ts), so even a
+ *   proven receiver that turns slow costs a kept sender one second, once per proof and demotion.
+ *
+ * Receivers answer in about 0.1 s; spec 6 allows ten seconds.
  */
 export const FAST_RECEIVER_MS = 1_000;
+export const FAST_PROOF_DELIVERIES = 3;
+export const SLOW_DEMOTION_MS = 15 * 60_000;
+export const MAX_RESERVED_PER_MERCHANT = 1;
 // Arbitrary constant: claims take this transaction-scoped advisory lock so two senders never
 // both see a merchant under its cap and both take one (SKIP LOCKED alone cannot count).
 const CLAIM_LOCK_ID = 7_405_114;
@@ -115,8 +134,8 @@ const CLAIM_LOCK_ID = 7_405_114;
  * Claims one pending delivery, fairly: the oldest delivery of a merchant with
  * fewer than MAX_SENDING_PER_MERCHANT in flight, merchants with fewer in flight
  * first (round-robin in effect); for a reserved sender, only of a merchant whose
- * receiver is fast (FAST_RECEIVER_MS). One claim at a time, under the advisory
- * lock, and each claim commits before the next looks, so the cap holds across
+ * receiver has proven fast (above). One claim at a time, under the advisory
+ * lock, and each claim commits before the next looks, so the caps hold across
  * senders and workers.
  */
 async function claim(prisma: PrismaClient, fastReceiversOnly: boolean): Promise<WebhookDelivery | null> {
@@ -124,17 +143,20 @@ async function claim(prisma: PrismaClient, fastReceiversOnly: boolean): Promise<
     prisma.$executeRaw`SELECT pg_advisory_xact_lock(${CLAIM_LOCK_ID}::bigint)`,
     prisma.$queryRaw<{ id: number }[]>`
       WITH in_flight AS (
-        SELECT merchant_id, count(*) AS n, min(sent_at) AS oldest FROM webhook_deliveries WHERE status = 'SENDING' GROUP BY merchant_id
+        SELECT merchant_id, count(*) AS n, count(*) FILTER (WHERE reserved) AS reserved, min(sent_at) AS oldest
+        FROM webhook_deliveries WHERE status = 'SENDING' GROUP BY merchant_id
       ), candidate AS (
         SELECT d.id FROM webhook_deliveries d LEFT JOIN webhook_receivers r ON r.merchant_id = d.merchant_id LEFT JOIN in_flight f ON f.merchant_id = d.merchant_id
         WHERE d.status = 'PENDING' AND COALESCE(f.n, 0) < ${MAX_SENDING_PER_MERCHANT}
           AND (d.not_before IS NULL OR d.not_before <= now())
-          AND (NOT ${fastReceiversOnly} OR (COALESCE(r.last_latency_ms, 0) < ${FAST_RECEIVER_MS}
+          AND (NOT ${fastReceiversOnly} OR (
+            r.fast_streak >= ${FAST_PROOF_DELIVERIES} AND (r.slow_until IS NULL OR r.slow_until <= now())
+            AND COALESCE(f.reserved, 0) < ${MAX_RESERVED_PER_MERCHANT}
             AND (f.oldest IS NULL OR f.oldest > now() - ${FAST_RECEIVER_MS} * interval '1 millisecond')))
         ORDER BY COALESCE(f.n, 0), d.id
         LIMIT 1 FOR UPDATE OF d SKIP LOCKED
       )
-      UPDATE webhook_deliveries SET status = 'SENDING', attempts = attempts + 1, sent_at = now(), post_started_at = NULL
+      UPDATE webhook_deliveries SET status = 'SENDING', attempts = attempts + 1, sent_at = now(), post_started_at = NULL, reserved = ${fastReceiversOnly}
       WHERE id = (SELECT id FROM candidate)
       RETURNING id`,
   ]);
@@ -180,7 +202,6 @@ export async function deliverNext(prisma: PrismaClient, options: DeliveryOptions
     throw err;
   }
   const started = Date.now();
-  let result: PostResult;
   let url: URL;
   let pinned: { address: string; family: 4 | 6 };
   try {
@@ -188,8 +209,7 @@ export async function deliverNext(prisma: PrismaClient, options: DeliveryOptions
     pinned = await resolveDestination(url, options.allowPrivate);
   } catch (err) {
     // The receiver's address is unusable (refused or unresolvable): that is this delivery's outcome.
-    result = { status: null, error: (err as Error).message };
-    await record(prisma, delivery, result, started, options);
+    await record(prisma, delivery, { status: null, error: (err as Error).message }, started, options);
     return true;
   }
   // From here the receiver may get the request: mark it first, and only while the
@@ -205,9 +225,21 @@ export async function deliverNext(prisma: PrismaClient, options: DeliveryOptions
     await release(prisma, delivery);
     throw err;
   }
-  result = await post(url, body, headers, pinned, options.timeoutMs);
-  await record(prisma, delivery, result, started, options);
+  const rest = post(url, body, headers, pinned, options.timeoutMs).then((r) => record(prisma, delivery, r, started, options));
+  if (options.handOff && (await answeredWithin(rest, options.handOff.afterMs)) === false) options.handOff.keep(rest);
+  else await rest;
   return true;
+}
+
+/** Whether `work` settled within `ms` (its rejection is left to whoever awaits it). */
+async function answeredWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  const first = await Promise.race([work.then(() => true, () => true), late]);
+  clearTimeout(timer);
+  return first;
 }
 
 async function idempotencyKeyOf(prisma: PrismaClient, delivery: WebhookDelivery): Promise<string> {
@@ -234,10 +266,13 @@ async function record(prisma: PrismaClient, delivery: WebhookDelivery, result: P
         error: ok ? null : (result.error ?? `receiver answered ${result.status}`),
       },
     });
+    // Fast answers prove the receiver (one more in a row); a slow one starts over and demotes it for a while.
+    const fast = latencyMs < FAST_RECEIVER_MS;
+    const slowUntil = fast ? undefined : new Date(Date.now() + SLOW_DEMOTION_MS);
     await tx.webhookReceiver.upsert({
       where: { merchantId: delivery.merchantId },
-      create: { merchantId: delivery.merchantId, lastLatencyMs: latencyMs },
-      update: { lastLatencyMs: latencyMs, updatedAt: new Date() },
+      create: { merchantId: delivery.merchantId, lastLatencyMs: latencyMs, fastStreak: fast ? 1 : 0, slowUntil },
+      update: { lastLatencyMs: latencyMs, fastStreak: fast ? { increment: 1 } : 0, slowUntil, updatedAt: new Date() },
     });
     if (!ok) await scheduleRetry(tx, delivery, options.retry ?? DEFAULT_RETRY);
   });

@@ -7,9 +7,19 @@ import type { WorkerContext } from './context';
  * backoff while it throws. A job holds no rules: it calls one domain function in `lib/`.
  */
 export interface WorkerJob {
+  /** Also the key of its leader lease when `singleton`: two jobs never share a name. */
   name: string;
   idleMs?: number;
+  /**
+   * Runs on one worker at a time, however many workers share the database: the one holding the
+   * job's leader lease (lib/worker/leader.ts); another takes it over when that worker dies. For
+   * jobs that read and then act on something all workers share (the chain cursor, the energy
+   * pool's stake); jobs that claim rows with `lib/worker/lease.ts` split their work instead.
+   */
+  singleton?: true;
   step(): Promise<boolean>;
+  /** Waits, at a clean stop, for work a step let go on without it (a reserved webhook sender's slow request). */
+  settle?(): Promise<void>;
 }
 
 /** What a job is made from: the shared worker context, and the few things only the worker process holds. */

@@ -29,6 +29,8 @@ export function freePort(): Promise<number> {
 
 export interface TestApp {
   baseUrl: string;
+  /** Its database: its own, or the one given to startApp to share (then not dropped at stop). */
+  database: TestDatabase;
   apiBase: string;
   prisma: PrismaClient;
   env: Record<string, string>;
@@ -54,14 +56,21 @@ async function waitForHealth(baseUrl: string, child: ChildProcess, log: () => st
   throw new Error(`web server did not become healthy:\n${log()}`);
 }
 
+export interface StartOptions {
+  /** Another app's database, shared as by web processes on several hosts (give them its MASTER_KEY and NEXTAUTH_SECRET too); not dropped at stop. */
+  database?: TestDatabase;
+  /** In a process group of its own, as on another host (a signal to the test's group does not reach it). */
+  detached?: boolean;
+}
+
 /**
  * Starts the real production server (server.ts over the `next build` output)
  * on a free port against a fresh database. The test process shares its
  * MASTER_KEY and HD seed so it can seed merchants through lib/.
  */
-export async function startApp(extraEnv: Record<string, string> = {}): Promise<TestApp> {
+export async function startApp(extraEnv: Record<string, string> = {}, options: StartOptions = {}): Promise<TestApp> {
   if (!existsSync(path.join(ROOT, process.env.NEXT_DIST_DIR || '.next', 'BUILD_ID'))) throw new Error('No Next.js build: run `npm run build` first (npm test does)');
-  const database: TestDatabase = await createTestDatabase();
+  const database: TestDatabase = options.database ?? (await createTestDatabase());
   const port = await freePort();
   const env: Record<string, string> = {
     DATABASE_URL: database.url,
@@ -87,6 +96,7 @@ export async function startApp(extraEnv: Record<string, string> = {}): Promise<T
   const { HD_MNEMONIC: _mnemonic, ...webEnv } = { ...BASE_ENV, ...env };
   const child = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], {
     cwd: ROOT,
+    detached: options.detached ?? false,
     env: { ...webEnv, NODE_ENV: 'production' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -99,6 +109,7 @@ export async function startApp(extraEnv: Record<string, string> = {}): Promise<T
 
   return {
     baseUrl,
+    database,
     apiBase: `${baseUrl}/v1/api`,
     prisma,
     env,
@@ -122,7 +133,7 @@ export async function startApp(extraEnv: Record<string, string> = {}): Promise<T
         child.kill('SIGTERM');
         await exited;
       }
-      await database.drop();
+      if (!options.database) await database.drop();
     },
   };
 }

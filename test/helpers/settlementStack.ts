@@ -25,17 +25,24 @@ export class SettlementStack {
   readonly flagged = TronWeb.createRandom() as unknown as { address: string; privateKey: string };
   readonly gasWallet = deriveAccount(TEST_MNEMONIC, 0, 'gas');
   devnet!: DevnetProcess;
+  /** The first host's web process and worker. */
   app!: TestApp;
   worker!: WorkerProcess;
+  /** Every host's web process and worker (one each unless `hosts` was given), on one database. */
+  apps: TestApp[] = [];
+  workers: WorkerProcess[] = [];
   chain!: Chain;
   private hookServer!: Server;
   private hookUrl = '';
 
   /**
    * `workerEnv` is the worker's settings beside the flagged sender (AML_FLAGGED_ADDRESSES);
-   * `beforeWorker` funds what else the suite needs before the worker starts scanning.
+   * `beforeWorker` funds what else the suite needs before the worker starts scanning. With
+   * `hosts` above one, as many web processes and workers, each in a process group of its own
+   * (as on separate hosts), share the one database and devnet; `appEnv` is the web's settings.
    */
-  async start(workerEnv: Record<string, string> = {}, beforeWorker?: () => Promise<void>, devnetOptions: { blockMs?: number; solidifiedDepth?: number } = {}): Promise<this> {
+  async start(workerEnv: Record<string, string> = {}, beforeWorker?: () => Promise<void>, options: { hosts?: number; appEnv?: Record<string, string>; blockMs?: number; solidifiedDepth?: number } = {}): Promise<this> {
+    const hosts = options.hosts ?? 1;
     this.hookServer = createServer((req, res) => {
       let body = '';
       req.on('data', (d) => (body += d));
@@ -48,19 +55,31 @@ export class SettlementStack {
     const port = await freePort();
     await new Promise<void>((r) => this.hookServer.listen(port, '127.0.0.1', r));
     this.hookUrl = `http://127.0.0.1:${port}/hook`;
-    this.devnet = await startDevnetProcess({ blockMs: 100, solidifiedDepth: 3, ...devnetOptions });
-    this.app = await startApp({ TRON_FULL_NODE_URL: this.devnet.url, TRON_USDT_CONTRACT: this.devnet.usdtContract });
+    this.devnet = await startDevnetProcess({ blockMs: options.blockMs ?? 100, solidifiedDepth: options.solidifiedDepth ?? 3 });
+    const appEnv = { TRON_FULL_NODE_URL: this.devnet.url, TRON_USDT_CONTRACT: this.devnet.usdtContract, ...options.appEnv };
+    this.app = await startApp(appEnv, { detached: hosts > 1 });
+    this.apps.push(this.app);
+    // The other hosts' web processes: the same database and secrets, their own ports.
+    for (let i = 1; i < hosts; i++) {
+      const { MASTER_KEY, NEXTAUTH_SECRET } = this.app.env;
+      this.apps.push(await startApp({ ...appEnv, MASTER_KEY: MASTER_KEY!, NEXTAUTH_SECRET: NEXTAUTH_SECRET! }, { database: this.app.database, detached: true }));
+    }
     this.chain = createChain({ fullNodeUrl: this.devnet.url, apiKey: null, usdtContract: this.devnet.usdtContract, txExpirationMs: 60_000 });
     await this.pay(this.gasWallet.address, '10000', 'TRX');
     await this.pay(this.flagged.address, '500', 'TRX');
     await beforeWorker?.();
-    this.worker = startWorker(this.app.env, this.devnet, { AML_FLAGGED_ADDRESSES: this.flagged.address, ...workerEnv });
+    for (const app of this.apps) this.workers.push(startWorker(app.env, this.devnet, { AML_FLAGGED_ADDRESSES: this.flagged.address, ...workerEnv }, { detached: hosts > 1 }));
+    this.worker = this.workers[0]!;
     return this;
   }
 
   async stop(): Promise<void> {
-    if (process.env.DEBUG_WORKER) (await import('node:fs')).writeFileSync(process.env.DEBUG_WORKER, this.worker?.output() ?? '');
-    await this.worker?.stop();
+    // A suite may have replaced `worker` with one it started itself.
+    const workers = [...new Set([this.worker, ...this.workers].filter(Boolean))];
+    if (process.env.DEBUG_WORKER) (await import('node:fs')).writeFileSync(process.env.DEBUG_WORKER, workers.map((w) => w.output()).join('\n'));
+    await Promise.all(workers.map((w) => w.stop()));
+    // The first app drops the shared database: the others stop before it.
+    for (const app of this.apps.slice(1)) await app.stop();
     await this.app?.stop();
     await this.devnet?.stop();
     this.hookServer?.close();

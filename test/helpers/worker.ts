@@ -5,6 +5,7 @@ import type { DevnetProcess } from './devnet';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
 export interface WorkerProcess {
+  pid: number;
   output(): string;
   /** SIGKILL, as a power cut would. */
   kill(): Promise<void>;
@@ -13,10 +14,14 @@ export interface WorkerProcess {
   exited(): Promise<number | null>;
 }
 
-/** Runs worker/main.ts as `npm run dev` does, with the app's settings (database, keys) and the test devnet. */
-export function startWorker(appEnv: Record<string, string>, devnet: DevnetProcess, env: Record<string, string> = {}): WorkerProcess {
+/**
+ * Runs worker/main.ts as `npm run dev` does, with the app's settings (database, keys) and the test
+ * devnet; `detached`, in a process group of its own, as on another host.
+ */
+export function startWorker(appEnv: Record<string, string>, devnet: DevnetProcess, env: Record<string, string> = {}, options: { detached?: boolean } = {}): WorkerProcess {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
     cwd: ROOT,
+    detached: options.detached ?? false,
     env: {
       ...process.env,
       ...appEnv,
@@ -25,6 +30,8 @@ export function startWorker(appEnv: Record<string, string>, devnet: DevnetProces
       WORKER_POLL_MS: '50',
       // A killed worker's claims are taken over once its lease runs out; keep that short in tests.
       LEASE_SECONDS: '5',
+      // ... and a dead worker's singleton jobs (the scanner) once its leader lease does.
+      LEADER_LEASE_SECONDS: '5',
       SCAN_START_BLOCK: '0',
       WEBHOOK_ALLOW_PRIVATE: 'true',
       ...env,
@@ -42,5 +49,5 @@ export function startWorker(appEnv: Record<string, string>, devnet: DevnetProces
           child.kill(signal);
         });
   const ended = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  return { output: () => out, kill: () => exit('SIGKILL'), stop: () => exit('SIGTERM'), exited: () => ended };
+  return { pid: child.pid!, output: () => out, kill: () => exit('SIGKILL'), stop: () => exit('SIGTERM'), exited: () => ended };
 }
