@@ -122,6 +122,8 @@ const TIME_FORMATTER = 'components/dashboard/ui.tsx';
 function localTimeViolations(source: string): string[] {
   const code = stripComments(source);
   return [...code.matchAll(/\.toLocale(?:Date|Time)String\(|\bDate\([^()]*(?:\([^()]*\))?[^()]*\)\s*\.toLocaleString\(|\bDateTimeFormat\(/g)].map((m) => m[0]);
+}
+
 /**
  * (g): modules whose functions read and then act on what every worker shares: any scanner of
  * blocks in lib/payments (scan.ts, and a head scanner beside it), the energy pool's upkeep.
@@ -176,8 +178,10 @@ describe('architecture (docs/architecture.md)', () => {
     const dashboard = files.filter((f) => (f.startsWith('components/dashboard/') || f.startsWith('app/dashboard/')) && f !== TIME_FORMATTER);
     const bad = dashboard.flatMap((f) => localTimeViolations(read(f)).map((v) => `${f}: ${v}`));
     assert.deepEqual(bad, [], 'write a time with formatTime (components/dashboard/ui.tsx): the dashboard\'s one time zone is UTC, and it says so');
+  });
+
   it('(g) a worker job that scans blocks or tends the energy pool is a singleton', () => {
-    const bad = files.flatMap((g) => singletonViolations(f, read(g)).map((v) => `${f}: ${v}`));
+    const bad = files.flatMap((f) => singletonViolations(f, read(f)).map((v) => `${f}: ${v}`));
     assert.deepEqual(bad, [], 'add singleton: true to the WorkerJob: it then runs only on the worker holding its leader lease (lib/worker/leader.ts)');
     assert.ok(files.includes('worker/scan.ts') && files.includes('worker/energy.ts'));
   });
