@@ -36,11 +36,17 @@ export async function proveInvoices(prisma: PrismaClient, chain: Chain, receipt:
   const byInvoice = new Map<number, Transaction[]>();
   for (const r of rows) byInvoice.set(r.invoiceId!, [...(byInvoice.get(r.invoiceId!) ?? []), r]);
   const sendsOf = (rowsOfInvoice: Transaction[], paymentId: number, purpose: string) => rowsOfInvoice.filter((r) => r.sourceId === paymentId && r.sendPurpose === purpose && r.sendState === 'CONFIRMED');
+  // Rentals paid for the invoice's sends, by invoice (a rental is booked on its payment or payout top-up).
+  const rentals = await prisma.energyRental.findMany({ where: { priceSun: { not: null } }, select: { priceSun: true, payment: { select: { invoiceId: true } } } });
+  const rentedFor = new Map<number, bigint>();
+  for (const r of rentals) if (r.payment.invoiceId !== null) rentedFor.set(r.payment.invoiceId, (rentedFor.get(r.payment.invoiceId) ?? 0n) + r.priceSun!);
 
   let invoicesChecked = 0;
   let payoutsChecked = 0;
   for (const invoice of invoices) {
     const mine = byInvoice.get(invoice.id) ?? [];
+    const networkCost = await proveNetworkCost(invoice, mine, rentedFor.get(invoice.id) ?? 0n, receipt);
+    if (networkCost) mismatches.push(networkCost);
     if (invoice.type === 'MULTIPLE_TRANSFER') {
       payoutsChecked++;
       mismatches.push(...(await provePayout(invoice, mine, receipt, chain)));
@@ -88,6 +94,23 @@ export async function proveInvoices(prisma: PrismaClient, chain: Chain, receipt:
     }
   }
   return { mismatches, invoicesChecked, payoutsChecked };
+}
+
+/**
+ * `network_cost_trx` (an addition to the spec, migration 0082): what the network cost for the
+ * invoice's sends, recomputed from the chain's receipts of every send of it that is in a block
+ * (confirmed, or failed on chain, which burns too) and the prices of the energy rented for them,
+ * never from the ledger rows that keep the column.
+ */
+async function proveNetworkCost(invoice: Inv, rows: Transaction[], rentedSun: bigint, receipt: Receipts): Promise<string | null> {
+  let burnedSun = 0n;
+  for (const s of rows) {
+    if (s.sendPurpose === null || !(s.sendState === 'CONFIRMED' || (s.sendState === 'FAILED' && s.blockNumber !== null))) continue;
+    const r = await receipt(s.trnHash);
+    if (r.status === 'confirmed' || r.status === 'failed') burnedSun += r.feeSun;
+  }
+  if (invoice.networkCostSun === burnedSun + rentedSun) return null;
+  return `invoice ${invoice.id} network_cost: reported ${fmt(invoice.networkCostSun)} sun, its sends burned ${fmt(burnedSun)} sun on chain and its rentals cost ${fmt(rentedSun)}`;
 }
 
 /**

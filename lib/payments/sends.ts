@@ -34,8 +34,8 @@ export interface SendStep {
 
 export type SendOutcome =
   | { state: 'confirmed'; row: Transaction }
-  /** The planner decided nothing needs sending. */
-  | { state: 'skipped' }
+  /** The planner decided nothing needs sending (and, where it judged so, why: not worth it). */
+  | { state: 'skipped'; reason?: string }
   | { state: 'pending' }
   | { state: 'exhausted'; error: string };
 
@@ -74,6 +74,7 @@ const STEP_NAMES: Record<SendPurpose, string> = {
   FORWARD_BANDWIDTH: 'bandwidth',
   REFUND_BANDWIDTH: 'refundbandwidth',
   PAYOUT_ENERGY: 'payoutenergy',
+  PAYOUT_RETURN_ENERGY: 'payoutreturnenergy',
   PAYOUT_BANDWIDTH: 'payoutbandwidth',
   ENERGY_RECLAIM: 'reclaim',
   POOL_STAKE: 'stake',
@@ -262,7 +263,7 @@ async function markFailed(ctx: WorkerContext, row: Transaction, error: string, l
 }
 
 /** Follows a stored send one round (broadcast, landed, proven dead): for sends built outside a step (an operator's stake). */
-export const followSend = (ctx: WorkerContext, row: Transaction): Promise<SendOutcome> => advanceSend(ctx, row);
+export const followSend = (ctx: WorkerContext, row: Transaction, beforeBroadcast?: SendOptions['beforeBroadcast']): Promise<SendOutcome> => advanceSend(ctx, row, beforeBroadcast);
 
 async function advanceSend(ctx: WorkerContext, row: Transaction, beforeBroadcast?: SendOptions['beforeBroadcast']): Promise<SendOutcome> {
   if (row.sendState === 'CONFIRMED') return { state: 'confirmed', row };
