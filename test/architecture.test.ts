@@ -14,6 +14,10 @@ import { describe, it } from 'node:test';
  * (d) a payment's state is written only by its one door, lib/payments/states.ts.
  * (e) a merchant's two balances (balance_sun, activation_balance_sun) are written only by
  *     lib/merchants/balance.ts, which books each change in their ledger (issue 22).
+ * (f) an invoice's network_cost_sun is written by no source file: the ledger keeps it (a trigger
+ *     on ledger_entries, migration 0082), so it is always the sum reconcile recomputes (issue 23).
+ * (g) a send's waiting_reason is written only by noteWaiting (lib/energy/engine.ts), which alerts
+ *     once as the send begins to wait (issue 23).
  */
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SOURCE_DIRS = ['app', 'lib', 'components', 'worker', 'devnet', 'scripts'];
@@ -95,6 +99,24 @@ function balanceWriteViolations(file: string, source: string): string[] {
   return found;
 }
 
+/** The only files that name network_cost_sun as a value, each with its reason (f). */
+const NETWORK_COST_WRITE_ALLOWED: Record<string, string> = {
+  'lib/db/rows.ts': 'maps a row read through pg to the model type (a read)',
+  'lib/invoices/service.ts': "the record of the invoice just inserted: the column's default, 0, as the INSERT wrote it",
+};
+/** (f): network_cost_sun given a value (a Prisma data field, an SQL assignment). A select (`networkCostSun: true`) is not one. */
+function networkCostWrites(source: string): string[] {
+  const code = stripComments(source);
+  return [...code.matchAll(/\bnetworkCostSun\s*:\s*(?!true\b|false\b)[^\s,}]|\bnetwork_cost_sun"?\s*(?:=(?!=)|\+=|-=)/g)].map((m) => m[0]);
+}
+
+/** (g): waiting_reason given a value anywhere but noteWaiting's file. A filter (`waitingReason: { not: null }`) or a select is not one. */
+const WAITING_REASON_DOOR = 'lib/energy/engine.ts';
+function waitingReasonWrites(source: string): string[] {
+  const code = stripComments(source);
+  return [...code.matchAll(/\bwaitingReason\s*:\s*(?!true\b|false\b|\{)[^\s,}]|\bwaiting_reason"?\s*=(?!=)/g)].map((m) => m[0]);
+}
+
 /** (c) */
 function frameworkViolations(file: string, source: string): string[] {
   const dir = path.posix.dirname(file);
@@ -147,6 +169,16 @@ describe('architecture (docs/architecture.md)', () => {
     assert.deepEqual(bad, [], 'change a merchant balance through changeMerchantBalance (lib/merchants/balance.ts), which books it in merchant_balance_entries');
   });
 
+  it('(f) no source file writes an invoice\'s network_cost_sun: the ledger keeps it (migration 0082)', () => {
+    const bad = files.filter((f) => !(f in NETWORK_COST_WRITE_ALLOWED)).flatMap((f) => networkCostWrites(read(f)).map((v) => `${f}: ${v}`));
+    assert.deepEqual(bad, [], 'book the cost in the ledger (lib/ledger/book.ts): its trigger adds NETWORK_COST and ENERGY_RENTAL rows to the invoice');
+  });
+
+  it('(g) waiting_reason is written only through noteWaiting (lib/energy/engine.ts)', () => {
+    const bad = files.filter((f) => f !== WAITING_REASON_DOOR).flatMap((f) => waitingReasonWrites(read(f)).map((v) => `${f}: ${v}`));
+    assert.deepEqual(bad, [], 'record why a send waits with noteWaiting: it alerts once, as the send begins to wait');
+  });
+
   // The rules must catch what they are meant to: each one, on a planted violation.
   it('catches planted violations', () => {
     assert.deepEqual(httpViolations('lib/invoices/x.ts', "import { notFound } from '@/lib/http/errors';\nthrow new ApiError(404, 'x');"), ["ApiError", "new ApiError(404", "ApiError(404", "import '@/lib/http/errors'"]);
@@ -167,5 +199,11 @@ describe('architecture (docs/architecture.md)', () => {
     assert.deepEqual(balanceWriteViolations('scripts/x.ts', 'await sql`UPDATE merchants SET balance_sun = balance_sun + ${n}`;'), ['balance_sun =']);
     assert.deepEqual(balanceWriteViolations('lib/merchants/x.ts', 'select: { balanceSun: true, activationBalanceSun: true }; show(m.balanceSun); // balanceSun: 5'), []);
     assert.deepEqual(balanceWriteViolations('devnet/x.ts', '{ balanceSun: state.balance }'), []);
+    assert.deepEqual(networkCostWrites("await tx.invoice.update({ where: { id }, data: { networkCostSun: { increment: fee } } });"), ['networkCostSun: {']);
+    assert.deepEqual(networkCostWrites('await sql`UPDATE invoices SET network_cost_sun = network_cost_sun + ${n}`;'), ['network_cost_sun =']);
+    assert.deepEqual(networkCostWrites('select: { networkCostSun: true }; show(i.networkCostSun);'), []);
+    assert.deepEqual(waitingReasonWrites("await prisma.transaction.update({ where: { id }, data: { waitingReason: 'waiting for energy' } });"), ["waitingReason: '"]);
+    assert.deepEqual(waitingReasonWrites('await sql`UPDATE transactions SET waiting_reason = NULL`;'), ['waiting_reason =']);
+    assert.deepEqual(waitingReasonWrites("count({ where: { waitingReason: { startsWith: 'waiting for' } } }); select: { waitingReason: true }"), []);
   });
 });
