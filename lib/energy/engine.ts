@@ -92,16 +92,17 @@ export async function energySourceFor(
     }
   }
   const activationSun = await activationCostSun(ctx, address);
+  const bandwidthSun = bandwidthCostSun(activationSun, cost);
   let rentalWhy: string | null = rentalOver ? (rental?.error ?? 'the rental failed') : null;
   let rentSun: bigint | null = null;
   if (!rentalOver && rentalProvider(ctx.settings)) {
     const quote = await rentalQuote(ctx, cost);
     if ('why' in quote) rentalWhy = quote.why;
-    else rentSun = activationSun + cost.bandwidthFeeSun + quote.priceSun;
+    else rentSun = activationSun + bandwidthSun + quote.priceSun;
   }
   const why = [poolWhy ?? (status.enabled ? null : 'the pool has no stake'), rentalWhy].filter(Boolean).join('; ');
   // Worth it: the cheapest of renting and burning (renting is only offered when cheaper than burning).
-  const cheapestSun = rentSun ?? activationSun + burnSun;
+  const cheapestSun = rentSun ?? activationSun + bandwidthSun + cost.energyFeeSun;
   const how = rentSun !== null ? 'renting its energy' : 'burning its energy';
   if (worthUnits !== null && (await costInUnits(ctx, p.currency as Currency, cheapestSun)) >= worthUnits) {
     if (!status.enabled) return { source: 'HOLD', costSun: cheapestSun, how };
@@ -228,12 +229,20 @@ export async function cheapestCostSun(ctx: WorkerContext, from: string, cost: Tr
   if (cost.energy === 0n) return cost.totalFeeSun;
   const status = await poolStatus(ctx);
   const activationSun = await activationCostSun(ctx, from, status.resources);
-  if (status.enabled) return activationSun + cost.bandwidthFeeSun;
-  const burnSun = activationSun + cost.energyFeeSun + cost.bandwidthFeeSun;
+  const bandwidthSun = bandwidthCostSun(activationSun, cost);
+  if (status.enabled) return activationSun + bandwidthSun;
+  const burnSun = activationSun + bandwidthSun + cost.energyFeeSun;
   if (!rentalProvider(ctx.settings)) return burnSun;
   const quote = await rentalQuote(ctx, cost);
-  return 'why' in quote ? burnSun : activationSun + cost.bandwidthFeeSun + quote.priceSun;
+  return 'why' in quote ? burnSun : activationSun + bandwidthSun + quote.priceSun;
 }
+
+/**
+ * What the send's bytes cost: none from an address not yet an account (activationSun > 0): the
+ * node's estimate burns them, as an address that is not an account has no free bandwidth, but its
+ * activation gives it the free daily allowance, which covers one send.
+ */
+const bandwidthCostSun = (activationSun: bigint, cost: TransferCost) => (activationSun > 0n ? 0n : cost.bandwidthFeeSun);
 
 /**
  * What making `address` an account costs the gas wallet (0 when it is one): the network's system

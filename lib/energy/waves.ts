@@ -101,7 +101,10 @@ export async function arrangeWave(
   // one). Rented, the wave's bytes beyond the free allowance are then burned at the address: its gas covers them.
   const rentalGas = async () => ((await ctx.chain.isActivated(address)) ? withMargin((await estimate()).bandwidthFeeSun, ctx.settings.GAS_MARGIN_PERCENT) : 1n);
   const poolGas = async () => ((await ctx.chain.isActivated(address)) ? 0n : 1n);
-  const gas = await ensureGas(ctx, anchor, { purpose: 'PAYOUT_GAS', index: wave, address }, address, source === 'RENTAL' ? rentalGas : poolGas, 'PAYOUT', { topUp: true, energySource: source });
+  const gasStep = () => ensureGas(ctx, anchor, { purpose: 'PAYOUT_GAS', index: wave, address }, address, source === 'RENTAL' ? rentalGas : poolGas, 'PAYOUT', { topUp: true, energySource: source });
+  let gas = await gasStep();
+  // The activation just landed: asked again at once, for the bytes the address now has to burn, before anything is built on it.
+  if (gas.state === 'confirmed') gas = await gasStep();
   if (gas.state === 'pending' || gas.state === 'exhausted') return gas;
   if (source === 'RENTAL') {
     const cost = await estimate();

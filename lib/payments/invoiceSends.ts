@@ -3,7 +3,7 @@ import type { Transaction } from '@/lib/generated/prisma/client';
 import { withMargin } from '@/lib/money/fees';
 import { type Currency } from '@/lib/money/tokens';
 import type { WorkerContext } from '@/lib/worker/context';
-import { EnergyUnavailable, lend } from '@/lib/energy/pool';
+import { EnergyUnavailable, energyAvailable, lend } from '@/lib/energy/pool';
 import { burnWithinCap, cheapestCostSun, costInUnits, energyShort, energySourceFor, energyToHold, noteWaiting } from '@/lib/energy/engine';
 import { rentEnergy, rentalFor } from '@/lib/energy/rentals';
 import { ensureGas, spendableTrx } from './gas';
@@ -118,9 +118,10 @@ export async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: '
     source = choice.source;
     if (choice.source === 'BURN') {
       // A call may use at most fee_limit / price energy, its own energy included (java-tron's rule, modelled
-      // by the devnet): after a partly filled rental the address holds some energy and the estimate's burn
-      // is only the rest, so the fee_limit (and the gas, which must cover it) carries the whole energy's burn.
-      fullLimit = ((await rentalFor(ctx, p.id, purpose, attempt))?.priceSun ?? null) !== null;
+      // by the devnet): after a partly filled rental, or with energy lent earlier still there, the address holds
+      // some energy and the estimate's burn is only the rest, so the fee_limit (and the gas, which must cover
+      // it) carries the whole energy's burn.
+      fullLimit = ((await rentalFor(ctx, p.id, purpose, attempt))?.priceSun ?? null) !== null || (await energyAvailable(ctx, address)) > 0n;
       const gas = await gasFor(attempt, signedLimit === null ? (fullLimit ? wholeBurnFeeLimit : feeLimitNow) : async () => signedLimit, 'BURN');
       return gas.state === 'pending' || gas.state === 'exhausted' ? gas : null;
     }

@@ -127,10 +127,13 @@ async function payTargets(ctx: WorkerContext, payout: Payout, anchor: Transactio
   // per wave of new attempts, planned only while no send is in flight, so that
   // the balance it tops up to is exact.
   // One estimate per round, shared by the gas plan and every send's fee_limit (the promise is kept, so parallel sends wait for the same one).
+  // Costed as if the address held no energy: energy an earlier wave left there is not counted on (it may be
+  // taken back), and a call's energy is capped at fee_limit / price, its own included, so a burning wave's
+  // fee_limit and gas carry the whole energy's burn (what is there only lowers what is burned).
   let estimate: Promise<BatchCost> | undefined;
   const estimateToBuild = () =>
     (estimate ??= ctx.chain.getAccountResources(payout.address).then((resources) =>
-      estimateTransfers(ctx.chain, toBuild.map((i) => ({ token: currency, from: payout.address, to: targets[i]!.address, amount: targets[i]!.units })), budgetOf(resources)),
+      estimateTransfers(ctx.chain, toBuild.map((i) => ({ token: currency, from: payout.address, to: targets[i]!.address, amount: targets[i]!.units })), { ...budgetOf(resources), stakedEnergy: 0n }),
     ));
   const buildOrder = new Map(toBuild.map((i, k) => [i, k]));
   let buildable = toBuild;
