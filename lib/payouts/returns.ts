@@ -70,7 +70,7 @@ export async function advanceReturn(ctx: WorkerContext, id: number): Promise<num
   const request = await ctx.prisma.payoutReturn.findUnique({ where: { invoiceId: id } });
   if (!request || request.returnedAt) return;
   const to = request.address;
-  const returnPurposes = ['PAYOUT_RETURN', 'PAYOUT_RETURN_TRX', 'PAYOUT_RETURN_GAS'] as const;
+  const returnPurposes = ['PAYOUT_RETURN', 'PAYOUT_RETURN_TRX', 'PAYOUT_RETURN_GAS', 'PAYOUT_RETURN_ENERGY'] as const;
   const targetInFlight = await ctx.prisma.transaction.count({ where: { invoiceId: id, sendState: { in: [...IN_FLIGHT] }, NOT: { sendPurpose: { in: [...returnPurposes] } } } });
   if (targetInFlight > 0) return;
   // The payout's own anchor (its first top-up in its token), else the first top-up of any token.
