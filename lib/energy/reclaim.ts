@@ -2,6 +2,7 @@ import type { Resource } from '@/lib/chain/types';
 import { ensureSend, followSend } from '@/lib/payments/sends';
 import { OPEN_PAYMENT_STATES } from '@/lib/payments/states';
 import type { WorkerContext } from '@/lib/worker/context';
+import { storePoolOperation } from './operator';
 
 /**
  * Whether something at `receiver` may still need what the pool lent it, or null: a send of ours
@@ -86,28 +87,7 @@ export async function reclaimEnergy(ctx: WorkerContext): Promise<void> {
 async function takeBackUnexplained(ctx: WorkerContext, receiver: string, resource: Resource, amountSun: bigint): Promise<void> {
   const signed = await ctx.chain.buildSignedResourceOp(ctx.gasWallet.privateKey, { kind: 'undelegate', resource, receiver, amountSun });
   try {
-    const row = await ctx.prisma.transaction.create({
-      data: {
-        merchantId: null,
-        type: 'UNDELEGATE',
-        trnHash: signed.txId,
-        chainRef: `${signed.txId}:send`,
-        fromAddress: ctx.gasWallet.address,
-        toAddress: receiver,
-        amountUnits: 0n,
-        currency: 'TRX',
-        sendState: 'SIGNED',
-        signedTx: signed.signedTx as object,
-        expiresAt: new Date(signed.expiresAt),
-        sendKey: `pool:${signed.txId}`,
-        sendPurpose: 'ENERGY_RECLAIM',
-        sendAttempt: 1,
-        costPayer: 'SERVICE',
-        energySource: 'POOL',
-        stakeSun: amountSun,
-        resource,
-      },
-    });
+    const row = await storePoolOperation(ctx, 'UNDELEGATE', signed, { stakeSun: amountSun, resource, to: receiver });
     console.error(`ALERT the pool had ${amountSun} sun of ${resource} stake delegated to ${receiver} that no lending of the service explains; taking it back (${row.trnHash})`);
     await followSend(ctx, row, () => busyAt(ctx, receiver));
   } catch (err) {
