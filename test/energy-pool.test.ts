@@ -4,7 +4,6 @@ import { promisify } from 'node:util';
 import { TronWeb } from 'tronweb';
 import { after, before, describe, test } from 'node:test';
 import { requestPayoutReturn } from '@/lib/payouts/returns';
-import { dbGate } from './helpers/dbGate';
 import { waitFor } from './helpers/devnet';
 import { assertReconciled } from './helpers/reconcile';
 import { SettlementStack } from './helpers/settlementStack';
@@ -183,18 +182,9 @@ describe('a USDT forward paid with the pool', () => {
   test('the energy price rises after a forward paid with lent energy is signed and before it is broadcast: not broadcast to run out of energy; rebuilt at the new price once dead, COMPLETED', async () => {
     const { key } = await s.newMerchant();
     const invoice = await s.invoice(key, { type: 'SINGLE', amount: 10, currencies: ['USDT'] });
-    // The test holds the address's one "send in flight" slot: the worker, its energy lent, signs the forward and waits to store it.
-    const gate = await dbGate(s.app.env.DATABASE_URL!, `INSERT INTO transactions (type, trn_hash, chain_ref, from_address, to_address, amount_units, currency, send_state, send_purpose)
-       VALUES ('TRANSFER', 'gate', 'gate:send', $1, $1, 0, 'TRX', 'SIGNED', 'FORWARD')`, [invoice.address]);
     try {
-      await s.pay(invoice.address, String(invoice.currencies_amounts.USDT), 'USDT');
-      await waitFor('the forward signed and waiting to be stored', async () => ((await gate.waiting('%INSERT INTO%transactions%')).length > 0 ? true : null), 180_000);
-      assert.ok(await s.app.prisma.transaction.findFirst({ where: { invoiceId: invoice.id, type: 'DELEGATE', sendState: 'CONFIRMED' } }), 'the energy was lent first');
-      await s.devnet.setChainParameters({ energyFeeSun: 420n });
-    } finally {
-      await gate.release();
-    }
-    try {
+      // The worker, the energy lent, signs the forward and waits to store it; meanwhile the price rises.
+      await s.payWithForwardHeld(invoice, () => s.devnet.setChainParameters({ energyFeeSun: 420n }));
       await s.waitStatus(key, invoice.id, 'COMPLETED', 300_000);
     } finally {
       await s.devnet.setChainParameters({ energyFeeSun: 100n });
@@ -209,10 +199,7 @@ describe('a USDT forward paid with the pool', () => {
   test('a USDT refund is paid with the pool: its energy lent, nothing burned for it, the whole payment returned', async () => {
     const { key } = await s.newMerchant({ aml: true });
     const invoice = await s.invoice(key, { type: 'SINGLE', amount: 20, currencies: ['USDT'] });
-    await s.pay(s.flagged.address, '20', 'USDT');
-    await waitFor('the flagged sender holds USDT', async () => ((await s.chain.getUsdtBalance(s.flagged.address)) >= 20_000_000n ? true : null), 60_000);
-    const sent = await s.chain.buildSignedUsdtTransfer(s.flagged.privateKey, invoice.address, 20_000_000n, 100_000_000n);
-    await s.chain.broadcast(sent.signedTx);
+    await s.flaggedPaysUsdt(invoice.address, 20_000_000n);
     const payment = await s.paymentOf(invoice.id, 20_000_000n, 180_000);
     await s.paymentState(payment.id, ['REFUNDED'], 180_000);
     const refund = await s.app.prisma.transaction.findFirstOrThrow({ where: { sourceId: payment.id, sendPurpose: 'REFUND', sendState: 'CONFIRMED' } });

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { TronWeb } from 'tronweb';
 import type { Transaction } from '@/lib/generated/prisma/client';
-import { dbGate } from './helpers/dbGate';
 import { waitFor } from './helpers/devnet';
 import { assertReconciled } from './helpers/reconcile';
 import { SettlementStack } from './helpers/settlementStack';
@@ -30,21 +29,6 @@ describe('the energy pool through crashes and races', () => {
   });
   after(() => s.stop());
 
-  /**
-   * Holds the one slot a send of `type` to or from `address` takes (a partial unique index), in an open
-   * transaction. The row names no invoice or merchant: a reference would lock their rows against the worker's updates.
-   */
-  const holdSlot = (type: 'TRANSFER' | 'UNDELEGATE', address: string) =>
-    dbGate(
-      s.app.env.DATABASE_URL!,
-      `INSERT INTO transactions (type, trn_hash, chain_ref, from_address, to_address, amount_units, currency, send_state, send_purpose)
-       VALUES ($1::"TransactionType", $2, $2 || ':send', $3, $4, 0, 'TRX', 'SIGNED', $5::"SendPurpose")`,
-      type === 'TRANSFER' ? [type, `gate-${address}-f`, address, address, 'FORWARD'] : [type, `gate-${address}-u`, s.gasWallet.address, address, 'ENERGY_RECLAIM'],
-    );
-  const insertWaiting = (gate: Awaited<ReturnType<typeof dbGate>>) => waitFor('the worker waiting to store a send', async () => {
-    const pids = await gate.waiting('%INSERT INTO%transactions%');
-    return pids.length ? pids : null;
-  }, 180_000);
   /** Successful USDT transfers out of `address` on chain since `fromBlock`. */
   async function usdtOut(address: string, fromBlock: number): Promise<number> {
     let out = 0;
@@ -61,12 +45,12 @@ describe('the energy pool through crashes and races', () => {
   test('kill -9 between the lending and the forward\'s broadcast: the restarted worker lends nothing more, forwards once, and the energy comes back', async () => {
     const { key } = await s.newMerchant();
     const invoice = await s.invoice(key, { type: 'SINGLE', amount: 10, currencies: ['USDT'] });
-    const gate = await holdSlot('TRANSFER', invoice.address);
+    const gate = await s.holdSlot('FORWARD', invoice.address);
     let payment: Transaction;
     try {
       await s.pay(invoice.address, String(invoice.currencies_amounts.USDT), 'USDT');
       payment = await s.paymentOf(invoice.id, 10_000_000n, 180_000);
-      const pids = await insertWaiting(gate);
+      const pids = await s.insertWaiting(gate);
       assert.ok(await s.app.prisma.transaction.findFirst({ where: { sourceId: payment.id, type: 'DELEGATE', sendState: 'CONFIRMED' } }), 'the energy was lent');
       // The worker dies with the forward signed and not stored; its connection with it.
       await s.worker.kill();
@@ -90,10 +74,10 @@ describe('the energy pool through crashes and races', () => {
     const payment = await s.paymentOf(invoice.id, 10_000_000n, 180_000);
     // Held once the forward is out (its lending done): the taking back, which waits for the payment to close, stops at its insert.
     await waitFor('the forward out', () => s.app.prisma.transaction.findFirst({ where: { sourceId: payment.id, sendPurpose: 'FORWARD', sendState: { in: ['BROADCAST', 'CONFIRMED'] } } }), 180_000);
-    const gate = await holdSlot('UNDELEGATE', invoice.address);
+    const gate = await s.holdSlot('ENERGY_RECLAIM', invoice.address);
     try {
       await s.waitStatus(key, invoice.id, 'COMPLETED', 180_000);
-      const pids = await insertWaiting(gate);
+      const pids = await s.insertWaiting(gate);
       assert.ok((await s.chain.getDelegatedSun(s.gasWallet.address, invoice.address)).ENERGY > 0n, 'still lent when the worker dies');
       await s.worker.kill();
       await gate.terminate(pids);
@@ -129,7 +113,7 @@ describe('the energy pool through crashes and races', () => {
     const first = await s.paymentOf(invoice.id, 10_000_000n, 180_000);
     await waitFor('the first forward out', () => s.app.prisma.transaction.findFirst({ where: { sourceId: first.id, sendPurpose: 'FORWARD', sendState: { in: ['BROADCAST', 'CONFIRMED'] } } }), 180_000);
     // The taking back stops at its insert, having found nothing in flight.
-    const gate = await holdSlot('UNDELEGATE', address);
+    const gate = await s.holdSlot('ENERGY_RECLAIM', address);
     let second: Transaction;
     try {
       // The address (an account since the first forward) gets bandwidth staked by someone else (the faucet), so its
@@ -140,7 +124,7 @@ describe('the energy pool through crashes and races', () => {
         await waitFor("the faucet's resource operation in a block", async () => ((await s.chain.getTransactionStatus(signed.txId)).status === 'confirmed' ? true : null), 60_000);
       }
       await s.paymentState(first.id, ['SETTLED'], 180_000);
-      await insertWaiting(gate);
+      await s.insertWaiting(gate);
       // The second forward relies on what is left of the first lending; it is held 40 blocks on its way.
       await s.devnet.fault.delay({ from: address, count: 1, blocks: 40 });
       await s.pay(address, '12', 'USDT');
@@ -159,16 +143,9 @@ describe('the energy pool through crashes and races', () => {
   test('TotalEnergyWeight rises between the lending and the send: the stored forward is kept back, the pool lends the rest, and it goes out without burning', async () => {
     const { key } = await s.newMerchant();
     const invoice = await s.invoice(key, { type: 'SINGLE', amount: 10, currencies: ['USDT'] });
-    const gate = await holdSlot('TRANSFER', invoice.address);
     try {
-      await s.pay(invoice.address, String(invoice.currencies_amounts.USDT), 'USDT');
-      await insertWaiting(gate);
-      // Half as much energy again staked on the network: every delegation yields two thirds of what it did.
-      await s.devnet.setChainParameters({ networkEnergyWeightTrx: 28_500_000_000n });
-    } finally {
-      await gate.release();
-    }
-    try {
+      // Half as much energy again staked on the network, while the forward waits to be stored: every delegation yields two thirds of what it did.
+      await s.payWithForwardHeld(invoice, () => s.devnet.setChainParameters({ networkEnergyWeightTrx: 28_500_000_000n }));
       await s.waitStatus(key, invoice.id, 'COMPLETED', 180_000);
     } finally {
       await s.devnet.setChainParameters({ networkEnergyWeightTrx: 19_000_000_000n });

@@ -192,10 +192,7 @@ describe('USDT forwards paid with rented energy', () => {
   test('a refund rents its energy too, and deducts its price from what it returns', async () => {
     const { key } = await s.newMerchant({ aml: true });
     const invoice = await s.invoice(key, { type: 'SINGLE', amount: 20, currencies: ['USDT'] });
-    await s.pay(s.flagged.address, '20', 'USDT');
-    await waitFor('the flagged sender holds USDT', async () => ((await s.chain.getUsdtBalance(s.flagged.address)) >= 20_000_000n ? true : null), 60_000);
-    const sent = await s.chain.buildSignedUsdtTransfer(s.flagged.privateKey, invoice.address, 20_000_000n, 100_000_000n);
-    await s.chain.broadcast(sent.signedTx);
+    await s.flaggedPaysUsdt(invoice.address, 20_000_000n);
     const payment = await s.paymentOf(invoice.id, 20_000_000n, 60_000);
     const refunded = await s.paymentState(payment.id, ['REFUNDED'], 120_000);
     const refund = await s.app.prisma.transaction.findFirstOrThrow({ where: { sourceId: payment.id, sendPurpose: 'REFUND', sendState: 'CONFIRMED' } });
