@@ -101,8 +101,10 @@ export async function energySourceFor(
     else rentSun = activationSun + bandwidthSun + quote.priceSun;
   }
   const why = [poolWhy ?? (status.enabled ? null : 'the pool has no stake'), rentalWhy].filter(Boolean).join('; ');
-  // Worth it: the cheapest of renting and burning (renting is only offered when cheaper than burning).
-  const cheapestSun = rentSun ?? activationSun + bandwidthSun + cost.energyFeeSun;
+  // Worth it: the cheapest of renting and burning (renting is only offered when cheaper than burning);
+  // burning judged as it always was (what the send burns: FORWARD_MAX_COST_USDT_IN_TRX, the smallest
+  // invoice without a pool, is that with the margin), so an invoice accepted on it is still forwarded.
+  const cheapestSun = rentSun ?? burnSun;
   const how = rentSun !== null ? 'renting its energy' : 'burning its energy';
   if (worthUnits !== null && (await costInUnits(ctx, p.currency as Currency, cheapestSun)) >= worthUnits) {
     if (!status.enabled) return { source: 'HOLD', costSun: cheapestSun, how };
@@ -221,7 +223,7 @@ export async function noteWaiting(ctx: WorkerContext, p: Pick<Transaction, 'id' 
  * the pool, only what its energy does not cover (the address's activation, bandwidth beyond its
  * free allowance), judged so even while the pool is lent out (the send waits for it to
  * regenerate); without, rented energy when the provider quotes within ENERGY_RENTAL_MAX_TRX and
- * below burning, else everything the send burns, the activation included either way. Judges
+ * below burning (with the activation, as for the pool), else everything the send burns. Judges
  * whether a payment is worth moving (lib/payments/invoiceSends.ts) and so the smallest invoice
  * that is.
  */
@@ -231,10 +233,10 @@ export async function cheapestCostSun(ctx: WorkerContext, from: string, cost: Tr
   const activationSun = await activationCostSun(ctx, from, status.resources);
   const bandwidthSun = bandwidthCostSun(activationSun, cost);
   if (status.enabled) return activationSun + bandwidthSun;
-  const burnSun = activationSun + bandwidthSun + cost.energyFeeSun;
-  if (!rentalProvider(ctx.settings)) return burnSun;
+  // Burning, as it was always judged: what the send burns (the smallest invoice without a pool is that with the margin).
+  if (!rentalProvider(ctx.settings)) return cost.totalFeeSun;
   const quote = await rentalQuote(ctx, cost);
-  return 'why' in quote ? burnSun : activationSun + bandwidthSun + quote.priceSun;
+  return 'why' in quote ? cost.totalFeeSun : activationSun + bandwidthSun + quote.priceSun;
 }
 
 /**
