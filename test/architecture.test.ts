@@ -14,8 +14,8 @@ import { describe, it } from 'node:test';
  * (d) a payment's state is written only by its one door, lib/payments/states.ts.
  * (e) a merchant's two balances (balance_sun, activation_balance_sun) are written only by
  *     lib/merchants/balance.ts, which books each change in their ledger (issue 22).
- * (f) an invoice's network_cost_sun is written by no source file: the ledger keeps it (a trigger
- *     on ledger_entries, migration 0082), so it is always the sum reconcile recomputes (issue 23).
+ * (f) an invoice's network_cost_sun is written only by lib/ledger/networkCost.ts, which folds in
+ *     what the ledger's trigger booked (migration 0082), so it is the sum reconcile recomputes (issue 23).
  * (g) a send's waiting_reason is written only by noteWaiting (lib/energy/engine.ts), which alerts
  *     once as the send begins to wait (issue 23).
  */
@@ -101,6 +101,7 @@ function balanceWriteViolations(file: string, source: string): string[] {
 
 /** The only files that name network_cost_sun as a value, each with its reason (f). */
 const NETWORK_COST_WRITE_ALLOWED: Record<string, string> = {
+  'lib/ledger/networkCost.ts': 'the one writer: folds in what the ledger booked, each delta once',
   'lib/db/rows.ts': 'maps a row read through pg to the model type (a read)',
   'lib/invoices/service.ts': "the record of the invoice just inserted: the column's default, 0, as the INSERT wrote it",
 };
@@ -169,9 +170,9 @@ describe('architecture (docs/architecture.md)', () => {
     assert.deepEqual(bad, [], 'change a merchant balance through changeMerchantBalance (lib/merchants/balance.ts), which books it in merchant_balance_entries');
   });
 
-  it('(f) no source file writes an invoice\'s network_cost_sun: the ledger keeps it (migration 0082)', () => {
+  it('(f) an invoice\'s network_cost_sun is written only by lib/ledger/networkCost.ts, from the ledger (migration 0082)', () => {
     const bad = files.filter((f) => !(f in NETWORK_COST_WRITE_ALLOWED)).flatMap((f) => networkCostWrites(read(f)).map((v) => `${f}: ${v}`));
-    assert.deepEqual(bad, [], 'book the cost in the ledger (lib/ledger/book.ts): its trigger adds NETWORK_COST and ENERGY_RENTAL rows to the invoice');
+    assert.deepEqual(bad, [], 'book the cost in the ledger (lib/ledger/book.ts): its trigger records NETWORK_COST and ENERGY_RENTAL rows for the invoice, and foldNetworkCosts adds them');
   });
 
   it('(g) waiting_reason is written only through noteWaiting (lib/energy/engine.ts)', () => {

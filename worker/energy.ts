@@ -1,9 +1,10 @@
 import { autostake, withdrawWhenExpired } from '@/lib/energy/operator';
 import { reclaimEnergy } from '@/lib/energy/reclaim';
 import { publishEnergyStatus } from '@/lib/energy/status';
+import { foldNetworkCosts } from '@/lib/ledger/networkCost';
 import type { JobDeps, WorkerJob } from '@/lib/worker/job';
 
-/** The energy pool's upkeep (docs/energy.md): the devnet's first stake, operators' stakes followed, lent energy taken back, expired unstaked TRX withdrawn, what it can pay for published. */
+/** The energy pool's upkeep (docs/energy.md): the devnet's first stake, operators' stakes followed, lent energy taken back, expired unstaked TRX withdrawn, what it can pay for published, and what the network cost each invoice folded in. */
 export function energyJob({ ctx }: JobDeps): WorkerJob {
   return {
     name: 'energy',
@@ -16,6 +17,8 @@ export function energyJob({ ctx }: JobDeps): WorkerJob {
       await reclaimEnergy(ctx);
       await withdrawWhenExpired(ctx);
       await publishEnergyStatus(ctx);
+      // What the network cost each invoice, folded in from the ledger (lib/ledger/networkCost.ts): within a round.
+      await foldNetworkCosts(ctx.prisma);
       return false;
     },
   };

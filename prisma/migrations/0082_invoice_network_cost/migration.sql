@@ -1,15 +1,24 @@
 -- What the network actually cost for an invoice's sends (issue 23, docs/energy.md "What it costs,
 -- and who pays"; the API's `network_cost_trx`): the TRX every send of the invoice burned (forwards,
 -- refunds, gas, the pool's lending and taking back, gas returns, payout sends), from their receipts,
--- and the price of energy rented for them. Kept by the ledger itself: each NETWORK_COST or
--- ENERGY_RENTAL row booked on an invoice adds its units, in the same transaction (a retried booking
--- inserts nothing, so adds nothing). reconcile recomputes it from chain receipts and the rentals.
--- Not the spec's `cost`, which stays the service fee.
+-- and the price of energy rented for them. Not the spec's `cost`, which stays the service fee.
 ALTER TABLE "invoices" ADD COLUMN "network_cost_sun" BIGINT NOT NULL DEFAULT 0;
+
+-- Kept by the ledger itself: each NETWORK_COST or ENERGY_RENTAL row booked on an invoice adds its
+-- units here, in the booking's transaction (a retried booking inserts nothing, so adds nothing).
+-- Not to the invoice row itself: that would make every send's confirmation wait for whoever holds
+-- the invoice (a settlement, a merchant's cancel). The worker folds these into
+-- invoices.network_cost_sun within seconds (lib/ledger/networkCost.ts); reconcile counts both.
+-- No foreign key: its check would lock the invoice row too.
+CREATE TABLE "invoice_network_cost_deltas" (
+  "id" SERIAL PRIMARY KEY,
+  "invoice_id" INTEGER NOT NULL,
+  "sun" BIGINT NOT NULL
+);
 
 CREATE FUNCTION "invoice_network_cost_add"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  UPDATE "invoices" SET "network_cost_sun" = "network_cost_sun" + NEW."units" WHERE "id" = NEW."invoice_id";
+  INSERT INTO "invoice_network_cost_deltas" ("invoice_id", "sun") VALUES (NEW."invoice_id", NEW."units");
   RETURN NULL;
 END $$;
 
