@@ -13,12 +13,12 @@ export function energyJob({ ctx }: JobDeps): WorkerJob {
     // node (a provider such as TronGrid limits requests per second).
     idleMs: Math.max(ctx.settings.WORKER_POLL_MS, 3_000),
     step: async () => {
+      // What the network cost each invoice, folded in from the ledger (lib/ledger/networkCost.ts): first, as it needs no node.
+      await foldNetworkCosts(ctx.prisma);
       await autostake(ctx);
       await reclaimEnergy(ctx);
       await withdrawWhenExpired(ctx);
       await publishEnergyStatus(ctx);
-      // What the network cost each invoice, folded in from the ledger (lib/ledger/networkCost.ts): within a round.
-      await foldNetworkCosts(ctx.prisma);
       return false;
     },
   };
