@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { TronWeb } from 'tronweb';
 import { after, before, describe, test } from 'node:test';
+import { withMargin } from '@/lib/money/fees';
 import { requestPayoutReturn } from '@/lib/payouts/returns';
 import { waitFor } from './helpers/devnet';
 import { assertReconciled } from './helpers/reconcile';
@@ -258,6 +259,25 @@ describe('a USDT forward paid with the pool', () => {
     const today = await s.app.prisma.transaction.aggregate({ where: { sendState: { in: ['CONFIRMED', 'FAILED'] }, updatedAt: { gte: new Date(Date.now() - (Date.now() % 86_400_000)) } }, _sum: { feeSun: true } });
     assert.ok(gauge(metrics, 'invoicing_trx_burned_today') >= 1, 'at least the activations burned');
     assert.ok(gauge(metrics, 'invoicing_trx_burned_today') <= Number(today._sum.feeSun ?? 0n) / 1e6);
+  });
+
+  test("a payout is quoted with the pool only for what it can spare beyond the next hour's expected need of other sends", async () => {
+    const { key } = await s.newMerchant();
+    // A cold USDT send (130,285 energy) per fresh target, and a unit each for rounding, with ENERGY_MARGIN_PERCENT (10 %).
+    const need = (n: number) => withMargin(BigInt(n) * 130_286n, '10');
+    const status = await waitFor('a fresh status, with the last hour\'s lending expected again', async () => {
+      const r = await s.app.prisma.energyStatus.findUniqueOrThrow({ where: { id: 1 } });
+      return Date.now() - r.updatedAt.getTime() < 30_000 && r.nextHourNeedEnergy > 3n * need(1) ? r : null;
+    }, 60_000);
+    const spare = status.lendableEnergy - status.nextHourNeedEnergy;
+    // Targets enough that their energy is about halfway between what the pool can spare and what it can lend.
+    let n = 1;
+    while (need(n) <= spare + status.nextHourNeedEnergy / 2n) n++;
+    assert.ok(need(n) > spare && need(n) < status.lendableEnergy, `${need(n)} energy between ${spare} and ${status.lendableEnergy}`);
+    const targets = Array.from({ length: n }, () => ({ address: (TronWeb.createRandom() as unknown as { address: string }).address, amount: 1 }));
+    const estimate = (await s.app.api('/payment/multiple_transfer/calculate', key, { method: 'POST', body: { currency: 'USDT', target_wallets: targets } })).json;
+    assert.equal(estimate.energy_source, 'BURN', 'the pool could lend it, but only by taking what other sends are expected to need: quoted as burning');
+    assert.ok(estimate.network_fee > 0);
   });
 
   test('books balance: the pool stake is proven against the chain', async () => {
