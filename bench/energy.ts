@@ -18,6 +18,7 @@ import { createMerchant } from '@/lib/merchants/service';
 import { tokenAmountText } from '@/lib/money/tokens';
 import { createPayout } from '@/lib/payouts/create';
 import { quotePayout } from '@/lib/payouts/estimate';
+import { payoutEnergyStatus } from '@/lib/energy/status';
 import { FixedRateSource } from '@/lib/rates/fixed';
 import { DEVNET_RENTAL_API_KEY, DEVNET_RENTAL_API_SECRET } from '../devnet/rentalAccount';
 import { TEST_MNEMONIC } from '../test/helpers/app';
@@ -109,22 +110,32 @@ async function run(pool: boolean, rental = false): Promise<string[]> {
         seen.add(r.toAddress);
       }
 
-      // One USDT payout to TARGETS fresh addresses.
-      const quote = await quotePayout({ chain, rates, estimateFrom: gas, feePercent: '1', marginPercent: '20' }, { currency: 'USDT', target_wallets: Array.from({ length: TARGETS }, (_, i) => ({ address: newAddress(), units: 1_000_000n + BigInt(i) })) });
+      // One USDT payout to TARGETS fresh addresses, quoted as the API quotes it: with what the worker publishes the pool and a rental can pay.
+      const energy = await waitFor('the energy status published', () => payoutEnergyStatus(prisma), 60_000);
+      const quote = await quotePayout({ chain, rates, estimateFrom: gas, feePercent: '1', marginPercent: '20', energyMarginPercent: '10', energy }, { currency: 'USDT', target_wallets: Array.from({ length: TARGETS }, (_, i) => ({ address: newAddress(), units: 1_000_000n + BigInt(i) })) });
       const payout = await createPayout(prisma, merchants[0]!, quote);
       await pay(payout.address, tokenAmountText(quote.topupUnits), 'USDT');
       await waitFor('payout done', async () => ((await prisma.invoice.findUniqueOrThrow({ where: { id: payout.id } })).status !== 'ACTIVE' ? true : null), 900_000);
       const topup = await prisma.transaction.findFirstOrThrow({ where: { invoiceId: payout.id, type: 'TOPUP' }, orderBy: { id: 'asc' } });
-      const perTarget = Number(await burnedBy(prisma, topup.id)) / TARGETS / 1e6;
+      // The temporary address's activation is a cost of the payout, not of its targets: reported on its own line.
+      const activation = (await prisma.transaction.findFirst({ where: { sourceId: topup.id, sendPurpose: 'PAYOUT_GAS', sendState: 'CONFIRMED' }, orderBy: { id: 'asc' } }))?.feeSun ?? 0n;
+      const perTarget = Number((await burnedBy(prisma, topup.id)) - activation) / TARGETS / 1e6;
 
-      const usdtSends = await prisma.transaction.findMany({ where: { currency: 'USDT', sendPurpose: { in: ['FORWARD', 'REFUND', 'PAYOUT_TARGET'] }, sendState: 'CONFIRMED' }, select: { energySource: true } });
+      const usdtSends = await prisma.transaction.findMany({ where: { currency: 'USDT', sendPurpose: { in: ['FORWARD', 'REFUND', 'PAYOUT_TARGET'] }, sendState: 'CONFIRMED' }, select: { energySource: true, trnHash: true } });
       const share = (source: string) => usdtSends.filter((s) => (s.energySource ?? 'BURN') === source).length / Math.max(1, usdtSends.length);
+      // Energy burned (paid in TRX, not by the pool or a rental), from each send's receipt: the goal's "0 energy burned".
+      const price = (await chain.getChainParameters()).energyFeeSun;
+      let energyBurned = 0n;
+      for (const send of usdtSends) energyBurned += (await chain.getTransactionStatus(send.trnHash)).energyFeeSun / price;
       const min = await minUsdtInvoiceUsd(prisma, merchants[1]!);
       return [
         `# ${pool ? 'with the pool' : rental ? 'pool off, rental on' : 'pool off'}: ${rows.length} USDT payments (${fresh.length} from fresh addresses, ${activated.length} from activated ones, ${held} not settled), ${TARGETS}-target USDT payout ${(await prisma.invoice.findUniqueOrThrow({ where: { id: payout.id } })).status}`,
         `trx_burned_per_usdt_forward${label('address=fresh')}=${fixed(mean(fresh))}`,
         `trx_burned_per_usdt_forward${label('address=activated')}=${fixed(mean(activated))}`,
         `trx_burned_per_payout_target${pool ? '' : `{${off}}`}=${fixed(perTarget)}`,
+        `trx_burned_per_payout_activation${pool ? '' : `{${off}}`}=${fixed(Number(activation) / 1e6)}`,
+        `payout_quote_energy_source${pool ? '' : `{${off}}`}=${quote.energySource}`,
+        `energy_burned_per_usdt_send${pool ? '' : `{${off}}`}=${fixed(Number(energyBurned) / Math.max(1, usdtSends.length), 1)}`,
         ...['pool', 'rental', 'burn'].map((s) => `energy_source_share${label(`source=${s}`)}=${fixed(share(s.toUpperCase()), 3)}`),
         `min_usdt_invoice_usd${pool ? '' : `{${off}}`}=${min.toFixed(2)}`,
         // What renting cost, beside what the network burned (the rental price is paid to the provider, not burned).

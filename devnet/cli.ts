@@ -15,7 +15,7 @@ const USAGE = `usage:
   npm run devnet -- fault reset [--count N]
   npm run devnet -- fault reorg --depth N [--leave-out txid,...] [--order txid,...]
   npm run devnet -- fault set-balance <address> [--balance-sun N] [--usdt-units N]
-  npm run devnet -- fault chain-parameters [--energy-fee-sun N] [--bandwidth-fee-sun N] [--usdt-energy-factor N] [--unfreeze-delay-days N]
+  npm run devnet -- fault chain-parameters [--energy-fee-sun N] [--bandwidth-fee-sun N] [--usdt-energy-factor N] [--unfreeze-delay-days N] [--network-energy-weight-trx N]
   npm run devnet -- fault list
   npm run devnet -- fault clear`;
 

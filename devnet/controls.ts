@@ -69,7 +69,8 @@ export const chainParametersSchema = z
   .object(Object.fromEntries(MUTABLE_PARAMETERS.map((name) => [name, units(name).optional()])) as Record<MutableParameter, z.ZodOptional<ReturnType<typeof units>>>)
   .strict()
   .refine((b) => Object.values(b).some((v) => v !== undefined), `give one of ${MUTABLE_PARAMETERS.join(', ')}`)
-  .refine((b) => b.energyFeeSun !== 0n && b.bandwidthFeeSun !== 0n, 'prices must be above 0');
+  .refine((b) => b.energyFeeSun !== 0n && b.bandwidthFeeSun !== 0n, 'prices must be above 0')
+  .refine((b) => b.networkEnergyWeightTrx !== 0n, 'networkEnergyWeightTrx must be above 0');
 
 /** A fault as the API shows it: base58 addresses. */
 export function faultJson(fault: Fault): Record<string, unknown> {

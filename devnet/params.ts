@@ -42,7 +42,7 @@ export const USDT_REFERENCE_FACTOR = PARAMETERS.usdtEnergyFactor.value;
 const overrides = new Map<ParameterName, bigint>();
 
 /** The parameters a running devnet lets a test change, as a committee proposal would on mainnet. */
-export const MUTABLE_PARAMETERS = ['energyFeeSun', 'bandwidthFeeSun', 'usdtEnergyFactor', 'unfreezeDelayDays'] as const satisfies readonly ParameterName[];
+export const MUTABLE_PARAMETERS = ['energyFeeSun', 'bandwidthFeeSun', 'usdtEnergyFactor', 'unfreezeDelayDays', 'networkEnergyWeightTrx'] as const satisfies readonly ParameterName[];
 export type MutableParameter = (typeof MUTABLE_PARAMETERS)[number];
 
 export function param(name: ParameterName): bigint {

@@ -19,8 +19,10 @@ import { DEVNET_RENTAL_API_KEY, DEVNET_RENTAL_API_SECRET } from './rentalAccount
  *
  * Failure modes, switched by POST /devnet/rental (DELETE resets): `down` answers 503; `partial`
  * delegates `partial_percent` of the energy (status 31); `slow` delegates after `delay_blocks`
- * blocks; `price_sun_per_energy` sets the price. An address that is not an account is always
- * refused (errno 1), as the provider documents (api/order-create.md).
+ * blocks; `price_sun_per_energy` sets the price; `charge_sun_per_energy` charges orders another
+ * price than quoted; `lose_answers` places and charges the next N orders but answers 503;
+ * `refuse_orders` refuses orders with that message (errno 2; after the lost answers, when both are set). An address that is not an account
+ * is always refused (errno 1), as the provider documents (api/order-create.md).
  */
 
 export { DEVNET_RENTAL_API_KEY, DEVNET_RENTAL_API_SECRET } from './rentalAccount';
@@ -38,11 +40,26 @@ export const rentalControlSchema = z
     partial_percent: z.coerce.number().int().min(1).max(99).optional(),
     /** The delegation is taken back this long after it was made, instead of the period's real length. */
     period_ms: z.coerce.number().int().min(1).optional(),
+    /** Orders are charged at this price (sun per energy) whatever the quote said: a provider that charges more than it quotes. */
+    charge_sun_per_energy: z.coerce.number().int().min(1).max(10_000).optional(),
+    /** The next N orders are placed and charged, and their answer is lost (503): the client cannot know. */
+    lose_answers: z.coerce.number().int().min(0).max(1_000).optional(),
+    /** Orders are refused with this message (errno 2), before anything else, as a provider refuses for its own reasons. */
+    refuse_orders: z.string().max(200).optional(),
   })
   .strict();
 export type RentalControl = z.infer<typeof rentalControlSchema>;
 
-const DEFAULTS: { mode: 'ok' | 'down' | 'partial' | 'slow'; price_sun_per_energy: number; delay_blocks: number; partial_percent: number; period_ms: number | undefined } = { mode: 'ok', price_sun_per_energy: 60, delay_blocks: 20, partial_percent: 50, period_ms: undefined };
+const DEFAULTS: {
+  mode: 'ok' | 'down' | 'partial' | 'slow';
+  price_sun_per_energy: number;
+  delay_blocks: number;
+  partial_percent: number;
+  period_ms: number | undefined;
+  charge_sun_per_energy: number | undefined;
+  lose_answers: number;
+  refuse_orders: string | undefined;
+} = { mode: 'ok', price_sun_per_energy: 60, delay_blocks: 20, partial_percent: 50, period_ms: undefined, charge_sun_per_energy: undefined, lose_answers: 0, refuse_orders: undefined };
 
 interface Detail {
   delegate_hash: string;
@@ -135,8 +152,8 @@ export class RentalProvider {
     this.timers.add(t);
   }
 
-  private price(energy: number): { price: number; total: bigint; addition: bigint } {
-    const price = this.settings.price_sun_per_energy;
+  private price(energy: number, charged = false): { price: number; total: bigint; addition: bigint } {
+    const price = charged ? (this.settings.charge_sun_per_energy ?? this.settings.price_sun_per_energy) : this.settings.price_sun_per_energy;
     const addition = energy < 50_000 ? 600_000n : 0n;
     return { price, total: BigInt(energy) * BigInt(price) + addition, addition };
   }
@@ -203,9 +220,19 @@ export class RentalProvider {
   /** Orders by out_trade_no, placed or being placed: the same out_trade_no again (an answer lost, a client that crashed and retried) is the same order, charged once. */
   private readonly placing = new Map<string, Promise<RentalReply>>();
 
-  private order(params: Record<string, unknown>): Promise<RentalReply> {
+  private async order(params: Record<string, unknown>): Promise<RentalReply> {
+    if (this.settings.lose_answers === 0) return this.orderOnce(params, true);
+    // Placed and charged; the answer never reaches the client (a refusal set beside it applies to the orders after).
+    const reply = await this.orderOnce(params, false);
+    if (reply.status !== 200 || (reply.body as { errno: number }).errno !== 0) return reply;
+    this.settings.lose_answers--;
+    return { status: 503, body: { detail: 'Service Unavailable' } };
+  }
+
+  private orderOnce(params: Record<string, unknown>, mayRefuse: boolean): Promise<RentalReply> {
     const errors = this.invalid(params, true);
     if (errors) return Promise.resolve({ status: 400, body: errors });
+    if (mayRefuse && this.settings.refuse_orders !== undefined) return Promise.resolve({ status: 200, body: { errno: 2, message: this.settings.refuse_orders } });
     const outTradeNo = typeof params.out_trade_no === 'string' && params.out_trade_no ? params.out_trade_no : null;
     if (!outTradeNo) return this.place(params, null);
     const known = this.placing.get(outTradeNo);
@@ -225,7 +252,7 @@ export class RentalProvider {
     const receiveAddress = String(params.receive_address);
     if (!(await chain.isActivated(receiveAddress))) return { status: 200, body: { errno: 1, message: 'receive_address is not activated' } };
     const energy = Number(params.energy_amount);
-    const { total } = this.price(energy);
+    const { total } = this.price(energy, true);
     if (this.balanceSun < total) return { status: 200, body: { errno: 1, message: 'Insufficient balance' } };
     const serial = Buffer.from(TronWeb.sha3(`${outTradeNo ?? ''}:${this.orders.size}:${Date.now()}`).slice(2), 'hex').subarray(0, 16).toString('hex');
     const period = String(params.period);

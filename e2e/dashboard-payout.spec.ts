@@ -89,6 +89,14 @@ test('a merchant estimates and creates a mass payout in the dashboard and sees i
     // A payout's cost is its whole fee, known once it ends: the quoted top-up less the amounts sent.
     const fee = tokenUnits(topupAmount) - targets.reduce((sum, t) => sum + tokenUnits(t.amount), 0n);
     await expect(page.locator('dt:text-is("Total fee") + dd')).toHaveText(`${tokenAmountText(fee)} TRX`);
+    // What the network really cost for its sends (network_cost_trx, docs/energy.md), folded in from the ledger within seconds.
+    const { id } = await app.prisma.invoice.findUniqueOrThrow({ where: { address: topupAddress } });
+    const burned = (await app.prisma.transaction.aggregate({ where: { invoiceId: id, sendState: 'CONFIRMED' }, _sum: { feeSun: true } }))._sum.feeSun ?? 0n;
+    expect(burned).toBeGreaterThan(0n);
+    await expect(async () => {
+      await page.reload();
+      await expect(page.locator('dt:text-is("Network cost") + dd')).toHaveText(`${tokenAmountText(burned)} TRX`, { timeout: 1_000 });
+    }).toPass({ timeout: 40_000, intervals: [1_000] });
     await page.screenshot({ path: screenshotPath('dashboard-payout-completed'), fullPage: true });
     await expectAccessible(page, 'a completed payout\'s page');
   });

@@ -49,6 +49,11 @@ const decimal = (name: string) => z.string().regex(/^\d+(\.\d+)?$/, `${name} mus
 const gasMargin = {
   /** Margin on the estimated energy cost when funding an address and setting fee_limit. */
   GAS_MARGIN_PERCENT: decimal('GAS_MARGIN_PERCENT').default('20'),
+  /**
+   * Energy lent or rented beyond a send's estimate (lent energy comes back with the reclaim: lending
+   * more costs nothing); a payout's quote counts on the pool only for its energy with this margin.
+   */
+  ENERGY_MARGIN_PERCENT: decimal('ENERGY_MARGIN_PERCENT').default('10'),
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -233,8 +238,6 @@ const workerSchema = z.object({
   ENERGY_POOL_AUTOSTAKE: z.string().regex(/^\d+:\d+$/, 'ENERGY_POOL_AUTOSTAKE must be <energy TRX>:<bandwidth TRX>').optional(),
   /** The most one send may burn for energy; above it the send waits for the pool ("waiting for energy"). */
   ENERGY_MAX_BURN_TRX: decimal('ENERGY_MAX_BURN_TRX').default('30'),
-  /** Energy lent beyond a send's estimate (it comes back with the reclaim: lending more costs nothing). */
-  ENERGY_MARGIN_PERCENT: decimal('ENERGY_MARGIN_PERCENT').default('10'),
   /**
    * Rented energy (docs/energy.md, "Rented energy"): the base URL of an itrx.io-compatible provider API
    * (the devnet emulates it at its own URL); unset, nothing is rented. Its key and secret sign orders.

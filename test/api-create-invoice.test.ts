@@ -9,6 +9,8 @@ const INVOICE_FIELDS = [
   'id', 'status', 'type', 'paymentURL', 'amount', 'currencies', 'currencies_amounts', 'transfer_amounts', 'cost', 'order_id',
   'address', 'client_comission', 'client_commission', 'webhook_url', 'redirect_url', 'description', 'merchant_contact',
   'target_wallets', 'expired_at', 'created_at',
+  // An addition to the spec (issue 23, docs/api.md): what the network cost for the invoice's sends.
+  'network_cost_trx',
 ];
 
 describe('POST /payment/create', () => {

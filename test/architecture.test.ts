@@ -19,6 +19,10 @@ import { describe, it } from 'node:test';
  * (g) a worker job that scans blocks or tends the energy pool (reads something every worker
  *     shares, then acts on it) is a singleton: it runs on one worker at a time (issue 27,
  *     lib/worker/leader.ts), however many workers share the database.
+ * (h) an invoice's network_cost_sun is written only by lib/ledger/networkCost.ts, which folds in
+ *     what the ledger's trigger booked (migration 0082), so it is the sum reconcile recomputes (issue 23).
+ * (i) a send's waiting_reason is written only by noteWaiting (lib/energy/engine.ts), which alerts
+ *     once as the send begins to wait (issue 23).
  */
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SOURCE_DIRS = ['app', 'lib', 'components', 'worker', 'devnet', 'scripts'];
@@ -98,6 +102,25 @@ function balanceWriteViolations(file: string, source: string): string[] {
   for (const m of code.matchAll(/['"`](?:activationBalanceSun|balanceSun)['"`]/g)) found.push(m[0]);
   for (const m of code.matchAll(/\b(?:activation_balance_sun|balance_sun)"?\s*(?:=(?!=)|\+=|-=)/g)) found.push(m[0]);
   return found;
+}
+
+/** The only files that name network_cost_sun as a value, each with its reason (h). */
+const NETWORK_COST_WRITE_ALLOWED: Record<string, string> = {
+  'lib/ledger/networkCost.ts': 'the one writer: folds in what the ledger booked, each delta once',
+  'lib/db/rows.ts': 'maps a row read through pg to the model type (a read)',
+  'lib/invoices/service.ts': "the record of the invoice just inserted: the column's default, 0, as the INSERT wrote it",
+};
+/** (h): network_cost_sun given a value (a Prisma data field, an SQL assignment). A select (`networkCostSun: true`) is not one. */
+function networkCostWrites(source: string): string[] {
+  const code = stripComments(source);
+  return [...code.matchAll(/\bnetworkCostSun\s*:\s*(?!true\b|false\b)[^\s,}]|\bnetwork_cost_sun"?\s*(?:=(?!=)|\+=|-=)/g)].map((m) => m[0]);
+}
+
+/** (i): waiting_reason given a value anywhere but noteWaiting's file. A filter (`waitingReason: { not: null }`) or a select is not one. */
+const WAITING_REASON_DOOR = 'lib/energy/engine.ts';
+function waitingReasonWrites(source: string): string[] {
+  const code = stripComments(source);
+  return [...code.matchAll(/\bwaitingReason\s*:\s*(?!true\b|false\b|\{)[^\s,}]|\bwaiting_reason"?\s*=(?!=)/g)].map((m) => m[0]);
 }
 
 /** (c) */
@@ -186,6 +209,16 @@ describe('architecture (docs/architecture.md)', () => {
     assert.ok(files.includes('worker/scan.ts') && files.includes('worker/energy.ts'));
   });
 
+  it('(h) an invoice\'s network_cost_sun is written only by lib/ledger/networkCost.ts, from the ledger (migration 0082)', () => {
+    const bad = files.filter((f) => !(f in NETWORK_COST_WRITE_ALLOWED)).flatMap((f) => networkCostWrites(read(f)).map((v) => `${f}: ${v}`));
+    assert.deepEqual(bad, [], 'book the cost in the ledger (lib/ledger/book.ts): its trigger records NETWORK_COST and ENERGY_RENTAL rows for the invoice, and foldNetworkCosts adds them');
+  });
+
+  it('(i) waiting_reason is written only through noteWaiting (lib/energy/engine.ts)', () => {
+    const bad = files.filter((f) => f !== WAITING_REASON_DOOR).flatMap((f) => waitingReasonWrites(read(f)).map((v) => `${f}: ${v}`));
+    assert.deepEqual(bad, [], 'record why a send waits with noteWaiting: it alerts once, as the send begins to wait');
+  });
+
   // The rules must catch what they are meant to: each one, on a planted violation.
   it('catches planted violations', () => {
     assert.deepEqual(httpViolations('lib/invoices/x.ts', "import { notFound } from '@/lib/http/errors';\nthrow new ApiError(404, 'x');"), ["ApiError", "new ApiError(404", "ApiError(404", "import '@/lib/http/errors'"]);
@@ -213,5 +246,11 @@ describe('architecture (docs/architecture.md)', () => {
     assert.deepEqual(singletonViolations('worker/pool.ts', "import { autostake } from '@/lib/energy/operator';\n// singleton: true\nreturn { name: 'pool', step };"), ['imports lib/energy/operator but its job is not singleton: true']);
     assert.deepEqual(singletonViolations('worker/headScan.ts', "import { scanHead } from '@/lib/payments/headScan';\nreturn { name: 'head-scan', singleton: true, step };"), []);
     assert.deepEqual(singletonViolations('worker/payments.ts', "import { processPayments } from '@/lib/payments/process';"), []);
+    assert.deepEqual(networkCostWrites("await tx.invoice.update({ where: { id }, data: { networkCostSun: { increment: fee } } });"), ['networkCostSun: {']);
+    assert.deepEqual(networkCostWrites('await sql`UPDATE invoices SET network_cost_sun = network_cost_sun + ${n}`;'), ['network_cost_sun =']);
+    assert.deepEqual(networkCostWrites('select: { networkCostSun: true }; show(i.networkCostSun);'), []);
+    assert.deepEqual(waitingReasonWrites("await prisma.transaction.update({ where: { id }, data: { waitingReason: 'waiting for energy' } });"), ["waitingReason: '"]);
+    assert.deepEqual(waitingReasonWrites('await sql`UPDATE transactions SET waiting_reason = NULL`;'), ['waiting_reason =']);
+    assert.deepEqual(waitingReasonWrites("count({ where: { waitingReason: { startsWith: 'waiting for' } } }); select: { waitingReason: true }"), []);
   });
 });

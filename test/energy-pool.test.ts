@@ -3,6 +3,8 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { TronWeb } from 'tronweb';
 import { after, before, describe, test } from 'node:test';
+import { withMargin } from '@/lib/money/fees';
+import { requestPayoutReturn } from '@/lib/payouts/returns';
 import { waitFor } from './helpers/devnet';
 import { assertReconciled } from './helpers/reconcile';
 import { SettlementStack } from './helpers/settlementStack';
@@ -14,6 +16,8 @@ import { startWorker } from './helpers/worker';
 
 const TRX = 1_000_000n;
 const run = promisify(execFile);
+
+const gauge = (body: string, name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(body)?.[1]);
 
 /** What the network burned for a payment's sends (forward, gas, lending, taking back), in sun. */
 async function burnedFor(s: SettlementStack, paymentId: number): Promise<bigint> {
@@ -152,6 +156,130 @@ describe('a USDT forward paid with the pool', () => {
     assert.equal(forward.feeSun, 0n);
   });
 
+  test('a lent-energy forward from a static address holding TRX that is not gas can burn none of it: its fee_limit pays only for the energy lent', async () => {
+    const { key, target } = await s.newMerchant();
+    const invoice = await s.invoice(key, { type: 'MULTIPLE', currencies: ['TRX', 'USDT'] });
+    // A TRX payment first: forwarded less its 1 TRX fee, which stays at the address, the service's, not gas.
+    await s.pay(invoice.address, '100', 'TRX');
+    const trxPayment = await s.paymentOf(invoice.id, 100_000_000n, 180_000);
+    await s.paymentState(trxPayment.id, ['SETTLED'], 120_000);
+    const kept = (await s.app.prisma.ledgerEntry.findFirstOrThrow({ where: { paymentId: trxPayment.id, kind: 'FEE_KEPT' } })).units;
+    assert.equal(kept, 1_000_000n);
+    // The forward runs out of energy on chain (the node's energy estimate was short): whatever its fee_limit
+    // lets it use beyond the energy lent is burned from the address's TRX.
+    await s.devnet.fault.fail({ from: invoice.address, result: 'OUT_OF_ENERGY', count: 1 });
+    await s.pay(invoice.address, '10', 'USDT');
+    const usdt = await s.paymentOf(invoice.id, 10_000_000n, 180_000);
+    await s.paymentState(usdt.id, ['SETTLED'], 180_000);
+    const forwards = await s.app.prisma.transaction.findMany({ where: { sourceId: usdt.id, sendPurpose: 'FORWARD' }, orderBy: { id: 'asc' } });
+    assert.deepEqual(forwards.map((f) => [f.sendState, f.energySource]), [['FAILED', 'POOL'], ['CONFIRMED', 'POOL']]);
+    assert.match(forwards[0]!.error ?? '', /OUT_OF_ENERGY/);
+    assert.equal(forwards[0]!.feeSun, 0n, 'the failed forward ran on lent energy only: no TRX burned');
+    assert.equal(await s.app.prisma.ledgerEntry.count({ where: { transactionId: forwards[0]!.id, kind: 'NETWORK_COST' } }), 0);
+    assert.ok((await s.chain.getTrxBalance(invoice.address)) >= kept, 'the kept fee is still at the address');
+    assert.ok((await s.chain.getUsdtBalance(target)) > 0n);
+  });
+
+  test('the energy price rises after a forward paid with lent energy is signed and before it is broadcast: not broadcast to run out of energy; rebuilt at the new price once dead, COMPLETED', async () => {
+    const { key } = await s.newMerchant();
+    const invoice = await s.invoice(key, { type: 'SINGLE', amount: 10, currencies: ['USDT'] });
+    try {
+      // The worker, the energy lent, signs the forward and waits to store it; meanwhile the price rises.
+      await s.payWithForwardHeld(invoice, () => s.devnet.setChainParameters({ energyFeeSun: 420n }));
+      await s.waitStatus(key, invoice.id, 'COMPLETED', 300_000);
+    } finally {
+      await s.devnet.setChainParameters({ energyFeeSun: 100n });
+    }
+    const forwards = await s.app.prisma.transaction.findMany({ where: { invoiceId: invoice.id, sendPurpose: 'FORWARD' }, orderBy: { id: 'asc' } });
+    assert.deepEqual(forwards.filter((f) => f.blockNumber !== null && f.sendState === 'FAILED').map((f) => f.error), [], 'no forward ran out of energy on chain');
+    assert.deepEqual(forwards.map((f) => [f.sendState, f.blockNumber === null]), [['FAILED', true], ['CONFIRMED', false]], 'the first kept back until dead, the second sent');
+    assert.match(forwards[0]!.error ?? '', /fee_limit of [\d.]+ TRX pays for \d+ energy at 420 sun/);
+    assert.equal(forwards[1]!.feeSun, 0n);
+  });
+
+  test('a USDT refund is paid with the pool: its energy lent, nothing burned for it, the whole payment returned', async () => {
+    const { key } = await s.newMerchant({ aml: true });
+    const invoice = await s.invoice(key, { type: 'SINGLE', amount: 20, currencies: ['USDT'] });
+    await s.flaggedPaysUsdt(invoice.address, 20_000_000n);
+    const payment = await s.paymentOf(invoice.id, 20_000_000n, 180_000);
+    await s.paymentState(payment.id, ['REFUNDED'], 180_000);
+    const refund = await s.app.prisma.transaction.findFirstOrThrow({ where: { sourceId: payment.id, sendPurpose: 'REFUND', sendState: 'CONFIRMED' } });
+    assert.equal(refund.energySource, 'POOL');
+    assert.equal(refund.feeSun, 0n);
+    assert.equal(refund.toAddress, s.flagged.address);
+    assert.equal(refund.amountUnits, 20_000_000n, 'nothing burned, nothing deducted');
+    assert.ok(await s.app.prisma.transaction.findFirst({ where: { sourceId: payment.id, sendPurpose: 'REFUND_ENERGY', sendState: 'CONFIRMED' } }));
+  });
+
+  test("a USDT payout's return is paid with the pool: its energy lent for the return, nothing burned for it", async () => {
+    const { key } = await s.newMerchant();
+    const targets = [{ address: (TronWeb.createRandom() as unknown as { address: string }).address, amount: 5 }];
+    const res = await s.app.api('/payment/multiple_transfer/create', key, { method: 'POST', body: { currency: 'USDT', target_wallets: targets } });
+    assert.equal(res.status, 200, res.text);
+    const payout = res.json;
+    // Topped up short of what it needs, then past its time: TIMEOUT, the 3 USDT kept at its address.
+    await s.pay(payout.address, '3', 'USDT');
+    await waitFor('the top-up recorded', () => s.app.prisma.transaction.findFirst({ where: { invoiceId: payout.id, type: 'TOPUP' } }), 180_000);
+    await s.app.prisma.invoice.update({ where: { id: payout.id }, data: { expiredAt: new Date(Date.now() - 1000) } });
+    await s.waitStatus(key, payout.id, 'TIMEOUT', 120_000);
+    const to = (TronWeb.createRandom() as unknown as { address: string }).address;
+    await requestPayoutReturn(s.app.prisma, payout.id, to);
+    await waitFor('the return made', async () => (await s.app.prisma.payoutReturn.findUniqueOrThrow({ where: { invoiceId: payout.id } })).returnedAt, 180_000);
+    assert.equal(await s.chain.getUsdtBalance(to), 3_000_000n);
+    const back = await s.app.prisma.transaction.findFirstOrThrow({ where: { invoiceId: payout.id, sendPurpose: 'PAYOUT_RETURN', sendState: 'CONFIRMED' } });
+    assert.equal(back.energySource, 'POOL');
+    assert.ok((back.feeSun ?? 0n) <= 400_000n, `only bandwidth burned, if any: ${back.feeSun}`);
+    assert.ok(await s.app.prisma.transaction.findFirst({ where: { invoiceId: payout.id, sendPurpose: 'PAYOUT_RETURN_ENERGY', sendState: 'CONFIRMED' } }), 'the pool lent the return its energy');
+    await waitFor('the energy taken back', async () => ((await s.chain.getDelegatedSun(s.gasWallet.address, payout.address)).ENERGY === 0n ? true : null), 180_000);
+  });
+
+  test('what the network cost is on each invoice (network_cost_trx), proven by reconcile; /metrics shows the pool and what burned today', async () => {
+    const { key } = await s.newMerchant();
+    const invoice = await s.invoice(key, { type: 'SINGLE', amount: 10, currencies: ['USDT'] });
+    await s.pay(invoice.address, String(invoice.currencies_amounts.USDT), 'USDT');
+    const done = await s.waitStatus(key, invoice.id, 'COMPLETED', 120_000);
+    assert.equal(done.cost, 0.1, 'cost stays the service fee (1 %)');
+    const payment = await s.app.prisma.transaction.findFirstOrThrow({ where: { invoiceId: invoice.id, type: 'PAYMENT' } });
+    await waitFor('the energy taken back', () => s.app.prisma.transaction.findFirst({ where: { sourceId: payment.id, type: 'UNDELEGATE', sendState: 'CONFIRMED' } }), 180_000);
+    const burned = await burnedFor(s, payment.id);
+    // The activation (1 TRX: the pool's staked bandwidth spares the 0.1), the lending and taking back on staked bandwidth.
+    assert.equal(burned, 1_000_000n);
+    // Folded in from the ledger by the worker's energy job within a round or two.
+    await waitFor('network_cost_trx 1 TRX', async () => ((await s.statusOf(key, invoice.id)).network_cost_trx === 1 ? true : null), 60_000);
+    await assertReconciled(s.app.prisma, s.chain, 180_000);
+
+    const metrics = await waitFor('the gauges agree with the published status', async () => {
+      const body = await (await fetch(`${s.app.baseUrl}/metrics`)).text();
+      const status = await s.app.prisma.energyStatus.findUniqueOrThrow({ where: { id: 1 } });
+      return gauge(body, 'invoicing_energy_pool_lendable') === Number(status.lendableEnergy) && gauge(body, 'invoicing_energy_pool_lent') === Number(status.lentEnergy) ? body : null;
+    }, 60_000);
+    assert.ok(gauge(metrics, 'invoicing_energy_pool_lendable') > 0);
+    assert.equal(gauge(metrics, 'invoicing_energy_pool_enabled'), 1);
+    assert.equal(gauge(metrics, 'invoicing_sends_waiting_for_energy'), 0);
+    const today = await s.app.prisma.transaction.aggregate({ where: { sendState: { in: ['CONFIRMED', 'FAILED'] }, updatedAt: { gte: new Date(Date.now() - (Date.now() % 86_400_000)) } }, _sum: { feeSun: true } });
+    assert.ok(gauge(metrics, 'invoicing_trx_burned_today') >= 1, 'at least the activations burned');
+    assert.ok(gauge(metrics, 'invoicing_trx_burned_today') <= Number(today._sum.feeSun ?? 0n) / 1e6);
+  });
+
+  test("a payout is quoted with the pool only for what it can spare beyond the next hour's expected need of other sends", async () => {
+    const { key } = await s.newMerchant();
+    // A cold USDT send (130,285 energy) per fresh target, and a unit each for rounding, with ENERGY_MARGIN_PERCENT (10 %).
+    const need = (n: number) => withMargin(BigInt(n) * 130_286n, '10');
+    const status = await waitFor('a fresh status, with the last hour\'s lending expected again', async () => {
+      const r = await s.app.prisma.energyStatus.findUniqueOrThrow({ where: { id: 1 } });
+      return Date.now() - r.updatedAt.getTime() < 30_000 && r.nextHourNeedEnergy > 3n * need(1) ? r : null;
+    }, 60_000);
+    const spare = status.lendableEnergy - status.nextHourNeedEnergy;
+    // Targets enough that their energy is about halfway between what the pool can spare and what it can lend.
+    let n = 1;
+    while (need(n) <= spare + status.nextHourNeedEnergy / 2n) n++;
+    assert.ok(need(n) > spare && need(n) < status.lendableEnergy, `${need(n)} energy between ${spare} and ${status.lendableEnergy}`);
+    const targets = Array.from({ length: n }, () => ({ address: (TronWeb.createRandom() as unknown as { address: string }).address, amount: 1 }));
+    const estimate = (await s.app.api('/payment/multiple_transfer/calculate', key, { method: 'POST', body: { currency: 'USDT', target_wallets: targets } })).json;
+    assert.equal(estimate.energy_source, 'BURN', 'the pool could lend it, but only by taking what other sends are expected to need: quoted as burning');
+    assert.ok(estimate.network_fee > 0);
+  });
+
   test('books balance: the pool stake is proven against the chain', async () => {
     await assertReconciled(s.app.prisma, s.chain, 180_000);
   });
@@ -251,6 +379,21 @@ describe('a send above ENERGY_MAX_BURN_TRX with no pool', () => {
     assert.match(waiting.waitingReason!, /above ENERGY_MAX_BURN_TRX \(5\)/);
     assert.equal(await s.app.prisma.transaction.count({ where: { sourceId: payment.id } }), 0, 'nothing sent while it waits');
 
+    // A USDT payout's wave is capped the same way: each of its sends would burn about 13 TRX, so it waits too, visibly.
+    const targets = Array.from({ length: 2 }, (_, i) => ({ address: (TronWeb.createRandom() as unknown as { address: string }).address, amount: 2 + i }));
+    const created = await s.app.api('/payment/multiple_transfer/create', key, { method: 'POST', body: { currency: 'USDT', target_wallets: targets } });
+    assert.equal(created.status, 200, created.text);
+    const payout = created.json;
+    await s.pay(payout.address, String(payout.currencies_amounts.USDT), 'USDT');
+    const topup = await waitFor('the payout waiting for energy', async () => {
+      const t = await s.app.prisma.transaction.findFirst({ where: { invoiceId: payout.id, type: 'TOPUP' }, orderBy: { id: 'asc' } });
+      return t?.waitingReason ? t : null;
+    }, 180_000);
+    assert.match(topup.waitingReason!, /^waiting for energy: a send of the wave would burn [\d.]+ TRX, above ENERGY_MAX_BURN_TRX \(5\)/);
+    assert.equal(await s.app.prisma.transaction.count({ where: { sourceId: topup.id } }), 0, 'nothing sent, nothing burned while it waits');
+    const metrics = await (await fetch(`${s.app.baseUrl}/metrics`)).text();
+    assert.match(metrics, /^invoicing_sends_waiting_for_energy 2$/m, 'the payment and the payout');
+
     // The operator stakes a pool (npm run energy -- stake), and the waiting forward uses it.
     const env = { ...process.env, ...s.app.env, TRON_FULL_NODE_URL: s.devnet.url, TRON_USDT_CONTRACT: s.devnet.usdtContract };
     const staked = await run(process.execPath, ['--import', 'tsx', 'scripts/energy.ts', 'stake', '300000', 'energy'], { env });
@@ -261,6 +404,12 @@ describe('a send above ENERGY_MAX_BURN_TRX with no pool', () => {
     const forward = await s.app.prisma.transaction.findFirstOrThrow({ where: { sourceId: payment.id, sendPurpose: 'FORWARD', sendState: 'CONFIRMED' } });
     assert.equal(forward.energySource, 'POOL');
     assert.equal((await s.app.prisma.transaction.findUniqueOrThrow({ where: { id: payment.id } })).waitingReason, null, 'no longer waiting');
+    await s.waitStatus(key, payout.id, 'COMPLETED', 180_000);
+    const sends = await s.app.prisma.transaction.findMany({ where: { sourceId: topup.id, sendPurpose: 'PAYOUT_TARGET', sendState: 'CONFIRMED' } });
+    assert.deepEqual(sends.map((t) => t.energySource), ['POOL', 'POOL']);
+    assert.equal((await s.app.prisma.transaction.findUniqueOrThrow({ where: { id: topup.id } })).waitingReason, null);
+    // Alerted once, as it began to wait, not every round.
+    assert.equal(s.worker.output().match(new RegExp(`ALERT payout ${payout.id}, wave 1: waiting for energy`, 'g'))?.length, 1);
     await assertReconciled(s.app.prisma, s.chain, 180_000);
   });
 });

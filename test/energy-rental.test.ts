@@ -7,7 +7,9 @@ import type { Transaction } from '@/lib/generated/prisma/client';
 import { createChain, type Chain } from '@/lib/chain';
 import { startDevnetProcess, waitFor, type DevnetProcess } from './helpers/devnet';
 import { httpRequest } from './helpers/http';
-import { assertReconciled } from './helpers/reconcile';
+import { reconcile } from '@/lib/ledger/reconcile';
+import { tokenAmountJson } from '@/lib/money/tokens';
+import { assertReconciled, TEST_RULES } from './helpers/reconcile';
 import { SettlementStack } from './helpers/settlementStack';
 import { startWorker } from './helpers/worker';
 
@@ -191,10 +193,7 @@ describe('USDT forwards paid with rented energy', () => {
   test('a refund rents its energy too, and deducts its price from what it returns', async () => {
     const { key } = await s.newMerchant({ aml: true });
     const invoice = await s.invoice(key, { type: 'SINGLE', amount: 20, currencies: ['USDT'] });
-    await s.pay(s.flagged.address, '20', 'USDT');
-    await waitFor('the flagged sender holds USDT', async () => ((await s.chain.getUsdtBalance(s.flagged.address)) >= 20_000_000n ? true : null), 60_000);
-    const sent = await s.chain.buildSignedUsdtTransfer(s.flagged.privateKey, invoice.address, 20_000_000n, 100_000_000n);
-    await s.chain.broadcast(sent.signedTx);
+    await s.flaggedPaysUsdt(invoice.address, 20_000_000n);
     const payment = await s.paymentOf(invoice.id, 20_000_000n, 60_000);
     const refunded = await s.paymentState(payment.id, ['REFUNDED'], 120_000);
     const refund = await s.app.prisma.transaction.findFirstOrThrow({ where: { sourceId: payment.id, sendPurpose: 'REFUND', sendState: 'CONFIRMED' } });
@@ -209,6 +208,57 @@ describe('USDT forwards paid with rented energy', () => {
     assert.ok(refund.amountUnits < payment.amountUnits);
   });
 
+  test('with rented energy the smallest USDT invoice falls below the worst burn, and a 3 USDT payment to a static address is forwarded with rented energy, not held', async () => {
+    const published = await waitFor('rented energy published as the cheapest source', () => s.app.prisma.energyStatus.findFirst({ where: { usdtForwardSource: 'RENTAL', rentalColdSendPriceSun: { not: null } } }), 60_000);
+    // A fresh address: its activation (1.1 TRX, no staked bandwidth) and a cold send's energy at 60 sun (8.6 TRX).
+    assert.equal(published.usdtForwardCostSun, 1_100_000n + published.rentalColdSendPriceSun!);
+    const { key } = await s.newMerchant();
+    // Judged by the worst burn (16.05 TRX, 4.01 USDT) a 3.5 USD invoice was refused; with rented energy (11.6 TRX with the margin, 2.91 USDT) it is not.
+    const accepted = await s.app.api('/payment/create', key, { method: 'POST', body: { type: 'SINGLE', amount: 3.5, currencies: ['USDT'] } });
+    assert.equal(accepted.status, 200, accepted.text);
+    const below = await s.app.api('/payment/create', key, { method: 'POST', body: { type: 'SINGLE', amount: 2.5, currencies: ['USDT'] } });
+    assert.equal(below.status, 400);
+    assert.match(below.json.detail, /TRX of network fees with rented energy/);
+
+    const statik = await s.invoice(key, { type: 'MULTIPLE', currencies: ['USDT'] });
+    await s.pay(statik.address, '3', 'USDT');
+    const payment = await s.paymentOf(statik.id, 3_000_000n, 60_000);
+    const settled = await s.paymentState(payment.id, ['SETTLED', 'HELD'], 120_000);
+    assert.equal(settled.paymentState, 'SETTLED', settled.heldReason ?? '');
+    assert.equal((await forwardOf(payment.id)).energySource, 'RENTAL');
+  });
+
+  test('a USDT payout is quoted and paid with rented energy: one order for its wave, no energy burned; the invoice shows what the network cost', async () => {
+    await waitFor("rented energy's price published", () => s.app.prisma.energyStatus.findFirst({ where: { rentalColdSendPriceSun: { not: null } } }), 60_000);
+    const { key } = await s.newMerchant();
+    const targets = Array.from({ length: 3 }, (_, i) => ({ address: newAddress(), amount: 1 + i }));
+    const estimate = (await s.app.api('/payment/multiple_transfer/calculate', key, { method: 'POST', body: { currency: 'USDT', target_wallets: targets } })).json;
+    assert.equal(estimate.energy_source, 'RENTAL');
+    const res = await s.app.api('/payment/multiple_transfer/create', key, { method: 'POST', body: { currency: 'USDT', target_wallets: targets } });
+    assert.equal(res.status, 200, res.text);
+    const payout = res.json;
+    assert.equal((await s.app.prisma.invoice.findUniqueOrThrow({ where: { id: payout.id } })).quotedEnergySource, 'RENTAL');
+    await s.pay(payout.address, String(payout.currencies_amounts.USDT), 'USDT');
+    await s.waitStatus(key, payout.id, 'COMPLETED', 120_000);
+    const topup = await s.app.prisma.transaction.findFirstOrThrow({ where: { invoiceId: payout.id, type: 'TOPUP' }, orderBy: { id: 'asc' } });
+    const sends = await s.app.prisma.transaction.findMany({ where: { sourceId: topup.id, sendPurpose: 'PAYOUT_TARGET', sendState: 'CONFIRMED' } });
+    assert.equal(sends.length, 3);
+    // Rented energy pays each send's energy; only bytes beyond the free allowance burn (about 0.35 TRX a send).
+    for (const t of sends) {
+      assert.equal(t.energySource, 'RENTAL');
+      assert.ok((t.feeSun ?? 0n) <= 400_000n, `only bandwidth burned: ${t.feeSun}`);
+      assert.ok((t.energyUsed ?? 0n) > 60_000n);
+    }
+    const rentals = await s.app.prisma.energyRental.findMany({ where: { paymentId: topup.id } });
+    assert.deepEqual(rentals.map((r) => [r.purpose, r.attempt, r.state]), [['PAYOUT_TARGET', 1, 'FILLED']], 'one order for the wave');
+    // network_cost_trx: every send's burn from its receipt, and the rental's price.
+    const burned = (await s.app.prisma.transaction.findMany({ where: { invoiceId: payout.id, sendState: 'CONFIRMED' } })).reduce((sum, r) => sum + (r.feeSun ?? 0n), 0n);
+    const networkCost = tokenAmountJson(burned + rentals[0]!.priceSun!);
+    assert.ok(networkCost > 1, 'the address activation and the rental at least');
+    // Folded in from the ledger by the worker's energy job within a round or two.
+    await waitFor(`network_cost_trx ${networkCost}`, async () => ((await s.statusOf(key, payout.id)).network_cost_trx === networkCost ? true : null), 60_000);
+  });
+
   test('reconciled: the ledger, the merchants and the provider account agree on the rentals; /metrics shows the spend', async () => {
     await assertReconciled(s.app.prisma, s.chain, 60_000, undefined, provider);
     const spent = BigInt((await s.devnet.rental.get()).spent_sun);
@@ -217,5 +267,42 @@ describe('USDT forwards paid with rented energy', () => {
     const gauge = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(body)?.[1]);
     assert.equal(gauge('invoicing_energy_rental_spend_trx_total'), Number(spent) / 1e6, 'every order the provider charged, as recorded here');
     assert.equal(gauge('invoicing_energy_rental_spend_trx_today'), Number(spent) / 1e6);
+  });
+
+  test('an order whose answer was lost and that is refused when asked again: the alert names the order, and reconcile\'s check of the provider account points at it', async () => {
+    // The provider places and charges the first order and the answer is lost; asked again, it refuses.
+    await s.devnet.rental.set({ lose_answers: 1, refuse_orders: 'out_trade_no already used' });
+    const { key, invoice, payment } = await paidInvoice();
+    const key2 = `p${payment.id}-forward-1`;
+    await waitFor('the rental failed', () => s.app.prisma.energyRental.findFirst({ where: { outTradeNo: key2, state: 'FAILED' } }), 60_000);
+    await s.devnet.rental.reset();
+    await s.waitStatus(key, invoice.id, 'COMPLETED', 120_000);
+    assert.equal((await forwardOf(payment.id)).energySource, 'BURN');
+    assert.match(s.worker.output(), new RegExp(`ALERT payment ${payment.id}: energy rental ${key2} failed: .*refused the order.*; order ${key2} was posted at \\S+ and never answered: the provider may have placed and charged it`));
+    // Our books balance; the provider's account is the charge we never heard of, and reconcile names the order.
+    await assertReconciled(s.app.prisma, s.chain, 60_000);
+    const r = await reconcile(s.app.prisma, s.chain, TEST_RULES, provider);
+    assert.equal(r.mismatches.length, 1, r.mismatches.join('\n'));
+    assert.match(r.mismatches[0]!, new RegExp(`^energy rental provider: the account spent \\d+ sun .*orders posted and never answered, which the provider may have placed: ${key2} \\(payment ${payment.id}, `));
+  });
+
+  test('the provider charges more than ENERGY_RENTAL_MAX_TRX: booked as charged, alerted, and renting pauses: the next forward burns within the cap', async () => {
+    // Quoted at 60 sun an energy, charged at 200: a cold send's 143,314 energy costs 28.66 TRX, above the 15 TRX cap.
+    await s.devnet.rental.set({ charge_sun_per_energy: 200 });
+    const first = await paidInvoice();
+    await s.waitStatus(first.key, first.invoice.id, 'COMPLETED', 120_000);
+    const [rental] = await rentalsOf(first.payment.id);
+    assert.equal(rental!.priceSun, rental!.energyAmount * 200n, 'booked at what was charged');
+    assert.equal(rental!.quotedPriceSun, rental!.energyAmount * 60n);
+    assert.equal(rental!.overchargedSun, rental!.priceSun! - 15_000_000n);
+    assert.match(s.worker.output(), new RegExp(`ALERT payment ${first.payment.id}: the energy rental provider charged order ${rental!.serial} \\(p${first.payment.id}-forward-1\\) [\\d.]+ TRX, above ENERGY_RENTAL_MAX_TRX`));
+    await s.devnet.rental.reset();
+    const { orders } = await s.devnet.rental.get();
+    const second = await paidInvoice();
+    await s.waitStatus(second.key, second.invoice.id, 'COMPLETED', 120_000);
+    assert.equal((await forwardOf(second.payment.id)).energySource, 'BURN');
+    assert.match((await rentalsOf(second.payment.id))[0]?.error ?? '', /renting is paused: the provider charged order/);
+    assert.equal((await s.devnet.rental.get()).orders, orders, 'nothing ordered while paused');
+    await assertReconciled(s.app.prisma, s.chain, 60_000);
   });
 });

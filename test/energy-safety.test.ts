@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import pg from 'pg';
 import { TronWeb } from 'tronweb';
 import { waitFor } from './helpers/devnet';
 import { assertReconciled } from './helpers/reconcile';
+import { dbGate as openDbGate } from './helpers/dbGate';
 import { bind, SettlementStack } from './helpers/settlementStack';
 
 const TRX = 1_000_000n;
@@ -66,25 +66,8 @@ describe('energy safety: a price or estimate change never burns a send, and gas 
     assert.ok(!s.hooks.some((h) => h.id === invoiceId && h.status === 'ERROR'), 'no ERROR webhook');
   }
 
-  /**
-   * Holds a database lock from the test, in an open transaction, so that a worker step that needs
-   * it waits there: the test knows where the worker is stopped without timing anything.
-   */
-  async function dbGate(sql: string, params: unknown[]) {
-    const client = new pg.Client({ connectionString: s.app.env.DATABASE_URL });
-    await client.connect();
-    await client.query('BEGIN');
-    await client.query(sql, params);
-    return {
-      // Statistics views are a snapshot taken once per transaction, and this one stays open: clear it before each look.
-      waiting: async (like: string) =>
-        (await client.query('SELECT pg_stat_clear_snapshot()'), await client.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid() AND query ILIKE $1`, [like])).rows.map((r) => r.pid),
-      release: async () => {
-        await client.query('ROLLBACK');
-        await client.end();
-      },
-    };
-  }
+  const dbGate = (sql: string, params: unknown[]) => openDbGate(s.app.env.DATABASE_URL!, sql, params);
+
 
   /**
    * Stops the worker after it has signed the forward of a payment to `address` (its gas arrived)

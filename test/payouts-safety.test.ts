@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import pg from 'pg';
 import { TronWeb } from 'tronweb';
 import { createChain, type Chain } from '@/lib/chain';
 import { deriveAccount } from '@/lib/chain/keys';
@@ -9,6 +8,7 @@ import { changeTargetState } from '@/lib/payouts/targets';
 import { startApp, TEST_MNEMONIC, type TestApp } from './helpers/app';
 import { startDevnetProcess, waitFor, type DevnetProcess } from './helpers/devnet';
 import { assertReconciled } from './helpers/reconcile';
+import { dbGate as openDbGate } from './helpers/dbGate';
 import { startWorker, type WorkerProcess } from './helpers/worker';
 
 /**
@@ -71,28 +71,8 @@ describe('mass payouts: crash windows and racing workers', () => {
     );
   }
 
-  /** A database lock held in an open transaction (see test/settlement.test.ts). */
-  async function dbGate(sql: string, params: unknown[]) {
-    const client = new pg.Client({ connectionString: app.env.DATABASE_URL });
-    await client.connect();
-    await client.query('BEGIN');
-    await client.query(sql, params);
-    let open = true;
-    return {
-      activity: async () => (await client.query('SELECT pg_stat_clear_snapshot()'), await client.query(`SELECT pid, state, wait_event_type, wait_event, left(query, 160) AS query FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)).rows,
-      // Statistics views are a snapshot per transaction, and this one stays open: cleared before each look.
-      waiting: async (like: string) =>
-        (await client.query('SELECT pg_stat_clear_snapshot()'), await client.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid() AND query ILIKE $1`, [like])).rows.map((r) => r.pid),
-      /** A killed worker's connection: the server would notice the dead socket only when it next writes to it. */
-      terminate: async (pids: number[]) => void (await client.query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid', [pids])),
-      release: async () => {
-        if (!open) return;
-        open = false;
-        await client.query('ROLLBACK');
-        await client.end();
-      },
-    };
-  }
+  const dbGate = (sql: string, params: unknown[]) => openDbGate(app.env.DATABASE_URL!, sql, params);
+
 
   before(async () => {
     devnet = await startDevnetProcess({ blockMs: 100, solidifiedDepth: 3 });

@@ -3,7 +3,6 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import pg from 'pg';
 import { TronWeb } from 'tronweb';
 import { createChain, type Chain } from '@/lib/chain';
 import { deriveAccount } from '@/lib/chain/keys';
@@ -11,6 +10,7 @@ import { releaseHeldPayment } from '@/lib/payments/operator';
 import { freePort, startApp, TEST_MNEMONIC, type TestApp } from './helpers/app';
 import { startDevnetProcess, waitFor, type DevnetProcess } from './helpers/devnet';
 import { assertReconciled } from './helpers/reconcile';
+import { dbGate as openDbGate } from './helpers/dbGate';
 import { startWorker, type WorkerProcess } from './helpers/worker';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -426,25 +426,7 @@ describe('settlement: money is never lost, stranded, burned or misreported', () 
    * needs it waits there: the test then knows where the worker is stopped (a race forced, or a
    * SIGKILL in a chosen window) without timing anything.
    */
-  async function dbGate(sql: string, params: unknown[]) {
-    const client = new pg.Client({ connectionString: app.env.DATABASE_URL });
-    await client.connect();
-    await client.query('BEGIN');
-    await client.query(sql, params);
-    return {
-      /** Backends of this database waiting for a lock, running a statement like `like`. */
-      // Statistics views are a snapshot taken once per transaction, and this one stays open: clear it before each look.
-      activity: async () => (await client.query('SELECT pg_stat_clear_snapshot()'), await client.query(`SELECT pid, state, wait_event_type, wait_event, left(query, 120) AS query FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)).rows,
-      waiting: async (like: string) =>
-        (await client.query('SELECT pg_stat_clear_snapshot()'), await client.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid() AND query ILIKE $1`, [like])).rows.map((r) => r.pid),
-      /** A killed worker's connection: the server would notice the dead socket only when it next writes to it. */
-      terminate: async (pids: number[]) => void (await client.query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid', [pids])),
-      release: async () => {
-        await client.query('ROLLBACK');
-        await client.end();
-      },
-    };
-  }
+  const dbGate = (sql: string, params: unknown[]) => openDbGate(app.env.DATABASE_URL!, sql, params);
 
   it('case 11: two workers settling a TRX and a USDT payment of one invoice at the same moment both count: COMPLETED, cost of both', async () => {
     await worker.stop();

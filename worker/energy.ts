@@ -1,9 +1,10 @@
 import { autostake, withdrawWhenExpired } from '@/lib/energy/operator';
 import { reclaimEnergy } from '@/lib/energy/reclaim';
 import { publishEnergyStatus } from '@/lib/energy/status';
+import { foldNetworkCosts } from '@/lib/ledger/networkCost';
 import type { JobDeps, WorkerJob } from '@/lib/worker/job';
 
-/** The energy pool's upkeep (docs/energy.md): the devnet's first stake, operators' stakes followed, lent energy taken back, expired unstaked TRX withdrawn, what it can pay for published. */
+/** The energy pool's upkeep (docs/energy.md): the devnet's first stake, operators' stakes followed, lent energy taken back, expired unstaked TRX withdrawn, what it can pay for published, and what the network cost each invoice folded in. */
 export function energyJob({ ctx }: JobDeps): WorkerJob {
   return {
     name: 'energy',
@@ -15,6 +16,8 @@ export function energyJob({ ctx }: JobDeps): WorkerJob {
     // node (a provider such as TronGrid limits requests per second).
     idleMs: Math.max(ctx.settings.WORKER_POLL_MS, 3_000),
     step: async () => {
+      // What the network cost each invoice, folded in from the ledger (lib/ledger/networkCost.ts): first, as it needs no node.
+      await foldNetworkCosts(ctx.prisma);
       await autostake(ctx);
       await reclaimEnergy(ctx);
       await withdrawWhenExpired(ctx);

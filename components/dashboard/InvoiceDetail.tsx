@@ -63,6 +63,8 @@ export function InvoiceDetail({ id }: { id: string }) {
     ['Forwarded', Object.entries(inv.transfer_amounts.output).map(([c, a]) => `${a} ${c}`).join(', ')],
     // A payout's cost is its whole fee (service, network with margin, activation), in its token.
     payout ? ['Total fee', inv.cost === null ? '—' : `${inv.cost} ${inv.currency}`] : ['Service fee', inv.cost === null ? '—' : `${inv.cost} ${feeToken(inv, data.cost_currency)}`],
+    // What the network really cost for its sends (burned TRX and rented energy), whoever paid it: not part of the fee above.
+    ['Network cost', `${inv.network_cost_trx} TRX`],
     ['Address', <CopyText key="a" text={inv.address} what="invoice address" />],
     ['Order ID', inv.order_id ?? '—'],
     ['Description', inv.description || '—'],

@@ -1,5 +1,5 @@
 import type { Queryable } from './sql';
-import { Prisma, type Currency, type Invoice, type InvoiceCurrency, type InvoiceStatus, type InvoiceType, type Merchant } from '@/lib/generated/prisma/client';
+import { Prisma, type Currency, type EnergySource, type Invoice, type InvoiceCurrency, type InvoiceStatus, type InvoiceType, type Merchant } from '@/lib/generated/prisma/client';
 
 /**
  * Rows read with `pg` straight from the pool Prisma uses (sqlPool in ./client.ts), as the model
@@ -59,7 +59,7 @@ export function merchantFromRow(r: Row): Merchant {
   };
 }
 
-export const INVOICE_COLUMNS = qualified(['id', 'merchant_id', 'type', 'status', 'amount_usd', 'currencies::text[] AS currencies', 'order_id', 'address', 'address_index', 'private_key_enc', 'client_commission', 'webhook_url', 'redirect_url', 'description', 'target_wallets', 'failed_targets', 'lease_owner', 'lease_until', 'cost_units', 'cost_currency', 'expired_at', 'created_at', 'updated_at']);
+export const INVOICE_COLUMNS = qualified(['id', 'merchant_id', 'type', 'status', 'amount_usd', 'currencies::text[] AS currencies', 'order_id', 'address', 'address_index', 'private_key_enc', 'client_commission', 'webhook_url', 'redirect_url', 'description', 'target_wallets', 'failed_targets', 'lease_owner', 'lease_until', 'cost_units', 'cost_currency', 'quoted_energy_source', 'network_cost_sun', 'expired_at', 'created_at', 'updated_at']);
 
 export function invoiceFromRow(r: Row): Invoice {
   return {
@@ -83,6 +83,8 @@ export function invoiceFromRow(r: Row): Invoice {
     leaseUntil: dateOrNull(r.lease_until),
     costUnits: bigOrNull(r.cost_units),
     costCurrency: r.cost_currency as Currency | null,
+    quotedEnergySource: r.quoted_energy_source as EnergySource | null,
+    networkCostSun: big(r.network_cost_sun),
     expiredAt: date(r.expired_at),
     createdAt: date(r.created_at),
     updatedAt: date(r.updated_at),

@@ -17,13 +17,19 @@ export async function changeStake(ctx: WorkerContext, kind: 'stake' | 'unstake',
   return storePoolOperation(ctx, kind === 'stake' ? 'STAKE' : 'UNSTAKE', signed, { stakeSun: amountSun, resource });
 }
 
-/** A signed pool operation stored before it is broadcast: from and to the gas wallet, no merchant, purpose POOL_STAKE. */
-function storePoolOperation(
+/**
+ * A signed pool operation of no payment stored before it is broadcast: from the gas wallet, no
+ * merchant, the service's cost. An operator's stake, unstake or withdrawal (purpose POOL_STAKE, to
+ * the gas wallet), or the taking back of stake no lending explains (UNDELEGATE, ENERGY_RECLAIM, to
+ * the receiver; lib/energy/reclaim.ts).
+ */
+export function storePoolOperation(
   ctx: WorkerContext,
-  type: 'STAKE' | 'UNSTAKE' | 'WITHDRAW',
+  type: 'STAKE' | 'UNSTAKE' | 'WITHDRAW' | 'UNDELEGATE',
   signed: SignedTransfer,
-  what: { stakeSun: bigint; resource?: Resource },
+  what: { stakeSun: bigint; resource?: Resource; to?: string },
 ): Promise<Transaction> {
+  const reclaim = type === 'UNDELEGATE';
   return ctx.prisma.transaction.create({
     data: {
       merchantId: null,
@@ -31,16 +37,17 @@ function storePoolOperation(
       trnHash: signed.txId,
       chainRef: `${signed.txId}:send`,
       fromAddress: ctx.gasWallet.address,
-      toAddress: ctx.gasWallet.address,
+      toAddress: what.to ?? ctx.gasWallet.address,
       amountUnits: 0n,
       currency: 'TRX',
       sendState: 'SIGNED',
       signedTx: signed.signedTx as object,
       expiresAt: new Date(signed.expiresAt),
       sendKey: `pool:${signed.txId}`,
-      sendPurpose: 'POOL_STAKE',
+      sendPurpose: reclaim ? 'ENERGY_RECLAIM' : 'POOL_STAKE',
       sendAttempt: 1,
       costPayer: 'SERVICE',
+      ...(reclaim && { energySource: 'POOL' as const }),
       stakeSun: what.stakeSun,
       resource: what.resource ?? null,
     },

@@ -92,8 +92,8 @@ const amountFor = (resource: Resource, stakeSun: bigint, totals: AccountResource
  * from the pool now, or why it cannot: the stake to delegate (0 when the receiver already has it:
  * a delegation not yet taken back, or its own). Energy is lent with ENERGY_MARGIN_PERCENT.
  */
-export async function lendingNeed(ctx: WorkerContext, receiver: string, amount: bigint, resource: Resource = 'ENERGY'): Promise<{ stakeSun: bigint; amount: bigint }> {
-  const want = resource === 'ENERGY' ? withMargin(amount, ctx.settings.ENERGY_MARGIN_PERCENT) : amount;
+export async function lendingNeed(ctx: WorkerContext, receiver: string, amount: bigint, resource: Resource = 'ENERGY', margin = true): Promise<{ stakeSun: bigint; amount: bigint }> {
+  const want = resource === 'ENERGY' && margin ? withMargin(amount, ctx.settings.ENERGY_MARGIN_PERCENT) : amount;
   const have = (await available(ctx, receiver))[resource];
   if (have >= want) return { stakeSun: 0n, amount: 0n };
   const pool = await ctx.chain.getAccountResources(ctx.gasWallet.address);
@@ -111,6 +111,7 @@ export async function lendingNeed(ctx: WorkerContext, receiver: string, amount: 
  * index = the attempt): the pool delegates to `receiver` the `resource` that `amount()` says the
  * send needs. Asked again after it confirms (topUp), so energy used meanwhile or a higher estimate
  * gets a second delegation for the same attempt; `skipped` means the receiver holds it now.
+ * `margin` false: `amount` is what the receiver must hold, ENERGY_MARGIN_PERCENT already counted.
  * Throws EnergyUnavailable when the pool has not enough headroom.
  */
 export function lend(
@@ -121,14 +122,15 @@ export function lend(
   resource: Resource,
   amount: () => Promise<bigint>,
   costPayer: CostPayer,
-  options: { landed?: boolean } = {},
+  /** `landed`: done once in a head block (SendOptions.landed, issue 24); `margin`: lend ENERGY_MARGIN_PERCENT more (default). */
+  options: { landed?: boolean; margin?: boolean } = {},
 ): Promise<SendOutcome> {
   return ensureSend(
     ctx,
     anchor,
     step,
     async (refBlock) => {
-      const need = await lendingNeed(ctx, receiver, await amount(), resource);
+      const need = await lendingNeed(ctx, receiver, await amount(), resource, options.margin ?? true);
       if (need.stakeSun === 0n) return null;
       const signed = await ctx.chain.buildSignedResourceOp(ctx.gasWallet.privateKey, { kind: 'delegate', resource, receiver, amountSun: need.stakeSun }, refBlock);
       return {

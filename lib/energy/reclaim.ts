@@ -1,58 +1,97 @@
+import type { Resource } from '@/lib/chain/types';
 import { ensureSend, followSend } from '@/lib/payments/sends';
 import { OPEN_PAYMENT_STATES } from '@/lib/payments/states';
 import type { WorkerContext } from '@/lib/worker/context';
+import { storePoolOperation } from './operator';
+
+/**
+ * Whether something at `receiver` may still need what the pool lent it, or null: a send of ours
+ * in flight from or to the address (stored and not final: it may go out or be executing), a
+ * payment at it still open (it may be about to send), or a payout still paying (it may send
+ * another wave). Asked before a taking back is built, and again before it is broadcast: a send
+ * is stored before its own check (lib/energy/engine.ts, energyShort, which waits while a taking
+ * back is in flight), so of a send and a taking back racing, at least one sees the other and waits.
+ */
+async function busyAt(ctx: WorkerContext, receiver: string): Promise<string | null> {
+  const busy = await ctx.prisma.transaction.findFirst({
+    where: {
+      OR: [
+        { sendState: { in: ['SIGNED', 'BROADCAST'] }, OR: [{ fromAddress: receiver }, { toAddress: receiver, sendPurpose: { not: 'ENERGY_RECLAIM' } }] },
+        { type: 'PAYMENT', toAddress: receiver, paymentState: { in: [...OPEN_PAYMENT_STATES] } },
+        { type: 'TOPUP', toAddress: receiver, invoice: { type: 'MULTIPLE_TRANSFER', status: 'ACTIVE' } },
+      ],
+    },
+    select: { id: true, type: true, sendPurpose: true },
+  });
+  return busy ? `the address is in use (transaction ${busy.id}, ${busy.sendPurpose ?? busy.type})` : null;
+}
 
 /**
  * Takes back what the pool lent (docs/energy.md, "Taking energy back"): for every account the
  * pool has delegated to (read from the chain, so a delegation a crashed worker made and never
- * recorded as used is found too), once nothing there needs it: no send of ours in flight from
- * or to the address, and no payment at it still open (it may be about to send). The UNDELEGATE
- * is a stored send anchored on the payment of the latest lending to the address, one per
- * lending (index = that DELEGATE row's id), so a crash never sends it twice. The pool's own
- * operations in flight (an operator's stake) are followed here too.
+ * recorded as used is found too), once nothing there needs it (busyAt). The UNDELEGATE is a
+ * stored send anchored on the payment of the latest lending to the address, one per lending
+ * (index = that DELEGATE row's id), so a crash never sends it twice. A delegation no lending of
+ * ours explains (the books lost it, or someone lent from the gas wallet by hand) is taken back
+ * too, as a pool operation of its own. The pool's own operations in flight (an operator's stake)
+ * are followed here too.
  */
 export async function reclaimEnergy(ctx: WorkerContext): Promise<void> {
   const pool = ctx.gasWallet.address;
   // Followed here to their end: a taking back is out of the chain's delegation index as soon as it is in a block.
   for (const row of await ctx.prisma.transaction.findMany({ where: { sendPurpose: { in: ['POOL_STAKE', 'ENERGY_RECLAIM'] }, sendState: { in: ['SIGNED', 'BROADCAST'] } } })) {
-    await followSend(ctx, row);
+    await followSend(ctx, row, row.sendPurpose === 'ENERGY_RECLAIM' ? () => busyAt(ctx, row.toAddress) : undefined);
   }
   for (const receiver of await ctx.chain.getDelegationReceivers(pool)) {
-    const busy = await ctx.prisma.transaction.count({
-      where: {
-        OR: [
-          { sendState: { in: ['SIGNED', 'BROADCAST'] }, OR: [{ fromAddress: receiver }, { toAddress: receiver, sendPurpose: { not: 'ENERGY_RECLAIM' } }] },
-          { type: 'PAYMENT', toAddress: receiver, paymentState: { in: [...OPEN_PAYMENT_STATES] } },
-          // A payout still paying its targets may send another wave.
-          { type: 'TOPUP', toAddress: receiver, invoice: { type: 'MULTIPLE_TRANSFER', status: 'ACTIVE' } },
-        ],
-      },
-    });
-    if (busy > 0) continue;
+    if (await busyAt(ctx, receiver)) continue;
     const lent = await ctx.chain.getDelegatedSun(pool, receiver);
     for (const resource of (['ENERGY', 'BANDWIDTH'] as const).filter((r) => lent[r] > 0n)) {
       const lending = await ctx.prisma.transaction.findFirst({ where: { type: 'DELEGATE', toAddress: receiver, resource, sendState: 'CONFIRMED' }, orderBy: { id: 'desc' } });
       const anchor = lending?.sourceId ? await ctx.prisma.transaction.findUnique({ where: { id: lending.sourceId } }) : null;
       if (!lending || !anchor) {
-        console.error(`ALERT the pool has ${resource} stake delegated to ${receiver} that no lending of the service explains; left as it is`);
+        await takeBackUnexplained(ctx, receiver, resource, lent[resource]);
         continue;
       }
       // One taking back per lending (index = its row); the other resource's waits for it (one pool operation in flight per address).
-      const outcome = await ensureSend(ctx, anchor, { purpose: 'ENERGY_RECLAIM', index: lending.id }, async () => {
-        const now = (await ctx.chain.getDelegatedSun(pool, receiver))[resource];
-        if (now <= 0n) return null;
-        return {
-          type: 'UNDELEGATE',
-          from: pool,
-          to: receiver,
-          amountUnits: 0n,
-          currency: 'TRX',
-          costPayer: lending.costPayer ?? 'SERVICE',
-          signed: await ctx.chain.buildSignedResourceOp(ctx.gasWallet.privateKey, { kind: 'undelegate', resource, receiver, amountSun: now }),
-          energy: { energySource: 'POOL', stakeSun: now, resource },
-        };
-      });
+      const outcome = await ensureSend(
+        ctx,
+        anchor,
+        { purpose: 'ENERGY_RECLAIM', index: lending.id },
+        async () => {
+          const now = (await ctx.chain.getDelegatedSun(pool, receiver))[resource];
+          if (now <= 0n) return null;
+          return {
+            type: 'UNDELEGATE',
+            from: pool,
+            to: receiver,
+            amountUnits: 0n,
+            currency: 'TRX',
+            costPayer: lending.costPayer ?? 'SERVICE',
+            signed: await ctx.chain.buildSignedResourceOp(ctx.gasWallet.privateKey, { kind: 'undelegate', resource, receiver, amountSun: now }),
+            energy: { energySource: 'POOL', stakeSun: now, resource },
+          };
+        },
+        { beforeBroadcast: () => busyAt(ctx, receiver) },
+      );
       if (outcome.state === 'exhausted') console.error(`ALERT ${resource} lent to ${receiver} not taken back: ${outcome.error}`);
     }
+  }
+}
+
+/**
+ * Stake the pool has delegated to `receiver` that no lending of ours explains (a crash that lost
+ * the books' row, or a delegation made by hand from the gas wallet): taken back as a pool
+ * operation of its own (UNDELEGATE, purpose ENERGY_RECLAIM, no anchor), stored before it is
+ * broadcast and followed above; at most one per address is in flight (migration 0059).
+ */
+async function takeBackUnexplained(ctx: WorkerContext, receiver: string, resource: Resource, amountSun: bigint): Promise<void> {
+  const signed = await ctx.chain.buildSignedResourceOp(ctx.gasWallet.privateKey, { kind: 'undelegate', resource, receiver, amountSun });
+  try {
+    const row = await storePoolOperation(ctx, 'UNDELEGATE', signed, { stakeSun: amountSun, resource, to: receiver });
+    console.error(`ALERT the pool had ${amountSun} sun of ${resource} stake delegated to ${receiver} that no lending of the service explains; taking it back (${row.trnHash})`);
+    await followSend(ctx, row, () => busyAt(ctx, receiver));
+  } catch (err) {
+    // Another operation to the address is in flight (one per address): asked again next round.
+    if ((err as { code?: string }).code !== 'P2002') throw err;
   }
 }

@@ -20,10 +20,14 @@ import { RentalRefused, RentalUnavailable, rentalClient, type RentalClient } fro
  * provider by itself at the period's end: nothing is undelegated here.
  */
 
-type Purpose = 'FORWARD' | 'REFUND';
+/** The sends a rental is for: a forward's, refund's or payout return's attempt, or a payout's wave (attempt = the wave). */
+export type RentalPurpose = 'FORWARD' | 'REFUND' | 'PAYOUT_RETURN' | 'PAYOUT_TARGET';
+const TRADE_NAMES: Record<RentalPurpose, string> = { FORWARD: 'forward', REFUND: 'refund', PAYOUT_RETURN: 'return', PAYOUT_TARGET: 'payout' };
 
 /** The provider's minimum order (api/order-price.md: "at least 10000"). */
 const MIN_ORDER_ENERGY = 10_000n;
+/** How long renting stays paused after the provider charged an order above ENERGY_RENTAL_MAX_TRX. */
+const OVERCHARGE_PAUSE_MS = 3_600_000;
 
 const clients = new WeakMap<WorkerSettings, RentalClient>();
 
@@ -39,7 +43,7 @@ export function rentalProvider(settings: WorkerSettings): RentalClient | null {
 }
 
 /** Our name for an attempt's order at the provider (`out_trade_no`). */
-export const outTradeNo = (paymentId: number, purpose: Purpose, attempt: number) => `p${paymentId}-${purpose.toLowerCase()}-${attempt}`;
+export const outTradeNo = (paymentId: number, purpose: RentalPurpose, attempt: number) => `p${paymentId}-${TRADE_NAMES[purpose]}-${attempt}`;
 
 const toTrx = (sun: bigint) => (Number(sun) / 10 ** TOKEN_DECIMALS).toString();
 
@@ -51,24 +55,45 @@ const orderEnergy = (settings: WorkerSettings, need: bigint) => {
 
 const isRentalError = (err: unknown): err is Error => err instanceof RentalUnavailable || err instanceof RentalRefused;
 
+/** The most a rental for `sends` sends may cost (ENERGY_RENTAL_MAX_TRX is per send). */
+const capSunFor = (settings: WorkerSettings, sends: number) => parseScaled(settings.ENERGY_RENTAL_MAX_TRX, TOKEN_DECIMALS) * BigInt(sends);
+
 /**
- * Why the send should not rent its energy now, or null when it should: the provider is configured,
- * answers a quote, and the quote is within ENERGY_RENTAL_MAX_TRX and cheaper than burning.
+ * Why renting is paused, or null: the provider charged an order above ENERGY_RENTAL_MAX_TRX within
+ * the last hour (the cap is checked on the quote, but only the charge is what was paid): no more is
+ * rented from it until an hour has passed, so a provider that charges more than it quotes cannot
+ * keep doing so. The overcharge was alerted when it was booked.
  */
-export async function rentalWhyNot(ctx: WorkerContext, cost: TransferCost): Promise<string | null> {
+async function rentingPaused(ctx: WorkerContext): Promise<string | null> {
+  const over = await ctx.prisma.energyRental.findFirst({
+    where: { orderedAt: { gte: new Date(Date.now() - OVERCHARGE_PAUSE_MS) }, overchargedSun: { gt: 0n } },
+    orderBy: { id: 'desc' },
+  });
+  return over ? `renting is paused: the provider charged order ${over.serial} (${over.outTradeNo}) ${toTrx(over.priceSun!)} TRX, above ENERGY_RENTAL_MAX_TRX, at ${over.orderedAt!.toISOString()}` : null;
+}
+
+export type RentalQuote = { priceSun: bigint } | { why: string };
+
+/**
+ * What renting the energy of `sends` sends costs now (sun), or why it should not be rented: the
+ * provider is configured and not paused, answers a quote, and the quote is within
+ * ENERGY_RENTAL_MAX_TRX per send and cheaper than burning.
+ */
+export async function rentalQuote(ctx: WorkerContext, cost: Pick<TransferCost, 'energy' | 'energyFeeSun'>, sends = 1): Promise<RentalQuote> {
   const client = rentalProvider(ctx.settings);
-  if (!client) return 'no energy rental provider is configured';
+  if (!client) return { why: 'no energy rental provider is configured' };
+  const paused = await rentingPaused(ctx);
+  if (paused) return { why: paused };
   let quote: bigint;
   try {
     quote = await client.quote(orderEnergy(ctx.settings, cost.energy));
   } catch (err) {
     if (!isRentalError(err)) throw err;
-    return `the energy rental provider is unavailable (${err.message})`;
+    return { why: `the energy rental provider is unavailable (${err.message})` };
   }
-  const capSun = parseScaled(ctx.settings.ENERGY_RENTAL_MAX_TRX, TOKEN_DECIMALS);
-  if (quote > capSun) return `renting it would cost ${toTrx(quote)} TRX, above ENERGY_RENTAL_MAX_TRX (${ctx.settings.ENERGY_RENTAL_MAX_TRX})`;
-  if (quote >= cost.energyFeeSun) return `renting it would cost ${toTrx(quote)} TRX, not less than burning it (${toTrx(cost.energyFeeSun)} TRX)`;
-  return null;
+  if (quote > capSunFor(ctx.settings, sends)) return { why: `renting it would cost ${toTrx(quote)} TRX, above ENERGY_RENTAL_MAX_TRX (${ctx.settings.ENERGY_RENTAL_MAX_TRX} per send)` };
+  if (quote >= cost.energyFeeSun) return { why: `renting it would cost ${toTrx(quote)} TRX, not less than burning it (${toTrx(cost.energyFeeSun)} TRX)` };
+  return { priceSun: quote };
 }
 
 /**
@@ -76,7 +101,7 @@ export async function rentalWhyNot(ctx: WorkerContext, cost: TransferCost): Prom
  * than the cap): the choice is kept for the attempt and visible with it. Not recorded when the send
  * only waits: the provider is asked again next round.
  */
-export async function recordNotRented(ctx: WorkerContext, p: Pick<Transaction, 'id'>, purpose: Purpose, attempt: number, address: string, cost: TransferCost, why: string): Promise<void> {
+export async function recordNotRented(ctx: WorkerContext, p: Pick<Transaction, 'id'>, purpose: RentalPurpose, attempt: number, address: string, cost: TransferCost, why: string): Promise<void> {
   await ctx.prisma.energyRental.createMany({
     data: [{ paymentId: p.id, purpose, attempt, outTradeNo: outTradeNo(p.id, purpose, attempt), receiveAddress: address, energyAmount: orderEnergy(ctx.settings, cost.energy), period: ctx.settings.ENERGY_RENTAL_PERIOD, state: 'FAILED', error: why }],
     skipDuplicates: true,
@@ -84,7 +109,7 @@ export async function recordNotRented(ctx: WorkerContext, p: Pick<Transaction, '
 }
 
 /** The attempt's rental row, if one was recorded. */
-export function rentalFor(ctx: WorkerContext, paymentId: number, purpose: Purpose, attempt: number): Promise<EnergyRental | null> {
+export function rentalFor(ctx: WorkerContext, paymentId: number, purpose: RentalPurpose, attempt: number): Promise<EnergyRental | null> {
   return ctx.prisma.energyRental.findUnique({ where: { outTradeNo: outTradeNo(paymentId, purpose, attempt) } });
 }
 
@@ -93,21 +118,30 @@ export type RentalStep = { state: 'ready' } | { state: 'waiting'; reason: string
 /**
  * Drives the attempt's rental one round: records and places the order, then waits for the
  * energy on chain. `burnAllowed` says whether burning instead is within the cap now (a fallback
- * that would only wait is not taken: the order may still fill).
+ * that would only wait is not taken: the order may still fill). A payout's wave passes the number
+ * of its sends (the cap is per send) and whether any of them is built yet.
  */
 export async function rentEnergy(
   ctx: WorkerContext,
   p: Pick<Transaction, 'id' | 'invoiceId'>,
-  purpose: Purpose,
+  purpose: RentalPurpose,
   attempt: number,
   address: string,
   need: bigint,
   burnAllowed: () => Promise<boolean>,
+  wave: { sends: number; built: (rental: EnergyRental) => Promise<boolean> } = { sends: 1, built: async () => (await ctx.prisma.transaction.count({ where: { sourceId: p.id, sendPurpose: purpose, sendAttempt: attempt } })) > 0 },
 ): Promise<RentalStep> {
   const key = outTradeNo(p.id, purpose, attempt);
+  const what = purpose === 'PAYOUT_TARGET' ? `payout ${p.invoiceId} (wave ${attempt})` : purpose === 'PAYOUT_RETURN' ? `payout ${p.invoiceId} (return)` : `payment ${p.id}`;
   let row = await ctx.prisma.energyRental.findUnique({ where: { outTradeNo: key } });
   if (row?.state === 'FAILED' || row?.state === 'ABANDONED') return { state: 'fallback', reason: row.error ?? 'the rental failed' };
   const client = rentalProvider(ctx.settings);
+  const capSun = capSunFor(ctx.settings, wave.sends);
+  // An order posted in an earlier round whose answer never came may have been placed and charged:
+  // said with any end of the row that follows, and reconcile points at it.
+  const postedBefore = row?.orderPostedAt ?? null;
+  const unanswered = (postedAt: Date | null) =>
+    postedAt ? `; order ${key} was posted at ${postedAt.toISOString()} and never answered: the provider may have placed and charged it (check its account; npm run reconcile compares its total)` : '';
   const fail = async (error: string): Promise<RentalStep> => {
     // Recorded, so the attempt never orders later (a crash must not make it order after falling back).
     await ctx.prisma.energyRental.upsert({
@@ -115,54 +149,82 @@ export async function rentEnergy(
       create: { paymentId: p.id, purpose, attempt, outTradeNo: key, receiveAddress: address, energyAmount: orderEnergy(ctx.settings, need), period: ctx.settings.ENERGY_RENTAL_PERIOD, state: 'FAILED', error },
       update: { state: 'FAILED', error },
     });
-    console.error(`ALERT payment ${p.id}: energy rental ${key} failed: ${error}; the send burns within ENERGY_MAX_BURN_TRX or waits`);
+    console.error(`ALERT ${what}: energy rental ${key} failed: ${error}${unanswered(postedBefore)}; the send burns within ENERGY_MAX_BURN_TRX or waits`);
     return { state: 'fallback', reason: error };
   };
-  if (!row) {
-    // Energy already there (rented earlier and not yet used): nothing to order.
-    if ((await energyAvailable(ctx, address)) >= need) return { state: 'ready' };
-    if (!client) return fail('no energy rental provider is configured');
-    const energy = orderEnergy(ctx.settings, need);
+  /** A fresh quote for the order, or why not to place it (a retried order is quoted again: prices move). */
+  const quoteFor = async (energy: bigint): Promise<bigint | string> => {
+    if (!client) return 'no energy rental provider is configured';
+    const paused = await rentingPaused(ctx);
+    if (paused) return paused;
     let quote: bigint;
     try {
       quote = await client.quote(energy);
     } catch (err) {
       if (!isRentalError(err)) throw err;
-      return fail(`the energy rental provider is unavailable (${err.message})`);
+      return `the energy rental provider is unavailable (${err.message})`;
     }
-    if (quote > parseScaled(ctx.settings.ENERGY_RENTAL_MAX_TRX, TOKEN_DECIMALS)) return fail(`renting it would cost ${toTrx(quote)} TRX, above ENERGY_RENTAL_MAX_TRX (${ctx.settings.ENERGY_RENTAL_MAX_TRX})`);
+    if (quote > capSun) return `renting it would cost ${toTrx(quote)} TRX, above ENERGY_RENTAL_MAX_TRX (${ctx.settings.ENERGY_RENTAL_MAX_TRX} per send)`;
+    return quote;
+  };
+  if (!row) {
+    // Energy already there (rented earlier and not yet used): nothing to order.
+    if ((await energyAvailable(ctx, address)) >= need) return { state: 'ready' };
+    const energy = orderEnergy(ctx.settings, need);
+    const quote = await quoteFor(energy);
+    if (typeof quote === 'string') return fail(quote);
     try {
-      row = await ctx.prisma.energyRental.create({ data: { paymentId: p.id, purpose, attempt, outTradeNo: key, receiveAddress: address, energyAmount: energy, period: ctx.settings.ENERGY_RENTAL_PERIOD, state: 'ORDERING' } });
+      row = await ctx.prisma.energyRental.create({ data: { paymentId: p.id, purpose, attempt, outTradeNo: key, receiveAddress: address, energyAmount: energy, period: ctx.settings.ENERGY_RENTAL_PERIOD, state: 'ORDERING', quotedPriceSun: quote } });
     } catch (err) {
       if ((err as { code?: string }).code === 'P2002') return { state: 'waiting', reason: 'waiting for energy: another worker orders it' };
       throw err;
     }
+  } else if (row.state === 'ORDERING' && postedBefore) {
+    // Posted before and not answered (or a worker died before storing the answer): quoted again, within the cap, before it is posted again.
+    const quote = await quoteFor(row.energyAmount);
+    if (typeof quote === 'string') {
+      if (!client) return { state: 'waiting', reason: `waiting for energy: rental order ${key} was placed, but ENERGY_RENTAL_URL is no longer set` };
+      if (quote.startsWith('the energy rental provider is unavailable')) return { state: 'waiting', reason: `waiting for energy: rental order ${key}: ${quote}; asked again` };
+      return fail(`not ordered again: ${quote}`);
+    }
+    await ctx.prisma.energyRental.updateMany({ where: { id: row.id, state: 'ORDERING' }, data: { quotedPriceSun: quote } });
+    row.quotedPriceSun = quote;
   }
   const waitMs = ctx.settings.ENERGY_RENTAL_WAIT_SECONDS * 1000;
   // The attempt may burn instead only while its send is not built: once built it may be out (a dead worker's broadcast).
-  const mayFallBack = async () => (await ctx.prisma.transaction.count({ where: { sourceId: p.id, sendPurpose: purpose, sendAttempt: attempt } })) === 0 && (await burnAllowed());
+  const mayFallBack = async (current: EnergyRental) => !(await wave.built(current)) && (await burnAllowed());
   const abandon = async (current: EnergyRental, reason: string): Promise<RentalStep> => {
     await ctx.prisma.energyRental.updateMany({ where: { id: current.id, state: current.state }, data: { state: 'ABANDONED', error: reason } });
-    console.error(`ALERT payment ${p.id}: energy rental ${key} abandoned: ${reason}; the send burns instead`);
+    console.error(`ALERT ${what}: energy rental ${key} abandoned: ${reason}${current.priceSun === null ? unanswered(current.orderPostedAt) : ''}; the send burns instead`);
     return { state: 'fallback', reason };
   };
   if (row.state === 'ORDERING') {
     if (!client) return { state: 'waiting', reason: `waiting for energy: rental order ${key} was placed, but ENERGY_RENTAL_URL is no longer set` };
+    // Stored before the request goes out: from here on the provider may have placed it, whatever we hear.
+    if (!row.orderPostedAt) {
+      row.orderPostedAt = new Date();
+      await ctx.prisma.energyRental.updateMany({ where: { id: row.id, state: 'ORDERING' }, data: { orderPostedAt: row.orderPostedAt } });
+    }
     try {
       const order = await client.order(address, row.energyAmount, key);
       const ordered = row;
+      // The cap is checked on the quote; what was charged is what was paid: booked whatever it is, alerted above the cap.
+      const overchargedSun = order.priceSun > capSun ? order.priceSun - capSun : null;
       row = await ctx.prisma.$transaction(async (tx) => {
-        const { count } = await tx.energyRental.updateMany({ where: { id: ordered.id, state: 'ORDERING' }, data: { state: 'ORDERED', serial: order.serial, priceSun: order.priceSun, orderedAt: new Date(), error: null } });
+        const { count } = await tx.energyRental.updateMany({ where: { id: ordered.id, state: 'ORDERING' }, data: { state: 'ORDERED', serial: order.serial, priceSun: order.priceSun, overchargedSun, orderedAt: new Date(), error: null } });
         if (count === 1) await bookRental(tx, p, { outTradeNo: key, serial: order.serial, priceSun: order.priceSun, energyAmount: ordered.energyAmount });
         return tx.energyRental.findUniqueOrThrow({ where: { id: ordered.id } });
       });
-      console.log(`payment ${p.id}: rented ${row.energyAmount} energy for ${address} (order ${order.serial}, ${toTrx(order.priceSun)} TRX; ${toTrx(order.providerBalanceSun)} TRX left at the provider)`);
+      if (overchargedSun !== null) {
+        console.error(`ALERT ${what}: the energy rental provider charged order ${order.serial} (${key}) ${toTrx(order.priceSun)} TRX, above ENERGY_RENTAL_MAX_TRX (${toTrx(capSun)} TRX for it; quoted ${row.quotedPriceSun === null ? 'unknown' : toTrx(row.quotedPriceSun)} TRX); booked as charged, and renting is paused for an hour`);
+      }
+      console.log(`${what}: rented ${row.energyAmount} energy for ${address} (order ${order.serial}, ${toTrx(order.priceSun)} TRX; ${toTrx(order.providerBalanceSun)} TRX left at the provider)`);
     } catch (err) {
       if (err instanceof RentalRefused) return fail(`the energy rental provider refused the order (${err.message})`);
       if (!(err instanceof RentalUnavailable)) throw err;
       // Whether the provider placed it is unknown: asked again with the same out_trade_no, until the wait is over.
       const reason = `waiting for energy: the rental provider did not answer order ${key} (${err.message}); asked again`;
-      if (Date.now() - row.createdAt.getTime() > waitMs && (await mayFallBack())) return abandon(row, `the rental provider did not answer order ${key} in ${ctx.settings.ENERGY_RENTAL_WAIT_SECONDS} s (${err.message})`);
+      if (Date.now() - row.createdAt.getTime() > waitMs && (await mayFallBack(row))) return abandon(row, `the rental provider did not answer order ${key} in ${ctx.settings.ENERGY_RENTAL_WAIT_SECONDS} s (${err.message})`);
       return { state: 'waiting', reason };
     }
   }
@@ -182,6 +244,6 @@ export async function rentEnergy(
     filled = `status unknown (${err.message})`;
   }
   const reason = `waiting for energy: rental order ${row.serial} ${filled}; the address has ${have} of the ${need} energy the send needs`;
-  if (Date.now() - (row.orderedAt ?? row.createdAt).getTime() > waitMs && (await mayFallBack())) return abandon(row, `${reason.replace('waiting for energy: ', '')}, after ${ctx.settings.ENERGY_RENTAL_WAIT_SECONDS} s`);
+  if (Date.now() - (row.orderedAt ?? row.createdAt).getTime() > waitMs && (await mayFallBack(row))) return abandon(row, `${reason.replace('waiting for energy: ', '')}, after ${ctx.settings.ENERGY_RENTAL_WAIT_SECONDS} s`);
   return { state: 'waiting', reason };
 }

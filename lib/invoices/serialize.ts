@@ -19,7 +19,7 @@ export const invoiceInclude = { amounts: true, merchant: { select: { email: true
  * convert 300 times for nothing (issue 16).
  */
 export const invoiceJsonColumns = {
-  id: true, status: true, type: true, amountUsd: true, currencies: true, costUnits: true, orderId: true, address: true, clientCommission: true,
+  id: true, status: true, type: true, amountUsd: true, currencies: true, costUnits: true, networkCostSun: true, orderId: true, address: true, clientCommission: true,
   webhookUrl: true, redirectUrl: true, description: true, targetWallets: true, failedTargets: true, expiredAt: true, createdAt: true,
 } as const satisfies Prisma.InvoiceSelect;
 
@@ -54,6 +54,8 @@ export function invoiceJson(invoice: InvoiceJsonSource): InvoiceJson {
       output: perCurrency(invoice, (a) => a.forwardedUnits),
     },
     cost: invoice.costUnits === null ? null : tokenAmountJson(invoice.costUnits),
+    // An addition to the spec (docs/api.md): the network's cost, not the service fee `cost` is.
+    network_cost_trx: tokenAmountJson(invoice.networkCostSun),
     order_id: invoice.orderId,
     address: invoice.address,
     // Both spellings: the spec's tables say client_comission, its samples client_commission.

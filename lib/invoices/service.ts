@@ -8,7 +8,7 @@ import { OPEN_PAYMENT_STATES } from '@/lib/payments/states';
 import { AppError, fieldErrors, invalidInput, notFound } from '@/lib/errors';
 import { formatScaled, parseScaled } from '@/lib/money/decimal';
 import { amountDue, convertUnits, usdToTokenUnits, withMargin } from '@/lib/money/fees';
-import { pooledUsdtForwardCostSun } from '@/lib/energy/status';
+import { cheapestUsdtForwardCost } from '@/lib/energy/status';
 import { RATE_DECIMALS, TOKEN_DECIMALS, USD_DECIMALS, type Currency } from '@/lib/money/tokens';
 import type { RateSource } from '@/lib/rates/source';
 import type { CreateInvoiceInput } from './schemas';
@@ -89,9 +89,9 @@ export async function createInvoice(prisma: PrismaClient, rates: RateSource, mer
   });
   if (input.type === 'SINGLE') {
     const trxRate = quotes.find((q) => q.currency === 'TRX')?.rateUsd ?? (await rates.quote('TRX')).rateUsd;
-    // With the energy pool able to pay a forward, a USDT forward costs its activation only (docs/energy.md).
-    const pooledSun = amounts.some((a) => a.currency === 'USDT') ? await pooledUsdtForwardCostSun(prisma) : null;
-    refuseBelowForwardingCost(amounts, input, trxRate, c, pooledSun);
+    // With the energy pool (or rented energy) able to pay a forward, a USDT forward costs its activation (and the rental) only (docs/energy.md).
+    const cheapest = amounts.some((a) => a.currency === 'USDT') ? await cheapestUsdtForwardCost(prisma) : null;
+    refuseBelowForwardingCost(amounts, input, trxRate, c, cheapest);
   }
   const createdAt = new Date();
   const expiredAt = new Date(createdAt.getTime() + (input.type === 'SINGLE' ? (input.expiryMinutes ?? c.DEFAULT_EXPIRY_MINUTES) * 60_000 : STATIC_ADDRESS_LIFETIME_MS));
@@ -134,6 +134,8 @@ export async function createInvoice(prisma: PrismaClient, rates: RateSource, mer
     leaseUntil: null,
     costUnits: null,
     costCurrency: null,
+    quotedEnergySource: null,
+    networkCostSun: 0n,
     expiredAt,
     createdAt,
     updatedAt: createdAt,
@@ -153,7 +155,7 @@ function refuseBelowForwardingCost(
   input: Pick<CreateInvoiceInput, 'amountMicros' | 'clientCommission'>,
   trxRateUsd: string,
   c: ReturnType<typeof config>,
-  pooledUsdtSun: bigint | null,
+  cheapestUsdt: { costSun: bigint; source: 'POOL' | 'RENTAL' } | null,
 ): void {
   const amountMicros = input.amountMicros;
   const refused: { message: string; minimum: string }[] = [];
@@ -162,9 +164,10 @@ function refuseBelowForwardingCost(
     let cost = parseScaled(c.FORWARD_MAX_COST_TRX, TOKEN_DECIMALS);
     let costText = `up to ${c.FORWARD_MAX_COST_TRX} TRX`;
     if (a.currency === 'USDT') {
-      const costSun = pooledUsdtSun === null ? parseScaled(c.FORWARD_MAX_COST_USDT_IN_TRX, TOKEN_DECIMALS) : withMargin(pooledUsdtSun, c.GAS_MARGIN_PERCENT);
+      const costSun = cheapestUsdt === null ? parseScaled(c.FORWARD_MAX_COST_USDT_IN_TRX, TOKEN_DECIMALS) : withMargin(cheapestUsdt.costSun, c.GAS_MARGIN_PERCENT);
       cost = convertUnits(costSun, parseScaled(trxRateUsd, RATE_DECIMALS), parseScaled(a.rateUsd, RATE_DECIMALS));
-      costText = `up to ${formatScaled(costSun, TOKEN_DECIMALS)} TRX of network fees${pooledUsdtSun === null ? '' : ' with the energy pool'}, ${formatScaled(cost, TOKEN_DECIMALS)} USDT at current rates`;
+      const source = cheapestUsdt === null ? '' : cheapestUsdt.source === 'POOL' ? ' with the energy pool' : ' with rented energy';
+      costText = `up to ${formatScaled(costSun, TOKEN_DECIMALS)} TRX of network fees${source}, ${formatScaled(cost, TOKEN_DECIMALS)} USDT at current rates`;
     }
     if (worth > cost) continue;
     refused.push({

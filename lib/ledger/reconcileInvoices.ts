@@ -4,6 +4,7 @@ import { parseScaled } from '@/lib/money/decimal';
 import { convertUnits } from '@/lib/money/fees';
 import { RATE_DECIMALS, tokenUnits } from '@/lib/money/tokens';
 import { paymentFee, statusAfterPayments } from '@/lib/payments/settlementRules';
+import { unfoldedNetworkCosts } from './networkCost';
 import { parseStoredTargets } from '@/lib/payouts/schemas';
 
 /** The rules the engine was configured with (lib/config.ts), which the proof applies to its own sums. */
@@ -36,11 +37,19 @@ export async function proveInvoices(prisma: PrismaClient, chain: Chain, receipt:
   const byInvoice = new Map<number, Transaction[]>();
   for (const r of rows) byInvoice.set(r.invoiceId!, [...(byInvoice.get(r.invoiceId!) ?? []), r]);
   const sendsOf = (rowsOfInvoice: Transaction[], paymentId: number, purpose: string) => rowsOfInvoice.filter((r) => r.sourceId === paymentId && r.sendPurpose === purpose && r.sendState === 'CONFIRMED');
+  // Rentals paid for the invoice's sends, by invoice (a rental is booked on its payment or payout top-up).
+  const rentals = await prisma.energyRental.findMany({ where: { priceSun: { not: null } }, select: { priceSun: true, payment: { select: { invoiceId: true } } } });
+  const rentedFor = new Map<number, bigint>();
+  for (const r of rentals) if (r.payment.invoiceId !== null) rentedFor.set(r.payment.invoiceId, (rentedFor.get(r.payment.invoiceId) ?? 0n) + r.priceSun!);
+  // Booked and not folded into the column yet (lib/ledger/networkCost.ts): counted with it.
+  const unfolded = await unfoldedNetworkCosts(prisma);
 
   let invoicesChecked = 0;
   let payoutsChecked = 0;
   for (const invoice of invoices) {
     const mine = byInvoice.get(invoice.id) ?? [];
+    const networkCost = await proveNetworkCost(invoice, mine, rentedFor.get(invoice.id) ?? 0n, unfolded.get(invoice.id) ?? 0n, receipt);
+    if (networkCost) mismatches.push(networkCost);
     if (invoice.type === 'MULTIPLE_TRANSFER') {
       payoutsChecked++;
       mismatches.push(...(await provePayout(invoice, mine, receipt, chain)));
@@ -88,6 +97,24 @@ export async function proveInvoices(prisma: PrismaClient, chain: Chain, receipt:
     }
   }
   return { mismatches, invoicesChecked, payoutsChecked };
+}
+
+/**
+ * `network_cost_trx` (an addition to the spec, migration 0082): what the network cost for the
+ * invoice's sends, recomputed from the chain's receipts of every send of it that is in a block
+ * (confirmed, or failed on chain, which burns too) and the prices of the energy rented for them,
+ * never from the ledger rows that keep the column (the column and what is booked but not folded
+ * in yet are the figure reported).
+ */
+async function proveNetworkCost(invoice: Inv, rows: Transaction[], rentedSun: bigint, unfoldedSun: bigint, receipt: Receipts): Promise<string | null> {
+  let burnedSun = 0n;
+  for (const s of rows) {
+    if (s.sendPurpose === null || !(s.sendState === 'CONFIRMED' || (s.sendState === 'FAILED' && s.blockNumber !== null))) continue;
+    const r = await receipt(s.trnHash);
+    if (r.status === 'confirmed' || r.status === 'failed') burnedSun += r.feeSun;
+  }
+  if (invoice.networkCostSun + unfoldedSun === burnedSun + rentedSun) return null;
+  return `invoice ${invoice.id} network_cost: reported ${fmt(invoice.networkCostSun)} sun (and ${fmt(unfoldedSun)} booked, not yet folded in), its sends burned ${fmt(burnedSun)} sun on chain and its rentals cost ${fmt(rentedSun)}`;
 }
 
 /**

@@ -75,7 +75,7 @@ export async function renderMetrics(deps: MetricsDeps): Promise<{ contentType: s
     prisma.webhookDelivery.groupBy({ by: ['status'], _count: { _all: true } }),
     chainFacts(deps.chain, deps.gasWallet, now),
     prisma.energyStatus.findUnique({ where: { id: 1 } }),
-    prisma.transaction.count({ where: { type: 'PAYMENT', waitingReason: { startsWith: 'waiting for' } } }),
+    prisma.transaction.count({ where: { type: { in: ['PAYMENT', 'TOPUP'] }, waitingReason: { startsWith: 'waiting for' } } }),
     prisma.transaction.aggregate({ where: { sendState: { in: ['CONFIRMED', 'FAILED'] }, updatedAt: { gte: dayStart } }, _sum: { feeSun: true } }),
     prisma.energyRental.aggregate({ where: { priceSun: { not: null }, orderedAt: { gte: dayStart } }, _sum: { priceSun: true } }),
     prisma.energyRental.aggregate({ where: { priceSun: { not: null } }, _sum: { priceSun: true } }),
@@ -110,7 +110,7 @@ export async function renderMetrics(deps: MetricsDeps): Promise<{ contentType: s
     gauge('invoicing_energy_pool_headroom_low', '1 while the pool cannot lend the next hour\'s expected need (the worker logged an ALERT as it became low)').set(energy.headroomLowSince ? 1 : 0);
     gauge('invoicing_energy_status_age_seconds', 'Seconds since the worker last published the pool status').set(Math.max(0, (now - energy.updatedAt.getTime()) / 1000));
   }
-  gauge('invoicing_sends_waiting_for_energy', 'Payments whose forward or refund waits for energy (above ENERGY_MAX_BURN_TRX with no pool headroom)').set(waiting);
+  gauge('invoicing_sends_waiting_for_energy', 'Payments whose forward or refund, and payouts whose wave, wait for energy (no pool headroom, and renting or burning above its cap or not worth it)').set(waiting);
   gauge('invoicing_trx_burned_today', 'TRX the network burned today (UTC) for the service\'s sends, from their receipts').set(Number(burnedToday._sum.feeSun ?? 0n) / 1e6);
   gauge('invoicing_energy_rental_spend_trx_today', 'TRX paid today (UTC) to the energy rental provider for rented energy (docs/energy.md)').set(Number(rentedToday._sum.priceSun ?? 0n) / 1e6);
   gauge('invoicing_energy_rental_spend_trx_total', 'TRX paid in all to the energy rental provider for rented energy').set(Number(rentedTotal._sum.priceSun ?? 0n) / 1e6);

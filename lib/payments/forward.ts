@@ -29,6 +29,6 @@ export async function forward(ctx: WorkerContext, p: Payment): Promise<void> {
   const outcome = await sendFromInvoice(ctx, p, 'FORWARD', target, async (burnSun) => p.amountUnits - fee - (p.currency === 'TRX' ? burnSun : 0n));
   if (outcome.state === 'pending') return;
   if (outcome.state === 'exhausted') return failPayment(ctx, p, outcome.error);
-  if (outcome.state === 'skipped') return hold(ctx, p, 'uneconomic: nothing would be left to forward after the network cost');
+  if (outcome.state === 'skipped') return hold(ctx, p, outcome.reason ?? 'uneconomic: nothing would be left to forward after the network cost');
   await settle(ctx, p, 'SETTLED', fee, outcome.row);
 }

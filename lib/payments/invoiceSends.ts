@@ -1,15 +1,15 @@
 import type { RefBlock, TransferCost } from '@/lib/chain/types';
 import type { Transaction } from '@/lib/generated/prisma/client';
-import { parseScaled } from '@/lib/money/decimal';
-import { convertUnits, withMargin } from '@/lib/money/fees';
-import { RATE_DECIMALS, type Currency } from '@/lib/money/tokens';
+import { withMargin } from '@/lib/money/fees';
+import { type Currency } from '@/lib/money/tokens';
 import type { WorkerContext } from '@/lib/worker/context';
-import { EnergyUnavailable, lend } from '@/lib/energy/pool';
-import { burnWithinCap, cheapestCostSun, energyShort, energySourceFor, noteWaiting } from '@/lib/energy/engine';
+import { EnergyUnavailable, energyAvailable, lend } from '@/lib/energy/pool';
+import { burnWithinCap, cheapestCostSun, costInUnits, energyShort, energySourceFor, energyToHold, noteWaiting } from '@/lib/energy/engine';
 import { rentEnergy, rentalFor } from '@/lib/energy/rentals';
 import { ensureGas, spendableTrx } from './gas';
 import { ensureSend, exhausted, feeLimitOf, latestSend, nextAttempt, type PlannedSend, type SendOutcome } from './sends';
 import { type Payment, toDecimal, invoiceKey } from './payment';
+import { paymentFee } from './settlementRules';
 
 /** Sends from an invoice address: judged worth it first, gas bought for USDT, sized at the current price, never broadcast underfunded. */
 export const REFUND_NOT_WORTH_IT = 'AML failed, and returning it would cost more than it is worth';
@@ -28,14 +28,21 @@ export async function uneconomic(ctx: WorkerContext, p: Payment, purpose: 'FORWA
   const cost = await ctx.chain.estimateTransfer({ token: p.currency as Currency, from, to, amount: p.amountUnits });
   // The cheapest source's cost (with the pool: activation and bandwidth only; docs/energy.md).
   const costSun = await cheapestCostSun(ctx, from, cost);
-  let costInToken = costSun;
-  if (p.currency === 'USDT') {
-    const [trx, usdt] = await Promise.all([ctx.rates.quote('TRX'), ctx.rates.quote('USDT')]);
-    costInToken = convertUnits(withMargin(costSun, ctx.settings.GAS_MARGIN_PERCENT), parseScaled(trx.rateUsd, RATE_DECIMALS), parseScaled(usdt.rateUsd, RATE_DECIMALS));
-  }
+  const costInToken = await costInUnits(ctx, p.currency as Currency, costSun);
   if (costInToken < worth) return null;
   if (purpose === 'REFUND') return REFUND_NOT_WORTH_IT;
-  return `uneconomic: forwarding would cost ${toDecimal(costInToken)} ${p.currency}${p.currency === 'USDT' ? ` (${toDecimal(costSun)} TRX of network fees)` : ''}, not less than the ${toDecimal(worth)} ${p.currency} it is worth`;
+  return uneconomicReason(p, costSun, costInToken, worth);
+}
+
+/** Why a forward is held as uneconomic: what it would cost, against what the payment is worth. */
+const uneconomicReason = (p: Payment, costSun: bigint, costInToken: bigint, worth: bigint, how = '') =>
+  `uneconomic: forwarding would cost ${toDecimal(costInToken)} ${p.currency}${p.currency === 'USDT' ? ` (${toDecimal(costSun)} TRX of network fees${how ? `, ${how}` : ''})` : ''}, not less than the ${toDecimal(worth)} ${p.currency} it is worth`;
+
+/** What moving the payment on is worth, in its token (docs/energy.md): a forward the payment less the service fee, a refund the payment; null once the merchant released it to be forwarded as it is. */
+function worthOf(ctx: WorkerContext, p: Payment, purpose: 'FORWARD' | 'REFUND'): bigint | null {
+  if (purpose === 'REFUND') return p.amountUnits;
+  if (p.releaseAction === 'FORWARD') return null;
+  return p.amountUnits - paymentFee(p.amountUnits, p.invoice?.amounts.find((a) => a.currency === p.currency), ctx.forwardingFeePercent);
 }
 
 /**
@@ -65,10 +72,18 @@ export async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: '
     return cost.energyFeeSun + cost.bandwidthFeeSun;
   };
   const feeLimitNow = async () => withMargin(await burnNow(), ctx.settings.GAS_MARGIN_PERCENT);
-  // A send the pool pays for burns nothing for energy, but a fee_limit must be positive: it carries what
-  // the whole energy would burn (the address holds no TRX for it, so nothing more can burn; an estimate
-  // short of the energy then fails OUT_OF_ENERGY and is judged as any such failure).
-  const poolFeeLimit = async () => {
+  // A call may use at most fee_limit / price energy, its own (lent or rented) included (java-tron's rule,
+  // modelled by the devnet). So a send paid with lent or rented energy carries the energy it was lent for
+  // (the estimate with ENERGY_MARGIN_PERCENT, as lent) at the price: all of it the address's own energy,
+  // never more than it holds, so it can burn no TRX for energy, and none that is not gas (the address may
+  // hold a customer's TRX or a kept fee: issue 23; checked again before broadcast, energyShort). An
+  // estimate short of the energy then fails OUT_OF_ENERGY on lent energy and is judged as any such failure.
+  const lentFeeLimit = async () => {
+    const [cost, params] = await Promise.all([estimate(), ctx.chain.getChainParameters()]);
+    return withMargin(cost.energy * params.energyFeeSun, ctx.settings.ENERGY_MARGIN_PERCENT);
+  };
+  // Burning after a partly filled rental: the whole energy's burn (see the BURN step below), all of it gas.
+  const wholeBurnFeeLimit = async () => {
     const [cost, params] = await Promise.all([estimate(), ctx.chain.getChainParameters()]);
     return withMargin(cost.energy * params.energyFeeSun + cost.bandwidthFeeSun, ctx.settings.GAS_MARGIN_PERCENT);
   };
@@ -88,18 +103,30 @@ export async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: '
   let source: 'POOL' | 'RENTAL' | 'BURN' = 'BURN';
   let fullLimit = false;
   const arrange = async (attempt: number, signedLimit: bigint | null): Promise<SendOutcome | null> => {
-    const choice = await energySourceFor(ctx, p, purpose, attempt, address, estimate);
+    const worth = worthOf(ctx, p, purpose);
+    const choice = await energySourceFor(ctx, p, purpose, attempt, address, estimate, worth);
     if (choice.source === 'WAIT') {
       await noteWaiting(ctx, p, choice.reason);
       return { state: 'pending' };
     }
+    if (choice.source === 'HOLD') {
+      // Never while a send of the attempt is stored (it may be out): it waits for its energy instead.
+      if (signedLimit !== null) {
+        await noteWaiting(ctx, p, `waiting for energy: the stored send's energy is not there, and ${choice.how} would cost more than the payment is worth`);
+        return { state: 'pending' };
+      }
+      // Not worth it by any source the service has, and no pool to wait for: held as uneconomic (the merchant may release it).
+      await noteWaiting(ctx, p, null);
+      return { state: 'skipped', reason: uneconomicReason(p, choice.costSun, await costInUnits(ctx, p.currency as Currency, choice.costSun), worth ?? 0n, choice.how) };
+    }
     source = choice.source;
     if (choice.source === 'BURN') {
       // A call may use at most fee_limit / price energy, its own energy included (java-tron's rule, modelled
-      // by the devnet): after a partly filled rental the address holds some energy and the estimate's burn
-      // is only the rest, so the fee_limit (and the gas, which must cover it) carries the whole energy's burn.
-      fullLimit = ((await rentalFor(ctx, p.id, purpose, attempt))?.priceSun ?? null) !== null;
-      const gas = await gasFor(attempt, signedLimit === null ? (fullLimit ? poolFeeLimit : feeLimitNow) : async () => signedLimit, 'BURN');
+      // by the devnet): after a partly filled rental, or with energy lent earlier still there, the address holds
+      // some energy and the estimate's burn is only the rest, so the fee_limit (and the gas, which must cover
+      // it) carries the whole energy's burn.
+      fullLimit = ((await rentalFor(ctx, p.id, purpose, attempt))?.priceSun ?? null) !== null || (await energyAvailable(ctx, address)) > 0n;
+      const gas = await gasFor(attempt, signedLimit === null ? (fullLimit ? wholeBurnFeeLimit : feeLimitNow) : async () => signedLimit, 'BURN');
       return gas.state === 'pending' || gas.state === 'exhausted' ? gas : null;
     }
     if (choice.source === 'RENTAL') {
@@ -122,7 +149,7 @@ export async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: '
     const gas = await gasFor(attempt, poolGasNeed, 'POOL');
     if (gas.state === 'pending' || gas.state === 'exhausted') return gas;
     try {
-      const energy = await lend(ctx, p, { purpose: purpose === 'FORWARD' ? 'FORWARD_ENERGY' : 'REFUND_ENERGY', index: attempt }, address, 'ENERGY', async () => (await estimate()).energy, costPayer, { landed: fast });
+      const energy = await lend(ctx, p, { purpose: purpose === 'FORWARD' ? 'FORWARD_ENERGY' : 'REFUND_ENERGY', index: attempt }, address, 'ENERGY', () => energyToHold(ctx, estimate, signedLimit), costPayer, { landed: fast, margin: false });
       if (energy.state === 'pending' || energy.state === 'exhausted') return energy;
       const bandwidth = await lend(ctx, p, { purpose: purpose === 'FORWARD' ? 'FORWARD_BANDWIDTH' : 'REFUND_BANDWIDTH', index: attempt }, address, 'BANDWIDTH', bandwidthToLend, costPayer, { landed: fast }).catch(async (err: unknown) => {
         if (!(err instanceof EnergyUnavailable)) throw err;
@@ -173,7 +200,7 @@ export async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: '
       currency: token,
       // A USDT forward's energy is the merchant's; a refund's is deducted from what is returned.
       costPayer: purpose === 'FORWARD' ? 'MERCHANT' : 'PAYMENT',
-      signed: await ctx.chain.buildSignedUsdtTransfer(privateKey, to, amount, pool || fullLimit ? await poolFeeLimit() : await feeLimitNow(), refBlock),
+      signed: await ctx.chain.buildSignedUsdtTransfer(privateKey, to, amount, pool ? await lentFeeLimit() : fullLimit ? await wholeBurnFeeLimit() : await feeLimitNow(), refBlock),
       energy: { energySource: source, energyUnits: cost.energy },
     };
   };

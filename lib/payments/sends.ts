@@ -40,8 +40,8 @@ export type SendOutcome =
    * its block, so it can never execute on a chain without it; it is booked when final (`followOut`).
    */
   | { state: 'landed'; row: Transaction }
-  /** The planner decided nothing needs sending. */
-  | { state: 'skipped' }
+  /** The planner decided nothing needs sending (and, where it judged so, why: not worth it). */
+  | { state: 'skipped'; reason?: string }
   | { state: 'pending' }
   | { state: 'exhausted'; error: string };
 
@@ -89,6 +89,7 @@ const STEP_NAMES: Record<SendPurpose, string> = {
   FORWARD_BANDWIDTH: 'bandwidth',
   REFUND_BANDWIDTH: 'refundbandwidth',
   PAYOUT_ENERGY: 'payoutenergy',
+  PAYOUT_RETURN_ENERGY: 'payoutreturnenergy',
   PAYOUT_BANDWIDTH: 'payoutbandwidth',
   ENERGY_RECLAIM: 'reclaim',
   POOL_STAKE: 'stake',
@@ -341,7 +342,7 @@ async function markFailed(ctx: WorkerContext, row: Transaction, error: string, l
 }
 
 /** Follows a stored send one round (broadcast, landed, proven dead): for sends built outside a step (an operator's stake). */
-export const followSend = (ctx: WorkerContext, row: Transaction): Promise<SendOutcome> => advanceSend(ctx, row, { anchorFinal: true });
+export const followSend = (ctx: WorkerContext, row: Transaction, beforeBroadcast?: SendOptions['beforeBroadcast']): Promise<SendOutcome> => advanceSend(ctx, row, { beforeBroadcast, anchorFinal: true });
 
 interface Follow {
   beforeBroadcast?: SendOptions['beforeBroadcast'];

@@ -2,7 +2,7 @@ import { chain } from '@/lib/chain';
 import { config } from '@/lib/config';
 import { db } from '@/lib/db/client';
 import { gasWalletAddress } from '@/lib/merchants/accounts';
-import { pooledLendableEnergy } from '@/lib/energy/status';
+import { payoutEnergyStatus } from '@/lib/energy/status';
 import type { Merchant, PrismaClient } from '@/lib/generated/prisma/client';
 import { invoiceInclude, type InvoiceRecord } from '@/lib/invoices/serialize';
 import { allocateInvoiceAddress } from '@/lib/invoices/service';
@@ -22,8 +22,9 @@ export async function apiQuoteDeps(): Promise<QuoteDeps> {
     estimateFrom: await gasWalletAddress(db()),
     feePercent: c.FORWARDING_FEE_PERCENT,
     marginPercent: c.GAS_MARGIN_PERCENT,
-    // What the energy pool can lend now, as the worker last published it (docs/energy.md, "Payouts").
-    poolEnergy: await pooledLendableEnergy(db()),
+    energyMarginPercent: c.ENERGY_MARGIN_PERCENT,
+    // What the energy pool can lend now and what rented energy costs, as the worker last published it (docs/energy.md, "Payouts").
+    energy: await payoutEnergyStatus(db()),
   };
 }
 
@@ -48,6 +49,7 @@ export function estimateJson(q: PayoutQuote): PayoutEstimateJson {
     network_fee: tokenAmountJson(q.networkFeeUnits),
     accounts_to_activate: q.accountsToActivate,
     topup_amount: tokenAmountJson(q.topupUnits),
+    energy_source: q.energySource,
   };
 }
 
@@ -71,6 +73,7 @@ export async function createPayout(prisma: PrismaClient, merchant: Merchant, q: 
       createdAt,
       expiredAt: new Date(createdAt.getTime() + config().DEFAULT_EXPIRY_MINUTES * 60_000),
       amounts: { create: [{ currency: q.currency, rateUsd: q.rateUsd, dueUnits: q.topupUnits, feeUnits: q.costUnits + q.activationUnits }] },
+      quotedEnergySource: q.energySource,
       // Each target's state row (PENDING), moved from here on only by changeTargetState (lib/payouts/targets.ts).
       payoutTargets: { create: q.targets.map((t, index) => ({ index, address: t.address, amountUnits: t.units })) },
     },

@@ -6,6 +6,8 @@ import { divCeil, parseScaled } from '@/lib/money/decimal';
 import { convertUnits, percentOf, withMargin } from '@/lib/money/fees';
 import { RATE_DECIMALS, type Currency } from '@/lib/money/tokens';
 import type { RateSource } from '@/lib/rates/source';
+import type { EnergySource } from '@/lib/generated/prisma/client';
+import { rentalPriceFor } from '@/lib/energy/status';
 import type { PayoutRequest, PayoutTarget } from './schemas';
 
 export interface QuoteDeps {
@@ -21,12 +23,18 @@ export interface QuoteDeps {
   feePercent: string;
   /** Safety margin on the network fee (GAS_MARGIN_PERCENT). */
   marginPercent: string;
+  /** Energy lent or rented beyond the estimate (ENERGY_MARGIN_PERCENT): what the pool must be able to lend. */
+  energyMarginPercent?: string;
   /**
-   * Energy the service's pool can lend now (lib/energy/status.ts), or null/absent. A USDT payout whose
-   * energy it covers is quoted as the pool pays it (docs/energy.md, "Payouts"): no energy or
-   * bandwidth burned, and the temporary address activated with the pool's staked bandwidth.
+   * What the energy engine can pay with now, as the worker last published it (lib/energy/status.ts),
+   * or null/absent (the quote assumes burning). A USDT payout is quoted with the cheapest source
+   * the run will use (docs/energy.md, "Payouts"): the pool when what it can lend beyond the next
+   * hour's expected need of other sends covers the payout's energy with the margin (no energy or
+   * bandwidth burned, the temporary address activated with the pool's staked bandwidth); else
+   * rented energy when the provider's price scaled to the payout's energy is below burning; else
+   * burning.
    */
-  poolEnergy?: bigint | null;
+  energy?: { poolEnergy: bigint | null; rentalColdSendPriceSun: bigint | null } | null;
 }
 
 /** What a payout will cost, all token amounts in base units of `currency`. */
@@ -54,6 +62,8 @@ export interface PayoutQuote {
   activationUnits: bigint;
   /** What the merchant tops up: amounts + cost + activation. */
   topupUnits: bigint;
+  /** What the quote counts on for a USDT payout's energy (the run follows it); null for TRX. */
+  energySource: EnergySource | null;
 }
 
 const ONE_UNIT = 1n;
@@ -122,10 +132,15 @@ export async function quotePayout(deps: QuoteDeps, request: PayoutRequest): Prom
       targets.map((t) => ({ token: currency, from, to: t.address, amount: currency === 'USDT' ? ONE_UNIT : t.units })),
       fresh,
     );
-    // Paid by the pool (its headroom covers the payout's energy with ENERGY's 10 % margin): nothing burned
-    // but the activations; if the pool cannot when the payout runs, the service burns the difference.
-    const pooled = currency === 'USDT' && deps.poolEnergy != null && deps.poolEnergy >= withMargin(batch.energy, '10');
-    const networkFeeSun = pooled ? batch.activationFeeSun : batch.totalFeeSun;
+    // The energy the run would lend or rent: the estimate with ENERGY_MARGIN_PERCENT, and a unit per send (lib/energy/waves.ts).
+    const energyNeed = withMargin(batch.energy + BigInt(targets.length), deps.energyMarginPercent ?? '10');
+    const energy = currency === 'USDT' ? deps.energy : null;
+    // The pool pays: nothing burned but the activations; the run waits for the pool rather than burn (docs/energy.md).
+    const pooled = energy?.poolEnergy != null && energy.poolEnergy >= energyNeed;
+    const rentSun = !pooled && energy?.rentalColdSendPriceSun != null ? rentalPriceFor(energy.rentalColdSendPriceSun, energyNeed) : null;
+    const rented = rentSun !== null && rentSun < batch.energyFeeSun;
+    const networkFeeSun = pooled ? batch.activationFeeSun : rented ? rentSun + batch.bandwidthFeeSun + batch.activationFeeSun : batch.totalFeeSun;
+    const energySource: EnergySource | null = currency !== 'USDT' ? null : pooled ? 'POOL' : rented ? 'RENTAL' : 'BURN';
     const rate = parseScaled(quote.rateUsd, RATE_DECIMALS);
     const toToken = (sun: bigint) => (currency === 'TRX' ? sun : convertUnits(sun, parseScaled(trx.rateUsd, RATE_DECIMALS), rate));
     const sendUnits = targets.reduce((sum, t) => sum + t.units, 0n);
@@ -147,6 +162,7 @@ export async function quotePayout(deps: QuoteDeps, request: PayoutRequest): Prom
       costUnits,
       activationUnits,
       topupUnits: sendUnits + costUnits + activationUnits,
+      energySource,
     };
   } catch (err) {
     if (err instanceof ChainError) throw new AppError('UNAVAILABLE', `The Tron node could not estimate the payout (${err.message}); try again later`);

@@ -1,14 +1,16 @@
 import { tronAddressProblem } from '@/lib/schemas/tronAddress';
-import { budgetOf } from '@/lib/chain/costs';
-import type { Invoice, PayoutReturn, Prisma, PrismaClient, Transaction } from '@/lib/generated/prisma/client';
+import type { TransferCost } from '@/lib/chain/types';
+import type { EnergySource, Invoice, PayoutReturn, Prisma, PrismaClient, Transaction } from '@/lib/generated/prisma/client';
+import { burnWithinCap, energyShort, energySourceFor, energyToHold, noteWaiting } from '@/lib/energy/engine';
+import { EnergyUnavailable, lend } from '@/lib/energy/pool';
+import { rentEnergy } from '@/lib/energy/rentals';
 import { invoiceAccount } from '@/lib/merchants/accounts';
 import { withMargin } from '@/lib/money/fees';
 import { toJsonNumber } from '@/lib/money/decimal';
 import { TOKEN_DECIMALS } from '@/lib/money/tokens';
 import type { WorkerContext } from '@/lib/worker/context';
 import { ensureGas, trxNotGas } from '@/lib/payments/gas';
-import { ensureSend, latestSend, type SendOutcome, type SendStep } from '@/lib/payments/sends';
-import { estimateTransfers } from './estimate';
+import { ensureSend, feeLimitOf, latestSend, type SendOutcome, type SendStep } from '@/lib/payments/sends';
 import { loadPayout } from './load';
 import { changeTargetState, RETURNABLE, UNPAID_TARGET_STATES } from './targets';
 
@@ -57,7 +59,7 @@ const done = (o: SendOutcome) => o.state === 'confirmed' || o.state === 'skipped
  * The worker's side of a return (docs/payouts.md, "Returning a payout"). Every send is built,
  * signed and stored before broadcast (ensureSend), anchored on the payout's first top-up:
  * 1. the payout's token: a TRX payout's whole TRX balance less the send's cost; a USDT payout's
- *    USDT, with gas from the gas wallet (PAYOUT_RETURN_GAS) as for any USDT send;
+ *    USDT, its energy lent by the pool, rented or burned as for a forward (returnEnergy below);
  * 2. a USDT payout's TRX that is not gas (the merchant's, sent there by mistake) less its cost.
  * Then, in one DB transaction, the unpaid targets become RETURNED through the door and the
  * return is closed (`returned_at`). Nothing starts while any send of the payout is in flight. A
@@ -68,7 +70,7 @@ export async function advanceReturn(ctx: WorkerContext, id: number): Promise<num
   const request = await ctx.prisma.payoutReturn.findUnique({ where: { invoiceId: id } });
   if (!request || request.returnedAt) return;
   const to = request.address;
-  const returnPurposes = ['PAYOUT_RETURN', 'PAYOUT_RETURN_TRX', 'PAYOUT_RETURN_GAS'] as const;
+  const returnPurposes = ['PAYOUT_RETURN', 'PAYOUT_RETURN_TRX', 'PAYOUT_RETURN_GAS', 'PAYOUT_RETURN_ENERGY'] as const;
   const targetInFlight = await ctx.prisma.transaction.count({ where: { invoiceId: id, sendState: { in: [...IN_FLIGHT] }, NOT: { sendPurpose: { in: [...returnPurposes] } } } });
   if (targetInFlight > 0) return;
   // The payout's own anchor (its first top-up in its token), else the first top-up of any token.
@@ -122,27 +124,89 @@ async function sendBack(ctx: WorkerContext, payout: Invoice, anchor: Transaction
   const usdt = await usdtHeld(ctx, address);
   const latest = await latestSend(ctx, anchor.id, step('PAYOUT_RETURN'));
   if (latest || usdt > 0n) {
-    const estimate = async () => estimateTransfers(ctx.chain, [{ token: 'USDT', from: address, to, amount: usdt }], budgetOf(await ctx.chain.getAccountResources(address)));
-    // Gas keyed by the attempt it funds, as a forward's: an attempt that failed on chain gets fresh gas, a live one none.
-    if (!latest || latest.sendState === 'FAILED') {
-      const gasStep = { purpose: 'PAYOUT_RETURN_GAS', index: (latest?.sendAttempt ?? 0) + 1, address } as const;
-      const gas = await ensureGas(ctx, anchor, gasStep, address, async () => withMargin((await estimate()).totalFeeSun, ctx.settings.GAS_MARGIN_PERCENT), 'PAYOUT');
-      if (alert(gas)) return 'exhausted';
-      if (!done(gas)) return false;
+    let estimated: Promise<TransferCost> | undefined;
+    const estimate = () => (estimated ??= ctx.chain.estimateTransfer({ token: 'USDT', from: address, to, amount: usdt > 0n ? usdt : latest!.amountUnits }));
+    // Energy for the attempt to build (or the stored one not yet out), from the pool, rented or burned:
+    // keyed by the attempt it pays for, as a forward's, so an attempt that failed on chain gets fresh energy, a live one none.
+    let source: EnergySource = latest?.energySource ?? 'BURN';
+    if (!latest || latest.sendState === 'FAILED' || latest.sendState === 'SIGNED') {
+      const signedLimit = latest?.sendState === 'SIGNED' ? feeLimitOf(latest) : null;
+      const attempt = latest?.sendState === 'SIGNED' ? (latest.sendAttempt ?? 1) : (latest?.sendAttempt ?? 0) + 1;
+      const ready = await returnEnergy(ctx, payout, anchor, attempt, address, estimate, signedLimit);
+      if (ready.state !== 'ready') return alert(ready) ? 'exhausted' : false;
+      source = ready.source;
     }
-    const sent = await ensureSend(ctx, anchor, step('PAYOUT_RETURN'), async () => {
-      const units = await usdtHeld(ctx, address);
-      if (units <= 0n) return null;
-      const cost = (await estimate()).transfers[0]!;
-      const signed = await ctx.chain.buildSignedUsdtTransfer(privateKey, to, units, withMargin(cost.energyFeeSun + cost.bandwidthFeeSun, ctx.settings.GAS_MARGIN_PERCENT));
-      return { type: 'TRANSFER', from: address, to, amountUnits: units, currency: 'USDT', costPayer: 'PAYOUT', signed };
-    });
+    const lent = source !== 'BURN';
+    const sent = await ensureSend(
+      ctx,
+      anchor,
+      step('PAYOUT_RETURN'),
+      async () => {
+        const units = await usdtHeld(ctx, address);
+        if (units <= 0n) return null;
+        const [cost, params] = await Promise.all([estimate(), ctx.chain.getChainParameters()]);
+        // Lent or rented energy: the fee_limit pays for the energy lent (lib/energy/engine.ts, energyShort), so it burns no TRX.
+        const feeLimit = lent ? withMargin(cost.energy * params.energyFeeSun, ctx.settings.ENERGY_MARGIN_PERCENT) : withMargin(cost.energyFeeSun + cost.bandwidthFeeSun, ctx.settings.GAS_MARGIN_PERCENT);
+        const signed = await ctx.chain.buildSignedUsdtTransfer(privateKey, to, units, feeLimit);
+        return { type: 'TRANSFER', from: address, to, amountUnits: units, currency: 'USDT', costPayer: 'PAYOUT', signed, energy: { energySource: source, energyUnits: cost.energy } };
+      },
+      { beforeBroadcast: (row) => (row.energySource === 'POOL' || row.energySource === 'RENTAL' ? energyShort(ctx, row) : Promise.resolve(null)) },
+    );
     if (alert(sent)) return 'exhausted';
     if (!done(sent)) return false;
   }
   // The merchant's own TRX at a USDT payout's address (a top-up in the wrong token) goes back too; the gas stays.
   const trx = await sendTrx('PAYOUT_RETURN_TRX');
   return alert(trx) ? 'exhausted' : done(trx);
+}
+
+/**
+ * Energy for one attempt of a USDT payout's return (docs/energy.md, "Payouts"), chosen as for a
+ * forward (lib/energy/engine.ts) and kept for the attempt: the pool lends the return's energy
+ * (PAYOUT_RETURN_ENERGY, index = the attempt), or it is rented (energy_rentals, purpose
+ * PAYOUT_RETURN), or burned as before with gas from the gas wallet (PAYOUT_RETURN_GAS), within
+ * ENERGY_MAX_BURN_TRX; else the return waits, visibly (on the payout's first top-up). The service
+ * pays a return's network cost (it kept the payout's quoted fee); with lent energy, only the bytes
+ * beyond the address's free bandwidth are burned, from gas.
+ */
+async function returnEnergy(
+  ctx: WorkerContext,
+  payout: Invoice,
+  anchor: Transaction,
+  attempt: number,
+  address: string,
+  estimate: () => Promise<TransferCost>,
+  signedLimit: bigint | null,
+): Promise<{ state: 'ready'; source: EnergySource } | SendOutcome> {
+  const what = `payout ${payout.id} (return)`;
+  const choice = await energySourceFor(ctx, anchor, 'PAYOUT_RETURN', attempt, address, estimate, null);
+  if (choice.source === 'WAIT' || choice.source === 'HOLD') {
+    await noteWaiting(ctx, anchor, choice.source === 'WAIT' ? choice.reason : 'waiting for energy', what);
+    return { state: 'pending' };
+  }
+  const gasStep = { purpose: 'PAYOUT_RETURN_GAS', index: attempt, address } as const;
+  // Lent or rented energy: gas for the bytes beyond the free bandwidth only, at least what makes the address an account (lending needs one).
+  const bytesGas = async () => {
+    const bytes = withMargin((await estimate()).bandwidthFeeSun, ctx.settings.GAS_MARGIN_PERCENT);
+    return bytes > 0n || (await ctx.chain.isActivated(address)) ? bytes : 1n;
+  };
+  const burnGas = async () => signedLimit ?? withMargin((await estimate()).totalFeeSun, ctx.settings.GAS_MARGIN_PERCENT);
+  const gas = await ensureGas(ctx, anchor, gasStep, address, choice.source === 'BURN' ? burnGas : bytesGas, 'PAYOUT', { topUp: choice.source !== 'BURN', energySource: choice.source });
+  if (gas.state === 'pending' || gas.state === 'exhausted') return gas;
+  if (choice.source === 'RENTAL') {
+    const rented = await rentEnergy(ctx, anchor, 'PAYOUT_RETURN', attempt, address, (await estimate()).energy, () => burnWithinCap(ctx, estimate));
+    if (rented.state === 'waiting') await noteWaiting(ctx, anchor, rented.reason, what);
+    if (rented.state !== 'ready') return { state: 'pending' };
+  } else if (choice.source === 'POOL') {
+    const lent = await lend(ctx, anchor, { purpose: 'PAYOUT_RETURN_ENERGY', index: attempt }, address, 'ENERGY', () => energyToHold(ctx, estimate, signedLimit), 'PAYOUT', { margin: false }).catch(async (err: unknown) => {
+      if (!(err instanceof EnergyUnavailable)) throw err;
+      await noteWaiting(ctx, anchor, `waiting for energy: ${err.message}`, what);
+      return { state: 'pending' } as const;
+    });
+    if (lent.state === 'pending' || lent.state === 'exhausted') return lent;
+  }
+  await noteWaiting(ctx, anchor, null, what);
+  return { state: 'ready', source: choice.source };
 }
 
 /** USDT at the address: the smaller of what the chain and the ledger say. */

@@ -1,10 +1,10 @@
 import { budgetOf } from '@/lib/chain/costs';
 import { invoiceAccount } from '@/lib/merchants/accounts';
-import type { InvoiceStatus, PayoutTarget as TargetRow, PayoutTargetState, Transaction } from '@/lib/generated/prisma/client';
+import type { EnergySource, InvoiceStatus, PayoutTarget as TargetRow, PayoutTargetState, Transaction } from '@/lib/generated/prisma/client';
 import { changeInvoiceStatus } from '@/lib/invoices/transitions';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { ensureGas } from '@/lib/payments/gas';
-import { energyShort } from '@/lib/energy/engine';
+import { energyShort, sharedEnergy } from '@/lib/energy/engine';
 import { arrangeWave } from '@/lib/energy/waves';
 import { extendLease, workThrough } from '@/lib/worker/lease';
 import { withMargin } from '@/lib/money/fees';
@@ -127,30 +127,36 @@ async function payTargets(ctx: WorkerContext, payout: Payout, anchor: Transactio
   // per wave of new attempts, planned only while no send is in flight, so that
   // the balance it tops up to is exact.
   // One estimate per round, shared by the gas plan and every send's fee_limit (the promise is kept, so parallel sends wait for the same one).
+  // Costed as if the address held no energy: energy an earlier wave left there is not counted on (it may be
+  // taken back), and a call's energy is capped at fee_limit / price, its own included, so a burning wave's
+  // fee_limit and gas carry the whole energy's burn (what is there only lowers what is burned).
   let estimate: Promise<BatchCost> | undefined;
   const estimateToBuild = () =>
     (estimate ??= ctx.chain.getAccountResources(payout.address).then((resources) =>
-      estimateTransfers(ctx.chain, toBuild.map((i) => ({ token: currency, from: payout.address, to: targets[i]!.address, amount: targets[i]!.units })), budgetOf(resources)),
+      estimateTransfers(ctx.chain, toBuild.map((i) => ({ token: currency, from: payout.address, to: targets[i]!.address, amount: targets[i]!.units })), { ...budgetOf(resources), stakedEnergy: 0n }),
     ));
   const buildOrder = new Map(toBuild.map((i, k) => [i, k]));
   let buildable = toBuild;
-  // Whether the pool pays this wave's energy (lib/energy/waves.ts): the sends' fee_limit and their check before broadcast follow it.
-  let pool = false;
+  // Whether lent or rented energy pays this wave's (lib/energy/waves.ts): the sends' fee_limit and their check before broadcast follow it.
+  let source: EnergySource = 'BURN';
   if (currency === 'USDT' && toBuild.length > 0) {
     const wave = Math.max(...toBuild.map((i) => attemptOfLatest(latest.get(`target-${i}`)) + 1));
     if (!latestGas(wave) && inFlight.length > 0) buildable = [];
     else {
       const need = async () => withMargin((await estimateToBuild()).totalFeeSun, ctx.settings.GAS_MARGIN_PERCENT);
       const burn = () => ensureGas(ctx, anchor, gasStep(wave), payout.address, need, 'PAYOUT', { energySource: 'BURN' });
-      const ready = await arrangeWave(ctx, anchor, wave, payout.address, estimateToBuild, burn);
-      if (ready.state === 'ready') pool = ready.pool;
+      const ready = await arrangeWave(ctx, anchor, wave, payout.address, payout.quotedEnergySource, estimateToBuild, burn);
+      if (ready.state === 'ready') source = ready.source;
       else if (ready.state === 'exhausted') {
         for (const i of toBuild) failures.push({ index: i, error: ready.error });
         buildable = [];
       } else buildable = [];
     }
   }
-  const params = pool ? await ctx.chain.getChainParameters() : null;
+  const lent = source !== 'BURN';
+  const params = lent ? await ctx.chain.getChainParameters() : null;
+  // The wave's energy at the address, shared by the round's parallel sends: each takes its part before broadcast.
+  const share = sharedEnergy(ctx, payout.address);
 
   const drive = async (i: number): Promise<SendOutcome> => {
     const t = targets[i]!;
@@ -162,13 +168,15 @@ async function payTargets(ctx: WorkerContext, payout: Payout, anchor: Transactio
         const k = buildOrder.get(i);
         if (k === undefined) return null;
         const cost = (await estimateToBuild()).transfers[k]!;
-        // Paid by the pool, a send burns nothing for energy, but its fee_limit must be positive: what its energy would burn.
-        const burnSun = params ? cost.energy * params.energyFeeSun + cost.bandwidthFeeSun : cost.energyFeeSun + cost.bandwidthFeeSun;
-        signed = await ctx.chain.buildSignedUsdtTransfer(privateKey, t.address, t.units, withMargin(burnSun, ctx.settings.GAS_MARGIN_PERCENT));
-        return { type: 'TRANSFER', from: payout.address, to: t.address, amountUnits: t.units, currency, costPayer: 'PAYOUT', signed, energy: { energySource: pool ? 'POOL' : 'BURN', energyUnits: cost.energy } };
+        // Paid with lent or rented energy, a send burns nothing for energy, but a call's energy is capped at fee_limit / price,
+        // its own included: its fee_limit pays for the energy lent for it (its estimate with ENERGY_MARGIN_PERCENT), all of
+        // which the wave's lending or rental put at the address, so it can burn no TRX (lib/energy/engine.ts, energyShort).
+        const feeLimit = params ? withMargin(cost.energy * params.energyFeeSun, ctx.settings.ENERGY_MARGIN_PERCENT) : withMargin(cost.energyFeeSun + cost.bandwidthFeeSun, ctx.settings.GAS_MARGIN_PERCENT);
+        signed = await ctx.chain.buildSignedUsdtTransfer(privateKey, t.address, t.units, feeLimit);
+        return { type: 'TRANSFER', from: payout.address, to: t.address, amountUnits: t.units, currency, costPayer: 'PAYOUT', signed, energy: { energySource: source, energyUnits: cost.energy } };
       }
       return { type: 'TRANSFER', from: payout.address, to: t.address, amountUnits: t.units, currency, costPayer: 'PAYOUT', signed };
-    }, { beforeBroadcast: (row) => (row.energySource === 'POOL' ? energyShort(ctx, row) : Promise.resolve(null)) });
+    }, { beforeBroadcast: (row) => (row.energySource === 'POOL' || row.energySource === 'RENTAL' ? energyShort(ctx, row, share) : Promise.resolve(null)) });
   };
   const work = [...inFlight, ...buildable];
   // A target's send step starts before its send is stored, so no send exists for a PENDING target.

@@ -90,6 +90,7 @@ export const payoutEstimateSchema = z
     network_fee: z.number(),
     accounts_to_activate: z.int(),
     topup_amount: z.number().describe('Sum of the amounts + cost + activation_cost'),
+    energy_source: z.enum(['POOL', 'RENTAL', 'BURN']).nullable().describe('Addition: what a USDT payout\'s energy is quoted with (the service\'s staked pool, rented energy, or burned TRX); the run follows it. null for TRX'),
   })
   .meta({ id: 'PayoutEstimate', description: 'Spec 2.6 plus the parts it is made of' });
 

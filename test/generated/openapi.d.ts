@@ -257,6 +257,8 @@ export interface components {
             };
             /** @description Service fee kept, in the token paid; null until a payment is processed */
             cost: number | null;
+            /** @description Addition to the spec: what the network cost for the invoice's sends, in TRX (burned for energy, bandwidth and activations, and rented energy's price), whoever paid it; docs/api.md */
+            network_cost_trx: number;
             order_id: string | null;
             address: string;
             /** @description Spelling of the spec tables; always equal to client_commission */
@@ -404,6 +406,8 @@ export interface components {
             accounts_to_activate: number;
             /** @description Sum of the amounts + cost + activation_cost */
             topup_amount: number;
+            /** @description Addition: what a USDT payout's energy is quoted with (the service's staked pool, rented energy, or burned TRX); the run follows it. null for TRX */
+            energy_source: ("POOL" | "RENTAL" | "BURN") | null;
         };
         /** @description Spec part 7: {"detail": ...} */
         Error: {

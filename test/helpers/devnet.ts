@@ -60,10 +60,10 @@ export interface DevnetControls {
   /** Pays `amount` (decimal text) of `currency` from the faucet, as a customer's wallet would; resolves to the txid (lib/devnet/faucet.ts). */
   pay(address: string, amount: string, currency: Currency): Promise<string>;
   /** Changes chain parameters mid-run (getchainparameters follows). */
-  setChainParameters(parameters: { energyFeeSun?: bigint; bandwidthFeeSun?: bigint; usdtEnergyFactor?: bigint; unfreezeDelayDays?: bigint }): Promise<void>;
+  setChainParameters(parameters: { energyFeeSun?: bigint; bandwidthFeeSun?: bigint; usdtEnergyFactor?: bigint; unfreezeDelayDays?: bigint; networkEnergyWeightTrx?: bigint }): Promise<void>;
   /** The emulated energy rental provider (devnet/rental.ts): its failure mode and price; `reset` puts the defaults back. */
   rental: {
-    set(control: { mode?: 'ok' | 'down' | 'partial' | 'slow'; price_sun_per_energy?: number; delay_blocks?: number; partial_percent?: number; period_ms?: number }): Promise<RentalInfo>;
+    set(control: { mode?: 'ok' | 'down' | 'partial' | 'slow'; price_sun_per_energy?: number; delay_blocks?: number; partial_percent?: number; period_ms?: number; charge_sun_per_energy?: number; lose_answers?: number; refuse_orders?: string }): Promise<RentalInfo>;
     get(): Promise<RentalInfo>;
     reset(): Promise<RentalInfo>;
   };

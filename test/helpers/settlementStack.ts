@@ -4,7 +4,9 @@ import { TronWeb } from 'tronweb';
 import { createChain, type Chain } from '@/lib/chain';
 import { deriveAccount } from '@/lib/chain/keys';
 import type { Merchant, Transaction } from '@/lib/generated/prisma/client';
+import { tokenAmountText } from '@/lib/money/tokens';
 import { freePort, startApp, TEST_MNEMONIC, type TestApp } from './app';
+import { dbGate } from './dbGate';
 import { startDevnetProcess, waitFor, type DevnetProcess } from './devnet';
 import { startWorker, type WorkerProcess } from './worker';
 
@@ -132,6 +134,53 @@ export class SettlementStack {
       const p = await this.app.prisma.transaction.findUniqueOrThrow({ where: { id } });
       throw new Error(`${(err as Error).message}; ${await this.dump(p.invoiceId!)}`);
     }
+  }
+
+  /**
+   * Holds the one slot a send of `type` from (a forward) or to (a taking back of lent energy) `address`
+   * takes (a partial unique index), in an open transaction, so the worker's send waits to be stored.
+   * The row names no invoice or merchant: a reference would lock their rows against the worker's updates.
+   */
+  holdSlot(type: 'FORWARD' | 'ENERGY_RECLAIM', address: string) {
+    const [txType, from] = type === 'FORWARD' ? ['TRANSFER', address] : ['UNDELEGATE', this.gasWallet.address];
+    return dbGate(
+      this.app.env.DATABASE_URL!,
+      `INSERT INTO transactions (type, trn_hash, chain_ref, from_address, to_address, amount_units, currency, send_state, send_purpose)
+       VALUES ($1::"TransactionType", $2, $2 || ':send', $3, $4, 0, 'TRX', 'SIGNED', $5::"SendPurpose")`,
+      [txType, `gate-${type}-${address}`, from, address, type],
+    );
+  }
+
+  /** Waits until the worker waits to store a send behind `gate`; the waiting backends' ids. */
+  insertWaiting(gate: Awaited<ReturnType<typeof dbGate>>): Promise<number[]> {
+    return waitFor('the worker waiting to store a send', async () => {
+      const pids = await gate.waiting('%INSERT INTO%transactions%');
+      return pids.length ? pids : null;
+    }, 180_000);
+  }
+
+  /**
+   * Pays a USDT invoice and stops the worker once it has lent the forward's energy and signed the
+   * forward, before storing it; runs `meanwhile` (a change of the chain), then lets the forward go.
+   */
+  async payWithForwardHeld(invoice: { id: number; address: string; currencies_amounts: Record<string, number> }, meanwhile: () => Promise<void>): Promise<void> {
+    const gate = await this.holdSlot('FORWARD', invoice.address);
+    try {
+      await this.pay(invoice.address, String(invoice.currencies_amounts.USDT), 'USDT');
+      await this.insertWaiting(gate);
+      assert.ok(await this.app.prisma.transaction.findFirst({ where: { invoiceId: invoice.id, type: 'DELEGATE', sendState: 'CONFIRMED' } }), 'the energy was lent first');
+      await meanwhile();
+    } finally {
+      await gate.release();
+    }
+  }
+
+  /** The flagged sender (AML_FLAGGED_ADDRESSES) pays `units` of USDT to `address` from its own wallet, funded from the faucet first. */
+  async flaggedPaysUsdt(address: string, units: bigint): Promise<void> {
+    await this.pay(this.flagged.address, tokenAmountText(units), 'USDT');
+    await waitFor('the flagged sender holds USDT', async () => ((await this.chain.getUsdtBalance(this.flagged.address)) >= units ? true : null), 60_000);
+    const sent = await this.chain.buildSignedUsdtTransfer(this.flagged.privateKey, address, units, 100_000_000n);
+    await this.chain.broadcast(sent.signedTx);
   }
 
   hooked(invoiceId: number, status: string): boolean {
