@@ -1,4 +1,5 @@
 import type { Invoice, InvoiceCurrency, InvoiceStatus, Transaction } from '@/lib/generated/prisma/client';
+import { noteWaiting } from '@/lib/energy/engine';
 import { changeInvoiceStatus } from '@/lib/invoices/transitions';
 import { parseScaled } from '@/lib/money/decimal';
 import { convertUnits } from '@/lib/money/fees';
@@ -89,7 +90,9 @@ function convertFee(fee: bigint, amounts: InvoiceCurrency[], from: string, to: s
 export async function drop(ctx: WorkerContext, p: Payment): Promise<boolean> {
   const deadline = p.expiresAt ?? new Date(p.createdAt.getTime() + MAX_TRANSACTION_LIFE_MS);
   if ((await scannedUntil(ctx.prisma)).getTime() <= deadline.getTime()) return false;
-  const moved = await ctx.prisma.$transaction((tx) => move(tx, ctx, p, { to: 'DROPPED', data: { error: 'its block was replaced in a reorganisation and it expired without entering another', waitingReason: null } }));
+  const moved = await ctx.prisma.$transaction((tx) => move(tx, ctx, p, { to: 'DROPPED', data: { error: 'its block was replaced in a reorganisation and it expired without entering another' } }));
+  // It waits for nothing now: cleared through the one door for waiting reasons.
+  if (moved && p.waitingReason) await noteWaiting(ctx, p, null);
   if (moved) console.warn(`payment ${p.id} (${p.trnHash}) dropped: seen in a block a reorganisation replaced, expired without entering another`);
   return moved;
 }
