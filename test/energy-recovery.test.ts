@@ -51,7 +51,8 @@ describe('the energy pool through crashes and races', () => {
       await s.pay(invoice.address, String(invoice.currencies_amounts.USDT), 'USDT');
       payment = await s.paymentOf(invoice.id, 10_000_000n, 180_000);
       const pids = await s.insertWaiting(gate);
-      assert.ok(await s.app.prisma.transaction.findFirst({ where: { sourceId: payment.id, type: 'DELEGATE', sendState: 'CONFIRMED' } }), 'the energy was lent');
+      // In a block, final or not (the fast path signs the forward once the lending is in a head block).
+      assert.ok(await s.app.prisma.transaction.findFirst({ where: { sourceId: payment.id, type: 'DELEGATE', sendState: { in: ['BROADCAST', 'CONFIRMED'] }, blockNumber: { not: null } } }), 'the energy was lent');
       // The worker dies with the forward signed and not stored; its connection with it.
       await s.worker.kill();
       await gate.terminate(pids);
@@ -70,10 +71,14 @@ describe('the energy pool through crashes and races', () => {
   test('kill -9 after the forward and before the taking back is stored: the restarted worker takes the energy back, once', async () => {
     const { key } = await s.newMerchant();
     const invoice = await s.invoice(key, { type: 'SINGLE', amount: 10, currencies: ['USDT'] });
+    // The forward is held 10 blocks on its way, so that its lending is final (no longer holding the one slot of an
+    // energy operation in flight to the address) well before the payment can close and the taking back begin.
+    await s.devnet.fault.delay({ from: invoice.address, count: 1, blocks: 10 });
     await s.pay(invoice.address, String(invoice.currencies_amounts.USDT), 'USDT');
     const payment = await s.paymentOf(invoice.id, 10_000_000n, 180_000);
-    // Held once the forward is out (its lending done): the taking back, which waits for the payment to close, stops at its insert.
+    // Held once the forward is out and its lending final: the taking back, which waits for the payment to close, stops at its insert.
     await waitFor('the forward out', () => s.app.prisma.transaction.findFirst({ where: { sourceId: payment.id, sendPurpose: 'FORWARD', sendState: { in: ['BROADCAST', 'CONFIRMED'] } } }), 180_000);
+    await waitFor('the lending final', async () => ((await s.app.prisma.transaction.count({ where: { sourceId: payment.id, type: 'DELEGATE', sendState: { not: 'CONFIRMED' } } })) === 0 ? true : null), 180_000);
     const gate = await s.holdSlot('ENERGY_RECLAIM', invoice.address);
     try {
       await s.waitStatus(key, invoice.id, 'COMPLETED', 180_000);

@@ -168,7 +168,8 @@ export class SettlementStack {
     try {
       await this.pay(invoice.address, String(invoice.currencies_amounts.USDT), 'USDT');
       await this.insertWaiting(gate);
-      assert.ok(await this.app.prisma.transaction.findFirst({ where: { invoiceId: invoice.id, type: 'DELEGATE', sendState: 'CONFIRMED' } }), 'the energy was lent first');
+      // In a block, final or not: the fast path (FORWARD_BEFORE_FINALITY) signs the forward once the lending is in a head block.
+      assert.ok(await this.app.prisma.transaction.findFirst({ where: { invoiceId: invoice.id, type: 'DELEGATE', sendState: { in: ['BROADCAST', 'CONFIRMED'] }, blockNumber: { not: null } } }), 'the energy was lent first');
       await meanwhile();
     } finally {
       await gate.release();
