@@ -15,8 +15,8 @@ export async function dbGate(databaseUrl: string, sql: string, params: unknown[]
     // Statistics views are a snapshot per transaction, and this one stays open: cleared before each look.
     waiting: async (like: string) =>
       (await client.query('SELECT pg_stat_clear_snapshot()'), await client.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid() AND query ILIKE $1`, [like])).rows.map((r) => r.pid),
-    /** A killed worker's connection: the server would notice the dead socket only when it next writes to it. */
-    terminate: async (pids: number[]) => void (await client.query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid', [pids])),
+    /** A killed worker's connection: the server would notice the dead socket only when it next writes to it. Waits until each has ended. */
+    terminate: async (pids: number[]) => void (await client.query('SELECT pg_terminate_backend(pid, 10000) FROM unnest($1::int[]) AS pid', [pids])),
     release: async () => {
       if (!open) return;
       open = false;

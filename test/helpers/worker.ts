@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
+import pg from 'pg';
 import type { DevnetProcess } from './devnet';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -7,7 +9,10 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 export interface WorkerProcess {
   pid: number;
   output(): string;
-  /** SIGKILL, as a power cut would. */
+  /**
+   * SIGKILL, as a power cut would; then its database connections are ended, as the server would end
+   * them once it noticed: a statement the dead worker had sent, waiting on a test's lock, never runs.
+   */
   kill(): Promise<void>;
   stop(): Promise<void>;
   /** Resolves with the exit code (null when killed by a signal) once the process has ended on its own or been stopped. */
@@ -19,6 +24,10 @@ export interface WorkerProcess {
  * devnet; `detached`, in a process group of its own, as on another host.
  */
 export function startWorker(appEnv: Record<string, string>, devnet: DevnetProcess, env: Record<string, string> = {}, options: { detached?: boolean } = {}): WorkerProcess {
+  // Its connections carry a name of their own, so that kill() can end exactly them.
+  const applicationName = `worker-${randomUUID()}`;
+  const databaseUrl = env.DATABASE_URL ?? appEnv.DATABASE_URL;
+  const named = databaseUrl ? { DATABASE_URL: withApplicationName(databaseUrl, applicationName) } : {};
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
     cwd: ROOT,
     detached: options.detached ?? false,
@@ -35,6 +44,7 @@ export function startWorker(appEnv: Record<string, string>, devnet: DevnetProces
       SCAN_START_BLOCK: '0',
       WEBHOOK_ALLOW_PRIVATE: 'true',
       ...env,
+      ...named,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -49,5 +59,27 @@ export function startWorker(appEnv: Record<string, string>, devnet: DevnetProces
           child.kill(signal);
         });
   const ended = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  return { pid: child.pid!, output: () => out, kill: () => exit('SIGKILL'), stop: () => exit('SIGTERM'), exited: () => ended };
+  const kill = async () => {
+    await exit('SIGKILL');
+    if (databaseUrl) await endConnections(databaseUrl, applicationName);
+  };
+  return { pid: child.pid!, output: () => out, kill, stop: () => exit('SIGTERM'), exited: () => ended };
+}
+
+function withApplicationName(databaseUrl: string, applicationName: string): string {
+  const url = new URL(databaseUrl);
+  url.searchParams.set('application_name', applicationName);
+  return url.toString();
+}
+
+/** Ends every backend of `applicationName`, waiting (up to 10 s each) until each has ended. */
+async function endConnections(databaseUrl: string, applicationName: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  // A database already stopped (a test's teardown) holds no connection of it.
+  if (!(await client.connect().then(() => true, () => false))) return;
+  try {
+    await client.query('SELECT pg_terminate_backend(pid, 10000) FROM pg_stat_activity WHERE application_name = $1', [applicationName]);
+  } finally {
+    await client.end();
+  }
 }
