@@ -187,14 +187,22 @@ function references(signed: SignedTransfer, block: RefBlock): boolean {
   return raw?.ref_block_bytes === block.number.toString(16).slice(-4).padStart(4, '0') && raw.ref_block_hash === block.id.slice(16, 32);
 }
 
+/** What a send may go out on once it is in a head block (`landed`): its gas and its lending. */
+const PREREQUISITES: SendPurpose[] = ['FORWARD_GAS', 'REFUND_GAS', 'FORWARD_ENERGY', 'REFUND_ENERGY', 'FORWARD_BANDWIDTH', 'REFUND_BANDWIDTH', 'PAYOUT_GAS', 'PAYOUT_ENERGY', 'PAYOUT_BANDWIDTH'];
+
 /**
- * Follows the anchor's sends that are out and not final (its gas, its lending) to their end, so each
- * is booked when final although the step that needed it has moved on (issue 24); the forward or
- * refund itself is followed by its own step.
+ * Follows the anchor's prerequisite sends that are out and not final (its gas, its lending) to their
+ * end, so each is booked when final although the step that needed it has moved on (issue 24); the
+ * forward, refund or payout target itself is followed by its own step. How many are still out.
  */
-export async function followOut(ctx: WorkerContext, anchor: Anchor): Promise<void> {
-  const rows = await ctx.prisma.transaction.findMany({ where: { sourceId: anchor.id, sendState: 'BROADCAST', sendPurpose: { notIn: ['FORWARD', 'REFUND', 'ENERGY_RECLAIM'] } } });
-  for (const row of rows) await advanceSend(ctx, row, { landed: true, anchorFinal: anchor.solidified });
+export async function followOut(ctx: WorkerContext, anchor: Anchor): Promise<number> {
+  const rows = await ctx.prisma.transaction.findMany({ where: { sourceId: anchor.id, sendState: 'BROADCAST', sendPurpose: { in: PREREQUISITES } } });
+  let out = 0;
+  for (const row of rows) {
+    const outcome = await advanceSend(ctx, row, { landed: true, anchorFinal: anchor.solidified });
+    if (outcome.state === 'pending' || outcome.state === 'landed') out++;
+  }
+  return out;
 }
 
 /** The fee_limit a stored USDT call carries (sun); null for a TRX transfer. */
