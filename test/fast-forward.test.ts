@@ -257,6 +257,36 @@ describe('forwarding before finality (issue 24)', () => {
     }
   });
 
+  test('a USDT payout with the pool: its target sends go out once the wave\'s lending is in a head block, each referencing it; COMPLETED once all are final', async () => {
+    const { key } = await s.newMerchant();
+    const targets = Array.from({ length: 3 }, (_, i) => ({ address: (TronWeb.createRandom() as unknown as { address: string }).address, amount: 1 + i }));
+    const res = await s.app.api('/payment/multiple_transfer/create', key, { method: 'POST', body: { currency: 'USDT', target_wallets: targets } });
+    assert.equal(res.status, 200, res.text);
+    const payout = res.json as { id: number; address: string; currencies_amounts: { USDT: number } };
+    await customerPays(payout.address, BigInt(Math.round(payout.currencies_amounts.USDT * 1e6)), 'USDT');
+    const topup = await waitFor('the top-up recorded', () => s.app.prisma.transaction.findFirst({ where: { invoiceId: payout.id, type: 'TOPUP' } }), 120_000);
+    const targetSends = await waitFor('every target send out', async () => {
+      const rows = await s.app.prisma.transaction.findMany({ where: { sourceId: topup.id, sendPurpose: 'PAYOUT_TARGET', sendState: { in: ['BROADCAST', 'CONFIRMED'] } } });
+      return rows.length === targets.length ? rows : null;
+    }, 120_000);
+    // The wave's activation, its lending of energy and (beyond the free bytes) of bandwidth: the sends reference the newest.
+    const wave = await s.app.prisma.transaction.findMany({ where: { sourceId: topup.id, sendPurpose: { in: ['PAYOUT_GAS', 'PAYOUT_ENERGY', 'PAYOUT_BANDWIDTH'] } } });
+    assert.ok(wave.some((r) => r.sendPurpose === 'PAYOUT_ENERGY'), 'the wave\'s energy lent');
+    const lendingBlock = Math.max(...(await Promise.all(wave.map((r) => blockOf(r.trnHash)))));
+    // Built on the lending while it was not final: each references its block (once final, a send references the head).
+    for (const t of targetSends) assert.ok(await referencesBlock(t, lendingBlock), `target ${t.sendIndex} references the lending's block ${lendingBlock}`);
+    assert.ok(targetSends.every((t) => t.energySource === 'POOL'));
+
+    await s.waitStatus(key, payout.id, 'COMPLETED', 120_000);
+    const lastTargetBlock = Math.max(...(await Promise.all(targetSends.map((t) => blockOf(t.trnHash)))));
+    const delivery = await waitFor('the COMPLETED webhook queued', () => s.app.prisma.webhookDelivery.findFirst({ where: { invoiceId: payout.id } }), 30_000);
+    assert.ok(delivery.createdAt.getTime() >= (await finalAt(lastTargetBlock)), 'reported once every target send was final');
+    // The lending, out before the sends, booked when final before the payout ended.
+    const prerequisites = await s.app.prisma.transaction.findMany({ where: { sourceId: topup.id, sendPurpose: { in: ['PAYOUT_GAS', 'PAYOUT_ENERGY', 'PAYOUT_BANDWIDTH'] } } });
+    assert.deepEqual(prerequisites.map((r) => r.sendState), prerequisites.map(() => 'CONFIRMED'));
+    for (const t of targets) assert.equal(await s.chain.getUsdtBalance(t.address), BigInt(t.amount) * 1_000_000n);
+  });
+
   test('balances the books: every payment closed or dropped, every service address matches the chain', async () => {
     await assertReconciled(s.app.prisma, s.chain, 180_000);
   });

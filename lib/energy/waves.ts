@@ -101,10 +101,15 @@ export async function arrangeWave(
   // one). Rented, the wave's bytes beyond the free allowance are then burned at the address: its gas covers them.
   const rentalGas = async () => ((await ctx.chain.isActivated(address)) ? withMargin((await estimate()).bandwidthFeeSun, ctx.settings.GAS_MARGIN_PERCENT) : 1n);
   const poolGas = async () => ((await ctx.chain.isActivated(address)) ? 0n : 1n);
-  const gasStep = () => ensureGas(ctx, anchor, { purpose: 'PAYOUT_GAS', index: wave, address }, address, source === 'RENTAL' ? rentalGas : poolGas, 'PAYOUT', { topUp: true, energySource: source });
+  // Issue 24: with the pool, the wave's sends go out once the activation and the lending are in a head
+  // block, each referencing the newest of them (lib/payments/sends.ts, refBlockFor), instead of once they
+  // are final. Not with a rental: the provider's delegation is not ours to reference, so a fork without
+  // it would leave the sends burning; they wait for it to be final as before.
+  const landed = ctx.settings.FORWARD_BEFORE_FINALITY && source === 'POOL';
+  const gasStep = () => ensureGas(ctx, anchor, { purpose: 'PAYOUT_GAS', index: wave, address }, address, source === 'RENTAL' ? rentalGas : poolGas, 'PAYOUT', { topUp: true, energySource: source, landed });
   let gas = await gasStep();
   // The activation just landed: asked again at once, for the bytes the address now has to burn, before anything is built on it.
-  if (gas.state === 'confirmed') gas = await gasStep();
+  if (gas.state === 'confirmed' || gas.state === 'landed') gas = await gasStep();
   if (gas.state === 'pending' || gas.state === 'exhausted') return gas;
   if (source === 'RENTAL') {
     const cost = await estimate();
@@ -120,12 +125,13 @@ export async function arrangeWave(
     return { state: 'ready', source };
   }
   try {
-    const energy = await lend(ctx, anchor, { purpose: 'PAYOUT_ENERGY', index: wave }, address, 'ENERGY', async () => waveEnergy(await estimate()), 'PAYOUT');
+    const energy = await lend(ctx, anchor, { purpose: 'PAYOUT_ENERGY', index: wave }, address, 'ENERGY', async () => waveEnergy(await estimate()), 'PAYOUT', { landed });
     if (energy.state === 'pending' || energy.state === 'exhausted') return energy;
     const bytes = async () => ((await estimate()).bandwidthFeeSun > 0n ? (await estimate()).bandwidth : 0n);
-    const bandwidth = await lend(ctx, anchor, { purpose: 'PAYOUT_BANDWIDTH', index: wave }, address, 'BANDWIDTH', bytes, 'PAYOUT').catch(async (err: unknown) => {
+    const bandwidth = await lend(ctx, anchor, { purpose: 'PAYOUT_BANDWIDTH', index: wave }, address, 'BANDWIDTH', bytes, 'PAYOUT', { landed }).catch(async (err: unknown) => {
       if (!(err instanceof EnergyUnavailable)) throw err;
-      // The pool's bandwidth is used up for today: the address burns the wave's bytes instead.
+      // The pool's bandwidth is used up for today: the address burns the wave's bytes instead, with gas counted
+      // from the ledger (spendableTrx), which books it only when final: not landed.
       return ensureGas(ctx, anchor, { purpose: 'PAYOUT_GAS', index: wave, address }, address, async () => withMargin((await estimate()).bandwidthFeeSun, ctx.settings.GAS_MARGIN_PERCENT), 'PAYOUT', { topUp: true, energySource: 'POOL' });
     });
     if (bandwidth.state === 'pending' || bandwidth.state === 'exhausted') return bandwidth;

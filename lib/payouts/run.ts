@@ -10,7 +10,7 @@ import { extendLease, workThrough } from '@/lib/worker/lease';
 import { withMargin } from '@/lib/money/fees';
 import { tokenAmountJson, type Currency } from '@/lib/money/tokens';
 import type { WorkerContext } from '@/lib/worker/context';
-import { ensureSend, exhausted, type SendOutcome } from '@/lib/payments/sends';
+import { ensureSend, exhausted, followOut, type SendOutcome } from '@/lib/payments/sends';
 import { scannedUntil } from '@/lib/payments/scan';
 import type { BatchCost } from '@/lib/chain/types';
 import { estimateTransfers } from './estimate';
@@ -160,9 +160,10 @@ async function payTargets(ctx: WorkerContext, payout: Payout, anchor: Transactio
 
   const drive = async (i: number): Promise<SendOutcome> => {
     const t = targets[i]!;
-    return ensureSend(ctx, anchor, targetStep(i), async () => {
+    // refBlock: the newest block of the wave's activation or lending while not final (issue 24), else the head.
+    return ensureSend(ctx, anchor, targetStep(i), async (refBlock) => {
       let signed;
-      if (currency === 'TRX') signed = await ctx.chain.buildSignedTrxTransfer(privateKey, t.address, t.units);
+      if (currency === 'TRX') signed = await ctx.chain.buildSignedTrxTransfer(privateKey, t.address, t.units, refBlock);
       else {
         // A send found dead during this round waits for the next wave's gas.
         const k = buildOrder.get(i);
@@ -172,7 +173,7 @@ async function payTargets(ctx: WorkerContext, payout: Payout, anchor: Transactio
         // its own included: its fee_limit pays for the energy lent for it (its estimate with ENERGY_MARGIN_PERCENT), all of
         // which the wave's lending or rental put at the address, so it can burn no TRX (lib/energy/engine.ts, energyShort).
         const feeLimit = params ? withMargin(cost.energy * params.energyFeeSun, ctx.settings.ENERGY_MARGIN_PERCENT) : withMargin(cost.energyFeeSun + cost.bandwidthFeeSun, ctx.settings.GAS_MARGIN_PERCENT);
-        signed = await ctx.chain.buildSignedUsdtTransfer(privateKey, t.address, t.units, feeLimit);
+        signed = await ctx.chain.buildSignedUsdtTransfer(privateKey, t.address, t.units, feeLimit, refBlock);
         return { type: 'TRANSFER', from: payout.address, to: t.address, amountUnits: t.units, currency, costPayer: 'PAYOUT', signed, energy: { energySource: source, energyUnits: cost.energy } };
       }
       return { type: 'TRANSFER', from: payout.address, to: t.address, amountUnits: t.units, currency, costPayer: 'PAYOUT', signed };
@@ -195,7 +196,9 @@ async function payTargets(ctx: WorkerContext, payout: Payout, anchor: Transactio
   // Exhausted targets have no send in flight (the door checks it again).
   await moveTargets(ctx, payout, [...[...confirmed.keys()].map((index) => ({ index, to: 'PAID' as const })), ...failures.map((f) => ({ index: f.index, to: 'FAILED' as const, error: f.error }))]);
   const sent = [...confirmed.values()].reduce((sum, row) => sum + row.amountUnits, 0n);
-  if (confirmed.size + failures.length < targets.length) {
+  // Every target ended; the wave's activation and lending, out before the sends (issue 24), are followed
+  // to their end and booked before the payout ends, as nothing follows them once it has.
+  if (confirmed.size + failures.length < targets.length || (await followOut(ctx, anchor)) > 0) {
     await book(ctx, payout, received, sent);
     return;
   }
