@@ -118,8 +118,8 @@ describe('a held payment is told to the merchant', () => {
     const held = await heldPayment(canceled.id);
     await mailFor(canceled.id);
     // The mail is queued in the same transaction an event would be: by now there would be one.
-    const mail = await app.prisma.mailOutbox.findUniqueOrThrow({ where: { eventKey: `payment:${held.id}:held:1` } });
-    assert.equal(mail.status, 'SENT');
+    // The receiver has the mail before the worker has read the server's answer and marked it sent: waited for.
+    await waitFor('the mail marked sent', async () => ((await app.prisma.mailOutbox.findUniqueOrThrow({ where: { eventKey: `payment:${held.id}:held:1` } })).status === 'SENT' ? true : null), 30_000);
     assert.equal(await app.prisma.webhookDelivery.count({ where: { invoiceId: canceled.id } }), 0);
     assert.deepEqual(hooksFor(held.trnHash), []);
   });
