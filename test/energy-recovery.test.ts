@@ -113,10 +113,14 @@ describe('the energy pool through crashes and races', () => {
     const { key } = await s.newMerchant();
     const invoice = await s.invoice(key, { type: 'MULTIPLE', currencies: ['USDT'] });
     const address = invoice.address;
-    // The first forward: lent three times its estimate, it leaves twice that at the address.
+    // The first forward: lent three times its estimate, it leaves twice that at the address. It is held 10 blocks
+    // on its way, so that its lending is final (no longer holding the one slot of an energy operation in flight to
+    // the address, which the gate below takes) well before the payment can close and the taking back begin.
+    await s.devnet.fault.delay({ from: address, count: 1, blocks: 10 });
     await s.pay(address, '10', 'USDT');
     const first = await s.paymentOf(invoice.id, 10_000_000n, 180_000);
     await waitFor('the first forward out', () => s.app.prisma.transaction.findFirst({ where: { sourceId: first.id, sendPurpose: 'FORWARD', sendState: { in: ['BROADCAST', 'CONFIRMED'] } } }), 180_000);
+    await waitFor('the first lending final', async () => ((await s.app.prisma.transaction.count({ where: { sourceId: first.id, type: 'DELEGATE', sendState: { not: 'CONFIRMED' } } })) === 0 ? true : null), 180_000);
     // The taking back stops at its insert, having found nothing in flight.
     const gate = await s.holdSlot('ENERGY_RECLAIM', address);
     let second: Transaction;
