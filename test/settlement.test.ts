@@ -316,6 +316,31 @@ describe('settlement: money is never lost, stranded, burned or misreported', () 
     assert.equal(await chain.getTrxBalance(inv.address), 40n * TRX, 'the funds wait at the address');
   });
 
+  it('two TRX forwards to one new merchant wallet: only the first is costed with creating its account, none leaves the creation fee stranded', async () => {
+    const { key, target } = await newMerchant();
+    const [a, b] = [await invoice(key, { type: 'SINGLE', amount: 10, currencies: ['TRX'] }), await invoice(key, { type: 'SINGLE', amount: 10, currencies: ['TRX'] })];
+    // A's forward, costed with creating the wallet's account, is held 60 blocks (6 s, within its 10 s expiration) on its way; B is paid meanwhile.
+    await devnet.fault.delay({ from: a.address, count: 1, blocks: 60 });
+    try {
+      await pay(a.address, '40', 'TRX');
+      await waitFor("A's forward broadcast", () => app.prisma.transaction.findFirst({ where: { invoiceId: a.id, type: 'TRANSFER', sendState: 'BROADCAST' } }), 60_000);
+      await pay(b.address, '40', 'TRX');
+      await waitStatus(key, a.id, 'COMPLETED', 120_000);
+      await waitStatus(key, b.id, 'COMPLETED', 120_000);
+    } finally {
+      await devnet.fault.clear();
+    }
+    // Each forward carried the payment less the fee kept and what it burned: nothing deducted for a creation it did not pay.
+    for (const inv of [a, b]) {
+      const payment = await app.prisma.transaction.findFirstOrThrow({ where: { invoiceId: inv.id, type: 'PAYMENT' } });
+      const forwards = await app.prisma.transaction.findMany({ where: { sourceId: payment.id, sendPurpose: 'FORWARD', sendState: 'CONFIRMED' } });
+      assert.equal(forwards.length, 1, await dump(inv.id));
+      assert.equal(payment.amountUnits - forwards[0]!.amountUnits - forwards[0]!.feeSun!, payment.feeUnits, `invoice ${inv.id}: the payment less its forward and that forward's burn is the fee kept\n${await dump(inv.id)}`);
+    }
+    const created = await app.prisma.transaction.findMany({ where: { toAddress: target, createsAccount: true } });
+    assert.equal(created.length, 1, 'one forward costed with the creation');
+  });
+
   it('a dropped forward (accepted, never included) is proven dead, rebuilt once, and delivered once', async () => {
     const { key, target } = await newMerchant();
     const inv = await invoice(key, { type: 'SINGLE', amount: 10, currencies: ['TRX'] });

@@ -61,7 +61,8 @@ export async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: '
       const cost = await ctx.chain.estimateTransfer({ token, from: address, to, amount: p.amountUnits });
       const amount = await amountFor(cost.totalFeeSun);
       if (amount <= 0n) return null;
-      return { type: 'TRANSFER', from: address, to, amountUnits: amount, currency: token, costPayer: 'PAYMENT', signed: await ctx.chain.buildSignedTrxTransfer(privateKey, to, amount, refBlock) };
+      const signed = await ctx.chain.buildSignedTrxTransfer(privateKey, to, amount, refBlock);
+      return { type: 'TRANSFER', from: address, to, amountUnits: amount, currency: token, costPayer: 'PAYMENT', signed, createsAccount: cost.createsAccount };
     });
   }
   let estimated: Promise<TransferCost> | undefined;

@@ -18,6 +18,12 @@ export interface PlannedSend {
   signed: SignedTransfer;
   /** Energy engine columns (docs/energy.md): what pays a USDT send's energy; what a pool operation lends or stakes. */
   energy?: Partial<Pick<Transaction, 'energySource' | 'energyUnits' | 'stakeSun' | 'resource'>>;
+  /**
+   * Costed with the creation of the recipient's account (a TRX send that deducts its burn from what
+   * it carries): one such send per recipient is in flight at a time (migration 0092), as only the
+   * first pays the creation; another is built again once the account exists.
+   */
+  createsAccount?: boolean;
 }
 
 /** One step of a payment or payout: its purpose, and for payout targets the target index, for gas the attempt it funds. */
@@ -132,6 +138,9 @@ export async function ensureSend(ctx: WorkerContext, anchor: Anchor, step: SendS
     if (!planned) return { state: 'skipped' };
     // A send for a payment not final, or built on a send not final, must reference its block: the guard of issue 24.
     if (refBlock && !references(planned.signed, refBlock)) throw new Error(`send ${stepName(step)} of ${anchor.id} was built without reference block ${refBlock.number}`);
+    // Another send of ours creates the account: this one waits, and is costed again once the account exists
+    // (a second creation would never be burned, and what was deducted for it would stay at the address).
+    if (planned.createsAccount && (await creatingAccount(ctx, planned.to, anchor.id))) return { state: 'pending' };
     try {
       row = await ctx.prisma.transaction.create({
         data: {
@@ -155,11 +164,13 @@ export async function ensureSend(ctx: WorkerContext, anchor: Anchor, step: SendS
           sendAttempt: attempt,
           costPayer: planned.costPayer,
           sourceId: anchor.id,
+          createsAccount: planned.createsAccount ?? false,
           ...planned.energy,
         },
       });
     } catch (err) {
-      if ((err as { code?: string }).code === 'P2002') return { state: 'pending' }; // another worker built this attempt
+      // Another worker built this attempt, or (migration 0092) another send creating the same account is in flight.
+      if ((err as { code?: string }).code === 'P2002') return { state: 'pending' };
       throw err;
     }
   }
@@ -312,6 +323,12 @@ async function landedSend(ctx: WorkerContext, row: Transaction, blockNumber: num
 }
 
 /** Whether another payment or payout has a send in flight from `address`, or gas in flight to it. */
+/** Whether a send of another anchor, costed with creating `to`'s account, is in flight. */
+async function creatingAccount(ctx: WorkerContext, to: string, anchorId: number): Promise<boolean> {
+  const other = await ctx.prisma.transaction.findFirst({ where: { toAddress: to, createsAccount: true, sendState: { in: ['SIGNED', 'BROADCAST'] }, sourceId: { not: anchorId } }, select: { id: true } });
+  return other !== null;
+}
+
 async function busyElsewhere(ctx: WorkerContext, address: string, anchorId: number): Promise<boolean> {
   const other = await ctx.prisma.transaction.findFirst({
     where: { sendState: { in: ['SIGNED', 'BROADCAST'] }, sourceId: { not: anchorId }, OR: [{ fromAddress: address }, { toAddress: address, type: 'ACTIVATION' }] },
