@@ -21,8 +21,12 @@ export async function foldNetworkCosts(prisma: Pick<PrismaClient, '$executeRaw'>
     UPDATE invoices i SET network_cost_sun = i.network_cost_sun + summed.sun FROM summed WHERE i.id = summed.invoice_id`;
 }
 
-/** What the ledger booked for each invoice and the worker has not folded in yet (reconcile counts it). */
-export async function unfoldedNetworkCosts(prisma: Pick<PrismaClient, 'invoiceNetworkCostDelta'>): Promise<Map<number, bigint>> {
-  const rows = await prisma.invoiceNetworkCostDelta.groupBy({ by: ['invoiceId'], _sum: { sun: true } });
+/** What the ledger booked for each invoice and the worker has not folded in yet (reconcile counts it): the query, for reconcile's snapshot. */
+export function unfoldedNetworkCostsQuery(prisma: Pick<PrismaClient, 'invoiceNetworkCostDelta'>) {
+  return prisma.invoiceNetworkCostDelta.groupBy({ by: ['invoiceId'], _sum: { sun: true } });
+}
+
+/** unfoldedNetworkCostsQuery's rows, by invoice. */
+export function unfoldedByInvoice(rows: Awaited<ReturnType<typeof unfoldedNetworkCostsQuery>>): Map<number, bigint> {
   return new Map(rows.map((r) => [r.invoiceId, r._sum.sun ?? 0n]));
 }

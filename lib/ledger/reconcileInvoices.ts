@@ -4,7 +4,7 @@ import { parseScaled } from '@/lib/money/decimal';
 import { convertUnits } from '@/lib/money/fees';
 import { RATE_DECIMALS, tokenUnits } from '@/lib/money/tokens';
 import { paymentFee, statusAfterPayments } from '@/lib/payments/settlementRules';
-import { unfoldedNetworkCosts } from './networkCost';
+import { unfoldedByInvoice, unfoldedNetworkCostsQuery } from './networkCost';
 import { parseStoredTargets } from '@/lib/payouts/schemas';
 
 /** The rules the engine was configured with (lib/config.ts), which the proof applies to its own sums. */
@@ -29,20 +29,29 @@ const rateOf = (d: { toFixed(): string }) => parseScaled(d.toFixed(), RATE_DECIM
  */
 export async function proveInvoices(prisma: PrismaClient, chain: Chain, receipt: Receipts, rules: ReconcileRules): Promise<{ mismatches: string[]; invoicesChecked: number; payoutsChecked: number }> {
   const mismatches: string[] = [];
-  const invoices: Inv[] = await prisma.invoice.findMany({ include: { amounts: true, payoutReturn: true }, orderBy: { id: 'asc' } });
-  const rows = await prisma.transaction.findMany({ where: { invoiceId: { not: null } }, orderBy: { id: 'asc' } });
-  const kept = await prisma.ledgerEntry.findMany({ where: { kind: 'FEE_KEPT' } });
+  // One snapshot of the rows checked and of what they are checked against: read one query at a time, a send
+  // confirmed, or a network cost folded from its delta into the invoice's column (lib/ledger/networkCost.ts),
+  // between two reads would be counted on one side only, a mismatch that is not there.
+  const [invoices, rows, kept, rentals, unfoldedRows] = await prisma.$transaction(
+    [
+      prisma.invoice.findMany({ include: { amounts: true, payoutReturn: true }, orderBy: { id: 'asc' } }),
+      prisma.transaction.findMany({ where: { invoiceId: { not: null } }, orderBy: { id: 'asc' } }),
+      prisma.ledgerEntry.findMany({ where: { kind: 'FEE_KEPT' } }),
+      // Rentals paid for the invoice's sends, by invoice (a rental is booked on its payment or payout top-up).
+      prisma.energyRental.findMany({ where: { priceSun: { not: null } }, select: { priceSun: true, payment: { select: { invoiceId: true } } } }),
+      // Booked and not folded into the column yet: counted with it.
+      unfoldedNetworkCostsQuery(prisma),
+    ],
+    { isolationLevel: 'RepeatableRead' },
+  );
   const keptOf = new Map<number, LedgerEntry[]>();
   for (const e of kept) if (e.paymentId !== null) keptOf.set(e.paymentId, [...(keptOf.get(e.paymentId) ?? []), e]);
   const byInvoice = new Map<number, Transaction[]>();
   for (const r of rows) byInvoice.set(r.invoiceId!, [...(byInvoice.get(r.invoiceId!) ?? []), r]);
   const sendsOf = (rowsOfInvoice: Transaction[], paymentId: number, purpose: string) => rowsOfInvoice.filter((r) => r.sourceId === paymentId && r.sendPurpose === purpose && r.sendState === 'CONFIRMED');
-  // Rentals paid for the invoice's sends, by invoice (a rental is booked on its payment or payout top-up).
-  const rentals = await prisma.energyRental.findMany({ where: { priceSun: { not: null } }, select: { priceSun: true, payment: { select: { invoiceId: true } } } });
   const rentedFor = new Map<number, bigint>();
   for (const r of rentals) if (r.payment.invoiceId !== null) rentedFor.set(r.payment.invoiceId, (rentedFor.get(r.payment.invoiceId) ?? 0n) + r.priceSun!);
-  // Booked and not folded into the column yet (lib/ledger/networkCost.ts): counted with it.
-  const unfolded = await unfoldedNetworkCosts(prisma);
+  const unfolded = unfoldedByInvoice(unfoldedRows);
 
   let invoicesChecked = 0;
   let payoutsChecked = 0;
