@@ -14,6 +14,7 @@ import { withSafeCallbackCookie, withSafeCallbackQuery } from '@/lib/auth/callba
 import { addressKey, RateLimiter } from '@/lib/rateLimit';
 import { addCounts, isRestartsMessage, isRestartsWanted, RESTARTS_WANTED, restartsMessage, RestartBackoff, setRestartCounts, zeroCounts } from '@/lib/operations/restarts';
 import { ApiRouter, type RouteModule } from '@/lib/http/apiRouter';
+import { errorBody } from '@/lib/http/errors';
 import { SECURITY_HEADERS, securityHeadersFor } from '@/lib/http/securityHeaders';
 import { bridgeConsole, CLIENT_REQUEST_ID, createLogger, REQUEST_ID_HEADER } from '@/lib/log';
 
@@ -63,20 +64,21 @@ const authBase = dashboardBaseUrl();
 
 const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 405: 'Method Not Allowed', 408: 'Request Timeout', 413: 'Payload Too Large', 414: 'URI Too Long', 429: 'Too Many Requests', 431: 'Request Header Fields Too Large' };
 
-function errorBody(status: number, detail: string, extra: Record<string, string> = {}): { head: Record<string, string>; body: string } {
-  const body = JSON.stringify({ detail });
-  return { head: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...SECURITY_HEADERS, ...extra }, body };
+/** The API's error body (errorBody, lib/http/errors.ts), with what a raw answer must add itself: its length and the security headers. */
+function rawError(detail: string, extra: Record<string, string> = {}): { head: Record<string, string>; body: string } {
+  const { body, headers } = errorBody(detail);
+  return { head: { ...headers, 'content-length': String(Buffer.byteLength(body)), ...SECURITY_HEADERS, ...extra }, body };
 }
 
 function answer(res: ServerResponse, status: number, detail: string, extra: Record<string, string> = {}): void {
-  const { head, body } = errorBody(status, detail, extra);
+  const { head, body } = rawError(detail, extra);
   res.writeHead(status, head).end(body);
 }
 
 /** For errors met before there is a request object: the raw socket gets a whole HTTP/1.1 answer, then closes. */
 function answerSocket(socket: Duplex, status: number, detail: string, extra: Record<string, string> = {}): void {
   if (!socket.writable) return void socket.destroy();
-  const { head, body } = errorBody(status, detail, { ...extra, connection: 'close' });
+  const { head, body } = rawError(detail, { ...extra, connection: 'close' });
   const lines = Object.entries(head).map(([k, v]) => `${k}: ${v}`);
   socket.end(`HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\n${lines.join('\r\n')}\r\n\r\n${body}`);
 }

@@ -23,6 +23,10 @@ import { describe, it } from 'node:test';
  *     what the ledger's trigger booked (migration 0082), so it is the sum reconcile recomputes (issue 23).
  * (i) a send's waiting_reason is written only by noteWaiting (lib/energy/engine.ts), which alerts
  *     once as the send begins to wait (issue 23).
+ * (j) no zod schema is defined in app/: a route's or page's input and output shapes are its
+ *     domain folder's schemas.ts (docs/modules.md), where the OpenAPI document and tests find them (issue 25).
+ * (k) a service.ts never calls db(): a use case takes its database client from its caller, so the
+ *     same function runs on a transaction's client, the worker's or a test's (issue 25).
  */
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SOURCE_DIRS = ['app', 'lib', 'components', 'worker', 'devnet', 'scripts'];
@@ -123,6 +127,19 @@ function waitingReasonWrites(source: string): string[] {
   return [...code.matchAll(/\bwaitingReason\s*:\s*(?!true\b|false\b|\{)[^\s,}]|\bwaiting_reason"?\s*=(?!=)/g)].map((m) => m[0]);
 }
 
+/** (j): a zod schema built (`z.object(`, `z.string(`, ...), or zod imported for its values, in a file under app/. Types (`z.output<...>`, `import type`) are not schemas. */
+function zodSchemaViolations(source: string): string[] {
+  const code = stripComments(source);
+  const imports = [...code.matchAll(/\bimport\s+(?!type\b)[^;]*?\bfrom\s*['"]zod(?:\/[^'"]*)?['"]/g)].map((m) => m[0].replace(/\s+/g, ' '));
+  return [...imports, ...[...code.matchAll(/(?<![.\w])z\s*\.\s*\w+(?:\.\w+)*\s*\(/g)].map((m) => m[0])];
+}
+
+/** (k): a service module that reaches for the process's database client itself. */
+const isService = (file: string) => /^lib\/(?:.*\/)?service\.ts$/.test(file);
+function serviceDbCalls(source: string): string[] {
+  return [...stripComments(source).matchAll(/(?<![.\w])db\(\s*\)/g)].map((m) => m[0]);
+}
+
 /** (c) */
 function frameworkViolations(file: string, source: string): string[] {
   const dir = path.posix.dirname(file);
@@ -219,6 +236,18 @@ describe('architecture (docs/architecture.md)', () => {
     assert.deepEqual(bad, [], 'record why a send waits with noteWaiting: it alerts once, as the send begins to wait');
   });
 
+  it('(j) no zod schema is defined in app/', () => {
+    const bad = files.filter((f) => f.startsWith('app/')).flatMap((f) => zodSchemaViolations(read(f)).map((v) => `${f}: ${v}`));
+    assert.deepEqual(bad, [], "define the schema in the domain folder's schemas.ts (docs/modules.md) and import it");
+  });
+
+  it('(k) a service.ts never calls db()', () => {
+    const services = files.filter(isService);
+    const bad = services.flatMap((f) => serviceDbCalls(read(f)).map((v) => `${f}: ${v}`));
+    assert.deepEqual(bad, [], 'take the database client as a parameter; the route or the worker passes db()');
+    assert.ok(services.includes('lib/payouts/service.ts') && services.includes('lib/invoices/service.ts'));
+  });
+
   // The rules must catch what they are meant to: each one, on a planted violation.
   it('catches planted violations', () => {
     assert.deepEqual(httpViolations('lib/invoices/x.ts', "import { notFound } from '@/lib/http/errors';\nthrow new ApiError(404, 'x');"), ["ApiError", "new ApiError(404", "ApiError(404", "import '@/lib/http/errors'"]);
@@ -252,5 +281,12 @@ describe('architecture (docs/architecture.md)', () => {
     assert.deepEqual(waitingReasonWrites("await prisma.transaction.update({ where: { id }, data: { waitingReason: 'waiting for energy' } });"), ["waitingReason: '"]);
     assert.deepEqual(waitingReasonWrites('await sql`UPDATE transactions SET waiting_reason = NULL`;'), ['waiting_reason =']);
     assert.deepEqual(waitingReasonWrites("count({ where: { waitingReason: { startsWith: 'waiting for' } } }); select: { waitingReason: true }"), []);
+    assert.deepEqual(zodSchemaViolations("import { z } from 'zod';\nconst bodySchema = z.object({ currency: z.enum(CURRENCIES) });"), ["import { z } from 'zod'", 'z.object(', 'z.enum(']);
+    assert.deepEqual(zodSchemaViolations('const schema = z\n  .string().min(1); const n = z.coerce.number();'), ['z\n  .string(', 'z.coerce.number(']);
+    assert.deepEqual(zodSchemaViolations("import type { z } from 'zod';\ntype In = z.input<typeof createInvoiceSchema>; // z.object({})\nparseOrThrow(releaseHeldSchema, body); viz.object(1);"), []);
+    assert.deepEqual(serviceDbCalls("import { db } from '@/lib/db/client';\nreturn invoiceJson(await createPayout(db(), merchant, quote));"), ['db()']);
+    assert.deepEqual(serviceDbCalls('const { rows } = await sqlPool(db( )).query(q);'), ['db( )']);
+    assert.deepEqual(serviceDbCalls('export async function f(db: PrismaClient) { await db.invoice.findMany(); ctx.db(); } // db()'), []);
+    assert.ok(isService('lib/payouts/service.ts') && !isService('lib/payouts/create.ts') && !isService('app/service.ts'));
   });
 });

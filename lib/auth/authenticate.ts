@@ -1,6 +1,6 @@
-import { db, sqlPool } from '@/lib/db/client';
+import { sqlPool } from '@/lib/db/client';
 import { MERCHANT_COLUMNS, merchantFromRow } from '@/lib/db/rows';
-import type { Merchant } from '@/lib/generated/prisma/client';
+import type { Merchant, PrismaClient } from '@/lib/generated/prisma/client';
 import { AppError } from '@/lib/errors';
 import { hashApiKey, keyFromAuthorizationHeader } from './apiKeys';
 import { ipAllowed } from './ipAllowList';
@@ -12,7 +12,7 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 const KEY_MERCHANT_SQL = `SELECT ${MERCHANT_COLUMNS('m')} FROM api_keys k JOIN merchants m ON m.id = k.merchant_id WHERE k.key_hash = $1 AND k.revoked_at IS NULL`;
 
 /** Resolves the merchant behind an API key, or throws the spec's 403. */
-export async function authenticateApiKey(authorization: string | null, clientIp: string | null): Promise<Merchant> {
+export async function authenticateApiKey(prisma: PrismaClient, authorization: string | null, clientIp: string | null): Promise<Merchant> {
   const key = keyFromAuthorizationHeader(authorization);
   if (key === null) throw new AppError('FORBIDDEN', NO_CREDENTIALS);
   if (key === '') throw new AppError('FORBIDDEN', INVALID_KEY);
@@ -20,7 +20,7 @@ export async function authenticateApiKey(authorization: string | null, clientIp:
   // One query: the merchant of a live key with this hash (a revoked key has none), through pg,
   // not Prisma's client (lib/db/rows.ts: a sixth of the CPU). The key's own row is written at
   // most once a minute (touchLastUsed), so a read stays one round trip (issue 16).
-  const { rows } = await sqlPool(db()).query({ name: 'api-key-merchant', text: KEY_MERCHANT_SQL, values: [keyHash] });
+  const { rows } = await sqlPool(prisma).query({ name: 'api-key-merchant', text: KEY_MERCHANT_SQL, values: [keyHash] });
   if (!rows[0]) throw new AppError('FORBIDDEN', INVALID_KEY);
   const merchant = merchantFromRow(rows[0]);
   // The 403 says what is wrong (issue 26): a merchant locked out by their own whitelist should not
@@ -32,7 +32,7 @@ export async function authenticateApiKey(authorization: string | null, clientIp:
     const reason = `IP address not allowed: ${clientIp ?? 'unknown'} is not in this merchant's IP whitelist (dashboard, Settings).`;
     throw new AppError('FORBIDDEN', `${INVALID_KEY}: ${reason}`, { reason });
   }
-  await touchLastUsed(keyHash);
+  await touchLastUsed(prisma, keyHash);
   return merchant;
 }
 
@@ -44,11 +44,11 @@ const touched = new Map<string, number>();
  * UPDATE itself skips a key another process touched within the minute, so reads do not turn into
  * writes.
  */
-async function touchLastUsed(keyHash: string): Promise<void> {
+async function touchLastUsed(prisma: PrismaClient, keyHash: string): Promise<void> {
   const now = Date.now();
   if (now - (touched.get(keyHash) ?? 0) < LAST_USED_RESOLUTION_MS) return;
   if (touched.size > 10_000) touched.clear();
   touched.set(keyHash, now);
   const since = new Date(now - LAST_USED_RESOLUTION_MS);
-  await db().apiKey.updateMany({ where: { keyHash, revokedAt: null, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: since } }] }, data: { lastUsedAt: new Date(now) } });
+  await prisma.apiKey.updateMany({ where: { keyHash, revokedAt: null, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: since } }] }, data: { lastUsedAt: new Date(now) } });
 }

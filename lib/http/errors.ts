@@ -36,15 +36,27 @@ export function jsonResponse(body: unknown, status = 200, headers?: HeadersInit)
   });
 }
 
-/** Any AppError as the spec's `{"detail": ...}` response: its status, `code` where one is sent, `reason` where one is given, `errors` per field, Retry-After on a 429. */
-export function errorResponse(err: AppError, headers?: HeadersInit): Response {
+/**
+ * The one builder of the error body (spec part 7): `{"detail": ...}`, and for an AppError its
+ * `code` where one is sent, `reason` where one is given, `errors` per field and Retry-After on a 429.
+ * Text and headers rather than a Response, because server.ts writes them to a raw ServerResponse
+ * or socket, for errors met before there is a Request (it adds the length and its own headers).
+ */
+export function errorBody(err: AppError | string, headers?: Record<string, string>): { body: string; headers: Record<string, string> } {
+  if (typeof err === 'string') return { body: JSON.stringify({ detail: err }), headers: { 'content-type': 'application/json', ...headers } };
   const body: { detail: string; code?: string; reason?: string; errors?: Record<string, string[]> } = { detail: err.detail };
   const code = BODY_CODE[err.code];
   if (code) body.code = code;
   if (err.reason) body.reason = err.reason;
   if (err.fieldErrors) body.errors = err.fieldErrors;
   const retryAfter: Record<string, string> = err.retryAfterSeconds !== undefined ? { 'retry-after': String(err.retryAfterSeconds) } : {};
-  return jsonResponse(body, httpStatusOf(err.code), { ...retryAfter, ...headers });
+  return { body: JSON.stringify(body), headers: { 'content-type': 'application/json', ...retryAfter, ...headers } };
+}
+
+/** Any AppError as the spec's `{"detail": ...}` response, at the status of its code (errorBody). */
+export function errorResponse(err: AppError, headers?: Record<string, string>): Response {
+  const { body, headers: head } = errorBody(err, headers);
+  return new Response(body, { status: httpStatusOf(err.code), headers: head });
 }
 
 /** The error body (spec part 7), as the OpenAPI document describes it. */

@@ -1,5 +1,6 @@
 import type { Merchant } from '@/lib/generated/prisma/client';
 import { authenticateApiKey } from '@/lib/auth/authenticate';
+import { db } from '@/lib/db/client';
 import { AppError } from '@/lib/errors';
 import { errorResponse, jsonResponse } from './errors';
 import { CLIENT_IP_HEADER } from '@/lib/auth/clientIp';
@@ -49,7 +50,7 @@ export function merchantRoute<P>(authenticate: Authenticate, handler: Handler<P>
   };
 }
 
-const byApiKey: Authenticate = (req) => authenticateApiKey(req.headers.get('authorization'), req.headers.get(CLIENT_IP_HEADER));
+const byApiKey: Authenticate = (req) => authenticateApiKey(db(), req.headers.get('authorization'), req.headers.get(CLIENT_IP_HEADER));
 
 /**
  * Handlers for the methods a route module does not implement: 405 in the

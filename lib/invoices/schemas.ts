@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { usdAmountSchema } from '@/lib/money/schemas';
 import { failedTargetJsonSchema, payoutTargetJsonSchema } from '@/lib/payouts/schemas';
-import { CURRENCIES, type Currency } from '@/lib/money/tokens';
+import { CURRENCIES, currencySchema, type Currency } from '@/lib/money/tokens';
 import { pageQuerySchema } from '@/lib/schemas/page';
 import { httpUrlSchema } from '@/lib/schemas/url';
 import { dateSchema, orderingSchema, upperCase } from '@/lib/schemas/listQuery';
@@ -176,3 +176,19 @@ export const invoiceSchema = z
   .meta({ id: 'Invoice', description: 'Spec 2.1; also the webhook payload' });
 
 export type InvoiceJson = z.output<typeof invoiceSchema>;
+
+/**
+ * The public payment page's routes (`/payment/<id>/status`, `/devnet-pay`). The id stays text: an
+ * unknown or malformed one is the page's own 404 (loadPublicInvoice), not a 400.
+ */
+export const paymentPageParamsSchema = z.object({ id: z.string() });
+
+/** The status poll's query: `k`, the paymentURL's key that opens the full view; any other value only the limited one (docs/payment-page.md). */
+export const paymentStatusQuerySchema = z.object({ k: z.string().optional() });
+
+/**
+ * The devnet button's body, `{"currency": "TRX"}`. Anything else reads as null, not a 400 here:
+ * the use case answers with the tokens this invoice takes, and only after it has checked that the
+ * chain is the devnet and the invoice exists (payInvoiceFromDevnet).
+ */
+export const devnetPayBodySchema = z.object({ currency: currencySchema }).nullable().catch(null);

@@ -1,6 +1,5 @@
 import { chain } from '@/lib/chain';
 import { config } from '@/lib/config';
-import { db } from '@/lib/db/client';
 import { gasWalletAddress } from '@/lib/merchants/accounts';
 import { payoutEnergyStatus } from '@/lib/energy/status';
 import type { Merchant, PrismaClient } from '@/lib/generated/prisma/client';
@@ -12,19 +11,19 @@ import { rateSource } from '@/lib/rates';
 import type { QuoteDeps, PayoutQuote } from './estimate';
 import type { PayoutEstimateJson, PayoutTarget, PayoutTargetJson } from './schemas';
 
-/** The web process's quoting inputs: the configured node, rates, fee and margin, and the gas wallet to simulate from. */
-export async function apiQuoteDeps(): Promise<QuoteDeps> {
+/** The web process's quoting inputs: the configured node, rates, fee and margin, and (read through `prisma`) the gas wallet to simulate from and the pool's published energy. */
+export async function apiQuoteDeps(prisma: PrismaClient): Promise<QuoteDeps> {
   const c = config();
   return {
     chain: chain(),
     rates: rateSource(),
     // From account 0's xpub (lib/merchants/accounts.ts): the web holds no mnemonic.
-    estimateFrom: await gasWalletAddress(db()),
+    estimateFrom: await gasWalletAddress(prisma),
     feePercent: c.FORWARDING_FEE_PERCENT,
     marginPercent: c.GAS_MARGIN_PERCENT,
     energyMarginPercent: c.ENERGY_MARGIN_PERCENT,
     // What the energy pool can lend now and what rented energy costs, as the worker last published it (docs/energy.md, "Payouts").
-    energy: await payoutEnergyStatus(db()),
+    energy: await payoutEnergyStatus(prisma),
   };
 }
 

@@ -95,3 +95,6 @@ export const payoutEstimateSchema = z
   .meta({ id: 'PayoutEstimate', description: 'Spec 2.6 plus the parts it is made of' });
 
 export type PayoutEstimateJson = z.output<typeof payoutEstimateSchema>;
+
+/** The dashboard's request to return a payout that cannot finish (docs/payouts.md, "Returning a payout"); the address is checked by requestPayoutReturn. */
+export const payoutReturnSchema = z.object({ address: z.string().min(1) });

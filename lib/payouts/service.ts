@@ -1,5 +1,4 @@
-import type { Merchant } from '@/lib/generated/prisma/client';
-import { db } from '@/lib/db/client';
+import type { Merchant, PrismaClient } from '@/lib/generated/prisma/client';
 import { parseOrThrow } from '@/lib/validation';
 import { invoiceJson } from '@/lib/invoices/serialize';
 import { apiQuoteDeps, createPayout, estimateJson } from './create';
@@ -15,11 +14,11 @@ export function isPayoutEstimateBody(body: unknown): boolean {
   return typeof body === 'object' && body !== null && !('type' in body) && ('target_wallets' in body || 'currency' in body);
 }
 
-export async function payoutEstimateResponse(body: unknown) {
-  return estimateJson(await quotePayout(await apiQuoteDeps(), parseOrThrow(payoutRequestSchema, body)));
+export async function payoutEstimateResponse(prisma: PrismaClient, body: unknown) {
+  return estimateJson(await quotePayout(await apiQuoteDeps(prisma), parseOrThrow(payoutRequestSchema, body)));
 }
 
-export async function createPayoutResponse(merchant: Merchant, body: unknown) {
-  const quote = await quotePayout(await apiQuoteDeps(), parseOrThrow(payoutRequestSchema, body));
-  return invoiceJson(await createPayout(db(), merchant, quote));
+export async function createPayoutResponse(prisma: PrismaClient, merchant: Merchant, body: unknown) {
+  const quote = await quotePayout(await apiQuoteDeps(prisma), parseOrThrow(payoutRequestSchema, body));
+  return invoiceJson(await createPayout(prisma, merchant, quote));
 }

@@ -60,3 +60,6 @@ export const transactionSchema = z
   .meta({ id: 'Transaction', description: 'Spec 2.2' });
 
 export type TransactionJson = z.output<typeof transactionSchema>;
+
+/** The dashboard's release of a held payment (docs/dashboard.md): forward it, or refund it to an address (releaseHeldByHash, lib/payments/operator.ts). */
+export const releaseHeldSchema = z.discriminatedUnion('action', [z.object({ action: z.literal('FORWARD') }), z.object({ action: z.literal('REFUND'), address: z.string().min(1) })]);

@@ -1,3 +1,4 @@
+import { db } from '@/lib/db/client';
 import { otherMethods } from '@/lib/http/route';
 import { dashboardRoute } from '@/lib/http/dashboardRoute';
 import { requireRecentAuth } from '@/lib/auth/reauth';
@@ -15,7 +16,7 @@ export const POST = dashboardRoute(async ({ req, merchant }) => {
   const body = await readJson(req);
   await checkInvoiceCreationRate(`merchant:${merchant.id}`);
   await requireRecentAuth(req, merchant);
-  return createPayoutResponse(merchant, body);
+  return createPayoutResponse(db(), merchant, body);
 });
 
 // Any other method: a JSON 405, not Next's empty one.

@@ -13,7 +13,7 @@ import { rateSource } from '@/lib/rates';
 export const { GET, POST, PUT, PATCH, DELETE } = apiRoute({
   POST: async ({ req, merchant }) => {
     const body = await readJson(req);
-    if (isPayoutEstimateBody(body)) return payoutEstimateResponse(body);
+    if (isPayoutEstimateBody(body)) return payoutEstimateResponse(db(), body);
     // With an Idempotency-Key, a repeat gets the first answer instead of a second invoice (docs/api.md).
     return idempotent(req, merchant, body, async () => {
       const input = parseOrThrow(createInvoiceSchema, body);

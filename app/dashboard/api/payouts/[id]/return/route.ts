@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { requireRecentAuth } from '@/lib/auth/reauth';
 import { db } from '@/lib/db/client';
 import { fieldErrors, invalidInput, notFound } from '@/lib/errors';
@@ -7,16 +6,15 @@ import { idParam, readJson } from '@/lib/http/request';
 import { otherMethods } from '@/lib/http/route';
 import { INVOICE_NOT_FOUND } from '@/lib/invoices/service';
 import { PayoutReturnError, requestPayoutReturn } from '@/lib/payouts/returns';
+import { payoutReturnSchema } from '@/lib/payouts/schemas';
 import { parseOrThrow } from '@/lib/validation';
-
-const schema = z.object({ address: z.string().min(1) });
 
 /**
  * A merchant asks for a payout that cannot finish to be returned to an address (docs/payouts.md,
  * "Returning a payout"). It moves funds, so it needs a recent sign-in or the password again.
  */
 export const POST = dashboardRoute<{ id: string }>(async ({ req, params, merchant }) => {
-  const { address } = parseOrThrow(schema, await readJson(req));
+  const { address } = parseOrThrow(payoutReturnSchema, await readJson(req));
   await requireRecentAuth(req, merchant);
   try {
     const r = await requestPayoutReturn(db(), idParam(params.id, INVOICE_NOT_FOUND), address, merchant.id);

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { dashboardRoute } from '@/lib/http/dashboardRoute';
 import { requireRecentAuth } from '@/lib/auth/reauth';
 import { db } from '@/lib/db/client';
@@ -6,9 +5,8 @@ import { fieldErrors, invalidInput, notFound } from '@/lib/errors';
 import { readJson } from '@/lib/http/request';
 import { parseOrThrow } from '@/lib/validation';
 import { PaymentActionError, releaseHeldByHash } from '@/lib/payments/operator';
+import { releaseHeldSchema } from '@/lib/transactions/schemas';
 import { transactionJson } from '@/lib/transactions/serialize';
-
-const schema = z.discriminatedUnion('action', [z.object({ action: z.literal('FORWARD') }), z.object({ action: z.literal('REFUND'), address: z.string().min(1) })]);
 
 /**
  * A merchant releases held funds: forward them, or return them to an address (docs/dashboard.md).
@@ -17,7 +15,7 @@ const schema = z.discriminatedUnion('action', [z.object({ action: z.literal('FOR
  * target wallet, whose change already needs it, so it does not ask.
  */
 export const POST = dashboardRoute<{ hash: string }>(async ({ req, params, merchant }) => {
-  const release = parseOrThrow(schema, await readJson(req));
+  const release = parseOrThrow(releaseHeldSchema, await readJson(req));
   if (release.action === 'REFUND') await requireRecentAuth(req, merchant);
   try {
     return transactionJson(await releaseHeldByHash(db(), merchant.id, params.hash, release));

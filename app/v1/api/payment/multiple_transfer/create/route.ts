@@ -1,3 +1,4 @@
+import { db } from '@/lib/db/client';
 import { idempotent } from '@/lib/http/idempotency';
 import { apiRoute } from '@/lib/http/route';
 import { readJson } from '@/lib/http/request';
@@ -10,7 +11,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiRoute({
     // With an Idempotency-Key, a repeat gets the first answer instead of a second payout (docs/api.md).
     return idempotent(req, merchant, body, async () => {
       await checkInvoiceCreationRate(apiCaller(req));
-      return createPayoutResponse(merchant, body);
+      return createPayoutResponse(db(), merchant, body);
     });
   },
 });
