@@ -322,13 +322,13 @@ async function landedSend(ctx: WorkerContext, row: Transaction, blockNumber: num
   return { state: 'landed', row: { ...row, blockNumber, blockId } };
 }
 
-/** Whether another payment or payout has a send in flight from `address`, or gas in flight to it. */
 /** Whether a send of another anchor, costed with creating `to`'s account, is in flight. */
 async function creatingAccount(ctx: WorkerContext, to: string, anchorId: number): Promise<boolean> {
   const other = await ctx.prisma.transaction.findFirst({ where: { toAddress: to, createsAccount: true, sendState: { in: ['SIGNED', 'BROADCAST'] }, sourceId: { not: anchorId } }, select: { id: true } });
   return other !== null;
 }
 
+/** Whether another payment or payout has a send in flight from `address`, or gas in flight to it. */
 async function busyElsewhere(ctx: WorkerContext, address: string, anchorId: number): Promise<boolean> {
   const other = await ctx.prisma.transaction.findFirst({
     where: { sendState: { in: ['SIGNED', 'BROADCAST'] }, sourceId: { not: anchorId }, OR: [{ fromAddress: address }, { toAddress: address, type: 'ACTIVATION' }] },
