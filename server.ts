@@ -1,8 +1,5 @@
 import cluster from 'node:cluster';
 import { randomUUID } from 'node:crypto';
-import { readdirSync } from 'node:fs';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import next from 'next';
@@ -13,7 +10,8 @@ import { CLIENT_IP_HEADER } from '@/lib/auth/clientIp';
 import { withSafeCallbackCookie, withSafeCallbackQuery } from '@/lib/auth/callbackUrl';
 import { addressKey, RateLimiter } from '@/lib/rateLimit';
 import { addCounts, isRestartsMessage, isRestartsWanted, RESTARTS_WANTED, restartsMessage, RestartBackoff, setRestartCounts, zeroCounts } from '@/lib/operations/restarts';
-import { ApiRouter, type RouteModule } from '@/lib/http/apiRouter';
+import { ApiRouter, merchantApi } from '@/lib/http/api';
+import { serveApi } from '@/lib/http/api/node';
 import { errorBody } from '@/lib/http/errors';
 import { SECURITY_HEADERS, securityHeadersFor } from '@/lib/http/securityHeaders';
 import { bridgeConsole, CLIENT_REQUEST_ID, createLogger, REQUEST_ID_HEADER } from '@/lib/log';
@@ -48,7 +46,9 @@ process.send?.(RESTARTS_WANTED);
 const app = next({ dev, hostname: c.HOST, port: c.PORT });
 await app.prepare();
 const handle = app.getRequestHandler();
-const apiRouter = c.API_ROUTER === 'direct' ? await loadApiRouter() : null;
+// The merchant API is answered here, by its own router (lib/http/api), unless it is to go through
+// Next: under `npm run dev` by default, so that Next reloads it on save, or with API_ROUTER=next.
+const apiDirect = (c.API_ROUTER ?? (dev ? 'next' : 'direct')) === 'direct';
 
 const MAX_HEADER_BYTES = 16 * 1024;
 const MAX_URL_LENGTH = 8 * 1024;
@@ -139,8 +139,7 @@ const server = createServer(
     if (pathname.startsWith('/api/auth/')) req.url = withSafeCallbackQuery(target, authBase);
     if (req.headers.cookie) req.headers.cookie = withSafeCallbackCookie(req.headers.cookie, authBase);
     if (PUBLIC_PAGE.test(target)) return void servePublicPage(req, res, ip);
-    const api = apiRouter?.match(pathname);
-    if (api) return void apiRouter!.serve(api, req, res);
+    if (apiDirect && ApiRouter.owns(pathname)) return void serveApi(merchantApi, req, res, { ip, requestId: reqId });
     void handle(req, res);
   },
 );
@@ -215,21 +214,6 @@ server.listen(c.PORT, c.HOST, () => {
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => server.close(() => process.exit(0)));
-}
-
-/**
- * The merchant API's route modules, found as Next finds them (every `route.ts` under
- * app/v1/api, its folder the path), for server.ts to call without Next's router
- * (API_ROUTER=direct; lib/http/apiRouter.ts). Next still builds and type-checks them, and
- * answers any /v1/api path the table leaves to it.
- */
-async function loadApiRouter(): Promise<ApiRouter> {
-  const root = path.join(import.meta.dirname, 'app', 'v1', 'api');
-  const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) => path.basename(f) === 'route.ts');
-  const modules = await Promise.all(
-    files.map(async (f) => ({ dir: path.dirname(f).split(path.sep).filter((p) => p !== '.').join('/'), module: (await import(pathToFileURL(path.join(root, f)).href)) as RouteModule })),
-  );
-  return new ApiRouter('/v1/api', modules);
 }
 
 /**

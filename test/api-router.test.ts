@@ -2,14 +2,16 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startApp, type TestApp } from './helpers/app';
 import { httpRequest, type HttpResponse } from './helpers/http';
+import { API_ROUTES } from '@/lib/http/api/routes';
 
 /**
- * API_ROUTER=direct (server.ts hands /v1/api to the route modules itself, lib/http/apiRouter.ts)
- * answers as Next's router did (API_ROUTER=next): the same status, body and meaningful headers
- * for every kind of request a client can send, including the ones the table leaves to Next.
- * The rest of the suite runs on the default (direct).
+ * The merchant API's route table (lib/http/api): every route answers at its path and method, and
+ * what the table does not name is answered from it (404, 405 with Allow, OPTIONS, HEAD). Called
+ * by server.ts (API_ROUTER=direct, the default of npm start) or through Next's one catch-all route
+ * (API_ROUTER=next, the default of npm run dev), it gives the same answers for every kind of
+ * request a client can send. The rest of the suite runs on the default (direct).
  */
-describe('the API router (API_ROUTER=direct) answers as Next routes /v1/api', () => {
+describe('the API route table, served directly and through Next', () => {
   let direct: TestApp;
   let viaNext: TestApp;
   const keys = new Map<TestApp, string>();
@@ -74,9 +76,12 @@ describe('the API router (API_ROUTER=direct) answers as Next routes /v1/api', ()
     { name: 'the API root, slash', path: '/v1/api/' },
     { name: 'an incomplete path', path: '/v1/api/payment/get' },
     { name: 'a path too long', path: '/v1/api/payment/get/1/more' },
-    // Left to Next by the table: the answers must still be Next's.
-    { name: 'empty segment (Next redirects)', path: '/v1/api/payment//list' },
+    { name: 'empty segment (redirected to the path without it)', path: '/v1/api/payment//list?limit=1' },
     { name: 'encoded fixed segment', path: '/v1/api/payment/%67et/1' },
+    { name: 'OPTIONS, a param path', method: 'OPTIONS', path: '/v1/api/payment/1/cancel' },
+    { name: 'OPTIONS, unknown', method: 'OPTIONS', path: '/v1/api/nothing' },
+    { name: 'HEAD, POST-only path', method: 'HEAD', path: '/v1/api/payment/create' },
+    { name: 'fixed segment before a param', path: '/v1/api/transaction/list?limit=1' },
     { name: 'cancel last', method: 'DELETE', path: '/v1/api/payment/1/cancel' },
   ];
 
@@ -91,16 +96,40 @@ describe('the API router (API_ROUTER=direct) answers as Next routes /v1/api', ()
     }
   });
 
-  it('answers the routed paths itself, and leaves the rest to Next', async () => {
-    // Next marks what it answered with its router's Vary header; the direct router sends a Content-Length instead.
+  it('answers from server.ts by default, and through Next with API_ROUTER=next', async () => {
+    // Next marks what it answered with its router's Vary header; server.ts sends a Content-Length instead.
     const routed = await direct.api('/payment/list', keys.get(direct)!);
     assert.equal(routed.status, 200);
     assert.equal(routed.headers.vary, undefined);
     assert.ok(Number(routed.headers['content-length']) > 0);
     const throughNext = await viaNext.api('/payment/list', keys.get(viaNext)!);
+    assert.equal(throughNext.status, 200);
     assert.match(String(throughNext.headers.vary), /rsc/);
-    const leftToNext = await httpRequest(`${direct.baseUrl}/v1/api/payment/%67et/1`, { headers: { authorization: keys.get(direct)! } });
-    assert.match(String(leftToNext.headers.vary), /rsc/);
+  });
+
+  it('answers every route of the table at its method, and lists exactly its methods in Allow', async () => {
+    const key = keys.get(direct)!;
+    const paths = new Map<string, string[]>();
+    for (const r of API_ROUTES) paths.set(r.path, [...(paths.get(r.path) ?? []), r.method]);
+    assert.equal(API_ROUTES.length, 10, 'the spec names ten routes');
+    for (const [pattern, methods] of paths) {
+      const path = `/v1/api${pattern.replace(':id', '1').replace(':trn_hash', 'f'.repeat(64))}`;
+      const options = await httpRequest(`${direct.baseUrl}${path}`, { method: 'OPTIONS' });
+      assert.equal(options.status, 204, pattern);
+      assert.equal(options.headers.allow, [...methods, ...(methods.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', '), pattern);
+      for (const method of methods) {
+        const res = await httpRequest(`${direct.baseUrl}${path}`, { method, headers: { authorization: key, 'content-type': 'application/json' }, body: method === 'POST' ? '{}' : undefined });
+        // Routed to its handler: a real answer or the handler's own refusal (an empty body is invalid, an unknown hash not found), never the table's.
+        assert.ok(res.status !== 405 && res.text !== '{"detail":"Not found."}', `${method} ${pattern}: ${res.status} ${res.text}`);
+      }
+      const other = (['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).find((m) => !methods.includes(m))!;
+      const refused = await httpRequest(`${direct.baseUrl}${path}`, { method: other, headers: { authorization: key } });
+      assert.equal(refused.status, 405, `${other} ${pattern}`);
+      assert.deepEqual(JSON.parse(refused.text), { detail: `Method "${other}" not allowed.` });
+      assert.equal(refused.headers.allow, options.headers.allow);
+      // Authentication comes before the 405: an anonymous caller learns nothing about which methods exist.
+      assert.equal((await httpRequest(`${direct.baseUrl}${path}`, { method: other })).status, 403, `${other} ${pattern} anonymous`);
+    }
   });
 
   it('keeps a connection usable after a request whose body it did not read', async () => {

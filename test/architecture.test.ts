@@ -186,7 +186,7 @@ const domain = files.filter((f) => f.startsWith('lib/') && !f.startsWith('lib/ht
 describe('architecture (docs/architecture.md)', () => {
   it('scans the source it means to', () => {
     assert.ok(domain.length > 80, `${domain.length} domain files`);
-    assert.ok(files.includes('lib/invoices/service.ts') && files.includes('worker/main.ts') && files.includes('app/v1/api/payment/create/route.ts'));
+    assert.ok(files.includes('lib/invoices/service.ts') && files.includes('worker/main.ts') && files.includes('lib/http/api/routes.ts'));
   });
 
   it('(a) lib/ outside lib/http and lib/openapi names no HTTP status and imports nothing of lib/http', () => {

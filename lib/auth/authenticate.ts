@@ -9,10 +9,17 @@ const NO_CREDENTIALS = 'Authentication credentials were not provided.';
 const INVALID_KEY = 'Invalid API key';
 const LAST_USED_RESOLUTION_MS = 60_000;
 // A named (prepared) statement: each connection parses and plans it once.
-const KEY_MERCHANT_SQL = `SELECT ${MERCHANT_COLUMNS('m')} FROM api_keys k JOIN merchants m ON m.id = k.merchant_id WHERE k.key_hash = $1 AND k.revoked_at IS NULL`;
+const KEY_MERCHANT_SQL = `SELECT k.id AS api_key_id, ${MERCHANT_COLUMNS('m')} FROM api_keys k JOIN merchants m ON m.id = k.merchant_id WHERE k.key_hash = $1 AND k.revoked_at IS NULL`;
+
+/** The caller of an API request, once its key is checked: the merchant and the key it used. */
+export interface ApiCaller {
+  merchant: Merchant;
+  /** The key's row id and its hash (what the creation limit counts per key; the key itself is never kept). */
+  apiKey: { id: number; hash: string };
+}
 
 /** Resolves the merchant behind an API key, or throws the spec's 403. */
-export async function authenticateApiKey(prisma: PrismaClient, authorization: string | null, clientIp: string | null): Promise<Merchant> {
+export async function authenticateApiKey(prisma: PrismaClient, authorization: string | null, clientIp: string | null): Promise<ApiCaller> {
   const key = keyFromAuthorizationHeader(authorization);
   if (key === null) throw new AppError('FORBIDDEN', NO_CREDENTIALS);
   if (key === '') throw new AppError('FORBIDDEN', INVALID_KEY);
@@ -33,7 +40,7 @@ export async function authenticateApiKey(prisma: PrismaClient, authorization: st
     throw new AppError('FORBIDDEN', `${INVALID_KEY}: ${reason}`, { reason });
   }
   await touchLastUsed(prisma, keyHash);
-  return merchant;
+  return { merchant, apiKey: { id: rows[0].api_key_id as number, hash: keyHash } };
 }
 
 // When this process last wrote each key's last_used_at (by hash); bounded, as keys are few.

@@ -28,7 +28,7 @@ function checkedKey(raw: string): string {
  * and frees the key for the corrected retry; an unexpected failure's 500 is kept, since whether
  * it created something is unknown. Without the header the request runs as it always did.
  */
-export async function idempotent(req: Request, merchant: Merchant, body: unknown, run: () => Promise<unknown>): Promise<unknown> {
+export async function idempotent({ req, merchant, requestId }: { req: Request; merchant: Merchant; requestId: string }, body: unknown, run: () => Promise<unknown>): Promise<unknown> {
   const header = req.headers.get(IDEMPOTENCY_HEADER);
   if (header === null) return run();
   const key = checkedKey(header);
@@ -59,7 +59,7 @@ export async function idempotent(req: Request, merchant: Merchant, body: unknown
       throw err;
     }
     response = errorResponse(new AppError('INTERNAL', 'Internal server error'));
-    console.error(`Unhandled API error under Idempotency-Key (request ${req.headers.get('x-request-id') ?? 'unknown'})`, err);
+    console.error(`Unhandled API error under Idempotency-Key (request ${requestId})`, err);
   }
   const text = await response.clone().text();
   await completeKey(prisma, merchant.id, key, response.status, text);

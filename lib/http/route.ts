@@ -1,9 +1,6 @@
 import type { Merchant } from '@/lib/generated/prisma/client';
-import { authenticateApiKey } from '@/lib/auth/authenticate';
-import { db } from '@/lib/db/client';
 import { AppError } from '@/lib/errors';
 import { errorResponse, jsonResponse } from './errors';
-import { CLIENT_IP_HEADER } from '@/lib/auth/clientIp';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 type Method = (typeof METHODS)[number];
@@ -50,8 +47,6 @@ export function merchantRoute<P>(authenticate: Authenticate, handler: Handler<P>
   };
 }
 
-const byApiKey: Authenticate = (req) => authenticateApiKey(db(), req.headers.get('authorization'), req.headers.get(CLIENT_IP_HEADER));
-
 /**
  * Handlers for the methods a route module does not implement: 405 in the
  * API's JSON shape with an `Allow` header, where Next would answer an empty 405.
@@ -60,16 +55,4 @@ export function otherMethods(implemented: readonly Method[]): Record<Method, Rou
   const allow = implemented.join(', ');
   const refuse: RouteFn<unknown> = async (req) => methodNotAllowed(req.method, allow);
   return Object.fromEntries(METHODS.filter((m) => !implemented.includes(m)).map((m) => [m, refuse])) as Record<Method, RouteFn<unknown>>;
-}
-
-/**
- * Builds a /v1/api route module's exports for every method: the listed ones
- * run behind API-key authentication, the rest answer 405 in the API's JSON
- * shape. Authentication comes first, as in Django REST framework, so an
- * anonymous caller learns nothing about which methods exist.
- */
-export function apiRoute<P = Record<string, never>>(handlers: Partial<Record<Method, Handler<P>>>): Record<Method, RouteFn<P>> {
-  const allow = METHODS.filter((m) => handlers[m]).join(', ');
-  const notAllowed: Handler<P> = async ({ req }) => methodNotAllowed(req.method, allow);
-  return Object.fromEntries(METHODS.map((m) => [m, merchantRoute(byApiKey, handlers[m] ?? notAllowed)])) as Record<Method, RouteFn<P>>;
 }

@@ -1,4 +1,3 @@
-import { hashApiKey, keyFromAuthorizationHeader } from '@/lib/auth/apiKeys';
 import { config } from '@/lib/config';
 import { AppError } from '@/lib/errors';
 import { db, sqlPool } from '@/lib/db/client';
@@ -23,7 +22,7 @@ export async function checkInvoiceCreationRate(who: string): Promise<void> {
   }
 }
 
-/** The limit's key for an API call: the key's hash (the call is already authenticated). */
-export function apiCaller(req: Request): string {
-  return `key:${hashApiKey(keyFromAuthorizationHeader(req.headers.get('authorization')) ?? '')}`;
+/** The limit's key for an API call: the hash of the key it authenticated with (ApiCaller, lib/auth/authenticate.ts). */
+export function apiKeyCaller(apiKey: { hash: string }): string {
+  return `key:${apiKey.hash}`;
 }

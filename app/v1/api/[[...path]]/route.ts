@@ -1,7 +1,17 @@
-import { notFound } from '@/lib/errors';
-import { errorResponse } from '@/lib/http/errors';
+import { randomUUID } from 'node:crypto';
+import { CLIENT_IP_HEADER } from '@/lib/auth/clientIp';
+import { merchantApi } from '@/lib/http/api';
+import { CLIENT_REQUEST_ID, REQUEST_ID_HEADER } from '@/lib/log';
 
-// Any path under /v1/api (and /v1/api itself) that no route matches: a JSON 404, never Next's HTML page.
-const unknownRoute = async () => errorResponse(notFound('Not found.'));
+/**
+ * The whole merchant API through Next: the same router server.ts calls directly
+ * (lib/http/api), for `npm run dev`, where Next reloads it on save, and API_ROUTER=next.
+ * Next's route handlers cannot see the socket, so the edge's meta comes in the headers
+ * server.ts sets (a client's own copies are overwritten there).
+ */
+const handle = (req: Request) => {
+  const given = req.headers.get(REQUEST_ID_HEADER);
+  return merchantApi.handle(req, { ip: req.headers.get(CLIENT_IP_HEADER), requestId: given && CLIENT_REQUEST_ID.test(given) ? given : randomUUID() });
+};
 
-export { unknownRoute as GET, unknownRoute as POST, unknownRoute as PUT, unknownRoute as PATCH, unknownRoute as DELETE };
+export { handle as GET, handle as HEAD, handle as POST, handle as PUT, handle as PATCH, handle as DELETE, handle as OPTIONS };

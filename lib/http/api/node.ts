@@ -1,0 +1,82 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ApiRouter, RequestMeta } from './router';
+
+/**
+ * The API router (router.ts) on a Node request: server.ts calls this for every /v1/api path
+ * (API_ROUTER=direct). The request becomes a Web `Request` whose body is streamed as the handler
+ * reads it, never buffered here; the `Response` is written back whole, with its length.
+ */
+export async function serveApi(router: ApiRouter, req: IncomingMessage, res: ServerResponse, meta: RequestMeta): Promise<void> {
+  const method = req.method ?? 'GET';
+  const response = await router.handle(toWebRequest(req), meta);
+  // The API's answers are small JSON documents: sent whole, with their length.
+  const body = Buffer.from(await response.arrayBuffer());
+  response.headers.forEach((value, name) => {
+    if (name !== 'set-cookie') res.setHeader(name, value);
+  });
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) res.setHeader('set-cookie', cookies);
+  if (response.status !== 204) res.setHeader('content-length', body.byteLength);
+  res.writeHead(response.status);
+  res.end(method === 'HEAD' || response.status === 204 ? undefined : body);
+  // A body the handler did not read (refused before it, or past the size limit) is dropped, so a
+  // kept-alive connection reads its next request.
+  if (!req.complete) discard(req);
+}
+
+/** The Node request as the Web Request a handler takes (its body streamed, never buffered here). */
+function toWebRequest(req: IncomingMessage): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+    else headers.set(name, value);
+  }
+  const host = req.headers.host && /^[A-Za-z0-9.:[\]-]+$/.test(req.headers.host) ? req.headers.host : '127.0.0.1';
+  const url = `http://${host}${req.url ?? '/'}`;
+  const method = req.method ?? 'GET';
+  const withBody = method !== 'GET' && method !== 'HEAD';
+  return new Request(url, {
+    method,
+    headers,
+    ...(withBody && { body: bodyStream(req), duplex: 'half' }),
+  } as RequestInit);
+}
+
+/**
+ * The request body as a Web stream, read as the handler pulls. Canceling it (lib/http/request.ts
+ * does past the size limit) drops the rest instead of destroying the socket, so the client still
+ * gets the answer (413).
+ */
+function bodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
+  let open = true;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      req.on('data', (chunk: Buffer) => {
+        if (!open) return;
+        controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+        if ((controller.desiredSize ?? 0) <= 0) req.pause();
+      });
+      req.once('end', () => {
+        if (open) controller.close();
+        open = false;
+      });
+      req.once('error', (err) => {
+        if (open) controller.error(err);
+        open = false;
+      });
+    },
+    pull() {
+      req.resume();
+    },
+    cancel() {
+      open = false;
+      discard(req);
+    },
+  });
+}
+
+function discard(req: IncomingMessage): void {
+  req.removeAllListeners('data');
+  req.resume();
+}

@@ -1,0 +1,70 @@
+import { merchantJson } from '@/lib/merchants/serialize';
+import { createInvoiceSchema, listInvoicesQuerySchema } from '@/lib/invoices/schemas';
+import { apiKeyCaller, checkInvoiceCreationRate } from '@/lib/invoices/creationRate';
+import { invoiceJson } from '@/lib/invoices/serialize';
+import { cancelInvoice, createInvoice, getInvoice, INVOICE_NOT_FOUND } from '@/lib/invoices/service';
+import { listInvoices } from '@/lib/invoices/list';
+import { createPayoutResponse, isPayoutEstimateBody, payoutEstimateResponse } from '@/lib/payouts/service';
+import { rateSource } from '@/lib/rates';
+import { rateJson } from '@/lib/rates/service';
+import { splitPage } from '@/lib/schemas/page';
+import { listTransactionsQuerySchema } from '@/lib/transactions/schemas';
+import { transactionJson } from '@/lib/transactions/serialize';
+import { getTransaction, listTransactions, TRANSACTION_NOT_FOUND } from '@/lib/transactions/service';
+import { parseOrThrow } from '@/lib/validation';
+import { idempotent } from '../idempotency';
+import { pageEnvelope } from '../pagination';
+import { idParam, queryObject, readJson, textParam } from '../request';
+import { route, type ApiRoute } from './router';
+
+/**
+ * The merchant API (spec part 4), every route of it: method, path below /v1/api, handler. The
+ * router (router.ts) answers everything else from this table: 404, 405, OPTIONS and HEAD. Each
+ * handler parses its input with its domain's schemas, calls lib/ with the context's database
+ * client and returns the JSON the spec shows.
+ */
+export const API_ROUTES: readonly ApiRoute[] = [
+  route('GET', '/merchant', async ({ merchant }) => merchantJson(merchant)),
+
+  route('POST', '/payment/create', async (ctx) => {
+    const body = await readJson(ctx.req);
+    if (isPayoutEstimateBody(body)) return payoutEstimateResponse(ctx.db, body);
+    // With an Idempotency-Key, a repeat gets the first answer instead of a second invoice (docs/api.md).
+    return idempotent(ctx, body, async () => {
+      const input = parseOrThrow(createInvoiceSchema, body);
+      await checkInvoiceCreationRate(apiKeyCaller(ctx.apiKey));
+      return invoiceJson(await createInvoice(ctx.db, rateSource(), ctx.merchant, input));
+    });
+  }),
+
+  route('GET', '/payment/get/:id', async ({ db, merchant, params }) => invoiceJson(await getInvoice(db, merchant, idParam(params.id, INVOICE_NOT_FOUND)))),
+
+  route('DELETE', '/payment/:id/cancel', async ({ db, merchant, params }) => invoiceJson(await cancelInvoice(db, merchant, idParam(params.id, INVOICE_NOT_FOUND)))),
+
+  route('GET', '/payment/list', async ({ db, merchant, url }) => {
+    const { filter, page } = splitPage(parseOrThrow(listInvoicesQuerySchema, queryObject(url)));
+    const { count, rows } = await listInvoices(db, merchant, filter, page);
+    return pageEnvelope(url, page, count, rows.map(invoiceJson));
+  }),
+
+  route('POST', '/payment/multiple_transfer/calculate', async ({ db, req }) => payoutEstimateResponse(db, await readJson(req))),
+
+  route('POST', '/payment/multiple_transfer/create', async (ctx) => {
+    const body = await readJson(ctx.req);
+    // With an Idempotency-Key, a repeat gets the first answer instead of a second payout (docs/api.md).
+    return idempotent(ctx, body, async () => {
+      await checkInvoiceCreationRate(apiKeyCaller(ctx.apiKey));
+      return createPayoutResponse(ctx.db, ctx.merchant, body);
+    });
+  }),
+
+  route('GET', '/rates', async ({ url }) => rateJson(rateSource(), url.searchParams.get('currency'))),
+
+  route('GET', '/transaction/list', async ({ db, merchant, url }) => {
+    const { filter, page } = splitPage(parseOrThrow(listTransactionsQuerySchema, queryObject(url)));
+    const { count, rows } = await listTransactions(db, merchant.id, filter, page);
+    return pageEnvelope(url, page, count, rows.map(transactionJson));
+  }),
+
+  route('GET', '/transaction/:trn_hash', async ({ db, merchant, params }) => transactionJson(await getTransaction(db, merchant.id, textParam(params.trn_hash, TRANSACTION_NOT_FOUND)))),
+];
