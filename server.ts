@@ -139,7 +139,7 @@ const server = createServer(
     if (pathname.startsWith('/api/auth/')) req.url = withSafeCallbackQuery(target, authBase);
     if (req.headers.cookie) req.headers.cookie = withSafeCallbackCookie(req.headers.cookie, authBase);
     if (PUBLIC_PAGE.test(target)) return void servePublicPage(req, res, ip);
-    if (apiDirect && ApiRouter.owns(pathname)) return void serveApi(merchantApi, req, res, { ip, requestId: reqId });
+    if (apiDirect && ApiRouter.owns(pathname)) return void serveApi(merchantApi(), req, res, { ip, requestId: reqId });
     void handle(req, res);
   },
 );

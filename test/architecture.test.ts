@@ -27,8 +27,15 @@ import { describe, it } from 'node:test';
  *     domain folder's schemas.ts (docs/modules.md), where the OpenAPI document and tests find them (issue 25).
  * (k) a service.ts never calls db(): a use case takes its database client from its caller, so the
  *     same function runs on a transaction's client, the worker's or a test's (issue 25).
+ * (l) lib/ holds module-level mutable state only in lib/singletons.ts: no top-level `let` or `var`,
+ *     no object made at the top level (`new Map()`, `new RateLimiter(...)`; a `ReadonlySet` or
+ *     `ReadonlyMap` constant is no state), no value kept on `globalThis`. A web process evaluates
+ *     lib/ twice (server.ts and Next's bundle), and state outside the one table would silently
+ *     exist once per copy (issue 25).
  */
 const ROOT = path.resolve(import.meta.dirname, '..');
+/** (l) The one module that holds lib/'s process-wide state. */
+const STATE_ALLOWED = 'lib/singletons.ts';
 const SOURCE_DIRS = ['app', 'lib', 'components', 'worker', 'devnet', 'scripts'];
 const ROOT_FILES = ['server.ts', 'next.config.mjs', 'playwright.config.ts', 'prisma.config.ts'];
 
@@ -81,7 +88,9 @@ function httpViolations(file: string, source: string): string[] {
   for (const m of code.matchAll(/\w*(?:Error|error|Response|response)\w*\(\s*[45]\d\d\b/g)) found.push(m[0]);
   for (const m of code.matchAll(/\bnew\s+(?:Response|NextResponse)\(|\bResponse\.json\(/g)) found.push(m[0]);
   const dir = path.posix.dirname(file);
-  for (const spec of importsOf(code)) {
+  // lib/singletons.ts names the type of each value in its table (the API's router among them), by `import type` only.
+  const checked = file === STATE_ALLOWED ? code.replace(/\bimport\s+type\b[^;]*;/g, '') : code;
+  for (const spec of importsOf(checked)) {
     const target = spec.startsWith('.') ? path.posix.join(dir, spec) : spec.replace(/^@\//, '');
     if (target === 'lib/http' || target.startsWith('lib/http/')) found.push(`import '${spec}'`);
   }
@@ -138,6 +147,16 @@ function zodSchemaViolations(source: string): string[] {
 const isService = (file: string) => /^lib\/(?:.*\/)?service\.ts$/.test(file);
 function serviceDbCalls(source: string): string[] {
   return [...stripComments(source).matchAll(/(?<![.\w])db\(\s*\)/g)].map((m) => m[0]);
+}
+
+/** (l): module-level state outside lib/singletons.ts, at the top level of a lib/ module. */
+function moduleStateViolations(source: string): string[] {
+  const code = stripComments(source);
+  return [
+    ...[...code.matchAll(/^(?:export\s+)?(?:let|var)\s+\w+/gm)].map((m) => m[0]),
+    ...[...code.matchAll(/^(?:export\s+)?const\s+\w+\s*(?::(?!\s*Readonly(?:Set|Map)<)[^=]+)?=\s*new\s+[\w.]+/gm)].map((m) => m[0]),
+    ...[...code.matchAll(/\bglobalThis\b(?!\.crypto\b)/g)].map((m) => m[0]),
+  ];
 }
 
 /** (c) */
@@ -248,6 +267,12 @@ describe('architecture (docs/architecture.md)', () => {
     assert.ok(services.includes('lib/payouts/service.ts') && services.includes('lib/invoices/service.ts'));
   });
 
+  it('(l) lib/ holds module-level mutable state only in lib/singletons.ts', () => {
+    const bad = files.filter((f) => f.startsWith('lib/') && f !== STATE_ALLOWED).flatMap((f) => moduleStateViolations(read(f)).map((v) => `${f}: ${v}`));
+    assert.deepEqual(bad, [], 'keep it in the table of lib/singletons.ts (singleton(key, make) or cell(key)), so every copy of lib/ in the process shares it');
+    assert.ok(moduleStateViolations(read(STATE_ALLOWED)).length > 0, 'the table itself is where the state is');
+  });
+
   // The rules must catch what they are meant to: each one, on a planted violation.
   it('catches planted violations', () => {
     assert.deepEqual(httpViolations('lib/invoices/x.ts', "import { notFound } from '@/lib/http/errors';\nthrow new ApiError(404, 'x');"), ["ApiError", "new ApiError(404", "ApiError(404", "import '@/lib/http/errors'"]);
@@ -288,5 +313,12 @@ describe('architecture (docs/architecture.md)', () => {
     assert.deepEqual(serviceDbCalls('const { rows } = await sqlPool(db( )).query(q);'), ['db( )']);
     assert.deepEqual(serviceDbCalls('export async function f(db: PrismaClient) { await db.invoice.findMany(); ctx.db(); } // db()'), []);
     assert.ok(isService('lib/payouts/service.ts') && !isService('lib/payouts/create.ts') && !isService('app/service.ts'));
+    assert.deepEqual(moduleStateViolations('let limiter: RateLimiter | undefined;\nexport let n = 0;\nvar old;'), ['let limiter', 'export let n', 'var old']);
+    assert.deepEqual(moduleStateViolations('const cache = new Map<string, number>();\nexport const api = new ApiRouter(ROUTES, deps);\nconst seen: Set<string> = new Set();'), ['const cache = new Map', 'export const api = new ApiRouter', 'const seen: Set<string> = new Set']);
+    assert.deepEqual(moduleStateViolations("const holder = globalThis as unknown as { __rateSource?: RateSource };"), ['globalThis']);
+    assert.deepEqual(
+      moduleStateViolations("const SAFE: ReadonlySet<string> = new Set(['GET']);\nfunction f() {\n  let n = 0;\n  const m = new Map();\n}\n// let x = 1;\nconst id = globalThis.crypto.randomUUID();"),
+      [],
+    );
   });
 });

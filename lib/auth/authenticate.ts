@@ -4,6 +4,7 @@ import type { Merchant, PrismaClient } from '@/lib/generated/prisma/client';
 import { AppError } from '@/lib/errors';
 import { hashApiKey, keyFromAuthorizationHeader } from './apiKeys';
 import { ipAllowed } from './ipAllowList';
+import { singleton } from '@/lib/singletons';
 
 const NO_CREDENTIALS = 'Authentication credentials were not provided.';
 const INVALID_KEY = 'Invalid API key';
@@ -43,15 +44,14 @@ export async function authenticateApiKey(prisma: PrismaClient, authorization: st
   return { merchant, apiKey: { id: rows[0].api_key_id as number, hash: keyHash } };
 }
 
-// When this process last wrote each key's last_used_at (by hash); bounded, as keys are few.
-const touched = new Map<string, number>();
-
 /**
  * `last_used_at` to the minute: this process writes it at most once a minute per key, and the
  * UPDATE itself skips a key another process touched within the minute, so reads do not turn into
  * writes.
  */
 async function touchLastUsed(prisma: PrismaClient, keyHash: string): Promise<void> {
+  // When this process last wrote each key's last_used_at (by hash); bounded, as keys are few.
+  const touched = singleton('apiKeyLastUsed', () => new Map());
   const now = Date.now();
   if (now - (touched.get(keyHash) ?? 0) < LAST_USED_RESOLUTION_MS) return;
   if (touched.size > 10_000) touched.clear();

@@ -9,6 +9,7 @@ import { verifyPassword } from './passwords';
 import { credentialsSchema } from './signup';
 import { sameOriginCallback } from './callbackUrl';
 import { throttledSignIn } from './signInThrottle';
+import { cell } from '@/lib/singletons';
 
 
 declare module 'next-auth' {
@@ -30,17 +31,16 @@ declare module 'next-auth/jwt' {
 
 const SESSION_MAX_AGE_SECONDS = 8 * 60 * 60;
 
-let cached: AuthOptions | undefined;
-
 /**
  * next-auth options, built on first use rather than at import so that
  * `next build` does not need the secret.
  */
 export function authOptions(): AuthOptions {
-  if (cached) return cached;
+  const cached = cell('sessionOptions');
+  if (cached.value) return cached.value;
   const env = sessionConfig();
   exportNextAuthUrl();
-  cached = {
+  cached.value = {
     secret: env.NEXTAUTH_SECRET,
     session: { strategy: 'jwt', maxAge: SESSION_MAX_AGE_SECONDS },
     // __Secure- cookie names and the Secure flag whenever the dashboard is served over https.
@@ -92,7 +92,7 @@ export function authOptions(): AuthOptions {
       },
     },
   };
-  return cached;
+  return cached.value;
 }
 
 /** Makes every existing session of the merchant invalid (sign-out, password change). */

@@ -17,7 +17,7 @@ export class ChainUnavailableError extends ChainError {
   }
 }
 
-const RESET_CODES = new Set(['ECONNRESET', 'EPIPE']);
+const RESET_CODES: ReadonlySet<string> = new Set(['ECONNRESET', 'EPIPE']);
 
 /**
  * Whether `e` (or an error it wraps) is a connection the node closed under the request: "socket

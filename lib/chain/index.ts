@@ -1,6 +1,7 @@
 import { chainConfig, type ChainConfig } from '@/lib/config';
 import { TronChain } from './tron';
 import type { Chain } from './types';
+import { singleton } from '@/lib/singletons';
 
 export * from './types';
 export * from './errors';
@@ -11,10 +12,7 @@ export function createChain(config: ChainConfig): Chain {
   return new TronChain(config);
 }
 
-let shared: Chain | undefined;
-
 /** The process-wide chain, configured from TRON_* environment variables. */
 export function chain(): Chain {
-  shared ??= createChain(chainConfig());
-  return shared;
+  return singleton('chain', () => createChain(chainConfig()));
 }

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { secp256k1 } from '@noble/curves/secp256k1';
 import { TronWeb, utils } from 'tronweb';
+import { singleton } from '@/lib/singletons';
 
 const { ethersHDNodeWallet, Mnemonic, keccak256 } = utils.ethersUtils;
 
@@ -17,11 +18,11 @@ export interface DerivedAccount {
   privateKey: string;
 }
 
-type HDNode = ReturnType<typeof ethersHDNodeWallet.fromMnemonic>;
-const roots = new Map<string, HDNode>();
+export type HDNode = ReturnType<typeof ethersHDNodeWallet.fromMnemonic>;
 
 // Seed stretching (PBKDF2, 2048 rounds) is the slow part; do it once per phrase.
 function rootOf(mnemonic: string): HDNode {
+  const roots = singleton('hdRoots', () => new Map());
   let root = roots.get(mnemonic);
   if (!root) {
     root = ethersHDNodeWallet.fromMnemonic(Mnemonic.fromPhrase(mnemonic.trim()), 'm');
@@ -65,15 +66,15 @@ export function accountXpub(mnemonic: string, account: number): string {
 }
 
 /** A role's node under an account xpub: its public point (decompressed once) and chain code. */
-interface PublicNode {
+export interface PublicNode {
   point: InstanceType<typeof secp256k1.ProjectivePoint>;
   compressed: Uint8Array;
   chainCode: Buffer;
 }
-const publicNodes = new Map<string, PublicNode>();
 
 function publicNodeOf(xpub: string, role: AddressRole): PublicNode {
   const cacheKey = `${xpub}/${role}`;
+  const publicNodes = singleton('publicNodes', () => new Map());
   let node = publicNodes.get(cacheKey);
   if (!node) {
     const roleNode = ethersHDNodeWallet.fromExtendedKey(xpub).deriveChild(AddressRole[role]);

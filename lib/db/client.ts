@@ -2,6 +2,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from '@/lib/generated/prisma/client';
 import { config } from '@/lib/config';
+import { singleton } from '@/lib/singletons';
 
 // The pg pool under each client: Prisma's adapter uses it, and so do the API's per-request reads
 // that skip Prisma's client (lib/db/rows.ts, issue 16), on the same connections. It is kept on
@@ -31,12 +32,9 @@ export function sqlPool(prisma: PrismaClient): pg.Pool {
   return pool;
 }
 
-// One client per process; Next's dev server re-evaluates modules, so keep it on globalThis.
-const holder = globalThis as unknown as { __prisma?: PrismaClient };
-
+/** The process's client (lib/singletons.ts: one for every copy of lib/ in the process). */
 export function db(): PrismaClient {
-  holder.__prisma ??= createPrisma(config().DATABASE_URL);
-  return holder.__prisma;
+  return singleton('db', () => createPrisma(config().DATABASE_URL));
 }
 
 export type { PrismaClient };

@@ -1,10 +1,10 @@
 import { NETWORKS } from '@/lib/chain';
 import { chainConfig } from '@/lib/config';
 import type { Currency } from '@/lib/money/tokens';
+import { cell } from '@/lib/singletons';
 
 const PROBE_TTL_MS = 30_000;
 const PROBE_TIMEOUT_MS = 1_500;
-let probe: { at: number; url: Promise<string | null> } | undefined;
 
 async function probeDevnet(): Promise<string | null> {
   try {
@@ -25,8 +25,9 @@ async function probeDevnet(): Promise<string | null> {
  * never offer free money): the node has to answer the devnet's own endpoint.
  */
 export function devnetUrl(): Promise<string | null> {
-  if (!probe || Date.now() - probe.at >= PROBE_TTL_MS) probe = { at: Date.now(), url: probeDevnet() };
-  return probe.url;
+  const probe = cell('devnetProbe');
+  if (!probe.value || Date.now() - probe.value.at >= PROBE_TTL_MS) probe.value = { at: Date.now(), url: probeDevnet() };
+  return probe.value.url;
 }
 
 const PAY_ATTEMPTS = 5;

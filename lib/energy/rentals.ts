@@ -8,6 +8,7 @@ import { TOKEN_DECIMALS } from '@/lib/money/tokens';
 import type { WorkerContext } from '@/lib/worker/context';
 import { energyAvailable } from './pool';
 import { RentalRefused, RentalUnavailable, rentalClient, type RentalClient } from './rental';
+import { singleton } from '@/lib/singletons';
 
 /**
  * Rented energy as a stored, idempotent step of a send attempt (docs/energy.md, "Rented energy").
@@ -29,11 +30,10 @@ const MIN_ORDER_ENERGY = 10_000n;
 /** How long renting stays paused after the provider charged an order above ENERGY_RENTAL_MAX_TRX. */
 const OVERCHARGE_PAUSE_MS = 3_600_000;
 
-const clients = new WeakMap<WorkerSettings, RentalClient>();
-
 /** The configured provider's client, or null when ENERGY_RENTAL_URL is unset (nothing is rented). */
 export function rentalProvider(settings: WorkerSettings): RentalClient | null {
   if (!settings.ENERGY_RENTAL_URL) return null;
+  const clients = singleton('rentalClients', () => new WeakMap());
   let client = clients.get(settings);
   if (!client) {
     client = rentalClient({ url: settings.ENERGY_RENTAL_URL, apiKey: settings.ENERGY_RENTAL_API_KEY, apiSecret: settings.ENERGY_RENTAL_API_SECRET, period: settings.ENERGY_RENTAL_PERIOD, timeoutMs: settings.ENERGY_RENTAL_TIMEOUT_MS });

@@ -3,6 +3,7 @@ import type { WorkerContext } from '@/lib/worker/context';
 import { ACTIVATION_BYTES } from './engine';
 import { poolStatus } from './pool';
 import { rentalProvider, rentalQuote } from './rentals';
+import { singleton } from '@/lib/singletons';
 
 /** Energy of the costliest USDT send (to an address holding none, at mainnet's factor) with ENERGY_MARGIN_PERCENT: what one more forward may need. */
 export const COLD_USDT_SEND_ENERGY = 143_314n;
@@ -46,11 +47,11 @@ export async function publishEnergyStatus(ctx: WorkerContext): Promise<void> {
 const HOUR_MS = 3_600_000;
 /** A provider's quote is asked at most this often for the published status (the job runs every few seconds). */
 const QUOTE_MS = 60_000;
-const quotes = new WeakMap<WorkerContext['settings'], { at: number; priceSun: bigint | null }>();
 
 /** The rental provider's price for a cold send's energy (null: no provider, unavailable, above the cap, not below burning), asked once a minute. */
 async function coldSendRentalPrice(ctx: WorkerContext, burnSun: bigint): Promise<bigint | null> {
   if (!rentalProvider(ctx.settings)) return null;
+  const quotes = singleton('energyQuotes', () => new WeakMap());
   const known = quotes.get(ctx.settings);
   if (known && Date.now() - known.at < QUOTE_MS) return known.priceSun;
   const quote = await rentalQuote(ctx, { energy: COLD_USDT_SEND_NEED, energyFeeSun: burnSun });

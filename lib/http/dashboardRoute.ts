@@ -3,7 +3,7 @@ import { AppError } from '@/lib/errors';
 import { merchantRoute, type Authenticate, type Handler, type RouteFn } from './route';
 import { sessionMerchant } from '@/lib/auth/session';
 
-const SAFE_METHODS = new Set(['GET', 'HEAD']);
+const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD']);
 
 /** Origins the dashboard is served from: the configured public ones and the Host this request was sent to. */
 function ownOrigins(req: Request): Set<string> {

@@ -2,8 +2,7 @@ import { config } from '@/lib/config';
 import { AppError } from '@/lib/errors';
 import { db, sqlPool } from '@/lib/db/client';
 import { RateLimiter } from '@/lib/rateLimit';
-
-let limiter: RateLimiter | undefined;
+import { singleton } from '@/lib/singletons';
 
 /**
  * Invoice (and payout) creation allowed to one caller: INVOICE_CREATE_RATE_PER_MINUTE
@@ -15,7 +14,7 @@ let limiter: RateLimiter | undefined;
  */
 export async function checkInvoiceCreationRate(who: string): Promise<void> {
   const perMinute = config().INVOICE_CREATE_RATE_PER_MINUTE;
-  limiter ??= new RateLimiter('create', perMinute, () => sqlPool(db()));
+  const limiter = singleton('creationLimiter', () => new RateLimiter('create', perMinute, () => sqlPool(db())));
   const wait = await limiter.take(who);
   if (wait !== null) {
     throw new AppError('RATE_LIMITED', `Too many invoices created: the limit is ${perMinute} a minute per API key. Try again in ${wait} s.`, { retryAfterSeconds: wait });

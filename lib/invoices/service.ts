@@ -18,6 +18,7 @@ import type { InvoiceOwner } from './list';
 export type { InvoiceOwner };
 import { CANCELABLE } from './states';
 import { changeInvoiceStatus } from './transitions';
+import { singleton } from '@/lib/singletons';
 
 export const INVOICE_NOT_FOUND = 'No Invoice matches the given query.';
 const NO_TARGET_WALLET = "User's target wallet address is not set";
@@ -45,9 +46,9 @@ export async function allocateInvoiceAddress(prisma: PrismaClient, merchant: Pic
  * block: the sequence is per database.
  */
 const INDEX_BLOCK = 32;
-const indexBlocks = new WeakMap<PrismaClient, { spare: number[]; refill: Promise<void> | null }>();
 
 async function nextAddressIndex(prisma: PrismaClient): Promise<number> {
+  const indexBlocks = singleton('invoiceIndexBlocks', () => new WeakMap());
   let block = indexBlocks.get(prisma);
   if (!block) indexBlocks.set(prisma, (block = { spare: [], refill: null }));
   const b = block;

@@ -1,13 +1,13 @@
 import { chain } from '@/lib/chain';
 import type { Currency } from '@/lib/money/tokens';
+import { singleton } from '@/lib/singletons';
 
 // Every open page polls every few seconds; one node read per address per window is plenty.
 const CACHE_MS = 2_000;
 // A slow or dead node must not hold up the page; the confirmed state still renders.
 const TIMEOUT_MS = 2_500;
 
-type Balances = Partial<Record<Currency, bigint>>;
-const cache = new Map<string, { at: number; value: Promise<Balances | null> }>();
+export type Balances = Partial<Record<Currency, bigint>>;
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -37,6 +37,7 @@ async function read(address: string, currencies: readonly Currency[]): Promise<B
  */
 export function unconfirmedBalances(address: string, currencies: readonly Currency[]): Promise<Balances | null> {
   const now = Date.now();
+  const cache = singleton('unconfirmedBalances', () => new Map());
   const hit = cache.get(address);
   if (hit && now - hit.at < CACHE_MS) return hit.value;
   for (const [key, entry] of cache) if (now - entry.at >= CACHE_MS) cache.delete(key);

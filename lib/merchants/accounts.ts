@@ -2,6 +2,7 @@ import { accountXpub, addressFromXpub, deriveAccount, type DerivedAccount } from
 import { config } from '@/lib/config';
 import { AppError } from '@/lib/errors';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
+import { cell } from '@/lib/singletons';
 
 /** Free merchant accounts kept prepared; sign-up takes one each. */
 export const PREPARED_ACCOUNTS = 50;
@@ -57,15 +58,14 @@ export async function claimAccount(tx: Pick<PrismaClient, '$queryRaw'>): Promise
   return claimed;
 }
 
-let gasWallet: string | undefined;
-
 /** The service's gas wallet address, from account 0's xpub: the web shows and estimates with it without the mnemonic. */
 export async function gasWalletAddress(prisma: PrismaClient): Promise<string> {
-  if (gasWallet) return gasWallet;
+  const gasWallet = cell('gasWallet');
+  if (gasWallet.value) return gasWallet.value;
   const row = await prisma.hdAccount.findUnique({ where: { account: SERVICE_ACCOUNT } });
   if (!row) throw new AppError('UNAVAILABLE', NO_ACCOUNT_PREPARED);
-  gasWallet = addressFromXpub(row.xpub, 'gas', 0);
-  return gasWallet;
+  gasWallet.value = addressFromXpub(row.xpub, 'gas', 0);
+  return gasWallet.value;
 }
 
 /**

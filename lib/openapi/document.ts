@@ -7,8 +7,9 @@ import { merchantAccountSchema } from '@/lib/merchants/schemas';
 import { payoutEstimateSchema, payoutRequestSchema } from '@/lib/payouts/schemas';
 import { rateSchema } from '@/lib/rates/schemas';
 import { amlCheckSchema, listTransactionsQuerySchema, transactionSchema } from '@/lib/transactions/schemas';
+import { cell } from '@/lib/singletons';
 
-type Json = Record<string, unknown>;
+export type Json = Record<string, unknown>;
 
 /** Page envelopes get their own component names (they are not in the spec's resource list). */
 const invoicePageSchema = pageEnvelopeSchema(invoiceSchema).meta({ id: 'InvoicePage', description: 'GET /payment/list' });
@@ -188,14 +189,14 @@ function paths(): Json {
   };
 }
 
-let cached: Json | undefined;
 
 /**
  * The OpenAPI 3.1 description of /v1/api (spec part 4), generated from the zod
  * schemas the routes validate and serialize with. Served at /openapi.json.
  */
 export function openApiDocument(): Json {
-  cached ??= {
+  const cached = cell('openApiDocument');
+  cached.value ??= {
     openapi: '3.1.0',
     info: {
       title: 'Tron invoicing API',
@@ -219,5 +220,5 @@ export function openApiDocument(): Json {
       schemas: { ...components('input', REQUESTS), ...components('output', RESPONSES) },
     },
   };
-  return cached;
+  return cached.value;
 }

@@ -4,6 +4,7 @@ import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { DeliveryStatus, InvoiceStatus, PaymentState, SendState } from '@/lib/generated/prisma/enums';
 import { lastScanAt } from './heartbeat';
 import { PROCESS_KINDS, restartCounts } from './restarts';
+import { cell } from '@/lib/singletons';
 
 export interface MetricsDeps {
   prisma: PrismaClient;
@@ -13,7 +14,7 @@ export interface MetricsDeps {
   now?: () => number;
 }
 
-interface ChainFacts {
+export interface ChainFacts {
   confirmedBlock: number;
   gasBalanceSun: bigint;
   energyAvailable: bigint;
@@ -26,10 +27,10 @@ const CHAIN_CACHE_MS = 15_000;
 const CHAIN_TIMEOUT_MS = 5_000;
 const SCANNER_CURSOR = 'main';
 
-let cache: { at: number; facts: ChainFacts | null } | undefined;
 
 async function chainFacts(chain: Chain, gasWallet: string, now: number): Promise<ChainFacts | null> {
-  if (cache && now - cache.at < CHAIN_CACHE_MS) return cache.facts;
+  const cache = cell('metricsChainFacts');
+  if (cache.value && now - cache.value.at < CHAIN_CACHE_MS) return cache.value.facts;
   let timer: NodeJS.Timeout | undefined;
   const read = async (): Promise<ChainFacts> => {
     const [confirmedBlock, gasBalanceSun, r] = await Promise.all([chain.getConfirmedBlockNumber(), chain.getTrxBalance(gasWallet), chain.getAccountResources(gasWallet)]);
@@ -45,7 +46,7 @@ async function chainFacts(chain: Chain, gasWallet: string, now: number): Promise
   } finally {
     clearTimeout(timer);
   }
-  cache = { at: now, facts };
+  cache.value = { at: now, facts };
   return facts;
 }
 

@@ -1,3 +1,5 @@
+import { cell } from '@/lib/singletons';
+
 /**
  * Supervision (issue 27, finding 1): the runner (scripts/run.ts) restarts a web, worker or devnet
  * process that dies unasked, and the web server's cluster primary (server.ts) restarts a dead web
@@ -5,7 +7,7 @@
  * and shown by /healthz and /metrics.
  *
  * The counts travel by IPC: runner → web primary → each web process, as one message
- * (`RestartsMessage`). They are kept on `globalThis`, not in a module variable, because the
+ * (`RestartsMessage`). They are kept in lib/singletons.ts, not in a module variable, because the
  * route handlers Next compiled hold their own copy of this module, apart from server.ts's.
  */
 
@@ -28,18 +30,15 @@ export function isRestartsWanted(message: unknown): boolean {
   return typeof message === 'object' && message !== null && (message as { type?: unknown }).type === RESTARTS_WANTED.type;
 }
 
-const STORE = Symbol.for('invoicing.restartCounts');
-type Store = { [STORE]?: RestartCounts };
-
 export const zeroCounts = (): RestartCounts => ({ web: 0, worker: 0, devnet: 0 });
 
 /** Restarts of each kind of process since the runner started (zeros outside a supervised run). */
 export function restartCounts(): RestartCounts {
-  return { ...((globalThis as Store)[STORE] ?? zeroCounts()) };
+  return { ...(cell('restartCounts').value ?? zeroCounts()) };
 }
 
 export function setRestartCounts(counts: RestartCounts): void {
-  (globalThis as Store)[STORE] = { ...counts };
+  cell('restartCounts').value = { ...counts };
 }
 
 export function restartsMessage(counts: RestartCounts): RestartsMessage {

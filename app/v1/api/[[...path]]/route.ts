@@ -11,7 +11,7 @@ import { CLIENT_REQUEST_ID, REQUEST_ID_HEADER } from '@/lib/log';
  */
 const handle = (req: Request) => {
   const given = req.headers.get(REQUEST_ID_HEADER);
-  return merchantApi.handle(req, { ip: req.headers.get(CLIENT_IP_HEADER), requestId: given && CLIENT_REQUEST_ID.test(given) ? given : randomUUID() });
+  return merchantApi().handle(req, { ip: req.headers.get(CLIENT_IP_HEADER), requestId: given && CLIENT_REQUEST_ID.test(given) ? given : randomUUID() });
 };
 
 export { handle as GET, handle as HEAD, handle as POST, handle as PUT, handle as PATCH, handle as DELETE, handle as OPTIONS };
