@@ -100,6 +100,12 @@ describe('security hardening (issue 14)', () => {
       assertDetail(res, 400, '1,000 currencies');
       assert.match(res.json.detail, /^currencies/);
     });
+
+    it("reads the payment page's devnet-pay body under the same limit: 413, not read whole", async () => {
+      const big = JSON.stringify({ currency: 'TRX', pad: 'x'.repeat(2 * 1024 * 1024) });
+      const res = await httpRequest(`${app.baseUrl}/payment/1/devnet-pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: big });
+      assertDetail(res, 413, 'devnet-pay, 2 MB body');
+    });
   });
 
   describe('5. errors below the route handlers are JSON too', () => {

@@ -1,8 +1,10 @@
 import type { z } from 'zod';
 import { AppError } from '@/lib/errors';
 import { parseOrThrow } from '@/lib/validation';
-import { errorResponse, jsonResponse } from './errors';
-import type { RouteFn } from './route';
+import { REQUEST_ID_HEADER } from '@/lib/log';
+import { jsonResponse } from './errors';
+import { readJson } from './request';
+import { toErrorResponse, type RouteFn } from './route';
 
 export interface PublicContext<P, Q, B> {
   req: Request;
@@ -36,10 +38,23 @@ function parse<S extends z.ZodType>(schema: S, data: unknown): z.output<S> {
 }
 
 /**
+ * The JSON body, read as the API reads it (at most 1 MiB: a larger one is the 413, never read
+ * whole), or `undefined` when it is no JSON, for the schema to judge.
+ */
+async function bodyOf(req: Request): Promise<unknown> {
+  try {
+    return await readJson(req);
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'INVALID_INPUT') return undefined;
+    throw err;
+  }
+}
+
+/**
  * A route of the public payment page (`/payment/<id>/...`): no credentials (server.ts rate-limits
  * these paths per address), the path, query and body parsed with the operation's schemas, the
- * handler's value answered as JSON and an AppError as the `{"detail": ...}` body of its code.
- * Anything else is thrown on to Next, as a hand-written route's would be.
+ * handler's value answered as JSON, an AppError as the `{"detail": ...}` body of its code, and
+ * anything else logged and answered as the API's JSON 500, not Next's empty one.
  */
 export function publicRoute<PS extends z.ZodType, QS extends z.ZodType | undefined = undefined, BS extends z.ZodType | undefined = undefined>(
   spec: PublicRouteSpec<PS, QS, BS>,
@@ -50,11 +65,12 @@ export function publicRoute<PS extends z.ZodType, QS extends z.ZodType | undefin
       const params = parse(spec.params, await ctx.params);
       const url = new URL(req.url);
       const query = (spec.query ? parse(spec.query, Object.fromEntries([...url.searchParams.keys()].map((k) => [k, url.searchParams.get(k)]))) : undefined) as Parsed<QS>;
-      const body = (spec.body ? parse(spec.body, await req.json().catch(() => undefined)) : undefined) as Parsed<BS>;
+      const body = (spec.body ? parse(spec.body, await bodyOf(req)) : undefined) as Parsed<BS>;
       return jsonResponse(await handler({ req, params, query, body }), spec.status ?? 200, spec.headers);
     } catch (err) {
-      if (err instanceof AppError) return errorResponse(err, spec.headers);
-      throw err;
+      const response = toErrorResponse(err, req.headers.get(REQUEST_ID_HEADER));
+      for (const [name, value] of Object.entries(spec.headers ?? {})) response.headers.set(name, value);
+      return response;
     }
   };
 }
