@@ -14,6 +14,13 @@
  *
  * BENCH_ONLY=endpoints (or list) runs only the endpoints' throughput (or the list variants).
  *
+ * BENCH_VERSUS=<another checkout> (one with its node_modules and its `next build`) also starts
+ * that checkout's web process on the same database and measures the two by turns, app then the
+ * other, BENCH_ROUNDS (3) times per endpoint and list variant (odd rounds the other first), so a before/after comparison does
+ * not depend on how busy the machine was during each run: `ratio_vs_versus{endpoint=...}=` is the
+ * median of the rounds' app/other throughput ratios, `list_p99_ms{<variant>,target=versus}=` the
+ * other's p99 beside the app's (both the median of the rounds' p99s).
+ *
  * Prints, one line each, `rps{endpoint=...,target=app|reference}=`, `ratio_vs_reference{endpoint=...}=`,
  * `create_rps{conns=16}=` and `list_p99_ms{<variant>}=`. list_p99_ms is the latency of one
  * request, measured with one connection (BENCH_LIST_CONNECTIONS) so it is the query's time, not
@@ -38,6 +45,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const LIST_SECONDS = Number(process.env.BENCH_LIST_SECONDS ?? 3);
 // `endpoints` or `list` runs only that part (both by default).
 const ONLY = process.env.BENCH_ONLY ?? '';
+const VERSUS = process.env.BENCH_VERSUS ? path.resolve(process.env.BENCH_VERSUS) : undefined;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 if (process.env.DATABASE_URL && !process.env.TEST_DATABASE_URL) process.env.TEST_DATABASE_URL = process.env.DATABASE_URL;
 
 const env: Record<string, string> = {
@@ -79,6 +88,8 @@ try {
   }
   const appPort = await freePort();
   await startWeb(appPort, database.url);
+  const versusPort = VERSUS ? await freePort() : undefined;
+  if (VERSUS) await startWeb(versusPort!, database.url, VERSUS);
   const refPort = await freePort();
   reference = await startReference(refPort);
   const sample = await pool.query<{ id: number; address: string; order_id: string }>('SELECT id, address, order_id FROM invoices WHERE merchant_id = $1 ORDER BY id LIMIT 1 OFFSET $2', [merchant.id, Math.floor(INVOICES / 2)]);
@@ -95,9 +106,13 @@ try {
     { name: 'create', path: '/payment/create', method: 'POST', body: createBody, status: 200 },
     { name: 'not_found', path: '/nothing-here', status: 404 },
   ];
-  // Warm both (Next compiles nothing in production, but the first calls fill pools and caches).
-  for (const e of endpoints) for (const base of [app, ref]) await cannon(base + e.path, { ...e, headers, connections: 4, duration: 1 });
-  for (const e of ONLY === 'list' ? [] : endpoints) {
+  const versus = versusPort ? `http://127.0.0.1:${versusPort}/v1/api` : undefined;
+  // Warm them all (Next compiles nothing in production, but the first calls fill pools and caches).
+  for (const e of endpoints) for (const base of [app, ref, ...(versus ? [versus] : [])]) await cannon(base + e.path, { ...e, headers, connections: 4, duration: 1 });
+  if (versus) {
+    await compareByTurns(app, versus, endpoints, headers);
+  }
+  for (const e of ONLY === 'list' || versus ? [] : endpoints) {
     const a = await cannon(app + e.path, { ...e, headers, connections: CONNECTIONS, duration: SECONDS });
     const r = await cannon(ref + e.path, { ...e, headers, connections: CONNECTIONS, duration: SECONDS });
     console.log(`rps{endpoint=${e.name},target=app}=${a.rps.toFixed(0)}${a.bad ? ` # ${a.bad} unexpected answers` : ''}`);
@@ -106,7 +121,7 @@ try {
     if (e.name === 'create') console.log(`create_rps{conns=${CONNECTIONS}}=${a.rps.toFixed(0)}`);
     if (e.name === 'list') console.log(`list_p99_ms_c${CONNECTIONS}{default}=${a.p99}`);
   }
-  if (ONLY !== 'list') {
+  if (ONLY !== 'list' && !versus) {
     const c1 = await cannon(app + '/payment/create', { ...endpoints[3]!, headers, connections: 1, duration: SECONDS });
     console.log(`create_rps{conns=1}=${c1.rps.toFixed(0)}`);
   }
@@ -145,7 +160,8 @@ try {
     ['offset=900000', 'offset=900000'],
     ['offset=900000&ordering=amount', 'offset=900000&ordering=amount'],
   ];
-  for (const [name, query] of ONLY === 'endpoints' ? [] : variants) {
+  if (versus && ONLY !== 'endpoints') await compareListByTurns(app, versus, variants, headers);
+  for (const [name, query] of ONLY === 'endpoints' || versus ? [] : variants) {
     // A search's count is kept per term (lib/invoices/searchCount.ts): its first request counts in
     // full, the later ones (all but one in the p99 below) from the kept count. The first is timed apart.
     if (name.startsWith('search=')) {
@@ -166,6 +182,51 @@ try {
   reference?.close();
   await pool.end();
   await database.drop();
+}
+
+function median(xs: number[]): number {
+  return [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+}
+
+/** BENCH_VERSUS: each endpoint's throughput, the app and the other checkout by turns. */
+async function compareByTurns(app: string, versus: string, endpoints: { name: string; path: string; method?: 'POST'; body?: string; status: number }[], headers: Record<string, string>) {
+  for (const e of ONLY === 'list' ? [] : endpoints) {
+    const rounds: { a: number; v: number }[] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      // Odd rounds measure the other first, so neither always runs on a machine the first one warmed.
+      const run = (base: string) => cannon(base + e.path, { ...e, headers, connections: CONNECTIONS, duration: SECONDS });
+      let a: Awaited<ReturnType<typeof run>>;
+      let v: Awaited<ReturnType<typeof run>>;
+      if (i % 2 === 0) {
+        a = await run(app);
+        v = await run(versus);
+      } else {
+        v = await run(versus);
+        a = await run(app);
+      }
+      if (a.bad || v.bad) console.log(`# ${e.name}: ${a.bad} / ${v.bad} unexpected answers`);
+      rounds.push({ a: a.rps, v: v.rps });
+    }
+    console.log(`rps{endpoint=${e.name},target=app}=${median(rounds.map((r) => r.a)).toFixed(0)}`);
+    console.log(`rps{endpoint=${e.name},target=versus}=${median(rounds.map((r) => r.v)).toFixed(0)}`);
+    console.log(`ratio_vs_versus{endpoint=${e.name}}=${median(rounds.map((r) => r.a / r.v)).toFixed(2)} # rounds ${rounds.map((r) => (r.a / r.v).toFixed(2)).join(' ')}`);
+  }
+}
+
+/** BENCH_VERSUS: each list variant's p99 at one connection, the app and the other checkout by turns. */
+async function compareListByTurns(app: string, versus: string, variants: [string, string][], headers: Record<string, string>) {
+  for (const [name, query] of variants) {
+    const p99 = { a: [] as number[], v: [] as number[] };
+    for (let i = 0; i < ROUNDS; i++) {
+      const order = [[app, p99.a], [versus, p99.v]] as const;
+      for (const [base, into] of i % 2 === 0 ? order : [...order].reverse()) {
+        const r = await cannon(`${base}/payment/list?${query}`, { headers, connections: LIST_CONNECTIONS, duration: LIST_SECONDS, status: 200 });
+        into.push(r.p99);
+      }
+    }
+    console.log(`list_p99_ms{${name}}=${median(p99.a)}`);
+    console.log(`list_p99_ms{${name},target=versus}=${median(p99.v)}`);
+  }
 }
 
 function dayAgo(days: number): string {
@@ -235,11 +296,11 @@ function run(cmd: string, args: string[], extra: Record<string, string>): Promis
 }
 
 /** The web process as scripts/run.ts starts it in production (`npm start`). */
-async function startWeb(port: number, databaseUrl: string): Promise<void> {
+async function startWeb(port: number, databaseUrl: string, cwd = ROOT): Promise<void> {
   // As scripts/run.ts: one process per core unless WEB_CONCURRENCY says otherwise, and no mnemonic.
   const { HD_MNEMONIC: _mnemonic, ...webEnv } = { ...process.env, ...env };
   const child = spawn(process.execPath, ['--import', 'tsx', '--import', './scripts/exitWithParent.ts', 'server.ts'], {
-    cwd: ROOT,
+    cwd,
     env: { WEB_CONCURRENCY: String(availableParallelism()), ...webEnv, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1' },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
