@@ -3,7 +3,7 @@ import type { authOptions } from '@/lib/auth/session';
 import type { Chain } from '@/lib/chain/types';
 import type { HDNode, PublicNode } from '@/lib/chain/keys';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
-import type { ApiRouter } from '@/lib/http/api/router';
+import type { ApiRoute, ApiRouter } from '@/lib/http/api/router';
 import type { Balances } from '@/lib/invoices/unconfirmedBalances';
 import type { Json } from '@/lib/openapi/document';
 import type { ChainFacts } from '@/lib/operations/metrics';
@@ -36,8 +36,8 @@ interface Singletons {
   rateSource: RateSource;
   /** lib/chain `chain()`: the Tron node client from TRON_* settings. */
   chain: Chain;
-  /** lib/http/api `merchantApi`: the merchant API's router (its table on this process's client). */
-  merchantApi: ApiRouter;
+  /** lib/http/api `merchantApi()`: the merchant API's router, per route table (Next's dev server makes a new table after a change). */
+  merchantApis: WeakMap<readonly ApiRoute[], ApiRouter>;
   /** lib/invoices/creationRate.ts: the per-key creation limit (counted in PostgreSQL; this is its client). */
   creationLimiter: RateLimiter;
   /** lib/auth/authenticate.ts: when this process last wrote each API key's last_used_at. */
