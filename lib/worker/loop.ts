@@ -16,7 +16,19 @@ export interface Loop {
 export function startLoop(name: string, idleMs: number, step: () => Promise<boolean>): Loop {
   let stopping = false;
   let wake: (() => void) | undefined;
-  const sleep = (ms: number) => new Promise<void>((r) => { wake = r; setTimeout(r, ms); });
+  // No sleep starts once stopping: a stop that came while a step ran found nothing to wake, and
+  // the job's idle sleep after that step (the accounts job's: 60 s) held the worker's exit.
+  // A woken sleep clears its timer, so a stopped loop holds the process by nothing.
+  const sleep = (ms: number) =>
+    stopping
+      ? Promise.resolve()
+      : new Promise<void>((r) => {
+          const timer = setTimeout(r, ms);
+          wake = () => {
+            clearTimeout(timer);
+            r();
+          };
+        });
   const done = (async () => {
     let backoff = idleMs;
     while (!stopping) {
