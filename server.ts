@@ -1,5 +1,4 @@
 import cluster from 'node:cluster';
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import next from 'next';
@@ -14,7 +13,7 @@ import { ApiRouter, merchantApi } from '@/lib/http/api';
 import { serveApi } from '@/lib/http/api/node';
 import { errorBody } from '@/lib/http/errors';
 import { SECURITY_HEADERS, securityHeadersFor } from '@/lib/http/securityHeaders';
-import { bridgeConsole, CLIENT_REQUEST_ID, createLogger, REQUEST_ID_HEADER } from '@/lib/log';
+import { bridgeConsole, createLogger, REQUEST_ID_HEADER, requestIdFrom } from '@/lib/log';
 
 /**
  * Next.js behind a plain Node server, because route handlers cannot see the
@@ -120,8 +119,7 @@ const server = createServer(
     if (ip) req.headers[CLIENT_IP_HEADER] = ip;
     // A request id from the caller (a proxy, a merchant's client) is kept when it is sane, else one is made;
     // it is answered in the same header and is in every log line about the request.
-    const given = req.headers[REQUEST_ID_HEADER];
-    const reqId = typeof given === 'string' && CLIENT_REQUEST_ID.test(given) ? given : randomUUID();
+    const reqId = requestIdFrom(req.headers[REQUEST_ID_HEADER]);
     req.headers[REQUEST_ID_HEADER] = reqId;
     res.setHeader(REQUEST_ID_HEADER, reqId);
     res.once('finish', () => {

@@ -1,10 +1,19 @@
+import { randomUUID } from 'node:crypto';
 import { format } from 'node:util';
 import pino, { type Logger } from 'pino';
 
 /** The header a request id comes in and goes out on (server.ts). */
 export const REQUEST_ID_HEADER = 'x-request-id';
 /** Ids a client may choose: short, printable, no spaces (anything else gets a fresh id). */
-export const CLIENT_REQUEST_ID = /^[\w.:@/-]{1,128}$/;
+const CLIENT_REQUEST_ID = /^[\w.:@/-]{1,128}$/;
+
+/**
+ * A request's id: the caller's (a proxy's, a merchant client's) when it is sane, else a fresh one.
+ * The one rule for server.ts and the Next route of the API.
+ */
+export function requestIdFrom(given: string | string[] | null | undefined): string {
+  return typeof given === 'string' && CLIENT_REQUEST_ID.test(given) ? given : randomUUID();
+}
 
 /**
  * One JSON object per line on stdout (pino), for web and worker alike:
