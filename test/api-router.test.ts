@@ -82,6 +82,9 @@ describe('the API route table, served directly and through Next', () => {
     { name: 'OPTIONS, unknown', method: 'OPTIONS', path: '/v1/api/nothing' },
     { name: 'HEAD, POST-only path', method: 'HEAD', path: '/v1/api/payment/create' },
     { name: 'fixed segment before a param', path: '/v1/api/transaction/list?limit=1' },
+    { name: 'a target URL parsing changes (a quote in the query)', path: "/v1/api/payment/list?search='o-1'" },
+    { name: 'an unknown path URL parsing changes', path: "/v1/api/it's/{here}" },
+    { name: 'empty segment and a quote in the query', path: "/v1/api/payment//list?search='o'" },
     { name: 'cancel last', method: 'DELETE', path: '/v1/api/payment/1/cancel' },
   ];
 

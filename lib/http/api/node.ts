@@ -8,7 +8,12 @@ import type { ApiRouter, RequestMeta } from './router';
  */
 export async function serveApi(router: ApiRouter, req: IncomingMessage, res: ServerResponse, meta: RequestMeta): Promise<void> {
   const method = req.method ?? 'GET';
-  const response = await router.handle(toWebRequest(req), meta);
+  const target = req.url ?? '/';
+  // A target of characters URL parsing keeps as they are is routed as it came, before any Web
+  // Request is built: an unknown path or an empty segment is answered without one (the rest,
+  // rare, is routed from the Request's parsed URL, as the Next route does).
+  const resolved = PLAIN_TARGET.test(target) ? router.resolve(target) : undefined;
+  const response = resolved instanceof Response ? resolved : await router.handle(toWebRequest(req), meta, resolved);
   // The API's answers are small JSON documents: sent whole, with their length.
   const body = Buffer.from(await response.arrayBuffer());
   response.headers.forEach((value, name) => {
@@ -23,6 +28,9 @@ export async function serveApi(router: ApiRouter, req: IncomingMessage, res: Ser
   // kept-alive connection reads its next request.
   if (!req.complete) discard(req);
 }
+
+/** A request target the WHATWG URL parser leaves unchanged (RFC 3986's path characters but `'`, which a query's parsing escapes, and `/`, `?`). */
+const PLAIN_TARGET = /^\/[\w\-.~%!$&()*+,;=:@/?]*$/;
 
 /** The Node request as the Web Request a handler takes (its body streamed, never buffered here). */
 function toWebRequest(req: IncomingMessage): Request {
