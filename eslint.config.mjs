@@ -8,7 +8,7 @@ const config = [
   ...nextVitals,
   ...nextTs,
   {
-    ignores: ['node_modules/**', '.next*/**', 'lib/generated/**', 'data/**', 'e2e/artifacts/**', 'test-results/**', 'playwright-report/**', 'next-env.d.ts'],
+    ignores: ['node_modules/**', '.next*/**', 'dist/**', 'lib/generated/**', 'data/**', 'e2e/artifacts/**', 'test-results/**', 'playwright-report/**', 'next-env.d.ts'],
   },
   {
     rules: {

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { bundleIfStale } from './bundle';
 
 /**
  * `npm start` serves the existing `next build` and builds only when there is none or it is
@@ -10,8 +11,9 @@ import { pathToFileURL } from 'node:url';
  *
  * "Older" compares the build's BUILD_ID (written by every `next build`) with the newest
  * modification time of what Next compiles: app/, components/, lib/ (the generated Prisma
- * client included), public/, and the build's configuration and lock files. server.ts, worker/
- * and scripts/ run through tsx from source and need no build.
+ * client included), public/, and the build's configuration and lock files. The bundle of
+ * server.ts and the worker (scripts/bundle.ts, dist/) is written again by the same rule, over
+ * the inputs it lists.
  */
 const BUILD_INPUT_DIRS = ['app', 'components', 'lib', 'public'];
 const BUILD_INPUT_FILES = ['next.config.mjs', 'postcss.config.mjs', 'tsconfig.json', 'tsconfig.next.json', 'package.json', 'package-lock.json'];
@@ -46,4 +48,6 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     const build = spawnSync(process.execPath, [path.join(root, 'node_modules', 'next', 'dist', 'bin', 'next'), 'build'], { cwd: root, stdio: 'inherit' });
     if (build.status !== 0) process.exit(build.status ?? 1);
   }
+  const bundled = bundleIfStale(root);
+  console.log(bundled === null ? 'start: serving the existing bundle in dist/' : `start: bundled server and worker into dist/: ${bundled}`);
 }

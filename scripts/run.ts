@@ -9,6 +9,7 @@ import { createPrisma } from '@/lib/db/client';
 import { prepareAccounts } from '@/lib/merchants/accounts';
 import { dataDirOf, startLocalDatabase, localDevnet, withDevSecrets } from './devEnv';
 import { afterDevnetRestart, fundGasWalletOnDevnet } from './devnetGas';
+import { BUNDLE_DIR, bundledEntry, bundleIfStale, type BundleName } from './bundle';
 import { applyLocalRunDefaults, devnetEnv, seedEnv, startBanner, webEnv, workerEnv } from './childEnv';
 import { isRestartsWanted, restartsMessage, RestartBackoff, zeroCounts, type ProcessKind, type RestartCounts } from '@/lib/operations/restarts';
 
@@ -16,7 +17,8 @@ import { isRestartsWanted, restartsMessage, RestartBackoff, zeroCounts, type Pro
  * Starts the whole service: database (embedded unless DATABASE_URL is set),
  * migrations, demo merchant, web app and worker; restarts any of them that dies (with backoff),
  * and stops them together on SIGINT/SIGTERM.
- * `--dev` runs Next in development mode; otherwise a prior `next build` is served.
+ * `--dev` runs Next in development mode and the sources through tsx; otherwise a prior
+ * `npm run build` is served: Next's build, and the bundle of server.ts and the worker in dist/.
  */
 const dev = process.argv.includes('--dev');
 const dataDir = dataDirOf();
@@ -83,7 +85,7 @@ const restarts: RestartCounts = zeroCounts();
 let stopping = false;
 
 function spawnChild(s: Supervised): void {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--import', './scripts/exitWithParent.ts', ...s.args], { env: s.env, stdio: ['inherit', 'inherit', 'inherit', 'ipc'] });
+  const child = spawn(process.execPath, s.args, { env: s.env, stdio: ['inherit', 'inherit', 'inherit', 'ipc'] });
   s.child = child;
   s.startedAt = Date.now();
   // The web server shows every restart on /healthz and /metrics: it asks for the counts once it listens.
@@ -126,13 +128,22 @@ if (useDevnet) {
   const gasAddress = deriveAccount(env.HD_MNEMONIC as string, 0, 'gas').address;
   // A restarted devnet replays its block log from DEVNET_DATA_DIR: the same chain, the gas wallet
   // still funded (checked again, and funded only if short).
-  start('devnet', ['devnet/cli.ts', 'start'], devnetEnv(env), () => afterDevnetRestart(devnetUrl, gasAddress));
+  start('devnet', ['--import', 'tsx', '--import', './scripts/exitWithParent.ts', 'devnet/cli.ts', 'start'], devnetEnv(env), () => afterDevnetRestart(devnetUrl, gasAddress));
   await fundGasWalletOnDevnet(devnetUrl, gasAddress);
 }
 // Each process gets the variables it uses (scripts/childEnv.ts): the internet-facing web process
 // never the mnemonic, the root of every fund (issue 16); the worker never the session secret.
-start('web', ['server.ts', ...(dev ? ['--dev'] : [])], webEnv(env));
-start('worker', ['worker/main.ts'], workerEnv(env));
+// Production runs the bundle of server.ts and the worker (scripts/bundle.ts; npm start wrote it if
+// it was stale); `npm run dev` and the devnet run their sources through tsx.
+const root = path.resolve(import.meta.dirname, '..');
+if (!dev) {
+  const bundled = bundleIfStale(root);
+  if (bundled !== null) console.log(`start: bundled server and worker into dist/: ${bundled}`);
+}
+const fromBundle = (name: BundleName) => ['--import', path.join(root, BUNDLE_DIR, 'exitWithParent.mjs'), ...bundledEntry(root, name)];
+const fromSource = (file: string) => ['--import', 'tsx', '--import', './scripts/exitWithParent.ts', file];
+start('web', dev ? [...fromSource('server.ts'), '--dev'] : fromBundle('server'), webEnv(env));
+start('worker', dev ? fromSource('worker/main.ts') : fromBundle('worker'), workerEnv(env));
 
 const base = env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`;
 // The banner comes once the web app answers, so its first curl works.

@@ -3,7 +3,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { parseChainConfig, parseConfig, parseDevnetEnv, parseSessionEnv, parseWorkerSettings } from '@/lib/config';
+import type { BundleName } from '@/scripts/bundle';
 import { TEST_MNEMONIC } from './helpers/app';
+import { bundled } from './helpers/bundle';
 
 /** The one configuration module, lib/config.ts (docs/configuration.md). */
 const good = { DATABASE_URL: 'postgres://x@y/z', MASTER_KEY: 'a'.repeat(64), HD_MNEMONIC: TEST_MNEMONIC };
@@ -11,15 +13,15 @@ const good = { DATABASE_URL: 'postgres://x@y/z', MASTER_KEY: 'a'.repeat(64), HD_
 const MISTYPED = 'test test test test test test test test test test test test';
 const CHECKSUM_MESSAGE = 'HD_MNEMONIC is not a valid BIP39 phrase';
 
-/** Runs an entry point with `env` only (plus PATH), and returns how it ended within 30 s. */
-function runEntry(file: string, env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+/** Runs a bundled entry point (as production does) with `env` only (plus PATH), and returns how it ended within 30 s. */
+function runEntry(name: BundleName, env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', file], { env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child: ChildProcess = spawn(process.execPath, bundled(name), { env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`${file} was still running after 30 s: ${stderr}`));
+      reject(new Error(`${name} was still running after 30 s: ${stderr}`));
     }, 30_000);
     child.on('exit', (code: number | null) => {
       clearTimeout(timer);
@@ -37,8 +39,8 @@ describe('configuration: HD_MNEMONIC', () => {
     assert.equal(parseConfig({ ...good, HD_MNEMONIC: ` ${TEST_MNEMONIC} ` }).HD_MNEMONIC, ` ${TEST_MNEMONIC} `);
   });
 
-  for (const entry of ['worker/main.ts', 'server.ts']) {
-    it(`stops ${entry} at start-up, naming the variable`, { timeout: 40_000 }, async () => {
+  for (const entry of ['worker', 'server'] as const) {
+    it(`stops the ${entry} at start-up, naming the variable`, { timeout: 40_000 }, async () => {
       const env = { ...good, DATABASE_URL: 'postgres://unused@127.0.0.1:9/unused', NEXTAUTH_SECRET: randomBytes(32).toString('base64url'), HD_MNEMONIC: MISTYPED };
       const { code, stderr } = await runEntry(entry, env);
       assert.notEqual(code, 0);

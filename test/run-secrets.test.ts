@@ -116,12 +116,12 @@ describe('npm start keeps secrets where they are needed (issue 27, finding 6)', 
     const devnet = find('devnet/cli.ts');
     for (const name of ['HD_MNEMONIC', 'MASTER_KEY', 'DATABASE_URL', 'NEXTAUTH_SECRET', 'DEMO_API_KEY', 'DEMO_DASHBOARD_PASSWORD']) assert.equal(devnet.has(name), false, `the devnet has ${name}`);
     assert.equal(devnet.get('DEVNET_BLOCK_MS'), '200');
-    const web = find('server.ts');
+    const web = find('dist/server.mjs');
     // The web: its database, master key and session secret; not the mnemonic, the demo secrets
     // (read by the seed only) or the worker's energy rental secret (set for the devnet run).
     for (const name of ['DATABASE_URL', 'MASTER_KEY', 'NEXTAUTH_SECRET', 'TRON_FULL_NODE_URL']) assert.ok(web.has(name), `the web lacks ${name}`);
     for (const name of ['HD_MNEMONIC', 'DEMO_API_KEY', 'DEMO_DASHBOARD_PASSWORD', 'ENERGY_RENTAL_API_SECRET', 'ENERGY_RENTAL_API_KEY']) assert.equal(web.has(name), false, `the web has ${name}`);
-    const worker = find('worker/main.ts');
+    const worker = find('dist/worker.mjs');
     assert.equal(worker.get('HD_MNEMONIC'), TEST_MNEMONIC, 'the worker signs');
     for (const name of ['DATABASE_URL', 'MASTER_KEY', 'ENERGY_RENTAL_API_SECRET', 'ENERGY_POOL_AUTOSTAKE']) assert.ok(worker.has(name), `the worker lacks ${name}`);
     for (const name of ['NEXTAUTH_SECRET', 'DEMO_API_KEY', 'DEMO_DASHBOARD_PASSWORD']) assert.equal(worker.has(name), false, `the worker has ${name}`);

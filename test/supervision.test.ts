@@ -144,12 +144,12 @@ describe('the runner restarts a dead process while the others keep serving (issu
   const acknowledged: number[] = [];
 
   const health = async () => JSON.parse((await get(`${base}/healthz`)).body) as { status: string; restarts?: Record<string, number> };
-  const workerPid = () => childrenOf(runner.pid!).find((p) => runs(p, 'worker/main.ts'));
+  const workerPid = () => childrenOf(runner.pid!).find((p) => runs(p, 'dist/worker.mjs'));
   const devnetPid = () => childrenOf(runner.pid!).find((p) => runs(p, 'devnet/cli.ts'));
-  const webPrimary = () => childrenOf(runner.pid!).find((p) => runs(p, 'server.ts') && parentOf(p) === runner.pid);
+  const webPrimary = () => childrenOf(runner.pid!).find((p) => runs(p, 'dist/server.mjs') && parentOf(p) === runner.pid);
   const webProcesses = () => {
     const primary = webPrimary();
-    return primary === undefined ? [] : childrenOf(primary).filter((p) => runs(p, 'server.ts'));
+    return primary === undefined ? [] : childrenOf(primary).filter((p) => runs(p, 'dist/server.mjs'));
   };
   const restartsAre = (expected: Record<string, number>) =>
     until(`restart counts ${JSON.stringify(expected)} on both web processes`, async () => {

@@ -8,6 +8,7 @@ import { issueApiKey } from '@/lib/auth/apiKeys';
 import { prepareAccounts } from '@/lib/merchants/accounts';
 import { createMerchant } from '@/lib/merchants/service';
 import type { Merchant } from '@/lib/generated/prisma/client';
+import { bundled } from './bundle';
 import { createTestDatabase, type TestDatabase } from './db';
 import { httpRequest, type HttpResponse, type RequestOptions } from './http';
 
@@ -64,7 +65,7 @@ export interface StartOptions {
 }
 
 /**
- * Starts the real production server (server.ts over the `next build` output)
+ * Starts the real production server (dist/server.mjs, the bundle of server.ts, over the `next build` output)
  * on a free port against a fresh database. The test process shares its
  * MASTER_KEY and HD seed so it can seed merchants through lib/.
  */
@@ -94,7 +95,7 @@ export async function startApp(extraEnv: Record<string, string> = {}, options: S
     await preparer.$disconnect();
   }
   const { HD_MNEMONIC: _mnemonic, ...webEnv } = { ...BASE_ENV, ...env };
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], {
+  const child = spawn(process.execPath, bundled('server'), {
     cwd: ROOT,
     detached: options.detached ?? false,
     env: { ...webEnv, NODE_ENV: 'production' },

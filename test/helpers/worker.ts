@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import pg from 'pg';
+import { bundled } from './bundle';
 import type { DevnetProcess } from './devnet';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -20,7 +21,7 @@ export interface WorkerProcess {
 }
 
 /**
- * Runs worker/main.ts as `npm run dev` does, with the app's settings (database, keys) and the test
+ * Runs the worker as `npm start` does (dist/worker.mjs, the bundle of worker/main.ts), with the app's settings (database, keys) and the test
  * devnet; `detached`, in a process group of its own, as on another host.
  */
 export function startWorker(appEnv: Record<string, string>, devnet: DevnetProcess, env: Record<string, string> = {}, options: { detached?: boolean } = {}): WorkerProcess {
@@ -28,7 +29,7 @@ export function startWorker(appEnv: Record<string, string>, devnet: DevnetProces
   const applicationName = `worker-${randomUUID()}`;
   const databaseUrl = env.DATABASE_URL ?? appEnv.DATABASE_URL;
   const named = databaseUrl ? { DATABASE_URL: withApplicationName(databaseUrl, applicationName) } : {};
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
+  const child: ChildProcess = spawn(process.execPath, bundled('worker'), {
     cwd: ROOT,
     detached: options.detached ?? false,
     env: {

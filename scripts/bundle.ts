@@ -1,0 +1,106 @@
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { buildSync } from 'esbuild';
+
+/**
+ * Production runs built output, not tsx (issue 25): the web server, the worker and the runner's
+ * preload, each bundled with lib/ (and the generated Prisma client) into one ES module in dist/.
+ * Packages stay in node_modules, imported as they are. `node --enable-source-maps dist/x.mjs`
+ * names the .ts lines in stacks. Measured in docs/performance.md: the same serving, a faster
+ * start (no TypeScript compiled at each start or restart).
+ *
+ * `npm run build` writes it (after `next build`); `npm start` (scripts/buildIfStale.ts) writes it
+ * when it is missing or older than one of its inputs, which esbuild lists in dist/meta.json.
+ * `npm run dev`, the devnet and the operator scripts keep running the sources through tsx.
+ */
+export const BUNDLE_DIR = 'dist';
+
+/** What is bundled: the name in dist/ (`<name>.mjs`) and its source. */
+export const BUNDLE_ENTRIES = {
+  server: 'server.ts',
+  worker: 'worker/main.ts',
+  exitWithParent: 'scripts/exitWithParent.ts',
+} as const;
+export type BundleName = keyof typeof BUNDLE_ENTRIES;
+
+/** Settings that change the output without being an input esbuild reads as code. */
+const SETTINGS_FILES = ['package.json', 'package-lock.json', 'tsconfig.json', 'scripts/bundle.ts'];
+
+const META_FILE = 'meta.json';
+
+/** The node arguments that run bundle `name` of the checkout at `root`. */
+export function bundledEntry(root: string, name: BundleName): string[] {
+  return ['--enable-source-maps', path.join(root, BUNDLE_DIR, `${name}.mjs`)];
+}
+
+/** Why the bundle in `root` must be written again, or null when it is current. */
+export function staleBundleReason(root: string): string | null {
+  const dir = path.join(root, BUNDLE_DIR);
+  const written = statSync(path.join(dir, META_FILE), { throwIfNoEntry: false });
+  if (!written) return `no bundle in ${BUNDLE_DIR}`;
+  let inputs: string[];
+  try {
+    inputs = Object.keys((JSON.parse(readFileSync(path.join(dir, META_FILE), 'utf8')) as { inputs: Record<string, unknown> }).inputs);
+  } catch {
+    return `${BUNDLE_DIR}/${META_FILE} is unreadable`;
+  }
+  for (const name of Object.keys(BUNDLE_ENTRIES)) {
+    if (!statSync(path.join(dir, `${name}.mjs`), { throwIfNoEntry: false })) return `${BUNDLE_DIR}/${name}.mjs is missing`;
+  }
+  for (const input of inputs) {
+    const stat = statSync(path.join(root, input), { throwIfNoEntry: false });
+    if (!stat) return `${input} was deleted`;
+    if (stat.mtimeMs > written.mtimeMs) return `${input} changed`;
+  }
+  for (const file of SETTINGS_FILES) {
+    const stat = statSync(path.join(root, file), { throwIfNoEntry: false });
+    if (stat && stat.mtimeMs > written.mtimeMs) return `${file} changed`;
+  }
+  return null;
+}
+
+/**
+ * Writes the bundle of `root`. Each file is written under a temporary name and renamed, and the
+ * list of inputs last: a process starting meanwhile reads a whole old or a whole new file, and
+ * a build that dies halfway leaves the bundle stale, never current with half its files.
+ */
+export function writeBundle(root: string): void {
+  const outdir = path.join(root, BUNDLE_DIR);
+  const result = buildSync({
+    absWorkingDir: root,
+    entryPoints: BUNDLE_ENTRIES,
+    outdir,
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    sourcemap: 'linked',
+    metafile: true,
+    write: false,
+    logLevel: 'warning',
+  });
+  mkdirSync(outdir, { recursive: true });
+  const place = (file: string, contents: Uint8Array | string) => {
+    const temporary = `${file}.${process.pid}.tmp`;
+    writeFileSync(temporary, contents);
+    renameSync(temporary, file);
+  };
+  for (const file of result.outputFiles) place(file.path, file.contents);
+  place(path.join(outdir, META_FILE), JSON.stringify(result.metafile));
+}
+
+/** Writes the bundle when it is stale; returns why it did, or null. */
+export function bundleIfStale(root: string): string | null {
+  const reason = staleBundleReason(root);
+  if (reason !== null) writeBundle(root);
+  return reason;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const root = path.resolve(import.meta.dirname, '..');
+  writeBundle(root);
+  console.log(`bundle: ${Object.keys(BUNDLE_ENTRIES).map((name) => `${BUNDLE_DIR}/${name}.mjs`).join(', ')}`);
+}

@@ -1,0 +1,15 @@
+import path from 'node:path';
+import { bundledEntry, staleBundleReason, type BundleName } from '@/scripts/bundle';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+/**
+ * The node arguments that run bundle `name` (scripts/bundle.ts), as `npm start` runs it: tests
+ * start the web server and the worker production runs. A missing or stale bundle stops the test
+ * with what to do, rather than testing old code.
+ */
+export function bundled(name: BundleName): string[] {
+  const stale = staleBundleReason(ROOT);
+  if (stale !== null) throw new Error(`The bundle in dist/ is not current (${stale}): run \`npm run build\` first (npm test does)`);
+  return bundledEntry(ROOT, name);
+}
