@@ -4,8 +4,8 @@
  *
  * 1. A fresh, migrated database; one merchant and its API key through lib/; then the invoices,
  *    their currency rows and a transaction for every tenth invoice, by bulk SQL (generate_series).
- * 2. `next build` (skipped with BENCH_NO_BUILD=1 when a build exists), then the web process as
- *    `npm start` runs it (scripts/run.ts: server.ts, NODE_ENV=production, WEB_CONCURRENCY = the
+ * 2. `npm run build` (skipped with BENCH_NO_BUILD=1 when a current build exists), then the web process as
+ *    `npm start` runs it (scripts/run.ts: dist/server.mjs, NODE_ENV=production, WEB_CONCURRENCY = the
  *    core count unless set, no HD_MNEMONIC), no worker.
  * 3. A reference beside it: plain node:http + pg doing the same SQL for the same request
  *    (API-key lookup + the query), no framework.
@@ -19,7 +19,9 @@
  * other, BENCH_ROUNDS (3) times per endpoint and list variant (odd rounds the other first), so a before/after comparison does
  * not depend on how busy the machine was during each run: `ratio_vs_versus{endpoint=...}=` is the
  * median of the rounds' app/other throughput ratios, `list_p99_ms{<variant>,target=versus}=` the
- * other's p99 beside the app's (both the median of the rounds' p99s).
+ * other's p99 beside the app's (both the median of the rounds' p99s). BENCH_VERSUS_FROM_SOURCE=1
+ * runs the other checkout's server.ts through tsx instead of its bundle: BENCH_VERSUS=. then
+ * compares built output with the sources it was built from.
  *
  * Prints, one line each, `rps{endpoint=...,target=app|reference}=`, `ratio_vs_reference{endpoint=...}=`,
  * `create_rps{conns=16}=` and `list_p99_ms{<variant>}=`. list_p99_ms is the latency of one
@@ -35,6 +37,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { BUNDLE_DIR, staleBundleReason } from '../scripts/bundle';
 import { freePort, TEST_MNEMONIC } from '../test/helpers/app';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -81,15 +84,15 @@ try {
   await load(merchant.id);
   console.log(`# loaded ${INVOICES} invoices (+ currency rows, transactions) in ${((Date.now() - t) / 1000).toFixed(1)} s`);
 
-  if (process.env.BENCH_NO_BUILD !== '1' || !existsSync(path.join(ROOT, '.next', 'BUILD_ID'))) {
+  if (process.env.BENCH_NO_BUILD !== '1' || !existsSync(path.join(ROOT, '.next', 'BUILD_ID')) || staleBundleReason(ROOT) !== null) {
     t = Date.now();
-    await run('npx', ['next', 'build'], { NEXT_TELEMETRY_DISABLED: '1' });
-    console.log(`# next build in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+    await run('npm', ['run', 'build'], { NEXT_TELEMETRY_DISABLED: '1' });
+    console.log(`# npm run build in ${((Date.now() - t) / 1000).toFixed(1)} s`);
   }
   const appPort = await freePort();
   await startWeb(appPort, database.url);
   const versusPort = VERSUS ? await freePort() : undefined;
-  if (VERSUS) await startWeb(versusPort!, database.url, VERSUS);
+  if (VERSUS) await startWeb(versusPort!, database.url, VERSUS, process.env.BENCH_VERSUS_FROM_SOURCE === '1');
   const refPort = await freePort();
   reference = await startReference(refPort);
   const sample = await pool.query<{ id: number; address: string; order_id: string }>('SELECT id, address, order_id FROM invoices WHERE merchant_id = $1 ORDER BY id LIMIT 1 OFFSET $2', [merchant.id, Math.floor(INVOICES / 2)]);
@@ -295,11 +298,20 @@ function run(cmd: string, args: string[], extra: Record<string, string>): Promis
   });
 }
 
-/** The web process as scripts/run.ts starts it in production (`npm start`). */
-async function startWeb(port: number, databaseUrl: string, cwd = ROOT): Promise<void> {
+/**
+ * The web process as scripts/run.ts starts it in production (`npm start`): the bundle in dist/
+ * (scripts/bundle.ts). A checkout without one (from before issue 25), or with
+ * `fromSource` (BENCH_VERSUS_FROM_SOURCE=1 for the other checkout), runs server.ts through tsx.
+ */
+async function startWeb(port: number, databaseUrl: string, cwd = ROOT, fromSource = false): Promise<void> {
   // As scripts/run.ts: one process per core unless WEB_CONCURRENCY says otherwise, and no mnemonic.
   const { HD_MNEMONIC: _mnemonic, ...webEnv } = { ...process.env, ...env };
-  const child = spawn(process.execPath, ['--import', 'tsx', '--import', './scripts/exitWithParent.ts', 'server.ts'], {
+  const bundle = path.join(cwd, BUNDLE_DIR, 'server.mjs');
+  const args = !fromSource && existsSync(bundle)
+    ? ['--import', path.join(cwd, BUNDLE_DIR, 'exitWithParent.mjs'), '--enable-source-maps', bundle]
+    : ['--import', 'tsx', '--import', './scripts/exitWithParent.ts', 'server.ts'];
+  console.log(`# web of ${cwd}: node ${args.join(' ')}`);
+  const child = spawn(process.execPath, args, {
     cwd,
     env: { WEB_CONCURRENCY: String(availableParallelism()), ...webEnv, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1' },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
