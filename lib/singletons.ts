@@ -1,11 +1,8 @@
 import type { RestartCounts } from '@/lib/operations/restarts';
-import type { authOptions } from '@/lib/auth/session';
 import type { Chain } from '@/lib/chain/types';
 import type { HDNode, PublicNode } from '@/lib/chain/keys';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
-import type { ApiRoute, ApiRouter } from '@/lib/http/api/router';
 import type { Balances } from '@/lib/invoices/unconfirmedBalances';
-import type { Json } from '@/lib/openapi/document';
 import type { ChainFacts } from '@/lib/operations/metrics';
 import type { RateLimiter } from '@/lib/rateLimit';
 import type { RateSource } from '@/lib/rates/source';
@@ -22,7 +19,10 @@ import type { WorkerSettings } from '@/lib/config';
  * every copy of lib/ in the process finds the same one (test/singletons.test.ts loads a module
  * twice to prove it).
  *
- * A value that is replaced rather than changed in place is kept in a `Cell`.
+ * A value that is replaced rather than changed in place is kept in a `Cell`. A value made from
+ * code rather than state (the API's router from its route table, the OpenAPI document, next-auth's
+ * options) is kept per evaluation of that code with `derived()`, so that under `npm run dev` an
+ * edit, which Next evaluates again, is served, where a process-wide value would keep the old one.
  */
 
 export interface Cell<T> {
@@ -36,8 +36,8 @@ interface Singletons {
   rateSource: RateSource;
   /** lib/chain `chain()`: the Tron node client from TRON_* settings. */
   chain: Chain;
-  /** lib/http/api `merchantApi()`: the merchant API's router, per route table (Next's dev server makes a new table after a change). */
-  merchantApis: WeakMap<readonly ApiRoute[], ApiRouter>;
+  /** `derived()`: values made from code, per evaluation of that code. */
+  derived: WeakMap<object, unknown>;
   /** lib/invoices/creationRate.ts: the per-key creation limit (counted in PostgreSQL; this is its client). */
   creationLimiter: RateLimiter;
   /** lib/auth/authenticate.ts: when this process last wrote each API key's last_used_at. */
@@ -54,10 +54,6 @@ interface Singletons {
   energyQuotes: WeakMap<WorkerSettings, { at: number; priceSun: bigint | null }>;
   /** lib/energy/rentals.ts: the configured rental provider's client. */
   rentalClients: WeakMap<WorkerSettings, RentalClient>;
-  /** lib/auth/session.ts: next-auth's options, built at first use (the build needs no secret). */
-  sessionOptions: Cell<ReturnType<typeof authOptions> | undefined>;
-  /** lib/openapi/document.ts: the OpenAPI document, built at first use. */
-  openApiDocument: Cell<Json | undefined>;
   /** lib/operations/metrics.ts: the chain facts /metrics shows, read at most every 15 s. */
   metricsChainFacts: Cell<{ at: number; facts: ChainFacts | null } | undefined>;
   /** lib/merchants/accounts.ts: the gas wallet's address, from account 0's xpub. */
@@ -80,4 +76,15 @@ export function singleton<K extends keyof Singletons>(key: K, make: () => Single
 /** A cell of the table, empty at first. */
 export function cell<K extends { [P in keyof Singletons]: Singletons[P] extends Cell<infer T> ? (undefined extends T ? P : never) : never }[keyof Singletons]>(key: K): Singletons[K] {
   return singleton(key, () => ({ value: undefined }) as Singletons[K]);
+}
+
+/**
+ * The value made from `code` (a function or table of the module that makes it, a new object at
+ * each evaluation of that module), made once per evaluation: code evaluated again, as Next's dev
+ * server does after an edit, gets a value of its own instead of the one made from the old code.
+ */
+export function derived<T>(code: object, make: () => T): T {
+  const values = singleton('derived', () => new WeakMap());
+  if (!values.has(code)) values.set(code, make());
+  return values.get(code) as T;
 }

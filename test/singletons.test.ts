@@ -36,4 +36,14 @@ describe('process-wide singletons (lib/singletons.ts)', () => {
     assert.equal(chains[0]!.chain(), chains[1]!.chain());
     await clients[0]!.db().$disconnect();
   });
+
+  it('keeps a value made from code once per evaluation of that code, so a module Next evaluates again after an edit serves the edit', async () => {
+    const copies = await Promise.all(['a', 'b'].map(async (copy) => (await import(`../lib/openapi/document.ts?copy=${copy}`)) as typeof import('../lib/openapi/document')));
+    const first = copies[0]!.openApiDocument();
+    assert.equal(copies[0]!.openApiDocument(), first, 'made once for one evaluation');
+    const second = copies[1]!.openApiDocument();
+    // A process-wide cell gave the second evaluation the first one's document: the old code's.
+    assert.notEqual(second, first, 'the module evaluated again made its own');
+    assert.deepEqual(second, first);
+  });
 });

@@ -9,7 +9,7 @@ import { verifyPassword } from './passwords';
 import { credentialsSchema } from './signup';
 import { sameOriginCallback } from './callbackUrl';
 import { throttledSignIn } from './signInThrottle';
-import { cell } from '@/lib/singletons';
+import { derived } from '@/lib/singletons';
 
 
 declare module 'next-auth' {
@@ -36,11 +36,13 @@ const SESSION_MAX_AGE_SECONDS = 8 * 60 * 60;
  * `next build` does not need the secret.
  */
 export function authOptions(): AuthOptions {
-  const cached = cell('sessionOptions');
-  if (cached.value) return cached.value;
+  return derived(authOptions, makeAuthOptions);
+}
+
+function makeAuthOptions(): AuthOptions {
   const env = sessionConfig();
   exportNextAuthUrl();
-  cached.value = {
+  return {
     secret: env.NEXTAUTH_SECRET,
     session: { strategy: 'jwt', maxAge: SESSION_MAX_AGE_SECONDS },
     // __Secure- cookie names and the Secure flag whenever the dashboard is served over https.
@@ -92,7 +94,6 @@ export function authOptions(): AuthOptions {
       },
     },
   };
-  return cached.value;
 }
 
 /** Makes every existing session of the merchant invalid (sign-out, password change). */

@@ -7,7 +7,7 @@ import { merchantAccountSchema } from '@/lib/merchants/schemas';
 import { payoutEstimateSchema, payoutRequestSchema } from '@/lib/payouts/schemas';
 import { rateSchema } from '@/lib/rates/schemas';
 import { amlCheckSchema, listTransactionsQuerySchema, transactionSchema } from '@/lib/transactions/schemas';
-import { cell } from '@/lib/singletons';
+import { derived } from '@/lib/singletons';
 
 export type Json = Record<string, unknown>;
 
@@ -195,8 +195,11 @@ function paths(): Json {
  * schemas the routes validate and serialize with. Served at /openapi.json.
  */
 export function openApiDocument(): Json {
-  const cached = cell('openApiDocument');
-  cached.value ??= {
+  return derived(openApiDocument, makeDocument);
+}
+
+function makeDocument(): Json {
+  return {
     openapi: '3.1.0',
     info: {
       title: 'Tron invoicing API',
@@ -220,5 +223,4 @@ export function openApiDocument(): Json {
       schemas: { ...components('input', REQUESTS), ...components('output', RESPONSES) },
     },
   };
-  return cached.value;
 }
