@@ -21,7 +21,11 @@
  * median of the rounds' app/other throughput ratios, `list_p99_ms{<variant>,target=versus}=` the
  * other's p99 beside the app's (both the median of the rounds' p99s). BENCH_VERSUS_FROM_SOURCE=1
  * runs the other checkout's server.ts through tsx instead of its bundle: BENCH_VERSUS=. then
- * compares built output with the sources it was built from.
+ * compares built output with the sources it was built from. By turns it also prints
+ * `cpu_us_per_request{endpoint=...,target=app|versus}=` (CPU time of the web process tree over the
+ * run, from /proc, per request answered) and `cpu_ratio_vs_versus{endpoint=...}=`: CPU moves far
+ * less with the machine's steal time than throughput does. BENCH_ENDPOINTS=merchant,not_found
+ * limits the endpoints.
  *
  * Prints, one line each, `rps{endpoint=...,target=app|reference}=`, `ratio_vs_reference{endpoint=...}=`,
  * `create_rps{conns=16}=` and `list_p99_ms{<variant>}=`. list_p99_ms is the latency of one
@@ -31,7 +35,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
@@ -50,6 +54,8 @@ const LIST_SECONDS = Number(process.env.BENCH_LIST_SECONDS ?? 3);
 const ONLY = process.env.BENCH_ONLY ?? '';
 const VERSUS = process.env.BENCH_VERSUS ? path.resolve(process.env.BENCH_VERSUS) : undefined;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+// BENCH_ENDPOINTS=merchant,not_found measures only those endpoints by turns.
+const ENDPOINTS = process.env.BENCH_ENDPOINTS?.split(',');
 if (process.env.DATABASE_URL && !process.env.TEST_DATABASE_URL) process.env.TEST_DATABASE_URL = process.env.DATABASE_URL;
 
 const env: Record<string, string> = {
@@ -90,9 +96,9 @@ try {
     console.log(`# npm run build in ${((Date.now() - t) / 1000).toFixed(1)} s`);
   }
   const appPort = await freePort();
-  await startWeb(appPort, database.url);
+  const appPid = await startWeb(appPort, database.url);
   const versusPort = VERSUS ? await freePort() : undefined;
-  if (VERSUS) await startWeb(versusPort!, database.url, VERSUS, process.env.BENCH_VERSUS_FROM_SOURCE === '1');
+  const versusPid = VERSUS ? await startWeb(versusPort!, database.url, VERSUS, process.env.BENCH_VERSUS_FROM_SOURCE === '1') : undefined;
   const refPort = await freePort();
   reference = await startReference(refPort);
   const sample = await pool.query<{ id: number; address: string; order_id: string }>('SELECT id, address, order_id FROM invoices WHERE merchant_id = $1 ORDER BY id LIMIT 1 OFFSET $2', [merchant.id, Math.floor(INVOICES / 2)]);
@@ -113,7 +119,7 @@ try {
   // Warm them all (Next compiles nothing in production, but the first calls fill pools and caches).
   for (const e of endpoints) for (const base of [app, ref, ...(versus ? [versus] : [])]) await cannon(base + e.path, { ...e, headers, connections: 4, duration: 1 });
   if (versus) {
-    await compareByTurns(app, versus, endpoints, headers);
+    await compareByTurns({ base: app, pid: appPid }, { base: versus, pid: versusPid! }, endpoints.filter((e) => !ENDPOINTS || ENDPOINTS.includes(e.name)), headers);
   }
   for (const e of ONLY === 'list' || versus ? [] : endpoints) {
     const a = await cannon(app + e.path, { ...e, headers, connections: CONNECTIONS, duration: SECONDS });
@@ -191,13 +197,44 @@ function median(xs: number[]): number {
   return [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 }
 
-/** BENCH_VERSUS: each endpoint's throughput, the app and the other checkout by turns. */
-async function compareByTurns(app: string, versus: string, endpoints: { name: string; path: string; method?: 'POST'; body?: string; status: number }[], headers: Record<string, string>) {
+/**
+ * CPU time (user + system) of a process and its descendants (the cluster's web processes), in
+ * microseconds, from /proc: steal time on a shared machine moves it far less than throughput.
+ */
+function treeCpuUs(root: number): number {
+  let ticks = 0;
+  const pending = [root];
+  while (pending.length > 0) {
+    const pid = pending.pop()!;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      // The fields after the command's closing parenthesis: state is the first, utime the 12th, stime the 13th.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+      const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+      if (children) pending.push(...children.split(' ').map(Number));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  // USER_HZ is 100 on Linux.
+  return ticks * 10_000;
+}
+
+/**
+ * BENCH_VERSUS: each endpoint's throughput and CPU per request, the app and the other checkout
+ * by turns.
+ */
+async function compareByTurns(app: { base: string; pid: number }, versus: { base: string; pid: number }, endpoints: { name: string; path: string; method?: 'POST'; body?: string; status: number }[], headers: Record<string, string>) {
   for (const e of ONLY === 'list' ? [] : endpoints) {
-    const rounds: { a: number; v: number }[] = [];
+    const rounds: { a: number; v: number; aCpu: number; vCpu: number }[] = [];
     for (let i = 0; i < ROUNDS; i++) {
       // Odd rounds measure the other first, so neither always runs on a machine the first one warmed.
-      const run = (base: string) => cannon(base + e.path, { ...e, headers, connections: CONNECTIONS, duration: SECONDS });
+      const run = async (target: { base: string; pid: number }) => {
+        const before = treeCpuUs(target.pid);
+        const r = await cannon(target.base + e.path, { ...e, headers, connections: CONNECTIONS, duration: SECONDS });
+        return { ...r, cpuUs: (treeCpuUs(target.pid) - before) / Math.max(1, r.total) };
+      };
       let a: Awaited<ReturnType<typeof run>>;
       let v: Awaited<ReturnType<typeof run>>;
       if (i % 2 === 0) {
@@ -208,11 +245,14 @@ async function compareByTurns(app: string, versus: string, endpoints: { name: st
         a = await run(app);
       }
       if (a.bad || v.bad) console.log(`# ${e.name}: ${a.bad} / ${v.bad} unexpected answers`);
-      rounds.push({ a: a.rps, v: v.rps });
+      rounds.push({ a: a.rps, v: v.rps, aCpu: a.cpuUs, vCpu: v.cpuUs });
     }
     console.log(`rps{endpoint=${e.name},target=app}=${median(rounds.map((r) => r.a)).toFixed(0)}`);
     console.log(`rps{endpoint=${e.name},target=versus}=${median(rounds.map((r) => r.v)).toFixed(0)}`);
     console.log(`ratio_vs_versus{endpoint=${e.name}}=${median(rounds.map((r) => r.a / r.v)).toFixed(2)} # rounds ${rounds.map((r) => (r.a / r.v).toFixed(2)).join(' ')}`);
+    console.log(`cpu_us_per_request{endpoint=${e.name},target=app}=${median(rounds.map((r) => r.aCpu)).toFixed(0)}`);
+    console.log(`cpu_us_per_request{endpoint=${e.name},target=versus}=${median(rounds.map((r) => r.vCpu)).toFixed(0)}`);
+    console.log(`cpu_ratio_vs_versus{endpoint=${e.name}}=${median(rounds.map((r) => r.aCpu / r.vCpu)).toFixed(2)} # rounds ${rounds.map((r) => (r.aCpu / r.vCpu).toFixed(2)).join(' ')}`);
   }
 }
 
@@ -303,7 +343,7 @@ function run(cmd: string, args: string[], extra: Record<string, string>): Promis
  * (scripts/bundle.ts). A checkout without one (from before issue 25), or with
  * `fromSource` (BENCH_VERSUS_FROM_SOURCE=1 for the other checkout), runs server.ts through tsx.
  */
-async function startWeb(port: number, databaseUrl: string, cwd = ROOT, fromSource = false): Promise<void> {
+async function startWeb(port: number, databaseUrl: string, cwd = ROOT, fromSource = false): Promise<number> {
   // As scripts/run.ts: one process per core unless WEB_CONCURRENCY says otherwise, and no mnemonic.
   const { HD_MNEMONIC: _mnemonic, ...webEnv } = { ...process.env, ...env };
   const bundle = path.join(cwd, BUNDLE_DIR, 'server.mjs');
@@ -319,7 +359,7 @@ async function startWeb(port: number, databaseUrl: string, cwd = ROOT, fromSourc
   children.push(child);
   for (const deadline = Date.now() + 120_000; Date.now() < deadline; ) {
     if (child.exitCode !== null) throw new Error('web server exited');
-    if (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status === 200, () => false)) return;
+    if (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status === 200, () => false)) return child.pid!;
     await new Promise((r) => setTimeout(r, 300));
   }
   throw new Error('web server did not start');
