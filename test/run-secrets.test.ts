@@ -109,7 +109,8 @@ describe('npm start keeps secrets where they are needed (issue 27, finding 6)', 
   it('gives each process only the variables it uses, and turns on WEBHOOK_ALLOW_PRIVATE for no process', () => {
     const children = childrenOf(runner.pid!);
     const find = (script: string) => {
-      const pid = children.find((p) => cmdline(p).includes(script));
+      // The runner passes the bundle's absolute path (dist/server.mjs), the devnet's relative one.
+      const pid = children.find((p) => cmdline(p).some((arg) => arg === script || arg.endsWith(`/${script}`)));
       assert.ok(pid, `no ${script} process among ${children.map((p) => cmdline(p).join(' ')).join('\n')}`);
       return environ(pid);
     };
