@@ -1,28 +1,37 @@
 import type { RestartCounts } from '@/lib/operations/restarts';
-import type { Chain } from '@/lib/chain/types';
-import type { HDNode, PublicNode } from '@/lib/chain/keys';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import type { Balances } from '@/lib/invoices/unconfirmedBalances';
 import type { ChainFacts } from '@/lib/operations/metrics';
-import type { RateLimiter } from '@/lib/rateLimit';
-import type { RateSource } from '@/lib/rates/source';
-import type { RentalClient } from '@/lib/energy/rental';
+import type { RateCache } from '@/lib/rates/source';
 import type { WorkerSettings } from '@/lib/config';
 
 /**
  * Every piece of process-wide state of lib/, in one table: the only module allowed to hold any
- * (test/architecture.test.ts, rule (l)). A web process evaluates lib/ twice, once for server.ts
- * (the API's router, the rate limits at its edge) and once inside Next's bundle (pages, the
- * dashboard's routes); Next's dev server evaluates it again after each change. A module-level
- * variable would then exist once per copy, and a limiter, a cache or a pool would silently be
- * split. Here each value is made once and kept on `globalThis` under one registry symbol, so
- * every copy of lib/ in the process finds the same one (test/singletons.test.ts loads a module
- * twice to prove it).
+ * (test/architecture.test.ts, rule (l)). A web process evaluates lib/ more than once: server.ts's
+ * bundle (dist/server.mjs: the API's router, the rate limits at its edge) and Next's bundle, which
+ * has a copy per layer (route handlers and server actions, server-side rendering); Next's dev
+ * server evaluates it again after each change. A module-level variable would then exist once per
+ * copy, and a limiter, a cache or a pool would silently be split. Here each value is made once and
+ * kept on `globalThis` under one registry symbol, so every copy of lib/ in the process finds the
+ * same one (test/singletons.test.ts loads a module twice to prove it).
+ *
+ * What is shared must be usable by every copy, so the table holds data, not code: strings,
+ * numbers, bigints, bytes, dates, and maps, arrays, promises and plain objects of those
+ * (`Shareable`, checked by the compiler below). Each copy has its own copy of the packages Next
+ * bundles and of lib/'s own classes: a curve point made by one copy's @noble/curves is refused by
+ * the other's (`ProjectivePoint expected`: every invoice creation through the second channel was a
+ * 500, issue 34), and an error thrown by one copy's object is no `instanceof AppError` in the
+ * other (a 503 would be a 500). An object with methods (a chain client, a rate source, a limiter,
+ * a cache of curve points) is made per copy with `derived()`, keyed by the code it is made from;
+ * the state such an object needs shared across copies (the rate provider's quotes) is data here.
+ * The one exception is the database client: its pool must be one per process, and its runtime
+ * (`@prisma/client`, `pg`) is loaded from node_modules by every copy, so its errors are one class.
  *
  * A value that is replaced rather than changed in place is kept in a `Cell`. A value made from
  * code rather than state (the API's router from its route table, the OpenAPI document, next-auth's
- * options) is kept per evaluation of that code with `derived()`, so that under `npm run dev` an
- * edit, which Next evaluates again, is served, where a process-wide value would keep the old one.
+ * options, the chain client) is kept per evaluation of that code with `derived()`, so that under
+ * `npm run dev` an edit, which Next evaluates again, is served, where a process-wide value would
+ * keep the old one, and so that no copy is handed another copy's objects.
  */
 
 export interface Cell<T> {
@@ -30,30 +39,25 @@ export interface Cell<T> {
 }
 
 interface Singletons {
-  /** lib/db/client.ts `db()`: the database client, and under it the pg pool (`sqlPool`). */
+  /**
+   * lib/db/client.ts `db()`: the database client, and under it the pg pool (`sqlPool`). Holds code
+   * (the one exception): the pool must be one per process, and what throws and answers under it
+   * is `@prisma/client`'s runtime and `pg`, which every copy loads from node_modules (Next keeps
+   * them external), so their classes are the same for every copy.
+   */
   db: PrismaClient;
-  /** lib/rates `rateSource()`: the USD rates, with the HTTP provider's cache. */
-  rateSource: RateSource;
-  /** lib/chain `chain()`: the Tron node client from TRON_* settings. */
-  chain: Chain;
-  /** `derived()`: values made from code, per evaluation of that code. */
+  /** lib/rates `rateSource()`: the HTTP provider's last quotes and the fetch under way, one for the process. */
+  rateQuotes: RateCache;
+  /** `derived()`: values made from code, per evaluation of that code (a copy reaches only its own). */
   derived: WeakMap<object, unknown>;
-  /** lib/invoices/creationRate.ts: the per-key creation limit (counted in PostgreSQL; this is its client). */
-  creationLimiter: RateLimiter;
   /** lib/auth/authenticate.ts: when this process last wrote each API key's last_used_at. */
   apiKeyLastUsed: Map<string, number>;
   /** lib/invoices/service.ts: the invoice address indexes this process has taken from the sequence, per database. */
   invoiceIndexBlocks: WeakMap<PrismaClient, { spare: number[]; refill: Promise<void> | null }>;
   /** lib/invoices/unconfirmedBalances.ts: the payment page's unconfirmed balance reads, per address, for a few seconds. */
   unconfirmedBalances: Map<string, { at: number; value: Promise<Balances | null> }>;
-  /** lib/chain/keys.ts: the seed of each mnemonic (PBKDF2 is the slow part of a derivation). */
-  hdRoots: Map<string, HDNode>;
-  /** lib/chain/keys.ts: the public derivation node of each xpub and role. */
-  publicNodes: Map<string, PublicNode>;
   /** lib/energy/status.ts: the rental provider's quote for the published status, once a minute. */
   energyQuotes: WeakMap<WorkerSettings, { at: number; priceSun: bigint | null }>;
-  /** lib/energy/rentals.ts: the configured rental provider's client. */
-  rentalClients: WeakMap<WorkerSettings, RentalClient>;
   /** lib/operations/metrics.ts: the chain facts /metrics shows, read at most every 15 s. */
   metricsChainFacts: Cell<{ at: number; facts: ChainFacts | null } | undefined>;
   /** lib/merchants/accounts.ts: the gas wallet's address, from account 0's xpub. */
@@ -63,6 +67,43 @@ interface Singletons {
   /** lib/operations/restarts.ts: restart counts from the runner or the cluster primary, for /healthz and /metrics. */
   restartCounts: Cell<RestartCounts | undefined>;
 }
+
+type Primitive = string | number | bigint | boolean | symbol | null | undefined | void;
+
+/**
+ * True when every copy of lib/ can use a `T` made by another: no function anywhere in it, so no
+ * object of one copy's classes (a curve point, a client, an error). Maps, promises, bytes and
+ * dates are the runtime's own classes, one for the whole process; a WeakMap's keys are only
+ * identities, so its values alone are checked.
+ */
+export type Shareable<T> = [ShareableParts<T>] extends [true] ? true : false;
+type ShareableParts<T> = T extends Primitive
+  ? true
+  : T extends (...args: never[]) => unknown
+    ? false
+    : T extends Uint8Array | Date
+      ? true
+      : T extends Promise<infer U>
+        ? ShareableParts<U>
+        : T extends ReadonlyMap<infer K, infer V>
+          ? ShareableParts<K> | ShareableParts<V>
+          : T extends WeakMap<object, infer V>
+            ? ShareableParts<V>
+            : T extends readonly (infer E)[]
+              ? ShareableParts<E>
+              : T extends object
+                ? { [P in keyof T]-?: ShareableParts<T[P]> }[keyof T]
+                : false;
+
+/** The entries that hold code, each for its reason (the comments at the table). */
+type HoldsCode = 'db' | 'derived';
+type Checked = Exclude<keyof Singletons, HoldsCode>;
+type NotShareable = { [K in Checked]: Shareable<Singletons[K]> extends true ? never : K }[Checked];
+/**
+ * The compiler's check of the rule above: when an entry other than `HoldsCode` is not
+ * `Shareable`, this fails to compile, naming the entry (`true` is not assignable to it).
+ */
+export const TABLE_HOLDS_ONLY_DATA: [NotShareable] extends [never] ? true : NotShareable = true;
 
 const REGISTRY = Symbol.for('tron-invoicing.singletons');
 
@@ -79,9 +120,10 @@ export function cell<K extends { [P in keyof Singletons]: Singletons[P] extends 
 }
 
 /**
- * The value made from `code` (a function or table of the module that makes it, a new object at
- * each evaluation of that module), made once per evaluation: code evaluated again, as Next's dev
- * server does after an edit, gets a value of its own instead of the one made from the old code.
+ * The value made from `code` (a function, class or table of the module that makes it, a new
+ * object at each evaluation of that module), made once per evaluation: code evaluated again, as
+ * Next's dev server does after an edit, gets a value of its own instead of the one made from the
+ * old code, and each copy of lib/ in a process (see above) gets objects of its own classes.
  */
 export function derived<T>(code: object, make: () => T): T {
   const values = singleton('derived', () => new WeakMap());

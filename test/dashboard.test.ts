@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { TronWeb } from 'tronweb';
 import { deriveAccount } from '@/lib/chain/keys';
 import { registerMerchant } from '@/lib/auth/signup';
+import { issueApiKey } from '@/lib/auth/apiKeys';
 import { MAX_ATTEMPTS_PER_IP, MAX_FAILED_SIGN_INS, MAX_SIGN_UPS_PER_IP, throttledSignIn, TooManyAttempts } from '@/lib/auth/signInThrottle';
 import { receivedVolumeByDay } from '@/lib/transactions/volume';
 import { startApp, TEST_MNEMONIC, type TestApp } from './helpers/app';
@@ -340,6 +341,30 @@ describe('merchant dashboard', () => {
     assert.deepEqual((await browser.api('/invoices?type=MULTIPLE_TRANSFER')).json.results.map((i: { id: number }) => i.id), [created.json.id]);
     assert.deepEqual((await browser.api(`/invoices/${created.json.id}`)).json.invoice.target_wallets, targets);
     assert.equal((await (await signedIn()).browser.api(`/invoices/${created.json.id}`)).status, 404);
+  });
+
+  it('creates invoices and payouts through the dashboard and the API in one web process, whichever comes first (issue 34)', async () => {
+    // One web process runs lib/ in more than one copy (server.ts's bundle answers the API, Next's
+    // bundle the dashboard), each with its own copy of the packages Next bundles (@noble/curves).
+    // A value one copy made and the other used (a curve point in the address cache) made every
+    // creation through the second channel a 500, until the process restarted.
+    const invoice = { type: 'SINGLE', amount: 5, currencies: ['TRX', 'USDT'] };
+    const payout = () => ({ currency: 'TRX', target_wallets: [{ address: randomAddress(), amount: 1 }] });
+    for (const dashboardFirst of [true, false]) {
+      const { browser, id } = await signedIn();
+      const key = await issueApiKey(app.prisma, id, 'both channels');
+      assert.equal((await browser.api('/settings', 'PATCH', { target_wallet_address: WALLET })).status, 200);
+      const viaDashboard = async () => [await browser.api('/invoices', 'POST', invoice), await browser.api('/payouts', 'POST', payout())];
+      const viaApi = async () => [
+        await app.api('/payment/create', key, { method: 'POST', body: invoice }),
+        await app.api('/payment/multiple_transfer/create', key, { method: 'POST', body: payout() }),
+      ];
+      const answers = dashboardFirst ? [...(await viaDashboard()), ...(await viaApi())] : [...(await viaApi()), ...(await viaDashboard())];
+      for (const res of answers) assert.equal(res.status, 200, `dashboard first: ${dashboardFirst}: ${res.text}`);
+      // Each invoice got an address of its own, derived in whichever copy answered.
+      const addresses = answers.map((res) => res.json.address ?? res.json.topup_wallet_address);
+      assert.equal(new Set(addresses).size, addresses.length, JSON.stringify(addresses));
+    }
   });
 
   it('charts 30 UTC calendar days of received payments, leaving out refunded ones', async () => {

@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { secp256k1 } from '@noble/curves/secp256k1';
+import type { Shareable } from '@/lib/singletons';
+import type { RateLimiter } from '@/lib/rateLimit';
+import type { Chain } from '@/lib/chain/types';
 
 /**
  * lib/singletons.ts keeps lib/'s process-wide state for every copy of lib/ in the process (a web
@@ -20,6 +24,20 @@ describe('process-wide singletons (lib/singletons.ts)', () => {
     first.cell('gasWallet').value = 'TExample';
     assert.equal(second.cell('gasWallet').value, 'TExample');
     first.cell('gasWallet').value = undefined;
+  });
+
+  it('refuses in the table, when the project is type-checked, what one copy of lib/ cannot use from another', () => {
+    // TABLE_HOLDS_ONLY_DATA in lib/singletons.ts fails to compile for an entry these verdicts call false.
+    type Point = ReturnType<typeof secp256k1.ProjectivePoint.fromHex>;
+    const verdicts: [
+      Shareable<Map<string, { point: Point; chainCode: Uint8Array }>>,
+      Shareable<RateLimiter>,
+      Shareable<{ value: Chain | undefined }>,
+      Shareable<Map<string, { at: number; value: Promise<{ trxSun: bigint } | null> }>>,
+      Shareable<{ current?: { quotes: Map<string, { rateUsd: string; asOf: Date }> }; inflight?: Promise<void> }>,
+      Shareable<WeakMap<object, { spare: number[]; bytes: Uint8Array }>>,
+    ] = [false, false, false, true, true, true];
+    assert.deepEqual(verdicts, [false, false, false, true, true, true]);
   });
 
   it('gives two evaluations of a module with state the same state: the database client, the rate source, the chain client', async () => {

@@ -1,7 +1,7 @@
 import { chainConfig, type ChainConfig } from '@/lib/config';
 import { TronChain } from './tron';
 import type { Chain } from './types';
-import { singleton } from '@/lib/singletons';
+import { derived } from '@/lib/singletons';
 
 export * from './types';
 export * from './errors';
@@ -12,7 +12,10 @@ export function createChain(config: ChainConfig): Chain {
   return new TronChain(config);
 }
 
-/** The process-wide chain, configured from TRON_* environment variables. */
+/**
+ * The chain client configured from TRON_* environment variables: one per copy of lib/ in the
+ * process (lib/singletons.ts), so the ChainErrors it throws are the ones its callers test for.
+ */
 export function chain(): Chain {
-  return singleton('chain', () => createChain(chainConfig()));
+  return derived(TronChain, () => createChain(chainConfig()));
 }

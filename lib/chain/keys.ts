@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { secp256k1 } from '@noble/curves/secp256k1';
 import { TronWeb, utils } from 'tronweb';
-import { singleton } from '@/lib/singletons';
+import { derived } from '@/lib/singletons';
 
 const { ethersHDNodeWallet, Mnemonic, keccak256 } = utils.ethersUtils;
 
@@ -20,9 +20,10 @@ export interface DerivedAccount {
 
 export type HDNode = ReturnType<typeof ethersHDNodeWallet.fromMnemonic>;
 
-// Seed stretching (PBKDF2, 2048 rounds) is the slow part; do it once per phrase.
+// Seed stretching (PBKDF2, 2048 rounds) is the slow part; do it once per phrase. A root is an
+// object of this copy's ethers (lib/singletons.ts: another copy of lib/ keeps roots of its own).
 function rootOf(mnemonic: string): HDNode {
-  const roots = singleton('hdRoots', () => new Map());
+  const roots = derived(ethersHDNodeWallet, () => new Map<string, HDNode>());
   let root = roots.get(mnemonic);
   if (!root) {
     root = ethersHDNodeWallet.fromMnemonic(Mnemonic.fromPhrase(mnemonic.trim()), 'm');
@@ -66,7 +67,7 @@ export function accountXpub(mnemonic: string, account: number): string {
 }
 
 /** A role's node under an account xpub: its public point (decompressed once) and chain code. */
-export interface PublicNode {
+interface PublicNode {
   point: InstanceType<typeof secp256k1.ProjectivePoint>;
   compressed: Uint8Array;
   chainCode: Buffer;
@@ -74,7 +75,9 @@ export interface PublicNode {
 
 function publicNodeOf(xpub: string, role: AddressRole): PublicNode {
   const cacheKey = `${xpub}/${role}`;
-  const publicNodes = singleton('publicNodes', () => new Map());
+  // Kept per copy of the curve: a point of another copy's @noble/curves is refused by this copy's
+  // `add` (`ProjectivePoint expected`), and a web process has several copies (lib/singletons.ts).
+  const publicNodes = derived(secp256k1.ProjectivePoint, () => new Map<string, PublicNode>());
   let node = publicNodes.get(cacheKey);
   if (!node) {
     const roleNode = ethersHDNodeWallet.fromExtendedKey(xpub).deriveChild(AddressRole[role]);

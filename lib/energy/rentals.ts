@@ -8,7 +8,7 @@ import { TOKEN_DECIMALS } from '@/lib/money/tokens';
 import type { WorkerContext } from '@/lib/worker/context';
 import { energyAvailable } from './pool';
 import { RentalRefused, RentalUnavailable, rentalClient, type RentalClient } from './rental';
-import { singleton } from '@/lib/singletons';
+import { derived } from '@/lib/singletons';
 
 /**
  * Rented energy as a stored, idempotent step of a send attempt (docs/energy.md, "Rented energy").
@@ -33,7 +33,8 @@ const OVERCHARGE_PAUSE_MS = 3_600_000;
 /** The configured provider's client, or null when ENERGY_RENTAL_URL is unset (nothing is rented). */
 export function rentalProvider(settings: WorkerSettings): RentalClient | null {
   if (!settings.ENERGY_RENTAL_URL) return null;
-  const clients = singleton('rentalClients', () => new WeakMap());
+  // A client is code: one per copy of lib/ (lib/singletons.ts), for each settings object.
+  const clients = derived(rentalClient, () => new WeakMap<WorkerSettings, RentalClient>());
   let client = clients.get(settings);
   if (!client) {
     client = rentalClient({ url: settings.ENERGY_RENTAL_URL, apiKey: settings.ENERGY_RENTAL_API_KEY, apiSecret: settings.ENERGY_RENTAL_API_SECRET, period: settings.ENERGY_RENTAL_PERIOD, timeoutMs: settings.ENERGY_RENTAL_TIMEOUT_MS });

@@ -2,7 +2,7 @@ import { config } from '@/lib/config';
 import { AppError } from '@/lib/errors';
 import { db, sqlPool } from '@/lib/db/client';
 import { RateLimiter } from '@/lib/rateLimit';
-import { singleton } from '@/lib/singletons';
+import { derived } from '@/lib/singletons';
 
 /**
  * Invoice (and payout) creation allowed to one caller: INVOICE_CREATE_RATE_PER_MINUTE
@@ -14,7 +14,8 @@ import { singleton } from '@/lib/singletons';
  */
 export async function checkInvoiceCreationRate(who: string): Promise<void> {
   const perMinute = config().INVOICE_CREATE_RATE_PER_MINUTE;
-  const limiter = singleton('creationLimiter', () => new RateLimiter('create', perMinute, () => sqlPool(db())));
+  // The count is in PostgreSQL; the limiter is only its client, one per copy of lib/ (lib/singletons.ts).
+  const limiter = derived(checkInvoiceCreationRate, () => new RateLimiter('create', perMinute, () => sqlPool(db())));
   const wait = await limiter.take(who);
   if (wait !== null) {
     throw new AppError('RATE_LIMITED', `Too many invoices created: the limit is ${perMinute} a minute per API key. Try again in ${wait} s.`, { retryAfterSeconds: wait });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AppError } from '@/lib/errors';
 import { parseScaled } from '@/lib/money/decimal';
 import { RATE_DECIMALS, type Currency } from '@/lib/money/tokens';
-import type { Quote, RateSource } from './source';
+import type { Quote, RateCache, RateSource } from './source';
 
 // CoinGecko's simple/price shape: {tron: {usd, last_updated_at}, tether: {...}}.
 const COIN_IDS: Record<Currency, string> = { TRX: 'tron', USDT: 'tether' };
@@ -22,6 +22,8 @@ interface Options {
   cacheSeconds: number;
   maxAgeSeconds: number;
   now?: () => number;
+  /** Where the quotes are kept: the process's (lib/rates `rateSource()`), or one of its own. */
+  cache?: RateCache;
 }
 
 /**
@@ -30,20 +32,23 @@ interface Options {
  * used: an invoice priced on a stale rate costs someone real money.
  */
 export class HttpRateSource implements RateSource {
-  private cache?: { quotes: Map<Currency, Quote>; fetchedAt: number };
-  private inflight?: Promise<void>;
+  private readonly cache: RateCache;
   private readonly now: () => number;
 
   constructor(private readonly options: Options) {
     this.now = options.now ?? Date.now;
+    this.cache = options.cache ?? {};
   }
 
   async quote(currency: Currency): Promise<Quote> {
-    if (!this.cache || this.now() - this.cache.fetchedAt > this.options.cacheSeconds * 1000) {
-      this.inflight ??= this.refresh().finally(() => (this.inflight = undefined));
-      await this.inflight.catch((err: Error) => console.warn(`Rate refresh failed: ${err.message}`));
+    const cache = this.cache;
+    if (!cache.current || this.now() - cache.current.fetchedAt > this.options.cacheSeconds * 1000) {
+      const inflight = (cache.inflight ??= this.refresh().finally(() => {
+        if (cache.inflight === inflight) cache.inflight = undefined;
+      }));
+      await inflight.catch((err: Error) => console.warn(`Rate refresh failed: ${err.message}`));
     }
-    const quote = this.cache?.quotes.get(currency);
+    const quote = cache.current?.quotes.get(currency);
     if (!quote) throw new RateUnavailableError(currency, 'no quote from the rate provider');
     const ageSeconds = (this.now() - quote.asOf.getTime()) / 1000;
     if (ageSeconds > this.options.maxAgeSeconds) {
@@ -66,6 +71,6 @@ export class HttpRateSource implements RateSource {
       const asOf = new Date(Math.min(fetchedAt, (price.last_updated_at ?? fetchedAt / 1000) * 1000));
       quotes.set(currency, { currency, rateUsd, asOf, source: this.options.url });
     }
-    this.cache = { quotes, fetchedAt };
+    this.cache.current = { quotes, fetchedAt };
   }
 }
