@@ -89,6 +89,28 @@ describe('Idempotency-Key on creation', () => {
     assert.equal(await invoices({ orderId: 'IDEM-3' }), 1);
   });
 
+  it('an unexpected failure is not kept: the retry with the same key runs and creates once (issue 34)', async () => {
+    // A real failure inside the creation's transaction, of no kind the API expects: the database refuses the row.
+    await app.prisma.$executeRawUnsafe(`CREATE FUNCTION refuse_idem_4() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF NEW.order_id = 'IDEM-4' THEN RAISE EXCEPTION 'refused for the test'; END IF; RETURN NEW; END $$`);
+    await app.prisma.$executeRawUnsafe('CREATE TRIGGER refuse_idem_4 BEFORE INSERT ON invoices FOR EACH ROW EXECUTE FUNCTION refuse_idem_4()');
+    const k = randomUUID();
+    const body = { type: 'SINGLE', amount: 2, currencies: ['TRX'], order_id: 'IDEM-4' };
+    try {
+      const failed = await create(body, k);
+      assert.equal(failed.status, 500, failed.text);
+      assert.deepEqual(failed.json, { detail: 'Internal server error' });
+    } finally {
+      await app.prisma.$executeRawUnsafe('DROP TRIGGER refuse_idem_4 ON invoices');
+      await app.prisma.$executeRawUnsafe('DROP FUNCTION refuse_idem_4()');
+    }
+    assert.equal(await invoices({ orderId: 'IDEM-4' }), 0, 'the failed creation rolled back');
+    const retried = await create(body, k);
+    assert.equal(retried.status, 200, retried.text);
+    assert.equal(retried.headers['idempotent-replayed'], undefined, 'the retry ran; the 500 was not replayed');
+    assert.equal((await create(body, k)).json.id, retried.json.id, 'and its answer is the one kept');
+    assert.equal(await invoices({ orderId: 'IDEM-4' }), 1);
+  });
+
   it('five concurrent requests with one key make one invoice and all get its answer', async () => {
     const k = randomUUID();
     const body = { type: 'SINGLE', amount: 7, currencies: ['TRX'], order_id: 'IDEM-RACE' };
@@ -123,7 +145,8 @@ describe('Idempotency-Key on creation', () => {
   });
 
   it('refuses a malformed key by name', async () => {
-    for (const bad of ['', ' ', 'x'.repeat(256), 'caf\u00e9']) {
+    // Visible ASCII has no space: 'a b' and two headers, which the server reads joined ('a, b'), are refused (issue 34).
+    for (const bad of ['', ' ', 'x'.repeat(256), 'caf\u00e9', 'a b', ['k-1', 'k-2'] as unknown as string]) {
       const res = await app.api('/payment/create', key, { method: 'POST', body: { type: 'SINGLE', amount: 1, currencies: ['TRX'] }, headers: { 'idempotency-key': bad } });
       assert.equal(res.status, 400, JSON.stringify(bad));
       assert.match(res.json.detail, /Idempotency-Key must be 1 to 255 visible ASCII characters/);

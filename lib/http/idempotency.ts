@@ -2,7 +2,7 @@ import type { Merchant } from '@/lib/generated/prisma/client';
 import { db } from '@/lib/db/client';
 import { AppError, invalidInput } from '@/lib/errors';
 import { claimKey, completeKey, IDEMPOTENCY_TTL_HOURS, releaseKey, requestHash } from '@/lib/idempotency/store';
-import { errorResponse, jsonResponse } from './errors';
+import { jsonResponse } from './errors';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 const MAX_KEY_LENGTH = 255;
@@ -10,10 +10,14 @@ const MAX_KEY_LENGTH = 255;
 const WAIT_MS = 10_000;
 const POLL_MS = 100;
 
-/** Visible ASCII and spaces, as HTTP header values carry them; a UUID is the usual choice. */
+/**
+ * Visible ASCII (no space), as docs/api.md says; a UUID is the usual choice. The space is refused
+ * also because two Idempotency-Key headers reach us joined as `a, b`: which one the client meant
+ * is unknown, so neither is used.
+ */
 function checkedKey(raw: string): string {
   const key = raw.trim();
-  if (key.length === 0 || key.length > MAX_KEY_LENGTH || !/^[\x20-\x7e]+$/.test(key)) {
+  if (key.length === 0 || key.length > MAX_KEY_LENGTH || !/^[\x21-\x7e]+$/.test(key)) {
     throw invalidInput(`Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} visible ASCII characters (a UUID is a good choice).`);
   }
   return key;
@@ -25,10 +29,14 @@ function checkedKey(raw: string): string {
  * first answer again (status and body, `Idempotent-Replayed: true`), the same key with another
  * body is refused, and a duplicate that arrives while the first still runs waits for its answer.
  * A refusal (an AppError: invalid data, rate limit, a rate or node unavailable) creates nothing
- * and frees the key for the corrected retry; an unexpected failure's 500 is kept, since whether
- * it created something is unknown. Without the header the request runs as it always did.
+ * and frees the key for the corrected retry. An unexpected failure frees it too, and is never
+ * replayed (issue 34: a 500 kept for 24 hours turned one fault into a day of failures): a
+ * creation is one database transaction that such a failure rolls back, so the retry creates
+ * once. A request that died before answering (a crash) still leaves its key claimed, and a
+ * repeat is told so (409) rather than run twice. Without the header the request runs as it
+ * always did.
  */
-export async function idempotent({ req, merchant, requestId }: { req: Request; merchant: Merchant; requestId: string }, body: unknown, run: () => Promise<unknown>): Promise<unknown> {
+export async function idempotent({ req, merchant }: { req: Request; merchant: Merchant }, body: unknown, run: () => Promise<unknown>): Promise<unknown> {
   const header = req.headers.get(IDEMPOTENCY_HEADER);
   if (header === null) return run();
   const key = checkedKey(header);
@@ -54,12 +62,9 @@ export async function idempotent({ req, merchant, requestId }: { req: Request; m
     const result = await run();
     response = result instanceof Response ? result : jsonResponse(result);
   } catch (err) {
-    if (err instanceof AppError) {
-      await releaseKey(prisma, merchant.id, key);
-      throw err;
-    }
-    response = errorResponse(new AppError('INTERNAL', 'Internal server error'));
-    console.error(`Unhandled API error under Idempotency-Key (request ${requestId})`, err);
+    // The edge answers it (lib/http/route.ts: a refusal's status, or the logged 500).
+    await releaseKey(prisma, merchant.id, key);
+    throw err;
   }
   const text = await response.clone().text();
   await completeKey(prisma, merchant.id, key, response.status, text);
