@@ -443,6 +443,24 @@ describe('merchant dashboard', () => {
     assert.equal((await app.api('/merchant', key)).status, 403, 'revoked');
   });
 
+  it('answers /api/auth/session for a revoked session as for no session', async () => {
+    for (const revoke of ['sign-out', 'password change'] as const) {
+      const { browser } = await signedIn();
+      const stolen = new Browser(app);
+      stolen.cookies = new Map(browser.cookies);
+      const live = await stolen.request('/api/auth/session');
+      assert.equal(live.status, 200);
+      assert.equal(typeof live.json.merchantId, 'number', `${revoke}: a live session is described`);
+      if (revoke === 'sign-out') await browser.signOut();
+      else assert.equal((await browser.api('/settings/password', 'POST', { current_password: PASSWORD, new_password: `${PASSWORD} 2` })).status, 204);
+      assert.equal((await stolen.api('/settings')).status, 401, `${revoke}: the copied cookie is dead`);
+      const dead = await stolen.request('/api/auth/session');
+      assert.equal(dead.status, 200);
+      assert.deepEqual(dead.json, {}, `${revoke}: ${dead.text}`);
+      assert.deepEqual((await new Browser(app).request('/api/auth/session')).json, {}, 'as for no session');
+    }
+  });
+
   it('refuses changes that a browser marks as cross-site', async () => {
     const { browser } = await signedIn();
     const res = await browser.request('/dashboard/api/keys', { method: 'POST', body: { label: 'x' }, headers: { 'sec-fetch-site': 'cross-site' } });
