@@ -461,6 +461,27 @@ describe('merchant dashboard', () => {
     }
   });
 
+  it("answers 404 for another merchant's invoice page and for an unknown id, alike", async () => {
+    const a = await signedIn();
+    const b = await signedIn();
+    await b.browser.api('/settings', 'PATCH', { target_wallet_address: WALLET });
+    const theirs = (await b.browser.api('/invoices', 'POST', { type: 'SINGLE', amount: 5, currencies: ['TRX'] })).json.id as number;
+    assert.equal((await b.browser.request(`/dashboard/invoices/${theirs}`)).status, 200, 'its own');
+    const other = await a.browser.request(`/dashboard/invoices/${theirs}`);
+    const unknown = await a.browser.request('/dashboard/invoices/999999999');
+    const garbage = await a.browser.request('/dashboard/invoices/abc');
+    for (const [what, res] of [['theirs', other], ['unknown', unknown], ['not an id', garbage]] as const) {
+      assert.equal(res.status, 404, `${what}: ${res.status}`);
+      assert.match(res.text, /There is nothing at this address in your dashboard/, what);
+    }
+    // The same page: nothing in it tells the two apart (beyond the id in the URL).
+    const normalize = (html: string) => html.replaceAll(String(theirs), 'ID').replaceAll('999999999', 'ID').replace(/nonce="[^"]*"/g, '');
+    assert.equal(normalize(other.text), normalize(unknown.text));
+    // Signed out, still the sign-in page, not a 404 that would confirm anything.
+    const signedOut = await new Browser(app).request(`/dashboard/invoices/${theirs}`);
+    assert.notEqual(signedOut.status, 404);
+  });
+
   it('refuses changes that a browser marks as cross-site', async () => {
     const { browser } = await signedIn();
     const res = await browser.request('/dashboard/api/keys', { method: 'POST', body: { label: 'x' }, headers: { 'sec-fetch-site': 'cross-site' } });
