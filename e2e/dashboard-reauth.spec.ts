@@ -61,6 +61,25 @@ for (const size of SIZES) {
         await expect(page.getByRole('alert').filter({ hasText: 'Your payout wallet was changed' })).toContainText(WALLET);
       });
 
+      await test.step('saving the payment page profile asks too (issue 34): cancelled it changes nothing, confirmed it is saved', async () => {
+        const profile = page.locator('form').filter({ has: page.getByRole('button', { name: 'Save profile' }) });
+        await profile.getByLabel('Store name').fill('Mug Shop');
+        await profile.getByLabel('Support page URL').fill('https://mug-shop.example/help');
+        await profile.getByRole('button', { name: 'Save profile' }).click();
+        const dialog = page.getByRole('dialog', { name: 'This change needs your password.' });
+        await dialog.getByRole('button', { name: 'Cancel' }).click();
+        await expect(profile.getByText('Confirm your password to make this change.')).toBeVisible();
+        await profile.getByRole('button', { name: 'Save profile' }).click();
+        await dialog.getByLabel('Password').fill(password);
+        await dialog.getByRole('button', { name: 'Confirm' }).click();
+        await expect(dialog).toBeHidden();
+        await expect(profile.getByRole('status').filter({ hasText: 'Profile saved.' })).toBeVisible();
+        await page.screenshot({ path: screenshotPath(`dashboard-reauth-profile-${size.name}`), fullPage: true });
+        await page.reload();
+        await expect(page.getByLabel('Store name')).toHaveValue('Mug Shop');
+        await expect(page.getByLabel('Support page URL')).toHaveValue('https://mug-shop.example/help');
+      });
+
       await test.step('showing the webhook secret asks too; a wrong password is said in the dialog, which stays open', async () => {
         await page.getByRole('button', { name: 'Show secret' }).click();
         const dialog = page.getByRole('dialog');
@@ -132,6 +151,17 @@ for (const size of SIZES) {
         }
         await page.screenshot({ path: screenshotPath(`dashboard-keys-error-${size.name}`), fullPage: true });
         await expectAccessibleHere(page, 'the API keys page saying a request failed');
+      });
+
+      await test.step('revoking a key asks for the password too (issue 34)', async () => {
+        page.once('dialog', (confirm) => confirm.accept());
+        await page.getByRole('button', { name: 'Revoke shop backend' }).click();
+        const dialog = page.getByRole('dialog', { name: 'This change needs your password.' });
+        await dialog.getByLabel('Password').fill(password);
+        await dialog.getByRole('button', { name: 'Confirm' }).click();
+        await expect(dialog).toBeHidden();
+        await expect(page.getByRole('table', { name: 'API keys' }).getByText(/^Revoked /)).toBeVisible();
+        await expect(page.getByRole('button', { name: 'Revoke shop backend' })).toHaveCount(0);
       });
     });
   });

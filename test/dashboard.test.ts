@@ -3,8 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { decode, encode } from 'next-auth/jwt';
 import { TronWeb } from 'tronweb';
 import { deriveAccount } from '@/lib/chain/keys';
+import { issueApiKey, listApiKeys } from '@/lib/auth/apiKeys';
 import { registerMerchant } from '@/lib/auth/signup';
 import { issueApiKey } from '@/lib/auth/apiKeys';
 import { MAX_ATTEMPTS_PER_IP, MAX_FAILED_SIGN_INS, MAX_SIGN_UPS_PER_IP, throttledSignIn, TooManyAttempts } from '@/lib/auth/signInThrottle';
@@ -404,6 +406,105 @@ describe('merchant dashboard', () => {
       { day: '2026-03-15', currency: 'USDT', units: '3000000', amount: '3' },
       { day: '2026-03-31', currency: 'TRX', units: '2000000', amount: '2' },
     ]);
+  });
+
+  /**
+   * The browser's session as a sign-in `minutes` ago leaves it: its JWT sealed again with an older
+   * `authAt` (this file gives the app its NEXTAUTH_SECRET), the epoch and everything else unchanged.
+   */
+  async function ageSession(browser: Browser, minutes: number): Promise<void> {
+    const name = 'next-auth.session-token';
+    const secret = app.env.NEXTAUTH_SECRET!;
+    const token = await decode({ token: browser.cookies.get(name), secret });
+    assert.ok(token && typeof token.authAt === 'number', 'a session cookie with authAt');
+    browser.cookies.set(name, await encode({ token: { ...token, authAt: token.authAt - minutes * 60 }, secret, maxAge: 8 * 60 * 60 }));
+  }
+
+  it('asks a session older than the re-auth window for the password before changing what customers see or where webhooks go (issue 34)', async () => {
+    const { browser, email } = await signedIn();
+    await ageSession(browser, 60);
+    // A stolen cookie is a session like this one: the changes that move funds already ask (test/hardening.test.ts).
+    assert.equal((await browser.api('/settings', 'PATCH', { target_wallet_address: WALLET })).json.code, 'reauth_required', 'the session is older than the window');
+    const changes: Record<string, string> = {
+      store_name: 'Mug Shop',
+      support_url: 'https://mug.example/help',
+      support_email: 'help@mug.example',
+      logo_url: 'https://cdn.mug.example/logo.png',
+      webhook_url: 'https://shop.example/hook',
+    };
+    for (const [field, value] of Object.entries(changes)) {
+      const refused = await browser.api('/settings', 'PATCH', { [field]: value });
+      assert.equal(refused.status, 403, `${field} without password: ${refused.text}`);
+      assert.deepEqual(refused.json, { detail: 'Confirm your password to make this change.', code: 'reauth_required' }, field);
+      assert.equal((await browser.api('/settings')).json[field], null, `${field} unchanged`);
+      const wrong = await browser.api('/settings', 'PATCH', { [field]: value }, { 'x-confirm-password': 'wrong password!' });
+      assert.equal(wrong.json.detail, 'Wrong password.', field);
+      const ok = await browser.api('/settings', 'PATCH', { [field]: value }, { 'x-confirm-password': encodeURIComponent(PASSWORD) });
+      assert.equal(ok.status, 200, `${field} with password: ${ok.text}`);
+      assert.equal(ok.json[field], value, field);
+    }
+    // The settings form sends every field again: the same values are no change, nor is a setting no customer sees.
+    const same = await browser.api('/settings', 'PATCH', { ...changes, store_name: '  Mug Shop ', aml_check: true, aml_risk_limit: '40', webhook_retries: true });
+    assert.equal(same.status, 200, same.text);
+    // Clearing one is a change: a thief could take the support contact off the payment page.
+    for (const field of Object.keys(changes)) assert.equal((await browser.api('/settings', 'PATCH', { [field]: '' })).json.code, 'reauth_required', `clearing ${field}`);
+    // A fresh sign-in needs no password.
+    assert.equal(await browser.signIn(email, PASSWORD), null);
+    assert.equal((await browser.api('/settings', 'PATCH', { store_name: 'Tea Shop', webhook_url: '' })).status, 200);
+  });
+
+  it('asks a session older than the re-auth window for the password before revoking an API key (issue 34)', async () => {
+    const { browser, id } = await signedIn();
+    const key = await issueApiKey(app.prisma, id, 'backend');
+    const [listed] = await listApiKeys(app.prisma, id);
+    await ageSession(browser, 60);
+    const refused = await browser.api(`/keys/${listed!.id}`, 'DELETE');
+    assert.equal(refused.status, 403, refused.text);
+    assert.equal(refused.json.code, 'reauth_required');
+    assert.equal((await app.api('/merchant', key)).status, 200, 'the key still works');
+    // Unknown or not its own: the same refusal, so the answer says nothing about other merchants' keys.
+    assert.equal((await browser.api('/keys/999999999', 'DELETE')).json.code, 'reauth_required');
+    assert.equal((await browser.api(`/keys/${listed!.id}`, 'DELETE', undefined, { 'x-confirm-password': PASSWORD })).status, 204);
+    assert.equal((await app.api('/merchant', key)).status, 403, 'revoked');
+  });
+
+  it('answers /api/auth/session for a revoked session as for no session', async () => {
+    for (const revoke of ['sign-out', 'password change'] as const) {
+      const { browser } = await signedIn();
+      const stolen = new Browser(app);
+      stolen.cookies = new Map(browser.cookies);
+      const live = await stolen.request('/api/auth/session');
+      assert.equal(live.status, 200);
+      assert.equal(typeof live.json.merchantId, 'number', `${revoke}: a live session is described`);
+      if (revoke === 'sign-out') await browser.signOut();
+      else assert.equal((await browser.api('/settings/password', 'POST', { current_password: PASSWORD, new_password: `${PASSWORD} 2` })).status, 204);
+      assert.equal((await stolen.api('/settings')).status, 401, `${revoke}: the copied cookie is dead`);
+      const dead = await stolen.request('/api/auth/session');
+      assert.equal(dead.status, 200);
+      assert.deepEqual(dead.json, {}, `${revoke}: ${dead.text}`);
+      assert.deepEqual((await new Browser(app).request('/api/auth/session')).json, {}, 'as for no session');
+    }
+  });
+
+  it("answers 404 for another merchant's invoice page and for an unknown id, alike", async () => {
+    const a = await signedIn();
+    const b = await signedIn();
+    await b.browser.api('/settings', 'PATCH', { target_wallet_address: WALLET });
+    const theirs = (await b.browser.api('/invoices', 'POST', { type: 'SINGLE', amount: 5, currencies: ['TRX'] })).json.id as number;
+    assert.equal((await b.browser.request(`/dashboard/invoices/${theirs}`)).status, 200, 'its own');
+    const other = await a.browser.request(`/dashboard/invoices/${theirs}`);
+    const unknown = await a.browser.request('/dashboard/invoices/999999999');
+    const garbage = await a.browser.request('/dashboard/invoices/abc');
+    for (const [what, res] of [['theirs', other], ['unknown', unknown], ['not an id', garbage]] as const) {
+      assert.equal(res.status, 404, `${what}: ${res.status}`);
+      assert.match(res.text, /There is nothing at this address in your dashboard/, what);
+    }
+    // The same page: nothing in it tells the two apart (beyond the id in the URL).
+    const normalize = (html: string) => html.replaceAll(String(theirs), 'ID').replaceAll('999999999', 'ID').replace(/nonce="[^"]*"/g, '');
+    assert.equal(normalize(other.text), normalize(unknown.text));
+    // Signed out, still the sign-in page, not a 404 that would confirm anything.
+    const signedOut = await new Browser(app).request(`/dashboard/invoices/${theirs}`);
+    assert.notEqual(signedOut.status, 404);
   });
 
   it('refuses changes that a browser marks as cross-site', async () => {

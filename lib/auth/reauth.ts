@@ -11,8 +11,10 @@ const CONFIRM_PASSWORD_HEADER = 'x-confirm-password';
 
 /**
  * Changes that can move funds or open the account to others (target wallet,
- * webhook secret, API keys, IP whitelist; issue 14, finding 2) need more than a
- * session cookie: a sign-in younger than DASHBOARD_REAUTH_MINUTES, or the
+ * webhook secret, API keys, IP whitelist; issue 14, finding 2), and those that
+ * change what customers are shown or where the merchant's data goes (payment
+ * page profile, webhook URL) or that stop its shop (revoking an API key; issue
+ * 34, item 5) need more than a session cookie: a sign-in younger than DASHBOARD_REAUTH_MINUTES, or the
  * password again in the `X-Confirm-Password` header. A wrong password counts
  * as a failed sign-in (same limits), so the header is no side door for guessing.
  */

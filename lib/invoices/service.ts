@@ -219,6 +219,11 @@ export async function getInvoice(prisma: PrismaClient, merchant: InvoiceOwner, i
   return { ...invoice, merchant: { email: merchant.email } };
 }
 
+/** Whether the invoice is this merchant's: the dashboard's invoice page is a 404 otherwise, for an unknown id alike. */
+export async function merchantHasInvoice(prisma: PrismaClient, merchantId: number, id: number): Promise<boolean> {
+  return (await prisma.invoice.findFirst({ where: { id, merchantId }, select: { id: true } })) !== null;
+}
+
 /**
  * What keeps an open invoice from being canceled (issue 22, case 8; docs/api.md): money that
  * arrived for it. A SINGLE invoice with any payment detected (being forwarded, settled in

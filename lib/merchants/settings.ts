@@ -61,6 +61,29 @@ export async function updateSettings(prisma: PrismaClient, merchant: Merchant, i
   return updated;
 }
 
+/**
+ * Settings a stolen session cookie must not change on its own (issue 14, finding 2; issue 34,
+ * item 5): where payments are forwarded, what customers see on the payment page (a "support"
+ * page can tell them where to pay) and where webhooks carry the merchant's data. Changing one
+ * needs a recent sign-in or the password (requireRecentAuth, lib/auth/reauth.ts).
+ */
+const GUARDED_SETTINGS = {
+  target_wallet_address: 'targetWalletAddress',
+  webhook_url: 'webhookUrl',
+  store_name: 'storeName',
+  support_email: 'supportEmail',
+  support_url: 'supportUrl',
+  logo_url: 'logoUrl',
+} as const satisfies Partial<Record<keyof SettingsInput, keyof Merchant>>;
+
+/**
+ * Whether the input changes a guarded setting. A value sent again as it is stored is no change
+ * (the settings form sends the webhook URL with every save); clearing one is.
+ */
+export function changesGuardedSetting(merchant: Merchant, input: SettingsInput): boolean {
+  return (Object.keys(GUARDED_SETTINGS) as (keyof typeof GUARDED_SETTINGS)[]).some((field) => input[field] !== undefined && input[field] !== merchant[GUARDED_SETTINGS[field]]);
+}
+
 export function webhookSecret(m: Merchant): string {
   return open(masterKeyRing(), m.webhookSecretEnc);
 }
