@@ -197,6 +197,12 @@ const workerSchema = z.object({
   PAYMENT_WORKERS: z.coerce.number().int().min(1).max(32).default(4),
   /** How often the head of the chain is read for new payments (ms): a block comes every 3 s on mainnet. */
   HEAD_SCAN_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
+  /**
+   * How often the energy pool's upkeep runs (ms; worker/energy.ts): each round reads the pool from
+   * the node several times, so every few seconds spares a provider's request quota (TronGrid) and
+   * is fresh enough for the published status and for taking energy back. Tests set it lower.
+   */
+  ENERGY_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(3_000),
   LEASE_SECONDS: z.coerce.number().int().min(5).max(600).default(60),
   /**
    * A singleton job's leader lease (lib/worker/leader.ts): renewed every third of it while its

@@ -11,10 +11,10 @@ export function energyJob({ ctx }: JobDeps): WorkerJob {
     // Each part reads the pool and then acts on it (stake, take back, withdraw, publish): two
     // workers doing it at once would both stake or both withdraw.
     singleton: true,
-    // Each round reads the pool from the node several times: every few seconds is fresh enough for
-    // the published status (believed for two minutes) and for taking energy back, and spares the
-    // node (a provider such as TronGrid limits requests per second).
-    idleMs: Math.max(ctx.settings.WORKER_POLL_MS, 3_000),
+    // Each round reads the pool from the node several times: every few seconds (ENERGY_POLL_MS) is
+    // fresh enough for the published status (believed for two minutes) and for taking energy back,
+    // and spares the node (a provider such as TronGrid limits requests per second).
+    idleMs: ctx.settings.ENERGY_POLL_MS,
     step: async () => {
       // What the network cost each invoice, folded in from the ledger (lib/ledger/networkCost.ts): first, as it needs no node.
       await foldNetworkCosts(ctx.prisma);
