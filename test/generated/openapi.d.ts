@@ -862,7 +862,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Address not found.` (unknown hash or another merchant's) */
+            /** @description `Address not found.` (an unknown hash, another merchant's, or one of the energy pool's own operations, which are no merchant transactions) */
             404: {
                 headers: {
                     [name: string]: unknown;
