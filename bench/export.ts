@@ -17,7 +17,7 @@ const { createPrisma } = await import('@/lib/db/client');
 const { createMerchant } = await import('@/lib/merchants/service');
 const { csvStream } = await import('@/lib/export/csv');
 const { TRANSACTION_CSV_HEADER, transactionCsvRow } = await import('@/lib/transactions/csv');
-const { listTransactionsQuerySchema } = await import('@/lib/transactions/schemas');
+const { dashboardTransactionsQuerySchema } = await import('@/lib/transactions/schemas');
 const { transactionBatches } = await import('@/lib/transactions/service');
 
 const database = await createTestDatabase();
@@ -40,7 +40,7 @@ try {
   let bytes = 0;
   let lines = 0;
   t = Date.now();
-  const reader = csvStream(TRANSACTION_CSV_HEADER, transactionBatches(prisma, merchant.id, listTransactionsQuerySchema.parse({ ordering: ORDERING })), transactionCsvRow).getReader();
+  const reader = csvStream(TRANSACTION_CSV_HEADER, transactionBatches(prisma, merchant.id, dashboardTransactionsQuerySchema.parse({ ordering: ORDERING }), 'dashboard'), transactionCsvRow).getReader();
   const decoder = new TextDecoder();
   for (;;) {
     const { done, value } = await reader.read();

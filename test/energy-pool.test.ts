@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { withMargin } from '@/lib/money/fees';
 import { requestPayoutReturn } from '@/lib/payouts/returns';
 import { waitFor } from './helpers/devnet';
+import { assertApiTransactionTypes, listedTypesOf, SPEC_TRANSACTION_TYPES } from './helpers/apiTransactions';
 import { assertReconciled } from './helpers/reconcile';
 import { SettlementStack } from './helpers/settlementStack';
 import { startWorker } from './helpers/worker';
@@ -282,6 +283,17 @@ describe('a USDT forward paid with the pool', () => {
 
   test('books balance: the pool stake is proven against the chain', async () => {
     await assertReconciled(s.app.prisma, s.chain, 180_000);
+  });
+
+  test("every merchant's transactions through /v1/api are of the spec's types; the pool's lending and taking back answer as unknown hashes (issue 34)", async () => {
+    // The merchants of the tests above: USDT payments forwarded, a refund, payouts and a payout's return, the pool paying each.
+    const seen = await assertApiTransactionTypes(s.app, s.merchants);
+    for (const type of SPEC_TRANSACTION_TYPES) assert.ok((seen.listed[type] ?? 0) > 0, `${type} listed: ${JSON.stringify(seen.listed)}`);
+    assert.ok((seen.poolOperations.DELEGATE ?? 0) > 0 && (seen.poolOperations.UNDELEGATE ?? 0) > 0, `the pool lent and took back: ${JSON.stringify(seen.poolOperations)}`);
+    for (const [purpose, type] of [['FORWARD', 'TRANSFER'], ['REFUND', 'TRANSFER'], ['PAYOUT_TARGET', 'TRANSFER'], ['PAYOUT_RETURN', 'TRANSFER'], ['FORWARD_GAS', 'ACTIVATION']] as const) {
+      const types = await listedTypesOf(s.app, seen, s.merchants, purpose);
+      assert.ok(types.length > 0 && types.every((t) => t === type), `${purpose} sends listed as ${type}: ${JSON.stringify(types)}`);
+    }
   });
 });
 

@@ -8,7 +8,9 @@ import { createChain, type Chain } from '@/lib/chain';
 import { startDevnetProcess, waitFor, type DevnetProcess } from './helpers/devnet';
 import { httpRequest } from './helpers/http';
 import { reconcile } from '@/lib/ledger/reconcile';
+import { requestPayoutReturn } from '@/lib/payouts/returns';
 import { tokenAmountJson } from '@/lib/money/tokens';
+import { assertApiTransactionTypes, listedTypesOf, SPEC_TRANSACTION_TYPES } from './helpers/apiTransactions';
 import { assertReconciled, TEST_RULES } from './helpers/reconcile';
 import { SettlementStack } from './helpers/settlementStack';
 import { startWorker } from './helpers/worker';
@@ -257,6 +259,33 @@ describe('USDT forwards paid with rented energy', () => {
     assert.ok(networkCost > 1, 'the address activation and the rental at least');
     // Folded in from the ledger by the worker's energy job within a round or two.
     await waitFor(`network_cost_trx ${networkCost}`, async () => ((await s.statusOf(key, payout.id)).network_cost_trx === networkCost ? true : null), 60_000);
+  });
+
+  test("a USDT payout's return rents its energy; every merchant's transactions through /v1/api are of the spec's types, rented energy no transaction (issue 34)", async () => {
+    // A payout's return with rented energy too (the suite has none): topped up short, past its time, returned.
+    const { key } = await s.newMerchant();
+    const res = await s.app.api('/payment/multiple_transfer/create', key, { method: 'POST', body: { currency: 'USDT', target_wallets: [{ address: newAddress(), amount: 5 }] } });
+    assert.equal(res.status, 200, res.text);
+    const payout = res.json;
+    await s.pay(payout.address, '3', 'USDT');
+    await waitFor('the top-up recorded', () => s.app.prisma.transaction.findFirst({ where: { invoiceId: payout.id, type: 'TOPUP' } }), 60_000);
+    await s.app.prisma.invoice.update({ where: { id: payout.id }, data: { expiredAt: new Date(Date.now() - 1000) } });
+    await s.waitStatus(key, payout.id, 'TIMEOUT', 120_000);
+    const to = newAddress();
+    await requestPayoutReturn(s.app.prisma, payout.id, to);
+    await waitFor('the return made', async () => (await s.app.prisma.payoutReturn.findUniqueOrThrow({ where: { invoiceId: payout.id } })).returnedAt, 120_000);
+    assert.equal(await s.chain.getUsdtBalance(to), 3_000_000n);
+    const back = await s.app.prisma.transaction.findFirstOrThrow({ where: { invoiceId: payout.id, sendPurpose: 'PAYOUT_RETURN', sendState: 'CONFIRMED' } });
+    assert.equal(back.energySource, 'RENTAL');
+
+    // The merchants of the tests above: USDT payments forwarded, a refund, payouts and this return, with rented energy.
+    const seen = await assertApiTransactionTypes(s.app, s.merchants);
+    for (const type of SPEC_TRANSACTION_TYPES) assert.ok((seen.listed[type] ?? 0) > 0, `${type} listed: ${JSON.stringify(seen.listed)}`);
+    assert.deepEqual(seen.poolOperations, {}, 'no pool (ENERGY_POOL off)');
+    for (const [purpose, type] of [['FORWARD', 'TRANSFER'], ['REFUND', 'TRANSFER'], ['PAYOUT_TARGET', 'TRANSFER'], ['PAYOUT_RETURN', 'TRANSFER'], ['FORWARD_GAS', 'ACTIVATION']] as const) {
+      const types = await listedTypesOf(s.app, seen, s.merchants, purpose);
+      assert.ok(types.length > 0 && types.every((t) => t === type), `${purpose} sends listed as ${type}: ${JSON.stringify(types)}`);
+    }
   });
 
   test('reconciled: the ledger, the merchants and the provider account agree on the rentals; /metrics shows the spend', async () => {

@@ -7,7 +7,7 @@ import type { Prisma } from '@/lib/generated/prisma/client';
 import { listInvoicesQuerySchema } from '@/lib/invoices/schemas';
 import { invoiceBatches, listInvoices } from '@/lib/invoices/list';
 import { issueApiKey } from '@/lib/auth/apiKeys';
-import { listTransactionsQuerySchema } from '@/lib/transactions/schemas';
+import { dashboardTransactionsQuerySchema } from '@/lib/transactions/schemas';
 import { listTransactions, transactionBatches } from '@/lib/transactions/service';
 import { startApp, type TestApp } from './helpers/app';
 import { httpRequest } from './helpers/http';
@@ -179,10 +179,10 @@ describe('CSV exports of the dashboard lists', () => {
       assert.deepEqual(batched, rows.map((r) => r.id), `invoices by ${ordering}`);
     }
     for (const ordering of ['created_at', '-created_at', 'amount', '-amount', 'status', '-status']) {
-      const { limit: _limit, offset: _offset, ...q } = listTransactionsQuerySchema.parse({ ordering });
-      const { rows } = await listTransactions(app.prisma, merchantId, q, { limit: 300, offset: 0 });
+      const { limit: _limit, offset: _offset, ...q } = dashboardTransactionsQuerySchema.parse({ ordering });
+      const { rows } = await listTransactions(app.prisma, merchantId, q, { limit: 300, offset: 0 }, 'dashboard');
       const batched: number[] = [];
-      for await (const batch of transactionBatches(app.prisma, merchantId, q, 2)) batched.push(...batch.map((r) => r.id));
+      for await (const batch of transactionBatches(app.prisma, merchantId, q, 'dashboard', 2)) batched.push(...batch.map((r) => r.id));
       assert.deepEqual(batched, rows.map((r) => r.id), `transactions by ${ordering}`);
     }
   });

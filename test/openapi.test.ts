@@ -70,6 +70,13 @@ describe('OpenAPI document, reference page and a client generated from it', () =
     assert.match(JSON.stringify(request.currencies), /TRX,USDT/);
   });
 
+  it("lists only the spec's transaction types, in responses and the list's filter (issue 34)", () => {
+    const types = ['PAYMENT', 'TRANSFER', 'TOPUP', 'ACTIVATION'];
+    assert.deepEqual((doc.components.schemas.Transaction!.properties!.type as { enum: string[] }).enum, types);
+    const filter = doc.paths['/transaction/list']!.get!.parameters!.find((p) => p.name === 'type')!;
+    assert.deepEqual((filter.schema as { enum?: string[] }).enum, types);
+  });
+
   it('every schema in it is valid JSON Schema 2020-12', () => {
     const ajv = new Ajv2020({ strict: false });
     addFormats.default(ajv);

@@ -20,7 +20,7 @@ export async function invoiceDetail(prisma: PrismaClient, merchant: InvoiceOwner
   const merchantId = merchant.id;
   const invoice = await getInvoice(prisma, merchant, invoiceId);
   const [transactions, deliveries, cancelable] = await Promise.all([
-    listTransactions(prisma, merchantId, { ...LATEST, invoice_id: invoice.id, ordering: '-created_at' }, LATEST),
+    listTransactions(prisma, merchantId, { ...LATEST, invoice_id: invoice.id, ordering: '-created_at' }, LATEST, 'dashboard'),
     listDeliveries(prisma, merchantId, { invoice_id: invoice.id }, LATEST),
     isCancelable(prisma, invoice),
   ]);

@@ -160,7 +160,7 @@ function paths(): Json {
         summary: 'Get one transaction (spec 4.8)',
         tags: ['Transactions'],
         parameters: [pathParam('trn_hash', { type: 'string' }, 'Transaction hash')],
-        responses: { 200: json(ref('Transaction'), 'The transaction, with the full aml_check when a check ran'), 403: FORBIDDEN, 404: error('`Address not found.` (unknown hash or another merchant\'s)') },
+        responses: { 200: json(ref('Transaction'), 'The transaction, with the full aml_check when a check ran'), 403: FORBIDDEN, 404: error('`Address not found.` (an unknown hash, another merchant\'s, or one of the energy pool\'s own operations, which are no merchant transactions)') },
       },
     },
     '/merchant': {

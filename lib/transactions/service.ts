@@ -6,7 +6,7 @@ import type { Page } from '@/lib/schemas/page';
 import { likeLiteral } from '@/lib/schemas/listQuery';
 import { CURRENCIES, type Currency } from '@/lib/money/tokens';
 import { dayStartUtc, nextDayStartUtc } from '@/lib/time';
-import type { ListTransactionsQuery } from './schemas';
+import { API_TRANSACTION_TYPES, type ListTransactionsQuery, type TransactionAudience } from './schemas';
 
 /** The list's filters and order: the query without its page (the page is the list function's own argument). */
 export type TransactionListFilter = Omit<ListTransactionsQuery, 'limit' | 'offset'>;
@@ -16,14 +16,17 @@ export const TRANSACTION_NOT_FOUND = 'Address not found.';
 /**
  * A send attempt that never entered a block did not happen on chain, so clients never see it. Nor a
  * payment seen before its block is final, or the sends made for it meanwhile (issue 24): it may
- * still vanish in a reorganisation, and a listed PAYMENT reads as money received.
+ * still vanish in a reorganisation, and a listed PAYMENT reads as money received. The merchant
+ * API sees only the spec's four types (issue 34): the energy pool's operations (DELEGATE,
+ * UNDELEGATE, ...) are not merchant transactions; the dashboard shows them.
  */
 // (send_state is NULL on incoming rows, and NOT (NULL = 'FAILED') would drop them.)
-const visible = (merchantId: number): Prisma.TransactionWhereInput => ({
+const visible = (merchantId: number, audience: TransactionAudience): Prisma.TransactionWhereInput => ({
   merchantId,
   solidified: true,
   OR: [{ sendState: null }, { sendState: { not: 'FAILED' } }],
   NOT: { source: { is: { solidified: false } } },
+  ...(audience === 'api' && { type: { in: [...API_TRANSACTION_TYPES] } }),
 });
 
 function searchFilter(term: string): Prisma.TransactionWhereInput[] {
@@ -40,13 +43,13 @@ function searchFilter(term: string): Prisma.TransactionWhereInput[] {
 }
 
 /** The filters and order of the transaction list (spec 4.7, docs/api.md), shared by the list and the CSV export. */
-function transactionListQuery(merchantId: number, q: TransactionListFilter) {
+function transactionListQuery(merchantId: number, q: TransactionListFilter, audience: TransactionAudience) {
   const createdAt: Prisma.DateTimeFilter = {};
   if (q.date_from) createdAt.gte = dayStartUtc(q.date_from);
   if (q.date_to) createdAt.lt = nextDayStartUtc(q.date_to);
   const where: Prisma.TransactionWhereInput = {
     AND: [
-      visible(merchantId),
+      visible(merchantId, audience),
       {
         ...(q.type && { type: q.type }),
         ...(q.invoice_id !== undefined && { invoiceId: q.invoice_id }),
@@ -68,8 +71,8 @@ function transactionListQuery(merchantId: number, q: TransactionListFilter) {
   return { where, orderBy: [...orderBy, { id: direction }] };
 }
 
-export async function listTransactions(prisma: PrismaClient, merchantId: number, q: TransactionListFilter, page: Page): Promise<{ count: number; rows: Transaction[] }> {
-  const { where, orderBy } = transactionListQuery(merchantId, q);
+export async function listTransactions(prisma: PrismaClient, merchantId: number, q: TransactionListFilter, page: Page, audience: TransactionAudience): Promise<{ count: number; rows: Transaction[] }> {
+  const { where, orderBy } = transactionListQuery(merchantId, q, audience);
   const [count, rows] = await prisma.$transaction([
     prisma.transaction.count({ where }),
     prisma.transaction.findMany({ where, orderBy, take: page.limit, skip: page.offset }),
@@ -78,13 +81,14 @@ export async function listTransactions(prisma: PrismaClient, merchantId: number,
 }
 
 /** Every transaction the list's filters match, in its order, `batchSize` at a time (lib/export/batches.ts), for the CSV export. */
-export function transactionBatches(prisma: PrismaClient, merchantId: number, q: TransactionListFilter, batchSize = 1000): AsyncGenerator<Transaction[]> {
-  const { where, orderBy } = transactionListQuery(merchantId, q);
+export function transactionBatches(prisma: PrismaClient, merchantId: number, q: TransactionListFilter, audience: TransactionAudience, batchSize = 1000): AsyncGenerator<Transaction[]> {
+  const { where, orderBy } = transactionListQuery(merchantId, q, audience);
   return keysetBatches(q.ordering, batchSize, ({ bound, after }) => prisma.transaction.findMany({ where: { AND: [where, bound] }, orderBy, take: batchSize, ...after }));
 }
 
+/** GET /transaction/{trn_hash}: one the API's list shows; a pool operation's hash is 404 like an unknown one. */
 export async function getTransaction(prisma: PrismaClient, merchantId: number, trnHash: string): Promise<Transaction> {
-  const row = await prisma.transaction.findFirst({ where: { ...visible(merchantId), trnHash }, orderBy: { id: 'asc' } });
+  const row = await prisma.transaction.findFirst({ where: { ...visible(merchantId, 'api'), trnHash }, orderBy: { id: 'asc' } });
   if (!row) throw notFound(TRANSACTION_NOT_FOUND);
   return row;
 }

@@ -1,7 +1,7 @@
 import type { InvoiceStatus, Prisma, Transaction } from '@/lib/generated/prisma/client';
 import { invoiceInclude, invoiceJson } from '@/lib/invoices/serialize';
 import { heldReasonCode } from '@/lib/transactions/heldReason';
-import { transactionJson } from '@/lib/transactions/serialize';
+import { apiTransactionJson } from '@/lib/transactions/serialize';
 
 /** Statuses whose entry is reported to the merchant (spec part 6). */
 export const WEBHOOK_STATUSES = ['COMPLETED', 'TIMEOUT', 'AML_FAILED', 'OVERPAID', 'UNDERPAID', 'ERROR'] as const;
@@ -39,7 +39,7 @@ export const PAYMENT_HELD_EVENT = 'payment.held';
  * invoice webhooks by `event`, which the Invoice object never has.
  */
 export function paymentHeldJson(payment: Transaction) {
-  return { event: PAYMENT_HELD_EVENT, held_reason: heldReasonCode(payment.heldReason), ...transactionJson(payment) };
+  return { event: PAYMENT_HELD_EVENT, held_reason: heldReasonCode(payment.heldReason), ...apiTransactionJson(payment) };
 }
 
 /**

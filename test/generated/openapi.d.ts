@@ -309,8 +309,11 @@ export interface components {
             trn_hash: string;
             /** @description Null for a transaction of no invoice (e.g. a balance top-up) */
             invoice: number | null;
-            /** @enum {string} */
-            type: "PAYMENT" | "TRANSFER" | "TOPUP" | "ACTIVATION" | "DELEGATE" | "UNDELEGATE" | "STAKE" | "UNSTAKE" | "WITHDRAW";
+            /**
+             * @description Spec 2.2: the energy pool's own operations are never listed (docs/api.md)
+             * @enum {string}
+             */
+            type: "PAYMENT" | "TRANSFER" | "TOPUP" | "ACTIVATION";
             from_address: string;
             to_address: string;
             /** @description In `currency` */
@@ -777,7 +780,7 @@ export interface operations {
                 limit?: number;
                 /** @description Number of items skipped. */
                 offset?: number;
-                type?: "PAYMENT" | "TRANSFER" | "TOPUP" | "ACTIVATION" | "DELEGATE" | "UNDELEGATE" | "STAKE" | "UNSTAKE" | "WITHDRAW";
+                type?: "PAYMENT" | "TRANSFER" | "TOPUP" | "ACTIVATION";
                 invoice_id?: string;
                 from_address?: string;
                 to_address?: string;
@@ -859,7 +862,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Address not found.` (unknown hash or another merchant's) */
+            /** @description `Address not found.` (an unknown hash, another merchant's, or one of the energy pool's own operations, which are no merchant transactions) */
             404: {
                 headers: {
                     [name: string]: unknown;

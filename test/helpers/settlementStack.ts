@@ -24,6 +24,8 @@ export interface Hook {
  */
 export class SettlementStack {
   readonly hooks: Hook[] = [];
+  /** Every merchant newMerchant made, with its API key. */
+  readonly merchants: { id: number; key: string }[] = [];
   readonly flagged = TronWeb.createRandom() as unknown as { address: string; privateKey: string };
   readonly gasWallet = deriveAccount(TEST_MNEMONIC, 0, 'gas');
   devnet!: DevnetProcess;
@@ -97,6 +99,7 @@ export class SettlementStack {
     const target = (TronWeb.createRandom() as unknown as { address: string }).address;
     const { merchant, key } = await this.app.createMerchant({ targetWallet: target });
     await this.app.prisma.merchant.update({ where: { id: merchant.id }, data: { webhookUrl: this.hookUrl, amlCheck: opts.aml ?? false, amlRiskLimit: '50' } });
+    this.merchants.push({ id: merchant.id, key });
     return { merchant, key, target };
   }
 

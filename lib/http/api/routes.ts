@@ -9,7 +9,7 @@ import { rateSource } from '@/lib/rates';
 import { rateJson } from '@/lib/rates/service';
 import { splitPage } from '@/lib/schemas/page';
 import { listTransactionsQuerySchema } from '@/lib/transactions/schemas';
-import { transactionJson } from '@/lib/transactions/serialize';
+import { apiTransactionJson } from '@/lib/transactions/serialize';
 import { getTransaction, listTransactions, TRANSACTION_NOT_FOUND } from '@/lib/transactions/service';
 import { parseOrThrow } from '@/lib/validation';
 import { idempotent } from '../idempotency';
@@ -62,9 +62,9 @@ export const API_ROUTES: readonly ApiRoute[] = [
 
   route('GET', '/transaction/list', async ({ db, merchant, url }) => {
     const { filter, page } = splitPage(parseOrThrow(listTransactionsQuerySchema, queryObject(url)));
-    const { count, rows } = await listTransactions(db, merchant.id, filter, page);
-    return pageEnvelope(url, page, count, rows.map(transactionJson));
+    const { count, rows } = await listTransactions(db, merchant.id, filter, page, 'api');
+    return pageEnvelope(url, page, count, rows.map(apiTransactionJson));
   }),
 
-  route('GET', '/transaction/:trn_hash', async ({ db, merchant, params }) => transactionJson(await getTransaction(db, merchant.id, textParam(params.trn_hash, TRANSACTION_NOT_FOUND)))),
+  route('GET', '/transaction/:trn_hash', async ({ db, merchant, params }) => apiTransactionJson(await getTransaction(db, merchant.id, textParam(params.trn_hash, TRANSACTION_NOT_FOUND)))),
 ];

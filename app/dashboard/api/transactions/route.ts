@@ -5,14 +5,14 @@ import { pageEnvelope } from '@/lib/http/pagination';
 import { queryObject } from '@/lib/http/request';
 import { parseOrThrow } from '@/lib/validation';
 import { splitPage } from '@/lib/schemas/page';
-import { listTransactionsQuerySchema } from '@/lib/transactions/schemas';
+import { dashboardTransactionsQuerySchema } from '@/lib/transactions/schemas';
 import { transactionJson } from '@/lib/transactions/serialize';
 import { listTransactions } from '@/lib/transactions/service';
 
-/** The API's GET /transaction/list, behind the dashboard session. */
+/** The API's GET /transaction/list, behind the dashboard session, with the energy pool's operations too (which the API leaves out, docs/api.md). */
 export const GET = dashboardRoute(async ({ url, merchant }) => {
-  const { filter, page } = splitPage(parseOrThrow(listTransactionsQuerySchema, queryObject(url)));
-  const { count, rows } = await listTransactions(db(), merchant.id, filter, page);
+  const { filter, page } = splitPage(parseOrThrow(dashboardTransactionsQuerySchema, queryObject(url)));
+  const { count, rows } = await listTransactions(db(), merchant.id, filter, page, 'dashboard');
   return pageEnvelope(url, page, count, rows.map(transactionJson));
 });
 

@@ -6,11 +6,11 @@ import { queryObject } from '@/lib/http/request';
 import { parseOrThrow } from '@/lib/validation';
 import { splitPage } from '@/lib/schemas/page';
 import { TRANSACTION_CSV_HEADER, transactionCsvRow } from '@/lib/transactions/csv';
-import { listTransactionsQuerySchema } from '@/lib/transactions/schemas';
+import { dashboardTransactionsQuerySchema } from '@/lib/transactions/schemas';
 import { transactionBatches } from '@/lib/transactions/service';
 
 /** CSV of every transaction the list's filters match (limit and offset are ignored), streamed in batches. */
 export const GET = dashboardRoute(async ({ url, merchant }) => {
-  const { filter } = splitPage(parseOrThrow(listTransactionsQuerySchema, queryObject(url)));
-  return csvResponse('transactions', csvStream(TRANSACTION_CSV_HEADER, transactionBatches(db(), merchant.id, filter), transactionCsvRow));
+  const { filter } = splitPage(parseOrThrow(dashboardTransactionsQuerySchema, queryObject(url)));
+  return csvResponse('transactions', csvStream(TRANSACTION_CSV_HEADER, transactionBatches(db(), merchant.id, filter, 'dashboard'), transactionCsvRow));
 });
