@@ -9,7 +9,8 @@ import { createPrisma } from '@/lib/db/client';
 import { prepareAccounts } from '@/lib/merchants/accounts';
 import { dataDirOf, startLocalDatabase, localDevnet, withDevSecrets } from './devEnv';
 import { afterDevnetRestart, fundGasWalletOnDevnet } from './devnetGas';
-import { BUNDLE_DIR, bundledEntry, bundleIfStale, type BundleName } from './bundle';
+import { BUNDLE_DIR, bundledEntry, type BundleName } from './bundle';
+import { buildIfStale } from './buildIfStale';
 import { applyLocalRunDefaults, devnetEnv, seedEnv, startBanner, webEnv, workerEnv } from './childEnv';
 import { isRestartsWanted, restartsMessage, RestartBackoff, zeroCounts, type ProcessKind, type RestartCounts } from '@/lib/operations/restarts';
 
@@ -17,8 +18,14 @@ import { isRestartsWanted, restartsMessage, RestartBackoff, zeroCounts, type Pro
  * Starts the whole service: database (embedded unless DATABASE_URL is set),
  * migrations, demo merchant, web app and worker; restarts any of them that dies (with backoff),
  * and stops them together on SIGINT/SIGTERM.
- * `--dev` runs Next in development mode and the sources through tsx; otherwise a prior
- * `npm run build` is served: Next's build, and the bundle of server.ts and the worker in dist/.
+ * `--dev` runs Next in development mode and the sources through tsx; otherwise the build is
+ * served (Next's, and the bundle of server.ts and the worker in dist/), built first when it is
+ * missing or stale. `npm start` runs this file as npm's one child (package.json: `exec node
+ * --import tsx`), so the SIGTERM or SIGINT npm forwards to its script reaches the runner, and npm
+ * exits once the runner has stopped everything (issue 34, item 2). Not through a shell that stays
+ * (Debian's dash does not exec a command it runs for npm, and dies of the SIGTERM, leaving the
+ * runner serving as an orphan), nor through tsx's CLI (which SIGKILLs a child that has not taken
+ * a relayed signal within about 60 ms, as a busy runner may not).
  */
 const dev = process.argv.includes('--dev');
 const dataDir = dataDirOf();
@@ -26,10 +33,11 @@ const root = path.resolve(import.meta.dirname, '..');
 
 /**
  * A SIGINT or SIGTERM stops the run at any moment, the start-up included: stop() sends SIGTERM to
- * every child running (the seed, the supervised processes), waits for them to exit, stops the
- * embedded database (once started, if it was starting), and exits 0. Set up before anything
- * starts: they used to come last, once the web answered, and a signal during the start-up killed
- * the runner outright, leaving the embedded database running and the seed unwaited for.
+ * every child running (the build, the seed, the supervised processes), waits for them to exit,
+ * stops the embedded database (once started, if it was starting), and exits 0. Set up before
+ * anything starts: they used to come last, once the web answered, and a signal during the
+ * start-up killed the runner outright, leaving the embedded database running and the seed
+ * unwaited for.
  */
 let stopping = false;
 const running = new Set<ChildProcess>();
@@ -43,6 +51,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.removeAllListeners(signal);
   process.on(signal, () => void stop());
 }
+
 // Only a local run invents secrets and a database: in production a missing
 // MASTER_KEY or DATABASE_URL must stop the start, not be made up and kept in ./data.
 const env: NodeJS.ProcessEnv = dev ? withDevSecrets(dataDir, process.env) : { ...process.env };
@@ -54,6 +63,10 @@ if (!dev && !env.DATABASE_URL) {
   console.error('npm start needs DATABASE_URL (and MASTER_KEY, HD_MNEMONIC, NEXTAUTH_SECRET): see docs/configuration.md. For a local run use npm run dev.');
   process.exit(1);
 }
+
+// npm start builds first when the build is missing or stale (next.config.mjs puts it in
+// NEXT_DIST_DIR): before anything starts, as `npm run build` would have.
+if (!dev) await step(buildIfStale(root, env.NEXT_DIST_DIR || '.next', (args) => runToEnd('next build', args, process.env)));
 
 if (!env.DATABASE_URL) {
   embedded = startLocalDatabase(dataDir, env);
@@ -109,7 +122,7 @@ function track(child: ChildProcess): ChildProcess {
   return child;
 }
 
-/** Runs node with `args` to its end (the seed); fails unless it exits 0. A stop ends it too. */
+/** Runs node with `args` to its end (the build, the seed); fails unless it exits 0. A stop ends it too. */
 function runToEnd(what: string, args: string[], childEnv: NodeJS.ProcessEnv): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = track(spawn(process.execPath, args, { cwd: root, env: childEnv, stdio: 'inherit' }));
@@ -174,12 +187,8 @@ if (useDevnet) {
 }
 // Each process gets the variables it uses (scripts/childEnv.ts): the internet-facing web process
 // never the mnemonic, the root of every fund (issue 16); the worker never the session secret.
-// Production runs the bundle of server.ts and the worker (scripts/bundle.ts; npm start wrote it if
-// it was stale); `npm run dev` and the devnet run their sources through tsx.
-if (!dev) {
-  const bundled = bundleIfStale(root);
-  if (bundled !== null) console.log(`start: bundled server and worker into dist/: ${bundled}`);
-}
+// Production runs the bundle of server.ts and the worker (scripts/bundle.ts; written above if it
+// was stale); `npm run dev` and the devnet run their sources through tsx.
 const fromBundle = (name: BundleName) => ['--import', path.join(root, BUNDLE_DIR, 'exitWithParent.mjs'), ...bundledEntry(root, name)];
 const fromSource = (file: string) => ['--import', 'tsx', '--import', './scripts/exitWithParent.ts', file];
 start('web', dev ? [...fromSource('server.ts'), '--dev'] : fromBundle('server'), webEnv(env));
