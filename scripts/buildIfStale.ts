@@ -1,7 +1,5 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { bundleIfStale } from './bundle';
 
 /**
@@ -37,16 +35,19 @@ export function staleBuildReason(root: string, distDir = '.next'): string | null
   return newest > builtAt ? 'the sources changed since the last build' : null;
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const root = path.resolve(import.meta.dirname, '..');
-  // Where next.config.mjs puts the build (NEXT_DIST_DIR), read as it reads it.
-  const reason = staleBuildReason(root, process.env.NEXT_DIST_DIR || '.next');
+/**
+ * What `npm start` does first (scripts/run.ts, issue 34, item 2: in the runner's own process, so
+ * that npm start is one process a signal stops): `next build` of `root` when its build in
+ * `distDir` is missing or stale, then the bundle when it is. `run` runs node with the given
+ * arguments to its end (the runner's: a SIGTERM or SIGINT stops the build too).
+ */
+export async function buildIfStale(root: string, distDir: string, run: (args: string[]) => Promise<void>): Promise<void> {
+  const reason = staleBuildReason(root, distDir);
   if (reason === null) {
     console.log('start: serving the existing build (npm run build rebuilds it)');
   } else {
     console.log(`start: building first: ${reason}`);
-    const build = spawnSync(process.execPath, [path.join(root, 'node_modules', 'next', 'dist', 'bin', 'next'), 'build'], { cwd: root, stdio: 'inherit' });
-    if (build.status !== 0) process.exit(build.status ?? 1);
+    await run([path.join(root, 'node_modules', 'next', 'dist', 'bin', 'next'), 'build']);
   }
   const bundled = bundleIfStale(root);
   console.log(bundled === null ? 'start: serving the existing bundle in dist/' : `start: bundled server and worker into dist/: ${bundled}`);

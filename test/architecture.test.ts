@@ -45,7 +45,6 @@ const ENV_ALLOWED: Record<string, string> = {
   'scripts/run.ts': 'builds the environment of the web, worker and devnet children it starts',
   'scripts/devEnv.ts': "resolves the local run's environment for scripts/run.ts and the operator commands (npm run reconcile, payment:retry), before any configuration is read",
   'scripts/test.ts': "npm test's phases: hands its environment on to each phase's command, adding only the browser report's file",
-  'scripts/buildIfStale.ts': "finds the build where next.config.mjs puts it (NEXT_DIST_DIR), for npm start, before any configuration is read",
   'next.config.mjs': "Next's build configuration (NEXT_DIST_DIR, set by the tests), read before any of our code",
   'playwright.config.ts': 'the browser tests\' harness configuration',
   'prisma.config.ts': "the Prisma CLI's configuration",

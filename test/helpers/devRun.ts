@@ -42,7 +42,8 @@ function childrenByParent(): Map<number, number[]> {
   return map;
 }
 
-function descendants(pid: number): number[] {
+/** Every process below `pid` (children, their children, ...), read from /proc (Linux). */
+export function descendants(pid: number): number[] {
   const map = childrenByParent();
   const out: number[] = [];
   const walk = (p: number) => {
@@ -55,7 +56,8 @@ function descendants(pid: number): number[] {
   return out;
 }
 
-function cmdline(pid: number): string {
+/** The command line of `pid`, its arguments joined by spaces ('' once it has exited). */
+export function cmdline(pid: number): string {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
   } catch {
