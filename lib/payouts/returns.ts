@@ -1,4 +1,7 @@
 import { tronAddressProblem } from '@/lib/schemas/tronAddress';
+import { chain } from '@/lib/chain';
+import type { Chain } from '@/lib/chain/types';
+import { refuseContractTargets } from '@/lib/payments/receivers';
 import type { TransferCost } from '@/lib/chain/types';
 import type { EnergySource, Invoice, PayoutReturn, Prisma, PrismaClient, Transaction } from '@/lib/generated/prisma/client';
 import { burnWithinCap, energyShort, energySourceFor, energyToHold, noteWaiting } from '@/lib/energy/engine';
@@ -34,12 +37,14 @@ const IN_FLIGHT = ['SIGNED', 'BROADCAST'] as const;
  * which holds the keys, makes the sends (advanceReturn). Refused while any send of the payout is
  * in flight (a target may still be paid by it), and once a return was asked for.
  */
-export async function requestPayoutReturn(prisma: PrismaClient, payoutId: number, address: string, merchantId?: number): Promise<PayoutReturn> {
+export async function requestPayoutReturn(prisma: PrismaClient, payoutId: number, address: string, merchantId?: number, node: () => Chain = chain): Promise<PayoutReturn> {
   const payout = await prisma.invoice.findFirst({ where: { id: payoutId, type: 'MULTIPLE_TRANSFER', ...(merchantId === undefined ? {} : { merchantId }) }, include: { payoutReturn: true } });
   if (!payout) throw new PayoutReturnError('NOT_FOUND', `Payout ${payoutId} not found.`);
   const problem = tronAddressProblem(address);
   if (problem) throw new PayoutReturnError('BAD_ADDRESS', problem);
   if (address === payout.address) throw new PayoutReturnError('BAD_ADDRESS', "That is the payout's own top-up address.");
+  // Everything left at the address goes there: never to a smart contract (issue 34; 503 when the node cannot tell).
+  await refuseContractTargets(node(), { address });
   if (!RETURNABLE.includes(payout.status)) throw new PayoutReturnError('NOT_RETURNABLE', `Only a payout that ended in ${RETURNABLE.join(' or ')} can be returned; this one is ${payout.status}.`);
   if (payout.payoutReturn) throw new PayoutReturnError('NOT_RETURNABLE', `A return to ${payout.payoutReturn.address} was already asked for.`);
   const inFlight = await prisma.transaction.count({ where: { invoiceId: payout.id, sendState: { in: [...IN_FLIGHT] } } });
