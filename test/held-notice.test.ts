@@ -178,6 +178,31 @@ describe('a held payment is told to the merchant', () => {
     await assertReconciled(app.prisma, chain);
   });
 
+  it('holds a payment rather than forward it to a target wallet that is a smart contract (set before such wallets were refused); a new wallet and a release forward it (issue 34)', async () => {
+    const email = `c-${randomBytes(5).toString('hex')}@example.com`;
+    const m = await registerMerchant(app.prisma, { email, password: PASSWORD });
+    // A wallet stored before the dashboard asked the node (the column as an old version left it): USDT sent there would land and be lost.
+    await app.prisma.merchant.update({ where: { id: m.id }, data: { targetWalletAddress: devnet.usdtContract } });
+    const key = await issueApiKey(app.prisma, m.id, 'test');
+    const res = await app.api('/payment/create', key, { method: 'POST', body: { type: 'SINGLE', amount: 10, currencies: ['USDT'], order_id: 'TO-CONTRACT' } });
+    assert.equal(res.status, 200, res.text);
+    const inv = res.json as { id: number; address: string; currencies_amounts: { USDT: number } };
+    await devnet.pay(inv.address, String(inv.currencies_amounts.USDT), 'USDT');
+    const held = await heldPayment(inv.id);
+    assert.match(held.heldReason ?? '', new RegExp(`^cannot be sent: the target wallet ${devnet.usdtContract} is a smart contract`));
+    assert.equal(await app.prisma.transaction.count({ where: { sourceId: held.id } }), 0, 'nothing sent, not even gas');
+    assert.equal(await chain.getUsdtBalance(devnet.usdtContract), 0n, 'nothing reached the contract');
+    assert.equal(await chain.getUsdtBalance(inv.address), held.amountUnits);
+
+    const browser = new DashboardSession(app.baseUrl);
+    assert.equal(await browser.signIn(email, PASSWORD), null);
+    const wallet = randomAddress();
+    assert.equal((await browser.api('/settings', 'PATCH', { target_wallet_address: wallet })).status, 200);
+    assert.equal((await browser.api(`/transactions/${held.trnHash}/release`, 'POST', { action: 'FORWARD' })).status, 200);
+    await waitFor('forwarded to the new wallet', () => app.prisma.transaction.findFirst({ where: { id: held.id, paymentState: 'SETTLED' } }), 90_000);
+    assert.ok((await chain.getUsdtBalance(wallet)) > 0n, 'the new wallet received it');
+  });
+
   it('balances the books after the holds (npm run reconcile)', async () => {
     await assertReconciled(app.prisma, chain);
   });
