@@ -123,7 +123,9 @@ const ROUTES: Record<string, Route> = {
     handle: (node, p, solid) => {
       const hex = address(p, 'address');
       const state = node.accounts(solid).get(hex);
-      return accountJson(hex, state, node.freeNetUsed(state));
+      const account = accountJson(hex, state, node.freeNetUsed(state));
+      // java-tron's AccountType: a contract's account says so (Normal, the zero value, is left out).
+      return hex === node.usdtContract && 'address' in account ? { ...account, type: 'Contract' } : account;
     },
   },
   getaccountnet: {

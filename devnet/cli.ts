@@ -11,6 +11,7 @@ const USAGE = `usage:
   npm run devnet -- fault drop  [--count N] [--from T...] [--to T...]
   npm run devnet -- fault delay --blocks K [--count N] [--from T...] [--to T...]
   npm run devnet -- fault fail  --result OUT_OF_ENERGY|REVERT [--count N] [--from T...] [--to T...]
+  npm run devnet -- fault refuse [--code CONTRACT_VALIDATE_ERROR] [--message TEXT] [--count N] [--from T...] [--to T...]
   npm run devnet -- fault lag <blocks>
   npm run devnet -- fault reset [--count N]
   npm run devnet -- fault reorg --depth N [--leave-out txid,...] [--order txid,...]
@@ -96,6 +97,7 @@ async function fault(args: string[]): Promise<void> {
     case 'drop':
     case 'delay':
     case 'fail':
+    case 'refuse':
     case 'reset':
       request = { method: 'POST', path: `fault/${what}`, body: flags(rest) };
       break;

@@ -49,6 +49,12 @@ export const failSchema = z
   .object({ ...match, result: z.enum(['OUT_OF_ENERGY', 'REVERT']) })
   .strict()
   .transform((b): FaultSpec => ({ kind: 'fail', ...spec(b), result: b.result }));
+/** java-tron's refusal of TRX sent to a contract (TransferActuator): the default refusal of a refuse fault. */
+export const TRX_TO_CONTRACT_REFUSAL = 'Contract validate error : Cannot transfer TRX to a smartContract.';
+export const refuseSchema = z
+  .object({ ...match, code: z.string().regex(/^[A-Z_]+$/, 'code is a java-tron response code, e.g. CONTRACT_VALIDATE_ERROR').optional(), message: z.string().min(1).optional() })
+  .strict()
+  .transform((b): FaultSpec => ({ kind: 'refuse', ...spec(b), code: b.code ?? 'CONTRACT_VALIDATE_ERROR', message: b.message ?? TRX_TO_CONTRACT_REFUSAL }));
 export const lagSchema = z.object({ blocks: whole('blocks') }).strict();
 /** The next `count` node-API requests (default 1) lose their connection unanswered. */
 export const resetSchema = z.object({ count: whole('count', 1).optional() }).strict().transform((b) => ({ count: b.count ?? 1 }));

@@ -12,7 +12,9 @@ export type FailResult = 'OUT_OF_ENERGY' | 'REVERT';
 export type FaultSpec =
   | { kind: 'drop'; from: string | null; to: string | null; count: number | null }
   | { kind: 'delay'; from: string | null; to: string | null; count: number | null; blocks: number }
-  | { kind: 'fail'; from: string | null; to: string | null; count: number | null; result: FailResult };
+  | { kind: 'fail'; from: string | null; to: string | null; count: number | null; result: FailResult }
+  /** The broadcast is refused with this java-tron response code and message, as a node refuses one it judges invalid (issue 34). */
+  | { kind: 'refuse'; from: string | null; to: string | null; count: number | null; code: string; message: string };
 
 export type Fault = FaultSpec & {
   id: number;

@@ -461,6 +461,10 @@ export class DevNode implements ChainView {
     // A faulted broadcast is still validated: the node answers as it would, then misbehaves.
     if (fault.kind === 'fail') this.include(this.execute(tx, fault.result));
     else this.dryRun(tx);
+    if (fault.kind === 'refuse') {
+      this.faults.hit(fault, tx.txID);
+      throw new Rejection(fault.code, fault.message);
+    }
     if (fault.kind === 'delay') this.held.push({ tx, releaseAt: this.head().header.number + 1 + fault.blocks, fault });
     this.faults.hit(fault, tx.txID);
   }

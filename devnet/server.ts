@@ -5,7 +5,7 @@ import { ChainError, createChain, type Chain } from '@/lib/chain';
 import { BadRequest, resolve, type Params } from './api';
 import type { DevnetEnv } from '@/lib/config';
 import { faucetKey, rentalProviderKey, USDT_CONTRACT, witnessKey, type DevnetKey } from './genesis';
-import { chainParametersSchema, delaySchema, dropSchema, failSchema, faultJson, issues, lagSchema, reorgSchema, resetSchema, setBalanceSchema } from './controls';
+import { chainParametersSchema, delaySchema, dropSchema, failSchema, faultJson, issues, lagSchema, refuseSchema, reorgSchema, resetSchema, setBalanceSchema } from './controls';
 import { toNodeJson } from './json';
 import { DevnetInputError, DevNode, LaggingView, type ChainView } from './node';
 import { MUTABLE_PARAMETERS, parameterTable, param, setParam } from './params';
@@ -192,6 +192,8 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
         return faultJson(node.addFault(post(delaySchema)));
       case '/devnet/fault/fail':
         return faultJson(node.addFault(post(failSchema)));
+      case '/devnet/fault/refuse':
+        return faultJson(node.addFault(post(refuseSchema)));
       case '/devnet/fault/lag': {
         const { blocks } = post(lagSchema);
         if (!replicaUrl && !balancerUrl) throw new DevnetInputError('no replica is served: start the devnet with DEVNET_REPLICA_PORT and/or DEVNET_BALANCER_PORT');

@@ -14,12 +14,14 @@ if (!Number.isInteger(id) || id <= 0 || !address) {
 }
 await runOperatorCommand(async (prisma) => {
   const { PayoutReturnError, requestPayoutReturn } = await import('@/lib/payouts/returns');
+  const { AppError } = await import('@/lib/errors');
   try {
     await requestPayoutReturn(prisma, id, address);
     console.log(`payout ${id}: return to ${address} asked for; the worker will send what remains at the payout address`);
     return 0;
   } catch (err) {
-    if (!(err instanceof PayoutReturnError)) throw err;
+    // A smart contract as the address (issue 34), or a node that cannot tell: said as the route says it.
+    if (!(err instanceof PayoutReturnError) && !(err instanceof AppError)) throw err;
     console.error(`payout:return: ${err.message}`);
     return 1;
   }

@@ -167,11 +167,28 @@ describe('chain layer against the devnet', () => {
       assert.equal(e.code, 'CONTRACT_VALIDATE_ERROR');
       assert.match(e.nodeMessage, /balance is not sufficient/);
       assert.equal(e.retry, 'never');
+      assert.equal(e.permanent, false, 'a balance can be topped up: not a refusal for good');
       return true;
     });
     const offline = createChain(parseChainConfig({ TRON_FULL_NODE_URL: 'http://127.0.0.1:9', TRON_USDT_CONTRACT: devnet.usdtContract }));
     await assert.rejects(offline.getBlockNumber(), ChainUnavailableError);
     await assert.rejects(offline.broadcast(signed.signedTx), ChainUnavailableError);
+  });
+
+  test('tells a smart contract from a wallet, and TRX sent to one is refused for good (issue 34)', async () => {
+    assert.equal(await chain.isContract(devnet.usdtContract), true);
+    assert.equal(await chain.isContract(devnet.faucetAddress), false, 'an account');
+    assert.equal(await chain.isContract((await newAccount()).address), false, 'not even an account');
+    const signed = await chain.buildSignedTrxTransfer(faucet.privateKey, devnet.usdtContract, 1n * TRX);
+    await assert.rejects(chain.broadcast(signed.signedTx), (e: unknown) => {
+      assert.ok(e instanceof TxRejectedError);
+      assert.equal(e.code, 'CONTRACT_VALIDATE_ERROR');
+      assert.match(e.nodeMessage, /Cannot transfer TRX to a smartContract/);
+      assert.equal(e.permanent, true);
+      return true;
+    });
+    const offline = createChain(parseChainConfig({ TRON_FULL_NODE_URL: 'http://127.0.0.1:9', TRON_USDT_CONTRACT: devnet.usdtContract }));
+    await assert.rejects(offline.isContract(devnet.faucetAddress), ChainUnavailableError);
   });
 
   test('a read or a broadcast whose connection the node resets is sent again; a node that keeps resetting is unavailable', async () => {

@@ -104,6 +104,31 @@ describe('devnet fault controls', () => {
     assert.equal((await devnet.fault.list()).faults[0]!.hits.length, 0);
   });
 
+  test('refuse: every broadcast to the address is validated, then refused with the code and message given (default: TRX to a contract); nothing lands', async () => {
+    const sender = await funded(10n);
+    const to = await newAccount();
+    const fault = await devnet.fault.refuse({ to: to.address });
+    assert.equal(fault.kind, 'refuse');
+    for (let i = 0; i < 2; i++) {
+      const signed = await signedTrx(sender, to.address, BigInt(i + 1) * TRX);
+      const reply = await tw.trx.sendRawTransaction(signed);
+      assert.equal(reply.result, undefined, 'no result key, as java-tron refuses');
+      assert.equal(reply.code, 'CONTRACT_VALIDATE_ERROR');
+      assert.equal(hexMessage(reply.message), 'Contract validate error : Cannot transfer TRX to a smartContract.');
+    }
+    // Still validated first: what the node refuses anyway is refused for its own reason and does not use the fault up.
+    const tooMuch = await tw.trx.sendRawTransaction(await signedTrx(sender, to.address, 1_000n * TRX));
+    assert.match(hexMessage(tooMuch.message), /balance is not sufficient/);
+    assert.equal((await devnet.fault.list()).faults[0]!.hits.length, 2);
+    await devnet.fault.clear();
+    await devnet.fault.refuse({ to: to.address, count: 1, code: 'SIGERROR', message: 'Validate signature error: miss sig or contract' });
+    const once = await tw.trx.sendRawTransaction(await signedTrx(sender, to.address, 3n * TRX));
+    assert.equal(once.code, 'SIGERROR');
+    assert.equal(hexMessage(once.message), 'Validate signature error: miss sig or contract');
+    await info(await broadcast(await signedTrx(sender, to.address, 1n * TRX)));
+    assert.equal(await balance(to.address), 1n * TRX, 'only the broadcast after the fault was used up landed');
+  });
+
   test('delay: a held broadcast is invisible, refused as a duplicate, then included K blocks late', async () => {
     const to = await newAccount();
     await devnet.fault.delay({ blocks: 8 });

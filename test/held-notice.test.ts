@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { TronWeb } from 'tronweb';
+import { issueApiKey } from '@/lib/auth/apiKeys';
+import { registerMerchant } from '@/lib/auth/signup';
 import { createChain, type Chain } from '@/lib/chain';
 import { deriveAccount } from '@/lib/chain/keys';
 import { webhookSecret } from '@/lib/merchants/settings';
@@ -9,10 +12,13 @@ import { startApp, TEST_MNEMONIC, type TestApp } from './helpers/app';
 import { startDevnetProcess, waitFor, type DevnetProcess } from './helpers/devnet';
 import { startHookReceiver, type HookReceiver } from './helpers/http';
 import { assertReconciled } from './helpers/reconcile';
+import { DashboardSession } from './helpers/session';
 import { startSmtpSink, type SmtpSink } from './helpers/smtp';
 import { startWorker, type WorkerProcess } from './helpers/worker';
 
 const TRX = 1_000_000n;
+const PASSWORD = 'held release pw';
+const randomAddress = () => (TronWeb.createRandom() as unknown as { address: string }).address;
 
 /**
  * Held money is never silent (issue 26): the moment the real worker holds a payment (a token the
@@ -122,6 +128,79 @@ describe('a held payment is told to the merchant', () => {
     await waitFor('the mail marked sent', async () => ((await app.prisma.mailOutbox.findUniqueOrThrow({ where: { eventKey: `payment:${held.id}:held:1` } })).status === 'SENT' ? true : null), 30_000);
     assert.equal(await app.prisma.webhookDelivery.count({ where: { invoiceId: canceled.id } }), 0);
     assert.deepEqual(hooksFor(held.trnHash), []);
+  });
+
+  it('a return the node refuses for good ends at once with one alert and holds the payment again, releasable to another address; a smart contract is refused as the address (issue 34)', async () => {
+    const email = `r-${randomBytes(5).toString('hex')}@example.com`;
+    const m = await registerMerchant(app.prisma, { email, password: PASSWORD });
+    await app.prisma.merchant.update({ where: { id: m.id }, data: { targetWalletAddress: randomAddress() } });
+    const key = await issueApiKey(app.prisma, m.id, 'test');
+    const browser = new DashboardSession(app.baseUrl);
+    assert.equal(await browser.signIn(email, PASSWORD), null);
+    const canceled = await invoice(key, ['TRX'], 'REFUSED-RETURN');
+    assert.equal((await app.api(`/payment/${canceled.id}/cancel`, key, { method: 'DELETE' })).status, 200);
+    await devnet.pay(canceled.address, '30', 'TRX');
+    const held = await heldPayment(canceled.id);
+    const release = (address: string) => browser.api(`/transactions/${held.trnHash}/release`, 'POST', { action: 'REFUND', address });
+
+    // The devnet's USDT contract as the address: 400 naming it; nothing moves, the payment stays held.
+    const contract = await release(devnet.usdtContract);
+    assert.equal(contract.status, 400, contract.text);
+    assert.match(contract.json.detail, /^address: This address is a smart contract/);
+    assert.ok(contract.json.errors.address, contract.text);
+    assert.equal((await app.prisma.transaction.findUniqueOrThrow({ where: { id: held.id } })).paymentState, 'HELD');
+
+    // An ordinary address the node refuses for good (as java-tron refuses TRX to a contract): one attempt, one alert, held again.
+    const refusing = randomAddress();
+    await devnet.fault.refuse({ to: refusing });
+    try {
+      assert.equal((await release(refusing)).status, 200);
+      const again = await waitFor('held again after the refusal', () => app.prisma.transaction.findFirst({ where: { id: held.id, paymentState: 'HELD', heldReason: { contains: refusing } } }), 60_000);
+      assert.match(again.heldReason ?? '', /refund: refused for good by the node: CONTRACT_VALIDATE_ERROR: .*Cannot transfer TRX to a smartContract.*release it to another address/);
+      const sends = await app.prisma.transaction.findMany({ where: { sourceId: held.id, sendPurpose: 'REFUND' } });
+      assert.equal(sends.length, 1, 'one attempt, not rebuilt');
+      assert.equal(sends[0]!.sendState, 'FAILED');
+      assert.equal((await devnet.fault.list()).faults[0]?.hits.length, 1, 'broadcast once');
+      assert.equal(worker.output().split('\n').filter((l) => l.includes('ALERT') && l.includes(`for payment ${held.id})`)).length, 1, 'one alert');
+      assert.equal(await chain.getTrxBalance(canceled.address), 30n * TRX, 'the money is still at the address');
+      assert.equal(await chain.getTrxBalance(refusing), 0n);
+    } finally {
+      await devnet.fault.clear();
+    }
+
+    // Released again to another address: returned there.
+    const back = randomAddress();
+    assert.equal((await release(back)).status, 200);
+    const refunded = await waitFor('refunded to the other address', () => app.prisma.transaction.findFirst({ where: { id: held.id, paymentState: 'REFUNDED' } }), 60_000);
+    const sent = await app.prisma.transaction.findFirstOrThrow({ where: { sourceId: refunded.id, sendPurpose: 'REFUND', sendState: 'CONFIRMED' } });
+    assert.equal(sent.toAddress, back);
+    assert.equal(await chain.getTrxBalance(back), sent.amountUnits);
+    await assertReconciled(app.prisma, chain);
+  });
+
+  it('holds a payment rather than forward it to a target wallet that is a smart contract (set before such wallets were refused); a new wallet and a release forward it (issue 34)', async () => {
+    const email = `c-${randomBytes(5).toString('hex')}@example.com`;
+    const m = await registerMerchant(app.prisma, { email, password: PASSWORD });
+    // A wallet stored before the dashboard asked the node (the column as an old version left it): USDT sent there would land and be lost.
+    await app.prisma.merchant.update({ where: { id: m.id }, data: { targetWalletAddress: devnet.usdtContract } });
+    const key = await issueApiKey(app.prisma, m.id, 'test');
+    const res = await app.api('/payment/create', key, { method: 'POST', body: { type: 'SINGLE', amount: 10, currencies: ['USDT'], order_id: 'TO-CONTRACT' } });
+    assert.equal(res.status, 200, res.text);
+    const inv = res.json as { id: number; address: string; currencies_amounts: { USDT: number } };
+    await devnet.pay(inv.address, String(inv.currencies_amounts.USDT), 'USDT');
+    const held = await heldPayment(inv.id);
+    assert.match(held.heldReason ?? '', new RegExp(`^cannot be sent: the target wallet ${devnet.usdtContract} is a smart contract`));
+    assert.equal(await app.prisma.transaction.count({ where: { sourceId: held.id } }), 0, 'nothing sent, not even gas');
+    assert.equal(await chain.getUsdtBalance(devnet.usdtContract), 0n, 'nothing reached the contract');
+    assert.equal(await chain.getUsdtBalance(inv.address), held.amountUnits);
+
+    const browser = new DashboardSession(app.baseUrl);
+    assert.equal(await browser.signIn(email, PASSWORD), null);
+    const wallet = randomAddress();
+    assert.equal((await browser.api('/settings', 'PATCH', { target_wallet_address: wallet })).status, 200);
+    assert.equal((await browser.api(`/transactions/${held.trnHash}/release`, 'POST', { action: 'FORWARD' })).status, 200);
+    await waitFor('forwarded to the new wallet', () => app.prisma.transaction.findFirst({ where: { id: held.id, paymentState: 'SETTLED' } }), 90_000);
+    assert.ok((await chain.getUsdtBalance(wallet)) > 0n, 'the new wallet received it');
   });
 
   it('balances the books after the holds (npm run reconcile)', async () => {

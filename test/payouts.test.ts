@@ -206,9 +206,11 @@ describe('mass payouts (MULTIPLE_TRANSFER) on the devnet', () => {
     for (const t of targets) assert.equal(await chain.getTrxBalance(t.address), tokenUnits(t.amount));
   });
 
-  it('records a target that cannot be paid and ends in ERROR; an unfunded payout times out and keeps its top-up', async () => {
-    // TRX to a contract is refused by every node: that send fails for good.
-    const targets = [{ address: devnet.usdtContract, amount: 1 }, { address: randomAddress(), amount: 3 }];
+  it('ends a target the node refuses for good at once, with one alert, and the payout in ERROR; an unfunded payout times out and keeps its top-up', async () => {
+    // The node refuses every send to target 0 for good, as java-tron refuses TRX to a contract (issue 34; a contract
+    // itself is refused when the payout is created): its send ends at once, not after SEND_MAX_ATTEMPTS expirations.
+    const targets = [{ address: randomAddress(), amount: 1 }, { address: randomAddress(), amount: 3 }];
+    await devnet.fault.refuse({ to: targets[0]!.address });
     const inv = (await post('/payment/multiple_transfer/create', { currency: 'TRX', target_wallets: targets })).json;
     const late = (await post('/payment/multiple_transfer/create', { currency: 'TRX', target_wallets: [{ address: randomAddress(), amount: 5 }] })).json;
     await pay(inv.address, String(inv.currencies_amounts.TRX), 'TRX');
@@ -230,8 +232,16 @@ describe('mass payouts (MULTIPLE_TRANSFER) on the devnet', () => {
     assert.equal(failed.transfer_amounts.output.TRX, 3);
     assert.equal(failed.failed_targets.length, 1);
     assert.equal(failed.failed_targets[0].index, 0);
-    assert.equal(failed.failed_targets[0].address, devnet.usdtContract);
-    assert.match(failed.failed_targets[0].error, /target-0/);
+    assert.equal(failed.failed_targets[0].address, targets[0]!.address);
+    assert.match(failed.failed_targets[0].error, /^target-0: refused for good by the node: CONTRACT_VALIDATE_ERROR: .*Cannot transfer TRX to a smartContract/);
+    // One attempt, never rebuilt or broadcast again, and one alert for it; its amount stays at the payout address (returnable: ERROR).
+    const refusedSends = (await transfers(inv.id)).filter((r) => r.toAddress === targets[0]!.address);
+    assert.equal(refusedSends.length, 1, 'one send to the refused target');
+    assert.equal(refusedSends[0]!.sendState, 'FAILED');
+    assert.equal((await devnet.fault.list()).faults.find((f) => f.kind === 'refuse')?.hits.length, 1, 'broadcast once');
+    assert.equal(worker.output().match(new RegExp(`ALERT send ${refusedSends[0]!.id} `, 'g'))?.length, 1, 'one alert');
+    assert.equal(await chain.getTrxBalance(targets[0]!.address), 0n);
+    await devnet.fault.clear();
     await waitFor('ERROR and TIMEOUT webhooks', async () => hooks().some((h) => h.id === inv.id && h.status === 'ERROR') && hooks().some((h) => h.id === late.id && h.status === 'TIMEOUT'));
   });
 
@@ -330,6 +340,12 @@ describe('mass payouts (MULTIPLE_TRANSFER) on the devnet', () => {
     await app.prisma.invoice.update({ where: { id: open.id }, data: { expiredAt: new Date(Date.now() - 1000) } });
     await waitStatus(open.id, 'TIMEOUT');
     assert.equal((await session.api(`/payouts/${open.id}/return`, 'POST', { address: 'Tnot-an-address' })).status, 400);
+    // A smart contract cannot take the return (issue 34): refused, naming the field, and nothing is asked for.
+    const contract = await session.api(`/payouts/${open.id}/return`, 'POST', { address: devnet.usdtContract });
+    assert.equal(contract.status, 400, contract.text);
+    assert.match(contract.json.detail, /^address: This address is a smart contract/);
+    assert.ok(contract.json.errors.address, contract.text);
+    assert.equal(await app.prisma.payoutReturn.count({ where: { invoiceId: open.id } }), 0);
     const other = await app.createMerchant();
     const foreign = (await app.api('/payment/multiple_transfer/create', other.key, { method: 'POST', body: { currency: 'TRX', target_wallets: [{ address: randomAddress(), amount: 1 }] } })).json;
     assert.equal((await session.api(`/payouts/${foreign.id}/return`, 'POST', { address: to })).status, 404, "another merchant's payout");

@@ -55,9 +55,26 @@ const ADVICE: Record<string, RetryAdvice> = {
   TRANSACTION_EXPIRATION_ERROR: 'rebuild',
 };
 
+/**
+ * java-tron's validation refusals that no retry and no rebuild can fix (issue 34): the transaction is
+ * invalid for what it is, not for the moment it was sent: TRX to a smart contract (TransferActuator,
+ * with forbidTransferToContract on, as on mainnet), TRX to its own sender, an amount of 0, a call to
+ * an address that is no contract, a delegation to a contract. Transient refusals are not among them:
+ * a stale reference block (TAPOS_ERROR), an expiration, a busy node, bandwidth or a balance short now
+ * (BANDWITH_ERROR, "balance is not sufficient"), an account not yet created.
+ */
+const PERMANENT_REFUSAL = /Cannot transfer TRX to a smartContract|Cannot transfer TRX to yourself|Amount must be greater than 0|No contract or not a smart contract|Do not allow delegate resources to contract addresses/i;
+
+/** Whether a refusal (`CODE: message`, as sends store it) can never succeed, however often the transaction is rebuilt. */
+export function isPermanentRefusal(text: string | null | undefined): boolean {
+  return PERMANENT_REFUSAL.test(text ?? '');
+}
+
 /** broadcasttransaction refused the transaction with a java-tron response code. */
 export class TxRejectedError extends ChainError {
   readonly retry: RetryAdvice;
+  /** No transaction of this kind to this recipient can ever be accepted (isPermanentRefusal). */
+  readonly permanent: boolean;
 
   constructor(
     readonly code: string,
@@ -66,5 +83,6 @@ export class TxRejectedError extends ChainError {
   ) {
     super(`${code}: ${nodeMessage}`);
     this.retry = ADVICE[code] ?? 'never';
+    this.permanent = code === 'CONTRACT_VALIDATE_ERROR' && isPermanentRefusal(nodeMessage);
   }
 }

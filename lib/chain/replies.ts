@@ -58,6 +58,9 @@ export const blockReceiptsReply = z.array(txInfoReply);
 
 export const accountReply = z.object({ address: z.string().optional(), balance: opt64 });
 
+/** wallet/getcontract: the contract's descriptor, or `{}` when no contract lives at the address (java-tron's GetContractServlet). */
+export const contractReply = z.object({ contract_address: z.string().min(1).optional() });
+
 export const accountResourceReply = z.object({
   freeNetLimit: opt64,
   freeNetUsed: opt64,

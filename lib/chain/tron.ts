@@ -16,6 +16,7 @@ import {
   delegationIndexReply,
   stakeReply,
   constantCallReply,
+  contractReply,
   estimateEnergyReply,
   txInfoReply,
   type BlockReply,
@@ -288,6 +289,11 @@ export class TronChain implements Chain {
       // Built locally (the reference block is given): nothing is sent, so a retry is harmless.
     }, 'idempotent');
     return this.sign(tx as Parameters<TronWeb['trx']['sign']>[0] & object, key, header);
+  }
+
+  async isContract(address: string): Promise<boolean> {
+    const raw = await this.request('getcontract', 'wallet/getcontract', { value: this.hex(address) });
+    return this.parse('getcontract', contractReply, raw).contract_address !== undefined;
   }
 
   async isActivated(address: string): Promise<boolean> {

@@ -48,6 +48,12 @@ export interface Chain {
   getAccountResources(address: string): Promise<AccountResources>;
   /** Whether the address exists as an account (has received TRX); USDT alone does not activate it. */
   isActivated(address: string): Promise<boolean>;
+  /**
+   * Whether a smart contract lives at the address (wallet/getcontract: java-tron answers `{}` for any
+   * other address). Money is never sent to one: the node refuses TRX to it for good, and USDT sent to
+   * it lands and is lost (issue 34). Throws ChainUnavailableError when the node cannot be asked.
+   */
+  isContract(address: string): Promise<boolean>;
   /** As the node reports them now (not cached: prices change, and every caller sizes a send with them). */
   getChainParameters(): Promise<ChainParameters>;
 

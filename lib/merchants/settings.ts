@@ -1,10 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { masterKeyRing } from '@/lib/crypto/masterKey';
 import { open, seal } from '@/lib/crypto/secretBox';
+import { chain } from '@/lib/chain';
+import type { Chain } from '@/lib/chain/types';
 import type { Merchant, PrismaClient } from '@/lib/generated/prisma/client';
 import { canonicalIpRule } from '@/lib/auth/ipAllowList';
 import { fieldErrors } from '@/lib/errors';
 import { notifyTargetWalletChanged, type WalletChangeNotifier } from '@/lib/notify/walletChange';
+import { refuseContractTargets } from '@/lib/payments/receivers';
 import type { SettingsInput } from './schemas';
 
 /** Most rules a merchant may list; the whitelist is checked on every API call. */
@@ -37,7 +40,9 @@ export type SettingsJson = ReturnType<typeof settingsJson>;
  * thief's first move is to redirect the payouts (issue 14, finding 2). The
  * first wallet of an account is no change and is not reported.
  */
-export async function updateSettings(prisma: PrismaClient, merchant: Merchant, input: SettingsInput, notify: WalletChangeNotifier = notifyTargetWalletChanged): Promise<Merchant> {
+export async function updateSettings(prisma: PrismaClient, merchant: Merchant, input: SettingsInput, notify: WalletChangeNotifier = notifyTargetWalletChanged, node: () => Chain = chain): Promise<Merchant> {
+  // Payments are forwarded there: a smart contract cannot be one (issue 34; 503 when the node cannot tell).
+  if (input.target_wallet_address && input.target_wallet_address !== merchant.targetWalletAddress) await refuseContractTargets(node(), { target_wallet_address: input.target_wallet_address });
   // A first wallet (none before) is a setting, not a change: nothing to warn about (issue 26).
   // Clearing a wallet is a change; a wallet set after that keeps the notice of the clearing.
   const walletChanged = input.target_wallet_address !== undefined && input.target_wallet_address !== merchant.targetWalletAddress && merchant.targetWalletAddress !== null;

@@ -2,7 +2,7 @@ import type { WorkerContext } from '@/lib/worker/context';
 import { followOut, latestSend } from './sends';
 import { paymentFee } from './settlementRules';
 import { type Payment } from './payment';
-import { hold, settle, failPayment } from './outcomes';
+import { contractHeld, hold, refusedHeld, settle, failPayment } from './outcomes';
 import { uneconomic, sendFromInvoice } from './invoiceSends';
 
 /**
@@ -20,6 +20,9 @@ export async function forward(ctx: WorkerContext, p: Payment): Promise<void> {
   const target = current && current.sendState !== 'FAILED' ? current.toAddress : p.merchant.targetWalletAddress;
   // Not waited for: a payment FORWARDING forever blocks its invoice's expiry and webhooks (case 9).
   if (!target) return hold(ctx, p, 'merchant has no target wallet: set one, then release the payment');
+  // A new attempt goes to the wallet set now: never to a smart contract, where TRX is refused for good and USDT lost
+  // (issue 34; a wallet set before the dashboard refused contracts). Held for the merchant to change it and release.
+  if ((!current || current.sendState === 'FAILED') && (await ctx.chain.isContract(target))) return hold(ctx, p, contractHeld(target, 'the target wallet'));
   const row = p.invoice?.amounts.find((a) => a.currency === p.currency);
   const fee = paymentFee(p.amountUnits, row, ctx.forwardingFeePercent);
   // Released by the merchant: forwarded as it is, the hold rules are not applied again.
@@ -28,7 +31,8 @@ export async function forward(ctx: WorkerContext, p: Payment): Promise<void> {
   // TRX pays its own network fee out of the forwarded amount; USDT's is paid by the gas wallet.
   const outcome = await sendFromInvoice(ctx, p, 'FORWARD', target, async (burnSun) => p.amountUnits - fee - (p.currency === 'TRX' ? burnSun : 0n));
   if (outcome.state === 'pending') return;
-  if (outcome.state === 'exhausted') return failPayment(ctx, p, outcome.error);
+  // Refused for good (issue 34): nothing can be sent to that wallet; held, so the merchant can change it and release.
+  if (outcome.state === 'exhausted') return outcome.refused ? hold(ctx, p, refusedHeld(target, outcome.error)) : failPayment(ctx, p, outcome.error);
   if (outcome.state === 'skipped') return hold(ctx, p, outcome.reason ?? 'uneconomic: nothing would be left to forward after the network cost');
   await settle(ctx, p, 'SETTLED', fee, outcome.row);
 }

@@ -55,7 +55,8 @@ function worthOf(ctx: WorkerContext, p: Payment, purpose: 'FORWARD' | 'REFUND'):
 export async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: 'FORWARD' | 'REFUND', to: string, amountFor: (burnSun: bigint) => Promise<bigint>): Promise<SendOutcome> {
   const { address, privateKey } = invoiceKey(p);
   const token = p.currency as Currency;
-  const step = { purpose, address } as const;
+  // `to` can change between attempts (a release to another address): a refusal for good ends the step only for the address refused.
+  const step = { purpose, address, to } as const;
   if (token === 'TRX') {
     return ensureSend(ctx, p, step, async (refBlock) => {
       const cost = await ctx.chain.estimateTransfer({ token, from: address, to, amount: p.amountUnits });
@@ -172,8 +173,8 @@ export async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: '
   const attemptBuilt = attempt;
   if (attempt !== null) {
     // No gas for an attempt that will not be made (issue 22, case 6): the attempt limit first.
-    const error = await exhausted(ctx, p, step, burnNow);
-    if (error) return { state: 'exhausted', error };
+    const spent = await exhausted(ctx, p, step, burnNow);
+    if (spent) return { state: 'exhausted', ...spent };
     const notReady = await arrange(attempt, null);
     if (notReady) return notReady;
   } else if (latest?.sendState === 'SIGNED') {

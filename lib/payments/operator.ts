@@ -1,5 +1,8 @@
 import { TronWeb } from 'tronweb';
+import { chain } from '@/lib/chain';
+import type { Chain } from '@/lib/chain/types';
 import type { Prisma, PrismaClient, Transaction } from '@/lib/generated/prisma/client';
+import { refuseContractTargets } from './receivers';
 import { changePaymentState } from './states';
 
 /** Why an operator's or merchant's action on a payment was refused; the edges map the code. */
@@ -45,10 +48,12 @@ export type Release = { action: 'FORWARD' } | { action: 'REFUND'; address: strin
  * forward; screened first when the merchant has AML on and they never were), or returned
  * to an address they name (its network cost taken out of it).
  */
-export async function releaseHeldPayment(prisma: PrismaClient, merchantId: number, id: number, release: Release): Promise<Transaction> {
+export async function releaseHeldPayment(prisma: PrismaClient, merchantId: number, id: number, release: Release, node: () => Chain = chain): Promise<Transaction> {
   if (release.action === 'REFUND' && !(release.address.startsWith('T') && TronWeb.isAddress(release.address))) {
     throw new PaymentActionError('BAD_ADDRESS', 'Enter a valid Tron address (T...).');
   }
+  // Returned to a smart contract, TRX is refused for good and USDT lost (issue 34): `address` is named, or 503 if the node cannot tell.
+  if (release.action === 'REFUND') await refuseContractTargets(node(), { address: release.address });
   return prisma.$transaction(async (tx) => {
     const p = await tx.transaction.findFirst({ where: { id, merchantId, type: 'PAYMENT' }, include: { invoice: { select: { type: true } }, merchant: { select: { amlCheck: true } } } });
     if (!p || p.paymentState !== 'HELD') throw new PaymentActionError('NOT_HELD', 'Only held funds can be released.');

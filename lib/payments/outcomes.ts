@@ -21,6 +21,13 @@ export async function hold(ctx: WorkerContext, p: Payment, reason: string): Prom
   if (await ctx.prisma.$transaction((tx) => move(tx, ctx, p, { to: 'HELD', reason, data: { heldReason: reason, error: null } }))) console.warn(`payment ${p.id} held: ${reason}`);
 }
 
+/** Why a payment is held rather than sent to a smart contract (issue 34). */
+export const contractHeld = (address: string, what: string) =>
+  `cannot be sent: ${what} ${address} is a smart contract, which cannot receive it (TRX is refused, USDT would be lost); release it to a wallet address`;
+
+/** Why a payment is held after the node refused its send for good (issue 34): the merchant releases it elsewhere. */
+export const refusedHeld = (address: string, error: string) => `cannot be sent to ${address}: ${error}; release it to another address`;
+
 /**
  * Books a finished payment: the invoice's received/forwarded amounts, its cost,
  * its status (through the one door, with its webhook) and the ledger, in one DB

@@ -3,8 +3,8 @@ import { convertUnits, withMargin } from '@/lib/money/fees';
 import { RATE_DECIMALS } from '@/lib/money/tokens';
 import type { WorkerContext } from '@/lib/worker/context';
 import { type Payment } from './payment';
-import { followOut } from './sends';
-import { hold, settle, failPayment } from './outcomes';
+import { followOut, latestSend } from './sends';
+import { contractHeld, hold, refusedHeld, settle, failPayment } from './outcomes';
 import { REFUND_NOT_WORTH_IT, uneconomic, sendFromInvoice } from './invoiceSends';
 
 /** Returns a payment that failed AML to its sender, less the network cost of doing so. */
@@ -13,6 +13,9 @@ export async function refund(ctx: WorkerContext, p: Payment): Promise<void> {
   await followOut(ctx, p);
   // A merchant's release may name where held funds go back to; otherwise the sender.
   const to = p.releaseAddress ?? p.fromAddress;
+  // Never to a smart contract (issue 34: a sender that is one, or an address named before releases refused them).
+  const current = await latestSend(ctx, p.id, { purpose: 'REFUND' });
+  if ((!current || current.sendState === 'FAILED') && (await ctx.chain.isContract(to))) return hold(ctx, p, contractHeld(to, p.releaseAddress ? 'the address it was released to' : 'its sender'));
   // Judged before any gas is bought for it (issue 22, case 7): gas for a refund that returns nothing would be stranded.
   // A merchant's own REFUND release is no AML matter: its reason says only what it is.
   const notWorthIt = p.releaseAction === 'REFUND' ? 'uneconomic: returning it would cost more than it is worth' : REFUND_NOT_WORTH_IT;
@@ -29,7 +32,8 @@ export async function refund(ctx: WorkerContext, p: Payment): Promise<void> {
     return p.amountUnits - convertUnits(gasSun, parseScaled(trx.rateUsd, RATE_DECIMALS), parseScaled(usdt.rateUsd, RATE_DECIMALS));
   });
   if (outcome.state === 'pending') return;
-  if (outcome.state === 'exhausted') return failPayment(ctx, p, outcome.error);
+  // Refused for good (issue 34): held again, so the merchant can release it to another address; never burned, never reported done.
+  if (outcome.state === 'exhausted') return outcome.refused ? hold(ctx, p, refusedHeld(to, outcome.error)) : failPayment(ctx, p, outcome.error);
   if (outcome.state === 'skipped') return hold(ctx, p, notWorthIt);
   await settle(ctx, p, 'REFUNDED', 0n, outcome.row);
 }

@@ -1,4 +1,4 @@
-import { TxRejectedError } from '@/lib/chain/errors';
+import { isPermanentRefusal, TxRejectedError } from '@/lib/chain/errors';
 import type { RefBlock, SignedTransfer } from '@/lib/chain/types';
 import type { CostPayer, SendPurpose, Transaction, TransactionType } from '@/lib/generated/prisma/client';
 import { bookSendLanded, rentalPriceOf } from '@/lib/ledger/book';
@@ -36,6 +36,12 @@ export interface SendStep {
    * planned on is about to change (one send in flight per address, issue 13, case 1).
    */
   address?: string;
+  /**
+   * Where the step sends now, when that can change between attempts (a payment released to another
+   * address, a payout returned elsewhere): an attempt the node refused for good (issue 34) ends the
+   * step only while it still sends to the address refused. Left out, any such refusal ends it.
+   */
+  to?: string;
 }
 
 export type SendOutcome =
@@ -49,7 +55,12 @@ export type SendOutcome =
   /** The planner decided nothing needs sending (and, where it judged so, why: not worth it). */
   | { state: 'skipped'; reason?: string }
   | { state: 'pending' }
-  | { state: 'exhausted'; error: string };
+  /**
+   * The step cannot be made: its attempts are used up, or (`refused`) the node refused it for good
+   * (a permanent validation error, e.g. TRX to a smart contract; issue 34): no attempt to the same
+   * address can ever be accepted, so the caller leaves the money where the merchant can act on it.
+   */
+  | { state: 'exhausted'; error: string; refused?: boolean };
 
 /**
  * What a step's sends are made for: a payment (or a payout's top-up). A payment seen before its
@@ -130,7 +141,7 @@ export async function ensureSend(ctx: WorkerContext, anchor: Anchor, step: SendS
     // Seen before finality, then its block was replaced (a reorganisation): nothing is made for it until it is seen again.
     if (!anchor.solidified && anchor.blockNumber === null) return { state: 'pending' };
     const spent = await exhausted(ctx, anchor, step, options.burnNowSun);
-    if (spent) return { state: 'exhausted', error: spent };
+    if (spent) return { state: 'exhausted', ...spent };
     if (row?.sendState === 'FAILED' && !cannotSucceed(row) && Date.now() < row.updatedAt.getTime() + retryBackoffMs(ctx, row.sendAttempt ?? 1)) return { state: 'pending' };
     if (step.address && (await busyElsewhere(ctx, step.address, anchor.id))) return { state: 'pending' };
     const refBlock = await refBlockFor(ctx, anchor);
@@ -174,7 +185,9 @@ export async function ensureSend(ctx: WorkerContext, anchor: Anchor, step: SendS
       throw err;
     }
   }
-  return advanceSend(ctx, row!, { beforeBroadcast: options.beforeBroadcast, landed: options.landed, anchorFinal: anchor.solidified });
+  const outcome = await advanceSend(ctx, row!, { beforeBroadcast: options.beforeBroadcast, landed: options.landed, anchorFinal: anchor.solidified });
+  // Named by its step, as `exhausted` names it on the rounds after (failed_targets, held reasons).
+  return outcome.state === 'exhausted' ? { ...outcome, error: `${stepName(step)}: ${outcome.error}` } : outcome;
 }
 
 /**
@@ -234,12 +247,15 @@ export function feeLimitOf(row: Pick<Transaction, 'signedTx'>): bigint | null {
  * for an earlier one, when the attempt that followed it did not carry a higher fee_limit than its
  * own with GAS_MARGIN_PERCENT (what the rebuild would carry had nothing changed).
  */
-export async function exhausted(ctx: WorkerContext, anchor: Anchor, step: SendStep, burnNowSun?: () => Promise<bigint>): Promise<string | null> {
+export async function exhausted(ctx: WorkerContext, anchor: Anchor, step: SendStep, burnNowSun?: () => Promise<bigint>): Promise<{ error: string; refused: boolean } | null> {
   const rows = await ctx.prisma.transaction.findMany({
     where: { sourceId: anchor.id, sendPurpose: step.purpose, sendIndex: step.index ?? null },
     orderBy: [{ sendAttempt: 'asc' }, { id: 'asc' }],
-    select: { sendState: true, blockNumber: true, error: true, signedTx: true },
+    select: { sendState: true, blockNumber: true, error: true, signedTx: true, toAddress: true },
   });
+  // The latest attempt was refused for good, to where the step still sends (issue 34): the step ends now, not after more refusals.
+  const latest = rows.at(-1);
+  if (latest && refusedForGood(latest) && (step.to === undefined || step.to === latest.toAddress)) return { error: `${stepName(step)}: refused for good by the node: ${latest.error}`, refused: true };
   let counted = 0;
   for (const [i, row] of rows.entries()) {
     if (row.sendState !== 'FAILED' || !cannotSucceed(row)) continue;
@@ -254,7 +270,7 @@ export async function exhausted(ctx: WorkerContext, anchor: Anchor, step: SendSt
   }
   // An operator's retry (npm run payment:retry) grants SEND_MAX_ATTEMPTS more.
   if (counted < ctx.settings.SEND_MAX_ATTEMPTS * (1 + anchor.operatorRetries)) return null;
-  return `${stepName(step)}: ${rows.at(-1)?.error ?? 'failed'}`;
+  return { error: `${stepName(step)}: ${rows.at(-1)?.error ?? 'failed'}`, refused: false };
 }
 
 /**
@@ -338,12 +354,12 @@ async function busyElsewhere(ctx: WorkerContext, address: string, anchorId: numb
 }
 
 /**
- * Refusals that no retry can fix: the transaction is invalid as built for a reason
- * outside the service's control (TRX to a contract or to itself). A short balance,
+ * A send that can never succeed as made: it landed and failed on chain, or the node refused it for
+ * good (isPermanentRefusal, lib/chain/errors.ts: TRX to a contract or to itself...). A short balance,
  * bandwidth, expiry or an unreachable node are not among them.
  */
-const PERMANENT_REFUSAL = /smartContract|to yourself|must be greater than 0|No contract or not a smart contract/i;
-const cannotSucceed = (r: Pick<Transaction, 'blockNumber' | 'error'>) => r.blockNumber !== null || PERMANENT_REFUSAL.test(r.error ?? '');
+const refusedForGood = (r: Pick<Transaction, 'sendState' | 'blockNumber' | 'error'>) => r.sendState === 'FAILED' && r.blockNumber === null && isPermanentRefusal(r.error);
+const cannotSucceed = (r: Pick<Transaction, 'blockNumber' | 'error'>) => r.blockNumber !== null || isPermanentRefusal(r.error);
 
 /** Wait before rebuilding a send that expired unsent: doubling from SEND_RETRY_BASE_MS, at most SEND_RETRY_MAX_MS. */
 function retryBackoffMs(ctx: WorkerContext, attempt: number): number {
@@ -353,9 +369,10 @@ function retryBackoffMs(ctx: WorkerContext, attempt: number): number {
 /** Keeps the first cause a node gave (e.g. `balance is not sufficient`) when a later refusal would hide it. */
 const withCause = (row: Transaction, error: string) => (row.error && !error.includes(row.error) ? `${error}; first refused: ${row.error}` : error);
 
-async function markFailed(ctx: WorkerContext, row: Transaction, error: string, landed?: { blockNumber: number | null; burnedSun: bigint }): Promise<void> {
+async function markFailed(ctx: WorkerContext, row: Transaction, error: string, landed?: { blockNumber: number | null; burnedSun: bigint }, forGood = false): Promise<void> {
   const burnedSun = landed?.burnedSun ?? 0n;
-  if (!landed) console.error(`ALERT send ${row.id} (${row.sendPurpose} for payment ${row.sourceId}) never landed: ${withCause(row, error)}; it will be rebuilt with backoff`);
+  if (forGood) console.error(`ALERT send ${row.id} (${row.sendPurpose} for payment ${row.sourceId}) refused for good by the node: ${error}; nothing is sent to ${row.toAddress} again, the money stays where the merchant can act on it`);
+  else if (!landed) console.error(`ALERT send ${row.id} (${row.sendPurpose} for payment ${row.sourceId}) never landed: ${withCause(row, error)}; it will be rebuilt with backoff`);
   await ctx.prisma.$transaction(async (tx) => {
     const { count } = await tx.transaction.updateMany({
       where: { id: row.id, sendState: { in: ['SIGNED', 'BROADCAST'] } },
@@ -385,6 +402,7 @@ async function advanceSend(ctx: WorkerContext, row: Transaction, follow: Follow)
   if (row.sendState === 'CONFIRMED') return { state: 'confirmed', row };
   const expiresAt = row.expiresAt?.getTime();
   let refusal: string | null = null;
+  let permanent = false;
   // Not broadcast now, and not re-broadcast below: it goes out once the reason is gone, or expires
   // and is proven dead (then rebuilt). Whether a dead worker broadcast it anyway the chain says below.
   const keptBack = row.sendState === 'SIGNED' && beforeBroadcast ? await beforeBroadcast(row) : null;
@@ -403,6 +421,7 @@ async function advanceSend(ctx: WorkerContext, row: Transaction, follow: Follow)
       // recording it finds its own transaction refused as a duplicate or expired, though it
       // is in a block. The chain decides below, as for any send in flight.
       refusal = `${err.code}: ${err.nodeMessage}`;
+      permanent = err.permanent;
     }
   }
   const status = await ctx.chain.getTransactionStatus(row.trnHash, expiresAt);
@@ -436,6 +455,13 @@ async function advanceSend(ctx: WorkerContext, row: Transaction, follow: Follow)
       if (status.solidified) await markFailed(ctx, row, `failed on chain: ${status.result ?? ''} ${status.message ?? ''}`.trim(), { blockNumber: status.blockNumber, burnedSun: status.feeSun });
       return { state: 'pending' };
     case 'unknown':
+      if (refusal !== null && permanent) {
+        // Invalid for what it is (TRX to a smart contract...; issue 34): no node accepts it, now or later, and it is in
+        // no block; nor would any rebuild to this address be accepted. Ended at once with one alert, not retried until
+        // it expires (hundreds of alerts, then more attempts): the caller leaves the money where the merchant can act.
+        await markFailed(ctx, row, refusal, undefined, true);
+        return { state: 'exhausted', error: `refused for good by the node: ${refusal}`, refused: true };
+      }
       if (status.expired) {
         if (await provenDead(ctx, row)) await markFailed(ctx, { ...row, error: row.error ?? keptBack ?? refusal }, refusal ?? 'expired without entering a block');
       } else if (refusal !== null) {

@@ -1,4 +1,7 @@
 import { tronAddressProblem } from '@/lib/schemas/tronAddress';
+import { chain } from '@/lib/chain';
+import type { Chain } from '@/lib/chain/types';
+import { refuseContractTargets } from '@/lib/payments/receivers';
 import type { TransferCost } from '@/lib/chain/types';
 import type { EnergySource, Invoice, PayoutReturn, Prisma, PrismaClient, Transaction } from '@/lib/generated/prisma/client';
 import { burnWithinCap, energyShort, energySourceFor, energyToHold, noteWaiting } from '@/lib/energy/engine';
@@ -34,12 +37,14 @@ const IN_FLIGHT = ['SIGNED', 'BROADCAST'] as const;
  * which holds the keys, makes the sends (advanceReturn). Refused while any send of the payout is
  * in flight (a target may still be paid by it), and once a return was asked for.
  */
-export async function requestPayoutReturn(prisma: PrismaClient, payoutId: number, address: string, merchantId?: number): Promise<PayoutReturn> {
+export async function requestPayoutReturn(prisma: PrismaClient, payoutId: number, address: string, merchantId?: number, node: () => Chain = chain): Promise<PayoutReturn> {
   const payout = await prisma.invoice.findFirst({ where: { id: payoutId, type: 'MULTIPLE_TRANSFER', ...(merchantId === undefined ? {} : { merchantId }) }, include: { payoutReturn: true } });
   if (!payout) throw new PayoutReturnError('NOT_FOUND', `Payout ${payoutId} not found.`);
   const problem = tronAddressProblem(address);
   if (problem) throw new PayoutReturnError('BAD_ADDRESS', problem);
   if (address === payout.address) throw new PayoutReturnError('BAD_ADDRESS', "That is the payout's own top-up address.");
+  // Everything left at the address goes there: never to a smart contract (issue 34; 503 when the node cannot tell).
+  await refuseContractTargets(node(), { address });
   if (!RETURNABLE.includes(payout.status)) throw new PayoutReturnError('NOT_RETURNABLE', `Only a payout that ended in ${RETURNABLE.join(' or ')} can be returned; this one is ${payout.status}.`);
   if (payout.payoutReturn) throw new PayoutReturnError('NOT_RETURNABLE', `A return to ${payout.payoutReturn.address} was already asked for.`);
   const inFlight = await prisma.transaction.count({ where: { invoiceId: payout.id, sendState: { in: [...IN_FLIGHT] } } });
@@ -76,8 +81,12 @@ export async function advanceReturn(ctx: WorkerContext, id: number): Promise<num
   // The payout's own anchor (its first top-up in its token), else the first top-up of any token.
   const first = (where: Prisma.TransactionWhereInput) => ctx.prisma.transaction.findFirst({ where: { invoiceId: id, type: 'TOPUP', ...where }, orderBy: { id: 'asc' } });
   const anchor = (await first({ currency: payout.currencies[0] })) ?? (await first({}));
+  // Asked for before returns to a smart contract were refused (issue 34): USDT sent there would be lost. Withdrawn before anything is sent.
+  const started = anchor ? await ctx.prisma.transaction.count({ where: { invoiceId: id, sendPurpose: { in: [...returnPurposes] }, toAddress: to } }) : 0;
+  if (anchor && started === 0 && (await ctx.chain.isContract(to))) return withdrawReturn(ctx, id, to, 'is a smart contract, which cannot receive it');
   if (anchor) {
     const finished = await sendBack(ctx, payout, anchor, to);
+    if (finished === 'refused') return withdrawReturn(ctx, id, to, 'was refused for good by the node');
     if (finished === 'exhausted') return ctx.settings.SEND_RETRY_MAX_MS;
     if (!finished) return;
   }
@@ -97,9 +106,22 @@ export async function advanceReturn(ctx: WorkerContext, id: number): Promise<num
   });
 }
 
-async function sendBack(ctx: WorkerContext, payout: Invoice, anchor: Transaction, to: string): Promise<boolean | 'exhausted'> {
+/**
+ * A return that can never be made to its address (issue 34): the address is a smart contract (asked
+ * for before the dashboard refused them), or the node refused a return send for good (that send's
+ * refusal was the one ALERT). The request is withdrawn, so the merchant (or an operator) can ask
+ * again for another address; what remains stays at the payout address, and what was already
+ * returned counts as returned (its sends are confirmed, and a new request finds them done).
+ */
+async function withdrawReturn(ctx: WorkerContext, id: number, to: string, why: string): Promise<void> {
+  const { count } = await ctx.prisma.payoutReturn.deleteMany({ where: { invoiceId: id, returnedAt: null, invoice: { leaseOwner: ctx.owner } } });
+  if (count === 1) console.warn(`payout ${id}: the return to ${to} ${why}; the request is withdrawn, the rest stays at the payout address until a return to another address is asked for`);
+}
+
+async function sendBack(ctx: WorkerContext, payout: Invoice, anchor: Transaction, to: string): Promise<boolean | 'exhausted' | 'refused'> {
   const { address, privateKey } = invoiceAccount(payout);
-  const step = (purpose: SendStep['purpose']): SendStep => ({ purpose, address });
+  // `to`: a return refused for good ends only for that address; one asked for again elsewhere is made (issue 34).
+  const step = (purpose: SendStep['purpose']): SendStep => ({ purpose, address, to });
   const sendTrx = (purpose: 'PAYOUT_RETURN' | 'PAYOUT_RETURN_TRX') =>
     ensureSend(ctx, anchor, step(purpose), async () => {
       const have = await trxNotGas(ctx, address);
@@ -113,13 +135,14 @@ async function sendBack(ctx: WorkerContext, payout: Invoice, anchor: Transaction
       return { type: 'TRANSFER', from: address, to, amountUnits: amount, currency: 'TRX', costPayer: 'PAYOUT', signed: await ctx.chain.buildSignedTrxTransfer(privateKey, to, amount) };
     });
   const alert = (o: SendOutcome) => {
-    if (o.state === 'exhausted') console.error(`ALERT payout ${payout.id}: return to ${to} not sent: ${o.error}`);
+    if (o.state === 'exhausted' && !o.refused) console.error(`ALERT payout ${payout.id}: return to ${to} not sent: ${o.error}`);
     return o.state === 'exhausted';
   };
+  const ended = (o: SendOutcome) => (o.state === 'exhausted' && o.refused ? 'refused' : 'exhausted');
 
   if (payout.currencies[0] === 'TRX') {
     const trx = await sendTrx('PAYOUT_RETURN');
-    return alert(trx) ? 'exhausted' : done(trx);
+    return alert(trx) ? ended(trx) : done(trx);
   }
   const usdt = await usdtHeld(ctx, address);
   const latest = await latestSend(ctx, anchor.id, step('PAYOUT_RETURN'));
@@ -133,7 +156,7 @@ async function sendBack(ctx: WorkerContext, payout: Invoice, anchor: Transaction
       const signedLimit = latest?.sendState === 'SIGNED' ? feeLimitOf(latest) : null;
       const attempt = latest?.sendState === 'SIGNED' ? (latest.sendAttempt ?? 1) : (latest?.sendAttempt ?? 0) + 1;
       const ready = await returnEnergy(ctx, payout, anchor, attempt, address, estimate, signedLimit);
-      if (ready.state !== 'ready') return alert(ready) ? 'exhausted' : false;
+      if (ready.state !== 'ready') return alert(ready) ? ended(ready) : false;
       source = ready.source;
     }
     const lent = source !== 'BURN';
@@ -152,12 +175,12 @@ async function sendBack(ctx: WorkerContext, payout: Invoice, anchor: Transaction
       },
       { beforeBroadcast: (row) => (row.energySource === 'POOL' || row.energySource === 'RENTAL' ? energyShort(ctx, row) : Promise.resolve(null)) },
     );
-    if (alert(sent)) return 'exhausted';
+    if (alert(sent)) return ended(sent);
     if (!done(sent)) return false;
   }
   // The merchant's own TRX at a USDT payout's address (a top-up in the wrong token) goes back too; the gas stays.
   const trx = await sendTrx('PAYOUT_RETURN_TRX');
-  return alert(trx) ? 'exhausted' : done(trx);
+  return alert(trx) ? ended(trx) : done(trx);
 }
 
 /**

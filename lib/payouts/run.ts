@@ -117,8 +117,8 @@ async function payTargets(ctx: WorkerContext, payout: Payout, anchor: Transactio
     else {
       // The payments' rule (exhausted, lib/payments/sends.ts): only sends that landed and failed, or were
       // refused for good, count against SEND_MAX_ATTEMPTS; one dropped or expired unsent is rebuilt (issue 22, case 4).
-      const error = row ? await exhausted(ctx, anchor, targetStep(i)) : null;
-      if (error) failures.push({ index: i, error });
+      const spent = row ? await exhausted(ctx, anchor, targetStep(i)) : null;
+      if (spent) failures.push({ index: i, error: spent.error });
       else toBuild.push(i);
     }
   }

@@ -1,6 +1,7 @@
 import type { Merchant, PrismaClient } from '@/lib/generated/prisma/client';
 import { parseOrThrow } from '@/lib/validation';
 import { invoiceJson } from '@/lib/invoices/serialize';
+import { refuseContractTargets } from '@/lib/payments/receivers';
 import { apiQuoteDeps, createPayout, estimateJson } from './create';
 import { quotePayout } from './estimate';
 import { payoutRequestSchema } from './schemas';
@@ -18,7 +19,15 @@ export async function payoutEstimateResponse(prisma: PrismaClient, body: unknown
   return estimateJson(await quotePayout(await apiQuoteDeps(prisma), parseOrThrow(payoutRequestSchema, body)));
 }
 
+/**
+ * Creates a payout (the API's spec 4.5 and the dashboard's form). A target that is a smart contract
+ * is refused, naming its field (`target_wallets[i].address`): it can never be paid (issue 34). The
+ * estimate alone sends nothing and is answered as before.
+ */
 export async function createPayoutResponse(prisma: PrismaClient, merchant: Merchant, body: unknown) {
-  const quote = await quotePayout(await apiQuoteDeps(prisma), parseOrThrow(payoutRequestSchema, body));
+  const request = parseOrThrow(payoutRequestSchema, body);
+  const deps = await apiQuoteDeps(prisma);
+  await refuseContractTargets(deps.chain, Object.fromEntries(request.target_wallets.map((t, i) => [`target_wallets[${i}].address`, t.address])));
+  const quote = await quotePayout(deps, request);
   return invoiceJson(await createPayout(prisma, merchant, quote));
 }

@@ -19,13 +19,15 @@ export interface FaultMatch {
 
 export interface FaultInfo {
   id: number;
-  kind: 'drop' | 'delay' | 'fail';
+  kind: 'drop' | 'delay' | 'fail' | 'refuse';
   from: string | null;
   to: string | null;
   /** Matches left; null: unlimited. */
   count: number | null;
   blocks?: number;
   result?: 'OUT_OF_ENERGY' | 'REVERT';
+  code?: string;
+  message?: string;
   /** txids it applied to. */
   hits: string[];
 }
@@ -42,6 +44,8 @@ export interface DevnetControls {
     delay(options: FaultMatch & { blocks: number }): Promise<FaultInfo>;
     /** Matching contract calls are included with this failed receipt. */
     fail(options: FaultMatch & { result: 'OUT_OF_ENERGY' | 'REVERT' }): Promise<FaultInfo>;
+    /** Matching broadcasts are validated, then refused with this java-tron code and message (default: CONTRACT_VALIDATE_ERROR, TRX to a contract). */
+    refuse(options?: FaultMatch & { code?: string; message?: string }): Promise<FaultInfo>;
     /** The replica (and the balancer's every other answer) serves the state `blocks` behind the head. */
     lag(blocks: number): Promise<void>;
     /** The next `count` node-API requests (on any of its ports) have their connection closed unanswered (socket hang up). */
@@ -122,6 +126,7 @@ function controls(url: string): DevnetControls {
       drop: (match = {}) => post('fault/drop', { ...match }),
       delay: (options) => post('fault/delay', { ...options }),
       fail: (options) => post('fault/fail', { ...options }),
+      refuse: (options = {}) => post('fault/refuse', { ...options }),
       lag: async (blocks) => void (await post('fault/lag', { blocks })),
       reset: async (count = 1) => void (await post('fault/reset', { count })),
       list: () => devnetControl(url, 'GET', 'faults'),

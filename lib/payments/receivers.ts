@@ -1,0 +1,40 @@
+import { ChainError } from '@/lib/chain/errors';
+import type { Chain } from '@/lib/chain/types';
+import { AppError, fieldErrors } from '@/lib/errors';
+
+/** Addresses asked about at once; a payout names up to 1,000. */
+const CONCURRENCY = 8;
+
+/**
+ * Why no money may be sent to a smart contract (issue 34): a node refuses TRX to one for good, and
+ * a USDT transfer to one succeeds on chain, so the USDT is lost (a token contract cannot send it on).
+ */
+export const CONTRACT_TARGET = 'This address is a smart contract, not a wallet: TRX sent to it is refused by the network and USDT sent to it is lost. Enter a wallet address.';
+
+/** The node could not say whether an address is a contract: nothing that sends money there is accepted meanwhile. */
+export const CONTRACT_CHECK_UNAVAILABLE = 'The Tron node could not be asked whether the address can receive funds; try again later';
+
+/**
+ * Whether any of `addresses` (field name to address) is a smart contract, asked of the node, which
+ * knows: every such field is named with CONTRACT_TARGET (INVALID_INPUT, the edge's 400). When the
+ * node cannot be asked, UNAVAILABLE (503): an address that may be a contract is never accepted
+ * unchecked. Used wherever a merchant names where money goes: the target wallet, payout targets,
+ * the address a held payment is returned to, the address a payout is returned to.
+ */
+export async function refuseContractTargets(chain: Chain, addresses: Record<string, string>): Promise<void> {
+  const entries = Object.entries(addresses);
+  const contracts = new Map<string, boolean>();
+  const unique = [...new Set(entries.map(([, a]) => a))];
+  try {
+    for (let i = 0; i < unique.length; i += CONCURRENCY) {
+      const chunk = unique.slice(i, i + CONCURRENCY);
+      const answers = await Promise.all(chunk.map((a) => chain.isContract(a)));
+      chunk.forEach((a, k) => contracts.set(a, answers[k]!));
+    }
+  } catch (err) {
+    if (err instanceof ChainError) throw new AppError('UNAVAILABLE', `${CONTRACT_CHECK_UNAVAILABLE} (${err.message})`);
+    throw err;
+  }
+  const bad = entries.filter(([, a]) => contracts.get(a));
+  if (bad.length) throw fieldErrors(Object.fromEntries(bad.map(([field]) => [field, [CONTRACT_TARGET]])));
+}
