@@ -15,7 +15,7 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 
 function tinyCheckout(): string {
   const root = mkdtempSync(path.join(tmpdir(), 'bundle-'));
-  for (const dir of ['lib', 'worker', 'scripts']) mkdirSync(path.join(root, dir));
+  for (const dir of ['lib', 'worker', 'scripts', 'devnet']) mkdirSync(path.join(root, dir));
   // The path alias and a package from node_modules, as the real entries use them.
   writeFileSync(path.join(root, 'tsconfig.json'), JSON.stringify({ compilerOptions: { paths: { '@/*': ['./*'] } } }));
   writeFileSync(path.join(root, 'package.json'), '{"type":"module"}');
@@ -26,6 +26,7 @@ function tinyCheckout(): string {
   );
   writeFileSync(path.join(root, 'worker', 'main.ts'), "import { greet } from '@/lib/greeting';\nconsole.log(greet('worker'));\n");
   writeFileSync(path.join(root, 'scripts', 'exitWithParent.ts'), 'export {};\n');
+  writeFileSync(path.join(root, 'devnet', 'cli.ts'), "import { greet } from '@/lib/greeting';\nconsole.log(greet('devnet'));\n");
   writeFileSync(path.join(root, 'README.md'), 'not an input\n');
   symlinkSync(path.join(ROOT, 'node_modules'), path.join(root, 'node_modules'));
   return root;
@@ -67,9 +68,10 @@ describe('built output: the bundle production runs', () => {
     const root = tinyCheckout();
     try {
       writeBundle(root);
-      const run = (name: 'server' | 'worker', ...args: string[]) => spawnSync(process.execPath, [...bundledEntry(root, name), ...args], { cwd: root, encoding: 'utf8' });
+      const run = (name: 'server' | 'worker' | 'devnet', ...args: string[]) => spawnSync(process.execPath, [...bundledEntry(root, name), ...args], { cwd: root, encoding: 'utf8' });
       assert.equal(run('server').stdout, 'hello web function\n');
       assert.equal(run('worker').stdout, 'hello worker\n');
+      assert.equal(run('devnet').stdout, 'hello devnet\n');
       // The bundle holds lib/: it runs with the source gone.
       rmSync(path.join(root, 'lib'), { recursive: true });
       const failed = run('server', 'fail');

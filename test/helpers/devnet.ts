@@ -7,6 +7,7 @@ import { payFromFaucet } from '@/lib/devnet/faucet';
 import type { Currency } from '@/lib/money/tokens';
 import { faucetKey } from '@/devnet/genesis';
 import type { ReorgResult } from '@/devnet/node';
+import { bundled } from './bundle';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -145,7 +146,9 @@ function controls(url: string): DevnetControls {
 }
 
 function launch(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; ready: Ready }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'devnet/cli.ts', 'start'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // From its bundle (scripts/bundle.ts), as the web and the worker: about 0.55 s to ready where
+  // tsx compiling devnet/ took about 0.95 s, at each of the suite's devnet starts (issue 41).
+  const child = spawn(process.execPath, [...bundled('devnet'), 'start'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   return new Promise((ok, fail) => {
     let stdout = '';
     let stderr = '';
