@@ -7,7 +7,6 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -15,10 +14,10 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { staleBuildReason } from '@/scripts/buildIfStale';
 import { localDevnet } from '@/scripts/devEnv';
-import { freePort, TEST_MNEMONIC } from './helpers/app';
+import { freePort } from './helpers/app';
 import { bundled } from './helpers/bundle';
 import { createTestDatabase } from './helpers/db';
-import { cmdline, descendants } from './helpers/devRun';
+import { cmdline, descendants, productionRunEnv } from './helpers/devRun';
 import { httpRequest } from './helpers/http';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -86,22 +85,7 @@ async function startThenSignal(signal: 'SIGTERM' | 'SIGINT', when: 'serving' | '
     cwd: ROOT,
     // Its own process group, so that whatever a failed test leaves running can be killed below.
     detached: true,
-    env: {
-      ...process.env,
-      DATABASE_URL: database.url,
-      MASTER_KEY: randomBytes(32).toString('hex'),
-      NEXTAUTH_SECRET: randomBytes(32).toString('base64url'),
-      HD_MNEMONIC: TEST_MNEMONIC,
-      DATA_DIR: dataDir,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      DEVNET_PORT: String(devnetPort),
-      DEVNET_BLOCK_MS: '200',
-      WEB_CONCURRENCY: '2',
-      RATES_PROVIDER: 'fixed',
-      RATES_FIXED_TRX_USD: '0.25',
-      RATES_FIXED_USDT_USD: '1',
-    },
+    env: productionRunEnv({ databaseUrl: database.url, dataDir, port, devnetPort }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -18,7 +18,8 @@ import { createPrisma, type PrismaClient } from '@/lib/db/client';
 import { alive } from '@/lib/db/embedded';
 import { RestartBackoff } from '@/lib/operations/restarts';
 import { staleBuildReason } from '@/scripts/buildIfStale';
-import { freePort, TEST_MNEMONIC } from './helpers/app';
+import { freePort } from './helpers/app';
+import { productionRunEnv } from './helpers/devRun';
 import { createTestDatabase, type TestDatabase } from './helpers/db';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -174,25 +175,11 @@ describe('the runner restarts a dead process while the others keep serving (issu
     runner = spawn(process.execPath, ['--import', 'tsx', 'scripts/run.ts'], {
       cwd: ROOT,
       detached: true,
-      env: {
-        ...process.env,
-        DATABASE_URL: database.url,
-        MASTER_KEY: randomBytes(32).toString('hex'),
-        NEXTAUTH_SECRET: randomBytes(32).toString('base64url'),
-        HD_MNEMONIC: TEST_MNEMONIC,
-        DEMO_API_KEY: key,
-        DATA_DIR: dataDir,
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        DEVNET_PORT: String(devnetPort),
-        DEVNET_BLOCK_MS: '200',
-        WEB_CONCURRENCY: '2',
+      env: productionRunEnv(
+        { databaseUrl: database.url, dataDir, port, devnetPort },
         // The load creates invoices as fast as it can: this test is not about the limit.
-        INVOICE_CREATE_RATE_PER_MINUTE: '1000000',
-        RATES_PROVIDER: 'fixed',
-        RATES_FIXED_TRX_USD: '0.25',
-        RATES_FIXED_USDT_USD: '1',
-      },
+        { DEMO_API_KEY: key, INVOICE_CREATE_RATE_PER_MINUTE: '1000000' },
+      ),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     runner.stdout!.on('data', (d) => (output += d));

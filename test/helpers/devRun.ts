@@ -2,6 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { alive } from '@/lib/db/embedded';
+import { randomBytes } from 'node:crypto';
+import { TEST_MNEMONIC } from './app';
 import { httpRequest } from './http';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -166,4 +168,29 @@ function killHard(pid: number): void {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
   }
+}
+
+/**
+ * The environment of a production run (`npm start`, or scripts/run.ts) on the test server's
+ * database `databaseUrl`: fresh secrets, the tests' seed, two web processes, the devnet on
+ * `devnetPort` with 200 ms blocks, fixed rates; `extra` adds or overrides.
+ */
+export function productionRunEnv(o: { databaseUrl: string; dataDir: string; port: number; devnetPort: number }, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    DATABASE_URL: o.databaseUrl,
+    MASTER_KEY: randomBytes(32).toString('hex'),
+    NEXTAUTH_SECRET: randomBytes(32).toString('base64url'),
+    HD_MNEMONIC: TEST_MNEMONIC,
+    DATA_DIR: o.dataDir,
+    HOST: '127.0.0.1',
+    PORT: String(o.port),
+    DEVNET_PORT: String(o.devnetPort),
+    DEVNET_BLOCK_MS: '200',
+    WEB_CONCURRENCY: '2',
+    RATES_PROVIDER: 'fixed',
+    RATES_FIXED_TRX_USD: '0.25',
+    RATES_FIXED_USDT_USD: '1',
+    ...extra,
+  };
 }
