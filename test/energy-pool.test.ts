@@ -214,15 +214,8 @@ describe('a USDT forward paid with the pool', () => {
 
   test("a USDT payout's return is paid with the pool: its energy lent for the return, nothing burned for it", async () => {
     const { key } = await s.newMerchant();
-    const targets = [{ address: (TronWeb.createRandom() as unknown as { address: string }).address, amount: 5 }];
-    const res = await s.app.api('/payment/multiple_transfer/create', key, { method: 'POST', body: { currency: 'USDT', target_wallets: targets } });
-    assert.equal(res.status, 200, res.text);
-    const payout = res.json;
     // Topped up short of what it needs, then past its time: TIMEOUT, the 3 USDT kept at its address.
-    await s.pay(payout.address, '3', 'USDT');
-    await waitFor('the top-up recorded', () => s.app.prisma.transaction.findFirst({ where: { invoiceId: payout.id, type: 'TOPUP' } }), 180_000);
-    await s.app.prisma.invoice.update({ where: { id: payout.id }, data: { expiredAt: new Date(Date.now() - 1000) } });
-    await s.waitStatus(key, payout.id, 'TIMEOUT', 120_000);
+    const payout = await s.timedOutShortPayout(key, 180_000);
     const to = (TronWeb.createRandom() as unknown as { address: string }).address;
     await requestPayoutReturn(s.app.prisma, payout.id, to);
     await waitFor('the return made', async () => (await s.app.prisma.payoutReturn.findUniqueOrThrow({ where: { invoiceId: payout.id } })).returnedAt, 180_000);

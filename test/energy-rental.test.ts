@@ -264,13 +264,7 @@ describe('USDT forwards paid with rented energy', () => {
   test("a USDT payout's return rents its energy; every merchant's transactions through /v1/api are of the spec's types, rented energy no transaction (issue 34)", async () => {
     // A payout's return with rented energy too (the suite has none): topped up short, past its time, returned.
     const { key } = await s.newMerchant();
-    const res = await s.app.api('/payment/multiple_transfer/create', key, { method: 'POST', body: { currency: 'USDT', target_wallets: [{ address: newAddress(), amount: 5 }] } });
-    assert.equal(res.status, 200, res.text);
-    const payout = res.json;
-    await s.pay(payout.address, '3', 'USDT');
-    await waitFor('the top-up recorded', () => s.app.prisma.transaction.findFirst({ where: { invoiceId: payout.id, type: 'TOPUP' } }), 60_000);
-    await s.app.prisma.invoice.update({ where: { id: payout.id }, data: { expiredAt: new Date(Date.now() - 1000) } });
-    await s.waitStatus(key, payout.id, 'TIMEOUT', 120_000);
+    const payout = await s.timedOutShortPayout(key, 60_000);
     const to = newAddress();
     await requestPayoutReturn(s.app.prisma, payout.id, to);
     await waitFor('the return made', async () => (await s.app.prisma.payoutReturn.findUniqueOrThrow({ where: { invoiceId: payout.id } })).returnedAt, 120_000);

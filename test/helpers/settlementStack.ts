@@ -109,6 +109,22 @@ export class SettlementStack {
     return res.json;
   }
 
+  /**
+   * A USDT payout to one new address for 5 USDT, topped up with 3 (short of what it needs), then
+   * past its time: TIMEOUT, the 3 USDT kept at its address, ready to be returned.
+   */
+  async timedOutShortPayout(key: string, topUpWaitMs: number): Promise<{ id: number; address: string }> {
+    const targets = [{ address: (TronWeb.createRandom() as unknown as { address: string }).address, amount: 5 }];
+    const res = await this.app.api('/payment/multiple_transfer/create', key, { method: 'POST', body: { currency: 'USDT', target_wallets: targets } });
+    assert.equal(res.status, 200, res.text);
+    const payout = res.json as { id: number; address: string };
+    await this.pay(payout.address, '3', 'USDT');
+    await waitFor('the top-up recorded', () => this.app.prisma.transaction.findFirst({ where: { invoiceId: payout.id, type: 'TOPUP' } }), topUpWaitMs);
+    await this.app.prisma.invoice.update({ where: { id: payout.id }, data: { expiredAt: new Date(Date.now() - 1000) } });
+    await this.waitStatus(key, payout.id, 'TIMEOUT', 120_000);
+    return payout;
+  }
+
   statusOf = async (key: string, id: number) => (await this.app.api(`/payment/get/${id}`, key)).json;
 
   /** The invoice's transactions, for a failure's message. */
