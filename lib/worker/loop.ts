@@ -1,3 +1,4 @@
+import { backoffMs } from '@/lib/backoff';
 import type { WorkerContext } from './context';
 import type { WorkerJob } from './job';
 import { LeaderLease } from './leader';
@@ -10,8 +11,8 @@ export interface Loop {
 
 /**
  * Runs `step` forever: again at once while it reports work done, after
- * `idleMs` when idle, and with doubling backoff (to 30 s) while it throws,
- * e.g. while the node or the database is unreachable.
+ * `idleMs` when idle, and with doubling backoff from `idleMs` (to 30 s, also for a
+ * job idle longer) while it throws, e.g. while the node or the database is unreachable.
  */
 export function startLoop(name: string, idleMs: number, step: () => Promise<boolean>): Loop {
   let stopping = false;
@@ -30,16 +31,16 @@ export function startLoop(name: string, idleMs: number, step: () => Promise<bool
           };
         });
   const done = (async () => {
-    let backoff = idleMs;
+    let failures = 0;
     while (!stopping) {
       try {
         const worked = await step();
-        backoff = idleMs;
+        failures = 0;
         if (!worked) await sleep(idleMs);
       } catch (err) {
-        console.error(`worker ${name}: ${(err as Error).message}; retrying in ${backoff} ms`);
-        await sleep(backoff);
-        backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+        const wait = backoffMs({ baseMs: idleMs, capMs: MAX_BACKOFF_MS, jitter: 0 }, failures++);
+        console.error(`worker ${name}: ${(err as Error).message}; retrying in ${wait} ms`);
+        await sleep(wait);
       }
     }
   })();
