@@ -32,6 +32,9 @@ import { describe, it } from 'node:test';
  *     `ReadonlyMap` constant is no state), no value kept on `globalThis`. A web process evaluates
  *     lib/ twice (server.ts and Next's bundle), and state outside the one table would silently
  *     exist once per copy (issue 25).
+ * (m) a delay is doubled only by backoffMs (lib/backoff.ts): no `2 **`, `Math.pow(2, ...)`, `<<`
+ *     or `x = x * 2` beside a delay written by hand, so each retry states its base, cap and jitter
+ *     in one place (issue 39).
  */
 const ROOT = path.resolve(import.meta.dirname, '..');
 /** (l) The one module that holds lib/'s process-wide state. */
@@ -159,6 +162,21 @@ function moduleStateViolations(source: string): string[] {
   ];
 }
 
+/**
+ * (m): a doubling (`2 **`, `Math.pow(2,`, `<<`, `x *= 2`, `x = ... x * 2`) in a statement that names
+ * a delay (`...Ms`, `..._MS`, `delay`, `wait`, `backoff`, `retry`, `timeout`, `sleep`, ...). Bit
+ * shifts of an address and `2 ** 31` as a bound name none; "two blocks" (`blockMs * 2`) doubles nothing.
+ */
+const BACKOFF_HOME = 'lib/backoff.ts';
+const DOUBLING = /2\s*\*\*|Math\.pow\(\s*2\s*,|<<|[\w.]+\s*\*=\s*2\b(?![.\d])|([\w.]+)\s*=(?!=)[^;=]*?(?<![\w.])\1\s*\*\s*2\b(?![.\d])/g;
+const DELAY_WORD = /[a-z\d]Ms\b|[A-Z]_?MS\b|\bms\b|[Dd]elay|DELAY|[Ww]ait|WAIT|[Bb]ackoff|BACKOFF|[Rr]etr|RETR|[Tt]imeout|TIMEOUT|[Ss]leep|SLEEP|[Ss]lowdown|SLOWDOWN|[Ii]nterval|INTERVAL|[Ss]econds|SECONDS/;
+function handDoublings(source: string): string[] {
+  return stripComments(source)
+    .split(/[;{}]/)
+    .filter((statement) => DELAY_WORD.test(statement))
+    .flatMap((statement) => [...statement.matchAll(DOUBLING)].map((m) => m[0].replace(/\s+/g, ' ')));
+}
+
 /** (c) */
 function frameworkViolations(file: string, source: string): string[] {
   const dir = path.posix.dirname(file);
@@ -273,6 +291,12 @@ describe('architecture (docs/architecture.md)', () => {
     assert.ok(moduleStateViolations(read(STATE_ALLOWED)).length > 0, 'the table itself is where the state is');
   });
 
+  it('(m) a delay is doubled only by backoffMs (lib/backoff.ts)', () => {
+    const bad = files.filter((f) => f !== BACKOFF_HOME).flatMap((f) => handDoublings(read(f)).map((v) => `${f}: ${v}`));
+    assert.deepEqual(bad, [], 'wait backoffMs({ baseMs, capMs, jitter }, retry) (lib/backoff.ts): the one doubling, each caller stating its own numbers');
+    assert.ok(handDoublings(read(BACKOFF_HOME)).length > 0, 'the doubling itself is where it is');
+  });
+
   // The rules must catch what they are meant to: each one, on a planted violation.
   it('catches planted violations', () => {
     assert.deepEqual(httpViolations('lib/invoices/x.ts', "import { notFound } from '@/lib/http/errors';\nthrow new ApiError(404, 'x');"), ["ApiError", "new ApiError(404", "ApiError(404", "import '@/lib/http/errors'"]);
@@ -316,6 +340,19 @@ describe('architecture (docs/architecture.md)', () => {
     assert.deepEqual(moduleStateViolations('let limiter: RateLimiter | undefined;\nexport let n = 0;\nvar old;'), ['let limiter', 'export let n', 'var old']);
     assert.deepEqual(moduleStateViolations('const cache = new Map<string, number>();\nexport const api = new ApiRouter(ROUTES, deps);\nconst seen: Set<string> = new Set();'), ['const cache = new Map', 'export const api = new ApiRouter', 'const seen: Set<string> = new Set']);
     assert.deepEqual(moduleStateViolations("const holder = globalThis as unknown as { __rateSource?: RateSource };"), ['globalThis']);
+    // (m): each of the seven doublings issue 39 found, as written then; then what doubles no delay.
+    assert.deepEqual(handDoublings('return Math.min(MAX_SLOWDOWN_MS, 250 * 2 ** Math.min(failures - MAX_FAILED_SIGN_INS, 10));'), ['2 **']);
+    assert.deepEqual(handDoublings("data: last ? { status: 'FAILED', error } : { status: 'PENDING', error, notBefore: new Date(Date.now() + RETRY_BASE_MS * 2 ** (mail.attempts - 1)) },"), ['2 **']);
+    assert.deepEqual(handDoublings('await sleep(backoff);\nbackoff = Math.min(backoff * 2, MAX_BACKOFF_MS);'), ['backoff = Math.min(backoff * 2']);
+    assert.deepEqual(handDoublings('const delay = this.next;\nthis.next = Math.min(this.options.maxMs, this.next * 2);'), ['this.next = Math.min(this.options.maxMs, this.next * 2']);
+    assert.deepEqual(handDoublings('return Math.min(ctx.settings.WORKER_POLL_MS * 2 ** Math.min(row.retries, 10), 60_000);'), ['2 **']);
+    assert.deepEqual(handDoublings('return Math.min(ctx.settings.SEND_RETRY_BASE_MS * 2 ** Math.min(attempt - 1, 20), ctx.settings.SEND_RETRY_MAX_MS);'), ['2 **']);
+    assert.deepEqual(handDoublings('const wait = Math.min(policy.maxMs, policy.baseMs * 2 ** Math.min(attempt - 1, 40));'), ['2 **']);
+    assert.deepEqual(handDoublings('const delayMs = Math.pow(2, n) * 100; waitMs *= 2; const timeoutMs = 1 << tries;'), ['Math.pow(2,', 'waitMs *= 2', '<<']);
+    assert.deepEqual(
+      handDoublings("(n << 8n) | BigInt(octet); if (value >= 2 ** 31) throw new RangeError('out of range'); const deadline = Date.now() + 30_000 + info.blockMs * 2; // retry in 2 ** n ms"),
+      [],
+    );
     assert.deepEqual(
       moduleStateViolations("const SAFE: ReadonlySet<string> = new Set(['GET']);\nfunction f() {\n  let n = 0;\n  const m = new Map();\n}\n// let x = 1;\nconst id = globalThis.crypto.randomUUID();"),
       [],

@@ -1,6 +1,7 @@
 import type { Prisma, PrismaClient } from '@/lib/generated/prisma/client';
 import { addressKey } from '@/lib/rateLimit';
 import { AppError } from '@/lib/errors';
+import { backoffMs, type Backoff } from '@/lib/backoff';
 
 export const MAX_FAILED_SIGN_INS = 5;
 /**
@@ -10,8 +11,11 @@ export const MAX_FAILED_SIGN_INS = 5;
  * passes; the owner is never locked out by its own few mistakes.
  */
 export const MAX_FAILED_SIGN_INS_PER_ACCOUNT = 20;
-/** Longest pause before answering a guess on an account under attack. */
-const MAX_SLOWDOWN_MS = 8_000;
+/**
+ * The pause before answering a guess on an account under attack: 250 ms for the first failure past
+ * MAX_FAILED_SIGN_INS, doubling to at most 8 s. No jitter: the pause is the same for every guess.
+ */
+const SLOWDOWN: Backoff = { baseMs: 250, capMs: 8_000, jitter: 0 };
 /** Failed sign-ins (any e-mail) and sign-ups from one IP: each costs a bcrypt run. */
 export const MAX_ATTEMPTS_PER_IP = 20;
 export const MAX_SIGN_UPS_PER_IP = 5;
@@ -43,11 +47,11 @@ const retry = `Try again in ${WINDOW_MS / 60_000} minutes.`;
 /**
  * How long to wait before checking a password when the account already has
  * `failures` failed sign-ins in the window: nothing for the first few (typos),
- * then doubling from 250 ms up to MAX_SLOWDOWN_MS.
+ * then doubling from 250 ms up to 8 s (SLOWDOWN).
  */
 export function accountSlowdownMs(failures: number): number {
   if (failures < MAX_FAILED_SIGN_INS) return 0;
-  return Math.min(MAX_SLOWDOWN_MS, 250 * 2 ** Math.min(failures - MAX_FAILED_SIGN_INS, 10));
+  return backoffMs(SLOWDOWN, failures - MAX_FAILED_SIGN_INS);
 }
 
 /**

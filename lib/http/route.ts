@@ -1,5 +1,6 @@
 import type { Merchant } from '@/lib/generated/prisma/client';
 import { AppError } from '@/lib/errors';
+import { REQUEST_ID_HEADER } from '@/lib/log';
 import { errorResponse, jsonResponse } from './errors';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -42,7 +43,7 @@ export function merchantRoute<P>(authenticate: Authenticate, handler: Handler<P>
       const result = await handler({ req, url: new URL(req.url), merchant, params: await ctx.params });
       return result instanceof Response ? result : jsonResponse(result);
     } catch (err) {
-      return toErrorResponse(err, req.headers.get('x-request-id'));
+      return toErrorResponse(err, req.headers.get(REQUEST_ID_HEADER));
     }
   };
 }

@@ -1,11 +1,15 @@
 import type { MailOutbox, Prisma, PrismaClient } from '@/lib/generated/prisma/client';
 import { config } from '@/lib/config';
+import { backoffMs, type Backoff } from '@/lib/backoff';
 import { deliverMail, type Mail, type MailSettings } from './mail';
 
 /** Sends of one mail before it is given up (FAILED, with the server's last reason). */
 export const MAIL_MAX_ATTEMPTS = 5;
-/** The wait before the second send of a refused mail; each next wait doubles (1, 2, 4, 8 min). */
-const RETRY_BASE_MS = 60_000;
+/**
+ * The wait before the second send of a refused mail; each next wait doubles (1, 2, 4, 8 min: the
+ * cap, 8 min, is the fourth wait, the last MAIL_MAX_ATTEMPTS allows). No jitter: one mail at a time.
+ */
+const RETRY: Backoff = { baseMs: 60_000, capMs: 8 * 60_000, jitter: 0 };
 /**
  * A mail claimed this long ago and still SENDING belonged to a worker that died while sending:
  * it is sent again (more than the transport's own timeouts, lib/notify/mail.ts, so a slow but
@@ -61,7 +65,7 @@ export async function sendNextMail(prisma: PrismaClient, settings: MailSettings 
   const last = mail.attempts >= MAIL_MAX_ATTEMPTS;
   await prisma.mailOutbox.update({
     where: { id: mail.id },
-    data: last ? { status: 'FAILED', error } : { status: 'PENDING', error, notBefore: new Date(Date.now() + RETRY_BASE_MS * 2 ** (mail.attempts - 1)) },
+    data: last ? { status: 'FAILED', error } : { status: 'PENDING', error, notBefore: new Date(Date.now() + backoffMs(RETRY, mail.attempts - 1)) },
   });
   console.error(`mail ${mail.id} ("${mail.subject}") not sent, attempt ${mail.attempts} of ${MAIL_MAX_ATTEMPTS}${last ? ', given up' : ''}: ${error}`);
   return true;

@@ -1,3 +1,4 @@
+import { backoffMs } from '@/lib/backoff';
 import { cell } from '@/lib/singletons';
 
 /**
@@ -70,20 +71,18 @@ export const RESTART_BACKOFF: BackoffOptions = { firstMs: 500, maxMs: 30_000, re
 /**
  * The wait before restarting one supervised process. A process that keeps dying at start (a
  * bad setting, a database that is down) is retried more and more slowly instead of spinning;
- * one that ran a minute before dying is restarted at once, almost.
+ * one that ran a minute before dying is restarted at once, almost. No jitter: each supervisor
+ * restarts its own one process.
  */
 export class RestartBackoff {
-  private next: number;
+  /** Restarts since the last process that stayed up `resetAfterMs`. */
+  private quickDeaths = 0;
 
-  constructor(private readonly options: BackoffOptions = RESTART_BACKOFF) {
-    this.next = options.firstMs;
-  }
+  constructor(private readonly options: BackoffOptions = RESTART_BACKOFF) {}
 
   /** The wait before restarting a process that died after being up `upMs`. */
   delayAfter(upMs: number): number {
-    if (upMs >= this.options.resetAfterMs) this.next = this.options.firstMs;
-    const delay = this.next;
-    this.next = Math.min(this.options.maxMs, this.next * 2);
-    return delay;
+    if (upMs >= this.options.resetAfterMs) this.quickDeaths = 0;
+    return backoffMs({ baseMs: this.options.firstMs, capMs: this.options.maxMs, jitter: 0 }, this.quickDeaths++);
   }
 }

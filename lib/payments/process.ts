@@ -1,3 +1,4 @@
+import { backoffMs } from '@/lib/backoff';
 import { ChainResponseError } from '@/lib/chain/errors';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { workThrough } from '@/lib/worker/lease';
@@ -38,7 +39,7 @@ export async function processPayments(ctx: WorkerContext, max = 50): Promise<num
       if (refused && row.retries >= ctx.settings.HOLD_AFTER_REFUSALS && row.leaseOwner === ctx.owner) {
         await hold(ctx, await loadPayment(ctx, id), `cannot be sent: ${message}`);
       }
-      return Math.min(ctx.settings.WORKER_POLL_MS * 2 ** Math.min(row.retries, 10), 60_000);
+      return backoffMs({ baseMs: ctx.settings.WORKER_POLL_MS, capMs: 60_000, jitter: 0 }, row.retries);
     }
   });
 }

@@ -1,3 +1,4 @@
+import { backoffMs } from '@/lib/backoff';
 import { isPermanentRefusal, TxRejectedError } from '@/lib/chain/errors';
 import type { RefBlock, SignedTransfer } from '@/lib/chain/types';
 import type { CostPayer, SendPurpose, Transaction, TransactionType } from '@/lib/generated/prisma/client';
@@ -363,7 +364,7 @@ const cannotSucceed = (r: Pick<Transaction, 'blockNumber' | 'error'>) => r.block
 
 /** Wait before rebuilding a send that expired unsent: doubling from SEND_RETRY_BASE_MS, at most SEND_RETRY_MAX_MS. */
 function retryBackoffMs(ctx: WorkerContext, attempt: number): number {
-  return Math.min(ctx.settings.SEND_RETRY_BASE_MS * 2 ** Math.min(attempt - 1, 20), ctx.settings.SEND_RETRY_MAX_MS);
+  return backoffMs({ baseMs: ctx.settings.SEND_RETRY_BASE_MS, capMs: ctx.settings.SEND_RETRY_MAX_MS, jitter: 0 }, attempt - 1);
 }
 
 /** Keeps the first cause a node gave (e.g. `balance is not sufficient`) when a later refusal would hide it. */

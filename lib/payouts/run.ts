@@ -101,9 +101,9 @@ async function payTargets(ctx: WorkerContext, payout: Payout, anchor: Transactio
   const targets = targetsOf(payout);
   const currency = payout.currencies[0] as Currency;
   const { privateKey } = invoiceAccount(payout);
-  const latest = new Map<string, Transaction>();
-  // Ordered by id: the last attempt wins.
-  for (const row of sends) if (row.sendPurpose === 'PAYOUT_TARGET') latest.set(`target-${row.sendIndex}`, row);
+  // Each target's latest send, by the target's index. Ordered by id: the last attempt wins.
+  const latest = new Map<number, Transaction>();
+  for (const row of sends) if (row.sendPurpose === 'PAYOUT_TARGET' && row.sendIndex !== null) latest.set(row.sendIndex, row);
   const latestGas = (wave: number) => sends.find((r) => r.sendPurpose === 'PAYOUT_GAS' && r.sendIndex === wave);
 
   const confirmed = new Map<number, Transaction>();
@@ -111,7 +111,7 @@ async function payTargets(ctx: WorkerContext, payout: Payout, anchor: Transactio
   const inFlight: number[] = [];
   const toBuild: number[] = [];
   for (const i of targets.keys()) {
-    const row = latest.get(`target-${i}`);
+    const row = latest.get(i);
     if (row?.sendState === 'CONFIRMED') confirmed.set(i, row);
     else if (row && row.sendState !== 'FAILED') inFlight.push(i);
     else {
@@ -140,7 +140,7 @@ async function payTargets(ctx: WorkerContext, payout: Payout, anchor: Transactio
   // Whether lent or rented energy pays this wave's (lib/energy/waves.ts): the sends' fee_limit and their check before broadcast follow it.
   let source: EnergySource = 'BURN';
   if (currency === 'USDT' && toBuild.length > 0) {
-    const wave = Math.max(...toBuild.map((i) => attemptOfLatest(latest.get(`target-${i}`)) + 1));
+    const wave = Math.max(...toBuild.map((i) => attemptOfLatest(latest.get(i)) + 1));
     if (!latestGas(wave) && inFlight.length > 0) buildable = [];
     else {
       const need = async () => withMargin((await estimateToBuild()).totalFeeSun, ctx.settings.GAS_MARGIN_PERCENT);

@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { Prisma, PrismaClient, WebhookDelivery } from '@/lib/generated/prisma/client';
+import { backoffMs } from '@/lib/backoff';
 import { masterKeyRing } from '@/lib/crypto/masterKey';
 import { open } from '@/lib/crypto/secretBox';
 import { resolveDestination } from './destination';
@@ -37,7 +38,8 @@ export const DEFAULT_RETRY: RetryPolicy = { baseMs: 300_000, maxMs: 12 * 60 * 60
  * exponential backoff from the failed attempt's end, never past `firstAt + windowMs`.
  */
 export function nextAttemptAt(policy: RetryPolicy, attempt: number, firstAt: Date, failedAt: Date): Date | null {
-  const wait = Math.min(policy.maxMs, policy.baseMs * 2 ** Math.min(attempt - 1, 40));
+  // No jitter: the schedule is the one docs/webhooks.md promises merchants.
+  const wait = backoffMs({ baseMs: policy.baseMs, capMs: policy.maxMs, jitter: 0 }, attempt - 1);
   const at = failedAt.getTime() + wait;
   return at > firstAt.getTime() + policy.windowMs ? null : new Date(at);
 }

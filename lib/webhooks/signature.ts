@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
 
 const SIGNATURE_HEADER = 'x-webhook-signature';
 
@@ -21,20 +22,21 @@ export function verifyWebhook(secret: string, body: string, header: string, tole
   return expected.length === given.length && timingSafeEqual(expected, given);
 }
 
-/**
- * Standard Webhooks (standardwebhooks.com): `webhook-id`, `webhook-timestamp`
- * and `webhook-signature: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`.
- * The HMAC key is the same as for X-Webhook-Signature: the bytes of the
- * merchant's secret. Standard Webhooks libraries take a key as
- * `whsec_<base64 of the key bytes>`, which `standardWebhooksSecret` spells out.
- */
-function standardWebhookHeaders(secret: string, messageId: string, body: string, timestamp = Math.floor(Date.now() / 1000)): Record<string, string> {
-  const mac = createHmac('sha256', secret).update(`${messageId}.${timestamp}.${body}`).digest('base64');
-  return { 'webhook-id': messageId, 'webhook-timestamp': String(timestamp), 'webhook-signature': `v1,${mac}` };
-}
-
 /** The merchant's secret in the `whsec_` form the `standardwebhooks` libraries read. */
 export const standardWebhooksSecret = (secret: string) => `whsec_${Buffer.from(secret, 'utf8').toString('base64')}`;
+
+/**
+ * Standard Webhooks (standardwebhooks.com): `webhook-id`, `webhook-timestamp`
+ * and `webhook-signature: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`,
+ * signed by the `standardwebhooks` library (the standard's own, which the tests
+ * verify with; until issue 39 this was an HMAC written here). The HMAC key is the same as for X-Webhook-Signature: the UTF-8 bytes of the
+ * merchant's secret, handed to the library in its `whsec_` form, the very
+ * string the dashboard shows the merchant (`standardWebhooksSecret`).
+ */
+function standardWebhookHeaders(secret: string, messageId: string, body: string, timestamp = Math.floor(Date.now() / 1000)): Record<string, string> {
+  const signature = new Webhook(standardWebhooksSecret(secret)).sign(messageId, new Date(timestamp * 1000), body);
+  return { 'webhook-id': messageId, 'webhook-timestamp': String(timestamp), 'webhook-signature': signature };
+}
 
 /** Every signature header of one delivery, over one timestamp: ours and Standard Webhooks' (docs/webhooks.md). */
 export function signatureHeaders(secret: string, eventId: string, body: string, timestamp = Math.floor(Date.now() / 1000)): Record<string, string> {

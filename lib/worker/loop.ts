@@ -1,8 +1,14 @@
+import { backoffMs } from '@/lib/backoff';
 import type { WorkerContext } from './context';
 import type { WorkerJob } from './job';
 import { LeaderLease } from './leader';
 
 const MAX_BACKOFF_MS = 30_000;
+/**
+ * When the database or the node goes away, every job of every worker fails within one poll and
+ * would retry in step, each time; up to half of each wait is taken off at random to spread them.
+ */
+const BACKOFF_JITTER = 0.5;
 
 export interface Loop {
   stop(): Promise<void>;
@@ -10,8 +16,9 @@ export interface Loop {
 
 /**
  * Runs `step` forever: again at once while it reports work done, after
- * `idleMs` when idle, and with doubling backoff (to 30 s) while it throws,
- * e.g. while the node or the database is unreachable.
+ * `idleMs` when idle, and with doubling backoff from `idleMs` (to 30 s, also for a
+ * job idle longer; each wait shortened by up to half at random) while it throws, e.g. while the
+ * node or the database is unreachable.
  */
 export function startLoop(name: string, idleMs: number, step: () => Promise<boolean>): Loop {
   let stopping = false;
@@ -30,16 +37,16 @@ export function startLoop(name: string, idleMs: number, step: () => Promise<bool
           };
         });
   const done = (async () => {
-    let backoff = idleMs;
+    let failures = 0;
     while (!stopping) {
       try {
         const worked = await step();
-        backoff = idleMs;
+        failures = 0;
         if (!worked) await sleep(idleMs);
       } catch (err) {
-        console.error(`worker ${name}: ${(err as Error).message}; retrying in ${backoff} ms`);
-        await sleep(backoff);
-        backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+        const wait = backoffMs({ baseMs: idleMs, capMs: MAX_BACKOFF_MS, jitter: BACKOFF_JITTER }, failures++);
+        console.error(`worker ${name}: ${(err as Error).message}; retrying in ${wait} ms`);
+        await sleep(wait);
       }
     }
   })();
