@@ -225,6 +225,6 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
     const value = await probe();
     if (value) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
+    await new Promise((r) => setTimeout(r, 100));
   }
 }
