@@ -11,7 +11,9 @@ const nextConfig = {
   // The dev server logs every server function call with its arguments: the sign-up action's
   // include the password (issue 14, finding 9). Nothing secret goes to a log.
   logging: { serverFunctions: false },
-  typescript: { tsconfigPath: 'tsconfig.next.json' },
+  // npm test builds with NEXT_SKIP_TYPECHECK=1 and then type-checks once, with `tsc` over
+  // everything and the route types this build writes to .next/types (scripts/test.ts, issue 41).
+  typescript: { tsconfigPath: 'tsconfig.next.json', ignoreBuildErrors: process.env.NEXT_SKIP_TYPECHECK === '1' },
 };
 
 export default nextConfig;

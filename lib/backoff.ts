@@ -2,7 +2,7 @@
  * The one doubling backoff of the service (issue 39): the worker's loops, a payment's and a send's
  * retries, webhook and mail retries, the supervisor's restarts and the sign-in slowdown all wait
  * `backoffMs(...)`, each stating its own numbers. A new doubling is written here, not by hand
- * (test/architecture.test.ts, rule (m)).
+ * (test/unit/architecture.test.ts, rule (m)).
  */
 export interface Backoff {
   /** The wait before the first retry (retry 0), in ms; each next one doubles... */

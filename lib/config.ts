@@ -9,7 +9,7 @@ import { PERCENT_DECIMALS, RATE_DECIMALS } from './money/tokens';
 /**
  * The one configuration module (docs/configuration.md, docs/architecture.md):
  * every environment variable the service reads is declared here, nowhere else
- * reads process.env (test/architecture.test.ts). Sections, each a zod schema
+ * reads process.env (test/unit/architecture.test.ts). Sections, each a zod schema
  * validated once, on first use, so a process needs only the sections it uses:
  *
  * - web     `config()`         the web app; the worker reads it too (database, keys, fees)

@@ -7,13 +7,13 @@ import type { WorkerSettings } from '@/lib/config';
 
 /**
  * Every piece of process-wide state of lib/, in one table: the only module allowed to hold any
- * (test/architecture.test.ts, rule (l)). A web process evaluates lib/ more than once: server.ts's
+ * (test/unit/architecture.test.ts, rule (l)). A web process evaluates lib/ more than once: server.ts's
  * bundle (dist/server.mjs: the API's router, the rate limits at its edge) and Next's bundle, which
  * has a copy per layer (route handlers and server actions, server-side rendering); Next's dev
  * server evaluates it again after each change. A module-level variable would then exist once per
  * copy, and a limiter, a cache or a pool would silently be split. Here each value is made once and
  * kept on `globalThis` under one registry symbol, so every copy of lib/ in the process finds the
- * same one (test/singletons.test.ts loads a module twice to prove it).
+ * same one (test/unit/singletons.test.ts loads a module twice to prove it).
  *
  * What is shared must be usable by every copy, so the table holds data, not code: strings,
  * numbers, bigints, bytes, dates, and maps, arrays, promises and plain objects of those

@@ -2,7 +2,7 @@
  * What scripts/run.ts hands each child process and prints (issue 27, finding 6): each process
  * gets the variables of the configuration sections it reads (lib/config.ts, SECTION_VARIABLES)
  * and the system's, nothing else, and `npm start` prints no secret. Pure functions of the
- * runner's environment; test/run-secrets.test.ts checks them on a real run, reading each child's
+ * runner's environment; test/run/run-secrets.test.ts checks them on a real run, reading each child's
  * environment from /proc.
  */
 

@@ -1,6 +1,6 @@
 /**
  * Writes test/generated/openapi.d.ts: the TypeScript types openapi-typescript
- * makes of the API document, used by the typed client in test/openapi-client.test.ts
+ * makes of the API document, used by the typed client in test/api/openapi.test.ts
  * (which also fails when this file is out of date). Run after changing an API schema:
  * `npx tsx scripts/openapi-types.ts`.
  */

@@ -15,23 +15,58 @@ interface Phase {
 }
 
 const work = mkdtempSync(path.join(tmpdir(), 'npm-test-'));
-const nodeResults = path.join(work, 'node.jsonl');
 const browserResults = path.join(work, 'browser.json');
+
+/**
+ * The node tests' lanes, run in this order, each stopping the run when it fails: the folder a test
+ * lives in says its lane (docs/testing.md). Units and API tests start no worker and wait on no
+ * chain's finality, so they run first and more at once; the chain lane's files each run a devnet,
+ * the web, workers, or a whole `npm start`, and share the two cores with the devnet's blocks.
+ */
+const LANES: { name: string; folders: string[]; concurrency: number }[] = [
+  { name: 'unit tests', folders: ['unit'], concurrency: 4 },
+  { name: 'api tests', folders: ['api'], concurrency: 3 },
+  { name: 'chain tests', folders: ['chain', 'run'], concurrency: 3 },
+];
+
+/**
+ * The longest files (from the timing report), started first in their lane, longest first: a lane
+ * ends when its last file does, so one long file started last would run alone at the end.
+ */
+const LONG_FILES = ['chain/fast-forward', 'chain/energy-pool', 'run/embedded-default', 'chain/settlement', 'chain/payouts', 'chain/reconcile-proof', 'chain/energy-rental', 'chain/energy-safety', 'chain/reconcile-wallets', 'run/supervision'];
+
 const phases: Phase[] = [
   { name: 'lint', command: ['npm', 'run', 'lint'] },
+  // Next's build leaves its own type check out (NEXT_SKIP_TYPECHECK) and writes the route types
+  // under .next/types, which the one type check after it covers with everything else.
+  { name: 'build', command: ['npm', 'run', 'build'], env: { NEXT_SKIP_TYPECHECK: '1' } },
   { name: 'typecheck', command: ['npm', 'run', 'typecheck'] },
-  { name: 'build', command: ['npm', 'run', 'build'] },
-  {
-    name: 'node tests',
+  ...LANES.map((lane) => ({
+    name: lane.name,
     // The usual report on the terminal, and ours (scripts/testTimings.mjs) to a file.
-    command: ['node', '--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=./scripts/testTimings.mjs', `--test-reporter-destination=${nodeResults}`, ...testFiles()],
-  },
+    command: ['node', '--import', 'tsx', '--test', `--test-concurrency=${lane.concurrency}`, '--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=./scripts/testTimings.mjs', `--test-reporter-destination=${laneResults(lane.name)}`, ...laneFiles(lane.folders)],
+  })),
   { name: 'browser tests', command: ['npx', 'playwright', 'test', '--reporter=list,json'], env: { PLAYWRIGHT_JSON_OUTPUT_NAME: browserResults } },
 ];
 
-/** test/*.test.ts, as the shell's glob gave them before. */
-function testFiles(): string[] {
-  return readdirSync('test').filter((f) => f.endsWith('.test.ts')).sort().map((f) => path.join('test', f));
+function laneResults(name: string): string {
+  return path.join(work, `${name.replace(/\W+/g, '-')}.jsonl`);
+}
+
+/** A lane's test files: the long ones first (longest first), then the rest in name order. */
+function laneFiles(folders: string[]): string[] {
+  const files = folders.flatMap((folder) => readdirSync(path.join('test', folder)).filter((f) => f.endsWith('.test.ts')).map((f) => `${folder}/${f.slice(0, -'.test.ts'.length)}`));
+  const long = LONG_FILES.filter((f) => files.includes(f));
+  return [...long, ...files.filter((f) => !long.includes(f)).sort()].map((f) => path.join('test', `${f}.test.ts`));
+}
+
+// A test file outside every lane would never run; a long file that moved would silently lose its place.
+const inLanes = new Set(LANES.flatMap((lane) => lane.folders));
+const strays = readdirSync('test', { withFileTypes: true }).filter((e) => (e.isFile() && e.name.endsWith('.test.ts')) || (e.isDirectory() && !inLanes.has(e.name) && !['helpers', 'generated'].includes(e.name)));
+const lost = LONG_FILES.filter((f) => !LANES.some((lane) => laneFiles(lane.folders).includes(path.join('test', `${f}.test.ts`))));
+if (strays.length > 0 || lost.length > 0) {
+  console.error(`npm test: ${strays.map((e) => `test/${e.name} is in no lane (test/${[...inLanes].join(', test/')})`).concat(lost.map((f) => `LONG_FILES names test/${f}.test.ts, which does not exist`)).join('; ')}`);
+  process.exit(1);
 }
 
 function run(phase: Phase): Promise<number> {
@@ -60,7 +95,8 @@ process.exit(failed ? 1 : 0);
 function report(): void {
   const lines = ['', '== npm test: timing report =='];
   lines.push(`phases (s): ${seconds.map(([name, s]) => `${name} ${s.toFixed(0)}`).join(', ')}; total ${((Date.now() - started) / 1000).toFixed(0)}`);
-  const node = readJson<{ passed: number; failed: number; skipped: number; files: { file: string; seconds: number }[] }>(nodeResults, true);
+  const lanes = LANES.map((lane) => readJson<NodeResults>(laneResults(lane.name), true)).filter((r): r is NodeResults => r !== null);
+  const node: NodeResults | null = lanes.length === 0 ? null : { passed: sum(lanes, 'passed'), failed: sum(lanes, 'failed'), skipped: sum(lanes, 'skipped'), files: lanes.flatMap((r) => r.files) };
   if (node) {
     lines.push('slowest test files (s):');
     for (const f of [...node.files].sort((a, b) => b.seconds - a.seconds).slice(0, 10)) lines.push(`  ${f.seconds.toFixed(0).padStart(5)}  ${path.relative(process.cwd(), f.file)}`);
@@ -73,6 +109,17 @@ function report(): void {
   const failedCount = (node?.failed ?? 0) + (browser?.stats.unexpected ?? 0) + (failed && !node?.failed && !browser?.stats.unexpected ? 1 : 0);
   lines.push(`total: ${passed} passed, ${failedCount} failed`);
   console.log(lines.join('\n'));
+}
+
+interface NodeResults {
+  passed: number;
+  failed: number;
+  skipped: number;
+  files: { file: string; seconds: number }[];
+}
+
+function sum(results: NodeResults[], key: 'passed' | 'failed' | 'skipped'): number {
+  return results.reduce((n, r) => n + r[key], 0);
 }
 
 function readJson<T>(file: string, lastLine: boolean): T | null {

@@ -95,7 +95,7 @@ function publicNodeOf(xpub: string, role: AddressRole): PublicNode {
  * BIP32's public child derivation written out on noble's curve (the library ethers itself uses),
  * because ethers' deriveChild decompresses both points from hex and builds a whole node for each
  * address: 0.74 ms an address against 0.29 ms here, the largest part of an invoice creation's CPU
- * (issue 16). test/hd-accounts.test.ts checks it against ethers' derivation from the mnemonic.
+ * (issue 16). test/unit/hd-accounts.test.ts checks it against ethers' derivation from the mnemonic.
  */
 export function addressFromXpub(xpub: string, role: AddressRole, index: number): string {
   checkIndex(index, 'index');

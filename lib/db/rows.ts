@@ -6,7 +6,7 @@ import { Prisma, type Currency, type EnergySource, type Invoice, type InvoiceCur
  * objects Prisma would return, for the API's per-request reads (issue 16): a Prisma model query
  * cost 370 µs of CPU against 60 µs for the same SQL through `pg`, which held the API to a fifth
  * of what the SQL allows. Each mapper returns the whole model type, so a column added to the
- * schema fails the type check here; test/db-rows.test.ts compares every column with Prisma's read.
+ * schema fails the type check here; test/unit/db-rows.test.ts compares every column with Prisma's read.
  *
  * pg's defaults: int4 → number, int8 and numeric → string (made BigInt and Decimal here),
  * timestamptz → Date, json → parsed, text[] → string[]; enum arrays are cast to text[] in SQL.

@@ -16,7 +16,7 @@ import type { InvoiceJsonSource, InvoiceRecord } from './serialize';
  * Prisma model query costs six times the CPU of its SQL, docs/performance.md). The page, the
  * count, a deep page and the CSV export compose the same fragments; what differs between them is
  * only how the rows are reached fast at a million invoices (docs/performance.md, "How the list
- * stays fast"). test/invoice-list-scale.test.ts compares every variant with plain SQL.
+ * stays fast"). test/unit/invoice-list-scale.test.ts compares every variant with plain SQL.
  */
 
 /** The merchant a list is read for: its id scopes every query, its e-mail is each invoice's `merchant_contact`. */

@@ -112,7 +112,7 @@ export async function createInvoice(prisma: PrismaClient, rates: RateSource, mer
   });
   const id = (rows[0] as { id: number }).id;
   // The record as the row now stands, from what was written: every column of the model must be
-  // named here (the type says so), and test/api-create-invoice.test.ts compares the answer with
+  // named here (the type says so), and test/api/api-create-invoice.test.ts compares the answer with
   // the invoice read back.
   return {
     id,

@@ -7,7 +7,7 @@ const BATCH = 500;
  * Folds what the ledger booked as an invoice's network cost (invoice_network_cost_deltas, written by
  * the ledger's trigger for every NETWORK_COST and ENERGY_RENTAL row booked on an invoice; migration
  * 0082) into invoices.network_cost_sun, the API's `network_cost_trx` (docs/energy.md, "What it costs,
- * and who pays"). The one writer of that column (test/architecture.test.ts). Each delta is deleted
+ * and who pays"). The one writer of that column (test/unit/architecture.test.ts). Each delta is deleted
  * in the transaction that adds it, so none counts twice; rows another worker is folding are skipped.
  * Returns how many were folded.
  */

@@ -107,7 +107,7 @@ export async function changePaymentState(tx: Prisma.TransactionClient, p: DoorPa
   return true;
 }
 
-/** The state table as a mermaid diagram; docs/worker.md shows exactly this (test/payment-states.test.ts). */
+/** The state table as a mermaid diagram; docs/worker.md shows exactly this (test/chain/payment-door.test.ts). */
 export function paymentStateDiagram(): string {
   const lines = ['stateDiagram-v2', '  [*] --> DETECTED'];
   for (const [from, tos] of Object.entries(PAYMENT_TRANSITIONS)) for (const to of tos) lines.push(`  ${from} --> ${to}`);

@@ -1,0 +1,320 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { TronWeb, type Types } from 'tronweb';
+import { payFromFaucet } from '@/lib/devnet/faucet';
+import { startDevnetProcess, waitFor, type DevnetProcess } from '../helpers/devnet';
+import { hexMessage, newAccount, receipt, usdtBalanceOf, usdtTransferTx } from '../helpers/tronweb';
+
+// Everything here goes through an unmodified TronWeb against the devnet child process.
+
+let devnet: DevnetProcess;
+let tw: TronWeb;
+let faucet: string;
+
+const TRX = 1_000_000n;
+const ROOT = resolve(import.meta.dirname, '../..');
+
+async function balance(address: string): Promise<bigint> {
+  return BigInt(await tw.trx.getUnconfirmedBalance(address));
+}
+
+const usdtBalance = (address: string) => usdtBalanceOf(tw, devnet.usdtContract, address);
+const info = (txId: string) => receipt(tw, txId);
+
+async function sendTrx(from: { address: string; privateKey: string }, to: string, sun: bigint) {
+  const tx = await tw.transactionBuilder.sendTrx(to, Number(sun), from.address);
+  const signed = await tw.trx.sign(tx, from.privateKey);
+  return { signed, reply: await tw.trx.sendRawTransaction(signed) };
+}
+
+async function sendUsdt(from: { address: string; privateKey: string }, to: string, units: bigint, feeLimit = 100_000_000) {
+  const transaction = await usdtTransferTx(tw, devnet.usdtContract, from.address, to, units, feeLimit);
+  const signed = await tw.trx.sign(transaction, from.privateKey);
+  return { signed, reply: await tw.trx.sendRawTransaction(signed) };
+}
+
+before(async () => {
+  devnet = await startDevnetProcess();
+  tw = new TronWeb({ fullHost: devnet.url });
+  faucet = devnet.faucetAddress;
+});
+
+after(async () => {
+  await devnet?.stop();
+});
+
+const faucetAccount = () => ({ address: faucet, privateKey: devnet.faucetPrivateKey });
+
+describe('tronweb against the devnet', () => {
+  test('connects and reads the chain parameters it serves', async () => {
+    assert.deepEqual(await tw.isConnected(), { fullNode: true, solidityNode: true, eventServer: true });
+    const params = Object.fromEntries((await tw.trx.getChainParameters()).map((p) => [p.key, p.value]));
+    assert.equal(params.getEnergyFee, 100);
+    assert.equal(params.getTransactionFee, 1000);
+    assert.equal(params.getFreeNetLimit, 600);
+    assert.equal(params.getCreateAccountFee, 100_000);
+    assert.equal(params.getCreateNewAccountFeeInSystemContract, 1_000_000);
+    const block = await tw.trx.getCurrentBlock();
+    assert.match(block.blockID, /^[0-9a-f]{64}$/);
+    assert.ok(block.block_header.raw_data.number >= 1);
+  });
+
+  test('a TRX transfer to a new address activates it and charges the sender 1.1 TRX on top', async () => {
+    const to = await newAccount();
+    const before = await balance(faucet);
+    const { signed, reply } = await sendTrx(faucetAccount(), to.address, 7n * TRX);
+    assert.equal(reply.result, true);
+    const receipt = await info(signed.txID);
+    assert.equal(receipt.fee, 1_100_000);
+    assert.equal(receipt.receipt.net_fee, 100_000);
+    assert.equal(await balance(to.address), 7n * TRX);
+    assert.equal(await balance(faucet), before - 7n * TRX - 1_100_000n);
+    const account = await tw.trx.getUnconfirmedAccount(to.address);
+    assert.ok(account.create_time);
+  });
+
+  test('TRX between accounts: free bandwidth first, then 1000 sun per byte', async () => {
+    const a = await newAccount();
+    const b = await newAccount();
+    await sendTrx(faucetAccount(), a.address, 10n * TRX);
+    await sendTrx(faucetAccount(), b.address, 1n * TRX);
+    const sent: bigint[] = [];
+    for (let i = 0; i < 3; i++) {
+      const { signed, reply } = await sendTrx(a, b.address, 1n * TRX + BigInt(i));
+      assert.equal(reply.result, true, hexMessage(reply.message));
+      const r = await info(signed.txID);
+      sent.push(BigInt(r.fee ?? 0));
+      if (i < 2) {
+        assert.equal(r.fee, undefined, 'covered by the 600 free bytes');
+        assert.ok(r.receipt.net_usage > 250 && r.receipt.net_usage < 300);
+      } else {
+        assert.equal(r.fee, r.receipt.net_fee);
+        assert.ok(r.receipt.net_fee > 250_000 && r.receipt.net_fee < 300_000);
+      }
+    }
+    assert.equal(await balance(a.address), 10n * TRX - (3n * TRX + 3n) - sent.reduce((x, y) => x + y, 0n));
+    assert.equal(await balance(b.address), 1n * TRX + 3n * TRX + 3n);
+  });
+
+  test('USDT transfer: balances, Transfer log as a node formats it, energy burned at 100 sun', async () => {
+    const to = await newAccount();
+    const before = await usdtBalance(faucet);
+    const { signed, reply } = await sendUsdt(faucetAccount(), to.address, 2_500_000n);
+    assert.equal(reply.result, true);
+    const r = await info(signed.txID);
+    assert.equal(r.receipt.result, 'SUCCESS');
+    assert.equal(r.receipt.energy_usage_total, 130_285, 'a first-time holder costs the zero-to-non-zero store');
+    assert.equal(r.receipt.energy_fee, 13_028_500);
+    assert.equal(r.contract_address, TronWeb.address.toHex(devnet.usdtContract).toLowerCase());
+    assert.deepEqual(r.log, [
+      {
+        address: TronWeb.address.toHex(devnet.usdtContract).toLowerCase().slice(2),
+        topics: [
+          'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef',
+          TronWeb.address.toHex(faucet).toLowerCase().slice(2).padStart(64, '0'),
+          TronWeb.address.toHex(to.address).toLowerCase().slice(2).padStart(64, '0'),
+        ],
+        data: (2_500_000).toString(16).padStart(64, '0'),
+      },
+    ]);
+    assert.equal(await usdtBalance(to.address), 2_500_000n);
+    assert.equal(await usdtBalance(faucet), before - 2_500_000n);
+    assert.deepEqual(await tw.trx.getUnconfirmedAccount(to.address), {}, 'USDT alone does not activate an address');
+
+    const second = await sendUsdt(faucetAccount(), to.address, 1n);
+    assert.equal((await info(second.signed.txID)).receipt.energy_usage_total, 64_285, 'to a holder');
+
+    const contract = await tw.contract().at(devnet.usdtContract);
+    assert.equal(await contract.decimals().call(), 6n);
+    assert.equal(await contract.symbol().call(), 'USDT');
+    assert.equal(await contract.balanceOf(to.address).call(), 2_500_001n);
+  });
+
+  test('a USDT transfer whose fee limit cannot pay the energy fails OUT_OF_ENERGY and burns the fee limit', async () => {
+    const to = await newAccount();
+    const before = await usdtBalance(faucet);
+    const { signed, reply } = await sendUsdt(faucetAccount(), to.address, 1_000_000n, 1_000_000);
+    assert.equal(reply.result, true, 'accepted: the failure happens on execution');
+    const r = await info(signed.txID);
+    assert.equal(r.result, 'FAILED');
+    assert.equal(r.receipt.result, 'OUT_OF_ENERGY');
+    assert.equal(r.receipt.energy_fee, 1_000_000);
+    assert.match(hexMessage(r.resMessage), /Not enough energy/);
+    assert.equal(await usdtBalance(to.address), 0n);
+    assert.equal(await usdtBalance(faucet), before);
+    const tx = await tw.trx.getTransaction(signed.txID);
+    assert.equal(tx.ret[0]!.contractRet, 'OUT_OF_ENERGY');
+  });
+
+  test('a signature that does not match the owner is refused with SIGERROR', async () => {
+    const to = await newAccount();
+    const stranger = await newAccount();
+    const tx = await tw.transactionBuilder.sendTrx(to.address, 1_000_000, faucet);
+    const signedByStranger = await tw.trx.sign(tx, stranger.privateKey, true, true);
+    const reply = await tw.trx.sendRawTransaction(signedByStranger);
+    assert.equal(reply.code, 'SIGERROR');
+    assert.match(hexMessage(reply.message), /^Validate signature error: [0-9a-f]{130} is signed by T\w+ but it is not contained of permission\.$/);
+
+    // A valid signature over different content: the node hashes raw_data itself.
+    const signed = await tw.trx.sign(tx, devnet.faucetPrivateKey);
+    const tampered = structuredClone(signed) as Types.SignedTransaction<Types.TransferContract>;
+    tampered.raw_data.contract[0]!.parameter.value.amount = 999_000_000;
+    const tamperedReply = await tw.trx.sendRawTransaction(tampered);
+    assert.equal(tamperedReply.code, 'SIGERROR');
+    assert.equal(await balance(to.address), 0n);
+  });
+
+  test('the same transaction twice is refused with DUP_TRANSACTION_ERROR, before and after its block', async () => {
+    const to = await newAccount();
+    const { signed, reply } = await sendTrx(faucetAccount(), to.address, 3n * TRX);
+    assert.equal(reply.result, true);
+    const pendingDup = await tw.trx.sendRawTransaction(signed);
+    assert.equal(pendingDup.code, 'DUP_TRANSACTION_ERROR');
+    await info(signed.txID);
+    const committedDup = await tw.trx.sendRawTransaction(signed);
+    assert.equal(committedDup.code, 'DUP_TRANSACTION_ERROR');
+    assert.equal(await balance(to.address), 3n * TRX, 'paid once');
+  });
+
+  test('spending more than the balance is refused as a real node does', async () => {
+    const poor = await newAccount();
+    const to = await newAccount();
+    await sendTrx(faucetAccount(), poor.address, 2n * TRX);
+    await sendTrx(faucetAccount(), to.address, 1n * TRX);
+    const { reply } = await sendTrx(poor, to.address, 3n * TRX);
+    assert.equal(reply.code, 'CONTRACT_VALIDATE_ERROR');
+    assert.equal(hexMessage(reply.message), 'Contract validate error : Validate TransferContract error, balance is not sufficient.');
+    assert.equal(await balance(poor.address), 2n * TRX);
+  });
+
+  test('expired transactions and unknown reference blocks are refused', async () => {
+    const to = await newAccount();
+    const head = await tw.trx.getCurrentBlock();
+    const { number, timestamp } = head.block_header.raw_data;
+    const blockHeader = { ref_block_bytes: number.toString(16).slice(-4).padStart(4, '0'), ref_block_hash: head.blockID.slice(16, 32), timestamp };
+    const expired = await tw.transactionBuilder.sendTrx(to.address, 1_000_000, faucet, { blockHeader: { ...blockHeader, expiration: timestamp - 1000 } });
+    const expiredReply = await tw.trx.sendRawTransaction(await tw.trx.sign(expired, devnet.faucetPrivateKey));
+    assert.equal(expiredReply.code, 'TRANSACTION_EXPIRATION_ERROR');
+    assert.equal(hexMessage(expiredReply.message), 'Transaction expired');
+
+    const badRef = await tw.transactionBuilder.sendTrx(to.address, 1_000_000, faucet, {
+      blockHeader: { ...blockHeader, ref_block_hash: 'deadbeefdeadbeef', expiration: timestamp + 60_000 },
+    });
+    const taposReply = await tw.trx.sendRawTransaction(await tw.trx.sign(badRef, devnet.faucetPrivateKey));
+    assert.equal(taposReply.code, 'TAPOS_ERROR');
+    assert.equal(hexMessage(taposReply.message), 'Tapos check error.');
+  });
+
+  test('walletsolidity answers as of the solidified block', async () => {
+    const to = await newAccount();
+    const { signed } = await sendTrx(faucetAccount(), to.address, 4n * TRX);
+    const r = await info(signed.txID);
+    const solid = await tw.trx.getConfirmedCurrentBlock();
+    assert.ok(solid.block_header.raw_data.number <= r.blockNumber + devnet.solidifiedDepth);
+    await waitFor('solidification', async () => (await tw.trx.getConfirmedCurrentBlock()).block_header.raw_data.number >= r.blockNumber);
+    assert.equal(BigInt(await tw.trx.getBalance(to.address)), 4n * TRX);
+    assert.equal((await tw.trx.getTransactionInfo(signed.txID)).id, signed.txID);
+  });
+
+  test('POST /devnet/pay sends from the faucet and returns the txid', async () => {
+    const to = await newAccount();
+    const res = await fetch(`${devnet.url}/devnet/pay`, { method: 'POST', body: JSON.stringify({ address: to.address, amount: '12.5', currency: 'USDT' }) });
+    assert.equal(res.status, 200);
+    const { txid } = (await res.json()) as { txid: string };
+    assert.equal((await info(txid)).receipt.result, 'SUCCESS');
+    assert.equal(await usdtBalance(to.address), 12_500_000n);
+    const bad = await fetch(`${devnet.url}/devnet/pay`, { method: 'POST', body: JSON.stringify({ address: to.address, amount: '0.0000001', currency: 'TRX' }) });
+    assert.equal(bad.status, 400);
+  });
+
+  test('POST /devnet/pay sent again with the same request_id pays once and answers the same txid', async () => {
+    const to = await newAccount();
+    const pay = async () => {
+      const res = await fetch(`${devnet.url}/devnet/pay`, { method: 'POST', body: JSON.stringify({ address: to.address, amount: '2', currency: 'USDT', request_id: `once-${to.address}` }) });
+      assert.equal(res.status, 200);
+      return ((await res.json()) as { txid: string }).txid;
+    };
+    const [first, second] = await Promise.all([pay(), pay()]);
+    assert.equal(second, first);
+    assert.equal(await pay(), first);
+    assert.equal((await info(first)).receipt.result, 'SUCCESS');
+    assert.equal(await usdtBalance(to.address), 2_000_000n);
+  });
+
+  test('payFromFaucet sends again after a connection lost before the answer, and the faucet pays once', async () => {
+    const to = await newAccount();
+    // A front that passes the first request on to the devnet and then drops the client's
+    // connection unanswered, as a proxy or a closed kept-alive socket would.
+    let requests = 0;
+    const front = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const first = ++requests === 1;
+        void fetch(`${devnet.url}${req.url}`, { method: req.method, body: Buffer.concat(chunks) }).then(async (reply) => {
+          const text = await reply.text();
+          if (first) return void req.socket.destroy();
+          res.writeHead(reply.status, { 'content-type': 'application/json' }).end(text);
+        });
+      });
+    });
+    await new Promise<void>((ok) => front.listen(0, '127.0.0.1', ok));
+    try {
+      const txid = await payFromFaucet(`http://127.0.0.1:${(front.address() as AddressInfo).port}`, { address: to.address, amount: '3', currency: 'USDT' });
+      assert.equal(requests, 2);
+      assert.equal((await info(txid)).receipt.result, 'SUCCESS');
+      assert.equal(await usdtBalance(to.address), 3_000_000n);
+    } finally {
+      front.close();
+    }
+  });
+
+  test('`npm run devnet -- pay` moves funds that a separate tronweb client sees', async () => {
+    const to = await newAccount();
+    const run = (args: string[]) =>
+      new Promise<{ code: number | null; out: string }>((ok) => {
+        const child = spawn('npm', ['run', '--silent', 'devnet', '--', 'pay', ...args], { cwd: ROOT, env: { ...process.env, DEVNET_URL: devnet.url }, stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+        child.once('exit', (code) => ok({ code, out }));
+      });
+    const trx = await run([to.address, '7.25', 'TRX']);
+    assert.equal(trx.code, 0, trx.out);
+    assert.match(trx.out, new RegExp(`sent 7.25 TRX to ${to.address}: [0-9a-f]{64}`));
+    const usdt = await run([to.address, '3', 'usdt']);
+    assert.equal(usdt.code, 0, usdt.out);
+    const observer = new TronWeb({ fullHost: devnet.url });
+    await waitFor('CLI payments solidified', async () => BigInt(await observer.trx.getBalance(to.address)) === 7_250_000n);
+    assert.equal(await usdtBalance(to.address), 3_000_000n);
+    const refused = await run([to.address, '1', 'BTC']);
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.out, /usage:/);
+  });
+
+  test('a restart, even after a crash, keeps balances, blocks and receipts', async () => {
+    const to = await newAccount();
+    const { signed } = await sendTrx(faucetAccount(), to.address, 5n * TRX);
+    const r = await info(signed.txID);
+    const faucetBefore = await balance(faucet);
+    const blockBefore = await tw.trx.getBlockByNumber(r.blockNumber);
+
+    await devnet.restart({ crash: true });
+    assert.equal(await balance(to.address), 5n * TRX);
+    assert.equal(await balance(faucet), faucetBefore);
+    assert.deepEqual(await tw.trx.getUnconfirmedTransactionInfo(signed.txID), r);
+    assert.deepEqual(await tw.trx.getBlockByNumber(r.blockNumber), blockBefore);
+    const head = (await tw.trx.getCurrentBlock()).block_header.raw_data.number;
+    assert.ok(head >= r.blockNumber);
+
+    await devnet.restart();
+    const after = await sendTrx(faucetAccount(), to.address, 1n * TRX);
+    assert.equal(after.reply.result, true);
+    await info(after.signed.txID);
+    assert.equal(await balance(to.address), 6n * TRX);
+  });
+});

@@ -1,0 +1,293 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { TronWeb } from 'tronweb';
+import { createChain } from '@/lib/chain';
+import type { SignedTransfer } from '@/lib/chain/types';
+import type { Transaction } from '@/lib/generated/prisma/client';
+import { linkKeyWith } from '@/lib/invoices/linkKey';
+import { waitFor } from '../helpers/devnet';
+import { assertReconciled } from '../helpers/reconcile';
+import { SettlementStack } from '../helpers/settlementStack';
+import { startWorker } from '../helpers/worker';
+
+// Issue 24: payments are seen in the head block and forwarded at once, each send bound (TaPoS) to the
+// payment's block or a later one, while statuses and webhooks wait until the payment and its forward
+// are final. On a devnet whose blocks are final DEPTH blocks deep, with its fault controls: a payment
+// reorganised away after its forward went out, reorganised into a later block, a dropped forward, a
+// worker killed between the forward's broadcast and the payment's finality, a lagging replica behind
+// the balancer, and the setting that waits for finality. The tests assert order and outcome, never time.
+
+// Final 150 blocks deep at 100 ms: the worker has 15 s to forward before a payment is final, enough on a busy machine.
+const DEPTH = 150;
+const TRX = 1_000_000n;
+const WORKER_ENV = { ENERGY_POOL_AUTOSTAKE: '300000:30000', SEND_RETRY_BASE_MS: '300', HEAD_SCAN_POLL_MS: '50', TRON_TX_EXPIRATION_MS: '10000' };
+
+describe('forwarding before finality (issue 24)', () => {
+  const s = new SettlementStack();
+  const customer = TronWeb.createRandom() as unknown as { address: string; privateKey: string };
+  before(async () => {
+    await s.start(WORKER_ENV, async () => {
+      await s.pay(s.gasWallet.address, '400000', 'TRX');
+      await s.pay(customer.address, '10000', 'TRX');
+      await s.pay(customer.address, '10000', 'USDT');
+    }, { blockMs: 100, solidifiedDepth: DEPTH });
+    await waitFor('the pool staked', async () => (await s.app.prisma.transaction.count({ where: { sendPurpose: 'POOL_STAKE', sendState: 'CONFIRMED' } })) === 2 || null, 240_000);
+  });
+  after(() => s.stop());
+
+  /** The customer's wallet pays: signed here, so a test can broadcast the same bytes again. Short-lived when `expiresSoon`. */
+  async function customerPays(address: string, amount: bigint, token: 'TRX' | 'USDT', expiresSoon = false): Promise<SignedTransfer> {
+    const chain = expiresSoon ? createChain({ fullNodeUrl: s.devnet.url, apiKey: null, usdtContract: s.devnet.usdtContract, txExpirationMs: 10_000 }) : s.chain;
+    const signed = token === 'TRX' ? await chain.buildSignedTrxTransfer(customer.privateKey, address, amount) : await chain.buildSignedUsdtTransfer(customer.privateKey, address, amount, 100n * TRX);
+    await chain.broadcast(signed.signedTx);
+    return signed;
+  }
+
+  const blockOf = async (txId: string) => waitFor(`${txId} in a block`, async () => (await s.chain.getTransactionStatus(txId)).blockNumber, 60_000);
+  const blockAt = async (n: number) => (await (await fetch(`${s.devnet.url}/wallet/getblock`, { method: 'POST', body: JSON.stringify({ id_or_num: String(n), detail: false }) })).json()) as { blockID: string; block_header: { raw_data: { timestamp: number } } };
+  const refOf = (row: Transaction) => (row.signedTx as { raw_data: { ref_block_bytes: string; ref_block_hash: string } }).raw_data;
+  /** Whether a stored send references block `n` (its id as the chain holds it now). */
+  const referencesBlock = async (row: Transaction, n: number) => {
+    const ref = refOf(row);
+    return ref.ref_block_bytes === n.toString(16).slice(-4).padStart(4, '0') && ref.ref_block_hash === (await blockAt(n)).blockID.slice(16, 32);
+  };
+  /** The height of the block a stored send references, checked to be the block the chain holds there. */
+  const referencedHeight = async (row: Transaction, near: number) => {
+    const ref = refOf(row);
+    const n = near - ((near - parseInt(ref.ref_block_bytes, 16)) & 0xffff);
+    assert.equal((await blockAt(n)).blockID.slice(16, 32), ref.ref_block_hash, `the block at ${n} is the one referenced`);
+    return n;
+  };
+  const paymentRow = (txId: string) => waitFor(`payment ${txId} recorded`, () => s.app.prisma.transaction.findFirst({ where: { trnHash: txId, type: 'PAYMENT' } }), 60_000);
+  const send = (paymentId: number, purpose: 'FORWARD' | 'FORWARD_GAS' | 'FORWARD_ENERGY', states = ['BROADCAST', 'CONFIRMED']) =>
+    waitFor(`${purpose} of payment ${paymentId}`, () => s.app.prisma.transaction.findFirst({ where: { sourceId: paymentId, sendPurpose: purpose, sendState: { in: states as never } }, orderBy: { id: 'desc' } }), 60_000);
+  const hooksFor = (invoiceId: number) => s.hooks.filter((h) => h.id === invoiceId);
+  /** When the block that made block `n` final was made (ms): nothing about `n` may be reported before it. */
+  const finalAt = async (n: number) => (await blockAt(n + DEPTH)).block_header.raw_data.timestamp;
+
+  test('a TRX payment: seen on its page and forwarded while its block is not final, bound to it; reported only once both are final', async () => {
+    const { key, target } = await s.newMerchant();
+    const inv = await s.invoice(key, { type: 'SINGLE', amount: 10, currencies: ['TRX'] });
+    const paid = await customerPays(inv.address, BigInt(Math.round(inv.currencies_amounts.TRX! * 1e6)), 'TRX');
+    const p = await paymentRow(paid.txId);
+    const forward = await send(p.id, 'FORWARD');
+    const paymentBlock = await blockOf(paid.txId);
+    const forwardBlock = await blockOf(forward.trnHash);
+    // Only a send built for a payment not yet final references the payment's block (once final, the head): built before finality.
+    assert.ok(await referencesBlock(forward, paymentBlock), 'the forward references the payment\'s block');
+
+    // While not final: the page says it is seen and confirming; the API does not list it as received.
+    const status = (await (await fetch(`${s.app.baseUrl}/payment/${inv.id}/status?k=${linkKeyWith(s.app.env.MASTER_KEY!, inv.id)}`)).json()) as { confirming: boolean; status: string };
+    const listed = (await s.app.api(`/transaction/list?invoice_id=${inv.id}`, key)).json as { results: unknown[] };
+    const stillUnfinal = !(await s.app.prisma.transaction.findUniqueOrThrow({ where: { id: p.id } })).solidified;
+    if (stillUnfinal) {
+      assert.equal(status.confirming, true, 'the page shows the payment seen, confirming');
+      assert.equal(status.status, 'ACTIVE');
+      assert.equal(listed.results.length, 0, 'no transaction listed before the payment is final');
+    }
+
+    await s.waitStatus(key, inv.id, 'COMPLETED', 120_000);
+    const delivery = await waitFor('the COMPLETED webhook queued', () => s.app.prisma.webhookDelivery.findFirst({ where: { invoiceId: inv.id } }), 30_000);
+    assert.ok(delivery.createdAt.getTime() >= (await finalAt(forwardBlock)), 'COMPLETED was reported after the forward\'s block was final (and so the payment\'s)');
+    await waitFor('the webhook delivered', async () => hooksFor(inv.id).length > 0, 30_000);
+    assert.deepEqual(hooksFor(inv.id).map((h) => h.status), ['COMPLETED']);
+    const forwards = await s.app.prisma.transaction.findMany({ where: { sourceId: p.id, sendPurpose: 'FORWARD' } });
+    assert.equal(forwards.length, 1);
+    assert.equal(await s.chain.getTrxBalance(target), forwards[0]!.amountUnits);
+  });
+
+  test('a USDT payment with the pool: activation, lending and forward each bound to the block of the one before, built before the payment is final', async () => {
+    const { key, target } = await s.newMerchant();
+    const inv = await s.invoice(key, { type: 'SINGLE', amount: 10, currencies: ['USDT'] });
+    const paid = await customerPays(inv.address, BigInt(Math.round(inv.currencies_amounts.USDT! * 1e6)), 'USDT');
+    const p = await paymentRow(paid.txId);
+    const forward = await send(p.id, 'FORWARD');
+    const [gas, lending] = [await send(p.id, 'FORWARD_GAS'), await send(p.id, 'FORWARD_ENERGY')];
+    const blocks = { payment: await blockOf(paid.txId), gas: await blockOf(gas.trnHash), lending: await blockOf(lending.trnHash), forward: await blockOf(forward.trnHash) };
+    assert.ok(await referencesBlock(gas, blocks.payment), 'the activation references the payment\'s block');
+    assert.ok(await referencesBlock(lending, blocks.gas), 'the lending references the activation\'s block');
+    assert.ok(await referencesBlock(forward, blocks.lending), `the forward references the lending's block: ${JSON.stringify(blocks)}`);
+    assert.equal(forward.energySource, 'POOL');
+
+    await s.waitStatus(key, inv.id, 'COMPLETED', 120_000);
+    const delivery = await waitFor('the COMPLETED webhook queued', () => s.app.prisma.webhookDelivery.findFirst({ where: { invoiceId: inv.id } }), 30_000);
+    assert.ok(delivery.createdAt.getTime() >= (await finalAt(blocks.forward)), 'reported once the forward was final');
+    // Each step booked when final, though the next went out before.
+    const sends = await s.app.prisma.transaction.findMany({ where: { sourceId: p.id, sendPurpose: { in: ['FORWARD', 'FORWARD_GAS', 'FORWARD_ENERGY'] } } });
+    assert.deepEqual(sends.map((r) => r.sendState), sends.map(() => 'CONFIRMED'));
+    assert.ok((await s.chain.getUsdtBalance(target)) > 0n);
+  });
+
+  test('a payment reorganised away after its forward went out: the forward never executes, nothing is sent from the held funds beside it, no webhook, the payment is dropped', async () => {
+    const { merchant, key, target } = await s.newMerchant();
+    const inv = await s.invoice(key, { type: 'MULTIPLE', currencies: ['TRX'] });
+    // First, funds that must stay where they are: 40 TRX held at the address (no target wallet then).
+    await s.app.prisma.merchant.update({ where: { id: merchant.id }, data: { targetWalletAddress: null } });
+    const heldPaid = await customerPays(inv.address, 40n * TRX, 'TRX');
+    const held = await s.paymentState((await paymentRow(heldPaid.txId)).id, ['HELD'], 120_000);
+    await s.app.prisma.merchant.update({ where: { id: merchant.id }, data: { targetWalletAddress: target } });
+    const deliveries = () => s.app.prisma.webhookDelivery.count({ where: { invoiceId: inv.id } });
+    const deliveriesBefore = await deliveries();
+
+    const paid = await customerPays(inv.address, 30n * TRX, 'TRX', true);
+    const p = await paymentRow(paid.txId);
+    const forward = await send(p.id, 'FORWARD');
+    const paymentBlock = await blockOf(paid.txId);
+    await blockOf(forward.trnHash);
+    const reorg = await s.devnet.reorg({ fromBlock: paymentBlock, leaveOut: [paid.txId] });
+    assert.ok(reorg.dropped.some((d) => d.txid === forward.trnHash && d.code === 'TAPOS_ERROR'), `the forward cannot be on the new branch: ${JSON.stringify(reorg.dropped)}`);
+
+    const dropped = await s.paymentState(p.id, ['DROPPED'], 120_000);
+    assert.equal(dropped.blockNumber, null);
+    const sends = await s.app.prisma.transaction.findMany({ where: { sourceId: p.id } });
+    assert.ok(sends.length > 0 && sends.every((r) => r.sendState === 'FAILED' && r.blockNumber === null), `every send for it proven dead, none in a block: ${JSON.stringify(sends.map((r) => [r.sendPurpose, r.sendState, r.blockNumber]))}`);
+    assert.equal(await s.chain.getTrxBalance(target), 0n, 'nothing reached the merchant');
+    assert.ok((await s.chain.getTrxBalance(inv.address)) >= held.amountUnits, 'the held funds are still at the address');
+    assert.equal((await s.app.prisma.transaction.findUniqueOrThrow({ where: { id: held.id } })).paymentState, 'HELD');
+    assert.equal(await deliveries(), deliveriesBefore, 'no webhook for a payment that never arrived');
+    assert.equal(await s.app.prisma.ledgerEntry.count({ where: { paymentId: p.id } }), 0, 'nothing of it in the ledger');
+    assert.equal((await s.app.api(`/transaction/${paid.txId}`, key)).status, 404, 'not shown by the API');
+  });
+
+  test('a payment reorganised into a later block: the first forward dies, one forward lands, one COMPLETED', async () => {
+    const { key, target } = await s.newMerchant();
+    const inv = await s.invoice(key, { type: 'SINGLE', amount: 10, currencies: ['TRX'] });
+    const paid = await customerPays(inv.address, BigInt(Math.round(inv.currencies_amounts.TRX! * 1e6)), 'TRX');
+    const p = await paymentRow(paid.txId);
+    const first = await send(p.id, 'FORWARD');
+    const paymentBlock = await blockOf(paid.txId);
+    await blockOf(first.trnHash);
+    await s.devnet.reorg({ fromBlock: paymentBlock, leaveOut: [paid.txId] });
+    await waitFor('the payment unseen', async () => (await s.app.prisma.transaction.findUniqueOrThrow({ where: { id: p.id } })).blockNumber === null, 30_000);
+    // The customer's wallet sends the same transaction again: it enters a later block.
+    await s.chain.broadcast(paid.signedTx);
+    const later = await waitFor('the payment in a later block', async () => {
+      const n = (await s.chain.getTransactionStatus(paid.txId)).blockNumber;
+      return n !== null && n > paymentBlock ? n : null;
+    }, 30_000);
+
+    await s.waitStatus(key, inv.id, 'COMPLETED', 120_000);
+    const forwards = await s.app.prisma.transaction.findMany({ where: { sourceId: p.id, sendPurpose: 'FORWARD' }, orderBy: { id: 'asc' } });
+    assert.equal(forwards[0]!.sendState, 'FAILED', 'the first forward, bound to the replaced block, is proven dead');
+    assert.equal(forwards[0]!.blockNumber, null);
+    const landed = forwards.filter((f) => f.sendState === 'CONFIRMED');
+    assert.equal(landed.length, 1, 'one forward landed');
+    // The block the payment is in now, or a later one (once that block is final, a new send references the head).
+    assert.ok((await referencedHeight(landed[0]!, landed[0]!.blockNumber!)) >= later, 'the forward that landed references the block the payment is in now or a later one');
+    assert.equal(await s.chain.getTrxBalance(target), landed[0]!.amountUnits);
+    await waitFor('the webhook delivered', async () => hooksFor(inv.id).length > 0, 30_000);
+    assert.deepEqual(hooksFor(inv.id).map((h) => h.status), ['COMPLETED']);
+  });
+
+  test('a dropped forward is sent again or rebuilt: one forward lands, one COMPLETED', async () => {
+    const { key, target } = await s.newMerchant();
+    const inv = await s.invoice(key, { type: 'SINGLE', amount: 10, currencies: ['TRX'] });
+    await s.devnet.fault.drop({ from: inv.address, count: 1 });
+    try {
+      const paid = await customerPays(inv.address, BigInt(Math.round(inv.currencies_amounts.TRX! * 1e6)), 'TRX');
+      await s.waitStatus(key, inv.id, 'COMPLETED', 120_000);
+      const p = await paymentRow(paid.txId);
+      const forwards = await s.app.prisma.transaction.findMany({ where: { sourceId: p.id, sendPurpose: 'FORWARD', sendState: 'CONFIRMED' } });
+      assert.equal(forwards.length, 1);
+      assert.equal(await s.chain.getTrxBalance(target), forwards[0]!.amountUnits);
+      assert.equal((await s.devnet.fault.list()).faults.find((f) => f.from === inv.address)?.hits.length, 1, 'the first broadcast of the forward was dropped');
+    } finally {
+      await s.devnet.fault.clear();
+    }
+    await waitFor('the webhook delivered', async () => hooksFor(inv.id).length > 0, 30_000);
+    assert.deepEqual(hooksFor(inv.id).map((h) => h.status), ['COMPLETED']);
+  });
+
+  test('kill -9 between the forward\'s broadcast and the payment\'s finality: followed after restart, forwarded and reported once', async () => {
+    const { key, target } = await s.newMerchant();
+    const inv = await s.invoice(key, { type: 'SINGLE', amount: 10, currencies: ['TRX'] });
+    const paid = await customerPays(inv.address, BigInt(Math.round(inv.currencies_amounts.TRX! * 1e6)), 'TRX');
+    const p = await paymentRow(paid.txId);
+    await send(p.id, 'FORWARD', ['BROADCAST']);
+    assert.equal((await s.app.prisma.transaction.findUniqueOrThrow({ where: { id: p.id } })).solidified, false, 'killed before the payment was final');
+    await s.worker.kill();
+    s.worker = startWorker(s.app.env, s.devnet, { AML_FLAGGED_ADDRESSES: s.flagged.address, ...WORKER_ENV });
+    await s.waitStatus(key, inv.id, 'COMPLETED', 120_000);
+    const forwards = await s.app.prisma.transaction.findMany({ where: { sourceId: p.id, sendPurpose: 'FORWARD' } });
+    assert.equal(forwards.length, 1, 'the forward was followed, not built again');
+    assert.equal(await s.chain.getTrxBalance(target), forwards[0]!.amountUnits);
+    await waitFor('the webhook delivered', async () => hooksFor(inv.id).length > 0, 30_000);
+    assert.deepEqual(hooksFor(inv.id).map((h) => h.status), ['COMPLETED']);
+  });
+
+  test('behind a balancer with a lagging replica: TRX and USDT payments forwarded once and reported once', async () => {
+    await s.worker.stop();
+    s.worker = startWorker(s.app.env, s.devnet, { AML_FLAGGED_ADDRESSES: s.flagged.address, ...WORKER_ENV, TRON_FULL_NODE_URL: s.devnet.balancerUrl });
+    await s.devnet.fault.lag(5);
+    try {
+      const { key } = await s.newMerchant();
+      const invoices = [await s.invoice(key, { type: 'SINGLE', amount: 10, currencies: ['TRX'] }), await s.invoice(key, { type: 'SINGLE', amount: 10, currencies: ['USDT'] })];
+      for (const [i, inv] of invoices.entries()) {
+        const token = i === 0 ? 'TRX' : 'USDT';
+        await customerPays(inv.address, BigInt(Math.round(inv.currencies_amounts[token]! * 1e6)), token);
+      }
+      for (const inv of invoices) {
+        await s.waitStatus(key, inv.id, 'COMPLETED', 180_000);
+        const forwards = await s.app.prisma.transaction.findMany({ where: { invoiceId: inv.id, sendPurpose: 'FORWARD', sendState: 'CONFIRMED' } });
+        assert.equal(forwards.length, 1, await s.dump(inv.id));
+        await waitFor('the webhook delivered', async () => hooksFor(inv.id).length > 0, 30_000);
+        assert.deepEqual(hooksFor(inv.id).map((h) => h.status), ['COMPLETED']);
+      }
+    } finally {
+      await s.devnet.fault.clear();
+      await s.worker.stop();
+      s.worker = startWorker(s.app.env, s.devnet, { AML_FLAGGED_ADDRESSES: s.flagged.address, ...WORKER_ENV });
+    }
+  });
+
+  test('FORWARD_BEFORE_FINALITY=false waits for the payment\'s finality before forwarding', async () => {
+    await s.worker.stop();
+    s.worker = startWorker(s.app.env, s.devnet, { AML_FLAGGED_ADDRESSES: s.flagged.address, ...WORKER_ENV, FORWARD_BEFORE_FINALITY: 'false' });
+    try {
+      const { key } = await s.newMerchant();
+      const inv = await s.invoice(key, { type: 'SINGLE', amount: 10, currencies: ['TRX'] });
+      const paid = await customerPays(inv.address, BigInt(Math.round(inv.currencies_amounts.TRX! * 1e6)), 'TRX');
+      await s.waitStatus(key, inv.id, 'COMPLETED', 120_000);
+      const p = await paymentRow(paid.txId);
+      const forward = await s.app.prisma.transaction.findFirstOrThrow({ where: { sourceId: p.id, sendPurpose: 'FORWARD', sendState: 'CONFIRMED' } });
+      assert.ok(forward.blockNumber! >= p.blockNumber! + DEPTH, `forwarded (block ${forward.blockNumber}) only once the payment (block ${p.blockNumber}) was final`);
+    } finally {
+      await s.worker.stop();
+      s.worker = startWorker(s.app.env, s.devnet, { AML_FLAGGED_ADDRESSES: s.flagged.address, ...WORKER_ENV });
+    }
+  });
+
+  test('a USDT payout with the pool: its target sends go out once the wave\'s lending is in a head block, each referencing it; COMPLETED once all are final', async () => {
+    const { key } = await s.newMerchant();
+    const targets = Array.from({ length: 3 }, (_, i) => ({ address: (TronWeb.createRandom() as unknown as { address: string }).address, amount: 1 + i }));
+    const res = await s.app.api('/payment/multiple_transfer/create', key, { method: 'POST', body: { currency: 'USDT', target_wallets: targets } });
+    assert.equal(res.status, 200, res.text);
+    const payout = res.json as { id: number; address: string; currencies_amounts: { USDT: number } };
+    await customerPays(payout.address, BigInt(Math.round(payout.currencies_amounts.USDT * 1e6)), 'USDT');
+    const topup = await waitFor('the top-up recorded', () => s.app.prisma.transaction.findFirst({ where: { invoiceId: payout.id, type: 'TOPUP' } }), 120_000);
+    const targetSends = await waitFor('every target send out', async () => {
+      const rows = await s.app.prisma.transaction.findMany({ where: { sourceId: topup.id, sendPurpose: 'PAYOUT_TARGET', sendState: { in: ['BROADCAST', 'CONFIRMED'] } } });
+      return rows.length === targets.length ? rows : null;
+    }, 120_000);
+    // The wave's activation, its lending of energy and (beyond the free bytes) of bandwidth: the sends reference the newest.
+    const wave = await s.app.prisma.transaction.findMany({ where: { sourceId: topup.id, sendPurpose: { in: ['PAYOUT_GAS', 'PAYOUT_ENERGY', 'PAYOUT_BANDWIDTH'] } } });
+    assert.ok(wave.some((r) => r.sendPurpose === 'PAYOUT_ENERGY'), 'the wave\'s energy lent');
+    const lendingBlock = Math.max(...(await Promise.all(wave.map((r) => blockOf(r.trnHash)))));
+    // Built on the lending while it was not final: each references its block (once final, a send references the head).
+    for (const t of targetSends) assert.ok(await referencesBlock(t, lendingBlock), `target ${t.sendIndex} references the lending's block ${lendingBlock}`);
+    assert.ok(targetSends.every((t) => t.energySource === 'POOL'));
+
+    await s.waitStatus(key, payout.id, 'COMPLETED', 120_000);
+    const lastTargetBlock = Math.max(...(await Promise.all(targetSends.map((t) => blockOf(t.trnHash)))));
+    const delivery = await waitFor('the COMPLETED webhook queued', () => s.app.prisma.webhookDelivery.findFirst({ where: { invoiceId: payout.id } }), 30_000);
+    assert.ok(delivery.createdAt.getTime() >= (await finalAt(lastTargetBlock)), 'reported once every target send was final');
+    // The lending, out before the sends, booked when final before the payout ended.
+    const prerequisites = await s.app.prisma.transaction.findMany({ where: { sourceId: topup.id, sendPurpose: { in: ['PAYOUT_GAS', 'PAYOUT_ENERGY', 'PAYOUT_BANDWIDTH'] } } });
+    assert.deepEqual(prerequisites.map((r) => r.sendState), prerequisites.map(() => 'CONFIRMED'));
+    for (const t of targets) assert.equal(await s.chain.getUsdtBalance(t.address), BigInt(t.amount) * 1_000_000n);
+  });
+
+  test('balances the books: every payment closed or dropped, every service address matches the chain', async () => {
+    await assertReconciled(s.app.prisma, s.chain, 180_000);
+  });
+});

@@ -1,0 +1,361 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+
+/**
+ * The layering rules of docs/architecture.md, checked over the source so they
+ * hold after the next change too:
+ * (a) lib/ outside lib/http (the HTTP edge) and lib/openapi (which documents the
+ *     statuses) names no HTTP status and imports nothing of lib/http: the domain
+ *     throws AppError with a code (lib/errors.ts), the edge maps it.
+ * (b) process.env is read only by the configuration module, lib/config.ts.
+ * (c) lib/ imports neither the framework (next, react) nor app/ or components/.
+ * (d) a payment's state is written only by its one door, lib/payments/states.ts.
+ * (e) a merchant's two balances (balance_sun, activation_balance_sun) are written only by
+ *     lib/merchants/balance.ts, which books each change in their ledger (issue 22).
+ * (f) the dashboard shows a time only through formatTime (components/dashboard/ui.tsx): in UTC,
+ *     labelled, never the browser's local time, which the chart and date filters do not use (issue 26).
+ * (g) a worker job that scans blocks or tends the energy pool (reads something every worker
+ *     shares, then acts on it) is a singleton: it runs on one worker at a time (issue 27,
+ *     lib/worker/leader.ts), however many workers share the database.
+ * (h) an invoice's network_cost_sun is written only by lib/ledger/networkCost.ts, which folds in
+ *     what the ledger's trigger booked (migration 0082), so it is the sum reconcile recomputes (issue 23).
+ * (i) a send's waiting_reason is written only by noteWaiting (lib/energy/engine.ts), which alerts
+ *     once as the send begins to wait (issue 23).
+ * (j) no zod schema is defined in app/: a route's or page's input and output shapes are its
+ *     domain folder's schemas.ts (docs/modules.md), where the OpenAPI document and tests find them (issue 25).
+ * (k) a service.ts never calls db(): a use case takes its database client from its caller, so the
+ *     same function runs on a transaction's client, the worker's or a test's (issue 25).
+ * (l) lib/ holds module-level mutable state only in lib/singletons.ts: no top-level `let` or `var`,
+ *     no object made at the top level (`new Map()`, `new RateLimiter(...)`; a `ReadonlySet` or
+ *     `ReadonlyMap` constant is no state), no value kept on `globalThis`. A web process evaluates
+ *     lib/ twice (server.ts and Next's bundle), and state outside the one table would silently
+ *     exist once per copy (issue 25).
+ * (m) a delay is doubled only by backoffMs (lib/backoff.ts): no `2 **`, `Math.pow(2, ...)`, `<<`
+ *     or `x = x * 2` beside a delay written by hand, so each retry states its base, cap and jitter
+ *     in one place (issue 39).
+ */
+const ROOT = path.resolve(import.meta.dirname, '../..');
+/** (l) The one module that holds lib/'s process-wide state. */
+const STATE_ALLOWED = 'lib/singletons.ts';
+const SOURCE_DIRS = ['app', 'lib', 'components', 'worker', 'devnet', 'scripts'];
+const ROOT_FILES = ['server.ts', 'next.config.mjs', 'playwright.config.ts', 'prisma.config.ts'];
+
+/** The only readers of process.env besides lib/config.ts, each with its reason. */
+const ENV_ALLOWED: Record<string, string> = {
+  'lib/config.ts': 'the configuration module itself',
+  'scripts/run.ts': 'builds the environment of the web, worker and devnet children it starts',
+  'scripts/devEnv.ts': "resolves the local run's environment for scripts/run.ts and the operator commands (npm run reconcile, payment:retry), before any configuration is read",
+  'scripts/test.ts': "npm test's phases: hands its environment on to each phase's command, adding only the browser report's file",
+  'next.config.mjs': "Next's build configuration (NEXT_DIST_DIR, set by the tests; NEXT_SKIP_TYPECHECK, set by npm test), read before any of our code",
+  'playwright.config.ts': 'the browser tests\' harness configuration',
+  'prisma.config.ts': "the Prisma CLI's configuration",
+};
+/** lib/auth/session.ts is the adapter to next-auth (its options are built from the session section). */
+const FRAMEWORK_IMPORT_ALLOWED = new Set(['lib/auth/session.ts:next-auth', 'lib/auth/session.ts:next-auth/providers/credentials']);
+
+/** The only files that name the balance columns in a way that could write them, each with its reason. */
+const BALANCE_WRITE_ALLOWED: Record<string, string> = {
+  'lib/merchants/balance.ts': 'the one door: each change is a row of merchant_balance_entries, in the same DB transaction',
+  'lib/db/rows.ts': 'maps a row read through pg to the model type (a read)',
+};
+
+function sourceFiles(dir: string): string[] {
+  const full = path.join(ROOT, dir);
+  return readdirSync(full).flatMap((name) => {
+    const rel = path.join(dir, name);
+    if (name === 'generated' || name === 'node_modules') return [];
+    if (statSync(path.join(ROOT, rel)).isDirectory()) return sourceFiles(rel);
+    return /\.(ts|tsx|mjs)$/.test(name) ? [rel.split(path.sep).join('/')] : [];
+  });
+}
+
+/** The code without comments (a rough cut: enough that a comment citing "a 404" is not a violation). */
+function stripComments(source: string): string {
+  return source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:\\'"`])\/\/.*$/gm, '$1');
+}
+
+/** Module specifiers imported (statically, dynamically or re-exported) by a file. */
+function importsOf(code: string): string[] {
+  return [...code.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'"]+)['"]/g)].map((m) => m[1]!);
+}
+
+/** (a): an HTTP status picked, or the HTTP edge reached, from domain code. */
+function httpViolations(file: string, source: string): string[] {
+  const code = stripComments(source);
+  const found: string[] = [];
+  if (/\bApiError\b/.test(code)) found.push('ApiError');
+  for (const m of code.matchAll(/\bstatus(?:Code)?\s*[:=]\s*[1-5]\d\d\b/g)) found.push(m[0]);
+  for (const m of code.matchAll(/\bnew\s+\w+\(\s*[45]\d\d\b/g)) found.push(m[0]);
+  for (const m of code.matchAll(/\w*(?:Error|error|Response|response)\w*\(\s*[45]\d\d\b/g)) found.push(m[0]);
+  for (const m of code.matchAll(/\bnew\s+(?:Response|NextResponse)\(|\bResponse\.json\(/g)) found.push(m[0]);
+  const dir = path.posix.dirname(file);
+  // lib/singletons.ts names the type of each value in its table (the API's router among them), by `import type` only.
+  const checked = file === STATE_ALLOWED ? code.replace(/\bimport\s+type\b[^;]*;/g, '') : code;
+  for (const spec of importsOf(checked)) {
+    const target = spec.startsWith('.') ? path.posix.join(dir, spec) : spec.replace(/^@\//, '');
+    if (target === 'lib/http' || target.startsWith('lib/http/')) found.push(`import '${spec}'`);
+  }
+  return found;
+}
+
+/** (b) */
+function envViolations(source: string): string[] {
+  return [...stripComments(source).matchAll(/\bprocess\.env\b/g)].map((m) => m[0]);
+}
+
+/**
+ * (d): a balance column given a value (a Prisma data field, a computed key, an SQL assignment).
+ * A select (`balanceSun: true`) and a read (`m.balanceSun`) are not writes. devnet/ is the chain
+ * simulator: its `balanceSun` is an account's TRX on chain, not a merchant's.
+ */
+function balanceWriteViolations(file: string, source: string): string[] {
+  if (file.startsWith('devnet/')) return [];
+  const code = stripComments(source);
+  const found: string[] = [];
+  for (const m of code.matchAll(/\b(?:activationBalanceSun|balanceSun)\s*:\s*(?!true\b|false\b)[^\s,}]/g)) found.push(m[0]);
+  for (const m of code.matchAll(/['"`](?:activationBalanceSun|balanceSun)['"`]/g)) found.push(m[0]);
+  for (const m of code.matchAll(/\b(?:activation_balance_sun|balance_sun)"?\s*(?:=(?!=)|\+=|-=)/g)) found.push(m[0]);
+  return found;
+}
+
+/** The only files that name network_cost_sun as a value, each with its reason (h). */
+const NETWORK_COST_WRITE_ALLOWED: Record<string, string> = {
+  'lib/ledger/networkCost.ts': 'the one writer: folds in what the ledger booked, each delta once',
+  'lib/db/rows.ts': 'maps a row read through pg to the model type (a read)',
+  'lib/invoices/service.ts': "the record of the invoice just inserted: the column's default, 0, as the INSERT wrote it",
+};
+/** (h): network_cost_sun given a value (a Prisma data field, an SQL assignment). A select (`networkCostSun: true`) is not one. */
+function networkCostWrites(source: string): string[] {
+  const code = stripComments(source);
+  return [...code.matchAll(/\bnetworkCostSun\s*:\s*(?!true\b|false\b)[^\s,}]|\bnetwork_cost_sun"?\s*(?:=(?!=)|\+=|-=)/g)].map((m) => m[0]);
+}
+
+/** (i): waiting_reason given a value anywhere but noteWaiting's file. A filter (`waitingReason: { not: null }`) or a select is not one. */
+const WAITING_REASON_DOOR = 'lib/energy/engine.ts';
+function waitingReasonWrites(source: string): string[] {
+  const code = stripComments(source);
+  return [...code.matchAll(/\bwaitingReason\s*:\s*(?!true\b|false\b|\{)[^\s,}]|\bwaiting_reason"?\s*=(?!=)/g)].map((m) => m[0]);
+}
+
+/** (j): a zod schema built (`z.object(`, `z.string(`, ...), or zod imported for its values, in a file under app/. Types (`z.output<...>`, `import type`) are not schemas. */
+function zodSchemaViolations(source: string): string[] {
+  const code = stripComments(source);
+  const imports = [...code.matchAll(/\bimport\s+(?!type\b)[^;]*?\bfrom\s*['"]zod(?:\/[^'"]*)?['"]/g)].map((m) => m[0].replace(/\s+/g, ' '));
+  return [...imports, ...[...code.matchAll(/(?<![.\w])z\s*\.\s*\w+(?:\.\w+)*\s*\(/g)].map((m) => m[0])];
+}
+
+/** (k): a service module that reaches for the process's database client itself. */
+const isService = (file: string) => /^lib\/(?:.*\/)?service\.ts$/.test(file);
+function serviceDbCalls(source: string): string[] {
+  return [...stripComments(source).matchAll(/(?<![.\w])db\(\s*\)/g)].map((m) => m[0]);
+}
+
+/** (l): module-level state outside lib/singletons.ts, at the top level of a lib/ module. */
+function moduleStateViolations(source: string): string[] {
+  const code = stripComments(source);
+  return [
+    ...[...code.matchAll(/^(?:export\s+)?(?:let|var)\s+\w+/gm)].map((m) => m[0]),
+    ...[...code.matchAll(/^(?:export\s+)?const\s+\w+\s*(?::(?!\s*Readonly(?:Set|Map)<)[^=]+)?=\s*new\s+[\w.]+/gm)].map((m) => m[0]),
+    ...[...code.matchAll(/\bglobalThis\b(?!\.crypto\b)/g)].map((m) => m[0]),
+  ];
+}
+
+/**
+ * (m): a doubling (`2 **`, `Math.pow(2,`, `<<`, `x *= 2`, `x = ... x * 2`) in a statement that names
+ * a delay (`...Ms`, `..._MS`, `delay`, `wait`, `backoff`, `retry`, `timeout`, `sleep`, ...). Bit
+ * shifts of an address and `2 ** 31` as a bound name none; "two blocks" (`blockMs * 2`) doubles nothing.
+ */
+const BACKOFF_HOME = 'lib/backoff.ts';
+const DOUBLING = /2\s*\*\*|Math\.pow\(\s*2\s*,|<<|[\w.]+\s*\*=\s*2\b(?![.\d])|([\w.]+)\s*=(?!=)[^;=]*?(?<![\w.])\1\s*\*\s*2\b(?![.\d])/g;
+const DELAY_WORD = /[a-z\d]Ms\b|[A-Z]_?MS\b|\bms\b|[Dd]elay|DELAY|[Ww]ait|WAIT|[Bb]ackoff|BACKOFF|[Rr]etr|RETR|[Tt]imeout|TIMEOUT|[Ss]leep|SLEEP|[Ss]lowdown|SLOWDOWN|[Ii]nterval|INTERVAL|[Ss]econds|SECONDS/;
+function handDoublings(source: string): string[] {
+  return stripComments(source)
+    .split(/[;{}]/)
+    .filter((statement) => DELAY_WORD.test(statement))
+    .flatMap((statement) => [...statement.matchAll(DOUBLING)].map((m) => m[0].replace(/\s+/g, ' ')));
+}
+
+/** (c) */
+function frameworkViolations(file: string, source: string): string[] {
+  const dir = path.posix.dirname(file);
+  return importsOf(stripComments(source)).filter((spec) => {
+    if (FRAMEWORK_IMPORT_ALLOWED.has(`${file}:${spec}`)) return false;
+    if (/^(next|react|react-dom|next-auth)(\/|$)/.test(spec)) return true;
+    const target = spec.startsWith('.') ? path.posix.join(dir, spec) : spec.replace(/^@\//, '');
+    return /^(app|components)(\/|$)/.test(target);
+  });
+}
+
+/** (d): `payment_state` written anywhere but the door (a row's first state, DETECTED, is set where the scanner creates it). */
+const PAYMENT_STATE_DOOR = 'lib/payments/states.ts';
+function paymentStateWrites(source: string): string[] {
+  return [...stripComments(source).matchAll(/\bdata:\s*\{[^}]*\bpaymentState\s*:|\bSET\b[^;`]*\bpayment_state\s*=/gi)].map((m) => m[0].replace(/\s+/g, ' '));
+}
+
+/** (f): a date written in the browser's own zone and format. */
+const TIME_FORMATTER = 'components/dashboard/ui.tsx';
+function localTimeViolations(source: string): string[] {
+  const code = stripComments(source);
+  return [...code.matchAll(/\.toLocale(?:Date|Time)String\(|\bDate\([^()]*(?:\([^()]*\))?[^()]*\)\s*\.toLocaleString\(|\bDateTimeFormat\(/g)].map((m) => m[0]);
+}
+
+/**
+ * (g): modules whose functions read and then act on what every worker shares: any scanner of
+ * blocks in lib/payments (scan.ts, and a head scanner beside it), the energy pool's upkeep.
+ */
+const SINGLETON_SOURCES = [/^lib\/payments\/\w*scan\w*$/i, /^lib\/energy\/(operator|reclaim|status)$/];
+function singletonViolations(file: string, source: string): string[] {
+  if (!file.startsWith('worker/') || file === 'worker/main.ts') return [];
+  const code = stripComments(source);
+  const dir = path.posix.dirname(file);
+  const shared = importsOf(code)
+    .map((spec) => (spec.startsWith('.') ? path.posix.join(dir, spec) : spec.replace(/^@\//, '')))
+    .filter((target) => SINGLETON_SOURCES.some((re) => re.test(target)));
+  return shared.length > 0 && !/\bsingleton\s*:\s*true\b/.test(code) ? shared.map((t) => `imports ${t} but its job is not singleton: true`) : [];
+}
+
+const files = [...SOURCE_DIRS.flatMap(sourceFiles), ...ROOT_FILES];
+const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
+const domain = files.filter((f) => f.startsWith('lib/') && !f.startsWith('lib/http/') && !f.startsWith('lib/openapi/'));
+
+describe('architecture (docs/architecture.md)', () => {
+  it('scans the source it means to', () => {
+    assert.ok(domain.length > 80, `${domain.length} domain files`);
+    assert.ok(files.includes('lib/invoices/service.ts') && files.includes('worker/main.ts') && files.includes('lib/http/api/routes.ts'));
+  });
+
+  it('(a) lib/ outside lib/http and lib/openapi names no HTTP status and imports nothing of lib/http', () => {
+    const bad = domain.flatMap((f) => httpViolations(f, read(f)).map((v) => `${f}: ${v}`));
+    assert.deepEqual(bad, [], 'throw an AppError with a code (lib/errors.ts); lib/http/errors.ts maps codes to statuses');
+  });
+
+  it('(b) process.env is read only by lib/config.ts (and the listed tool and runner files)', () => {
+    const bad = files.filter((f) => !(f in ENV_ALLOWED) && envViolations(read(f)).length > 0);
+    assert.deepEqual(bad, [], 'declare the variable in a section of lib/config.ts and read it from there');
+  });
+
+  it('(c) lib/ imports neither next nor react, nor app/ or components/', () => {
+    const bad = files.filter((f) => f.startsWith('lib/')).flatMap((f) => frameworkViolations(f, read(f)).map((v) => `${f}: import '${v}'`));
+    assert.deepEqual(bad, [], 'lib/ is the framework-free domain; framework code belongs in app/ or components/');
+  });
+
+  it('(d) payment_state is written only through changePaymentState (lib/payments/states.ts)', () => {
+    const bad = files.filter((f) => f !== PAYMENT_STATE_DOOR).flatMap((f) => paymentStateWrites(read(f)).map((v) => `${f}: ${v}`));
+    assert.deepEqual(bad, [], 'move a payment with changePaymentState: it checks the transition table, refuses under a send in flight and books the ledger');
+  });
+
+  it('(e) only lib/merchants/balance.ts writes a merchant\'s balance_sun and activation_balance_sun', () => {
+    const bad = files.filter((f) => !(f in BALANCE_WRITE_ALLOWED)).flatMap((f) => balanceWriteViolations(f, read(f)).map((v) => `${f}: ${v}`));
+    assert.deepEqual(bad, [], 'change a merchant balance through changeMerchantBalance (lib/merchants/balance.ts), which books it in merchant_balance_entries');
+  });
+
+  it('(f) the dashboard shows times only through formatTime: UTC, labelled', () => {
+    const dashboard = files.filter((f) => (f.startsWith('components/dashboard/') || f.startsWith('app/dashboard/')) && f !== TIME_FORMATTER);
+    const bad = dashboard.flatMap((f) => localTimeViolations(read(f)).map((v) => `${f}: ${v}`));
+    assert.deepEqual(bad, [], 'write a time with formatTime (components/dashboard/ui.tsx): the dashboard\'s one time zone is UTC, and it says so');
+  });
+
+  it('(g) a worker job that scans blocks or tends the energy pool is a singleton', () => {
+    const bad = files.flatMap((f) => singletonViolations(f, read(f)).map((v) => `${f}: ${v}`));
+    assert.deepEqual(bad, [], 'add singleton: true to the WorkerJob: it then runs only on the worker holding its leader lease (lib/worker/leader.ts)');
+    assert.ok(files.includes('worker/scan.ts') && files.includes('worker/energy.ts'));
+  });
+
+  it('(h) an invoice\'s network_cost_sun is written only by lib/ledger/networkCost.ts, from the ledger (migration 0082)', () => {
+    const bad = files.filter((f) => !(f in NETWORK_COST_WRITE_ALLOWED)).flatMap((f) => networkCostWrites(read(f)).map((v) => `${f}: ${v}`));
+    assert.deepEqual(bad, [], 'book the cost in the ledger (lib/ledger/book.ts): its trigger records NETWORK_COST and ENERGY_RENTAL rows for the invoice, and foldNetworkCosts adds them');
+  });
+
+  it('(i) waiting_reason is written only through noteWaiting (lib/energy/engine.ts)', () => {
+    const bad = files.filter((f) => f !== WAITING_REASON_DOOR).flatMap((f) => waitingReasonWrites(read(f)).map((v) => `${f}: ${v}`));
+    assert.deepEqual(bad, [], 'record why a send waits with noteWaiting: it alerts once, as the send begins to wait');
+  });
+
+  it('(j) no zod schema is defined in app/', () => {
+    const bad = files.filter((f) => f.startsWith('app/')).flatMap((f) => zodSchemaViolations(read(f)).map((v) => `${f}: ${v}`));
+    assert.deepEqual(bad, [], "define the schema in the domain folder's schemas.ts (docs/modules.md) and import it");
+  });
+
+  it('(k) a service.ts never calls db()', () => {
+    const services = files.filter(isService);
+    const bad = services.flatMap((f) => serviceDbCalls(read(f)).map((v) => `${f}: ${v}`));
+    assert.deepEqual(bad, [], 'take the database client as a parameter; the route or the worker passes db()');
+    assert.ok(services.includes('lib/payouts/service.ts') && services.includes('lib/invoices/service.ts'));
+  });
+
+  it('(l) lib/ holds module-level mutable state only in lib/singletons.ts', () => {
+    const bad = files.filter((f) => f.startsWith('lib/') && f !== STATE_ALLOWED).flatMap((f) => moduleStateViolations(read(f)).map((v) => `${f}: ${v}`));
+    assert.deepEqual(bad, [], 'keep it in the table of lib/singletons.ts (singleton(key, make) or cell(key)), so every copy of lib/ in the process shares it');
+    assert.ok(moduleStateViolations(read(STATE_ALLOWED)).length > 0, 'the table itself is where the state is');
+  });
+
+  it('(m) a delay is doubled only by backoffMs (lib/backoff.ts)', () => {
+    const bad = files.filter((f) => f !== BACKOFF_HOME).flatMap((f) => handDoublings(read(f)).map((v) => `${f}: ${v}`));
+    assert.deepEqual(bad, [], 'wait backoffMs({ baseMs, capMs, jitter }, retry) (lib/backoff.ts): the one doubling, each caller stating its own numbers');
+    assert.ok(handDoublings(read(BACKOFF_HOME)).length > 0, 'the doubling itself is where it is');
+  });
+
+  // The rules must catch what they are meant to: each one, on a planted violation.
+  it('catches planted violations', () => {
+    assert.deepEqual(httpViolations('lib/invoices/x.ts', "import { notFound } from '@/lib/http/errors';\nthrow new ApiError(404, 'x');"), ["ApiError", "new ApiError(404", "ApiError(404", "import '@/lib/http/errors'"]);
+    assert.deepEqual(httpViolations('lib/invoices/x.ts', "import { x } from '../http/route';"), ["import '../http/route'"]);
+    assert.deepEqual(httpViolations('lib/rates/x.ts', 'return { status: 503, detail };'), ['status: 503']);
+    assert.deepEqual(httpViolations('lib/rates/x.ts', 'return new Response(body);'), ['new Response(']);
+    assert.deepEqual(httpViolations('lib/rates/x.ts', '// a 404 in a comment\nconst BATCH = 500; z.number().max(480); s.slice(0, 500);'), []);
+    assert.deepEqual(envViolations('const port = process.env.PORT;'), ['process.env']);
+    assert.deepEqual(envViolations('// process.env is read by lib/config.ts'), []);
+    assert.deepEqual(frameworkViolations('lib/auth/x.ts', "import { headers } from 'next/headers';\nimport React from 'react';\nimport { A } from '@/components/A';\nimport { B } from '../../app/b';"), ['next/headers', 'react', '@/components/A', '../../app/b']);
+    assert.deepEqual(frameworkViolations('lib/auth/session.ts', "import { getServerSession } from 'next-auth';"), []);
+    assert.deepEqual(frameworkViolations('lib/auth/other.ts', "import { getServerSession } from 'next-auth';"), ['next-auth']);
+    assert.deepEqual(paymentStateWrites("await tx.transaction.updateMany({ where: { id }, data: { error: null, paymentState: 'HELD' } });"), ['data: { error: null, paymentState:']);
+    assert.deepEqual(paymentStateWrites("await prisma.$executeRaw`UPDATE transactions SET payment_state = 'FORWARDING' WHERE id = ${id}`;"), ["SET payment_state ="]);
+    assert.deepEqual(paymentStateWrites("await tx.transaction.findFirst({ where: { id, paymentState: 'HELD' } });"), []);
+    assert.deepEqual(balanceWriteViolations('lib/payments/x.ts', "await tx.merchant.update({ where: { id }, data: { balanceSun: { decrement: cost } } });"), ['balanceSun: {']);
+    assert.deepEqual(balanceWriteViolations('lib/payments/x.ts', "const field = 'activationBalanceSun';\ndata: { [field]: { increment: n } }"), ["'activationBalanceSun'"]);
+    assert.deepEqual(balanceWriteViolations('scripts/x.ts', 'await sql`UPDATE merchants SET balance_sun = balance_sun + ${n}`;'), ['balance_sun =']);
+    assert.deepEqual(balanceWriteViolations('lib/merchants/x.ts', 'select: { balanceSun: true, activationBalanceSun: true }; show(m.balanceSun); // balanceSun: 5'), []);
+    assert.deepEqual(balanceWriteViolations('devnet/x.ts', '{ balanceSun: state.balance }'), []);
+    assert.deepEqual(localTimeViolations('<td>{new Date(inv.created_at).toLocaleString()}</td>'), ['Date(inv.created_at).toLocaleString(']);
+    assert.deepEqual(localTimeViolations('d.toLocaleDateString(); d.toLocaleTimeString(); new Intl.DateTimeFormat()'), ['.toLocaleDateString(', '.toLocaleTimeString(', 'DateTimeFormat(']);
+    assert.deepEqual(localTimeViolations("{estimate.need_energy.toLocaleString('en')} {formatTime(d.created_at)} // new Date(x).toLocaleString()"), []);
+    assert.deepEqual(singletonViolations('worker/headScan.ts', "import { scanHead } from '@/lib/payments/headScan';\nreturn { name: 'head-scan', step };"), ['imports lib/payments/headScan but its job is not singleton: true']);
+    assert.deepEqual(singletonViolations('worker/pool.ts', "import { autostake } from '@/lib/energy/operator';\n// singleton: true\nreturn { name: 'pool', step };"), ['imports lib/energy/operator but its job is not singleton: true']);
+    assert.deepEqual(singletonViolations('worker/headScan.ts', "import { scanHead } from '@/lib/payments/headScan';\nreturn { name: 'head-scan', singleton: true, step };"), []);
+    assert.deepEqual(singletonViolations('worker/payments.ts', "import { processPayments } from '@/lib/payments/process';"), []);
+    assert.deepEqual(networkCostWrites("await tx.invoice.update({ where: { id }, data: { networkCostSun: { increment: fee } } });"), ['networkCostSun: {']);
+    assert.deepEqual(networkCostWrites('await sql`UPDATE invoices SET network_cost_sun = network_cost_sun + ${n}`;'), ['network_cost_sun =']);
+    assert.deepEqual(networkCostWrites('select: { networkCostSun: true }; show(i.networkCostSun);'), []);
+    assert.deepEqual(waitingReasonWrites("await prisma.transaction.update({ where: { id }, data: { waitingReason: 'waiting for energy' } });"), ["waitingReason: '"]);
+    assert.deepEqual(waitingReasonWrites('await sql`UPDATE transactions SET waiting_reason = NULL`;'), ['waiting_reason =']);
+    assert.deepEqual(waitingReasonWrites("count({ where: { waitingReason: { startsWith: 'waiting for' } } }); select: { waitingReason: true }"), []);
+    assert.deepEqual(zodSchemaViolations("import { z } from 'zod';\nconst bodySchema = z.object({ currency: z.enum(CURRENCIES) });"), ["import { z } from 'zod'", 'z.object(', 'z.enum(']);
+    assert.deepEqual(zodSchemaViolations('const schema = z\n  .string().min(1); const n = z.coerce.number();'), ['z\n  .string(', 'z.coerce.number(']);
+    assert.deepEqual(zodSchemaViolations("import type { z } from 'zod';\ntype In = z.input<typeof createInvoiceSchema>; // z.object({})\nparseOrThrow(releaseHeldSchema, body); viz.object(1);"), []);
+    assert.deepEqual(serviceDbCalls("import { db } from '@/lib/db/client';\nreturn invoiceJson(await createPayout(db(), merchant, quote));"), ['db()']);
+    assert.deepEqual(serviceDbCalls('const { rows } = await sqlPool(db( )).query(q);'), ['db( )']);
+    assert.deepEqual(serviceDbCalls('export async function f(db: PrismaClient) { await db.invoice.findMany(); ctx.db(); } // db()'), []);
+    assert.ok(isService('lib/payouts/service.ts') && !isService('lib/payouts/create.ts') && !isService('app/service.ts'));
+    assert.deepEqual(moduleStateViolations('let limiter: RateLimiter | undefined;\nexport let n = 0;\nvar old;'), ['let limiter', 'export let n', 'var old']);
+    assert.deepEqual(moduleStateViolations('const cache = new Map<string, number>();\nexport const api = new ApiRouter(ROUTES, deps);\nconst seen: Set<string> = new Set();'), ['const cache = new Map', 'export const api = new ApiRouter', 'const seen: Set<string> = new Set']);
+    assert.deepEqual(moduleStateViolations("const holder = globalThis as unknown as { __rateSource?: RateSource };"), ['globalThis']);
+    // (m): each of the seven doublings issue 39 found, as written then; then what doubles no delay.
+    assert.deepEqual(handDoublings('return Math.min(MAX_SLOWDOWN_MS, 250 * 2 ** Math.min(failures - MAX_FAILED_SIGN_INS, 10));'), ['2 **']);
+    assert.deepEqual(handDoublings("data: last ? { status: 'FAILED', error } : { status: 'PENDING', error, notBefore: new Date(Date.now() + RETRY_BASE_MS * 2 ** (mail.attempts - 1)) },"), ['2 **']);
+    assert.deepEqual(handDoublings('await sleep(backoff);\nbackoff = Math.min(backoff * 2, MAX_BACKOFF_MS);'), ['backoff = Math.min(backoff * 2']);
+    assert.deepEqual(handDoublings('const delay = this.next;\nthis.next = Math.min(this.options.maxMs, this.next * 2);'), ['this.next = Math.min(this.options.maxMs, this.next * 2']);
+    assert.deepEqual(handDoublings('return Math.min(ctx.settings.WORKER_POLL_MS * 2 ** Math.min(row.retries, 10), 60_000);'), ['2 **']);
+    assert.deepEqual(handDoublings('return Math.min(ctx.settings.SEND_RETRY_BASE_MS * 2 ** Math.min(attempt - 1, 20), ctx.settings.SEND_RETRY_MAX_MS);'), ['2 **']);
+    assert.deepEqual(handDoublings('const wait = Math.min(policy.maxMs, policy.baseMs * 2 ** Math.min(attempt - 1, 40));'), ['2 **']);
+    assert.deepEqual(handDoublings('const delayMs = Math.pow(2, n) * 100; waitMs *= 2; const timeoutMs = 1 << tries;'), ['Math.pow(2,', 'waitMs *= 2', '<<']);
+    assert.deepEqual(
+      handDoublings("(n << 8n) | BigInt(octet); if (value >= 2 ** 31) throw new RangeError('out of range'); const deadline = Date.now() + 30_000 + info.blockMs * 2; // retry in 2 ** n ms"),
+      [],
+    );
+    assert.deepEqual(
+      moduleStateViolations("const SAFE: ReadonlySet<string> = new Set(['GET']);\nfunction f() {\n  let n = 0;\n  const m = new Map();\n}\n// let x = 1;\nconst id = globalThis.crypto.randomUUID();"),
+      [],
+    );
+  });
+});
