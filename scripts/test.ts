@@ -26,7 +26,7 @@ const browserResults = path.join(work, 'browser.json');
 const LANES: { name: string; folders: string[]; concurrency: number }[] = [
   { name: 'unit tests', folders: ['unit'], concurrency: 4 },
   { name: 'api tests', folders: ['api'], concurrency: 3 },
-  { name: 'chain tests', folders: ['chain', 'run'], concurrency: 3 },
+  { name: 'chain tests', folders: ['chain', 'run'], concurrency: 2 },
 ];
 
 /**
