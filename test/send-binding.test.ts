@@ -14,8 +14,8 @@ import { SettlementStack } from './helpers/settlementStack';
 // whoever made it: another payment's lending at the address it spends from, a third party's transfer
 // that made its recipient an account. A reorganisation that leaves that out replaces the block the
 // send references, so the send can never execute without it (docs/worker.md, "Forwarding before
-// finality"). The tests hold the worker at one step with a devnet fault, a database lock or an AML
-// answer not yet given; they assert order and outcome, never time.
+// finality"). And a negative gas balance never builds a 0-sun transfer. The tests hold the worker at one step with a
+// devnet fault, a database lock or an AML answer not yet given; they assert order and outcome, never time.
 
 // Final 150 blocks deep at 100 ms: the steps before each reorganisation have 15 s.
 const DEPTH = 150;
@@ -180,6 +180,33 @@ describe('a send is bound to everything it relies on (issue 35)', () => {
     assert.equal(forwards[1]!.createsAccount, true);
     assert.equal(await s.chain.getTrxBalance(target), forwards[1]!.amountUnits);
     assert.ok((await s.chain.getTrxBalance(inv.address)) >= feeUnits, 'the fee kept is at the address');
+  });
+
+  test('a negative gas balance (TRX burned at the address that was not gas) builds no 0-sun transfer: one ALERT, the forward goes on', async () => {
+    const { key, target } = await s.newMerchant();
+    const inv = await s.invoice(key, { type: 'MULTIPLE', currencies: ['USDT'] });
+    const heldPaid = await customerPays(inv.address, 20n * TRX, 'TRX');
+    await s.paymentState((await paymentRow(heldPaid.txId)).id, ['HELD'], 120_000);
+    // The state case 1 left on the engine before issue 35: 13.03 TRX of the held 20 burned at the address.
+    const had = await s.chain.getTrxBalance(inv.address);
+    const burnedSun = 13_028_500n;
+    await s.devnet.setBalance(inv.address, { balanceSun: had - burnedSun });
+    try {
+      const logFrom = s.worker.output().length;
+      const paid = await customerPays(inv.address, 30n * USDT, 'USDT');
+      const p = await paymentRow(paid.txId);
+      await s.paymentState(p.id, ['SETTLED'], 120_000).catch(async (err: Error) => {
+        throw new Error(`${err.message}\n${s.worker.output().slice(logFrom).split('\n').filter((l) => l.includes(`payment ${p.id}`)).slice(0, 5).join('\n')}`);
+      });
+      const log = s.worker.output().slice(logFrom);
+      assert.doesNotMatch(log, /Invalid amount/, 'no 0-sun transfer was built');
+      assert.equal((log.match(/ALERT[^\n]*gas at [^\n]*negative/g) ?? []).length, 1, `one ALERT explains the negative gas:\n${log.split('\n').filter((l) => l.includes('ALERT')).join('\n')}`);
+      assert.ok((await s.chain.getUsdtBalance(target)) > 0n, 'the forward went on');
+
+    } finally {
+      // What was taken from the held funds is put back for the books at the end.
+      await s.devnet.setBalance(inv.address, { balanceSun: (await s.chain.getTrxBalance(inv.address)) + burnedSun });
+    }
   });
 
   test('the books reconcile', async () => {
