@@ -4,17 +4,19 @@ import { after, before, describe, test } from 'node:test';
 import { TronWeb } from 'tronweb';
 import type { SignedTransfer } from '@/lib/chain/types';
 import type { Transaction } from '@/lib/generated/prisma/client';
+import { reconcile } from '@/lib/ledger/reconcile';
 import { freePort } from './helpers/app';
 import { dbGate } from './helpers/dbGate';
 import { waitFor } from './helpers/devnet';
-import { assertReconciled } from './helpers/reconcile';
+import { assertReconciled, TEST_RULES } from './helpers/reconcile';
 import { SettlementStack } from './helpers/settlementStack';
 
 // Issue 35, cases 1 and 2: a send made before finality is bound (TaPoS) to everything it relies on,
 // whoever made it: another payment's lending at the address it spends from, a third party's transfer
 // that made its recipient an account. A reorganisation that leaves that out replaces the block the
 // send references, so the send can never execute without it (docs/worker.md, "Forwarding before
-// finality"). And a negative gas balance never builds a 0-sun transfer. The tests hold the worker at one step with a
+// finality"). And what is held at an address is proven to be there (`npm run reconcile`), and a
+// negative gas balance never builds a 0-sun transfer. The tests hold the worker at one step with a
 // devnet fault, a database lock or an AML answer not yet given; they assert order and outcome, never time.
 
 // Final 150 blocks deep at 100 ms: the steps before each reorganisation have 15 s.
@@ -182,11 +184,11 @@ describe('a send is bound to everything it relies on (issue 35)', () => {
     assert.ok((await s.chain.getTrxBalance(inv.address)) >= feeUnits, 'the fee kept is at the address');
   });
 
-  test('a negative gas balance (TRX burned at the address that was not gas) builds no 0-sun transfer: one ALERT, the forward goes on', async () => {
+  test('a negative gas balance (TRX burned at the address that was not gas) builds no 0-sun transfer: one ALERT, the forward goes on, reconcile names the held funds missing', async () => {
     const { key, target } = await s.newMerchant();
     const inv = await s.invoice(key, { type: 'MULTIPLE', currencies: ['USDT'] });
     const heldPaid = await customerPays(inv.address, 20n * TRX, 'TRX');
-    await s.paymentState((await paymentRow(heldPaid.txId)).id, ['HELD'], 120_000);
+    const held = await s.paymentState((await paymentRow(heldPaid.txId)).id, ['HELD'], 120_000);
     // The state case 1 left on the engine before issue 35: 13.03 TRX of the held 20 burned at the address.
     const had = await s.chain.getTrxBalance(inv.address);
     const burnedSun = 13_028_500n;
@@ -203,13 +205,15 @@ describe('a send is bound to everything it relies on (issue 35)', () => {
       assert.equal((log.match(/ALERT[^\n]*gas at [^\n]*negative/g) ?? []).length, 1, `one ALERT explains the negative gas:\n${log.split('\n').filter((l) => l.includes('ALERT')).join('\n')}`);
       assert.ok((await s.chain.getUsdtBalance(target)) > 0n, 'the forward went on');
 
+      const books = await reconcile(s.app.prisma, s.chain, TEST_RULES);
+      assert.ok(books.mismatches.some((m) => m.includes(inv.address) && m.includes('held') && m.includes(String(held.amountUnits))), `reconcile names the held TRX missing at the address: ${books.mismatches.join('\n')}`);
     } finally {
       // What was taken from the held funds is put back for the books at the end.
       await s.devnet.setBalance(inv.address, { balanceSun: (await s.chain.getTrxBalance(inv.address)) + burnedSun });
     }
   });
 
-  test('the books reconcile', async () => {
+  test('the books reconcile, every held amount proven at its address', async () => {
     await assertReconciled(s.app.prisma, s.chain, 120_000);
   });
 });
