@@ -296,8 +296,12 @@ export class TronChain implements Chain {
     return this.parse('getcontract', contractReply, raw).contract_address !== undefined;
   }
 
-  async isActivated(address: string): Promise<boolean> {
-    const raw = await this.request('getaccount', 'wallet/getaccount', { address: this.hex(address) });
+  async isActivated(address: string, at: BalanceAt = 'head'): Promise<boolean> {
+    const payload = { address: this.hex(address) };
+    const raw =
+      at === 'solidified'
+        ? await this.guard('getaccount', () => this.tronWeb.solidityNode.request('walletsolidity/getaccount', payload, 'post'), 'idempotent')
+        : await this.request('getaccount', 'wallet/getaccount', payload);
     return this.parse('getaccount', accountReply, raw).address !== undefined;
   }
 

@@ -46,8 +46,12 @@ export interface Chain {
    */
   findUsdtHolder(minUnits: bigint): Promise<string | null>;
   getAccountResources(address: string): Promise<AccountResources>;
-  /** Whether the address exists as an account (has received TRX); USDT alone does not activate it. */
-  isActivated(address: string): Promise<boolean>;
+  /**
+   * Whether the address exists as an account (has received TRX); USDT alone does not activate it. As
+   * of the head, or of the solidified head (`'solidified'`): an account at the head and not there was
+   * made by a transfer that is not final yet (issue 35, case 2).
+   */
+  isActivated(address: string, at?: BalanceAt): Promise<boolean>;
   /**
    * Whether a smart contract lives at the address (wallet/getcontract: java-tron answers `{}` for any
    * other address). Money is never sent to one: the node refuses TRX to it for good, and USDT sent to

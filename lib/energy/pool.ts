@@ -128,7 +128,8 @@ export function lend(
   return ensureSend(
     ctx,
     anchor,
-    step,
+    // Sent to the receiver, and planned on what is there already (another payment's lending): bound to it (bindingBlock).
+    { ...step, to: receiver },
     async (refBlock) => {
       const need = await lendingNeed(ctx, receiver, await amount(), resource, options.margin ?? true);
       if (need.stakeSun === 0n) return null;

@@ -30,13 +30,47 @@ export interface Reconciliation {
 
 const fmt = (n: bigint) => n.toString();
 
+interface Owed {
+  heldUnits: bigint;
+  heldPayments: number[];
+  feesUnits: bigint;
+}
+
+/**
+ * What must still be at each service address, per token (`address:currency`): the funds of every
+ * payment held or failed there (its HELD row, removed when it leaves those states through the payment
+ * door, as its funds are then moved by a booked send) and every fee kept (FEE_KEPT: fees are never
+ * swept). The ledger's balance there can be right while these are gone: a send that burned them is
+ * booked as its network cost, and the ledger then balances (issue 35, case 1: 13.03 TRX of a held
+ * 20 TRX burned, "balanced"). So they are proven against the chain, not the ledger.
+ */
+async function owedAt(prisma: PrismaClient): Promise<Map<string, Owed>> {
+  const rows = await prisma.ledgerEntry.findMany({ where: { kind: { in: ['HELD', 'FEE_KEPT'] } }, select: { address: true, currency: true, kind: true, units: true, paymentId: true } });
+  const heldNow = new Set(
+    (await prisma.transaction.findMany({ where: { id: { in: rows.filter((r) => r.kind === 'HELD' && r.paymentId !== null).map((r) => r.paymentId!) }, paymentState: { in: ['HELD', 'FAILED'] } }, select: { id: true } })).map((p) => p.id),
+  );
+  const owed = new Map<string, Owed>();
+  for (const r of rows) {
+    if (r.kind === 'HELD' && (r.paymentId === null || !heldNow.has(r.paymentId))) continue;
+    const key = `${r.address}:${r.currency}`;
+    const o = owed.get(key) ?? { heldUnits: 0n, heldPayments: [], feesUnits: 0n };
+    if (r.kind === 'HELD') {
+      o.heldUnits += r.units;
+      o.heldPayments.push(r.paymentId!);
+    } else o.feesUnits += r.units;
+    owed.set(key, o);
+  }
+  return owed;
+}
+
 /**
  * Proves the books (docs/worker.md, "The ledger"):
  * 1. per payment, and so per invoice and in total, to the base unit:
  *    received = forwarded + refunded + network costs it paid + fees kept + held
  *    (payments still being processed are counted, not judged);
  * 2. per service address and token: the balance on chain equals the sum of the
- *    ledger's movements there;
+ *    ledger's movements there, and holds at least what is held there and the fees kept
+ *    there (`owedAt`: proven, not only booked; issue 35);
  * 3. what was reported or owed, recomputed from payment rows, ledger rows and chain
  *    receipts with the engine's rules (`rules`): per payment the fee kept, per invoice
  *    `transfer_amounts`, `cost` and status, per payout each target paid exactly once
@@ -112,12 +146,19 @@ export async function reconcile(prisma: PrismaClient, chain: Chain, rules: Recon
   const wallets = await prisma.merchant.findMany({ select: { topupWalletAddress: true, activationWalletAddress: true } });
   // A rental's price left the provider account, off chain (`rental:<out_trade_no>`): proven by proveRentals below.
   const addresses = [...new Set([...balances.map((b) => b.address).filter((a) => !a.startsWith('rental:')), ...wallets.flatMap((w) => [w.topupWalletAddress, w.activationWalletAddress])])];
+  const owed = await owedAt(prisma);
   for (const address of addresses) {
     const [trx, usdt] = await Promise.all([chain.getTrxBalance(address), chain.getUsdtBalance(address)]);
     const onChain: Record<Currency, bigint> = { TRX: trx, USDT: usdt };
     for (const currency of ['TRX', 'USDT'] as const) {
       const booked = (balances.find((b) => b.address === address && b.currency === currency)?._sum.deltaUnits ?? 0n) + (currency === 'TRX' ? (inFlight.get(address)?.trx ?? 0n) : 0n);
       if (booked !== onChain[currency]) mismatches.push(`address ${address} ${currency}: chain holds ${fmt(onChain[currency])}, ledger says ${fmt(booked)} (${fmt(onChain[currency] - booked)} unbooked)`);
+      const due = owed.get(`${address}:${currency}`);
+      if (due && onChain[currency] < due.heldUnits + due.feesUnits) {
+        mismatches.push(
+          `address ${address} ${currency}: chain holds ${fmt(onChain[currency])}, less than the ${fmt(due.heldUnits)} held there (payments ${due.heldPayments.join(', ') || 'none'}) and the ${fmt(due.feesUnits)} of fees kept: ${fmt(due.heldUnits + due.feesUnits - onChain[currency])} of them are not there`,
+        );
+      }
     }
   }
   // The energy pool's stake (docs/energy.md): what the ledger says left its balance for stake, against

@@ -1,4 +1,5 @@
 import type { CostPayer } from '@/lib/generated/prisma/client';
+import { singleton } from '@/lib/singletons';
 import type { WorkerContext } from '@/lib/worker/context';
 import { ensureSend, type Anchor, type SendOptions, type SendOutcome, type SendStep } from './sends';
 
@@ -38,7 +39,28 @@ async function trxAt(ctx: WorkerContext, address: string): Promise<{ chainSun: b
 export async function spendableTrx(ctx: WorkerContext, address: string): Promise<bigint> {
   const { chainSun, gasSun, notGasSun } = await trxAt(ctx, address);
   const onChainForGas = chainSun - notGasSun;
-  return onChainForGas < gasSun ? onChainForGas : gasSun;
+  const gas = onChainForGas < gasSun ? onChainForGas : gasSun;
+  if (gas >= 0n) return gas;
+  alertNegativeGas(address, -gas, chainSun, notGasSun, gasSun);
+  // Nothing there is gas. Counted as less than none, a step that needs none would build a 0-sun
+  // transfer (refused, "Invalid amount provided", every round: the payment wedged; issue 35).
+  return 0n;
+}
+
+/**
+ * Gas below zero means the address lost TRX that was not gas: a send burned more than the gas sent
+ * there (a send that executed on a branch without the energy it relied on, issue 35, case 1), or the
+ * TRX left otherwise. Said once per address and shortfall (per worker process), not every round.
+ */
+function alertNegativeGas(address: string, shortSun: bigint, chainSun: bigint, notGasSun: bigint, gasSun: bigint): void {
+  const alerted = singleton('negativeGasAlerted', () => new Map<string, bigint>());
+  if (alerted.get(address) === shortSun) return;
+  alerted.set(address, shortSun);
+  console.error(
+    `ALERT gas at ${address} is negative by ${shortSun} sun: the chain holds ${chainSun} sun there, the ledger books ${notGasSun} sun of payments, held funds and fees kept and ${gasSun} sun of gas; ` +
+      'TRX that was not gas was burned or taken there. No gas is counted at the address: sends that need none go on, gas sent for one that does makes the shortfall good first. ' +
+      '`npm run reconcile` names the held amounts and fees kept it does not find there.',
+  );
 }
 
 /**
@@ -75,7 +97,7 @@ export function ensureGas(
     const need = await needSun();
     const have = await spendableTrx(ctx, address);
     if (have >= need) return null;
-    const amount = need - (have > 0n ? have : 0n);
+    const amount = need - have;
     return {
       type: 'ACTIVATION',
       from: ctx.gasWallet.address,

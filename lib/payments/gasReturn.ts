@@ -29,7 +29,7 @@ async function returnGas(ctx: WorkerContext, p: Payment): Promise<void> {
   // confirming and the flag cleared harmless: the next one finds nothing left to return.
   const returned = await ctx.prisma.transaction.count({ where: { sourceId: p.id, sendPurpose: 'GAS_RETURN', sendState: 'CONFIRMED' } });
   const to = ctx.gasWallet.address;
-  const outcome = await ensureSend(ctx, p, { purpose: 'GAS_RETURN', address, ...(returned > 0 && { index: returned }) }, async () => {
+  const outcome = await ensureSend(ctx, p, { purpose: 'GAS_RETURN', address, ...(returned > 0 && { index: returned }) }, async (refBlock) => {
     // The gas there and nothing else (lib/payments/gas.ts): never a customer's TRX, a fee kept or held funds.
     const remainder = await spendableTrx(ctx, address);
     if (remainder <= 0n) return null;
@@ -40,7 +40,7 @@ async function returnGas(ctx: WorkerContext, p: Payment): Promise<void> {
       console.warn(`payment ${p.id}: gas remainder of ${toDecimal(remainder)} TRX kept at ${address}: returning it would burn ${toDecimal(cost.totalFeeSun)} TRX`);
       return null;
     }
-    return { type: 'ACTIVATION', from: address, to, amountUnits: amount, currency: 'TRX', costPayer: 'SERVICE', signed: await ctx.chain.buildSignedTrxTransfer(privateKey, to, amount) };
+    return { type: 'ACTIVATION', from: address, to, amountUnits: amount, currency: 'TRX', costPayer: 'SERVICE', signed: await ctx.chain.buildSignedTrxTransfer(privateKey, to, amount, refBlock) };
   });
   if (outcome.state === 'pending') return;
   if (outcome.state === 'exhausted') console.error(`ALERT payment ${p.id}: gas remainder at ${address} not returned: ${outcome.error}`);

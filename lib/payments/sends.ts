@@ -145,10 +145,12 @@ export async function ensureSend(ctx: WorkerContext, anchor: Anchor, step: SendS
     if (spent) return { state: 'exhausted', ...spent };
     if (row?.sendState === 'FAILED' && !cannotSucceed(row) && Date.now() < row.updatedAt.getTime() + retryBackoffMs(ctx, row.sendAttempt ?? 1)) return { state: 'pending' };
     if (step.address && (await busyElsewhere(ctx, step.address, anchor.id))) return { state: 'pending' };
-    const refBlock = await refBlockFor(ctx, anchor);
+    const binding = await bindingBlock(ctx, anchor, step);
+    if ('wait' in binding) return { state: 'pending' };
+    const refBlock = binding.block;
     const planned = await plan(refBlock);
     if (!planned) return { state: 'skipped' };
-    // A send for a payment not final, or built on a send not final, must reference its block: the guard of issue 24.
+    // A send must reference what it relies on (bindingBlock): the guard of issues 24 and 35.
     if (refBlock && !references(planned.signed, refBlock)) throw new Error(`send ${stepName(step)} of ${anchor.id} was built without reference block ${refBlock.number}`);
     // Another send of ours creates the account: this one waits, and is costed again once the account exists
     // (a second creation would never be burned, and what was deducted for it would stay at the address).
@@ -192,18 +194,61 @@ export async function ensureSend(ctx: WorkerContext, anchor: Anchor, step: SendS
 }
 
 /**
- * The block a send made now for `anchor` must reference (TaPoS; docs/worker.md, "Forwarding
- * before finality"), or undefined for the head: the newest of the payment's own block while it is
- * not final and the blocks of its sends that are in the head chain and not final (the gas or lending
- * the new send needs). Each such send references the one before it, back to the payment, so on any
- * fork without the payment, or without anything the new send needs, the new send can never execute.
+ * The binding rule (docs/worker.md, "A send is bound to everything it relies on"; issue 35), the one
+ * place it is decided. A send built now references (TaPoS) the newest block that is not final among:
+ *
+ * - its anchor's block (the payment it spends, seen before finality);
+ * - the blocks of its anchor's own sends out before it (its gas, its lending), each bound the same way;
+ * - the blocks of every send of ours that put at the address it spends from or sends to what a send
+ *   there is planned on (gas: `ACTIVATION`; energy or bandwidth lent: `DELEGATE`), **whoever made
+ *   it**: a static address's forward finds another payment's lending there and lends nothing;
+ * - the block of the transfer that made its recipient an account, while that is not final: a TRX
+ *   send is costed without the creation on it (a third party's TRX to a merchant's fresh wallet).
+ *
+ * So on any branch without one of them its reference block is not there: a node refuses the send
+ * for ever, it never executes there (it cannot burn a held payment's TRX or a fee kept for energy or
+ * an account creation it was not costed with), and it is rebuilt once its death is proven. What has
+ * no block to reference makes it wait (`wait`): another anchor's such send in flight and in no block
+ * yet, a recipient made an account by a transfer the node's blocks do not show (an internal one).
+ * All final: no block (the send references the head, which holds them all).
  */
-async function refBlockFor(ctx: WorkerContext, anchor: Anchor): Promise<RefBlock | undefined> {
+export async function bindingBlock(ctx: WorkerContext, anchor: Anchor, step: SendStep): Promise<{ block?: RefBlock } | { wait: string }> {
   const blocks: RefBlock[] = [];
-  if (!anchor.solidified && anchor.blockNumber !== null && anchor.blockId !== null) blocks.push({ number: anchor.blockNumber, id: anchor.blockId });
-  const landed = await ctx.prisma.transaction.findMany({ where: { sourceId: anchor.id, sendState: 'BROADCAST', blockId: { not: null } }, select: { blockNumber: true, blockId: true } });
-  for (const l of landed) if (l.blockNumber !== null && l.blockId !== null) blocks.push({ number: l.blockNumber, id: l.blockId });
-  return blocks.reduce<RefBlock | undefined>((newest, b) => (newest === undefined || b.number > newest.number ? b : newest), undefined);
+  const add = (number: number | null, id: string | null) => {
+    if (number !== null && id !== null) blocks.push({ number, id });
+  };
+  if (!anchor.solidified) add(anchor.blockNumber, anchor.blockId);
+  const own = await ctx.prisma.transaction.findMany({ where: { sourceId: anchor.id, sendState: 'BROADCAST', blockId: { not: null } }, select: { blockNumber: true, blockId: true } });
+  for (const l of own) add(l.blockNumber, l.blockId);
+  const at = [...new Set([step.address, step.to].filter((a): a is string => a !== undefined))];
+  if (at.length > 0) {
+    const theirs = await ctx.prisma.transaction.findMany({
+      where: { toAddress: { in: at }, type: { in: ['ACTIVATION', 'DELEGATE'] }, sendState: { in: ['SIGNED', 'BROADCAST'] }, OR: [{ sourceId: null }, { sourceId: { not: anchor.id } }] },
+      select: { id: true, sendPurpose: true, sourceId: true, toAddress: true, blockNumber: true, blockId: true },
+    });
+    const unseen = theirs.find((t) => t.blockId === null);
+    // A node may count it at the head before any block holds it: there is nothing to reference yet.
+    if (unseen) return { wait: `send ${unseen.id} (${unseen.sendPurpose} for ${unseen.sourceId}) to ${unseen.toAddress} is in flight and in no block yet; a send there is planned once it is` };
+    for (const t of theirs) add(t.blockNumber, t.blockId);
+  }
+  if (step.to !== undefined && (await ctx.chain.isActivated(step.to)) && !(await ctx.chain.isActivated(step.to, 'solidified'))) {
+    const created = await creationBlock(ctx, step.to);
+    if (!created) return { wait: `${step.to} became an account in a block that is not final, by no transfer the node's blocks show; built once that is final` };
+    blocks.push(created);
+  }
+  return { block: blocks.reduce<RefBlock | undefined>((newest, b) => (newest === undefined || b.number > newest.number ? b : newest), undefined) };
+}
+
+/** The block, not final, of the first TRX transfer to `address` above the solidified head (the one that made it an account), or null. */
+async function creationBlock(ctx: WorkerContext, address: string): Promise<RefBlock | null> {
+  const [solid, head] = await Promise.all([ctx.chain.getConfirmedBlockNumber(), ctx.chain.getBlockNumber()]);
+  for (let from = solid + 1; from <= head; from += 100) {
+    const blocks = await ctx.chain.getBlocks(from, Math.min(from + 99, head));
+    const found = blocks.find((b) => b.transfers.some((t) => t.token === 'TRX' && t.to === address && t.amount > 0n));
+    if (found) return { number: found.number, id: found.id };
+    if (blocks.length < Math.min(from + 99, head) - from + 1) return null;
+  }
+  return null;
 }
 
 /** Whether a signed transaction references `block` (its ref_block_bytes and ref_block_hash). */

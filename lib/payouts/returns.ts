@@ -123,7 +123,7 @@ async function sendBack(ctx: WorkerContext, payout: Invoice, anchor: Transaction
   // `to`: a return refused for good ends only for that address; one asked for again elsewhere is made (issue 34).
   const step = (purpose: SendStep['purpose']): SendStep => ({ purpose, address, to });
   const sendTrx = (purpose: 'PAYOUT_RETURN' | 'PAYOUT_RETURN_TRX') =>
-    ensureSend(ctx, anchor, step(purpose), async () => {
+    ensureSend(ctx, anchor, step(purpose), async (refBlock) => {
       const have = await trxNotGas(ctx, address);
       if (have <= 0n) return null;
       const cost = await ctx.chain.estimateTransfer({ token: 'TRX', from: address, to, amount: have });
@@ -132,7 +132,7 @@ async function sendBack(ctx: WorkerContext, payout: Invoice, anchor: Transaction
         console.warn(`payout ${payout.id}: ${toDecimal(have)} TRX kept at ${address}: returning it would burn ${toDecimal(cost.totalFeeSun)} TRX`);
         return null;
       }
-      return { type: 'TRANSFER', from: address, to, amountUnits: amount, currency: 'TRX', costPayer: 'PAYOUT', signed: await ctx.chain.buildSignedTrxTransfer(privateKey, to, amount) };
+      return { type: 'TRANSFER', from: address, to, amountUnits: amount, currency: 'TRX', costPayer: 'PAYOUT', signed: await ctx.chain.buildSignedTrxTransfer(privateKey, to, amount, refBlock) };
     });
   const alert = (o: SendOutcome) => {
     if (o.state === 'exhausted' && !o.refused) console.error(`ALERT payout ${payout.id}: return to ${to} not sent: ${o.error}`);
@@ -164,13 +164,13 @@ async function sendBack(ctx: WorkerContext, payout: Invoice, anchor: Transaction
       ctx,
       anchor,
       step('PAYOUT_RETURN'),
-      async () => {
+      async (refBlock) => {
         const units = await usdtHeld(ctx, address);
         if (units <= 0n) return null;
         const [cost, params] = await Promise.all([estimate(), ctx.chain.getChainParameters()]);
         // Lent or rented energy: the fee_limit pays for the energy lent (lib/energy/engine.ts, energyShort), so it burns no TRX.
         const feeLimit = lent ? withMargin(cost.energy * params.energyFeeSun, ctx.settings.ENERGY_MARGIN_PERCENT) : withMargin(cost.energyFeeSun + cost.bandwidthFeeSun, ctx.settings.GAS_MARGIN_PERCENT);
-        const signed = await ctx.chain.buildSignedUsdtTransfer(privateKey, to, units, feeLimit);
+        const signed = await ctx.chain.buildSignedUsdtTransfer(privateKey, to, units, feeLimit, refBlock);
         return { type: 'TRANSFER', from: address, to, amountUnits: units, currency: 'USDT', costPayer: 'PAYOUT', signed, energy: { energySource: source, energyUnits: cost.energy } };
       },
       { beforeBroadcast: (row) => (row.energySource === 'POOL' || row.energySource === 'RENTAL' ? energyShort(ctx, row) : Promise.resolve(null)) },
