@@ -33,7 +33,7 @@ const LANES: { name: string; folders: string[]; concurrency: number }[] = [
  * The longest files (from the timing report), started first in their lane, longest first: a lane
  * ends when its last file does, so one long file started last would run alone at the end.
  */
-const LONG_FILES = ['chain/fast-forward', 'chain/energy-pool', 'run/embedded-default', 'chain/settlement', 'chain/payouts', 'chain/reconcile-proof', 'chain/energy-rental', 'chain/energy-safety', 'chain/reconcile-wallets', 'run/supervision', 'api/dashboard', 'api/hardening', 'api/fuzz', 'api/operator-probe'];
+const LONG_FILES = ['chain/fast-forward', 'chain/energy-pool', 'chain/send-binding', 'run/embedded-default', 'chain/settlement', 'chain/payouts', 'chain/reconcile-proof', 'chain/energy-rental', 'chain/energy-safety', 'chain/reconcile-wallets', 'run/supervision', 'api/dashboard', 'api/hardening', 'api/fuzz', 'api/operator-probe'];
 
 const phases: Phase[] = [
   { name: 'lint', command: ['npm', 'run', 'lint'] },

@@ -5,11 +5,11 @@ import { TronWeb } from 'tronweb';
 import type { SignedTransfer } from '@/lib/chain/types';
 import type { Transaction } from '@/lib/generated/prisma/client';
 import { reconcile } from '@/lib/ledger/reconcile';
-import { freePort } from './helpers/app';
-import { dbGate } from './helpers/dbGate';
-import { waitFor } from './helpers/devnet';
-import { assertReconciled, TEST_RULES } from './helpers/reconcile';
-import { SettlementStack } from './helpers/settlementStack';
+import { freePort } from '../helpers/app';
+import { dbGate } from '../helpers/dbGate';
+import { waitFor } from '../helpers/devnet';
+import { assertReconciled, TEST_RULES } from '../helpers/reconcile';
+import { SettlementStack } from '../helpers/settlementStack';
 
 // Issue 35, cases 1 and 2: a send made before finality is bound (TaPoS) to everything it relies on,
 // whoever made it: another payment's lending at the address it spends from, a third party's transfer
