@@ -37,7 +37,7 @@ export function startWorker(appEnv: Record<string, string>, devnet: DevnetProces
       ...appEnv,
       TRON_FULL_NODE_URL: devnet.url,
       TRON_USDT_CONTRACT: devnet.usdtContract,
-      WORKER_POLL_MS: '200',
+      WORKER_POLL_MS: '50',
       // The energy pool's upkeep (3 s by default): tests wait on what it does (issue 41).
       ENERGY_POLL_MS: '500',
       // A killed worker's claims are taken over once its lease runs out; keep that short in tests.
