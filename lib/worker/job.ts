@@ -17,7 +17,6 @@ export interface WorkerJob {
    * pool's stake); jobs that claim rows with `lib/worker/lease.ts` split their work instead.
    */
   singleton?: true;
-
   step(): Promise<boolean>;
   /** Waits, at a clean stop, for work a step let go on without it (a reserved webhook sender's slow request). */
   settle?(): Promise<void>;
