@@ -180,7 +180,18 @@ export function paymentPageBase(c: Config = config()): string {
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
 const workerSchema = z.object({
+  /**
+   * How often the scanner reads the node for a new solidified block, and how soon a payment or payout
+   * waiting on the chain (a send's confirmation) is looked at again (ms).
+   */
   WORKER_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+  /**
+   * How long a job with nothing to do sleeps when nothing wakes it (ms; default WORKER_POLL_MS): it
+   * is woken sooner by work done in its worker, a scanned payment, or a row falling due again
+   * (lib/worker/wake.ts). Work another process made (a payout created in the dashboard, a retry let
+   * go by another worker) waits for this.
+   */
+  WORKER_IDLE_MS: z.coerce.number().int().min(10).max(60_000).optional(),
   /** Blocks beyond the node's solidified head to wait before acting (extra reorg safety). */
   SCAN_EXTRA_CONFIRMATIONS: z.coerce.number().int().min(0).max(1000).default(0),
   /** First block to scan when no cursor is stored yet; default: the confirmed head at first start. */

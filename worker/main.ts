@@ -12,6 +12,7 @@ import type { WorkerContext } from '@/lib/worker/context';
 import { rateSource } from '@/lib/rates';
 import type { JobDeps, WorkerJob } from '@/lib/worker/job';
 import { startJob } from '@/lib/worker/loop';
+import { workerWakeup } from '@/lib/worker/wake';
 import { accountsJob } from './accounts';
 import { energyJob } from './energy';
 import { expiryJob } from './expiry';
@@ -60,6 +61,7 @@ console.log(`worker: running as ${ctx.owner}; node ${chainConfig().fullNodeUrl};
 
 async function shutdown(): Promise<void> {
   await Promise.all(loops.map((l) => l.stop()));
+  workerWakeup().stop();
   await ctx.prisma.$disconnect();
   process.exit(0);
 }

@@ -1,6 +1,7 @@
 import { scanHeartbeat } from '@/lib/operations/heartbeat';
 import { scanNextBlocks } from '@/lib/payments/scan';
 import type { JobDeps, WorkerJob } from '@/lib/worker/job';
+import { workerWakeup } from '@/lib/worker/wake';
 
 /** Records payments and top-ups from confirmed blocks; beats the heartbeat /healthz reads after each completed step (on the worker running it). */
 export function scanJob({ ctx }: JobDeps): WorkerJob {
@@ -9,10 +10,14 @@ export function scanJob({ ctx }: JobDeps): WorkerJob {
     name: 'scan',
     // One worker reads the blocks; with several, each would read every block and all but one throw theirs away.
     singleton: true,
+    // The node is read for a new block every WORKER_POLL_MS, however long the other jobs sleep when idle.
+    idleMs: ctx.settings.WORKER_POLL_MS,
     async step() {
-      const scanned = await scanNextBlocks(ctx);
+      const { blocks, recorded } = await scanNextBlocks(ctx);
       await beat(); // read by /healthz: this worker is scanning
-      return scanned > 0;
+      // A block read is not work for the others; a payment or top-up recorded is (lib/worker/wake.ts).
+      if (recorded > 0) workerWakeup().wake();
+      return blocks > 0;
     },
   };
 }

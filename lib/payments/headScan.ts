@@ -1,10 +1,11 @@
 import type { ChainBlock } from '@/lib/chain/types';
 import type { WorkerContext } from '@/lib/worker/context';
-import { CURSOR, chainRefOf, rowsFor, type BlockTransfer } from './scan';
+import { CURSOR, chainRefOf, rowsFor, type BlockTransfer, type ScanResult } from './scan';
 
 /** The head scanner's cursor: the last block it read above the solidified ones, with its id. */
 const HEAD = 'head';
 const MAX_BLOCKS = 100;
+const NOTHING: ScanResult = { blocks: 0, recorded: 0 };
 
 /**
  * Reads the blocks above the solidified head once (issue 24) and records every payment to an
@@ -15,37 +16,37 @@ const MAX_BLOCKS = 100;
  *
  * A reorganisation is seen when the next block's parent is not the block the cursor holds: the
  * whole unsolidified window is then read again, and a payment seen in a block the chain no
- * longer holds is unseen again (no block) or moved to the block it is in now. Returns the blocks read.
+ * longer holds is unseen again (no block) or moved to the block it is in now.
  */
-export async function scanHead(ctx: WorkerContext): Promise<number> {
+export async function scanHead(ctx: WorkerContext): Promise<ScanResult> {
   const { prisma, chain } = ctx;
   const [solid, cursor] = await Promise.all([
     prisma.chainCursor.findUnique({ where: { name: CURSOR } }),
     prisma.chainCursor.findUnique({ where: { name: HEAD } }),
   ]);
   // The scanner of solidified blocks starts first: it books the gas wallet's opening balance with its cursor.
-  if (!solid) return 0;
+  if (!solid) return NOTHING;
   const head = await chain.getBlockNumber();
   const following = cursor !== null && cursor.blockNumber > solid.blockNumber && cursor.blockId !== null;
   const next = following ? cursor.blockNumber + 1 : solid.blockNumber + 1;
-  if (next > head) return 0;
+  if (next > head) return NOTHING;
   let blocks = await chain.getBlocks(next, Math.min(head, next + MAX_BLOCKS - 1));
-  if (blocks.length === 0) return 0;
+  if (blocks.length === 0) return NOTHING;
   if (following && blocks[0]!.parentId !== cursor.blockId) {
     // The block the cursor holds is not on the chain any more: read the whole window again.
     console.warn(`head scan: block ${cursor.blockNumber} (${cursor.blockId}) was replaced by a reorganisation; reading from block ${solid.blockNumber + 1} again`);
     blocks = await chain.getBlocks(solid.blockNumber + 1, Math.min(head, solid.blockNumber + MAX_BLOCKS));
-    if (blocks.length === 0) return 0;
+    if (blocks.length === 0) return NOTHING;
   }
-  if (!contiguous(blocks)) return 0; // the node reorganised while it answered: next round
-  await record(ctx, blocks);
-  return blocks.length;
+  if (!contiguous(blocks)) return NOTHING; // the node reorganised while it answered: next round
+  return { blocks: blocks.length, recorded: await record(ctx, blocks) };
 }
 
 /** Each block's parent is the block before it. */
 const contiguous = (blocks: ChainBlock[]) => blocks.every((b, i) => i === 0 || b.parentId === blocks[i - 1]!.id);
 
-async function record(ctx: WorkerContext, blocks: ChainBlock[]): Promise<void> {
+/** Records the blocks' payments; returns how many payments it recorded or moved (0 when only the cursor moved). */
+async function record(ctx: WorkerContext, blocks: ChainBlock[]): Promise<number> {
   const last = blocks.at(-1)!;
   const cursor = { blockNumber: last.number, blockId: last.id, blockTime: new Date(last.timestamp) };
   const transfers: BlockTransfer[] = blocks.flatMap((b) => b.transfers.filter((t) => t.success).map((t) => ({ ...t, blockId: b.id })));
@@ -57,14 +58,14 @@ async function record(ctx: WorkerContext, blocks: ChainBlock[]): Promise<void> {
   ]);
   if (!candidates.some((r) => r.type === 'PAYMENT') && recordedThere === 0) {
     await ctx.prisma.chainCursor.upsert({ where: { name: HEAD }, create: { name: HEAD, ...cursor }, update: cursor });
-    return;
+    return 0;
   }
-  await ctx.prisma.$transaction(async (tx) => {
+  return ctx.prisma.$transaction(async (tx) => {
     // The solidified scanner's cursor, held for this transaction: a block it has booked (or books
     // meanwhile) is its own, so a payment is never recorded unfinal in a block already final.
     const [solid] = await tx.$queryRaw<{ block_number: number }[]>`SELECT block_number FROM chain_cursors WHERE name = ${CURSOR} FOR SHARE`;
     const window = blocks.filter((b) => b.number > (solid?.block_number ?? Infinity));
-    if (window.length === 0) return;
+    if (window.length === 0) return 0;
     const inWindow = transfers.filter((t) => t.blockNumber >= window[0]!.number);
     const rows = (await rowsFor(tx, inWindow))
       .filter((r) => r.type === 'PAYMENT')
@@ -81,5 +82,6 @@ async function record(ctx: WorkerContext, blocks: ChainBlock[]): Promise<void> {
       data: { blockNumber: null, blockId: null },
     });
     await tx.chainCursor.upsert({ where: { name: HEAD }, create: { name: HEAD, ...cursor }, update: cursor });
+    return Math.max(1, rows.length);
   });
 }

@@ -12,15 +12,22 @@ export const chainRefOf = (t: Pick<Transfer, 'txId' | 'logIndex'>) => `${t.txId}
 /** A transfer with the id of the block it is in. */
 export type BlockTransfer = Transfer & { blockId: string };
 
+/** Blocks read, and payments or top-ups recorded (new, or seen unfinal before and final now) in them. */
+export interface ScanResult {
+  blocks: number;
+  recorded: number;
+}
+const NOTHING: ScanResult = { blocks: 0, recorded: 0 };
+
 /**
  * Scans the next confirmed blocks once: every transfer to an invoice address
  * becomes a PAYMENT row, every transfer to a merchant's top-up or activation
  * wallet a TOPUP row. Addresses are matched with one indexed lookup per batch,
  * so the cost does not grow with the number of open invoices. The rows and the
  * cursor move in one DB transaction, and chain_ref is unique, so a crash or a
- * second worker never records a transfer twice. Returns the blocks scanned.
+ * second worker never records a transfer twice.
  */
-export async function scanNextBlocks(ctx: WorkerContext): Promise<number> {
+export async function scanNextBlocks(ctx: WorkerContext): Promise<ScanResult> {
   const { prisma, chain, settings } = ctx;
   const confirmedHead = (await chain.getConfirmedBlockNumber()) - settings.SCAN_EXTRA_CONFIRMATIONS;
   let cursor = await prisma.chainCursor.findUnique({ where: { name: CURSOR } });
@@ -51,10 +58,10 @@ export async function scanNextBlocks(ctx: WorkerContext): Promise<number> {
   }
   const from = cursor.blockNumber + 1;
   const to = Math.min(confirmedHead, from + settings.SCAN_BATCH_BLOCKS - 1);
-  if (from > to) return 0;
+  if (from > to) return NOTHING;
   const blocks = await chain.getBlocks(from, to);
   const last = blocks.at(-1);
-  if (!last) return 0;
+  if (!last) return NOTHING;
   const lastBlock = last.number;
   const lastBlockTime = last.timestamp;
   const transfers: BlockTransfer[] = blocks.flatMap((b) => b.transfers.map((t) => ({ ...t, blockId: b.id })));
@@ -65,7 +72,7 @@ export async function scanNextBlocks(ctx: WorkerContext): Promise<number> {
       where: { name: CURSOR, blockNumber: cursor.blockNumber },
       data: { blockNumber: lastBlock, blockTime: lastBlockTime === null ? null : new Date(lastBlockTime) },
     });
-    if (count === 0) return false;
+    if (count === 0) return null;
     const landed = transfers.filter((t) => t.success);
     const created = await tx.transaction.createManyAndReturn({ data: await rowsFor(tx, landed), skipDuplicates: true });
     // Payments seen earlier in the head chain (lib/payments/headScan.ts) are final now, booked like new ones.
@@ -73,9 +80,9 @@ export async function scanNextBlocks(ctx: WorkerContext): Promise<number> {
     // Payments, payout top-ups and merchants' wallet top-ups arrive at service addresses: the ledger's first rows (lib/ledger).
     await bookIncoming(tx, [...created, ...finalized]);
     await bookGasWallet(ctx, tx, landed);
-    return true;
+    return created.length + finalized.length;
   });
-  return moved ? lastBlock - from + 1 : 0;
+  return moved === null ? NOTHING : { blocks: lastBlock - from + 1, recorded: moved };
 }
 
 /**

@@ -20,6 +20,8 @@ export interface DeliveryOptions {
    * handed to `keep` (which waits for its answer and its record), and `deliverNext` returns.
    */
   handOff?: { afterMs: number; keep(rest: Promise<void>): void };
+  /** Told when a retry falls due (in ms), so an idle sender is woken for it (lib/worker/wake.ts). */
+  wakeAfter?(ms: number): void;
 }
 
 export interface RetryPolicy {
@@ -257,7 +259,7 @@ async function idempotencyKeyOf(prisma: PrismaClient, delivery: WebhookDelivery)
 async function record(prisma: PrismaClient, delivery: WebhookDelivery, result: PostResult, started: number, options: DeliveryOptions): Promise<void> {
   const ok = result.status !== null && result.status >= 200 && result.status < 300;
   const latencyMs = Date.now() - started;
-  await prisma.$transaction(async (tx) => {
+  const retryAt = await prisma.$transaction(async (tx) => {
     await tx.webhookDelivery.update({
       where: { id: delivery.id },
       data: {
@@ -276,8 +278,9 @@ async function record(prisma: PrismaClient, delivery: WebhookDelivery, result: P
       create: { merchantId: delivery.merchantId, lastLatencyMs: latencyMs, fastStreak: fast ? 1 : 0, slowUntil },
       update: { lastLatencyMs: latencyMs, fastStreak: fast ? { increment: 1 } : 0, slowUntil, updatedAt: new Date() },
     });
-    if (!ok) await scheduleRetry(tx, delivery, options.retry ?? DEFAULT_RETRY);
+    return ok ? null : scheduleRetry(tx, delivery, options.retry ?? DEFAULT_RETRY);
   });
+  if (retryAt) options.wakeAfter?.(retryAt.getTime() - Date.now());
 }
 
 /**
@@ -287,14 +290,14 @@ async function record(prisma: PrismaClient, delivery: WebhookDelivery, result: P
  * `not_before`. It points at the chain's first attempt, whose event (`webhook-id`)
  * and Idempotency-Key it sends again.
  */
-async function scheduleRetry(tx: Prisma.TransactionClient, failed: WebhookDelivery, policy: RetryPolicy): Promise<void> {
+async function scheduleRetry(tx: Prisma.TransactionClient, failed: WebhookDelivery, policy: RetryPolicy): Promise<Date | null> {
   const merchant = await tx.merchant.findUnique({ where: { id: failed.merchantId }, select: { webhookRetries: true } });
-  if (!merchant?.webhookRetries) return;
+  if (!merchant?.webhookRetries) return null;
   const firstId = failed.retryOfId ?? failed.id;
   const first = failed.retryOfId === null ? failed : await tx.webhookDelivery.findUnique({ where: { id: firstId } });
-  if (!first) return;
+  if (!first) return null;
   const at = nextAttemptAt(policy, failed.attempt, first.createdAt, new Date());
-  if (!at) return;
+  if (!at) return null;
   await tx.webhookDelivery.createMany({
     data: [{
       merchantId: failed.merchantId,
@@ -309,6 +312,7 @@ async function scheduleRetry(tx: Prisma.TransactionClient, failed: WebhookDelive
     // The event key is unique per attempt: a record that runs twice queues one retry.
     skipDuplicates: true,
   });
+  return at;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { Prisma } from '@/lib/generated/prisma/client';
 import type { WorkerContext } from './context';
+import { workerWakeup } from './wake';
 
 /** The tables whose rows a worker claims: payments (and top-ups) in `transactions`, payouts in `invoices`. */
 export type LeasedTable = 'transactions' | 'invoices';
@@ -54,6 +55,8 @@ export async function workThrough(
       delayMs = (await step(id)) ?? delayMs;
     } finally {
       await releaseLease(ctx, table, id, delayMs);
+      // Due again then: its job is woken for it, however long it sleeps when idle (lib/worker/wake.ts).
+      workerWakeup().after(delayMs);
     }
   }
   return done;

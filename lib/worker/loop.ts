@@ -2,6 +2,7 @@ import { backoffMs } from '@/lib/backoff';
 import type { WorkerContext } from './context';
 import type { WorkerJob } from './job';
 import { LeaderLease } from './leader';
+import { Wakeup, workerWakeup } from './wake';
 
 const MAX_BACKOFF_MS = 30_000;
 /**
@@ -15,23 +16,25 @@ export interface Loop {
 }
 
 /**
- * Runs `step` forever: again at once while it reports work done, after
- * `idleMs` when idle, and with doubling backoff from `idleMs` (to 30 s, also for a
- * job idle longer; each wait shortened by up to half at random) while it throws, e.g. while the
+ * Runs `step` forever: again at once while it reports work done (waking the process's other jobs
+ * when the step changed a state, lib/worker/wake.ts), after `idleMs` when idle or sooner when
+ * woken, and with doubling backoff from `idleMs` (to 30 s, also for a job idle longer; each wait
+ * shortened by up to half at random; not cut short by wakes) while it throws, e.g. while the
  * node or the database is unreachable.
  */
-export function startLoop(name: string, idleMs: number, step: () => Promise<boolean>): Loop {
+export function startLoop(name: string, idleMs: number, step: () => Promise<boolean>, wakeup: Wakeup = new Wakeup()): Loop {
   let stopping = false;
-  let wake: (() => void) | undefined;
+  let stopBackoff: (() => void) | undefined;
+  const state = wakeup.join();
   // No sleep starts once stopping: a stop that came while a step ran found nothing to wake, and
   // the job's idle sleep after that step (the accounts job's: 60 s) held the worker's exit.
   // A woken sleep clears its timer, so a stopped loop holds the process by nothing.
-  const sleep = (ms: number) =>
+  const backoff = (ms: number) =>
     stopping
       ? Promise.resolve()
       : new Promise<void>((r) => {
           const timer = setTimeout(r, ms);
-          wake = () => {
+          stopBackoff = () => {
             clearTimeout(timer);
             r();
           };
@@ -39,21 +42,25 @@ export function startLoop(name: string, idleMs: number, step: () => Promise<bool
   const done = (async () => {
     let failures = 0;
     while (!stopping) {
+      const generation = state.generation;
       try {
-        const worked = await step();
+        const { worked, progressed } = await wakeup.step(state, step);
         failures = 0;
-        if (!worked) await sleep(idleMs);
+        if (progressed) wakeup.wake();
+        if (!worked && !stopping) await wakeup.sleep(state, idleMs, generation);
       } catch (err) {
         const wait = backoffMs({ baseMs: idleMs, capMs: MAX_BACKOFF_MS, jitter: BACKOFF_JITTER }, failures++);
         console.error(`worker ${name}: ${(err as Error).message}; retrying in ${wait} ms`);
-        await sleep(wait);
+        await backoff(wait);
       }
     }
   })();
   return {
     async stop() {
       stopping = true;
-      wake?.();
+      stopBackoff?.();
+      // Ends this loop's idle sleep and pending wakes.
+      wakeup.leave(state);
       await done;
     },
   };
@@ -64,10 +71,10 @@ export function startLoop(name: string, idleMs: number, step: () => Promise<bool
  * its leader lease, which a clean stop gives up so another worker takes over at once; a clean
  * stop also waits for work the job let go on (`settle`).
  */
-export function startJob(ctx: Pick<WorkerContext, 'prisma' | 'owner' | 'settings'>, job: WorkerJob): Loop {
-  const idleMs = job.idleMs ?? ctx.settings.WORKER_POLL_MS;
+export function startJob(ctx: Pick<WorkerContext, 'prisma' | 'owner' | 'settings'>, job: WorkerJob, wakeup: Wakeup = workerWakeup()): Loop {
+  const idleMs = job.idleMs ?? ctx.settings.WORKER_IDLE_MS ?? ctx.settings.WORKER_POLL_MS;
   const lease = job.singleton ? new LeaderLease(ctx.prisma, job.name, ctx.owner, ctx.settings.LEADER_LEASE_SECONDS) : null;
-  const loop = startLoop(job.name, idleMs, lease ? () => lease.run(() => job.step()) : () => job.step());
+  const loop = startLoop(job.name, idleMs, lease ? () => lease.run(() => job.step()) : () => job.step(), wakeup);
   return {
     async stop() {
       await loop.stop();

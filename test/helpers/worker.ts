@@ -38,6 +38,9 @@ export function startWorker(appEnv: Record<string, string>, devnet: DevnetProces
       TRON_FULL_NODE_URL: devnet.url,
       TRON_USDT_CONTRACT: devnet.usdtContract,
       WORKER_POLL_MS: '50',
+      // Idle jobs sleep a second, woken sooner by work (lib/worker/wake.ts): eighteen jobs polling
+      // every 50 ms cost a worker a third of a core and PostgreSQL a fifth while nothing happened (issue 41).
+      WORKER_IDLE_MS: '1000',
       // The energy pool's upkeep (3 s by default): tests wait on what it does (issue 41).
       ENERGY_POLL_MS: '500',
       // A killed worker's claims are taken over once its lease runs out; keep that short in tests.
