@@ -12,7 +12,6 @@ import type { WorkerContext } from '@/lib/worker/context';
 import { rateSource } from '@/lib/rates';
 import type { JobDeps, WorkerJob } from '@/lib/worker/job';
 import { startJob } from '@/lib/worker/loop';
-import { listenForWork } from '@/lib/worker/listen';
 import { workerWakeup } from '@/lib/worker/wake';
 import { accountsJob } from './accounts';
 import { energyJob } from './energy';
@@ -58,12 +57,9 @@ const deps: JobDeps = { ctx, mnemonic };
 const jobs: WorkerJob[] = [scanJob(deps), ...(settings.FORWARD_BEFORE_FINALITY ? [headScanJob(deps)] : []), ...paymentsJobs(deps), gasReturnsJob(deps), payoutsJob(deps), expiryJob(deps), accountsJob(deps), energyJob(deps), mailJob(deps), ...webhookJobs(deps)];
 // A singleton job ((the scanner, the energy pool's upkeep) runs on one worker at a time (lib/worker/leader.ts).
 const loops = jobs.map((job) => startJob(ctx, job));
-// Work the web or a script made wakes every job at once (lib/worker/listen.ts), on every worker.
-const listener = listenForWork(c.DATABASE_URL, () => workerWakeup().wake());
 console.log(`worker: running as ${ctx.owner}; node ${chainConfig().fullNodeUrl}; gas wallet ${ctx.gasWallet.address}`);
 
 async function shutdown(): Promise<void> {
-  await listener.stop();
   await Promise.all(loops.map((l) => l.stop()));
   workerWakeup().stop();
   await ctx.prisma.$disconnect();

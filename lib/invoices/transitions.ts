@@ -1,7 +1,7 @@
 import type { InvoiceStatus, Prisma } from '@/lib/generated/prisma/client';
 import { enqueueInvoiceWebhook, WEBHOOK_STATUSES } from '@/lib/webhooks/outbox';
 import { canTransition } from './states';
-import { announceWork } from '@/lib/worker/wake';
+import { noteProgress } from '@/lib/worker/wake';
 
 /**
  * The one door for invoice status changes. Checks the state machine
@@ -20,8 +20,8 @@ export async function changeInvoiceStatus(
   if (invoice.status === to || !canTransition(invoice.status, to)) return false;
   const { count } = await tx.invoice.updateMany({ where: { ...options.where, id: invoice.id, status: invoice.status }, data: { ...options.data, status: to } });
   if (count !== 1) return false;
-  // The workers' jobs may wait for this (the webhook, a payout's next step): woken (lib/worker/wake.ts).
-  await announceWork(tx);
+  // A worker's other jobs may wait for this (the webhook, a payout's next step): woken after this step (lib/worker/wake.ts).
+  noteProgress();
   if ((WEBHOOK_STATUSES as readonly string[]).includes(to)) await enqueueInvoiceWebhook(tx, invoice.id, { status: to });
   return true;
 }

@@ -2,7 +2,7 @@ import type { PaymentState, Prisma, Transaction } from '@/lib/generated/prisma/c
 import { bookHeld, bookKept, unbookHeld } from '@/lib/ledger/book';
 import { notifyHeld } from '@/lib/notify/held';
 import { enqueueInvoiceWebhook } from '@/lib/webhooks/outbox';
-import { announceWork } from '@/lib/worker/wake';
+import { noteProgress } from '@/lib/worker/wake';
 
 /**
  * The payment state machine (docs/worker.md, "A payment's life"). Every change of a
@@ -98,8 +98,8 @@ export async function changePaymentState(tx: Prisma.TransactionClient, p: DoorPa
     data: { ...move.data, paymentState: move.to, ...(closing && p.type === 'PAYMENT' && p.invoice?.type === 'SINGLE' && { gasReturnDue: true }) },
   });
   if (count !== 1) return false;
-  // The workers' jobs may wait for this (a gas return, a webhook): woken (lib/worker/wake.ts).
-  await announceWork(tx);
+  // A worker's other jobs may wait for this (a gas return, a webhook): woken after this step (lib/worker/wake.ts).
+  noteProgress();
   if (p.type !== 'PAYMENT') return true;
   if (from === 'HELD' || from === 'FAILED') await unbookHeld(tx, p.id);
   if (move.to === 'HELD' || move.to === 'FAILED') await bookHeld(tx, p, p.amountUnits, move.reason ?? move.to.toLowerCase());

@@ -16,7 +16,6 @@ import { ensureGas, trxNotGas } from '@/lib/payments/gas';
 import { ensureSend, feeLimitOf, latestSend, type SendOutcome, type SendStep } from '@/lib/payments/sends';
 import { loadPayout } from './load';
 import { changeTargetState, RETURNABLE, UNPAID_TARGET_STATES } from './targets';
-import { announceWork } from '@/lib/worker/wake';
 
 const toDecimal = (units: bigint) => String(toJsonNumber(units, TOKEN_DECIMALS));
 
@@ -52,10 +51,7 @@ export async function requestPayoutReturn(prisma: PrismaClient, payoutId: number
   if (inFlight > 0) throw new PayoutReturnError('NOT_RETURNABLE', 'A send of this payout is in flight; ask again once it is known.');
   try {
     // The payout's status is final (ERROR and TIMEOUT lead nowhere), so the check above still holds.
-    const asked = await prisma.payoutReturn.create({ data: { invoiceId: payout.id, address } });
-    // Started now, not at the payouts job's next idle round (lib/worker/wake.ts).
-    await announceWork(prisma);
-    return asked;
+    return await prisma.payoutReturn.create({ data: { invoiceId: payout.id, address } });
   } catch (err) {
     if ((err as { code?: string }).code === 'P2002') throw new PayoutReturnError('NOT_RETURNABLE', 'A return was already asked for.');
     throw err;

@@ -1,5 +1,5 @@
 import type { InvoiceStatus, PayoutTargetState, Prisma } from '@/lib/generated/prisma/client';
-import { announceWork } from '@/lib/worker/wake';
+import { noteProgress } from '@/lib/worker/wake';
 
 /**
  * A payout target's states (docs/payouts.md, "Target states"). `SENDING` covers
@@ -55,7 +55,7 @@ export async function changeTargetState(
     where: { invoiceId: target.invoiceId, index: target.index, state: target.state },
     data: { state: to, ...(options.error !== undefined ? { error: options.error } : {}) },
   });
-  // The workers' jobs may wait for this: woken (lib/worker/wake.ts).
-  if (count === 1) await announceWork(tx);
+  // A worker's other jobs may wait for this: woken after this step (lib/worker/wake.ts).
+  if (count === 1) noteProgress();
   return count === 1;
 }

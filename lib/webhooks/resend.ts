@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { PrismaClient, WebhookDelivery } from '@/lib/generated/prisma/client';
 import { notFound } from '@/lib/errors';
-import { announceWork } from '@/lib/worker/wake';
 
 export const DELIVERY_NOT_FOUND = 'No webhook delivery matches the given query.';
 
@@ -13,7 +12,7 @@ export const DELIVERY_NOT_FOUND = 'No webhook delivery matches the given query.'
 export async function resendDelivery(prisma: PrismaClient, merchantId: number, id: number): Promise<WebhookDelivery> {
   const original = await prisma.webhookDelivery.findFirst({ where: { id, merchantId } });
   if (!original) throw notFound(DELIVERY_NOT_FOUND);
-  const copy = await prisma.webhookDelivery.create({
+  return prisma.webhookDelivery.create({
     data: {
       merchantId,
       invoiceId: original.invoiceId,
@@ -23,9 +22,6 @@ export async function resendDelivery(prisma: PrismaClient, merchantId: number, i
       resendOfId: original.id,
     },
   });
-  // Sent now, not at the senders' next idle round (lib/worker/wake.ts).
-  await announceWork(prisma);
-  return copy;
 }
 
 /**

@@ -58,14 +58,10 @@ export class Wakeup {
     for (const state of this.#loops) poke(state);
   }
 
-  /**
-   * Marks the running step as progress (a door changed a state): every job is woken after it.
-   * Returns false outside a worker job's step (the web, a script), where nothing is marked.
-   */
-  noteProgress(): boolean {
+  /** Marks the running step as progress (a door changed a state): every job is woken after it. */
+  noteProgress(): void {
     const state = this.#running.getStore();
     if (state) state.progressed = true;
-    return state !== undefined;
   }
 
   /** Wakes, in `ms`, the job whose step is running (every job, when called outside one): a row it let go is due again then. */
@@ -116,18 +112,11 @@ export function workerWakeup(): Wakeup {
   return derived(Wakeup, () => new Wakeup());
 }
 
-/** The PostgreSQL channel on which the web and scripts announce work to the workers of every host. */
-export const WAKE_CHANNEL = 'worker_wake';
-
 /**
- * Called by the state doors (changePaymentState, changeInvoiceStatus, changeTargetState) and where
- * the web makes other work for the workers (a payout's return, a webhook sent again), with the
- * client of the transaction that made it. In a worker job's step, the worker's other jobs are woken
- * after the step. Elsewhere (the web, a script) every worker is told with a NOTIFY on
- * WAKE_CHANNEL, which PostgreSQL delivers when the transaction commits, never before and never
- * for one rolled back; each worker listens (`listenForWork`, lib/worker/listen.ts).
+ * Called by the state doors (changePaymentState, changeInvoiceStatus, changeTargetState) and the
+ * webhook outbox: a worker job's step that changed a state wakes the worker's other jobs after it.
+ * Outside a worker job's step (the web, a script), nothing.
  */
-export async function announceWork(tx: { $executeRaw: (query: TemplateStringsArray, ...values: unknown[]) => Promise<number> }): Promise<void> {
-  if (workerWakeup().noteProgress()) return;
-  await tx.$executeRaw`SELECT pg_notify(${WAKE_CHANNEL}, '')`;
+export function noteProgress(): void {
+  workerWakeup().noteProgress();
 }
