@@ -113,8 +113,8 @@ export function workerWakeup(): Wakeup {
 }
 
 /**
- * Called by the state doors (changePaymentState, changeInvoiceStatus, changeTargetState) and the
- * webhook outbox: a worker job's step that changed a state wakes the worker's other jobs after it.
+ * Called by the state doors (changePaymentState, changeInvoiceStatus, changeTargetState), which
+ * also queue the webhooks: a worker job's step that changed a state wakes the worker's other jobs after it.
  * Outside a worker job's step (the web, a script), nothing.
  */
 export function noteProgress(): void {
