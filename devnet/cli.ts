@@ -15,6 +15,7 @@ const USAGE = `usage:
   npm run devnet -- fault lag <blocks>
   npm run devnet -- fault reset [--count N]
   npm run devnet -- fault reorg --depth N [--leave-out txid,...] [--order txid,...]
+  npm run devnet -- fault solidify
   npm run devnet -- fault set-balance <address> [--balance-sun N] [--usdt-units N]
   npm run devnet -- fault chain-parameters [--energy-fee-sun N] [--bandwidth-fee-sun N] [--usdt-energy-factor N] [--unfreeze-delay-days N] [--network-energy-weight-trx N]
   npm run devnet -- fault list
@@ -106,6 +107,9 @@ async function fault(args: string[]): Promise<void> {
       break;
     case 'reorg':
       request = { method: 'POST', path: 'reorg', body: flags(rest) };
+      break;
+    case 'solidify':
+      request = { method: 'POST', path: 'solidify', body: {} };
       break;
     case 'set-balance':
       request = { method: 'POST', path: 'set-balance', body: { address: rest[0] ?? '', ...flags(rest.slice(1)) } };

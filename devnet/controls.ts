@@ -66,6 +66,9 @@ export const reorgSchema = z
   .refine((b) => (b.depth === undefined) !== (b.fromBlock === undefined), 'give depth or fromBlock')
   .transform((b): ReorgRequest => b);
 
+/** POST /devnet/solidify takes no fields: every block up to the head becomes final. */
+export const solidifySchema = z.object({}).strict();
+
 export const setBalanceSchema = z
   .object({ address, balanceSun: units('balanceSun').optional(), usdtUnits: units('usdtUnits').optional() })
   .strict()

@@ -62,6 +62,8 @@ export interface BlockRecord {
   genesis?: { faucet: string; usdtContract: string; witness: string };
   /** Balances set through the dev endpoint before this block's transactions. */
   adjustments?: BalanceSet[];
+  /** Made by POST /devnet/solidify: this block and every block below it are final, whatever the depth says. */
+  solidified?: true;
 }
 
 export interface ReorgRequest {
@@ -159,6 +161,8 @@ export class DevNode implements ChainView {
   /** Old states of what a dry run changed, to put back. */
   private journal: Map<string, AccountState> | null = null;
   private forks = 0;
+  /** The newest block made final on demand (POST /devnet/solidify); blocks at or below it never change. */
+  private solidFloor = 0;
   private readonly log: BlockLog<BlockRecord>;
   private timer: NodeJS.Timeout | null = null;
 
@@ -199,7 +203,12 @@ export class DevNode implements ChainView {
   }
 
   solidNumber(): number {
-    return Math.max(0, this.head().header.number - this.options.solidifiedDepth);
+    return Math.max(0, this.head().header.number - this.options.solidifiedDepth, this.solidFloor);
+  }
+
+  /** The newest block made final on demand, 0 when none was. */
+  get solidifiedOnDemand(): number {
+    return this.solidFloor;
   }
 
   block(number: number): BlockRecord | undefined {
@@ -275,7 +284,18 @@ export class DevNode implements ChainView {
     }
   }
 
-  produceBlock(at?: { timestamp: number; fork: number }): BlockRecord {
+  /**
+   * Makes every block up to the head final now, as if DEVNET_SOLIDIFIED_DEPTH blocks had been made
+   * on top of them: a test that has seen what must happen before finality need not wait for the
+   * depth. A block is made at once and marked in the log (a restart keeps it final); it is the
+   * newest solidified block.
+   */
+  solidify(): { solidifiedBlock: number } {
+    const record = this.produceBlock(undefined, true);
+    return { solidifiedBlock: record.header.number };
+  }
+
+  produceBlock(at?: { timestamp: number; fork: number }, solidified = false): BlockRecord {
     const parent = this.head().header;
     const number = parent.number + 1;
     this.release(number);
@@ -287,6 +307,7 @@ export class DevNode implements ChainView {
       txs,
       accounts,
       ...(this.adjustments.length ? { adjustments: this.adjustments } : {}),
+      ...(solidified ? { solidified: true as const } : {}),
     };
     this.log.append(record);
     this.pending = [];
@@ -333,6 +354,9 @@ export class DevNode implements ChainView {
     }
     const forkBlock = head - depth;
     if (forkBlock < 1) throw new DevnetInputError(`the chain has only ${head} blocks above genesis; wait for more`);
+    if (forkBlock < this.solidFloor) {
+      throw new DevnetInputError(`block #${forkBlock + 1} is solidified (POST /devnet/solidify made every block up to #${this.solidFloor} final): solidified blocks never change`);
+    }
     const replaced = this.blocks.slice(forkBlock + 1);
     const byId = new Map(replaced.flatMap((b) => b.txs.map((t) => [t.txID, t] as const)));
     const leaveOut = new Set((request.leaveOut ?? []).map((id) => id.toLowerCase()));
@@ -408,6 +432,7 @@ export class DevNode implements ChainView {
     record.txs.forEach((tx, index) => this.txIndex.set(tx.txID, { block: number, index }));
     this.refBlocks.set(refBytes(number), blockID.slice(16, 32));
     this.forks = Math.max(this.forks, record.header.fork ?? 0);
+    if (record.solidified) this.solidFloor = number;
   }
 
   /** Drops every block after `number` with its transactions and state changes. */
@@ -847,7 +872,7 @@ export class LaggingView implements ChainView {
   }
 
   solidNumber(): number {
-    return Math.max(0, this.tip() - this.node.solidifiedDepth);
+    return Math.max(0, this.tip() - this.node.solidifiedDepth, Math.min(this.tip(), this.node.solidifiedOnDemand));
   }
 
   block(number: number): BlockRecord | undefined {

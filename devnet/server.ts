@@ -5,7 +5,7 @@ import { ChainError, createChain, type Chain } from '@/lib/chain';
 import { BadRequest, resolve, type Params } from './api';
 import type { DevnetEnv } from '@/lib/config';
 import { faucetKey, rentalProviderKey, USDT_CONTRACT, witnessKey, type DevnetKey } from './genesis';
-import { chainParametersSchema, delaySchema, dropSchema, failSchema, faultJson, issues, lagSchema, refuseSchema, reorgSchema, resetSchema, setBalanceSchema } from './controls';
+import { chainParametersSchema, delaySchema, dropSchema, failSchema, faultJson, issues, lagSchema, refuseSchema, reorgSchema, resetSchema, setBalanceSchema, solidifySchema } from './controls';
 import { toNodeJson } from './json';
 import { DevnetInputError, DevNode, LaggingView, type ChainView } from './node';
 import { MUTABLE_PARAMETERS, parameterTable, param, setParam } from './params';
@@ -212,6 +212,9 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
         return faults();
       case '/devnet/reorg':
         return node.reorg(post(reorgSchema));
+      case '/devnet/solidify':
+        post(solidifySchema);
+        return node.solidify();
       case '/devnet/set-balance': {
         const set = post(setBalanceSchema);
         const state = node.setBalance(set);

@@ -269,6 +269,38 @@ describe('devnet fault controls', () => {
     await assert.rejects(devnet.reorg({ depth: 2, leaveOut: ['ab'.repeat(32)] }), /is not in the last 2 blocks/);
   });
 
+  test('solidify: every block up to the head is final at once, the solidified API sees it, a reorganisation cannot touch it, and a crash keeps it final', async () => {
+    // Its own devnet, final 1,000 blocks deep: only the control can have made these blocks final.
+    const deep = await startDevnetProcess({ solidifiedDepth: 1000 });
+    try {
+      const client = new TronWeb({ fullHost: deep.url });
+      const to = await newAccount();
+      const from = { address: deep.faucetAddress, privateKey: deep.faucetPrivateKey };
+      const signed = await signedTrx(from, to.address, 3n * TRX, client);
+      const paid = await info(await broadcast(signed, client), client);
+      const solidInfo = async () => (await (await fetch(`${deep.url}/walletsolidity/gettransactioninfobyid`, { method: 'POST', body: JSON.stringify({ value: signed.txID }) })).json()) as { blockNumber?: number };
+      assert.equal((await solidInfo()).blockNumber, undefined, 'not final before the control');
+
+      const { solidifiedBlock } = await deep.solidify();
+      assert.ok(solidifiedBlock > paid.blockNumber, `the newest solidified block (#${solidifiedBlock}) is above the payment's (#${paid.blockNumber})`);
+      assert.equal((await client.trx.getConfirmedCurrentBlock()).block_header.raw_data.number, solidifiedBlock);
+      assert.equal((await solidInfo()).blockNumber, paid.blockNumber, 'the solidified API answers for the payment');
+      await assert.rejects(deep.reorg({ fromBlock: paid.blockNumber, leaveOut: [signed.txID] }), new RegExp(`400 block #${paid.blockNumber} is solidified`));
+      await assert.rejects(deep.reorg({ fromBlock: solidifiedBlock }), /is solidified/);
+      await assert.rejects(devnetControl(deep.url, 'POST', 'solidify', { block: 3 }), /400/);
+
+      await deep.restart({ crash: true });
+      assert.equal((await client.trx.getConfirmedCurrentBlock()).block_header.raw_data.number, solidifiedBlock, 'still final after a crash');
+      await assert.rejects(deep.reorg({ fromBlock: solidifiedBlock }), /is solidified/);
+      // Blocks above it are not final and may be reorganised.
+      await waitFor('a block above it', async () => (await headNumber(client)) > solidifiedBlock + 1);
+      const result = await deep.reorg({ fromBlock: solidifiedBlock + 1 });
+      assert.equal(result.forkBlock, solidifiedBlock);
+    } finally {
+      await deep.stop();
+    }
+  });
+
   test('replica lag: the replica serves the state K blocks behind; the balancer alternates head and replica; broadcasts through either land', async () => {
     const replica = new TronWeb({ fullHost: devnet.replicaUrl });
     const balancer = new TronWeb({ fullHost: devnet.balancerUrl });
@@ -351,6 +383,11 @@ describe('devnet fault controls', () => {
     const bad = await run(['delay', '--blocks', 'x']);
     assert.notEqual(bad.code, 0);
     assert.match(bad.out, /400.*blocks/);
+    const head = await headNumber();
+    const solid = await run(['solidify']);
+    assert.equal(solid.code, 0, solid.out);
+    assert.ok(JSON.parse(solid.out).solidifiedBlock > head);
+    assert.ok((await tw.trx.getConfirmedCurrentBlock()).block_header.raw_data.number >= JSON.parse(solid.out).solidifiedBlock);
     const clear = await run(['clear']);
     assert.deepEqual(JSON.parse(clear.out).faults, []);
   });

@@ -60,6 +60,8 @@ export interface DevnetControls {
    * leaving out or reordering transactions. Transactions whose reference block is replaced are dropped (TaPoS).
    */
   reorg(request: ({ depth: number } | { fromBlock: number }) & { leaveOut?: string[]; order?: string[] }): Promise<ReorgResult>;
+  /** Makes every block up to the head final now (a block is made at once); resolves to the newest solidified block. */
+  solidify(): Promise<{ solidifiedBlock: number }>;
   /** Sets TRX (sun) and/or USDT (base units) of an address as of the next block; TRX > 0 activates it. */
   setBalance(address: string, balances: { balanceSun?: bigint; usdtUnits?: bigint }): Promise<void>;
   /** Pays `amount` (decimal text) of `currency` from the faucet, as a customer's wallet would; resolves to the txid (lib/devnet/faucet.ts). */
@@ -134,6 +136,7 @@ function controls(url: string): DevnetControls {
       clear: async () => void (await devnetControl(url, 'DELETE', 'faults')),
     },
     reorg: (request) => post('reorg', { ...request }),
+    solidify: () => post('solidify', {}),
     setBalance: async (address, balances) => void (await post('set-balance', { address, ...balances })),
     setChainParameters: async (parameters) => void (await post('chain-parameters', { ...parameters })),
     pay: (address, amount, currency) => payFromFaucet(url, { address, amount, currency }),
