@@ -18,6 +18,8 @@ import { startWorker } from '../helpers/worker';
 // the balancer, and the setting that waits for finality. The tests assert order and outcome, never time.
 
 // Final 150 blocks deep at 100 ms: the worker has 15 s to forward before a payment is final, enough on a busy machine.
+// Once a test has seen what must happen before finality, it makes blocks final on demand (`s.finalizing`,
+// POST /devnet/solidify) instead of waiting those blocks.
 const DEPTH = 150;
 const TRX = 1_000_000n;
 const WORKER_ENV = { ENERGY_POOL_AUTOSTAKE: '300000:30000', SEND_RETRY_BASE_MS: '300', HEAD_SCAN_POLL_MS: '50', TRON_TX_EXPIRATION_MS: '10000' };
@@ -31,7 +33,7 @@ describe('forwarding before finality (issue 24)', () => {
       await s.pay(customer.address, '10000', 'TRX');
       await s.pay(customer.address, '10000', 'USDT');
     }, { blockMs: 100, solidifiedDepth: DEPTH });
-    await waitFor('the pool staked', async () => (await s.app.prisma.transaction.count({ where: { sendPurpose: 'POOL_STAKE', sendState: 'CONFIRMED' } })) === 2 || null, 240_000);
+    await s.finalizing(() => waitFor('the pool staked', async () => (await s.app.prisma.transaction.count({ where: { sendPurpose: 'POOL_STAKE', sendState: 'CONFIRMED' } })) === 2 || null, 240_000));
   });
   after(() => s.stop());
 
@@ -63,7 +65,7 @@ describe('forwarding before finality (issue 24)', () => {
     waitFor(`${purpose} of payment ${paymentId}`, () => s.app.prisma.transaction.findFirst({ where: { sourceId: paymentId, sendPurpose: purpose, sendState: { in: states as never } }, orderBy: { id: 'desc' } }), 60_000);
   const hooksFor = (invoiceId: number) => s.hooks.filter((h) => h.id === invoiceId);
   /** When the block that made block `n` final was made (ms): nothing about `n` may be reported before it. */
-  const finalAt = async (n: number) => (await blockAt(n + DEPTH)).block_header.raw_data.timestamp;
+  const finalAt = (n: number) => s.finalAt(n, DEPTH);
 
   test('a TRX payment: seen on its page and forwarded while its block is not final, bound to it; reported only once both are final', async () => {
     const { key, target } = await s.newMerchant();
@@ -86,7 +88,7 @@ describe('forwarding before finality (issue 24)', () => {
       assert.equal(listed.results.length, 0, 'no transaction listed before the payment is final');
     }
 
-    await s.waitStatus(key, inv.id, 'COMPLETED', 120_000);
+    await s.finalizing(() => s.waitStatus(key, inv.id, 'COMPLETED', 120_000));
     const delivery = await waitFor('the COMPLETED webhook queued', () => s.app.prisma.webhookDelivery.findFirst({ where: { invoiceId: inv.id } }), 30_000);
     assert.ok(delivery.createdAt.getTime() >= (await finalAt(forwardBlock)), 'COMPLETED was reported after the forward\'s block was final (and so the payment\'s)');
     await waitFor('the webhook delivered', async () => hooksFor(inv.id).length > 0, 30_000);
@@ -109,7 +111,7 @@ describe('forwarding before finality (issue 24)', () => {
     assert.ok(await referencesBlock(forward, blocks.lending), `the forward references the lending's block: ${JSON.stringify(blocks)}`);
     assert.equal(forward.energySource, 'POOL');
 
-    await s.waitStatus(key, inv.id, 'COMPLETED', 120_000);
+    await s.finalizing(() => s.waitStatus(key, inv.id, 'COMPLETED', 120_000));
     const delivery = await waitFor('the COMPLETED webhook queued', () => s.app.prisma.webhookDelivery.findFirst({ where: { invoiceId: inv.id } }), 30_000);
     assert.ok(delivery.createdAt.getTime() >= (await finalAt(blocks.forward)), 'reported once the forward was final');
     // Each step booked when final, though the next went out before.
@@ -124,7 +126,7 @@ describe('forwarding before finality (issue 24)', () => {
     // First, funds that must stay where they are: 40 TRX held at the address (no target wallet then).
     await s.app.prisma.merchant.update({ where: { id: merchant.id }, data: { targetWalletAddress: null } });
     const heldPaid = await customerPays(inv.address, 40n * TRX, 'TRX');
-    const held = await s.paymentState((await paymentRow(heldPaid.txId)).id, ['HELD'], 120_000);
+    const held = await s.finalizing(async () => s.paymentState((await paymentRow(heldPaid.txId)).id, ['HELD'], 120_000));
     await s.app.prisma.merchant.update({ where: { id: merchant.id }, data: { targetWalletAddress: target } });
     const deliveries = () => s.app.prisma.webhookDelivery.count({ where: { invoiceId: inv.id } });
     const deliveriesBefore = await deliveries();
@@ -137,7 +139,7 @@ describe('forwarding before finality (issue 24)', () => {
     const reorg = await s.devnet.reorg({ fromBlock: paymentBlock, leaveOut: [paid.txId] });
     assert.ok(reorg.dropped.some((d) => d.txid === forward.trnHash && d.code === 'TAPOS_ERROR'), `the forward cannot be on the new branch: ${JSON.stringify(reorg.dropped)}`);
 
-    const dropped = await s.paymentState(p.id, ['DROPPED'], 120_000);
+    const dropped = await s.finalizing(() => s.paymentState(p.id, ['DROPPED'], 120_000));
     assert.equal(dropped.blockNumber, null);
     const sends = await s.app.prisma.transaction.findMany({ where: { sourceId: p.id } });
     assert.ok(sends.length > 0 && sends.every((r) => r.sendState === 'FAILED' && r.blockNumber === null), `every send for it proven dead, none in a block: ${JSON.stringify(sends.map((r) => [r.sendPurpose, r.sendState, r.blockNumber]))}`);
@@ -166,7 +168,7 @@ describe('forwarding before finality (issue 24)', () => {
       return n !== null && n > paymentBlock ? n : null;
     }, 30_000);
 
-    await s.waitStatus(key, inv.id, 'COMPLETED', 120_000);
+    await s.finalizing(() => s.waitStatus(key, inv.id, 'COMPLETED', 120_000));
     const forwards = await s.app.prisma.transaction.findMany({ where: { sourceId: p.id, sendPurpose: 'FORWARD' }, orderBy: { id: 'asc' } });
     assert.equal(forwards[0]!.sendState, 'FAILED', 'the first forward, bound to the replaced block, is proven dead');
     assert.equal(forwards[0]!.blockNumber, null);
@@ -185,7 +187,7 @@ describe('forwarding before finality (issue 24)', () => {
     await s.devnet.fault.drop({ from: inv.address, count: 1 });
     try {
       const paid = await customerPays(inv.address, BigInt(Math.round(inv.currencies_amounts.TRX! * 1e6)), 'TRX');
-      await s.waitStatus(key, inv.id, 'COMPLETED', 120_000);
+      await s.finalizing(() => s.waitStatus(key, inv.id, 'COMPLETED', 120_000));
       const p = await paymentRow(paid.txId);
       const forwards = await s.app.prisma.transaction.findMany({ where: { sourceId: p.id, sendPurpose: 'FORWARD', sendState: 'CONFIRMED' } });
       assert.equal(forwards.length, 1);
@@ -207,7 +209,7 @@ describe('forwarding before finality (issue 24)', () => {
     assert.equal((await s.app.prisma.transaction.findUniqueOrThrow({ where: { id: p.id } })).solidified, false, 'killed before the payment was final');
     await s.worker.kill();
     s.worker = startWorker(s.app.env, s.devnet, { AML_FLAGGED_ADDRESSES: s.flagged.address, ...WORKER_ENV });
-    await s.waitStatus(key, inv.id, 'COMPLETED', 120_000);
+    await s.finalizing(() => s.waitStatus(key, inv.id, 'COMPLETED', 120_000));
     const forwards = await s.app.prisma.transaction.findMany({ where: { sourceId: p.id, sendPurpose: 'FORWARD' } });
     assert.equal(forwards.length, 1, 'the forward was followed, not built again');
     assert.equal(await s.chain.getTrxBalance(target), forwards[0]!.amountUnits);
@@ -227,7 +229,7 @@ describe('forwarding before finality (issue 24)', () => {
         await customerPays(inv.address, BigInt(Math.round(inv.currencies_amounts[token]! * 1e6)), token);
       }
       for (const inv of invoices) {
-        await s.waitStatus(key, inv.id, 'COMPLETED', 180_000);
+        await s.finalizing(() => s.waitStatus(key, inv.id, 'COMPLETED', 180_000));
         const forwards = await s.app.prisma.transaction.findMany({ where: { invoiceId: inv.id, sendPurpose: 'FORWARD', sendState: 'CONFIRMED' } });
         assert.equal(forwards.length, 1, await s.dump(inv.id));
         await waitFor('the webhook delivered', async () => hooksFor(inv.id).length > 0, 30_000);
@@ -247,10 +249,15 @@ describe('forwarding before finality (issue 24)', () => {
       const { key } = await s.newMerchant();
       const inv = await s.invoice(key, { type: 'SINGLE', amount: 10, currencies: ['TRX'] });
       const paid = await customerPays(inv.address, BigInt(Math.round(inv.currencies_amounts.TRX! * 1e6)), 'TRX');
-      await s.waitStatus(key, inv.id, 'COMPLETED', 120_000);
       const p = await paymentRow(paid.txId);
+      const paymentBlock = await blockOf(paid.txId);
+      // Twenty blocks on, not final: nothing forwarded yet.
+      await waitFor('twenty blocks on', async () => (await s.chain.getBlockNumber()) >= paymentBlock + 20, 60_000);
+      assert.equal(await s.app.prisma.transaction.count({ where: { sourceId: p.id, sendPurpose: 'FORWARD' } }), 0, 'no forward before the payment is final');
+      await s.finalizing(() => s.waitStatus(key, inv.id, 'COMPLETED', 120_000));
       const forward = await s.app.prisma.transaction.findFirstOrThrow({ where: { sourceId: p.id, sendPurpose: 'FORWARD', sendState: 'CONFIRMED' } });
-      assert.ok(forward.blockNumber! >= p.blockNumber! + DEPTH, `forwarded (block ${forward.blockNumber}) only once the payment (block ${p.blockNumber}) was final`);
+      const finalBlock = s.finalBlock(paymentBlock, DEPTH);
+      assert.ok(forward.blockNumber! > finalBlock, `forwarded (block ${forward.blockNumber}) only once the payment (block ${paymentBlock}) was final (block ${finalBlock})`);
     } finally {
       await s.worker.stop();
       s.worker = startWorker(s.app.env, s.devnet, { AML_FLAGGED_ADDRESSES: s.flagged.address, ...WORKER_ENV });
@@ -263,8 +270,14 @@ describe('forwarding before finality (issue 24)', () => {
     const res = await s.app.api('/payment/multiple_transfer/create', key, { method: 'POST', body: { currency: 'USDT', target_wallets: targets } });
     assert.equal(res.status, 200, res.text);
     const payout = res.json as { id: number; address: string; currencies_amounts: { USDT: number } };
-    await customerPays(payout.address, BigInt(Math.round(payout.currencies_amounts.USDT * 1e6)), 'USDT');
+    const topupPaid = await customerPays(payout.address, BigInt(Math.round(payout.currencies_amounts.USDT * 1e6)), 'USDT');
+    // A payout starts once its top-up is final: made final as soon as it is in a block.
+    await blockOf(topupPaid.txId);
+    await s.devnet.solidify();
     const topup = await waitFor('the top-up recorded', () => s.app.prisma.transaction.findFirst({ where: { invoiceId: payout.id, type: 'TOPUP' } }), 120_000);
+    // The pool lends the wave's bandwidth once its energy lending is final: made final as soon as it is in a block.
+    await waitFor('the wave\'s energy lending in a block', () => s.app.prisma.transaction.findFirst({ where: { sourceId: topup.id, sendPurpose: 'PAYOUT_ENERGY', blockNumber: { not: null } } }), 120_000);
+    await s.devnet.solidify();
     const targetSends = await waitFor('every target send out', async () => {
       const rows = await s.app.prisma.transaction.findMany({ where: { sourceId: topup.id, sendPurpose: 'PAYOUT_TARGET', sendState: { in: ['BROADCAST', 'CONFIRMED'] } } });
       return rows.length === targets.length ? rows : null;
@@ -277,7 +290,7 @@ describe('forwarding before finality (issue 24)', () => {
     for (const t of targetSends) assert.ok(await referencesBlock(t, lendingBlock), `target ${t.sendIndex} references the lending's block ${lendingBlock}`);
     assert.ok(targetSends.every((t) => t.energySource === 'POOL'));
 
-    await s.waitStatus(key, payout.id, 'COMPLETED', 120_000);
+    await s.finalizing(() => s.waitStatus(key, payout.id, 'COMPLETED', 120_000));
     const lastTargetBlock = Math.max(...(await Promise.all(targetSends.map((t) => blockOf(t.trnHash)))));
     const delivery = await waitFor('the COMPLETED webhook queued', () => s.app.prisma.webhookDelivery.findFirst({ where: { invoiceId: payout.id } }), 30_000);
     assert.ok(delivery.createdAt.getTime() >= (await finalAt(lastTargetBlock)), 'reported once every target send was final');
@@ -288,6 +301,6 @@ describe('forwarding before finality (issue 24)', () => {
   });
 
   test('balances the books: every payment closed or dropped, every service address matches the chain', async () => {
-    await assertReconciled(s.app.prisma, s.chain, 180_000);
+    await s.finalizing(() => assertReconciled(s.app.prisma, s.chain, 180_000));
   });
 });

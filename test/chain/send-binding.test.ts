@@ -19,7 +19,9 @@ import { SettlementStack } from '../helpers/settlementStack';
 // negative gas balance never builds a 0-sun transfer. The tests hold the worker at one step with a
 // devnet fault, a database lock or an AML answer not yet given; they assert order and outcome, never time.
 
-// Final 150 blocks deep at 100 ms: the steps before each reorganisation have 15 s.
+// Final 150 blocks deep at 100 ms: the steps before each reorganisation have 15 s. Where a test waits
+// on finality and nothing of it is to be reorganised, it makes blocks final on demand (`s.finalizing`,
+// POST /devnet/solidify) instead of waiting those blocks.
 const DEPTH = 150;
 const TRX = 1_000_000n;
 const USDT = 1_000_000n;
@@ -73,7 +75,7 @@ describe('a send is bound to everything it relies on (issue 35)', () => {
       },
       { blockMs: 100, solidifiedDepth: DEPTH },
     );
-    await waitFor('the pool staked', async () => (await s.app.prisma.transaction.count({ where: { sendPurpose: 'POOL_STAKE', sendState: 'CONFIRMED' } })) === 2 || null, 240_000);
+    await s.finalizing(() => waitFor('the pool staked', async () => (await s.app.prisma.transaction.count({ where: { sendPurpose: 'POOL_STAKE', sendState: 'CONFIRMED' } })) === 2 || null, 240_000));
   });
   after(async () => {
     for (const txId of [...amlHeld.keys()]) releaseAml(txId);
@@ -107,7 +109,7 @@ describe('a send is bound to everything it relies on (issue 35)', () => {
     const inv = await s.invoice(key, { type: 'MULTIPLE', currencies: ['USDT'] });
     // A customer's 20 TRX at the static USDT address: not accepted, held for the merchant.
     const heldPaid = await customerPays(inv.address, 20n * TRX, 'TRX');
-    const held = await s.paymentState((await paymentRow(heldPaid.txId)).id, ['HELD'], 120_000);
+    const held = await s.finalizing(async () => s.paymentState((await paymentRow(heldPaid.txId)).id, ['HELD'], 120_000));
 
     // Two USDT payments at once. The first lending to the address stays out of the chain for 30 blocks,
     // long enough to stop its payment's own forward from being stored (below) before the lending lands.
@@ -141,7 +143,9 @@ describe('a send is bound to everything it relies on (issue 35)', () => {
     }
 
     // Both payments are forwarded in the end, each once; the held TRX never moved.
-    for (const p of payments) await s.paymentState(p.id, ['SETTLED'], 180_000);
+    await s.finalizing(async () => {
+      for (const p of payments) await s.paymentState(p.id, ['SETTLED'], 180_000);
+    });
     for (const p of payments) {
       const confirmed = (await sends(p.id)).filter((r) => r.sendPurpose === 'FORWARD' && r.sendState === 'CONFIRMED');
       assert.equal(confirmed.length, 1, await showSends(p.id));
@@ -176,7 +180,7 @@ describe('a send is bound to everything it relies on (issue 35)', () => {
     assert.ok(reorg.dropped.some((d) => d.txid === forward.trnHash && d.code === 'TAPOS_ERROR'), `the forward cannot be on a branch without the third party's transfer: ${JSON.stringify(reorg.dropped)}`);
 
     // Rebuilt once its death is proven, costed with the creation now: delivered once, the fee kept whole.
-    await s.waitStatus(key, inv.id, 'COMPLETED', 180_000);
+    await s.finalizing(() => s.waitStatus(key, inv.id, 'COMPLETED', 180_000));
     const forwards = (await sends(p.id)).filter((r) => r.sendPurpose === 'FORWARD');
     assert.deepEqual(forwards.map((r) => r.sendState), ['FAILED', 'CONFIRMED'], await showSends(p.id));
     assert.equal(forwards[1]!.createsAccount, true);
@@ -188,7 +192,7 @@ describe('a send is bound to everything it relies on (issue 35)', () => {
     const { key, target } = await s.newMerchant();
     const inv = await s.invoice(key, { type: 'MULTIPLE', currencies: ['USDT'] });
     const heldPaid = await customerPays(inv.address, 20n * TRX, 'TRX');
-    const held = await s.paymentState((await paymentRow(heldPaid.txId)).id, ['HELD'], 120_000);
+    const held = await s.finalizing(async () => s.paymentState((await paymentRow(heldPaid.txId)).id, ['HELD'], 120_000));
     // The state case 1 left on the engine before issue 35: 13.03 TRX of the held 20 burned at the address.
     const had = await s.chain.getTrxBalance(inv.address);
     const burnedSun = 13_028_500n;
@@ -197,7 +201,7 @@ describe('a send is bound to everything it relies on (issue 35)', () => {
       const logFrom = s.worker.output().length;
       const paid = await customerPays(inv.address, 30n * USDT, 'USDT');
       const p = await paymentRow(paid.txId);
-      await s.paymentState(p.id, ['SETTLED'], 120_000).catch(async (err: Error) => {
+      await s.finalizing(() => s.paymentState(p.id, ['SETTLED'], 120_000)).catch(async (err: Error) => {
         throw new Error(`${err.message}\n${s.worker.output().slice(logFrom).split('\n').filter((l) => l.includes(`payment ${p.id}`)).slice(0, 5).join('\n')}`);
       });
       const log = s.worker.output().slice(logFrom);
@@ -214,6 +218,6 @@ describe('a send is bound to everything it relies on (issue 35)', () => {
   });
 
   test('the books reconcile, every held amount proven at its address', async () => {
-    await assertReconciled(s.app.prisma, s.chain, 120_000);
+    await s.finalizing(() => assertReconciled(s.app.prisma, s.chain, 120_000));
   });
 });

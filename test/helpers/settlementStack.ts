@@ -89,6 +89,49 @@ export class SettlementStack {
     this.hookServer?.close();
   }
 
+  /** The blocks `finalizing` made final on demand (POST /devnet/solidify), oldest first. */
+  readonly solidifiedOnDemand: number[] = [];
+
+  /**
+   * Waits for `wait` while the devnet makes its newest block final every 250 ms (POST
+   * /devnet/solidify): for the part of a test after what must happen before finality, on a devnet
+   * final many blocks deep, so the test does not wait those blocks. Nothing is made final once it
+   * returns.
+   */
+  async finalizing<T>(wait: () => Promise<T>): Promise<T> {
+    let on = true;
+    let failed: unknown = null;
+    const loop = (async () => {
+      while (on) {
+        this.solidifiedOnDemand.push((await this.devnet.solidify()).solidifiedBlock);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    })().catch((err: unknown) => void (failed = err));
+    try {
+      return await wait();
+    } catch (err) {
+      throw failed ? new Error(`${(err as Error).message}; making blocks final failed: ${(failed as Error).message}`) : err;
+    } finally {
+      on = false;
+      await loop;
+    }
+  }
+
+  /**
+   * The newest block at or below which everything was final when block `n` became final: the first
+   * block `finalizing` made final at or above `n`, or block `n + depth`, whichever came first.
+   */
+  finalBlock(n: number, depth: number): number {
+    return Math.min(n + depth, ...this.solidifiedOnDemand.filter((b) => b >= n));
+  }
+
+  /** When block `n` became final (ms since the epoch): the timestamp of `finalBlock(n, depth)`. */
+  async finalAt(n: number, depth: number): Promise<number> {
+    const block = (await (await fetch(`${this.devnet.url}/wallet/getblock`, { method: 'POST', body: JSON.stringify({ id_or_num: String(this.finalBlock(n, depth)), detail: false }) })).json()) as { block_header?: { raw_data: { timestamp: number } } };
+    assert.ok(block.block_header, `block ${this.finalBlock(n, depth)}, which made block ${n} final, exists`);
+    return block.block_header.raw_data.timestamp;
+  }
+
   /** The devnet faucet pays `amount` (a decimal) of a token to `address`. */
   pay(address: string, amount: string, currency: 'TRX' | 'USDT'): Promise<unknown> {
     return this.devnet.pay(address, amount, currency);
