@@ -304,7 +304,13 @@ describe('USDT forwards paid with rented energy', () => {
     assert.match(s.worker.output(), new RegExp(`ALERT payment ${payment.id}: energy rental ${key2} failed: .*refused the order.*; order ${key2} was posted at \\S+ and never answered: the provider may have placed and charged it`));
     // Our books balance; the provider's account is the charge we never heard of, and reconcile names the order.
     await assertReconciled(s.app.prisma, s.chain, 60_000);
-    const r = await reconcile(s.app.prisma, s.chain, TEST_RULES, provider);
+    // The worker still moves money after COMPLETED (the unburned gas goes back to the gas wallet): what it
+    // has sent and not yet booked is a passing difference, so reconcile is asked again until it is gone.
+    let r = await reconcile(s.app.prisma, s.chain, TEST_RULES, provider);
+    await waitFor('reconcile naming only the provider account', async () => {
+      r = await reconcile(s.app.prisma, s.chain, TEST_RULES, provider);
+      return r.mismatches.length === 1 || null;
+    }, 60_000).catch(() => undefined);
     assert.equal(r.mismatches.length, 1, r.mismatches.join('\n'));
     assert.match(r.mismatches[0]!, new RegExp(`^energy rental provider: the account spent \\d+ sun .*orders posted and never answered, which the provider may have placed: ${key2} \\(payment ${payment.id}, `));
   });
