@@ -19,17 +19,25 @@ import { type Payment, invoiceKey, loadPayment, toDecimal } from './payment';
 async function returnGas(ctx: WorkerContext, p: Payment): Promise<void> {
   const { address, privateKey } = invoiceKey(p);
   // Another payment's funds are waiting here: its send may use this gas; it is returned when that payment is booked.
-  const waiting = await ctx.prisma.transaction.count({ where: { toAddress: address, type: 'PAYMENT', paymentState: { in: [...OPEN_PAYMENT_STATES] }, id: { not: p.id } } });
-  if (waiting > 0) return;
-  // Its own gas or send still in flight: returned once that lands or is proven dead (the ledger then says what is left).
-  const inFlight = await ctx.prisma.transaction.count({ where: { sourceId: p.id, sendState: { in: ['SIGNED', 'BROADCAST'] }, sendPurpose: { not: 'GAS_RETURN' } } });
-  if (inFlight > 0) return;
+  const waitingHere = () => ctx.prisma.transaction.count({ where: { toAddress: address, type: 'PAYMENT', paymentState: { in: [...OPEN_PAYMENT_STATES] }, id: { not: p.id } } });
+  // A return already out is followed to its end whatever arrived since: until it lands or is proven dead,
+  // nothing else can go from the address (one send in flight from an address), so a payment that came
+  // while it was out would wait for it for ever (found by settlement's cases 2 and 7 under load).
+  const out = await ctx.prisma.transaction.count({ where: { sourceId: p.id, sendPurpose: 'GAS_RETURN', sendState: { in: ['SIGNED', 'BROADCAST'] } } });
+  if (out === 0) {
+    if ((await waitingHere()) > 0) return;
+    // Its own gas or send still in flight: returned once that lands or is proven dead (the ledger then says what is left).
+    const inFlight = await ctx.prisma.transaction.count({ where: { sourceId: p.id, sendState: { in: ['SIGNED', 'BROADCAST'] }, sendPurpose: { not: 'GAS_RETURN' } } });
+    if (inFlight > 0) return;
+  }
   // One return per time the payment is closed: a FAILED payment retried by an operator and then
   // settled has gas to return again. Counting the confirmed ones keeps a crash between a return
   // confirming and the flag cleared harmless: the next one finds nothing left to return.
   const returned = await ctx.prisma.transaction.count({ where: { sourceId: p.id, sendPurpose: 'GAS_RETURN', sendState: 'CONFIRMED' } });
   const to = ctx.gasWallet.address;
   const outcome = await ensureSend(ctx, p, { purpose: 'GAS_RETURN', address, ...(returned > 0 && { index: returned }) }, async (refBlock) => {
+    // The return that was out proved dead while a payment waits here: nothing new until that payment is booked.
+    if ((await waitingHere()) > 0) return null;
     // The gas there and nothing else (lib/payments/gas.ts): never a customer's TRX, a fee kept or held funds.
     const remainder = await spendableTrx(ctx, address);
     if (remainder <= 0n) return null;
@@ -43,6 +51,8 @@ async function returnGas(ctx: WorkerContext, p: Payment): Promise<void> {
     return { type: 'ACTIVATION', from: address, to, amountUnits: amount, currency: 'TRX', costPayer: 'SERVICE', signed: await ctx.chain.buildSignedTrxTransfer(privateKey, to, amount, refBlock) };
   });
   if (outcome.state === 'pending') return;
+  // Kept due: returned once the payment waiting here is booked.
+  if (outcome.state === 'skipped' && (await waitingHere()) > 0) return;
   if (outcome.state === 'exhausted') console.error(`ALERT payment ${p.id}: gas remainder at ${address} not returned: ${outcome.error}`);
   await ctx.prisma.transaction.updateMany({ where: { id: p.id, leaseOwner: ctx.owner }, data: { gasReturnDue: false } });
 }

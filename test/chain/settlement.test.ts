@@ -652,6 +652,34 @@ describe('settlement: money is never lost, stranded, burned or misreported', () 
     await emptied(late.id);
   });
 
+  it('a payment arriving while the first payment\'s gas return is out: the return is followed to its block, and the payment is forwarded', async () => {
+    const { key, target } = await newMerchant();
+    const inv = await invoice(key, { type: 'SINGLE', amount: 20, currencies: ['USDT'] });
+    // The gas return (the only send from the address once the forward is in) stays out of the chain for 50 blocks.
+    await devnet.fault.delay({ blocks: 50, from: inv.address, to: gasWallet.address, count: 1 });
+    try {
+      await pay(inv.address, '20', 'USDT');
+      await waitStatus(key, inv.id, 'COMPLETED');
+      const first = await paymentOf(inv.id, 20n * USDT);
+      const out = await waitFor('the gas return broadcast', () => app.prisma.transaction.findFirst({ where: { sourceId: first.id, sendPurpose: 'GAS_RETURN', sendState: 'BROADCAST' } }), 30_000);
+      assert.equal((await chain.getTransactionStatus(out.trnHash)).blockNumber, null, 'the return is not in a block yet');
+      // Meanwhile the customer pays again: the address now holds funds waiting to be forwarded.
+      await pay(inv.address, '10', 'USDT');
+      const late = await paymentOf(inv.id, 10n * USDT);
+      // The return lands and is followed (not left BROADCAST while a payment waits); then the late payment goes out.
+      await waitFor('the gas return confirmed', async () => (await app.prisma.transaction.findUniqueOrThrow({ where: { id: out.id } })).sendState === 'CONFIRMED', 60_000).catch(async (err: Error) => {
+        throw new Error(`${err.message}: ${await dump(inv.id)}`);
+      });
+      await waitStatus(key, inv.id, 'OVERPAID', 60_000);
+      await paymentState(late.id, ['SETTLED'], 60_000);
+      const forwards = await app.prisma.transaction.findMany({ where: { invoiceId: inv.id, type: 'TRANSFER', sendState: 'CONFIRMED' } });
+      assert.equal(forwards.length, 2, await dump(inv.id));
+      await waitFor('both payments at the merchant', async () => (await chain.getUsdtBalance(target)) === forwards.reduce((sum, f) => sum + f.amountUnits, 0n));
+    } finally {
+      await devnet.fault.clear();
+    }
+  });
+
   // Last: every payment above is closed; every unit is in the books and on chain.
   it('balances the books (npm run reconcile) after all of the above, and reports a unit that is not in them', async () => {
     await assertReconciled(app.prisma, chain);
