@@ -127,8 +127,9 @@ export class SettlementStack {
 
   /** When block `n` became final (ms since the epoch): the timestamp of `finalBlock(n, depth)`. */
   async finalAt(n: number, depth: number): Promise<number> {
-    const block = (await (await fetch(`${this.devnet.url}/wallet/getblock`, { method: 'POST', body: JSON.stringify({ id_or_num: String(this.finalBlock(n, depth)), detail: false }) })).json()) as { block_header?: { raw_data: { timestamp: number } } };
-    assert.ok(block.block_header, `block ${this.finalBlock(n, depth)}, which made block ${n} final, exists`);
+    const final = this.finalBlock(n, depth);
+    const block = (await (await fetch(`${this.devnet.url}/wallet/getblock`, { method: 'POST', body: JSON.stringify({ id_or_num: String(final), detail: false }) })).json()) as { block_header?: { raw_data: { timestamp: number } } };
+    assert.ok(block.block_header, `block ${final}, which made block ${n} final, exists`);
     return block.block_header.raw_data.timestamp;
   }
 
