@@ -20,9 +20,10 @@ export interface PlannedSend {
   /** Energy engine columns (docs/energy.md): what pays a USDT send's energy; what a pool operation lends or stakes. */
   energy?: Partial<Pick<Transaction, 'energySource' | 'energyUnits' | 'stakeSun' | 'resource'>>;
   /**
-   * Costed with the creation of the recipient's account (a TRX send that deducts its burn from what
-   * it carries): one such send per recipient is in flight at a time (migration 0092), as only the
-   * first pays the creation; another is built again once the account exists.
+   * Costed with the creation of the recipient's account (a TRX forward that deducts its burn from
+   * what it carries, a TRX payout target whose quote counted it): one such send per recipient is in
+   * flight at a time (migration 0092), as only the first pays the creation; another is built again
+   * once the account exists.
    */
   createsAccount?: boolean;
 }

@@ -25,7 +25,8 @@ type Failure = Pick<FailedTargetJson, 'index' | 'error'>;
 /** Sends driven at once; each is a few node calls and a row. */
 const PARALLEL_SENDS = 16;
 
-const targetStep = (i: number) => ({ purpose: 'PAYOUT_TARGET', index: i }) as const;
+// `to`: the target's address, so that a send to an account made by a transfer not final yet is bound to that transfer's block (bindingBlock).
+const targetStep = (i: number, to: string) => ({ purpose: 'PAYOUT_TARGET', index: i, to }) as const;
 // A payout's gas is paid by its own top-up (the quote includes it), not the merchant's activation balance.
 const gasStep = (wave: number) => ({ purpose: 'PAYOUT_GAS', index: wave }) as const;
 const attemptOfLatest = (row: Transaction | undefined) => row?.sendAttempt ?? 0;
@@ -117,7 +118,7 @@ async function payTargets(ctx: WorkerContext, payout: Payout, anchor: Transactio
     else {
       // The payments' rule (exhausted, lib/payments/sends.ts): only sends that landed and failed, or were
       // refused for good, count against SEND_MAX_ATTEMPTS; one dropped or expired unsent is rebuilt (issue 22, case 4).
-      const spent = row ? await exhausted(ctx, anchor, targetStep(i)) : null;
+      const spent = row ? await exhausted(ctx, anchor, targetStep(i, targets[i]!.address)) : null;
       if (spent) failures.push({ index: i, error: spent.error });
       else toBuild.push(i);
     }
@@ -161,22 +162,25 @@ async function payTargets(ctx: WorkerContext, payout: Payout, anchor: Transactio
   const drive = async (i: number): Promise<SendOutcome> => {
     const t = targets[i]!;
     // refBlock: the newest block of the wave's activation or lending while not final (issue 24), else the head.
-    return ensureSend(ctx, anchor, targetStep(i), async (refBlock) => {
-      let signed;
-      if (currency === 'TRX') signed = await ctx.chain.buildSignedTrxTransfer(privateKey, t.address, t.units, refBlock);
-      else {
-        // A send found dead during this round waits for the next wave's gas.
-        const k = buildOrder.get(i);
-        if (k === undefined) return null;
-        const cost = (await estimateToBuild()).transfers[k]!;
-        // Paid with lent or rented energy, a send burns nothing for energy, but a call's energy is capped at fee_limit / price,
-        // its own included: its fee_limit pays for the energy lent for it (its estimate with ENERGY_MARGIN_PERCENT), all of
-        // which the wave's lending or rental put at the address, so it can burn no TRX (lib/energy/engine.ts, energyShort).
-        const feeLimit = params ? withMargin(cost.energy * params.energyFeeSun, ctx.settings.ENERGY_MARGIN_PERCENT) : withMargin(cost.energyFeeSun + cost.bandwidthFeeSun, ctx.settings.GAS_MARGIN_PERCENT);
-        signed = await ctx.chain.buildSignedUsdtTransfer(privateKey, t.address, t.units, feeLimit, refBlock);
-        return { type: 'TRANSFER', from: payout.address, to: t.address, amountUnits: t.units, currency, costPayer: 'PAYOUT', signed, energy: { energySource: source, energyUnits: cost.energy } };
+    return ensureSend(ctx, anchor, targetStep(i, t.address), async (refBlock) => {
+      if (currency === 'TRX') {
+        // A TRX send to an address that is no account yet burns its creation (1.1 TRX) from the payout's TRX. It says so, so that
+        // a forward to the same fresh address (a merchant's wallet paid by a payout) is not costed with the same creation meanwhile:
+        // of two sends in flight to one new account only one pays it, and a forward deducts what it will burn (migration 0092).
+        const createsAccount = !(await ctx.chain.isActivated(t.address));
+        const signed = await ctx.chain.buildSignedTrxTransfer(privateKey, t.address, t.units, refBlock);
+        return { type: 'TRANSFER', from: payout.address, to: t.address, amountUnits: t.units, currency, costPayer: 'PAYOUT', signed, createsAccount };
       }
-      return { type: 'TRANSFER', from: payout.address, to: t.address, amountUnits: t.units, currency, costPayer: 'PAYOUT', signed };
+      // A send found dead during this round waits for the next wave's gas.
+      const k = buildOrder.get(i);
+      if (k === undefined) return null;
+      const cost = (await estimateToBuild()).transfers[k]!;
+      // Paid with lent or rented energy, a send burns nothing for energy, but a call's energy is capped at fee_limit / price,
+      // its own included: its fee_limit pays for the energy lent for it (its estimate with ENERGY_MARGIN_PERCENT), all of
+      // which the wave's lending or rental put at the address, so it can burn no TRX (lib/energy/engine.ts, energyShort).
+      const feeLimit = params ? withMargin(cost.energy * params.energyFeeSun, ctx.settings.ENERGY_MARGIN_PERCENT) : withMargin(cost.energyFeeSun + cost.bandwidthFeeSun, ctx.settings.GAS_MARGIN_PERCENT);
+      const signed = await ctx.chain.buildSignedUsdtTransfer(privateKey, t.address, t.units, feeLimit, refBlock);
+      return { type: 'TRANSFER', from: payout.address, to: t.address, amountUnits: t.units, currency, costPayer: 'PAYOUT', signed, energy: { energySource: source, energyUnits: cost.energy } };
     }, { beforeBroadcast: (row) => (row.energySource === 'POOL' || row.energySource === 'RENTAL' ? energyShort(ctx, row, share) : Promise.resolve(null)) });
   };
   const work = [...inFlight, ...buildable];

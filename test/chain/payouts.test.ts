@@ -362,6 +362,37 @@ describe('mass payouts (MULTIPLE_TRANSFER) on the devnet', () => {
   });
 
   // Last: every top-up, target payment, gas send and burn is in the books and matches the chain (npm run reconcile).
+  it("a TRX payout to a merchant's fresh wallet and that merchant's forward: only one is costed with creating its account, the forward keeps nothing back for it (issue 35, case 3)", async () => {
+    const wallet = randomAddress();
+    const merchant = await app.createMerchant({ targetWallet: wallet });
+    const payout = (await post('/payment/multiple_transfer/create', { currency: 'TRX', target_wallets: [{ address: wallet, amount: 5 }] })).json;
+    const sale = (await app.api('/payment/create', merchant.key, { method: 'POST', body: { type: 'SINGLE', amount: 20, currencies: ['TRX'] } })).json;
+    // The payout's send to the wallet, built while the wallet is no account, is held 60 blocks (6 s, within its 10 s expiration);
+    // the sale is paid meanwhile, and its forward, if built then, is held as long after it: the payout's send lands first.
+    await devnet.fault.delay({ from: payout.address, count: 1, blocks: 60 });
+    await devnet.fault.delay({ from: sale.address, count: 1, blocks: 60 });
+    try {
+      await pay(payout.address, String(payout.currencies_amounts.TRX), 'TRX');
+      await waitFor("the payout's send broadcast", () => app.prisma.transaction.findFirst({ where: { invoiceId: payout.id, type: 'TRANSFER', sendState: 'BROADCAST' } }), 30_000);
+      await pay(sale.address, String(sale.currencies_amounts.TRX), 'TRX');
+      await waitStatus(payout.id, 'COMPLETED', 120_000);
+      await waitFor('the sale COMPLETED', async () => (await app.api(`/payment/get/${sale.id}`, merchant.key)).json.status === 'COMPLETED', 120_000).catch(async (err: Error) => {
+        throw new Error(`${err.message}: ${bigintJson((await app.api(`/payment/get/${sale.id}`, merchant.key)).json)} ${bigintJson(await app.prisma.transaction.findMany({ where: { invoiceId: sale.id } }))}\n${worker.output().slice(-3000)}`);
+      });
+    } finally {
+      await devnet.fault.clear();
+    }
+    const payment = await app.prisma.transaction.findFirstOrThrow({ where: { invoiceId: sale.id, type: 'PAYMENT' } });
+    const forward = await app.prisma.transaction.findFirstOrThrow({ where: { sourceId: payment.id, sendPurpose: 'FORWARD', sendState: 'CONFIRMED' } });
+    const sent = await app.prisma.transaction.findMany({ where: { toAddress: wallet, sendState: 'CONFIRMED' }, orderBy: { id: 'asc' }, select: { sendPurpose: true, amountUnits: true, feeSun: true, createsAccount: true, blockNumber: true } });
+    assert.equal(sent.length, 2, bigintJson(sent));
+    // Before the fix the forward was costed with the creation the payout's send paid: 1.1 TRX less reached the wallet, and stayed at the sale's address.
+    assert.equal(payment.amountUnits - forward.amountUnits - forward.feeSun!, payment.feeUnits, `the payment less its forward and that forward's burn is the fee kept: ${bigintJson(sent)}`);
+    assert.equal(await chain.getTrxBalance(sale.address), payment.feeUnits, 'the fee kept, nothing more, stays at the sale address');
+    assert.equal(await chain.getTrxBalance(wallet), 5_000_000n + forward.amountUnits);
+    assert.equal(sent.filter((r) => r.createsAccount).length, 1, 'one send costed with the creation');
+  });
+
   it('balances the books: every payout address and the gas wallet match the chain', async () => {
     await assertReconciled(app.prisma, chain);
   });
