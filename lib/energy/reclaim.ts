@@ -48,7 +48,11 @@ export async function reclaimEnergy(ctx: WorkerContext): Promise<void> {
     for (const resource of (['ENERGY', 'BANDWIDTH'] as const).filter((r) => lent[r] > 0n)) {
       const lending = await ctx.prisma.transaction.findFirst({ where: { type: 'DELEGATE', toAddress: receiver, resource, sendState: 'CONFIRMED' }, orderBy: { id: 'desc' } });
       const anchor = lending?.sourceId ? await ctx.prisma.transaction.findUnique({ where: { id: lending.sourceId } }) : null;
-      if (!lending || !anchor) {
+      // Its taking back done and stake still lent: delegated after that taking back was built, by no lending of ours (every
+      // lending is stored before it is broadcast, so a newer one would be the latest). Keyed by that lending, it would never be
+      // taken back until a newer lending came (issue 35, case 3): it is unexplained.
+      const done = lending && (await ctx.prisma.transaction.findFirst({ where: { sendPurpose: 'ENERGY_RECLAIM', sendIndex: lending.id, sendState: 'CONFIRMED' }, select: { id: true } }));
+      if (!lending || !anchor || done) {
         await takeBackUnexplained(ctx, receiver, resource, lent[resource]);
         continue;
       }

@@ -10,9 +10,10 @@ import { startWorker } from '../helpers/worker';
 // The energy pool through crashes and races (issue 23, docs/energy.md "Taking energy back"), on the
 // devnet with the real app and worker: a worker killed (kill -9) between the lending and the
 // forward's broadcast, and between the forward and the taking back; stake delegated with no row of
-// ours to explain it; the taking back racing a forward that relies on energy lent earlier; the
-// network's TotalEnergyWeight rising between the lending and the send. The pool lends 200 % beyond
-// each estimate here, so a static address keeps enough lent energy for a second forward.
+// ours to explain it, or delegated after the lending before it was taken back; the taking back
+// racing a forward that relies on energy lent earlier; the network's TotalEnergyWeight rising
+// between the lending and the send. The pool lends 200 % beyond each estimate here, so a static
+// address keeps enough lent energy for a second forward.
 
 const TRX = 1_000_000n;
 const newAddress = () => (TronWeb.createRandom() as unknown as { address: string }).address;
@@ -39,8 +40,8 @@ describe('the energy pool through crashes and races', () => {
     }
     return out;
   }
-  const takenBack = (address: string) =>
-    waitFor(`the energy lent to ${address} taken back`, async () => ((await s.chain.getDelegatedSun(s.gasWallet.address, address)).ENERGY === 0n && (await s.app.prisma.transaction.count({ where: { type: 'UNDELEGATE', toAddress: address, sendState: { in: ['SIGNED', 'BROADCAST'] } } })) === 0 ? true : null), 180_000);
+  const takenBack = (address: string, timeoutMs = 180_000) =>
+    waitFor(`the energy lent to ${address} taken back`, async () => ((await s.chain.getDelegatedSun(s.gasWallet.address, address)).ENERGY === 0n && (await s.app.prisma.transaction.count({ where: { type: 'UNDELEGATE', toAddress: address, sendState: { in: ['SIGNED', 'BROADCAST'] } } })) === 0 ? true : null), timeoutMs);
 
   test('kill -9 between the lending and the forward\'s broadcast: the restarted worker lends nothing more, forwards once, and the energy comes back', async () => {
     const { key } = await s.newMerchant();
@@ -107,6 +108,26 @@ describe('the energy pool through crashes and races', () => {
     const back = await s.app.prisma.transaction.findFirstOrThrow({ where: { type: 'UNDELEGATE', toAddress: address } });
     assert.deepEqual([back.sourceId, back.sendPurpose, back.stakeSun, back.sendState], [null, 'ENERGY_RECLAIM', 1_000n * TRX, 'CONFIRMED']);
     assert.match(s.worker.output(), new RegExp(`ALERT the pool had ${1_000n * TRX} sun of ENERGY stake delegated to ${address} that no lending of the service explains; taking it back`));
+  });
+
+  test('stake delegated to an address after its lending was taken back, with no row of ours to explain it, is taken back too (issue 35, case 3)', async () => {
+    const { key } = await s.newMerchant();
+    const invoice = await s.invoice(key, { type: 'SINGLE', amount: 10, currencies: ['USDT'] });
+    await s.pay(invoice.address, String(invoice.currencies_amounts.USDT), 'USDT');
+    await s.waitStatus(key, invoice.id, 'COMPLETED', 180_000);
+    await takenBack(invoice.address);
+    const payment = await s.paymentOf(invoice.id, 10_000_000n, 10_000);
+    const first = await s.app.prisma.transaction.findFirstOrThrow({ where: { type: 'UNDELEGATE', toAddress: invoice.address, sendState: 'CONFIRMED' } });
+    assert.equal(first.sourceId, payment.id, "the lending's own taking back");
+    // Delegated by hand from the gas wallet: the latest lending to the address is the payment's, whose taking back is done.
+    const lent = await s.chain.buildSignedResourceOp(s.gasWallet.privateKey, { kind: 'delegate', resource: 'ENERGY', receiver: invoice.address, amountSun: 1_000n * TRX });
+    await s.chain.broadcast(lent.signedTx);
+    await waitFor('the stake delegated', async () => ((await s.chain.getDelegatedSun(s.gasWallet.address, invoice.address)).ENERGY > 0n ? true : null), 60_000);
+    // Before the fix this waited for ever: the taking back was keyed by that lending, and it was CONFIRMED.
+    await takenBack(invoice.address, 90_000);
+    const back = await s.app.prisma.transaction.findMany({ where: { type: 'UNDELEGATE', toAddress: invoice.address }, orderBy: { id: 'asc' } });
+    assert.deepEqual(back.map((u) => [u.sourceId, u.stakeSun, u.sendState]), [[payment.id, first.stakeSun, 'CONFIRMED'], [null, 1_000n * TRX, 'CONFIRMED']]);
+    assert.match(s.worker.output(), new RegExp(`ALERT the pool had ${1_000n * TRX} sun of ENERGY stake delegated to ${invoice.address} that no lending of the service explains; taking it back`));
   });
 
   test('the taking back never leaves under a forward that relies on energy lent earlier: it waits while the forward is in flight', async () => {
