@@ -12,7 +12,8 @@ import { assertReconciled, TEST_RULES } from '../helpers/reconcile';
 import { SettlementStack } from '../helpers/settlementStack';
 
 // Issue 35, cases 1 and 2: a send made before finality is bound (TaPoS) to everything it relies on,
-// whoever made it: another payment's lending at the address it spends from, a third party's transfer
+// whoever made it: another payment's lending at the address it spends from (by a forward, and by a
+// refund of a payment AML flagged), a third party's transfer
 // that made its recipient an account. A reorganisation that leaves that out replaces the block the
 // send references, so the send can never execute without it (docs/worker.md, "Forwarding before
 // finality"). And what is held at an address is proven to be there (`npm run reconcile`), and a
@@ -35,6 +36,8 @@ describe('a send is bound to everything it relies on (issue 35)', () => {
   let provider: Server;
   const amlHeld = new Map<string, Array<() => void>>();
   const amlAsked = new Set<string>();
+  // Transactions answered as high risk (90, over the merchants' limit of 50): refunded.
+  const amlRisky = new Set<string>();
   const releaseAml = (txId: string) => {
     for (const answer of amlHeld.get(txId) ?? []) answer();
     amlHeld.delete(txId);
@@ -48,7 +51,8 @@ describe('a send is bound to everything it relies on (issue 35)', () => {
         const form = Object.fromEntries(new URLSearchParams(body));
         amlAsked.add(form.hash ?? '');
         res.setHeader('content-type', 'application/json');
-        const answer = () => res.end(JSON.stringify({ result: true, data: { uid: `uid-${form.hash}`, riskscore: 0.1, signals: { exchange: 1 } } }));
+        const riskscore = amlRisky.has(form.hash ?? '') ? 0.9 : 0.1;
+        const answer = () => res.end(JSON.stringify({ result: true, data: { uid: `uid-${form.hash}`, riskscore, signals: { exchange: 1 } } }));
         const waiting = amlHeld.get(form.hash ?? '');
         if (waiting) waiting.push(answer);
         else answer();
@@ -153,6 +157,58 @@ describe('a send is bound to everything it relies on (issue 35)', () => {
     assert.equal((await s.app.prisma.transaction.findUniqueOrThrow({ where: { id: held.id } })).paymentState, 'HELD');
     assert.ok((await s.chain.getTrxBalance(inv.address)) >= held.amountUnits, 'the held TRX is still at the address');
     assert.equal(await s.chain.getUsdtBalance(target), (await s.app.prisma.transaction.aggregate({ where: { sourceId: { in: payments.map((p) => p.id) }, sendPurpose: 'FORWARD', sendState: 'CONFIRMED' }, _sum: { amountUnits: true } }))._sum.amountUnits);
+  });
+
+  test('case 1, refunded: a USDT refund that found another payment\'s lending at the address references the lending\'s block: a reorganisation that leaves the lending out cannot burn the held TRX beside it', async () => {
+    const { key, target } = await s.newMerchant({ aml: true });
+    const inv = await s.invoice(key, { type: 'MULTIPLE', currencies: ['USDT'] });
+    const heldPaid = await customerPays(inv.address, 20n * TRX, 'TRX');
+    const held = await s.finalizing(async () => s.paymentState((await paymentRow(heldPaid.txId)).id, ['HELD'], 120_000));
+
+    // A clean payment and a flagged one. The flagged one's screening is answered only once the clean one's lending is signed,
+    // so the clean one lends; that lending stays out of the chain for 30 blocks, and the clean one's forward is held at its insert.
+    const flagged = await customerSigns(inv.address, 60n * USDT, 'USDT');
+    amlRisky.add(flagged.txId);
+    amlHeld.set(flagged.txId, []);
+    await s.devnet.fault.delay({ blocks: 30, from: s.gasWallet.address, to: inv.address, count: 1 });
+    const cleanPaid = await customerPays(inv.address, 50n * USDT, 'USDT');
+    await s.chain.broadcast(flagged.signedTx);
+    const [clean, risky] = [await paymentRow(cleanPaid.txId), await paymentRow(flagged.txId)];
+    const lending = await waitFor('the clean payment\'s lending signed', () => s.app.prisma.transaction.findFirst({ where: { sourceId: clean.id, sendPurpose: 'FORWARD_ENERGY' } }), 60_000);
+    const gate = await dbGate(
+      s.app.env.DATABASE_URL!,
+      `INSERT INTO transactions (type, trn_hash, chain_ref, from_address, to_address, amount_units, currency, send_state, send_purpose, send_key)
+       VALUES ('STAKE', $1, $1 || ':send', $2, $2, 0, 'TRX', 'SIGNED', 'POOL_STAKE', $3)`,
+      [`gate-${clean.id}`, s.gasWallet.address, `${clean.id}:forward:1`],
+    );
+    try {
+      assert.equal((await s.chain.getTransactionStatus(lending.trnHash)).blockNumber, null, 'the gate is in place before the lending lands');
+      releaseAml(flagged.txId);
+      // The refund lends nothing (the energy is there) and goes out on the clean payment's energy.
+      const refund = await waitFor('the flagged payment\'s refund', () => s.app.prisma.transaction.findFirst({ where: { sourceId: risky.id, sendPurpose: 'REFUND' } }), 90_000);
+      const [lendingBlock, refundBlock] = [await blockOf(lending.trnHash), await blockOf(refund.trnHash)];
+      assert.equal(await s.app.prisma.transaction.count({ where: { sourceId: risky.id, sendPurpose: 'REFUND_ENERGY' } }), 0, `the refund relied on the clean payment's energy: ${await showSends(risky.id)}`);
+      assert.ok(refundBlock > lendingBlock);
+
+      const reorg = await s.devnet.reorg({ fromBlock: lendingBlock, leaveOut: [lending.trnHash] });
+      assert.ok((await s.chain.getTrxBalance(inv.address)) >= held.amountUnits, `the held ${held.amountUnits} sun are still at the address after the reorganisation (${await s.chain.getTrxBalance(inv.address)}): ${JSON.stringify(reorg.dropped)}`);
+      assert.ok(reorg.dropped.some((d) => d.txid === refund.trnHash && d.code === 'TAPOS_ERROR'), `the refund cannot be on a branch without the lending: ${JSON.stringify(reorg.dropped)}`);
+    } finally {
+      await gate.release();
+    }
+
+    // The clean payment is forwarded and the flagged one refunded, each once; the held TRX never moved.
+    await s.finalizing(async () => {
+      await s.paymentState(clean.id, ['SETTLED'], 180_000);
+      await s.paymentState(risky.id, ['REFUNDED'], 180_000);
+    });
+    assert.equal((await sends(clean.id)).filter((r) => r.sendPurpose === 'FORWARD' && r.sendState === 'CONFIRMED').length, 1, await showSends(clean.id));
+    const refunds = (await sends(risky.id)).filter((r) => r.sendPurpose === 'REFUND' && r.sendState === 'CONFIRMED');
+    assert.deepEqual(refunds.map((r) => [r.toAddress, r.amountUnits]), [[customer.address, 60n * USDT]], await showSends(risky.id));
+    assert.equal((await s.app.prisma.transaction.findUniqueOrThrow({ where: { id: held.id } })).paymentState, 'HELD');
+    assert.ok((await s.chain.getTrxBalance(inv.address)) >= held.amountUnits, 'the held TRX is still at the address');
+    const forwarded = await s.app.prisma.transaction.findUniqueOrThrow({ where: { id: clean.id } });
+    assert.equal(await s.chain.getUsdtBalance(target), 50n * USDT - forwarded.feeUnits!, 'the clean payment less its fee reached the merchant');
   });
 
   test('case 2: a TRX forward costed on a third party\'s transfer that made the wallet an account references that transfer\'s block: a reorganisation that leaves it out cannot burn the fee kept', async () => {
