@@ -13,10 +13,9 @@ import { SettlementStack } from '../helpers/settlementStack';
 
 // Issue 35, cases 1 and 2: a send made before finality is bound (TaPoS) to everything it relies on,
 // whoever made it: another payment's lending at the address it spends from (by a forward, and by a
-// refund of a payment AML flagged), a third party's transfer
-// that made its recipient an account. A reorganisation that leaves that out replaces the block the
-// send references, so the send can never execute without it (docs/worker.md, "Forwarding before
-// finality"). And what is held at an address is proven to be there (`npm run reconcile`), and a
+// refund of a payment AML flagged), a third party's transfer that made its recipient an account. A
+// reorganisation that leaves that out replaces the block the send references, so the send can
+// never execute without it (docs/worker.md, "Forwarding before finality"). And what is held at an address is proven to be there (`npm run reconcile`), and a
 // negative gas balance never builds a 0-sun transfer. The tests hold the worker at one step with a
 // devnet fault, a database lock or an AML answer not yet given; they assert order and outcome, never time.
 
