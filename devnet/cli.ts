@@ -17,6 +17,7 @@ const USAGE = `usage:
   npm run devnet -- fault reorg --depth N [--leave-out txid,...] [--order txid,...]
   npm run devnet -- fault solidify
   npm run devnet -- fault set-balance <address> [--balance-sun N] [--usdt-units N]
+  npm run devnet -- fault usdt-blacklist <address> [--frozen false]
   npm run devnet -- fault chain-parameters [--energy-fee-sun N] [--bandwidth-fee-sun N] [--usdt-energy-factor N] [--unfreeze-delay-days N] [--network-energy-weight-trx N]
   npm run devnet -- fault list
   npm run devnet -- fault clear`;
@@ -113,6 +114,9 @@ async function fault(args: string[]): Promise<void> {
       break;
     case 'set-balance':
       request = { method: 'POST', path: 'set-balance', body: { address: rest[0] ?? '', ...flags(rest.slice(1)) } };
+      break;
+    case 'usdt-blacklist':
+      request = { method: 'POST', path: 'usdt/blacklist', body: { address: rest[0] ?? '', ...flags(rest.slice(1)) } };
       break;
     case 'chain-parameters':
       request = rest.length ? { method: 'POST', path: 'chain-parameters', body: flags(rest) } : { method: 'GET', path: 'chain-parameters' };

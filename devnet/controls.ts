@@ -74,6 +74,12 @@ export const setBalanceSchema = z
   .strict()
   .refine((b) => b.balanceSun !== undefined || b.usdtUnits !== undefined, 'give balanceSun and/or usdtUnits');
 
+/** POST /devnet/usdt/blacklist: `frozen` false takes the address off the list (Tether's removeBlackList). */
+export const blacklistSchema = z
+  .object({ address, frozen: z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]).optional() })
+  .strict()
+  .transform((b) => ({ address: b.address, usdtFrozen: b.frozen ?? true }));
+
 export const chainParametersSchema = z
   .object(Object.fromEntries(MUTABLE_PARAMETERS.map((name) => [name, units(name).optional()])) as Record<MutableParameter, z.ZodOptional<ReturnType<typeof units>>>)
   .strict()

@@ -19,6 +19,8 @@ export interface AccountState {
   balance: bigint;
   /** USDT base units, stored in the TRC-20 contract and so independent of activation. */
   usdt: bigint;
+  /** On the USDT contract's blacklist (Tether's `isBlackListed`): nothing can leave it; it can still receive. */
+  usdtFrozen: boolean;
   /** When the account was created (ms); null while the address is not an account. */
   createTime: number | null;
   /** Free bandwidth used as of `freeNetTime`; it recovers linearly over the resource window. */
@@ -50,6 +52,7 @@ export interface AccountState {
 const EMPTY: AccountState = {
   balance: 0n,
   usdt: 0n,
+  usdtFrozen: false,
   createTime: null,
   freeNetUsage: 0n,
   freeNetTime: 0,

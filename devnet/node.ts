@@ -51,6 +51,8 @@ export interface BalanceSet {
   address: string;
   balanceSun?: bigint;
   usdtUnits?: bigint;
+  /** POST /devnet/usdt/blacklist: on (true) or off (false) the USDT contract's blacklist. */
+  usdtFrozen?: boolean;
 }
 
 export interface BlockRecord {
@@ -546,6 +548,7 @@ export class DevNode implements ChainView {
       if (state.createTime === null && set.balanceSun > 0n) state.createTime = this.now();
     }
     if (set.usdtUnits !== undefined) state.usdt = set.usdtUnits;
+    if (set.usdtFrozen !== undefined) state.usdtFrozen = set.usdtFrozen;
     this.save(set.address, state);
   }
 

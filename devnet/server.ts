@@ -5,7 +5,7 @@ import { ChainError, createChain, type Chain } from '@/lib/chain';
 import { BadRequest, resolve, type Params } from './api';
 import type { DevnetEnv } from '@/lib/config';
 import { faucetKey, rentalProviderKey, USDT_CONTRACT, witnessKey, type DevnetKey } from './genesis';
-import { chainParametersSchema, delaySchema, dropSchema, failSchema, faultJson, issues, lagSchema, refuseSchema, reorgSchema, resetSchema, setBalanceSchema, solidifySchema } from './controls';
+import { blacklistSchema, chainParametersSchema, delaySchema, dropSchema, failSchema, faultJson, issues, lagSchema, refuseSchema, reorgSchema, resetSchema, setBalanceSchema, solidifySchema } from './controls';
 import { toNodeJson } from './json';
 import { DevnetInputError, DevNode, LaggingView, type ChainView } from './node';
 import { MUTABLE_PARAMETERS, parameterTable, param, setParam } from './params';
@@ -219,6 +219,11 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
         const set = post(setBalanceSchema);
         const state = node.setBalance(set);
         return { address: TronWeb.address.fromHex(set.address), balanceSun: state.balance.toString(), usdtUnits: state.usdt.toString(), activated: state.createTime !== null };
+      }
+      case '/devnet/usdt/blacklist': {
+        const set = post(blacklistSchema);
+        const state = node.setBalance(set);
+        return { address: TronWeb.address.fromHex(set.address), frozen: state.usdtFrozen };
       }
       case '/devnet/rental':
         if (method !== 'GET' && method !== 'POST' && method !== 'DELETE') throw new MethodNotAllowed('GET, POST or DELETE /devnet/rental');

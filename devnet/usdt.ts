@@ -20,6 +20,8 @@ const SELECTOR = {
   symbol: '95d89b41',
   name: '06fdde03',
   totalSupply: '18160ddd',
+  isBlackListed: 'e47d6060',
+  getBlackListStatus: '59bf1abe',
 } as const;
 
 /** A TVM log as a node reports it: contract address without the 41 prefix, hex without 0x. */
@@ -76,6 +78,8 @@ export function callUsdt(state: AccountView, contract: string, caller: string, d
       const to = addressArg(args.slice(0, 64));
       const amount = BigInt('0x' + args.slice(64));
       if (!to || to === '41' + '0'.repeat(40)) return revert();
+      // Tether's transfer: require(!isBlackListed[msg.sender]). A frozen address can receive; nothing leaves it.
+      if (state.get(caller).usdtFrozen) return revert();
       if (state.get(caller).usdt < amount) return revert();
       const energy = usdtEnergy(state.get(to).usdt > 0n || to === caller ? param('usdtTransferEnergyToHolder') : param('usdtTransferEnergyToNewHolder'));
       const log: Log = { address: contract.slice(2), topics: [TRANSFER_TOPIC, addressWord(caller), addressWord(to)], data: word(amount) };
@@ -84,6 +88,11 @@ export function callUsdt(state: AccountView, contract: string, caller: string, d
     case SELECTOR.balanceOf: {
       const owner = args.length === 64 ? addressArg(args) : null;
       return owner ? view(word(state.get(owner).usdt)) : revert();
+    }
+    case SELECTOR.isBlackListed:
+    case SELECTOR.getBlackListStatus: {
+      const who = args.length === 64 ? addressArg(args) : null;
+      return who ? view(word(state.get(who).usdtFrozen ? 1n : 0n)) : revert();
     }
     case SELECTOR.decimals:
       return view(word(USDT_DECIMALS));
@@ -118,6 +127,8 @@ export function contractDescriptor(contract: string, origin: string): Record<str
         fn('decimals', [], 'uint8', 'View'),
         fn('totalSupply', [], 'uint256', 'View'),
         fn('balanceOf', [['who', 'address']], 'uint256', 'View'),
+        fn('isBlackListed', [['', 'address']], 'bool', 'View'),
+        fn('getBlackListStatus', [['_maker', 'address']], 'bool', 'View'),
         fn('transfer', [['_to', 'address'], ['_value', 'uint256']], 'bool', 'Nonpayable'),
         {
           anonymous: false,

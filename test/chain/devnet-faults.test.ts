@@ -336,6 +336,23 @@ describe('devnet fault controls', () => {
     await assert.rejects(devnet.setBalance(fresh.address, {}), /give balanceSun and\/or usdtUnits/);
   });
 
+  test("USDT blacklist: isBlackListed answers as Tether's contract does, and a crash keeps the list", async () => {
+    const frozen = await newAccount();
+    const listed = async (address: string) => {
+      const reply = await tw.transactionBuilder.triggerConstantContract(devnet.usdtContract, 'isBlackListed(address)', {}, [{ type: 'address', value: address }], address);
+      return BigInt('0x' + (reply.constant_result?.[0] ?? ''));
+    };
+    assert.equal(await listed(frozen.address), 0n);
+    await devnet.blacklist(frozen.address);
+    assert.equal(await listed(frozen.address), 1n);
+    const head = await headNumber();
+    await waitFor('a block after the blacklisting', async () => (await headNumber()) > head);
+    await devnet.restart({ crash: true });
+    assert.equal(await listed(frozen.address), 1n, 'kept in the block log');
+    await devnet.blacklist(frozen.address, false);
+    assert.equal(await listed(frozen.address), 0n);
+  });
+
   test('chain parameters: energy price and USDT energy factor change mid-run', async () => {
     const payer = await funded(100n, 10n);
     const to = await funded(1n, 1n);
@@ -380,6 +397,10 @@ describe('devnet fault controls', () => {
     const set = await run(['set-balance', victim.address, '--usdt-units', '42']);
     assert.equal(set.code, 0, set.out);
     assert.equal(await usdtBalance(victim.address), 42n);
+    const frozen = await run(['usdt-blacklist', victim.address]);
+    assert.deepEqual(JSON.parse(frozen.out), { address: victim.address, frozen: true });
+    const thawed = await run(['usdt-blacklist', victim.address, '--frozen', 'false']);
+    assert.deepEqual(JSON.parse(thawed.out), { address: victim.address, frozen: false });
     const bad = await run(['delay', '--blocks', 'x']);
     assert.notEqual(bad.code, 0);
     assert.match(bad.out, /400.*blocks/);

@@ -64,6 +64,8 @@ export interface DevnetControls {
   solidify(): Promise<{ solidifiedBlock: number }>;
   /** Sets TRX (sun) and/or USDT (base units) of an address as of the next block; TRX > 0 activates it. */
   setBalance(address: string, balances: { balanceSun?: bigint; usdtUnits?: bigint }): Promise<void>;
+  /** POST /devnet/usdt/blacklist: puts `address` on (or, `frozen` false, off) the USDT contract's blacklist. */
+  blacklist(address: string, frozen?: boolean): Promise<void>;
   /** Pays `amount` (decimal text) of `currency` from the faucet, as a customer's wallet would; resolves to the txid (lib/devnet/faucet.ts). */
   pay(address: string, amount: string, currency: Currency): Promise<string>;
   /** Changes chain parameters mid-run (getchainparameters follows). */
@@ -138,6 +140,7 @@ function controls(url: string): DevnetControls {
     reorg: (request) => post('reorg', { ...request }),
     solidify: () => post('solidify', {}),
     setBalance: async (address, balances) => void (await post('set-balance', { address, ...balances })),
+    blacklist: async (address, frozen = true) => void (await post('usdt/blacklist', { address, frozen })),
     setChainParameters: async (parameters) => void (await post('chain-parameters', { ...parameters })),
     pay: (address, amount, currency) => payFromFaucet(url, { address, amount, currency }),
     rental: {
