@@ -296,6 +296,11 @@ export class TronChain implements Chain {
     return this.parse('getcontract', contractReply, raw).contract_address !== undefined;
   }
 
+  async isUsdtFrozen(address: string): Promise<boolean> {
+    const reply = await this.guard('isBlackListed', () => this.tronWeb.transactionBuilder.triggerConstantContract(this.usdtContract, 'isBlackListed(address)', {}, [{ type: 'address', value: address }], address), 'idempotent');
+    return BigInt('0x' + (this.parse('isBlackListed', constantCallReply, reply).constant_result[0] || '0')) !== 0n;
+  }
+
   async isActivated(address: string, at: BalanceAt = 'head'): Promise<boolean> {
     const payload = { address: this.hex(address) };
     const raw =

@@ -58,6 +58,12 @@ export interface Chain {
    * it lands and is lost (issue 34). Throws ChainUnavailableError when the node cannot be asked.
    */
   isContract(address: string): Promise<boolean>;
+  /**
+   * Whether the USDT contract has frozen the address (Tether's blacklist, `isBlackListed`): its
+   * `transfer` requires the sender not to be on it, so nothing can leave a frozen address and a send
+   * from it reverts, burning its energy; USDT sent to one can never be moved again (issue 37).
+   */
+  isUsdtFrozen(address: string): Promise<boolean>;
   /** As the node reports them now (not cached: prices change, and every caller sizes a send with them). */
   getChainParameters(): Promise<ChainParameters>;
 

@@ -3,7 +3,7 @@ import { followOut, latestSend } from './sends';
 import { paymentFee } from './settlementRules';
 import { type Payment } from './payment';
 import { contractHeld, hold, refusedHeld, settle, failPayment } from './outcomes';
-import { uneconomic, sendFromInvoice } from './invoiceSends';
+import { frozenReason, uneconomic, sendFromInvoice } from './invoiceSends';
 
 /**
  * The forward step: the payment, less the service fee (and for TRX its network cost), to the
@@ -23,6 +23,9 @@ export async function forward(ctx: WorkerContext, p: Payment): Promise<void> {
   // A new attempt goes to the wallet set now: never to a smart contract, where TRX is refused for good and USDT lost
   // (issue 34; a wallet set before the dashboard refused contracts). Held for the merchant to change it and release.
   if ((!current || current.sendState === 'FAILED') && (await ctx.chain.isContract(target))) return hold(ctx, p, contractHeld(target, 'the target wallet'));
+  // Nor from or to an address the USDT contract has frozen (issue 37): held with the reason, nothing bought for it.
+  const frozen = !current || current.sendState === 'FAILED' ? await frozenReason(ctx, p, target, 'the target wallet') : null;
+  if (frozen) return hold(ctx, p, frozen);
   const row = p.invoice?.amounts.find((a) => a.currency === p.currency);
   const fee = paymentFee(p.amountUnits, row, ctx.forwardingFeePercent);
   // Released by the merchant: forwarded as it is, the hold rules are not applied again.

@@ -34,6 +34,26 @@ export async function uneconomic(ctx: WorkerContext, p: Payment, purpose: 'FORWA
   return uneconomicReason(p, costSun, costInToken, worth);
 }
 
+/**
+ * Why a USDT send of the payment to `to` must not be made (issue 37), or null. Tether's contract
+ * keeps a blacklist: a transfer from a frozen address reverts (burning the energy paid for it,
+ * every attempt), and USDT sent to a frozen one can never be moved again. Asked before a new
+ * attempt buys gas or energy; a send already out is followed to its end.
+ */
+export async function frozenReason(ctx: WorkerContext, p: Payment, to: string, what: string): Promise<string | null> {
+  if (p.currency !== 'USDT') return null;
+  const { address } = invoiceKey(p);
+  if (await ctx.chain.isUsdtFrozen(address)) {
+    return `frozen: the USDT contract has frozen ${address}, the address this payment is at (Tether's blacklist); nothing can leave it, so nothing is sent and no energy is spent`;
+  }
+  if (await ctx.chain.isUsdtFrozen(to)) {
+    // Held once the payment is final (hold): alerted then, once.
+    if (p.solidified) console.error(`ALERT payment ${p.id}: ${what} ${to} is frozen by the USDT contract; the payment is held instead of sent there`);
+    return `frozen: ${what} ${to} is frozen by the USDT contract (Tether's blacklist), so USDT sent there could never be moved; release it to another address`;
+  }
+  return null;
+}
+
 /** Why a forward is held as uneconomic: what it would cost, against what the payment is worth. */
 const uneconomicReason = (p: Payment, costSun: bigint, costInToken: bigint, worth: bigint, how = '') =>
   `uneconomic: forwarding would cost ${toDecimal(costInToken)} ${p.currency}${p.currency === 'USDT' ? ` (${toDecimal(costSun)} TRX of network fees${how ? `, ${how}` : ''})` : ''}, not less than the ${toDecimal(worth)} ${p.currency} it is worth`;

@@ -22,19 +22,35 @@ export const CONTRACT_CHECK_UNAVAILABLE = 'The Tron node could not be asked whet
  * the address a held payment is returned to, the address a payout is returned to.
  */
 export async function refuseContractTargets(chain: Chain, addresses: Record<string, string>): Promise<void> {
+  await refuseWhere(addresses, (a) => chain.isContract(a), CONTRACT_TARGET);
+}
+
+/**
+ * Why no USDT may be sent to an address the USDT contract has frozen (Tether's blacklist, issue 37):
+ * the transfer lands, and nothing can ever leave the address again.
+ */
+export const FROZEN_TARGET = "This address is frozen by the USDT contract (Tether's blacklist): USDT sent to it could never be moved again. Enter another address.";
+
+/** As refuseContractTargets, for USDT: any of `addresses` the USDT contract has frozen is named with FROZEN_TARGET (400); 503 when the node cannot be asked. */
+export async function refuseFrozenTargets(chain: Chain, addresses: Record<string, string>): Promise<void> {
+  await refuseWhere(addresses, (a) => chain.isUsdtFrozen(a), FROZEN_TARGET);
+}
+
+/** Asks the node about every distinct address, a few at once; each field whose address it answers true for is named with `problem`. */
+async function refuseWhere(addresses: Record<string, string>, ask: (address: string) => Promise<boolean>, problem: string): Promise<void> {
   const entries = Object.entries(addresses);
-  const contracts = new Map<string, boolean>();
+  const answers = new Map<string, boolean>();
   const unique = [...new Set(entries.map(([, a]) => a))];
   try {
     for (let i = 0; i < unique.length; i += CONCURRENCY) {
       const chunk = unique.slice(i, i + CONCURRENCY);
-      const answers = await Promise.all(chunk.map((a) => chain.isContract(a)));
-      chunk.forEach((a, k) => contracts.set(a, answers[k]!));
+      const replies = await Promise.all(chunk.map(ask));
+      chunk.forEach((a, k) => answers.set(a, replies[k]!));
     }
   } catch (err) {
     if (err instanceof ChainError) throw new AppError('UNAVAILABLE', `${CONTRACT_CHECK_UNAVAILABLE} (${err.message})`);
     throw err;
   }
-  const bad = entries.filter(([, a]) => contracts.get(a));
-  if (bad.length) throw fieldErrors(Object.fromEntries(bad.map(([field]) => [field, [CONTRACT_TARGET]])));
+  const bad = entries.filter(([, a]) => answers.get(a));
+  if (bad.length) throw fieldErrors(Object.fromEntries(bad.map(([field]) => [field, [problem]])));
 }

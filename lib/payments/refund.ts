@@ -5,7 +5,7 @@ import type { WorkerContext } from '@/lib/worker/context';
 import { type Payment } from './payment';
 import { followOut, latestSend } from './sends';
 import { contractHeld, hold, refusedHeld, settle, failPayment } from './outcomes';
-import { REFUND_NOT_WORTH_IT, uneconomic, sendFromInvoice } from './invoiceSends';
+import { REFUND_NOT_WORTH_IT, frozenReason, uneconomic, sendFromInvoice } from './invoiceSends';
 
 /** Returns a payment that failed AML to its sender, less the network cost of doing so. */
 export async function refund(ctx: WorkerContext, p: Payment): Promise<void> {
@@ -16,6 +16,9 @@ export async function refund(ctx: WorkerContext, p: Payment): Promise<void> {
   // Never to a smart contract (issue 34: a sender that is one, or an address named before releases refused them).
   const current = await latestSend(ctx, p.id, { purpose: 'REFUND' });
   if ((!current || current.sendState === 'FAILED') && (await ctx.chain.isContract(to))) return hold(ctx, p, contractHeld(to, p.releaseAddress ? 'the address it was released to' : 'its sender'));
+  // Nor from or to an address the USDT contract has frozen (issue 37).
+  const frozen = !current || current.sendState === 'FAILED' ? await frozenReason(ctx, p, to, p.releaseAddress ? 'the address it was released to' : 'its sender') : null;
+  if (frozen) return hold(ctx, p, frozen);
   // Judged before any gas is bought for it (issue 22, case 7): gas for a refund that returns nothing would be stranded.
   // A merchant's own REFUND release is no AML matter: its reason says only what it is.
   const notWorthIt = p.releaseAction === 'REFUND' ? 'uneconomic: returning it would cost more than it is worth' : REFUND_NOT_WORTH_IT;

@@ -1,7 +1,7 @@
 import { tronAddressProblem } from '@/lib/schemas/tronAddress';
 import { chain } from '@/lib/chain';
 import type { Chain } from '@/lib/chain/types';
-import { refuseContractTargets } from '@/lib/payments/receivers';
+import { refuseContractTargets, refuseFrozenTargets } from '@/lib/payments/receivers';
 import type { TransferCost } from '@/lib/chain/types';
 import type { EnergySource, Invoice, PayoutReturn, Prisma, PrismaClient, Transaction } from '@/lib/generated/prisma/client';
 import { burnWithinCap, energyShort, energySourceFor, energyToHold, noteWaiting } from '@/lib/energy/engine';
@@ -45,6 +45,8 @@ export async function requestPayoutReturn(prisma: PrismaClient, payoutId: number
   if (address === payout.address) throw new PayoutReturnError('BAD_ADDRESS', "That is the payout's own top-up address.");
   // Everything left at the address goes there: never to a smart contract (issue 34; 503 when the node cannot tell).
   await refuseContractTargets(node(), { address });
+  // Nor USDT to an address the USDT contract has frozen: it could never be moved from there (issue 37).
+  if (payout.currencies.includes('USDT')) await refuseFrozenTargets(node(), { address });
   if (!RETURNABLE.includes(payout.status)) throw new PayoutReturnError('NOT_RETURNABLE', `Only a payout that ended in ${RETURNABLE.join(' or ')} can be returned; this one is ${payout.status}.`);
   if (payout.payoutReturn) throw new PayoutReturnError('NOT_RETURNABLE', `A return to ${payout.payoutReturn.address} was already asked for.`);
   const inFlight = await prisma.transaction.count({ where: { invoiceId: payout.id, sendState: { in: [...IN_FLIGHT] } } });

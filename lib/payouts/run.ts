@@ -140,7 +140,12 @@ async function payTargets(ctx: WorkerContext, payout: Payout, anchor: Transactio
   let buildable = toBuild;
   // Whether lent or rented energy pays this wave's (lib/energy/waves.ts): the sends' fee_limit and their check before broadcast follow it.
   let source: EnergySource = 'BURN';
-  if (currency === 'USDT' && toBuild.length > 0) {
+  // Nothing can leave an address the USDT contract has frozen (issue 37): a wave from it would only burn its energy.
+  const addressFrozen = currency === 'USDT' && toBuild.length > 0 && (await ctx.chain.isUsdtFrozen(payout.address));
+  if (addressFrozen) {
+    for (const i of toBuild) failures.push({ index: i, error: `frozen: the USDT contract has frozen ${payout.address}, the payout's address (Tether's blacklist); nothing can leave it` });
+    buildable = [];
+  } else if (currency === 'USDT' && toBuild.length > 0) {
     const wave = Math.max(...toBuild.map((i) => attemptOfLatest(latest.get(i)) + 1));
     if (!latestGas(wave) && inFlight.length > 0) buildable = [];
     else {
@@ -161,6 +166,11 @@ async function payTargets(ctx: WorkerContext, payout: Payout, anchor: Transactio
 
   const drive = async (i: number): Promise<SendOutcome> => {
     const t = targets[i]!;
+    // A target the USDT contract froze after the payout was created (creation refuses one frozen then): USDT sent there
+    // could never be moved again, so it is not sent; the target fails with the reason and its USDT stays for a return.
+    if (currency === 'USDT' && buildOrder.has(i) && (await ctx.chain.isUsdtFrozen(t.address))) {
+      return { state: 'exhausted', refused: true, error: `frozen: ${t.address} is frozen by the USDT contract (Tether's blacklist); USDT sent there could never be moved` };
+    }
     // refBlock: the newest block of the wave's activation or lending while not final (issue 24), else the head.
     return ensureSend(ctx, anchor, targetStep(i, t.address), async (refBlock) => {
       if (currency === 'TRX') {

@@ -1,7 +1,7 @@
 import type { Merchant, PrismaClient } from '@/lib/generated/prisma/client';
 import { parseOrThrow } from '@/lib/validation';
 import { invoiceJson } from '@/lib/invoices/serialize';
-import { refuseContractTargets } from '@/lib/payments/receivers';
+import { refuseContractTargets, refuseFrozenTargets } from '@/lib/payments/receivers';
 import { apiQuoteDeps, createPayout, estimateJson } from './create';
 import { quotePayout } from './estimate';
 import { payoutRequestSchema } from './schemas';
@@ -21,13 +21,17 @@ export async function payoutEstimateResponse(prisma: PrismaClient, body: unknown
 
 /**
  * Creates a payout (the API's spec 4.5 and the dashboard's form). A target that is a smart contract
- * is refused, naming its field (`target_wallets[i].address`): it can never be paid (issue 34). The
+ * is refused, naming its field (`target_wallets[i].address`): it can never be paid (issue 34); for
+ * USDT so is one the USDT contract has frozen: what is sent there is lost to it (issue 37). The
  * estimate alone sends nothing and is answered as before.
  */
 export async function createPayoutResponse(prisma: PrismaClient, merchant: Merchant, body: unknown) {
   const request = parseOrThrow(payoutRequestSchema, body);
   const deps = await apiQuoteDeps(prisma);
-  await refuseContractTargets(deps.chain, Object.fromEntries(request.target_wallets.map((t, i) => [`target_wallets[${i}].address`, t.address])));
+  const targets = Object.fromEntries(request.target_wallets.map((t, i) => [`target_wallets[${i}].address`, t.address]));
+  await refuseContractTargets(deps.chain, targets);
+  // USDT sent to a frozen address lands and can never be moved again (issue 37).
+  if (request.currency === 'USDT') await refuseFrozenTargets(deps.chain, targets);
   const quote = await quotePayout(deps, request);
   return invoiceJson(await createPayout(prisma, merchant, quote));
 }
