@@ -103,6 +103,14 @@ describe('a send is bound to everything it relies on (issue 35)', () => {
     const ref = refOf(row);
     return ref.ref_block_bytes === n.toString(16).slice(-4).padStart(4, '0') && ref.ref_block_hash === (await blockAt(n)).blockID.slice(16, 32);
   };
+  /** Holds a payment's forward at its insert: the test holds its send_key in an open transaction (a row that is no send from the address). */
+  const holdForward = (paymentId: number) =>
+    dbGate(
+      s.app.env.DATABASE_URL!,
+      `INSERT INTO transactions (type, trn_hash, chain_ref, from_address, to_address, amount_units, currency, send_state, send_purpose, send_key)
+       VALUES ('STAKE', $1, $1 || ':send', $2, $2, 0, 'TRX', 'SIGNED', 'POOL_STAKE', $3)`,
+      [`gate-${paymentId}`, s.gasWallet.address, `${paymentId}:forward:1`],
+    );
   const paymentRow = (txId: string) => waitFor(`payment ${txId} recorded`, () => s.app.prisma.transaction.findFirst({ where: { trnHash: txId, type: 'PAYMENT' } }), 60_000);
   const sends = (paymentId: number) => s.app.prisma.transaction.findMany({ where: { sourceId: paymentId }, orderBy: { id: 'asc' } });
   const showSends = async (paymentId: number) => JSON.stringify((await sends(paymentId)).map((r) => [r.id, r.sendPurpose, r.sendAttempt, r.sendState, r.blockNumber, r.error]));
@@ -122,13 +130,8 @@ describe('a send is bound to everything it relies on (issue 35)', () => {
     const lending = await waitFor('the first lending to the address signed', () => s.app.prisma.transaction.findFirst({ where: { toAddress: inv.address, sendPurpose: 'FORWARD_ENERGY' }, orderBy: { id: 'asc' } }), 60_000);
     const lender = payments.find((p) => p.id === lending.sourceId)!;
     const other = payments.find((p) => p.id !== lending.sourceId)!;
-    // The lender's forward waits to be stored: the test holds its send_key in an open transaction (a row that is no send from the address).
-    const gate = await dbGate(
-      s.app.env.DATABASE_URL!,
-      `INSERT INTO transactions (type, trn_hash, chain_ref, from_address, to_address, amount_units, currency, send_state, send_purpose, send_key)
-       VALUES ('STAKE', $1, $1 || ':send', $2, $2, 0, 'TRX', 'SIGNED', 'POOL_STAKE', $3)`,
-      [`gate-${lender.id}`, s.gasWallet.address, `${lender.id}:forward:1`],
-    );
+    // The lender's forward waits to be stored.
+    const gate = await holdForward(lender.id);
     try {
       assert.equal((await s.chain.getTransactionStatus(lending.trnHash)).blockNumber, null, 'the gate is in place before the lending lands');
       // The other payment lends nothing (the energy is there) and forwards on the lender's energy.
@@ -174,12 +177,7 @@ describe('a send is bound to everything it relies on (issue 35)', () => {
     await s.chain.broadcast(flagged.signedTx);
     const [clean, risky] = [await paymentRow(cleanPaid.txId), await paymentRow(flagged.txId)];
     const lending = await waitFor('the clean payment\'s lending signed', () => s.app.prisma.transaction.findFirst({ where: { sourceId: clean.id, sendPurpose: 'FORWARD_ENERGY' } }), 60_000);
-    const gate = await dbGate(
-      s.app.env.DATABASE_URL!,
-      `INSERT INTO transactions (type, trn_hash, chain_ref, from_address, to_address, amount_units, currency, send_state, send_purpose, send_key)
-       VALUES ('STAKE', $1, $1 || ':send', $2, $2, 0, 'TRX', 'SIGNED', 'POOL_STAKE', $3)`,
-      [`gate-${clean.id}`, s.gasWallet.address, `${clean.id}:forward:1`],
-    );
+    const gate = await holdForward(clean.id);
     try {
       assert.equal((await s.chain.getTransactionStatus(lending.trnHash)).blockNumber, null, 'the gate is in place before the lending lands');
       releaseAml(flagged.txId);
