@@ -1,3 +1,4 @@
+import type { ConsoleMessage } from '@playwright/test';
 import { signUp } from './dashboardSession';
 import { devnetPay, expect, expectAccessible, screenshotPath, test } from './fixtures';
 
@@ -127,6 +128,19 @@ test('a merchant signs up, configures the account, uses a key and follows an inv
     await expectAccessible(page, 'the webhook delivery log');
 
     await page.getByRole('link', { name: 'Overview' }).click();
+    await expect(page.getByRole('img', { name: /Received volume per day/ })).toBeVisible();
+    // A full load of the overview with a payment in the chart hydrates without an error (issue 38: the chart's SVG <title>).
+    const errors: string[] = [];
+    const onConsole = (m: ConsoleMessage) => void (m.type() === 'error' && errors.push(m.text()));
+    const onError = (e: Error) => void errors.push(e.message);
+    page.on('console', onConsole);
+    page.on('pageerror', onError);
+    await page.reload();
+    await expect(page.getByRole('img', { name: /Received volume per day/ })).toBeVisible();
+    await page.waitForLoadState('networkidle');
+    page.off('console', onConsole);
+    page.off('pageerror', onError);
+    expect(errors).toEqual([]);
     // The AML check on the payment cost 1 TRX, charged to the service-fee balance.
     await expect(page.getByTestId('Service-fee balance amount')).toHaveText(/-1\s*TRX/);
     await expect(page.getByRole('img', { name: /QR code of the service-fee balance/ })).toBeVisible();

@@ -1,13 +1,12 @@
 'use client';
 
-import { TransactionType } from '@/lib/generated/prisma/enums';
 import { CURRENCIES } from '@/lib/money/tokens';
 import { DateRangeAndOrder } from './DateRangeAndOrder';
 import { ExportCsvLink } from './ExportCsvLink';
 import { Pager } from './Pager';
 import { useFilteredList } from './useFilteredList';
 import { TransactionTable, type TransactionJson } from './TransactionTable';
-import { TRANSACTION_TYPE_LABELS } from './labels';
+import { MERCHANT_TRANSACTION_TYPES, TRANSACTION_TYPE_LABELS } from './labels';
 import { AnyOf, Card, Field, FieldError, Select } from './ui';
 
 
@@ -22,7 +21,7 @@ export function TransactionsPanel() {
       <div className="mb-4 grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-8">
         <Field label="Hash or address" name="search" type="search" value={filters.search} onChange={set('search')} />
         <Select label="Type" name="type" value={filters.type} onChange={set('type')}>
-          <AnyOf values={Object.values(TransactionType)} labels={TRANSACTION_TYPE_LABELS} />
+          <AnyOf values={MERCHANT_TRANSACTION_TYPES} labels={TRANSACTION_TYPE_LABELS} />
         </Select>
         <Select label="Currency" name="currency" value={filters.currency} onChange={set('currency')}>
           <AnyOf values={CURRENCIES} />

@@ -31,7 +31,9 @@ export function VolumeChart({ series, currencies }: { series: VolumeSeries; curr
   return (
     <figure>
       <svg viewBox={`0 0 ${WIDTH} ${HEIGHT + PAD}`} role="img" aria-labelledby="volume-title" className="w-full">
-        <title id="volume-title">Received volume per day over the last {dates.length} days</title>
+        {/* One string: text and a number as separate children render as several text nodes, which hydration
+            of an SVG <title> reported as a mismatch on every full load of the overview (issue 38). */}
+        <title id="volume-title">{`Received volume per day over the last ${dates.length} days`}</title>
         <line x1={PAD} x2={WIDTH - PAD} y1={HEIGHT} y2={HEIGHT} className="stroke-slate-300 dark:stroke-slate-700" />
         {volumes.map((v) => {
           const i = dates.indexOf(v.day);

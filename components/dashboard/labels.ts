@@ -31,7 +31,14 @@ export const TRANSACTION_TYPE_LABELS: Record<string, string> = {
   UNDELEGATE: 'Energy returned',
   STAKE: 'Stake',
   UNSTAKE: 'Unstake',
+  WITHDRAW: 'Stake withdrawn',
 };
+
+/**
+ * The types a merchant's transactions can have, for the Type filter: the pool's own operations
+ * (STAKE, UNSTAKE, WITHDRAW) belong to no merchant, so offering them only ever found nothing (issue 38).
+ */
+export const MERCHANT_TRANSACTION_TYPES = ['PAYMENT', 'TRANSFER', 'TOPUP', 'ACTIVATION', 'DELEGATE', 'UNDELEGATE'] as const;
 
 export const DELIVERY_STATUS_LABELS: Record<string, string> = {
   PENDING: 'Queued',
