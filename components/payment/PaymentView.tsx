@@ -104,7 +104,7 @@ export function PaymentView({ initial, linkKey, t, locale, devnet }: Props) {
           {t.liveError}
         </p>
       )}
-      {view.redirect_url && <RedirectNotice url={view.redirect_url} t={t} />}
+      {view.redirect_url && <RedirectNotice url={view.redirect_url} t={t} auto={view.phase !== 'overpaid'} />}
 
       {payable && token && (
         <section aria-label={t.payWith} className="space-y-4 rounded-xl border border-slate-200 bg-white p-4 dark:border-slate-700 dark:bg-slate-900">

@@ -55,6 +55,19 @@ export function StatusPanel({ view, t }: { view: PublicInvoice; t: Messages }) {
             {fill(t.heldNote, { amount: p.amount, currency: p.currency, reason: t.heldReason[p.held_reason ?? 'other'] })}
           </p>
         ))}
+      {view.phase === 'overpaid' && (
+        <dl className="mt-3 grid grid-cols-2 gap-x-4 gap-y-1 text-sm">
+          <dt>{t.received}</dt>
+          <dd className="text-right font-mono font-semibold" data-testid="received">
+            {paidIn.map((tok) => `${tok.received} ${tok.currency}`).join(' + ')}
+          </dd>
+          <dt>{t.extra}</dt>
+          <dd className="text-right font-mono font-semibold" data-testid="extra">
+            {/* In the token(s) paid: how much more than due arrived (issue 38). */}
+            {paidIn.filter((tok) => tok.extra !== null).map((tok) => `${tok.extra} ${tok.currency}`).join(` ${t.or} `)}
+          </dd>
+        </dl>
+      )}
       {SHOW_AMOUNTS.includes(view.phase) && (
         <dl className="mt-3 grid grid-cols-2 gap-x-4 gap-y-1 text-sm">
           <dt>{t.received}</dt>

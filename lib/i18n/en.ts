@@ -20,6 +20,7 @@ export const en = {
   expiresIn: 'Time left to pay',
   received: 'Received',
   missing: 'Still to pay',
+  extra: 'More than due',
   /** Between the amounts still to pay in each token: any one of them settles the invoice. */
   or: 'or',
   confirmingNote: 'A payment is on its way and being confirmed.',

@@ -21,6 +21,7 @@ export const es: Messages = {
   expiresIn: 'Tiempo para pagar',
   received: 'Recibido',
   missing: 'Falta por pagar',
+  extra: 'Más de lo debido',
   or: 'o',
   confirmingNote: 'Hay un pago en camino; se está confirmando.',
   liveError: 'Actualizaciones en pausa; reintentando…',

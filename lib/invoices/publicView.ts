@@ -27,6 +27,12 @@ export interface PublicToken {
   /** What is left to pay in this token, counting what arrived in every token; null on a static address. */
   missing: string | null;
   /**
+   * An overpaid invoice (OVERPAID): what arrived beyond the amount due, in this token, counting what
+   * arrived in every token as `missing` does (issue 38: the page said "more than due" without how
+   * much). Null in every other status.
+   */
+  extra: string | null;
+  /**
    * When the customer pays the service fee (`client_commission`): the amount before the fee and
    * the fee, which add up to `amount_due` (issue 26: "Send exactly 25.25 USDT" with no fee line
    * was unclear). Null when the merchant pays the fee, and on static addresses and payouts.
@@ -161,12 +167,26 @@ function receivedByToken(input: PublicViewInput): Map<Currency, bigint> {
  */
 function missingIn(token: Currency, due: Map<Currency, bigint>, received: Map<Currency, bigint>): bigint {
   const dueToken = due.get(token) ?? 0n;
+  const covered = coveredIn(token, due, received);
+  return covered >= dueToken ? 0n : dueToken - covered;
+}
+
+/** What arrived beyond the amount due, in `token`, converted as `missingIn` does (rounded down: never more than arrived). */
+function extraIn(token: Currency, due: Map<Currency, bigint>, received: Map<Currency, bigint>): bigint {
+  const dueToken = due.get(token) ?? 0n;
+  const covered = coveredIn(token, due, received);
+  return covered > dueToken ? covered - dueToken : 0n;
+}
+
+/** Every token's receipts in `token`, at the invoice's own due ratio. */
+function coveredIn(token: Currency, due: Map<Currency, bigint>, received: Map<Currency, bigint>): bigint {
+  const dueToken = due.get(token) ?? 0n;
   let covered = 0n;
   for (const [currency, got] of received) {
     const dueThere = due.get(currency) ?? 0n;
     if (dueThere > 0n) covered += currency === token ? got : (got * dueToken) / dueThere;
   }
-  return covered >= dueToken ? 0n : dueToken - covered;
+  return covered;
 }
 
 function invoicePhase(input: PublicViewInput, anyReceived: boolean, fullyPaid: boolean): PaymentPhase {
@@ -217,6 +237,7 @@ export function publicInvoiceView(input: PublicViewInput): PublicInvoice {
       amount_due: exact ? tokenAmountText(dueUnits) : null,
       received: tokenAmountText(received.get(currency) ?? 0n),
       missing: exact ? tokenAmountText(missingIn(currency, due, received)) : null,
+      extra: exact && invoice.status === 'OVERPAID' ? tokenAmountText(extraIn(currency, due, received)) : null,
       amount_before_fee: feeLine ? tokenAmountText(dueUnits - feeUnits) : null,
       service_fee: feeLine ? tokenAmountText(feeUnits) : null,
     };

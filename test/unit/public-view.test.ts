@@ -32,8 +32,8 @@ describe('the customer\'s view of an invoice', () => {
     const v = publicInvoiceView({ invoice: invoice(), payments: [], unconfirmed: null, now });
     assert.equal(v.phase, 'waiting');
     assert.deepEqual(v.tokens, [
-      { currency: 'TRX', amount_due: '40', received: '0', missing: '40', amount_before_fee: null, service_fee: null },
-      { currency: 'USDT', amount_due: '10', received: '0', missing: '10', amount_before_fee: null, service_fee: null },
+      { currency: 'TRX', amount_due: '40', received: '0', missing: '40', extra: null, amount_before_fee: null, service_fee: null },
+      { currency: 'USDT', amount_due: '10', received: '0', missing: '10', extra: null, amount_before_fee: null, service_fee: null },
     ]);
     assert.equal(v.redirect_url, null);
     assert.equal(v.final, false);
@@ -119,6 +119,15 @@ describe('the customer\'s view of an invoice', () => {
     assert.equal(publicInvoiceView({ invoice: invoice(), payments: [payment({ amountUnits: 1n })], unconfirmed: null, now }).payments[0]?.held_reason, null);
   });
 
+  it('an overpaid invoice says by how much, in each token, counting every token as missing does (issue 38)', () => {
+    const paid = (trx: bigint, usdt: bigint) => publicInvoiceView({ invoice: invoice({ status: 'OVERPAID', amounts: withReceived(trx, usdt) }), payments: [], unconfirmed: null, now });
+    assert.deepEqual(paid(45_000_000n, 0n).tokens.map((t) => [t.currency, t.extra]), [['TRX', '5'], ['USDT', '1.25']]);
+    assert.deepEqual(paid(20_000_000n, 6_000_000n).tokens.map((t) => t.extra), ['4', '1']);
+    // Any other status: none (what arrived is exactly due, or still short).
+    assert.deepEqual(publicInvoiceView({ invoice: invoice({ status: 'COMPLETED', amounts: withReceived(40_000_000n, 0n) }), payments: [], unconfirmed: null, now }).tokens.map((t) => t.extra), [null, null]);
+    assert.deepEqual(publicInvoiceView({ invoice: invoice({ amounts: withReceived(45_000_000n, 0n) }), payments: [], unconfirmed: null, now }).tokens.map((t) => t.extra), [null, null]);
+  });
+
   it('reveals the redirect only once paid, and says expired when the time ran out unpaid', () => {
     assert.equal(publicInvoiceView({ invoice: invoice({ status: 'COMPLETED' }), payments: [], unconfirmed: null, now }).redirect_url, 'https://shop.example/thanks?receipt=1');
     assert.equal(publicInvoiceView({ invoice: invoice({ status: 'OVERPAID' }), payments: [], unconfirmed: null, now }).phase, 'overpaid');
@@ -175,7 +184,7 @@ describe('the public view of a mass payout (its top-up page)', () => {
     const v = publicInvoiceView({ invoice: row, payments: [], unconfirmed: null, now });
     assert.equal(v.type, 'MULTIPLE_TRANSFER');
     assert.equal(v.phase, 'waiting');
-    assert.deepEqual(v.tokens, [{ currency: 'TRX', amount_due: '78.2718', received: '0', missing: '78.2718', amount_before_fee: null, service_fee: null }]);
+    assert.deepEqual(v.tokens, [{ currency: 'TRX', amount_due: '78.2718', received: '0', missing: '78.2718', extra: null, amount_before_fee: null, service_fee: null }]);
     assert.equal(v.amount_usd, null, "the USD amount is the targets' total");
     assert.deepEqual(Object.keys(v).sort(), ['address', 'amount_usd', 'confirming', 'description', 'expired_at', 'final', 'full', 'id', 'merchant', 'order_id', 'payments', 'phase', 'redirect_url', 'server_time', 'status', 'tokens', 'type']);
     const json = JSON.stringify(v);
