@@ -91,6 +91,9 @@ for (const size of SIZES) {
       await expect(page.getByTestId('payments')).toContainText('Held for the merchant to forward or return');
       await expect(page.getByText('Confirming')).toHaveCount(0);
       await expect(page.getByText('A payment is on its way and being confirmed.')).toHaveCount(0);
+      // The instructions say what really happens to a token the invoice does not take: held, not lost (issue 38).
+      await expect(page.getByText(/TRX or USDT this invoice does not take is held for the merchant, who can return it/)).toBeVisible();
+      await expect(page.getByText(/are lost/)).toHaveCount(0);
       await page.screenshot({ path: screenshotPath(`payment-held-token-${size.name}`), fullPage: true });
       await expectAccessibleHere(page, 'an open invoice with a payment held for its token');
       if (size.isMobile) expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(0);

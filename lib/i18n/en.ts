@@ -9,7 +9,7 @@ export const en = {
   sendRest: 'Send the remaining',
   feeLine: 'Amount {amount} {currency} + service fee {fee} {currency} = {total} {currency}',
   toAddress: 'To this Tron address',
-  networkNote: 'Send only {currency} on the Tron network (TRC-20 for USDT). Other tokens or networks are lost.',
+  networkNote: 'Send only {currency} on the Tron network (TRC-20 for USDT). TRX or USDT this invoice does not take is held for the merchant, who can return it; other tokens and other networks cannot be recovered.',
   staticNote: 'Send any amount of {currencies} to this address. Every payment you make is listed below.',
   copy: 'Copy',
   copied: 'Copied',

@@ -10,7 +10,7 @@ export const es: Messages = {
   sendRest: 'Envía lo que falta',
   feeLine: 'Importe {amount} {currency} + comisión del servicio {fee} {currency} = {total} {currency}',
   toAddress: 'A esta dirección de Tron',
-  networkNote: 'Envía solo {currency} en la red Tron (TRC-20 para USDT). Otros tokens o redes se pierden.',
+  networkNote: 'Envía solo {currency} en la red Tron (TRC-20 para USDT). El TRX o USDT que esta factura no acepta queda retenido para el comercio, que puede devolverlo; otros tokens y otras redes no se pueden recuperar.',
   staticNote: 'Envía cualquier importe en {currencies} a esta dirección. Cada pago que hagas aparece abajo.',
   copy: 'Copiar',
   copied: 'Copiado',
