@@ -67,8 +67,8 @@ test('a new invoice shows the amount, the QR code, and the token switch changes 
   );
   expect(JSON.stringify(status)).not.toContain(invoice.email);
   expect(status.tokens).toEqual([
-    { currency: 'TRX', amount_due: '40', received: '0', missing: '40', amount_before_fee: null, service_fee: null },
-    { currency: 'USDT', amount_due: '10', received: '0', missing: '10', amount_before_fee: null, service_fee: null },
+    { currency: 'TRX', amount_due: '40', received: '0', missing: '40', extra: null, amount_before_fee: null, service_fee: null },
+    { currency: 'USDT', amount_due: '10', received: '0', missing: '10', extra: null, amount_before_fee: null, service_fee: null },
   ]);
 
   await page.screenshot({ path: screenshotPath('payment-new'), fullPage: true });
