@@ -222,9 +222,17 @@ async function payTargets(ctx: WorkerContext, payout: Payout, anchor: Transactio
   await finish(ctx, payout, failed.length ? 'ERROR' : 'COMPLETED', received, sent, failed);
 }
 
-/** Shows progress: `transfer_amounts.input` is the top-up so far, `output` what has been sent. */
+/**
+ * Shows progress: `transfer_amounts.input` is the top-up so far, `output` what has been sent. Written only
+ * while this worker still holds the payout and it is open: a worker paused past its lease (a stalled host)
+ * goes on with what it knew then, and must not write it over the books of the payout another worker has
+ * taken over, or finished meanwhile (reconcile found `output` 0 for a COMPLETED payout).
+ */
 async function book(ctx: WorkerContext, payout: Payout, received: bigint, sent: bigint): Promise<void> {
-  await ctx.prisma.invoiceCurrency.updateMany({ where: { invoiceId: payout.id }, data: { receivedUnits: received, forwardedUnits: sent } });
+  await ctx.prisma.invoiceCurrency.updateMany({
+    where: { invoiceId: payout.id, invoice: { is: { status: 'ACTIVE', leaseOwner: ctx.owner } } },
+    data: { receivedUnits: received, forwardedUnits: sent },
+  });
 }
 
 /**

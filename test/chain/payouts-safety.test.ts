@@ -199,6 +199,62 @@ describe('mass payouts: crash windows and racing workers', () => {
     }
   });
 
+  it('a worker paused past its claim while another finished the payout writes nothing over the finished books', async () => {
+    await worker!.stop();
+    const a = startWorker(app.env, devnet, WORKER_ENV);
+    let b: WorkerProcess | undefined;
+    const { inv, targets } = await payout(2);
+    const anchor = await anchorOf(inv);
+    // Worker A signs each target's send and waits on the first gate to store it (as above). Meanwhile the test takes the
+    // payout's row: once A has stored and broadcast the sends (held by the node, so still in flight), it waits there to
+    // keep its claim, and the test pauses its process. The node holds the sends 20 blocks: in flight when A looks.
+    await devnet.fault.delay({ from: inv.address, blocks: 20 });
+    const sendKeys = await dbGate(
+      `INSERT INTO transactions (merchant_id, type, trn_hash, chain_ref, from_address, to_address, amount_units, currency, send_key)
+       SELECT $1, 'TRANSFER', 'gate-' || i, 'gate-' || i || ':send', $2, $2, 0, 'TRX', $3 || ':target-' || i || ':1' FROM generate_series(0, $4) AS i`,
+      [merchantId, inv.address, String(anchor.id), targets.length - 1],
+    );
+    let claim: Awaited<ReturnType<typeof dbGate>> | undefined;
+    try {
+      await devnet.pay(inv.address, TOPUP_TRX, 'TRX');
+      await waitFor('worker A waiting to store a send for each target', async () => (await sendKeys.waiting('%INSERT INTO%transactions%')).length >= targets.length, 60_000);
+      // NO KEY: the sends' rows reference the payout (a key-share lock), and must be stored.
+      claim = await dbGate('SELECT id FROM invoices WHERE id = $1 FOR NO KEY UPDATE', [inv.id]);
+      await sendKeys.release();
+      await waitFor('worker A, its sends in flight, waiting to keep its claim', async () => (await claim!.waiting('%UPDATE%invoices%lease_until%')).length > 0, 60_000).catch(async (err) => {
+        throw new Error(`${(err as Error).message}: ${JSON.stringify(await claim!.activity())} ${await dump(inv.id)}`);
+      });
+      assert.equal(await app.prisma.transaction.count({ where: { invoiceId: inv.id, sendPurpose: 'PAYOUT_TARGET', sendState: 'BROADCAST' } }), targets.length);
+      process.kill(a.pid, 'SIGSTOP');
+      await claim.release();
+      await waitFor("worker A's claim on the payout run out", async () => (await app.prisma.$queryRaw<{ out: boolean }[]>`SELECT lease_until < now() AS out FROM invoices WHERE id = ${inv.id}`)[0]?.out === true, 30_000);
+      // Worker B takes the payout over, follows the sends A broadcast to their blocks and finishes it.
+      b = startWorker(app.env, devnet, WORKER_ENV);
+      await assertPaidOnce(inv, targets);
+      const finished = await get(inv.id);
+      assert.equal(finished.transfer_amounts.output.TRX, 5, `output: what the targets received (2 + 3 TRX): ${JSON.stringify(finished)}`);
+      // A goes on from where it was paused, with what it knew then (both sends in flight), and ends its step (a stop lets it end).
+      process.kill(a.pid, 'SIGCONT');
+      await a.stop();
+      const after = await get(inv.id);
+      assert.equal(after.status, 'COMPLETED');
+      assert.deepEqual(after.transfer_amounts, finished.transfer_amounts, `worker A wrote over the books of the payout B finished: ${a.output().slice(-2000)}`);
+    } finally {
+      await sendKeys.release();
+      await claim?.release();
+      await devnet.fault.clear();
+      // Resumed in any case, else it would never end (one that has ended already has nothing to resume).
+      try {
+        process.kill(a.pid, 'SIGCONT');
+      } catch {
+        // ended
+      }
+      await a.stop();
+      await b?.stop();
+      worker = startWorker(app.env, devnet, WORKER_ENV);
+    }
+  });
+
   it('balances the books: every payout address and the gas wallet match the chain', async () => {
     await assertReconciled(app.prisma, chain);
   });
