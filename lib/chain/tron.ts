@@ -184,10 +184,15 @@ export class TronChain implements Chain {
   }
 
   async getUsdtBalance(address: string, at: BalanceAt = 'head'): Promise<bigint> {
+    return this.usdtView('balanceOf', address, at);
+  }
+
+  /** A view of the USDT contract taking one address (balanceOf, isBlackListed), read as one uint256 word. */
+  private async usdtView(name: 'balanceOf' | 'isBlackListed', address: string, at: BalanceAt = 'head'): Promise<bigint> {
     const builder = this.tronWeb.transactionBuilder;
     const call = at === 'solidified' ? builder.triggerConfirmedConstantContract.bind(builder) : builder.triggerConstantContract.bind(builder);
-    const reply = await this.guard('balanceOf', () => call(this.usdtContract, 'balanceOf(address)', {}, [{ type: 'address', value: address }], address), 'idempotent');
-    return BigInt('0x' + (this.parse('balanceOf', constantCallReply, reply).constant_result[0] || '0'));
+    const reply = await this.guard(name, () => call(this.usdtContract, `${name}(address)`, {}, [{ type: 'address', value: address }], address), 'idempotent');
+    return BigInt('0x' + (this.parse(name, constantCallReply, reply).constant_result[0] || '0'));
   }
 
   async findUsdtHolder(minUnits: bigint): Promise<string | null> {
@@ -297,8 +302,7 @@ export class TronChain implements Chain {
   }
 
   async isUsdtFrozen(address: string): Promise<boolean> {
-    const reply = await this.guard('isBlackListed', () => this.tronWeb.transactionBuilder.triggerConstantContract(this.usdtContract, 'isBlackListed(address)', {}, [{ type: 'address', value: address }], address), 'idempotent');
-    return BigInt('0x' + (this.parse('isBlackListed', constantCallReply, reply).constant_result[0] || '0')) !== 0n;
+    return (await this.usdtView('isBlackListed', address)) !== 0n;
   }
 
   async isActivated(address: string, at: BalanceAt = 'head'): Promise<boolean> {

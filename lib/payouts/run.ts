@@ -141,8 +141,7 @@ async function payTargets(ctx: WorkerContext, payout: Payout, anchor: Transactio
   // Whether lent or rented energy pays this wave's (lib/energy/waves.ts): the sends' fee_limit and their check before broadcast follow it.
   let source: EnergySource = 'BURN';
   // Nothing can leave an address the USDT contract has frozen (issue 37): a wave from it would only burn its energy.
-  const addressFrozen = currency === 'USDT' && toBuild.length > 0 && (await ctx.chain.isUsdtFrozen(payout.address));
-  if (addressFrozen) {
+  if (currency === 'USDT' && toBuild.length > 0 && (await ctx.chain.isUsdtFrozen(payout.address))) {
     for (const i of toBuild) failures.push({ index: i, error: `frozen: the USDT contract has frozen ${payout.address}, the payout's address (Tether's blacklist); nothing can leave it` });
     buildable = [];
   } else if (currency === 'USDT' && toBuild.length > 0) {
