@@ -238,6 +238,50 @@ test('on a phone, in Spanish: fits the screen and speaks the language', async ({
   await context.close();
 });
 
+test('on a phone the first screen is for paying: amount, address with copy, countdown and Open in wallet; the QR code below, first on a desktop', async ({ browser, stack }) => {
+  const invoice = await createInvoice(stack);
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  const page = await context.newPage();
+  await page.goto(pageUrl(stack, invoice.id));
+  await expect(page.getByTestId('pay-amount')).toHaveText('40 TRX');
+  for (const [what, locator] of [
+    ['the amount', page.getByTestId('pay-amount')],
+    ['the address', page.getByTestId('pay-address')],
+    ['its copy button', page.getByRole('button', { name: 'Copy address' })],
+    ['the countdown', page.getByRole('timer')],
+    ['the wallet button', page.getByRole('link', { name: 'Open in wallet' })],
+  ] as const) {
+    await expect(locator, `${what} on the first screen`).toBeInViewport({ ratio: 1 });
+  }
+  // The button hands the wallet app the same request as the QR code: address and amount.
+  await expect(page.getByRole('link', { name: 'Open in wallet' })).toHaveAttribute('href', `tron:${invoice.address}?amount=40`);
+  const qr = page.getByRole('img', { name: /QR code/ });
+  const below = async (upper: typeof qr, lower: typeof qr) => {
+    const [u, l] = [await upper.boundingBox(), await lower.boundingBox()];
+    return u !== null && l !== null && l.y >= u.y + u.height;
+  };
+  expect(await below(page.getByRole('link', { name: 'Open in wallet' }), qr), 'the QR code comes after the wallet button').toBe(true);
+  await expect(page.getByText('Paying from another device? Scan this code with its wallet.')).toBeVisible();
+  await page.screenshot({ path: screenshotPath('payment-phone-first-screen') });
+  await expectAccessible(page, 'a new invoice on a phone');
+  // USDT: no wallet link (a bare tron: link would start a TRX send in most wallets); the copy buttons stay on the first screen.
+  await page.getByText('USDT (TRC-20)').click();
+  await expect(page.getByTestId('pay-amount')).toHaveText('10 USDT');
+  await expect(page.getByRole('link', { name: 'Open in wallet' })).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Copy address' })).toBeInViewport({ ratio: 1 });
+  await context.close();
+
+  // A desktop, where the customer scans with a phone: the QR code first, no wallet button.
+  const desk = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  await desk.goto(pageUrl(stack, invoice.id));
+  await expect(desk.getByTestId('pay-amount')).toHaveText('40 TRX');
+  expect(await below(desk.getByRole('img', { name: /QR code/ }), desk.getByTestId('pay-amount')), 'the QR code comes first on a desktop').toBe(true);
+  await expect(desk.getByRole('link', { name: 'Open in wallet' })).toBeHidden();
+  await expect(desk.getByText("Scan this code with your phone's wallet app.")).toBeVisible();
+  await desk.screenshot({ path: screenshotPath('payment-desktop-layout') });
+  await desk.close();
+});
+
 test("a payout's paymentURL is its top-up page: the exact top-up, live until paid out, nothing of the targets", async ({ page, browser, stack }) => {
   const { merchant, key } = await stack.app.createMerchant();
   const target = randomAddress();

@@ -1,47 +1,71 @@
+import type { ReactNode } from 'react';
 import type { PublicInvoice, PublicToken } from '@/lib/invoices/publicView';
 import { fill } from '@/lib/i18n/fill';
 import type { Messages } from '@/lib/i18n/en';
 import { CopyButton } from './CopyButton';
 import { QrCode } from './QrCode';
-import { walletUri } from './walletUri';
+import { walletLink, walletUri } from './walletUri';
 
-/** Amount, QR code and address for the chosen token. */
-export function PayInstructions({ view, token, t }: { view: PublicInvoice; token: PublicToken; t: Messages }) {
+/**
+ * Amount, address, countdown and QR code for the chosen token. Ordered for the phone the customer
+ * most often pays from (issue 38): what to send, where, how long is left and the button that opens
+ * a wallet come first; the QR code, for paying from a second device, after them. From `md` up (a
+ * desktop, where the customer pays by scanning with a phone) the QR code comes first and there is
+ * no wallet button (no wallet app there takes a `tron:` link).
+ */
+export function PayInstructions({ view, token, t, countdown }: { view: PublicInvoice; token: PublicToken; t: Messages; countdown?: ReactNode }) {
   const amount = token.missing;
   const label = amount === null ? fill(t.qrLabelStatic, { address: view.address }) : fill(t.qrLabel, { amount, currency: token.currency, address: view.address });
+  const link = walletLink(view.address, token.currency, amount);
   return (
-    <div className="space-y-4">
-      {amount !== null && (
-        <div>
-          <p className="text-sm text-slate-700 dark:text-slate-300">{view.phase === 'partial' ? t.sendRest : t.sendExactly}</p>
-          <div className="mt-1 flex items-center justify-between gap-3">
-            <p className="font-mono text-2xl font-bold break-all" data-testid="pay-amount">
-              {amount} <span className="text-lg">{token.currency}</span>
-            </p>
-            <CopyButton text={amount} label={t.copyAmount} copiedLabel={t.copied} />
+    <div className="flex flex-col gap-4">
+      <div className="space-y-4">
+        {amount !== null && (
+          <div>
+            <p className="text-sm text-slate-700 dark:text-slate-300">{view.phase === 'partial' ? t.sendRest : t.sendExactly}</p>
+            <div className="mt-1 flex items-center justify-between gap-3">
+              <p className="font-mono text-2xl font-bold break-all" data-testid="pay-amount">
+                {amount} <span className="text-lg">{token.currency}</span>
+              </p>
+              <CopyButton text={amount} label={t.copyAmount} copiedLabel={t.copied} />
+            </div>
+            {token.service_fee !== null && token.amount_before_fee !== null && token.amount_due !== null && (
+              <p className="mt-1 text-sm text-slate-700 dark:text-slate-300" data-testid="fee-line">
+                {fill(t.feeLine, { amount: token.amount_before_fee, fee: token.service_fee, total: token.amount_due, currency: token.currency })}
+              </p>
+            )}
           </div>
-          {token.service_fee !== null && token.amount_before_fee !== null && token.amount_due !== null && (
-            <p className="mt-1 text-sm text-slate-700 dark:text-slate-300" data-testid="fee-line">
-              {fill(t.feeLine, { amount: token.amount_before_fee, fee: token.service_fee, total: token.amount_due, currency: token.currency })}
+        )}
+        <div>
+          <p className="text-sm text-slate-700 dark:text-slate-300">{t.toAddress}</p>
+          <div className="mt-1 flex items-center justify-between gap-3">
+            <p className="font-mono text-sm break-all select-all" data-testid="pay-address">
+              {view.address}
             </p>
-          )}
+            <CopyButton text={view.address} label={t.copyAddress} copiedLabel={t.copied} />
+          </div>
         </div>
-      )}
-      <div className="flex justify-center">
+        {countdown}
+        {link && (
+          <a
+            href={link}
+            data-testid="open-wallet"
+            className="flex w-full items-center justify-center rounded-lg md:hidden bg-sky-700 px-4 py-3 text-base font-semibold text-white hover:bg-sky-800 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-sky-700"
+          >
+            {t.openInWallet}
+          </a>
+        )}
+        <p className="text-xs text-slate-600 dark:text-slate-400">
+          {amount === null ? fill(t.staticNote, { currencies: view.tokens.map((tok) => tok.currency).join(', ') }) : fill(t.networkNote, { currency: token.currency })}
+        </p>
+      </div>
+      <figure className="flex flex-col items-center gap-2 md:order-first">
         <QrCode value={walletUri(view.address, token.currency, amount)} label={label} />
-      </div>
-      <div>
-        <p className="text-sm text-slate-700 dark:text-slate-300">{t.toAddress}</p>
-        <div className="mt-1 flex items-center justify-between gap-3">
-          <p className="font-mono text-sm break-all select-all" data-testid="pay-address">
-            {view.address}
-          </p>
-          <CopyButton text={view.address} label={t.copyAddress} copiedLabel={t.copied} />
-        </div>
-      </div>
-      <p className="text-xs text-slate-600 dark:text-slate-400">
-        {amount === null ? fill(t.staticNote, { currencies: view.tokens.map((tok) => tok.currency).join(', ') }) : fill(t.networkNote, { currency: token.currency })}
-      </p>
+        <figcaption className="text-center text-xs text-slate-600 dark:text-slate-400">
+          <span className="md:hidden">{t.scanFromAnotherDevice}</span>
+          <span className="hidden md:inline">{t.scanWithPhone}</span>
+        </figcaption>
+      </figure>
     </div>
   );
 }

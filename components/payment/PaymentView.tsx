@@ -109,8 +109,7 @@ export function PaymentView({ initial, linkKey, t, locale, devnet }: Props) {
       {payable && token && (
         <section aria-label={t.payWith} className="space-y-4 rounded-xl border border-slate-200 bg-white p-4 dark:border-slate-700 dark:bg-slate-900">
           {view.tokens.length > 1 && <TokenSelector tokens={view.tokens.map((tok) => tok.currency)} value={token.currency} onChange={setCurrency} legend={t.payWith} />}
-          <PayInstructions view={view} token={token} t={t} />
-          {exact && <Countdown expiresAt={view.expired_at} skewMs={skewMs} label={payout ? t.payout.expiresIn : t.expiresIn} />}
+          <PayInstructions view={view} token={token} t={t} countdown={exact && <Countdown expiresAt={view.expired_at} skewMs={skewMs} label={payout ? t.payout.expiresIn : t.expiresIn} />} />
         </section>
       )}
       {payable && token && devnet && <DevnetPayButton invoiceId={view.id} currency={token.currency} t={t} />}

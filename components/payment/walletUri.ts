@@ -9,3 +9,13 @@ import type { Currency } from '@/lib/money/tokens';
 export function walletUri(address: string, currency: Currency, amount: string | null): string {
   return currency === 'TRX' && amount ? `tron:${address}?amount=${amount}` : address;
 }
+
+/**
+ * The "Open in wallet" link: the same `tron:` URI, which a phone hands to the wallet app registered
+ * for it, filled with the address and the amount. Only for TRX with an amount: a bare `tron:<address>`
+ * opened for a USDT invoice would start a TRX send in most wallets (the wrong token, held for the
+ * merchant), so for USDT the page offers the copy buttons instead (docs/payment-page.md).
+ */
+export function walletLink(address: string, currency: Currency, amount: string | null): string | null {
+  return currency === 'TRX' && amount ? walletUri(address, currency, amount) : null;
+}
