@@ -27,11 +27,13 @@ export interface Stack {
  * against the chain (`npm run reconcile`'s proof, docs/worker.md) and a mismatch
  * fails the run. (Without the worker nothing is booked, so there is nothing to prove.)
  */
-export const test = base.extend<object, { withWorker: boolean; stack: Stack }>({
+export const test = base.extend<object, { withWorker: boolean; solidifiedDepth: number; stack: Stack }>({
   withWorker: [false, { scope: 'worker', option: true }],
+  // How many blocks below the head are final: 2 makes payments final at once; a file that watches a payment confirm sets more.
+  solidifiedDepth: [2, { scope: 'worker', option: true }],
   stack: [
-    async ({ withWorker }, use) => {
-      const devnet = await startDevnetProcess({ blockMs: 200, solidifiedDepth: 2 });
+    async ({ withWorker, solidifiedDepth }, use) => {
+      const devnet = await startDevnetProcess({ blockMs: 200, solidifiedDepth });
       const app = await startApp({ TRON_FULL_NODE_URL: devnet.url, TRON_USDT_CONTRACT: devnet.usdtContract });
       const hooks: Stack['hooks'] = [];
       const receiver = createServer((req, res) => {

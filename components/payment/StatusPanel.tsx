@@ -1,4 +1,4 @@
-import type { PublicInvoice } from '@/lib/invoices/publicView';
+import type { PublicInvoice, PublicPayment } from '@/lib/invoices/publicView';
 import type { Messages } from '@/lib/i18n/en';
 import { fill } from '@/lib/i18n/fill';
 import { MerchantContact } from './MerchantContact';
@@ -34,6 +34,27 @@ function texts(view: PublicInvoice, t: Messages): { title: string; text: string 
     : { title: t.phase[view.phase], text: t.phaseText[view.phase] };
 }
 
+/**
+ * How far the least confirmed payment is from final, in blocks (issue 38: "usually within two minutes"
+ * alone left the customer guessing). Only in the full view (the limited one lists no payments).
+ */
+function ConfirmProgress({ payments, t }: { payments: PublicInvoice['payments']; t: Messages }) {
+  const least = payments
+    .map((p) => p.confirmations)
+    .filter((c) => c !== null)
+    .reduce<PublicPayment['confirmations']>((low, c) => (low === null || c.blocks / c.needed < low.blocks / low.needed ? c : low), null);
+  if (least === null) return null;
+  const label = fill(t.confirmations, { blocks: String(least.blocks), needed: String(least.needed) });
+  return (
+    <div className="mt-3" data-testid="confirm-progress">
+      <div role="progressbar" aria-label={t.confirmationsLabel} aria-valuemin={0} aria-valuemax={least.needed} aria-valuenow={least.blocks} aria-valuetext={label} className="h-2 w-full overflow-hidden rounded-full bg-white/70 dark:bg-slate-700">
+        <div className="h-full rounded-full bg-current transition-[width]" style={{ width: `${Math.round((100 * least.blocks) / least.needed)}%` }} />
+      </div>
+      <p className="mt-1 text-sm">{label}</p>
+    </div>
+  );
+}
+
 /** The live status, announced to screen readers as it changes. */
 export function StatusPanel({ view, t }: { view: PublicInvoice; t: Messages }) {
   const paidIn = view.tokens.filter((tok) => tok.received !== '0');
@@ -48,6 +69,7 @@ export function StatusPanel({ view, t }: { view: PublicInvoice; t: Messages }) {
       </h2>
       <p className="mt-1 text-sm">{text}</p>
       {view.confirming && view.phase !== 'confirming' && <p className="mt-1 text-sm font-medium">{t.confirmingNote}</p>}
+      {view.status === 'ACTIVE' && <ConfirmProgress payments={view.payments} t={t} />}
       {view.payments
         .filter((p) => p.state === 'held')
         .map((p) => (

@@ -1,4 +1,7 @@
+import { NETWORKS } from '@/lib/chain/networks';
+import { chainConfig } from '@/lib/config';
 import { db } from '@/lib/db/client';
+import { chainProgress } from '@/lib/db/chainCursors';
 import { parseId } from '@/lib/schemas/id';
 import { confirmedTopUpUnits } from '@/lib/payouts/topUps';
 import { isPaymentLinkKey } from './linkKey';
@@ -35,7 +38,7 @@ export async function loadPublicInvoice(idText: string, linkKey: string | null =
       transactions: {
         // Seen in a block, final or not (issue 24: "seen, confirming" within a block); not one a reorganisation took out.
         where: { type: 'PAYMENT', NOT: { paymentState: 'DROPPED' }, OR: [{ solidified: true }, { blockNumber: { not: null } }] },
-        select: { trnHash: true, currency: true, amountUnits: true, paymentState: true, heldReason: true, createdAt: true },
+        select: { trnHash: true, currency: true, amountUnits: true, paymentState: true, heldReason: true, createdAt: true, blockNumber: true, solidified: true },
         orderBy: { id: 'desc' },
         // A static address can collect payments for years; the page shows the latest.
         take: MAX_PAYMENTS,
@@ -51,6 +54,8 @@ export async function loadPublicInvoice(idText: string, linkKey: string | null =
   // nothing before a confirmed top-up, so until then its balance is exactly what was topped up.
   const readChain = invoice.status === 'ACTIVE' && (payout ? toppedUp === 0n : invoice.type === 'SINGLE' && payments.length === 0);
   const unconfirmed = readChain ? await unconfirmedBalances(invoice.address, invoice.currencies) : null;
-  const view = publicInvoiceView({ invoice: rest, merchant, payments, toppedUp, unconfirmed, now: new Date() });
+  // How far the worker has read the chain, only while some payment waits for finality (two rows, no node call).
+  const chain = payments.some((p) => !p.solidified && p.blockNumber !== null) ? await chainProgress(db()) : null;
+  const view = publicInvoiceView({ invoice: rest, merchant, payments, toppedUp, unconfirmed, chain, explorerTx: NETWORKS[chainConfig().network].explorerTx, now: new Date() });
   return isPaymentLinkKey(invoice.id, linkKey) ? view : limitedView(view);
 }

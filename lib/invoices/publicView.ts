@@ -53,6 +53,14 @@ export interface PublicPayment {
   /** Only for `held`. */
   held_reason: HeldReason | null;
   created_at: string;
+  /**
+   * Only while `confirming` in a known block (issue 38): `blocks` built on it so far (its own
+   * included) of the `needed` that make it final, by the chain's finality depth now (about 19
+   * on mainnet). Never more than `needed`.
+   */
+  confirmations: { blocks: number; needed: number } | null;
+  /** The transaction on the network's public block explorer (Tronscan); null where there is none (the devnet). */
+  explorer_url: string | null;
 }
 
 /**
@@ -95,7 +103,13 @@ export type PublicInvoiceSource = Pick<Invoice, 'id' | 'type' | 'status' | 'amou
   Partial<Pick<Invoice, 'clientCommission'>> & {
     amounts: (Pick<InvoiceCurrency, 'currency' | 'dueUnits' | 'receivedUnits'> & Partial<Pick<InvoiceCurrency, 'feeUnits'>>)[];
   };
-export type PublicPaymentSource = Pick<Transaction, 'trnHash' | 'currency' | 'amountUnits' | 'paymentState' | 'createdAt'> & Partial<Pick<Transaction, 'heldReason'>>;
+export type PublicPaymentSource = Pick<Transaction, 'trnHash' | 'currency' | 'amountUnits' | 'paymentState' | 'createdAt'> & Partial<Pick<Transaction, 'heldReason' | 'blockNumber'>>;
+
+/** How far the worker has read the chain (its cursors): the head block, and the newest final one. */
+export interface ChainProgress {
+  head: number;
+  solidified: number;
+}
 
 export type PublicMerchantSource = Pick<Merchant, 'storeName' | 'supportEmail' | 'supportUrl' | 'logoUrl'>;
 
@@ -109,6 +123,10 @@ export interface PublicViewInput {
   toppedUp?: bigint;
   /** Head-state balances of the address, read only while no payment is booked; null when not read. */
   unconfirmed: Partial<Record<Currency, bigint>> | null;
+  /** Read only while a payment is confirming; without it no payment says how far it is confirmed. */
+  chain?: ChainProgress | null;
+  /** The network's explorer address of a transaction, the txid appended (`NETWORKS[..].explorerTx`). */
+  explorerTx?: string | null;
   now: Date;
 }
 
@@ -137,6 +155,18 @@ const returned = (p: PublicPaymentSource) => p.paymentState === 'REFUNDING' || p
 const held = (p: PublicPaymentSource) => p.paymentState === 'HELD';
 const booked = (p: PublicPaymentSource) => p.paymentState === 'SETTLED' || p.paymentState === 'FAILED';
 const max = (...values: bigint[]) => values.reduce((a, b) => (b > a ? b : a));
+
+/**
+ * A payment in block `block` is final once the newest final block reaches it: it has `head - block + 1` blocks
+ * (its own included) and needs `head - solidified + 1`, the chain's finality depth now. Null when its block or
+ * the chain's progress is unknown (seen at the head only, or before the worker has read the chain).
+ */
+export function confirmationsOf(block: number | null, chain: ChainProgress | null): PublicPayment['confirmations'] {
+  if (block === null || chain === null) return null;
+  const head = Math.max(chain.head, chain.solidified, block);
+  const needed = head - chain.solidified + 1;
+  return { blocks: Math.min(head - block + 1, needed), needed };
+}
 
 function paymentState(p: PublicPaymentSource): PublicPayment['state'] {
   if (returned(p)) return 'returned';
@@ -268,6 +298,8 @@ export function publicInvoiceView(input: PublicViewInput): PublicInvoice {
       state: paymentState(p),
       held_reason: held(p) ? heldReasonCode(p.heldReason) : null,
       created_at: isoMicro(p.createdAt),
+      confirmations: paymentState(p) === 'confirming' ? confirmationsOf(p.blockNumber ?? null, input.chain ?? null) : null,
+      explorer_url: input.explorerTx ? `${input.explorerTx}${p.trnHash}` : null,
     })),
     expired_at: isoMicro(invoice.expiredAt),
     server_time: isoMicro(now),

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { Chain } from '@/lib/chain/types';
+import { SOLIDIFIED_CURSOR } from '@/lib/db/chainCursors';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { DeliveryStatus, InvoiceStatus, PaymentState, SendState } from '@/lib/generated/prisma/enums';
 import { lastScanAt } from './heartbeat';
@@ -25,7 +26,6 @@ export interface ChainFacts {
 const CHAIN_CACHE_MS = 15_000;
 /** A node that does not answer in time counts as down for this scrape. */
 const CHAIN_TIMEOUT_MS = 5_000;
-const SCANNER_CURSOR = 'main';
 
 
 async function chainFacts(chain: Chain, gasWallet: string, now: number): Promise<ChainFacts | null> {
@@ -68,7 +68,7 @@ export async function renderMetrics(deps: MetricsDeps): Promise<{ contentType: s
 
   const dayStart = new Date(now - (now % 86_400_000));
   const [cursor, lastScan, payments, sends, invoices, deliveries, facts, energy, waiting, burnedToday, rentedToday, rentedTotal] = await Promise.all([
-    prisma.chainCursor.findUnique({ where: { name: SCANNER_CURSOR }, select: { blockNumber: true } }),
+    prisma.chainCursor.findUnique({ where: { name: SOLIDIFIED_CURSOR }, select: { blockNumber: true } }),
     lastScanAt(prisma),
     prisma.transaction.groupBy({ by: ['paymentState'], where: { paymentState: { not: null } }, _count: { _all: true } }),
     prisma.transaction.groupBy({ by: ['sendState'], where: { sendState: { not: null } }, _count: { _all: true } }),

@@ -1,9 +1,10 @@
 import type { ChainBlock } from '@/lib/chain/types';
+import { HEAD_CURSOR } from '@/lib/db/chainCursors';
 import type { WorkerContext } from '@/lib/worker/context';
 import { CURSOR, chainRefOf, rowsFor, type BlockTransfer, type ScanResult } from './scan';
 
 /** The head scanner's cursor: the last block it read above the solidified ones, with its id. */
-const HEAD = 'head';
+const HEAD = HEAD_CURSOR;
 const MAX_BLOCKS = 100;
 const NOTHING: ScanResult = { blocks: 0, recorded: 0 };
 

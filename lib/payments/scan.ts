@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Transfer } from '@/lib/chain/types';
 import type { Prisma, Transaction } from '@/lib/generated/prisma/client';
+import { SOLIDIFIED_CURSOR } from '@/lib/db/chainCursors';
 import { bookIncoming } from '@/lib/ledger/book';
 import type { WorkerContext } from '@/lib/worker/context';
 
 /** The cursor of the solidified blocks scanned (the head scanner's is lib/payments/headScan.ts). */
-export const CURSOR = 'main';
+/** The scanner's cursor: the newest final block it has read. */
+export const CURSOR = SOLIDIFIED_CURSOR;
 
 export const chainRefOf = (t: Pick<Transfer, 'txId' | 'logIndex'>) => `${t.txId}:${t.logIndex ?? 'trx'}`;
 

@@ -41,6 +41,30 @@ describe('the customer\'s view of an invoice', () => {
     assert.deepEqual(Object.keys(v).sort(), ['address', 'amount_usd', 'confirming', 'description', 'expired_at', 'final', 'full', 'id', 'merchant', 'order_id', 'payments', 'phase', 'redirect_url', 'server_time', 'status', 'tokens', 'type']);
   });
 
+  it('a payment waiting for finality says how many blocks it has of those that make it final; a booked one does not (issue 38)', () => {
+    const seen = payment({ trnHash: 'cd', paymentState: 'DETECTED', blockNumber: 100, amountUnits: 40_000_000n });
+    const view = (chain: PublicViewInput['chain']) => publicInvoiceView({ invoice: invoice(), payments: [seen], unconfirmed: null, chain, now }).payments[0]!;
+    // Mainnet-like: final 19 blocks below the head. The payment's block and 4 above it: 5 of the 20 that make it final.
+    assert.deepEqual(view({ head: 104, solidified: 85 }).confirmations, { blocks: 5, needed: 20 });
+    // Its block final (the worker has not booked it yet): all of them, never more.
+    assert.deepEqual(view({ head: 130, solidified: 110 }).confirmations, { blocks: 21, needed: 21 });
+    // The head cursor behind the payment's own block (the head scanner is catching up): its own block counts.
+    assert.deepEqual(view({ head: 90, solidified: 85 }).confirmations, { blocks: 1, needed: 16 });
+    assert.equal(view(null).confirmations, null, 'the chain not read: nothing made up');
+    assert.equal(publicInvoiceView({ invoice: invoice(), payments: [{ ...seen, blockNumber: null }], unconfirmed: null, chain: { head: 104, solidified: 85 }, now }).payments[0]!.confirmations, null, 'in no block: nothing to count');
+    const booked = publicInvoiceView({ invoice: invoice(), payments: [{ ...seen, paymentState: 'SETTLED' }], unconfirmed: null, chain: { head: 104, solidified: 85 }, now });
+    assert.equal(booked.payments[0]!.confirmations, null);
+    const heldOne = publicInvoiceView({ invoice: invoice(), payments: [{ ...seen, paymentState: 'HELD' }], unconfirmed: null, chain: { head: 104, solidified: 85 }, now });
+    assert.equal(heldOne.payments[0]!.confirmations, null, 'a held payment is not confirming');
+  });
+
+  it('links each payment to the network\'s explorer where there is one, never on the devnet (issue 38)', () => {
+    const p = payment({ trnHash: 'cd' });
+    assert.equal(publicInvoiceView({ invoice: invoice(), payments: [p], unconfirmed: null, explorerTx: 'https://tronscan.org/#/transaction/', now }).payments[0]!.explorer_url, 'https://tronscan.org/#/transaction/cd');
+    assert.equal(publicInvoiceView({ invoice: invoice(), payments: [p], unconfirmed: null, explorerTx: null, now }).payments[0]!.explorer_url, null);
+    assert.deepEqual(Object.keys(publicInvoiceView({ invoice: invoice(), payments: [p], unconfirmed: null, now }).payments[0]!).sort(), ['amount', 'confirmations', 'created_at', 'currency', 'explorer_url', 'held_reason', 'state', 'txid']);
+  });
+
   it("shows the merchant's profile and nothing else of the merchant, and only with the link key (issue 26)", () => {
     assert.equal(publicInvoiceView({ invoice: invoice(), payments: [], unconfirmed: null, now }).merchant, null, 'no profile: the generic wording');
     const empty = { storeName: null, supportEmail: null, supportUrl: null, logoUrl: null };
