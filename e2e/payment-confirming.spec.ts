@@ -5,7 +5,7 @@ import { expect, expectAccessible, screenshotPath, test } from './fixtures';
 // Final 1,000 blocks below the head: a payment stays confirming until the test makes its block final (devnet solidify).
 test.use({ withWorker: true, solidifiedDepth: 1_000 });
 
-test('a payment waiting for finality shows how many blocks confirm it, counting up, then paid once its block is final', async ({ page, stack }) => {
+test('a payment waiting for finality shows how many blocks confirm it, counting up, then paid once its block is final, with a receipt where no redirect follows', async ({ page, stack }) => {
   const { key } = await stack.app.createMerchant();
   const created = await stack.app.api('/payment/create', key, { method: 'POST', body: { type: 'SINGLE', amount: 10, currencies: ['USDT'], description: 'Concert ticket' } });
   expect(created.status).toBe(200);
@@ -34,6 +34,17 @@ test('a payment waiting for finality shows how many blocks confirm it, counting 
   try {
     await expect(page.getByRole('heading', { name: 'Paid. Thank you!' })).toBeVisible({ timeout: 30_000 });
     await expect(progress).toHaveCount(0);
+    // No redirect_url: not a dead end (issue 38). The page says what to keep and offers to print or save it.
+    await expect(page.getByTestId('paid-receipt')).toContainText('You can close this page. Its address is your receipt');
+    await page.evaluate(() => {
+      const w = window as unknown as { printed: number };
+      w.printed = 0;
+      window.print = () => void w.printed++;
+    });
+    await page.getByRole('button', { name: 'Print or save as PDF' }).click();
+    expect(await page.evaluate(() => (window as unknown as { printed: number }).printed)).toBe(1);
+    await page.screenshot({ path: screenshotPath('payment-paid-no-redirect'), fullPage: true });
+    await expectAccessible(page, 'a paid invoice without a redirect');
     expect((await stack.app.api(`/payment/get/${created.json.id}`, key)).json.status).toBe('COMPLETED');
     // Everything the worker sent for it final too, so the suite's closing reconciliation finds nothing in flight.
     await assertReconciled(stack.app.prisma, createChain({ fullNodeUrl: stack.devnet.url, apiKey: null, usdtContract: stack.devnet.usdtContract, txExpirationMs: 60_000 }), 30_000);

@@ -19,6 +19,7 @@ test('paying with the devnet button completes the invoice through the worker and
   await page.getByRole('button', { name: /Pay with devnet/ }).click();
   await expect(page.getByRole('heading', { name: 'Paid. Thank you!' })).toBeVisible({ timeout: 30_000 });
   await expect(page.getByRole('link', { name: 'Return to the merchant now' })).toHaveAttribute('href', returnUrl);
+  await expect(page.getByTestId('paid-receipt'), 'the way back to the merchant, not the receipt note').toHaveCount(0);
   await page.screenshot({ path: screenshotPath('payment-completed'), fullPage: true });
   await expectAccessible(page, 'a paid invoice about to return to the merchant');
   await page.waitForURL(returnUrl, { timeout: 15_000 });

@@ -10,6 +10,7 @@ import type { Currency } from '@/lib/money/tokens';
 import { Countdown } from './Countdown';
 import { DevnetPayButton } from './DevnetPayButton';
 import { LanguagePicker } from './LanguagePicker';
+import { PaidReceipt } from './PaidReceipt';
 import { PayInstructions } from './PayInstructions';
 import { PaymentsList } from './PaymentsList';
 import { RedirectNotice } from './RedirectNotice';
@@ -105,6 +106,7 @@ export function PaymentView({ initial, linkKey, t, locale, devnet }: Props) {
         </p>
       )}
       {view.redirect_url && <RedirectNotice url={view.redirect_url} t={t} auto={view.phase !== 'overpaid'} />}
+      {!view.redirect_url && view.full && view.type === 'SINGLE' && (view.phase === 'completed' || view.phase === 'overpaid') && <PaidReceipt t={t} />}
 
       {payable && token && (
         <section aria-label={t.payWith} className="space-y-4 rounded-xl border border-slate-200 bg-white p-4 dark:border-slate-700 dark:bg-slate-900">

@@ -23,6 +23,8 @@ export const en = {
   confirmations: 'Confirmed by {blocks} of {needed} blocks',
   confirmationsLabel: 'Confirmation progress',
   viewOnExplorer: 'View on Tronscan',
+  receiptNote: 'You can close this page. Its address is your receipt: it shows this payment and its transaction at any time.',
+  printReceipt: 'Print or save as PDF',
   expiresIn: 'Time left to pay',
   received: 'Received',
   missing: 'Still to pay',

@@ -24,6 +24,8 @@ export const es: Messages = {
   confirmations: 'Confirmado por {blocks} de {needed} bloques',
   confirmationsLabel: 'Progreso de la confirmación',
   viewOnExplorer: 'Ver en Tronscan',
+  receiptNote: 'Puedes cerrar esta página. Su dirección es tu recibo: muestra este pago y su transacción en cualquier momento.',
+  printReceipt: 'Imprimir o guardar como PDF',
   expiresIn: 'Tiempo para pagar',
   received: 'Recibido',
   missing: 'Falta por pagar',
