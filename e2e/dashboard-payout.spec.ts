@@ -44,11 +44,15 @@ test('a merchant estimates and creates a mass payout in the dashboard and sees i
 
   let topupAddress = '';
   let topupAmount = '';
+  let quotedFee = '';
   await test.step('estimate, then create', async () => {
     await form.getByRole('button', { name: 'Estimate cost' }).click();
     await expect(page.getByTestId('payout-estimate-topup')).toBeVisible();
-    for (const fact of ['Sent to 3 targets', 'Service fee', 'Network fee (estimate)', 'Gas margin on the network fee', 'Top-up to send']) await expect(form.getByText(fact, { exact: true })).toBeVisible();
+    for (const fact of ['Sent to 3 targets', 'Service fee', 'Network fee (estimate)', 'Gas margin on the network fee', 'Top-up to send', 'Total fee']) await expect(form.getByText(fact, { exact: true })).toBeVisible();
     const quoted = (await page.getByTestId('payout-estimate-topup').textContent()) ?? '';
+    // The fee the payout will report when it ends, fixed now (issue 38): checked against the completed payout below.
+    quotedFee = (await page.getByTestId('payout-estimate-total-fee').textContent()) ?? '';
+    expect(tokenUnits(quotedFee)).toBeGreaterThan(0n);
     // 3.250001 TRX to targets + 3 activations of 1.1 TRX + fees: more than 6.55.
     expect(tokenUnits(quoted)).toBeGreaterThan(6_550_001n);
     // An edit asks for a new estimate before the payout can be created; undoing it does not.
@@ -65,6 +69,9 @@ test('a merchant estimates and creates a mass payout in the dashboard and sees i
     topupAmount = (await page.getByTestId('payout-topup-amount').textContent()) ?? '';
     expect(topupAddress).toMatch(/^T\w{33}$/);
     expect(topupAmount).toBe(quoted);
+    // The top-up can be paid by scanning, or from its own page (the payout's paymentURL).
+    await expect(created.getByRole('img', { name: `QR code to top up ${topupAmount} TRX to ${topupAddress}` })).toHaveAttribute('data-qr-value', `tron:${topupAddress}?amount=${topupAmount}`);
+    await expect(created.getByRole('link', { name: 'Open the top-up page' })).toHaveAttribute('href', /\/payment\/\d+\?k=[\w-]{22}$/);
     await page.screenshot({ path: screenshotPath('dashboard-payout'), fullPage: true });
     await expectAccessible(page, 'the payout form with the payout created');
     await created.getByRole('link', { name: /^invoice #\d+$/ }).click();
@@ -89,6 +96,10 @@ test('a merchant estimates and creates a mass payout in the dashboard and sees i
     // A payout's cost is its whole fee, known once it ends: the quoted top-up less the amounts sent.
     const fee = tokenUnits(topupAmount) - targets.reduce((sum, t) => sum + tokenUnits(t.amount), 0n);
     await expect(page.locator('dt:text-is("Total fee") + dd')).toHaveText(`${tokenAmountText(fee)} TRX`);
+    expect(tokenAmountText(fee), 'the total fee the estimate showed').toBe(quotedFee);
+    // A payout sends to its targets; it forwards nothing.
+    await expect(page.locator('dt:text-is("Sent to targets") + dd')).toHaveText(`${tokenAmountText(targets.reduce((sum, t) => sum + tokenUnits(t.amount), 0n))} TRX`);
+    await expect(page.locator('dt:text-is("Forwarded")')).toHaveCount(0);
     // What the network really cost for its sends (network_cost_trx, docs/energy.md), folded in from the ledger within seconds.
     const { id } = await app.prisma.invoice.findUniqueOrThrow({ where: { address: topupAddress } });
     const burned = (await app.prisma.transaction.aggregate({ where: { invoiceId: id, sendState: 'CONFIRMED' }, _sum: { feeSun: true } }))._sum.feeSun ?? 0n;

@@ -58,9 +58,10 @@ export function InvoiceDetail({ id }: { id: string }) {
   const facts: [string, ReactNode][] = [
     ['Type', labelOf(INVOICE_TYPE_LABELS, inv.type)],
     ['Amount', inv.type === 'MULTIPLE' ? 'any' : `${inv.amount} USD`],
-    ['Due', Object.entries(inv.currencies_amounts).map(([c, a]) => `${a} ${c}`).join(' or ')],
-    ['Received', Object.entries(inv.transfer_amounts.input).map(([c, a]) => `${a} ${c}`).join(', ')],
-    ['Forwarded', Object.entries(inv.transfer_amounts.output).map(([c, a]) => `${a} ${c}`).join(', ')],
+    // A payout is topped up and sends to its targets; it forwards nothing (issue 38: it said "Forwarded").
+    [payout ? 'Top-up due' : 'Due', Object.entries(inv.currencies_amounts).map(([c, a]) => `${a} ${c}`).join(' or ')],
+    [payout ? 'Topped up' : 'Received', Object.entries(inv.transfer_amounts.input).map(([c, a]) => `${a} ${c}`).join(', ')],
+    [payout ? 'Sent to targets' : 'Forwarded', Object.entries(inv.transfer_amounts.output).map(([c, a]) => `${a} ${c}`).join(', ')],
     // A payout's cost is its whole fee (service, network with margin, activation), in its token.
     payout ? ['Total fee', inv.cost === null ? '—' : `${inv.cost} ${inv.currency}`] : ['Service fee', inv.cost === null ? '—' : `${inv.cost} ${feeToken(inv, data.cost_currency)}`],
     // What the network really cost for its sends (burned TRX and rented energy), whoever paid it: not part of the fee above.

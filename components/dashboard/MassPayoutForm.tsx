@@ -10,6 +10,8 @@ import type { PayoutEstimateJson, PayoutTargetInput } from '@/lib/payouts/schema
 import { dashboardApi, RequestError } from './api';
 import { SubmitButton } from './SubmitButton';
 import { CopyText } from './CopyText';
+import { QrCode } from '@/components/payment/QrCode';
+import { walletUri } from '@/components/payment/walletUri';
 import { Button, Card, Facts, FieldError, formatTime, inputClass, Select } from './ui';
 
 interface PayoutRequest {
@@ -85,12 +87,17 @@ function EstimateLines({ estimate }: { estimate: PayoutEstimateJson }) {
   // Only a USDT payout pays it (its own address is activated by the gas wallet's first transfer); never shown as 0.
   if (estimate.activation_cost > 0) lines.push(['Activating the payout address', money('activation', estimate.activation_cost)]);
   lines.push(['Top-up to send', <strong key="t">{money('topup', estimate.topup_amount)}</strong>]);
+  // What the payout will report as its cost once it ends: fixed now, whatever the sends really burn (issue 38:
+  // the estimate said 0.405 USDT, the completed payout 0.655, the difference the payout address's activation).
+  const totalFeeUnits = tokenUnits(estimate.cost) + tokenUnits(estimate.activation_cost);
+  lines.push(['Total fee', <strong key="f">{money('total-fee', totalFeeUnits)}</strong>]);
   return (
     <div className="grid gap-2">
       <Facts label="Payout estimate" rows={lines} />
       <p className="text-xs text-slate-600 dark:text-slate-400">
-        Total fee (the API&apos;s <code>cost</code>): {estimate.cost} {token}, the service fee, network fee and margin. Resources: {estimate.need_energy.toLocaleString('en')} energy,{' '}
-        {estimate.need_bandwidth.toLocaleString('en')} bytes of bandwidth.
+        The total fee is fixed when the payout is created: it is what the payout reports as its cost when it ends (the service fee, network fee and margin, the API&apos;s <code>cost</code>
+        {estimate.activation_cost > 0 ? ', and activating the payout address' : ''}). What the network really burns is shown on the payout as its network cost. Resources:{' '}
+        {estimate.need_energy.toLocaleString('en')} energy, {estimate.need_bandwidth.toLocaleString('en')} bytes of bandwidth.
       </p>
     </div>
   );
@@ -200,13 +207,24 @@ export function MassPayoutForm() {
               </Link>
               . Send the top-up before {formatTime(created.expired_at)}; the targets are paid once it arrives.
             </p>
-            <Facts
-              label="Payout top-up"
-              rows={[
-                ['Top-up address', <span key="a" data-testid="payout-topup-address"><CopyText text={created.address} what="top-up address" /></span>],
-                ['Top-up amount', <strong key="t"><span data-testid="payout-topup-amount">{created.currencies_amounts[token]}</span> {token}</strong>],
-              ]}
-            />
+            <div className="flex flex-wrap items-start gap-4">
+              <div className="w-40 shrink-0">
+                <QrCode value={walletUri(created.address, token, String(created.currencies_amounts[token]))} label={`QR code to top up ${created.currencies_amounts[token]} ${token} to ${created.address}`} />
+              </div>
+              <div className="grid min-w-0 flex-1 gap-2">
+                <Facts
+                  label="Payout top-up"
+                  rows={[
+                    ['Top-up address', <span key="a" data-testid="payout-topup-address"><CopyText text={created.address} what="top-up address" /></span>],
+                    ['Top-up amount', <strong key="t"><span data-testid="payout-topup-amount">{created.currencies_amounts[token]}</span> {token}</strong>],
+                  ]}
+                />
+                {/* The payout's paymentURL is its top-up page (docs/payment-page.md): to pay from a wallet elsewhere, or to hand on. */}
+                <a className="text-indigo-600 underline dark:text-indigo-400" href={created.paymentURL} target="_blank" rel="noopener noreferrer">
+                  Open the top-up page
+                </a>
+              </div>
+            </div>
           </div>
         )}
       </form>
