@@ -4,18 +4,20 @@ import { Balances } from '@/components/dashboard/Balances';
 import { HeldNotice } from '@/components/dashboard/HeldNotice';
 import { Card } from '@/components/dashboard/ui';
 import { VolumeChart } from '@/components/dashboard/VolumeChart';
+import { WebhookHealthNotice } from '@/components/dashboard/WebhookHealthNotice';
 import { sessionMerchant } from '@/lib/auth/session';
 import { db } from '@/lib/db/client';
 import { CURRENCIES } from '@/lib/money/tokens';
 import { heldPayments } from '@/lib/transactions/held';
 import { receivedVolumeByDay } from '@/lib/transactions/volume';
+import { failingEndpoints } from '@/lib/webhooks/health';
 
 const CHART_DAYS = 30;
 
 export default async function OverviewPage() {
   const merchant = await sessionMerchant();
   if (!merchant) redirect('/signin');
-  const [volume, held] = await Promise.all([receivedVolumeByDay(db(), merchant.id, CHART_DAYS), heldPayments(db(), merchant.id)]);
+  const [volume, held, failing] = await Promise.all([receivedVolumeByDay(db(), merchant.id, CHART_DAYS), heldPayments(db(), merchant.id), failingEndpoints(db(), merchant.id)]);
   return (
     <>
       <h1 className="text-2xl font-semibold">Overview</h1>
@@ -24,6 +26,7 @@ export default async function OverviewPage() {
           Set a target wallet in <Link className="underline" href="/dashboard/settings">Settings</Link> before creating invoices.
         </p>
       )}
+      <WebhookHealthNotice failing={failing} retries={merchant.webhookRetries} />
       <HeldNotice held={held} />
       <Balances merchant={merchant} />
       <Card title={`Received per day (last ${CHART_DAYS} days, UTC)`}>
