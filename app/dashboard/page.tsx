@@ -1,12 +1,13 @@
-import Link from 'next/link';
 import { redirect } from 'next/navigation';
 import { Balances } from '@/components/dashboard/Balances';
 import { HeldNotice } from '@/components/dashboard/HeldNotice';
+import { SetupChecklist } from '@/components/dashboard/SetupChecklist';
 import { Card } from '@/components/dashboard/ui';
 import { VolumeChart } from '@/components/dashboard/VolumeChart';
 import { WebhookHealthNotice } from '@/components/dashboard/WebhookHealthNotice';
 import { sessionMerchant } from '@/lib/auth/session';
 import { db } from '@/lib/db/client';
+import { setupSteps } from '@/lib/merchants/setup';
 import { CURRENCIES } from '@/lib/money/tokens';
 import { heldPayments } from '@/lib/transactions/held';
 import { receivedVolumeByDay } from '@/lib/transactions/volume';
@@ -17,15 +18,16 @@ const CHART_DAYS = 30;
 export default async function OverviewPage() {
   const merchant = await sessionMerchant();
   if (!merchant) redirect('/signin');
-  const [volume, held, failing] = await Promise.all([receivedVolumeByDay(db(), merchant.id, CHART_DAYS), heldPayments(db(), merchant.id), failingEndpoints(db(), merchant.id)]);
+  const [volume, held, failing, steps] = await Promise.all([
+    receivedVolumeByDay(db(), merchant.id, CHART_DAYS),
+    heldPayments(db(), merchant.id),
+    failingEndpoints(db(), merchant.id),
+    setupSteps(db(), merchant),
+  ]);
   return (
     <>
       <h1 className="text-2xl font-semibold">Overview</h1>
-      {!merchant.targetWalletAddress && (
-        <p role="note" className="rounded-md border border-amber-300 bg-amber-50 p-3 text-sm dark:border-amber-700 dark:bg-amber-950">
-          Set a target wallet in <Link className="underline" href="/dashboard/settings">Settings</Link> before creating invoices.
-        </p>
-      )}
+      <SetupChecklist steps={steps} />
       <WebhookHealthNotice failing={failing} retries={merchant.webhookRetries} />
       <HeldNotice held={held} />
       <Balances merchant={merchant} />
