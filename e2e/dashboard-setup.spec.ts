@@ -40,6 +40,14 @@ test('a new merchant is walked through setup on the overview, each step ticked a
   await expect(checklist.getByRole('heading', { name: 'Get set up: 4 of 5 done' })).toBeVisible();
   await expect(step('payment').getByRole('link', { name: 'New invoice' })).toHaveAttribute('href', '/dashboard/invoices/new');
 
+  // The invoice list, empty: it says how to make the first one, and a filter that matches nothing says so instead.
+  await page.getByRole('link', { name: 'Invoices' }).click();
+  await expect(page.getByTestId('invoices-empty')).toHaveText('No invoices yet. Use \u201cNew invoice\u201d above, or create one from your shop with the API (POST /v1/api/payment/create, see the API docs).');
+  await expect(page.getByTestId('invoices-empty').getByRole('link', { name: 'API docs' })).toHaveAttribute('href', '/docs');
+  await page.getByLabel('Status').selectOption({ label: 'Completed' });
+  await expect(page.getByTestId('invoices-empty')).toHaveText('No invoice matches these filters.');
+  await page.getByRole('link', { name: 'Overview' }).click();
+
   // The first payment, with the key, paid on the devnet: once the worker records it, the checklist is gone.
   const created = await app.api('/payment/create', key, { method: 'POST', body: { type: 'SINGLE', amount: 10, currencies: ['TRX'] } });
   expect(created.status).toBe(200);

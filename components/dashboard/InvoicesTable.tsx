@@ -20,6 +20,7 @@ export function InvoicesTable() {
     type: '', status: '', currency: '', date_from: '', date_to: '', search: '', ordering: '-created_at',
   });
 
+  const filtered = Object.entries(filters).some(([name, value]) => name !== 'ordering' && value !== '');
   return (
     <Card
       title="Invoices"
@@ -84,6 +85,22 @@ export function InvoicesTable() {
           </tbody>
         </table>
       </TableBox>
+      {data?.count === 0 && (
+        // A new merchant's empty list says how to make the first invoice, not only "Nothing found" (issue 38).
+        <p className="mt-3 text-sm text-slate-700 dark:text-slate-300" data-testid="invoices-empty">
+          {filtered ? (
+            'No invoice matches these filters.'
+          ) : (
+            <>
+              No invoices yet. Use &ldquo;New invoice&rdquo; above, or create one from your shop with the API (<code>POST /v1/api/payment/create</code>, see the{' '}
+              <Link className="text-indigo-600 underline dark:text-indigo-400" href="/docs">
+                API docs
+              </Link>
+              ).
+            </>
+          )}
+        </p>
+      )}
       {data && <Pager count={data.count} {...pager} />}
     </Card>
   );
