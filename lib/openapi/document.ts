@@ -15,6 +15,14 @@ export type Json = Record<string, unknown>;
 const invoicePageSchema = pageEnvelopeSchema(invoiceSchema).meta({ id: 'InvoicePage', description: 'GET /payment/list' });
 const transactionPageSchema = pageEnvelopeSchema(transactionSchema).meta({ id: 'TransactionPage', description: 'GET /transaction/list (the spec shows no envelope; the invoice list\'s is used)' });
 
+/** The opt-in `payment.held` webhook's body (lib/webhooks/outbox.ts, paymentHeldJson): the Transaction object led by two fields. */
+const paymentHeldEventSchema = transactionSchema
+  .extend({
+    event: z.literal('payment.held'),
+    held_reason: z.enum(['canceled', 'token', 'dust', 'other']).describe('Why, as a code: paid after the invoice was canceled, a token the invoice does not accept, too small to forward, anything else'),
+  })
+  .meta({ id: 'PaymentHeldEvent', description: 'The opt-in payment.held webhook: a payment kept at its address for the merchant to forward or return' });
+
 /** Components derived from the zod schemas, requests as they are read, responses as they are written. */
 const REQUESTS = { CreateInvoiceRequest: createInvoiceSchema, PayoutRequest: payoutRequestSchema };
 const RESPONSES = {
@@ -26,6 +34,7 @@ const RESPONSES = {
   Merchant: merchantAccountSchema,
   Rate: rateSchema,
   PayoutEstimate: payoutEstimateSchema,
+  PaymentHeldEvent: paymentHeldEventSchema,
   Error: errorBodySchema,
 };
 
@@ -82,9 +91,9 @@ function paths(): Json {
     '/payment/create': {
       post: {
         operationId: 'createInvoice',
-        summary: 'Create an invoice (spec 4.1), or estimate a mass payout (spec 4.6)',
+        summary: 'Create an invoice',
         description:
-          'A body with `type` creates an invoice. Spec 4.6 names this path for the mass payout estimate too: a body with no `type` and a `target_wallets` or `currency` is answered as `POST /payment/multiple_transfer/calculate`. A trailing slash is accepted on every path.',
+          'A body with `type` creates an invoice. The same path also answers a mass payout estimate, as the specification names it there too: a body with no `type` and a `target_wallets` or `currency` is answered as `POST /payment/multiple_transfer/calculate` (use that path for estimates). A trailing slash is accepted on every path.',
         tags: ['Invoices'],
         parameters: [IDEMPOTENCY_KEY],
         requestBody: { required: true, content: { 'application/json': { schema: { anyOf: [ref('CreateInvoiceRequest'), ref('PayoutRequest')] } } } },
@@ -100,7 +109,7 @@ function paths(): Json {
     '/payment/list': {
       get: {
         operationId: 'listInvoices',
-        summary: 'List invoices (spec 4.2)',
+        summary: 'List invoices',
         tags: ['Invoices'],
         parameters: queryParameters(listInvoicesQuerySchema),
         responses: { 200: json(ref('InvoicePage'), 'A page of invoices'), 400: error('An invalid filter, named in `detail`'), 403: FORBIDDEN },
@@ -109,7 +118,7 @@ function paths(): Json {
     '/payment/{id}/cancel': {
       delete: {
         operationId: 'cancelInvoice',
-        summary: 'Cancel an invoice (spec 4.3)',
+        summary: 'Cancel an invoice',
         description: 'Only an ACTIVE invoice can be canceled (docs/api.md); a mass payout only until its top-up has arrived.',
         tags: ['Invoices'],
         parameters: [invoiceId],
@@ -119,7 +128,7 @@ function paths(): Json {
     '/payment/get/{id}': {
       get: {
         operationId: 'getInvoice',
-        summary: 'Get one invoice (spec 4.4)',
+        summary: 'Get one invoice',
         tags: ['Invoices'],
         parameters: [invoiceId],
         responses: { 200: json(ref('Invoice'), 'The invoice'), 403: FORBIDDEN, 404: INVOICE_404 },
@@ -128,7 +137,7 @@ function paths(): Json {
     '/payment/multiple_transfer/create': {
       post: {
         operationId: 'createPayout',
-        summary: 'Create a mass payout (spec 4.5)',
+        summary: 'Create a mass payout',
         tags: ['Mass payouts'],
         parameters: [IDEMPOTENCY_KEY],
         requestBody: { required: true, content: { 'application/json': { schema: ref('PayoutRequest') } } },
@@ -138,7 +147,7 @@ function paths(): Json {
     '/payment/multiple_transfer/calculate': {
       post: {
         operationId: 'estimatePayout',
-        summary: 'Calculate the cost of a mass payout (spec 4.6)',
+        summary: 'Calculate the cost of a mass payout',
         tags: ['Mass payouts'],
         requestBody: { required: true, content: { 'application/json': { schema: ref('PayoutRequest') } } },
         responses: { 200: json(ref('PayoutEstimate'), 'The estimate'), 400: INVALID, 403: FORBIDDEN, 503: UNAVAILABLE },
@@ -147,7 +156,7 @@ function paths(): Json {
     '/transaction/list': {
       get: {
         operationId: 'listTransactions',
-        summary: 'List transactions (spec 4.7)',
+        summary: 'List transactions',
         description: 'Never 404: a filter that matches nothing gives `count: 0`.',
         tags: ['Transactions'],
         parameters: queryParameters(listTransactionsQuerySchema),
@@ -157,7 +166,7 @@ function paths(): Json {
     '/transaction/{trn_hash}': {
       get: {
         operationId: 'getTransaction',
-        summary: 'Get one transaction (spec 4.8)',
+        summary: 'Get one transaction',
         tags: ['Transactions'],
         parameters: [pathParam('trn_hash', { type: 'string' }, 'Transaction hash')],
         responses: { 200: json(ref('Transaction'), 'The transaction, with the full aml_check when a check ran'), 403: FORBIDDEN, 404: error('`Address not found.` (an unknown hash, another merchant\'s, or one of the energy pool\'s own operations, which are no merchant transactions)') },
@@ -166,7 +175,7 @@ function paths(): Json {
     '/merchant': {
       get: {
         operationId: 'getMerchant',
-        summary: 'Merchant account information (spec 4.9)',
+        summary: 'Merchant account information',
         tags: ['Account'],
         responses: { 200: json(ref('Merchant'), 'The calling merchant'), 403: FORBIDDEN },
       },
@@ -174,7 +183,7 @@ function paths(): Json {
     '/rates': {
       get: {
         operationId: 'getRate',
-        summary: 'Current conversion rate (spec 4.10)',
+        summary: 'Current conversion rate',
         tags: ['Account'],
         parameters: [{ name: 'currency', in: 'query', required: true, description: 'TRX or USDT (case-insensitive)', schema: { type: 'string', enum: ['TRX', 'USDT'] } }],
         responses: {
@@ -189,6 +198,51 @@ function paths(): Json {
   };
 }
 
+/** The headers every webhook delivery carries (docs/webhooks.md, "Headers"). */
+const WEBHOOK_HEADERS = [
+  ['webhook-id', 'Standard Webhooks: the event; the same on every retry and resend, so a receiver can de-duplicate'],
+  ['webhook-timestamp', 'Standard Webhooks: unix seconds of this attempt'],
+  ['webhook-signature', 'Standard Webhooks: `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`'],
+  ['X-Webhook-Signature', '`t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`'],
+  ['Idempotency-Key', 'The event, as `webhook-id` on a first delivery'],
+].map(([name, description]) => ({ name, in: 'header', required: true, description, schema: { type: 'string' } }));
+
+const WEBHOOK_ANSWER = {
+  '2XX': { description: 'Accepted. Any other answer, or none within the timeout, is a failed delivery: retried with backoff when the merchant turned retries on, and shown on the dashboard' },
+};
+
+/**
+ * What the service POSTs to a merchant's webhook URL (OpenAPI 3.1 `webhooks`; issue 38): the spec's
+ * invoice webhook, and the `payment.held` event a merchant opts into. Signed as docs/webhooks.md says.
+ */
+function webhooks(): Json {
+  return {
+    invoice: {
+      post: {
+        operationId: 'invoiceWebhook',
+        summary: 'An invoice changed status, or a static address received a payment',
+        description:
+          'Sent to the invoice\'s `webhook_url`, or else the merchant\'s default, when an invoice becomes COMPLETED, OVERPAID, UNDERPAID, TIMEOUT, AML_FAILED or ERROR, and for each payment a static address (`MULTIPLE`) receives. The body is the Invoice object, as `GET /payment/get/{id}` answers it.',
+        tags: ['Webhooks'],
+        parameters: WEBHOOK_HEADERS,
+        requestBody: { required: true, content: { 'application/json': { schema: ref('Invoice') } } },
+        responses: WEBHOOK_ANSWER,
+      },
+    },
+    'payment.held': {
+      post: {
+        operationId: 'paymentHeldWebhook',
+        summary: 'A payment is held for the merchant to forward or return (opt-in)',
+        description:
+          'Off by default (dashboard: Settings, "Send a webhook when a payment is held"). Sent when the worker keeps a payment at its address: it came after the invoice was canceled, in a token the invoice does not take, too small to forward, or could not be forwarded. Told apart from the invoice webhook by its `event` field.',
+        tags: ['Webhooks'],
+        parameters: WEBHOOK_HEADERS,
+        requestBody: { required: true, content: { 'application/json': { schema: ref('PaymentHeldEvent') } } },
+        responses: WEBHOOK_ANSWER,
+      },
+    },
+  };
+}
 
 /**
  * The OpenAPI 3.1 description of /v1/api (spec part 4), generated from the zod
@@ -209,8 +263,9 @@ function makeDocument(): Json {
     },
     servers: [{ url: '/v1/api', description: 'This service' }],
     security: [{ apiKey: [] }],
-    tags: [{ name: 'Invoices' }, { name: 'Mass payouts' }, { name: 'Transactions' }, { name: 'Account' }],
+    tags: [{ name: 'Invoices' }, { name: 'Mass payouts' }, { name: 'Transactions' }, { name: 'Account' }, { name: 'Webhooks' }],
     paths: paths(),
+    webhooks: webhooks(),
     components: {
       securitySchemes: {
         apiKey: {

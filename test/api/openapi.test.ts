@@ -77,6 +77,22 @@ describe('OpenAPI document, reference page and a client generated from it', () =
     assert.deepEqual((filter.schema as { enum?: string[] }).enum, types);
   });
 
+  it('describes the webhooks a merchant receives (OpenAPI 3.1 webhooks): the invoice webhook and the opt-in payment.held, signed headers and all; summaries name no spec sections (issue 38)', () => {
+    type Hook = { post: { operationId: string; parameters: { name: string; in: string }[]; requestBody: { content: Record<string, { schema: unknown }> } } };
+    const hooks = (doc as unknown as { webhooks: Record<string, Hook> }).webhooks;
+    assert.deepEqual(Object.keys(hooks).sort(), ['invoice', 'payment.held']);
+    assert.deepEqual(hooks.invoice!.post.requestBody.content['application/json']!.schema, { $ref: '#/components/schemas/Invoice' });
+    assert.deepEqual(hooks['payment.held']!.post.requestBody.content['application/json']!.schema, { $ref: '#/components/schemas/PaymentHeldEvent' });
+    for (const hook of Object.values(hooks)) {
+      assert.deepEqual(hook.post.parameters.map((p) => `${p.in}:${p.name}`), ['header:webhook-id', 'header:webhook-timestamp', 'header:webhook-signature', 'header:X-Webhook-Signature', 'header:Idempotency-Key']);
+    }
+    const held = doc.components.schemas.PaymentHeldEvent!;
+    assert.deepEqual(held.properties!.event, { type: 'string', const: 'payment.held' });
+    assert.ok(held.required?.includes('held_reason') && held.required.includes('trn_hash'));
+    const summaries = Object.values(doc.paths).flatMap((methods) => Object.values(methods).map((op) => (op as unknown as { summary: string }).summary));
+    for (const summary of summaries) assert.doesNotMatch(summary, /spec|\bor estimate\b/i, summary);
+  });
+
   it('every schema in it is valid JSON Schema 2020-12', () => {
     const ajv = new Ajv2020({ strict: false });
     addFormats.default(ajv);

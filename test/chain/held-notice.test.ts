@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { Webhook } from 'standardwebhooks';
 import { TronWeb } from 'tronweb';
 import { issueApiKey } from '@/lib/auth/apiKeys';
@@ -8,6 +10,7 @@ import { registerMerchant } from '@/lib/auth/signup';
 import { createChain, type Chain } from '@/lib/chain';
 import { deriveAccount } from '@/lib/chain/keys';
 import { webhookSecret } from '@/lib/merchants/settings';
+import { openApiDocument } from '@/lib/openapi/document';
 import { startApp, TEST_MNEMONIC, type TestApp } from '../helpers/app';
 import { startDevnetProcess, waitFor, type DevnetProcess } from '../helpers/devnet';
 import { startHookReceiver, type HookReceiver } from '../helpers/http';
@@ -106,6 +109,12 @@ describe('a held payment is told to the merchant', () => {
     const [cancelHook] = await waitFor('the payment.held webhook (canceled)', async () => (hooksFor(late.trnHash).length ? hooksFor(late.trnHash) : null), 30_000);
     const cancelBody = verifier.verify(cancelHook!.body, cancelHook!.headers as Record<string, string>) as Record<string, unknown>;
     assert.equal(cancelBody.held_reason, 'canceled');
+    // The OpenAPI document's `webhooks` describe these bodies as they are sent (issue 38).
+    const ajv = new Ajv2020({ strict: false });
+    addFormats.default(ajv);
+    ajv.addSchema(openApiDocument(), 'openapi.json');
+    const validate = ajv.getSchema('openapi.json#/components/schemas/PaymentHeldEvent') as ValidateFunction;
+    for (const sent of [body, cancelBody]) assert.ok(validate(sent), `${ajv.errorsText(validate.errors)} in ${JSON.stringify(sent)}`);
     assert.equal(cancelBody.amount, 30);
     // No invoice webhook: a canceled invoice's status does not change (spec 6).
     assert.equal(receiver.hooks.filter((h) => JSON.parse(h.body).id === canceled.id).length, 0);

@@ -9,8 +9,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create an invoice (spec 4.1), or estimate a mass payout (spec 4.6)
-         * @description A body with `type` creates an invoice. Spec 4.6 names this path for the mass payout estimate too: a body with no `type` and a `target_wallets` or `currency` is answered as `POST /payment/multiple_transfer/calculate`. A trailing slash is accepted on every path.
+         * Create an invoice
+         * @description A body with `type` creates an invoice. The same path also answers a mass payout estimate, as the specification names it there too: a body with no `type` and a `target_wallets` or `currency` is answered as `POST /payment/multiple_transfer/calculate` (use that path for estimates). A trailing slash is accepted on every path.
          */
         post: operations["createInvoice"];
         delete?: never;
@@ -26,7 +26,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List invoices (spec 4.2) */
+        /** List invoices */
         get: operations["listInvoices"];
         put?: never;
         post?: never;
@@ -47,7 +47,7 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Cancel an invoice (spec 4.3)
+         * Cancel an invoice
          * @description Only an ACTIVE invoice can be canceled (docs/api.md); a mass payout only until its top-up has arrived.
          */
         delete: operations["cancelInvoice"];
@@ -63,7 +63,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one invoice (spec 4.4) */
+        /** Get one invoice */
         get: operations["getInvoice"];
         put?: never;
         post?: never;
@@ -82,7 +82,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create a mass payout (spec 4.5) */
+        /** Create a mass payout */
         post: operations["createPayout"];
         delete?: never;
         options?: never;
@@ -99,7 +99,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Calculate the cost of a mass payout (spec 4.6) */
+        /** Calculate the cost of a mass payout */
         post: operations["estimatePayout"];
         delete?: never;
         options?: never;
@@ -115,7 +115,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List transactions (spec 4.7)
+         * List transactions
          * @description Never 404: a filter that matches nothing gives `count: 0`.
          */
         get: operations["listTransactions"];
@@ -134,7 +134,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one transaction (spec 4.8) */
+        /** Get one transaction */
         get: operations["getTransaction"];
         put?: never;
         post?: never;
@@ -151,7 +151,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Merchant account information (spec 4.9) */
+        /** Merchant account information */
         get: operations["getMerchant"];
         put?: never;
         post?: never;
@@ -168,7 +168,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Current conversion rate (spec 4.10) */
+        /** Current conversion rate */
         get: operations["getRate"];
         put?: never;
         post?: never;
@@ -179,7 +179,48 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    invoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An invoice changed status, or a static address received a payment
+         * @description Sent to the invoice's `webhook_url`, or else the merchant's default, when an invoice becomes COMPLETED, OVERPAID, UNDERPAID, TIMEOUT, AML_FAILED or ERROR, and for each payment a static address (`MULTIPLE`) receives. The body is the Invoice object, as `GET /payment/get/{id}` answers it.
+         */
+        post: operations["invoiceWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.held": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A payment is held for the merchant to forward or return (opt-in)
+         * @description Off by default (dashboard: Settings, "Send a webhook when a payment is held"). Sent when the worker keeps a payment at its address: it came after the invoice was canceled, in a token the invoice does not take, too small to forward, or could not be forwarded. Told apart from the invoice webhook by its `event` field.
+         */
+        post: operations["paymentHeldWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         CreateInvoiceRequest: {
@@ -411,6 +452,44 @@ export interface components {
             topup_amount: number;
             /** @description Addition: what a USDT payout's energy is quoted with (the service's staked pool, rented energy, or burned TRX); the run follows it. null for TRX */
             energy_source: ("POOL" | "RENTAL" | "BURN") | null;
+        };
+        /** @description The opt-in payment.held webhook: a payment kept at its address for the merchant to forward or return */
+        PaymentHeldEvent: {
+            trn_hash: string;
+            /** @description Null for a transaction of no invoice (e.g. a balance top-up) */
+            invoice: number | null;
+            /**
+             * @description Spec 2.2: the energy pool's own operations are never listed (docs/api.md)
+             * @enum {string}
+             */
+            type: "PAYMENT" | "TRANSFER" | "TOPUP" | "ACTIVATION";
+            from_address: string;
+            to_address: string;
+            /** @description In `currency` */
+            amount: number;
+            /** @enum {string} */
+            currency: "TRX" | "USDT";
+            aml_check: components["schemas"]["AmlCheck"] | null;
+            /** @description Added to spec 2.2 (which has no status): set while the payment is held; its merchant releases it from the dashboard (docs/api.md) */
+            held: {
+                /** @description Why the service keeps the funds at the address instead of forwarding them */
+                reason: string;
+            } | null;
+            /** @description UUID shared by an incoming payment and its forwarding */
+            event_id: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 with six fractional digits and +00:00
+             * @example 2026-11-23T01:44:15.072000+00:00
+             */
+            created_at: string;
+            /** @constant */
+            event: "payment.held";
+            /**
+             * @description Why, as a code: paid after the invoice was canceled, a token the invoice does not accept, too small to forward, anything else
+             * @enum {string}
+             */
+            held_reason: "canceled" | "token" | "dust" | "other";
         };
         /** @description Spec part 7: {"detail": ...} */
         Error: {
@@ -958,6 +1037,72 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+        };
+    };
+    invoiceWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event; the same on every retry and resend, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>` */
+                "webhook-signature": string;
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` */
+                "X-Webhook-Signature": string;
+                /** @description The event, as `webhook-id` on a first delivery */
+                "Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Invoice"];
+            };
+        };
+        responses: {
+            /** @description Accepted. Any other answer, or none within the timeout, is a failed delivery: retried with backoff when the merchant turned retries on, and shown on the dashboard */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentHeldWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event; the same on every retry and resend, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>` */
+                "webhook-signature": string;
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` */
+                "X-Webhook-Signature": string;
+                /** @description The event, as `webhook-id` on a first delivery */
+                "Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentHeldEvent"];
+            };
+        };
+        responses: {
+            /** @description Accepted. Any other answer, or none within the timeout, is a failed delivery: retried with backoff when the merchant turned retries on, and shown on the dashboard */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
