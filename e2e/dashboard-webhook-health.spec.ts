@@ -54,6 +54,8 @@ test('a failing webhook endpoint is on the overview until it accepts a delivery 
   try {
     await notice.getByRole('link', { name: 'Webhooks' }).click();
     const log = page.getByRole('table', { name: 'Webhook deliveries' });
+    // Each row says what it was about (issue 38).
+    await expect(log.getByTestId('delivery-event')).toHaveText(['Invoice completed']);
     await log.getByRole('button', { name: /^Resend/ }).first().click();
     await expect.poll(() => received.length, { timeout: 60_000, message: 'the resent delivery reached the endpoint' }).toBe(1);
     await expect.poll(() => app.prisma.webhookDelivery.count({ where: { invoiceId: created.json.id, status: 'DELIVERED' } }), { timeout: 30_000 }).toBe(1);

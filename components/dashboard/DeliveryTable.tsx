@@ -5,6 +5,7 @@ import Link from 'next/link';
 import { useEffect, useRef, useState } from 'react';
 import type { DeliveryDetailJson, DeliveryJson } from '@/lib/webhooks/serialize';
 import { dashboardApi } from './api';
+import { INVOICE_STATUS_LABELS, labelOf } from './labels';
 import { StatusBadge } from './StatusBadge';
 import { Button, FieldError, TableBox, formatTime, tableClass } from './ui';
 
@@ -65,6 +66,13 @@ function DeliveryExchange({ id, data }: { id: number; data: DeliveryDetailJson }
   );
 }
 
+/** What a delivery was about, in words: the invoice status it reported, a static address's payment, or a held payment. */
+function eventLabel(d: DeliveryJson): string {
+  if (d.event === 'payment.held') return 'Payment held';
+  if (d.invoice_status === 'ACTIVE') return 'Payment received';
+  return d.invoice_status ? `Invoice ${labelOf(INVOICE_STATUS_LABELS, d.invoice_status).toLowerCase()}` : 'Invoice';
+}
+
 /** Webhook deliveries with their outcome; "View" shows what was sent and answered, "Resend" queues a copy for the worker to send. */
 export function DeliveryTable({ rows, label }: { rows: DeliveryJson[]; label: string }) {
   const client = useQueryClient();
@@ -83,6 +91,7 @@ export function DeliveryTable({ rows, label }: { rows: DeliveryJson[]; label: st
             <tr>
               <th>ID</th>
               <th>Invoice</th>
+              <th>Event</th>
               <th>Status</th>
               <th>HTTP</th>
               <th>Latency</th>
@@ -98,7 +107,6 @@ export function DeliveryTable({ rows, label }: { rows: DeliveryJson[]; label: st
               <tr key={d.id}>
                 <td>
                   {d.id}
-                  {d.event === 'payment.held' && <span className="block text-xs text-amber-800 dark:text-amber-300">payment held</span>}
                   {d.resend_of && <span className="text-xs text-slate-600 dark:text-slate-400"> (resend of {d.resend_of})</span>}
                   {d.retry_of && (
                     <span className="block text-xs text-slate-600 dark:text-slate-400">
@@ -111,6 +119,7 @@ export function DeliveryTable({ rows, label }: { rows: DeliveryJson[]; label: st
                     #{d.invoice}
                   </Link>
                 </td>
+                <td data-testid="delivery-event">{eventLabel(d)}</td>
                 <td>
                   <StatusBadge status={d.status} kind="delivery" />
                   {d.error && <span className="block min-w-[12rem] whitespace-normal text-xs text-red-700 dark:text-red-400">{d.error}</span>}

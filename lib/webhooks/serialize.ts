@@ -6,6 +6,12 @@ function eventOf(payload: WebhookDelivery['payload']): 'invoice' | 'payment.held
   return payload !== null && typeof payload === 'object' && !Array.isArray(payload) && payload.event === 'payment.held' ? 'payment.held' : 'invoice';
 }
 
+/** An invoice webhook's invoice status as it was sent (ACTIVE: a static address's payment event); null for other events. */
+function invoiceStatusOf(payload: WebhookDelivery['payload']): string | null {
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload) || payload.event !== undefined) return null;
+  return typeof payload.status === 'string' ? payload.status : null;
+}
+
 /** One row of the dashboard's delivery log. */
 export function deliveryJson(d: WebhookDelivery) {
   return {
@@ -13,6 +19,8 @@ export function deliveryJson(d: WebhookDelivery) {
     invoice: d.invoiceId,
     url: d.url,
     event: eventOf(d.payload),
+    /** For an invoice webhook, the status it reported (issue 38: the log did not say what each delivery was about). */
+    invoice_status: invoiceStatusOf(d.payload),
     status: d.status,
     response_status: d.responseStatus,
     latency_ms: d.latencyMs,
