@@ -1,6 +1,5 @@
-import { createServer } from 'node:http';
 import { issueApiKey } from '@/lib/auth/apiKeys';
-import { freePort } from '../test/helpers/app';
+import { startHookReceiver } from '../test/helpers/http';
 import { signUp } from './dashboardSession';
 import { devnetPay, expect, expectAccessible, screenshotPath, test } from './fixtures';
 
@@ -19,8 +18,8 @@ test('a failing webhook endpoint is on the overview until it accepts a delivery 
   const key = await issueApiKey(app.prisma, merchant.id, 'e2e');
 
   // The shop's endpoint is down: nothing listens on its port.
-  const port = await freePort();
-  const hook = `http://127.0.0.1:${port}/hook`;
+  const endpoint = await startHookReceiver({ down: true });
+  const hook = endpoint.url;
   const created = await app.api('/payment/create', key, { method: 'POST', body: { type: 'SINGLE', amount: 10, currencies: ['TRX'], webhook_url: hook } });
   expect(created.status).toBe(200);
   await page.goto(`${app.baseUrl}/dashboard`);
@@ -41,28 +40,19 @@ test('a failing webhook endpoint is on the overview until it accepts a delivery 
   await expectAccessible(page, 'the overview with a failing webhook endpoint');
 
   // The endpoint is back; the merchant resends the delivery from the log, and the notice goes.
-  const received: string[] = [];
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (d) => (body += d));
-    req.on('end', () => {
-      received.push(body);
-      res.end('ok');
-    });
-  });
-  await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
+  await endpoint.up();
   try {
     await notice.getByRole('link', { name: 'Webhooks' }).click();
     const log = page.getByRole('table', { name: 'Webhook deliveries' });
     // Each row says what it was about (issue 38).
     await expect(log.getByTestId('delivery-event')).toHaveText(['Invoice completed']);
     await log.getByRole('button', { name: /^Resend/ }).first().click();
-    await expect.poll(() => received.length, { timeout: 60_000, message: 'the resent delivery reached the endpoint' }).toBe(1);
+    await expect.poll(() => endpoint.hooks.length, { timeout: 60_000, message: 'the resent delivery reached the endpoint' }).toBe(1);
     await expect.poll(() => app.prisma.webhookDelivery.count({ where: { invoiceId: created.json.id, status: 'DELIVERED' } }), { timeout: 30_000 }).toBe(1);
     await page.goto(`${app.baseUrl}/dashboard`);
     await expect(page.getByRole('heading', { name: 'Overview' })).toBeVisible();
     await expect(page.getByTestId('webhook-health')).toHaveCount(0);
   } finally {
-    await new Promise<void>((r) => server.close(() => r()));
+    endpoint.close();
   }
 });
