@@ -88,6 +88,9 @@ for (const size of SIZES) {
       await recordPayment(stack, trxOnly, 10_000_000n, 'USDT', 'HELD', `token not accepted: invoice ${trxOnly.id} accepts TRX, not USDT`);
       await page.goto(pageUrl(stack, trxOnly.id));
       await expect(page.getByTestId('held-note')).toContainText('This invoice does not accept that token.');
+      // The title says what the page still waits for, not a bare "Waiting for your payment" beside the held payment (issue 38).
+      await expect(page.getByRole('heading', { name: 'Still waiting for your payment in TRX' })).toBeVisible();
+      await expect(page.getByText('What arrived is a token this invoice does not take: it is held for the merchant (below).', { exact: false })).toBeVisible();
       await expect(page.getByTestId('payments')).toContainText('Held for the merchant to forward or return');
       await expect(page.getByText('Confirming')).toHaveCount(0);
       await expect(page.getByText('A payment is on its way and being confirmed.')).toHaveCount(0);

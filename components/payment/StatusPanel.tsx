@@ -29,6 +29,10 @@ const BUSY: readonly Phase[] = ['confirming', 'paying_out'];
 function texts(view: PublicInvoice, t: Messages): { title: string; text: string } {
   // A static address is not waiting for one payment: it takes any amount, any time (issue 26).
   if (view.type === 'MULTIPLE' && view.phase === 'waiting') return { title: t.staticWaiting, text: t.staticWaitingText };
+  // Paid in a token the invoice does not take (held for the merchant): not a bare "Waiting for your payment" beside it (issue 38).
+  if (view.type === 'SINGLE' && view.phase === 'waiting' && view.payments.some((p) => p.state === 'held' && p.held_reason === 'token')) {
+    return { title: fill(t.waitingOtherToken, { currencies: view.tokens.map((tok) => tok.currency).join(` ${t.or} `) }), text: t.waitingOtherTokenText };
+  }
   return view.type === 'MULTIPLE_TRANSFER'
     ? { title: t.payout.phase[view.phase], text: t.payout.phaseText[view.phase] }
     : { title: t.phase[view.phase], text: t.phaseText[view.phase] };

@@ -25,6 +25,8 @@ export const en = {
   viewOnExplorer: 'View on Tronscan',
   receiptNote: 'You can close this page. Its address is your receipt: it shows this payment and its transaction at any time.',
   printReceipt: 'Print or save as PDF',
+  waitingOtherToken: 'Still waiting for your payment in {currencies}',
+  waitingOtherTokenText: 'What arrived is a token this invoice does not take: it is held for the merchant (below). To pay the invoice, send the amount shown.',
   expiresIn: 'Time left to pay',
   received: 'Received',
   missing: 'Still to pay',

@@ -26,6 +26,8 @@ export const es: Messages = {
   viewOnExplorer: 'Ver en Tronscan',
   receiptNote: 'Puedes cerrar esta página. Su dirección es tu recibo: muestra este pago y su transacción en cualquier momento.',
   printReceipt: 'Imprimir o guardar como PDF',
+  waitingOtherToken: 'Seguimos esperando tu pago en {currencies}',
+  waitingOtherTokenText: 'Lo que llegó es un token que esta factura no acepta: queda retenido para el comercio (abajo). Para pagar la factura, envía el importe indicado.',
   expiresIn: 'Tiempo para pagar',
   received: 'Recibido',
   missing: 'Falta por pagar',
