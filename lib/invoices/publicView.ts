@@ -1,3 +1,4 @@
+import type { ChainProgress } from '@/lib/db/chainCursors';
 import type { Invoice, InvoiceCurrency, InvoiceStatus, Merchant, Transaction } from '@/lib/generated/prisma/client';
 import { formatScaled, parseScaled } from '@/lib/money/decimal';
 import { tokenAmountText, USD_DECIMALS, type Currency } from '@/lib/money/tokens';
@@ -105,12 +106,6 @@ export type PublicInvoiceSource = Pick<Invoice, 'id' | 'type' | 'status' | 'amou
   };
 export type PublicPaymentSource = Pick<Transaction, 'trnHash' | 'currency' | 'amountUnits' | 'paymentState' | 'createdAt'> & Partial<Pick<Transaction, 'heldReason' | 'blockNumber'>>;
 
-/** How far the worker has read the chain (its cursors): the head block, and the newest final one. */
-export interface ChainProgress {
-  head: number;
-  solidified: number;
-}
-
 export type PublicMerchantSource = Pick<Merchant, 'storeName' | 'supportEmail' | 'supportUrl' | 'logoUrl'>;
 
 export interface PublicViewInput {
@@ -161,7 +156,7 @@ const max = (...values: bigint[]) => values.reduce((a, b) => (b > a ? b : a));
  * (its own included) and needs `head - solidified + 1`, the chain's finality depth now. Null when its block or
  * the chain's progress is unknown (seen at the head only, or before the worker has read the chain).
  */
-export function confirmationsOf(block: number | null, chain: ChainProgress | null): PublicPayment['confirmations'] {
+function confirmationsOf(block: number | null, chain: ChainProgress | null): PublicPayment['confirmations'] {
   if (block === null || chain === null) return null;
   const head = Math.max(chain.head, chain.solidified, block);
   const needed = head - chain.solidified + 1;

@@ -1,10 +1,8 @@
 import type { ChainBlock } from '@/lib/chain/types';
-import { HEAD_CURSOR } from '@/lib/db/chainCursors';
+import { HEAD_CURSOR, SOLIDIFIED_CURSOR } from '@/lib/db/chainCursors';
 import type { WorkerContext } from '@/lib/worker/context';
-import { CURSOR, chainRefOf, rowsFor, type BlockTransfer, type ScanResult } from './scan';
+import { chainRefOf, rowsFor, type BlockTransfer, type ScanResult } from './scan';
 
-/** The head scanner's cursor: the last block it read above the solidified ones, with its id. */
-const HEAD = HEAD_CURSOR;
 const MAX_BLOCKS = 100;
 const NOTHING: ScanResult = { blocks: 0, recorded: 0 };
 
@@ -22,8 +20,8 @@ const NOTHING: ScanResult = { blocks: 0, recorded: 0 };
 export async function scanHead(ctx: WorkerContext): Promise<ScanResult> {
   const { prisma, chain } = ctx;
   const [solid, cursor] = await Promise.all([
-    prisma.chainCursor.findUnique({ where: { name: CURSOR } }),
-    prisma.chainCursor.findUnique({ where: { name: HEAD } }),
+    prisma.chainCursor.findUnique({ where: { name: SOLIDIFIED_CURSOR } }),
+    prisma.chainCursor.findUnique({ where: { name: HEAD_CURSOR } }),
   ]);
   // The scanner of solidified blocks starts first: it books the gas wallet's opening balance with its cursor.
   if (!solid) return NOTHING;
@@ -58,13 +56,13 @@ async function record(ctx: WorkerContext, blocks: ChainBlock[]): Promise<number>
     ctx.prisma.transaction.count({ where: { solidified: false, type: 'PAYMENT', blockNumber: { gte: blocks[0]!.number, lte: last.number } } }),
   ]);
   if (!candidates.some((r) => r.type === 'PAYMENT') && recordedThere === 0) {
-    await ctx.prisma.chainCursor.upsert({ where: { name: HEAD }, create: { name: HEAD, ...cursor }, update: cursor });
+    await ctx.prisma.chainCursor.upsert({ where: { name: HEAD_CURSOR }, create: { name: HEAD_CURSOR, ...cursor }, update: cursor });
     return 0;
   }
   return ctx.prisma.$transaction(async (tx) => {
     // The solidified scanner's cursor, held for this transaction: a block it has booked (or books
     // meanwhile) is its own, so a payment is never recorded unfinal in a block already final.
-    const [solid] = await tx.$queryRaw<{ block_number: number }[]>`SELECT block_number FROM chain_cursors WHERE name = ${CURSOR} FOR SHARE`;
+    const [solid] = await tx.$queryRaw<{ block_number: number }[]>`SELECT block_number FROM chain_cursors WHERE name = ${SOLIDIFIED_CURSOR} FOR SHARE`;
     const window = blocks.filter((b) => b.number > (solid?.block_number ?? Infinity));
     if (window.length === 0) return 0;
     const inWindow = transfers.filter((t) => t.blockNumber >= window[0]!.number);
@@ -82,7 +80,7 @@ async function record(ctx: WorkerContext, blocks: ChainBlock[]): Promise<number>
       where: { solidified: false, type: 'PAYMENT', blockNumber: { gte: window[0]!.number, lte: last.number }, chainRef: { notIn: rows.map((r) => r.chainRef) } },
       data: { blockNumber: null, blockId: null },
     });
-    await tx.chainCursor.upsert({ where: { name: HEAD }, create: { name: HEAD, ...cursor }, update: cursor });
+    await tx.chainCursor.upsert({ where: { name: HEAD_CURSOR }, create: { name: HEAD_CURSOR, ...cursor }, update: cursor });
     return Math.max(1, rows.length);
   });
 }

@@ -6,8 +6,6 @@ import { bookIncoming } from '@/lib/ledger/book';
 import type { WorkerContext } from '@/lib/worker/context';
 
 /** The cursor of the solidified blocks scanned (the head scanner's is lib/payments/headScan.ts). */
-/** The scanner's cursor: the newest final block it has read. */
-export const CURSOR = SOLIDIFIED_CURSOR;
 
 export const chainRefOf = (t: Pick<Transfer, 'txId' | 'logIndex'>) => `${t.txId}:${t.logIndex ?? 'trx'}`;
 
@@ -32,7 +30,7 @@ const NOTHING: ScanResult = { blocks: 0, recorded: 0 };
 export async function scanNextBlocks(ctx: WorkerContext): Promise<ScanResult> {
   const { prisma, chain, settings } = ctx;
   const confirmedHead = (await chain.getConfirmedBlockNumber()) - settings.SCAN_EXTRA_CONFIRMATIONS;
-  let cursor = await prisma.chainCursor.findUnique({ where: { name: CURSOR } });
+  let cursor = await prisma.chainCursor.findUnique({ where: { name: SOLIDIFIED_CURSOR } });
   if (!cursor) {
     // Without an explicit start block, the scan starts right after the solidified block whose state
     // the gas wallet's opening balance was read from, and that balance is booked with the cursor:
@@ -41,7 +39,7 @@ export async function scanNextBlocks(ctx: WorkerContext): Promise<ScanResult> {
     const opening = settings.SCAN_START_BLOCK === undefined ? await openingBalances(ctx) : null;
     const start = settings.SCAN_START_BLOCK ?? opening!.start;
     await prisma.$transaction(async (tx) => {
-      const { count } = await tx.chainCursor.createMany({ data: [{ name: CURSOR, blockNumber: start - 1 }], skipDuplicates: true });
+      const { count } = await tx.chainCursor.createMany({ data: [{ name: SOLIDIFIED_CURSOR, blockNumber: start - 1 }], skipDuplicates: true });
       if (count !== 1 || !opening) return;
       const reason = `opening balance before block ${start}`;
       const rows = (['TRX', 'USDT'] as const).filter((c) => opening.units[c] > 0n);
@@ -56,7 +54,7 @@ export async function scanNextBlocks(ctx: WorkerContext): Promise<ScanResult> {
         });
       }
     });
-    cursor = await prisma.chainCursor.findUniqueOrThrow({ where: { name: CURSOR } });
+    cursor = await prisma.chainCursor.findUniqueOrThrow({ where: { name: SOLIDIFIED_CURSOR } });
   }
   const from = cursor.blockNumber + 1;
   const to = Math.min(confirmedHead, from + settings.SCAN_BATCH_BLOCKS - 1);
@@ -71,7 +69,7 @@ export async function scanNextBlocks(ctx: WorkerContext): Promise<ScanResult> {
   const moved = await prisma.$transaction(async (tx) => {
     // Optimistic lock: if another worker advanced the cursor, this batch is theirs.
     const { count } = await tx.chainCursor.updateMany({
-      where: { name: CURSOR, blockNumber: cursor.blockNumber },
+      where: { name: SOLIDIFIED_CURSOR, blockNumber: cursor.blockNumber },
       data: { blockNumber: lastBlock, blockTime: lastBlockTime === null ? null : new Date(lastBlockTime) },
     });
     if (count === 0) return null;
@@ -112,7 +110,7 @@ async function openingBalances(ctx: WorkerContext): Promise<{ start: number; uni
  * deadline, but final and scanned after it, still counts as on time.
  */
 export async function scannedUntil(prisma: Pick<Prisma.TransactionClient, 'chainCursor'>): Promise<Date> {
-  const cursor = await prisma.chainCursor.findUnique({ where: { name: CURSOR }, select: { blockTime: true } });
+  const cursor = await prisma.chainCursor.findUnique({ where: { name: SOLIDIFIED_CURSOR }, select: { blockTime: true } });
   return cursor?.blockTime ?? new Date(0);
 }
 
