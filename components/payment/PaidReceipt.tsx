@@ -1,6 +1,7 @@
 'use client';
 
 import type { Messages } from '@/lib/i18n/en';
+import { secondaryButtonClass } from './CopyButton';
 
 /**
  * A paid invoice with nowhere to return to (no `redirect_url`) used to end on "Paid. Thank you!" and
@@ -14,7 +15,7 @@ export function PaidReceipt({ t }: { t: Messages }) {
       <button
         type="button"
         onClick={() => window.print()}
-        className="mt-3 rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-800 hover:bg-slate-100 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-sky-600 dark:border-slate-600 dark:bg-slate-800 dark:text-slate-100 dark:hover:bg-slate-700"
+        className={`mt-3 ${secondaryButtonClass}`}
       >
         {t.printReceipt}
       </button>
