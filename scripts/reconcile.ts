@@ -20,7 +20,7 @@ await runOperatorCommand(async (prisma) => {
   for (const [currency, t] of Object.entries(r.totals)) console.log(`${currency}: ${Object.entries(t).map(([k, v]) => `${k} ${v}`).join(', ')}`);
   console.log(`${r.invoicesChecked} invoices, ${r.payoutsChecked} payouts and ${r.merchantsChecked} merchants proven against their payments, ledgers and the chain`);
   if (r.rentalsChecked) console.log(`${r.rentalsChecked} energy rentals proven against the ledger${rentalProvider(w) ? ' and the provider account' : ''}`);
-  if (r.poolOperationsInFlight) console.log(`${r.poolOperationsInFlight} stake operations of the energy pool in a block, not yet final: counted from their receipts`);
-  console.log(`${r.paymentsChecked} payments checked, ${r.paymentsInProgress} in progress, ${r.addressesChecked} addresses checked against the chain: ${r.mismatches.length ? `${r.mismatches.length} mismatches` : 'balanced'}`);
+  if (r.sendsFinalUnbooked || r.transfersUnread) console.log(`final on chain, not booked yet by the worker: ${r.sendsFinalUnbooked} sends (counted from their receipts), ${r.transfersUnread} transfers to service addresses (counted from their blocks)`);
+  console.log(`${r.paymentsChecked} payments checked, ${r.paymentsInProgress} in progress, ${r.payoutsInProgress} payouts in progress, ${r.addressesChecked} addresses checked against the chain's final state: ${r.mismatches.length ? `${r.mismatches.length} mismatches` : 'balanced'}`);
   return r.mismatches.length ? 1 : 0;
 });

@@ -1,11 +1,12 @@
 import type { Chain } from '@/lib/chain/types';
-import type { Currency, PrismaClient } from '@/lib/generated/prisma/client';
+import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { receiptReader } from './receipts';
 import { proveInvoices, type ReconcileRules } from './reconcileInvoices';
 import { proveMerchants } from './reconcileMerchants';
 import { proveRentals } from './reconcileRentals';
 import type { RentalClient } from '@/lib/energy/rental';
 import { CLOSED_PAYMENT_STATES } from '@/lib/payments/states';
+import { balanceKey, finalBalances, movedWhileRead, readBooks, unbookedUpTo } from './unbooked';
 
 export type { ReconcileRules };
 
@@ -22,8 +23,12 @@ export interface Reconciliation {
   merchantsChecked: number;
   /** Energy rentals the provider accepted, proven against the ledger (and the provider's account, when given). */
   rentalsChecked: number;
-  /** The energy pool's stakes and unstakes in a block but not yet booked (counted from their receipts). */
-  poolOperationsInFlight: number;
+  /** Payouts still running with sends of theirs not booked yet: judged once they have ended. */
+  payoutsInProgress: number;
+  /** Our sends final on chain and not booked yet by the worker: counted from their receipts. */
+  sendsFinalUnbooked: number;
+  /** Transfers to service addresses in final blocks the scanner has not booked yet: counted from the blocks. */
+  transfersUnread: number;
   /** Per currency, over every closed payment: received and where it went. */
   totals: Record<string, Record<string, bigint>>;
 }
@@ -61,6 +66,11 @@ async function owedAt(prisma: PrismaClient): Promise<Map<string, Owed>> {
     owed.set(key, o);
   }
   return owed;
+}
+
+/** The gas wallet: the scanner books what arrives there from others (OTHER_IN) and what leaves it not by our sends (SWEEP). */
+async function openingAddresses(prisma: PrismaClient): Promise<string[]> {
+  return (await prisma.ledgerEntry.groupBy({ by: ['address'], where: { kind: { in: ['OTHER_IN', 'SWEEP'] } } })).map((r) => r.address);
 }
 
 /**
@@ -126,33 +136,45 @@ export async function reconcile(prisma: PrismaClient, chain: Chain, rules: Recon
   }
 
   // The energy pool's own operations (an operator's stake, the devnet's first stake) in flight: once in a
-  // block they have moved TRX into stake on chain before the worker books them when final. Their
-  // effect is read from the chain's receipt and counted, so a reconcile while the worker runs
-  // (`npm run dev` stakes at its start) sees them as in progress, not as a mismatch.
-  const inFlight = new Map<string, { trx: bigint; stake: bigint }>();
-  let poolOperationsInFlight = 0;
+  // block they have moved TRX into stake on chain before the worker books them when final. The stake
+  // is read at the head, so their effect there is read from the chain's receipt and counted, so a
+  // reconcile while the worker runs (`npm run dev` stakes at its start) sees them as in progress.
+  const stakeInFlight = new Map<string, bigint>();
   for (const op of await prisma.transaction.findMany({ where: { sendPurpose: 'POOL_STAKE', sendState: { in: ['SIGNED', 'BROADCAST'] } } })) {
     const status = await chain.getTransactionStatus(op.trnHash);
-    if (status.status === 'unknown') continue;
-    poolOperationsInFlight++;
-    const landed = status.status !== 'failed' && op.type === 'STAKE' ? (op.stakeSun ?? 0n) : 0n;
+    if (status.status === 'unknown' || status.status === 'failed') continue;
+    const landed = op.type === 'STAKE' ? (op.stakeSun ?? 0n) : 0n;
     // Expired unstaked TRX a withdrawal (or an unstake) returned to the balance, from the receipt.
-    const withdrawn = status.status !== 'failed' ? status.withdrawnSun : 0n;
-    const e = inFlight.get(op.fromAddress) ?? { trx: 0n, stake: 0n };
-    inFlight.set(op.fromAddress, { trx: e.trx - landed - status.feeSun + withdrawn, stake: e.stake + landed - withdrawn });
+    stakeInFlight.set(op.fromAddress, (stakeInFlight.get(op.fromAddress) ?? 0n) + landed - status.withdrawnSun);
   }
-  const balances = await prisma.ledgerEntry.groupBy({ by: ['address', 'currency'], _sum: { deltaUnits: true } });
+  // The books at one instant, then each address's balances as of a final block, and what is final
+  // there and not booked yet (lib/ledger/unbooked.ts): a reconcile while the worker runs judges only
+  // what is final, and counts what the worker has not reached yet from the chain itself.
+  const books = await readBooks(prisma);
   // Merchants' top-up and activation wallets are checked even before their first top-up: a unit there is booked or reported.
   const wallets = await prisma.merchant.findMany({ select: { topupWalletAddress: true, activationWalletAddress: true } });
+  const booked = [...books.balances.keys()].map((k) => k.slice(0, k.lastIndexOf(':')));
   // A rental's price left the provider account, off chain (`rental:<out_trade_no>`): proven by proveRentals below.
-  const addresses = [...new Set([...balances.map((b) => b.address).filter((a) => !a.startsWith('rental:')), ...wallets.flatMap((w) => [w.topupWalletAddress, w.activationWalletAddress])])];
+  const addresses = [...new Set([...booked.filter((a) => !a.startsWith('rental:')), ...wallets.flatMap((w) => [w.topupWalletAddress, w.activationWalletAddress])])];
+  const final = new Map<string, Awaited<ReturnType<typeof finalBalances>>>();
+  for (const address of addresses) final.set(address, await finalBalances(chain, address));
+  const upTo = Math.max(0, ...[...final.values()].map((f) => f.to));
+  // Incoming transfers the scanner books: to invoice addresses, merchants' wallets and the gas wallet (whose opening balance it booked).
+  const invoiceAddresses = await prisma.invoice.findMany({ where: { address: { in: addresses } }, select: { address: true } });
+  const scannerBooks = new Set([...invoiceAddresses.map((i) => i.address), ...wallets.flatMap((w) => [w.topupWalletAddress, w.activationWalletAddress]), ...(await openingAddresses(prisma))]);
+  const unbooked = await unbookedUpTo(chain, prisma, books, upTo, scannerBooks);
+  if (unbooked.tooFarBehind) mismatches.push(`addresses not checked: ${unbooked.tooFarBehind}`);
   const owed = await owedAt(prisma);
-  for (const address of addresses) {
-    const [trx, usdt] = await Promise.all([chain.getTrxBalance(address), chain.getUsdtBalance(address)]);
-    const onChain: Record<Currency, bigint> = { TRX: trx, USDT: usdt };
+  for (const address of unbooked.tooFarBehind ? [] : addresses) {
+    const { from, to: block, units: onChain } = final.get(address)!;
+    if (movedWhileRead(unbooked.movements, address, from, block)) {
+      mismatches.push(`address ${address}: not checked, it moved in a block made final while its balance was read (blocks ${from + 1}..${block}); run reconcile again`);
+      continue;
+    }
     for (const currency of ['TRX', 'USDT'] as const) {
-      const booked = (balances.find((b) => b.address === address && b.currency === currency)?._sum.deltaUnits ?? 0n) + (currency === 'TRX' ? (inFlight.get(address)?.trx ?? 0n) : 0n);
-      if (booked !== onChain[currency]) mismatches.push(`address ${address} ${currency}: chain holds ${fmt(onChain[currency])}, ledger says ${fmt(booked)} (${fmt(onChain[currency] - booked)} unbooked)`);
+      const notYet = unbooked.movements.filter((m) => m.address === address && m.currency === currency && m.block <= block).reduce((s, m) => s + m.deltaUnits, 0n);
+      const expected = (books.balances.get(balanceKey(address, currency)) ?? 0n) + notYet;
+      if (expected !== onChain[currency]) mismatches.push(`address ${address} ${currency}: chain holds ${fmt(onChain[currency])}, ledger says ${fmt(expected)} (${fmt(onChain[currency] - expected)} unbooked) as of final block ${block}${notYet ? `, ${fmt(notYet)} of it final and not booked yet` : ''}`);
       const due = owed.get(`${address}:${currency}`);
       if (due && onChain[currency] < due.heldUnits + due.feesUnits) {
         mismatches.push(
@@ -164,10 +186,10 @@ export async function reconcile(prisma: PrismaClient, chain: Chain, rules: Recon
   // The energy pool's stake (docs/energy.md): what the ledger says left its balance for stake, against
   // the stake the chain shows (still with it, lent out, unstaking).
   const staked = await prisma.ledgerEntry.groupBy({ by: ['address'], where: { kind: { in: ['STAKE', 'UNSTAKE'] } }, _sum: { deltaUnits: true } });
-  for (const address of new Set([...staked.map((s) => s.address), ...inFlight.keys()])) {
+  for (const address of new Set([...staked.map((s) => s.address), ...stakeInFlight.keys()])) {
     const stake = await chain.getStake(address);
     const onChain = stake.frozenSun.ENERGY + stake.frozenSun.BANDWIDTH + stake.delegatedSun.ENERGY + stake.delegatedSun.BANDWIDTH + stake.unfreezingSun;
-    const booked = -(staked.find((s) => s.address === address)?._sum.deltaUnits ?? 0n) + (inFlight.get(address)?.stake ?? 0n);
+    const booked = -(staked.find((s) => s.address === address)?._sum.deltaUnits ?? 0n) + (stakeInFlight.get(address) ?? 0n);
     if (booked !== onChain) mismatches.push(`address ${address} stake: chain holds ${fmt(onChain)} sun staked, ledger says ${fmt(booked)}`);
   }
   const receipt = receiptReader(chain);
@@ -184,7 +206,9 @@ export async function reconcile(prisma: PrismaClient, chain: Chain, rules: Recon
     payoutsChecked: invoices.payoutsChecked,
     merchantsChecked: merchants.merchantsChecked,
     rentalsChecked: rentals.rentalsChecked,
-    poolOperationsInFlight,
+    payoutsInProgress: new Set(books.unbookedSends.filter((r) => r.sendPurpose?.startsWith('PAYOUT')).map((r) => r.invoiceId)).size,
+    sendsFinalUnbooked: unbooked.sendsFinal,
+    transfersUnread: unbooked.transfersUnread,
     totals,
   };
 }

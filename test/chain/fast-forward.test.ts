@@ -6,7 +6,8 @@ import type { SignedTransfer } from '@/lib/chain/types';
 import type { Transaction } from '@/lib/generated/prisma/client';
 import { linkKeyWith } from '@/lib/invoices/linkKey';
 import { waitFor } from '../helpers/devnet';
-import { assertReconciled } from '../helpers/reconcile';
+import { reconcile } from '@/lib/ledger/reconcile';
+import { assertReconciled, TEST_RULES } from '../helpers/reconcile';
 import { SettlementStack } from '../helpers/settlementStack';
 import { startWorker } from '../helpers/worker';
 
@@ -64,6 +65,18 @@ describe('forwarding before finality (issue 24)', () => {
   const send = (paymentId: number, purpose: 'FORWARD' | 'FORWARD_GAS' | 'FORWARD_ENERGY', states = ['BROADCAST', 'CONFIRMED']) =>
     waitFor(`${purpose} of payment ${paymentId}`, () => s.app.prisma.transaction.findFirst({ where: { sourceId: paymentId, sendPurpose: purpose, sendState: { in: states as never } }, orderBy: { id: 'desc' } }), 60_000);
   const hooksFor = (invoiceId: number) => s.hooks.filter((h) => h.id === invoiceId);
+  /**
+   * `npm run reconcile` while `sends` are in blocks that are not final (issue 35): balanced, since the
+   * books are judged against the final state and what is final and not booked yet; the sends were
+   * still not final when it ended, so nothing of theirs was booked while it ran.
+   */
+  async function reconcilesWhileOut(sends: Transaction[]) {
+    for (const r of sends) await blockOf(r.trnHash);
+    const r = await reconcile(s.app.prisma, s.chain, TEST_RULES);
+    for (const x of sends) assert.equal((await s.chain.getTransactionStatus(x.trnHash)).solidified, false, `send ${x.id} (${x.sendPurpose}) still not final when reconcile ended`);
+    assert.deepEqual(r.mismatches, [], `reconcile while sends are out:\n${r.mismatches.join('\n')}`);
+    return r;
+  }
   /** When the block that made block `n` final was made (ms): nothing about `n` may be reported before it. */
   const finalAt = (n: number) => s.finalAt(n, DEPTH);
 
@@ -110,6 +123,9 @@ describe('forwarding before finality (issue 24)', () => {
     assert.ok(await referencesBlock(lending, blocks.gas), 'the lending references the activation\'s block');
     assert.ok(await referencesBlock(forward, blocks.lending), `the forward references the lending's block: ${JSON.stringify(blocks)}`);
     assert.equal(forward.energySource, 'POOL');
+    // Mid-flight, the head holds the payment, its activation, lending and forward; none is final.
+    const midFlight = await reconcilesWhileOut([gas, lending, forward]);
+    assert.ok(midFlight.paymentsInProgress >= 1, 'the payment counted in progress');
 
     await s.finalizing(() => s.waitStatus(key, inv.id, 'COMPLETED', 120_000));
     const delivery = await waitFor('the COMPLETED webhook queued', () => s.app.prisma.webhookDelivery.findFirst({ where: { invoiceId: inv.id } }), 30_000);
@@ -289,6 +305,9 @@ describe('forwarding before finality (issue 24)', () => {
     // Built on the lending while it was not final: each references its block (once final, a send references the head).
     for (const t of targetSends) assert.ok(await referencesBlock(t, lendingBlock), `target ${t.sendIndex} references the lending's block ${lendingBlock}`);
     assert.ok(targetSends.every((t) => t.energySource === 'POOL'));
+    // The targets' sends in head blocks, not final: the payout counted in progress, the books balanced (issue 35).
+    const midFlight = await reconcilesWhileOut(targetSends);
+    assert.equal(midFlight.payoutsInProgress, 1, 'the payout counted in progress');
 
     await s.finalizing(() => s.waitStatus(key, payout.id, 'COMPLETED', 120_000));
     const lastTargetBlock = Math.max(...(await Promise.all(targetSends.map((t) => blockOf(t.trnHash)))));

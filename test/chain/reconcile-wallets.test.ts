@@ -68,9 +68,10 @@ describe('reconcile: merchant wallets and the gas wallet opening balance', () =>
     assert.equal(ok.status, 0, ok.stderr);
 
     // One sun appears at the top-up wallet without any transfer: the proof names the address.
-    const was = await chain.getTrxBalance(merchant.topupWalletAddress);
+    // Judged against the final state: the extra sun is waited for there.
+    const was = await chain.getTrxBalance(merchant.topupWalletAddress, 'solidified');
     await devnet.setBalance(merchant.topupWalletAddress, { balanceSun: was + 1n });
-    await waitFor('the extra sun on chain', async () => (await chain.getTrxBalance(merchant.topupWalletAddress)) === was + 1n);
+    await waitFor('the extra sun final on chain', async () => (await chain.getTrxBalance(merchant.topupWalletAddress, 'solidified')) === was + 1n);
     const bad = reconcile();
     assert.equal(bad.status, 1, bad.stdout);
     assert.match(bad.stderr, new RegExp(`MISMATCH address ${merchant.topupWalletAddress} TRX: chain holds ${was + 1n}, ledger says ${was} \\(1 unbooked\\)`));

@@ -690,9 +690,10 @@ describe('settlement: money is never lost, stranded, burned or misreported', () 
 
     // One sun appears at an invoice address without any transfer: the proof must catch it.
     const some = await app.prisma.invoice.findFirstOrThrow({ where: { type: 'SINGLE' }, orderBy: { id: 'asc' } });
-    const was = await chain.getTrxBalance(some.address);
+    // Judged against the final state: the extra sun is waited for there.
+    const was = await chain.getTrxBalance(some.address, 'solidified');
     await devnet.setBalance(some.address, { balanceSun: was + 1n });
-    await waitFor('the extra sun on chain', async () => (await chain.getTrxBalance(some.address)) === was + 1n);
+    await waitFor('the extra sun final on chain', async () => (await chain.getTrxBalance(some.address, 'solidified')) === was + 1n);
     const bad = reconcile();
     assert.equal(bad.status, 1, bad.stdout);
     assert.match(bad.stderr, new RegExp(`MISMATCH address ${some.address} TRX: chain holds ${was + 1n}, ledger says ${was} \\(1 unbooked\\)`));
