@@ -60,6 +60,21 @@ export function useFilteredList<T, F extends Record<string, string | undefined>>
     else apply();
   };
   const search = urlQuery(applied, defaults, offset);
+  // A navigation to this list with other filters (a link such as a release's "See the transfer", or the
+  // nav's own link to the bare list) keeps the page mounted: the URL wins. The list's own replaceState
+  // below writes `search` itself, so it never differs then.
+  const fromUrl = urlQuery(filtersFromUrl(params, defaults), defaults, offsetFromUrl(params));
+  const [seenUrl, setSeenUrl] = useState(fromUrl);
+  if (seenUrl !== fromUrl) {
+    // Adjusted while rendering (react.dev, "Adjusting some state when a prop changes"), not in an effect.
+    setSeenUrl(fromUrl);
+    if (fromUrl !== search) {
+      const next = filtersFromUrl(params, defaults);
+      setFilters(next);
+      setApplied(next);
+      setOffset(offsetFromUrl(params));
+    }
+  }
   useEffect(() => {
     const here = new URLSearchParams(window.location.search);
     // Keep parameters that are not this list's (none today), replace the list's own.
