@@ -61,27 +61,63 @@ test('a merchant sees funds held by the worker and releases them: one forwarded,
     await expectAccessible(page, 'the transactions list with held payments to release');
   });
 
-  await test.step('Forward the first: it reaches the target wallet', async () => {
-    await heldRow('30').getByRole('button', { name: 'Forward' }).click();
+  const releasedRow = (amount: string) => table.getByRole('row').filter({ hasText: `${amount} TRX` }).filter({ has: page.getByTestId('release-outcome') });
+  const releaseDialog = (amount: string) => page.getByRole('dialog', { name: `Release ${amount} TRX held on invoice #${invoiceId}` });
+
+  await test.step('Forward the first from its labelled dialog: the row says so, and links the transfer that reached the wallet', async () => {
+    await heldRow('30').getByRole('button', { name: 'Release 30 TRX…' }).click();
+    const dialog = releaseDialog('30');
+    await expect(dialog).toBeVisible();
+    await expect(dialog).toContainText('Held because: invoice canceled');
+    await expect(dialog.getByRole('radio', { name: /Forward to your payout wallet/ })).toBeChecked();
+    await expect(dialog.getByLabel('Return to address')).toHaveCount(0);
+    await page.screenshot({ path: screenshotPath('dashboard-release-dialog') });
+    await expectAccessible(page, 'the release dialog');
+    await dialog.getByRole('button', { name: 'Forward 30 TRX' }).click();
+    await expect(dialog).toBeHidden();
     await expect(heldRow('30')).toHaveCount(0);
+    // At once: released, in progress; then, once the worker's forward is final, forwarded to the wallet.
+    await expect(releasedRow('30')).toContainText(/Released: (being )?forwarded/);
     await expect.poll(async () => (await app.prisma.transaction.findFirst({ where: { invoiceId, type: 'PAYMENT', amountUnits: 30n * TRX } }))?.paymentState, { timeout: 60_000 }).toBe('SETTLED');
     await expect(async () => {
       await page.reload();
-      await expect(table.getByRole('row').filter({ hasText: 'Transfer out' }).filter({ hasText: WALLET })).toHaveCount(1, { timeout: 1_000 });
+      await expect(releasedRow('30')).toContainText(`Released: forwarded to ${WALLET.slice(0, 6)}`, { timeout: 1_000 });
     }).toPass({ timeout: 30_000 });
+    await releasedRow('30').getByRole('link', { name: 'See the transfer' }).click();
+    await expect(page).toHaveURL(/\/dashboard\/transactions\?search=[0-9a-f]{64}$/);
+    await expect(table.getByRole('row')).toHaveCount(2);
+    await expect(table.getByRole('row').filter({ hasText: 'Transfer out' }).filter({ hasText: WALLET.slice(0, 6) })).toHaveCount(1);
+    // A client-side navigation (the list's filters live in the URL): back to the whole list by its link.
+    await page.getByRole('link', { name: 'Transactions' }).click();
+    await expect(page).toHaveURL(/\/dashboard\/transactions$/);
   });
 
-  await test.step('Return the second to an address the merchant names', async () => {
-    const row = heldRow('20');
-    await row.getByLabel('Return to address').fill(returnTo);
-    await row.getByRole('button', { name: 'Return' }).click();
+  await test.step('Return the second to an address the merchant names, checked first: not a contract, a valid address', async () => {
+    await heldRow('20').getByRole('button', { name: 'Release 20 TRX…' }).click();
+    const dialog = releaseDialog('20');
+    await dialog.getByRole('radio', { name: /Return to an address/ }).check();
+    const field = dialog.getByLabel('Return to address');
+    await field.fill(devnet.usdtContract);
+    await dialog.getByRole('button', { name: 'Return 20 TRX' }).click();
+    await expect(dialog.getByRole('alert')).toHaveText('This address is a smart contract, not a wallet: TRX sent to it is refused by the network and USDT sent to it is lost. Enter a wallet address.');
+    await field.fill('Tnot-an-address');
+    await dialog.getByRole('button', { name: 'Return 20 TRX' }).click();
+    await expect(dialog.getByRole('alert')).toHaveText('Enter a valid Tron address (T...).');
+    await page.screenshot({ path: screenshotPath('dashboard-release-dialog-refused') });
+    await expectAccessible(page, 'the release dialog refusing an address');
+    await field.fill(returnTo);
+    await dialog.getByRole('button', { name: 'Return 20 TRX' }).click();
+    await expect(dialog).toBeHidden();
     await expect(heldRow('20')).toHaveCount(0);
+    await expect(releasedRow('20')).toContainText(/Released: being returned|Released: returned/);
     await expect.poll(async () => (await app.prisma.transaction.findFirst({ where: { invoiceId, type: 'PAYMENT', amountUnits: 20n * TRX } }))?.paymentState, { timeout: 60_000 }).toBe('REFUNDED');
     await expect.poll(() => chain.getTrxBalance(returnTo), { timeout: 30_000 }).toBeGreaterThan(18n * TRX);
     await expect(async () => {
       await page.reload();
-      await expect(table.getByRole('row').filter({ hasText: 'Transfer out' }).filter({ hasText: returnTo })).toHaveCount(1, { timeout: 1_000 });
+      await expect(releasedRow('20')).toContainText(`Released: returned to ${returnTo.slice(0, 6)}`, { timeout: 1_000 });
+      await expect(table.getByRole('row').filter({ hasText: 'Transfer out' }).filter({ hasText: returnTo.slice(0, 6) })).toHaveCount(1, { timeout: 1_000 });
     }).toPass({ timeout: 30_000 });
+    await expect(releasedRow('20').getByRole('link', { name: 'See the transfer' })).toBeVisible();
     await page.screenshot({ path: screenshotPath('dashboard-released'), fullPage: true });
     await expectAccessible(page, 'the transactions list after the releases');
   });

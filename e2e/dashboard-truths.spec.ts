@@ -106,7 +106,7 @@ for (const size of SIZES) {
         await expectAccessibleHere(page, 'the overview with money held');
         await notice.getByRole('link', { name: `40 TRX on invoice #${invoiceId}: forward or return` }).click();
         await expect(page).toHaveURL(new RegExp(`/dashboard/invoices/${invoiceId}$`));
-        await expect(page.getByRole('button', { name: 'Forward' })).toBeVisible();
+        await expect(page.getByRole('button', { name: 'Release 40 TRX…' })).toBeVisible();
         await expectAccessibleHere(page, 'an invoice with a held payment to release');
       });
 

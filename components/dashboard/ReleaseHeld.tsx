@@ -1,36 +1,150 @@
 'use client';
 
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
-import { dashboardApi } from './api';
-import { Button, FieldError } from './ui';
+import Link from 'next/link';
+import { useId, useRef, useState } from 'react';
+import type { ReleaseJson } from '@/lib/transactions/releases';
+import { RequestError, dashboardApi } from './api';
+import { CopyText } from './CopyText';
+import { Button, Field, FieldError } from './ui';
+
+interface Held {
+  hash: string;
+  reason: string;
+  amount: number;
+  currency: string;
+  invoice: number | null;
+}
 
 /**
- * Held funds (docs/worker.md, "Held funds"): the reason, and the merchant's two ways
- * out: forward them to the target wallet as they are, or return them to an address.
+ * Held funds (docs/worker.md, "Held funds"): the reason, and a labelled dialog with the merchant's
+ * two ways out (issue 38, item 3): forward them to the payout wallet as they are, or return them to
+ * an address, which the server checks as every address money goes to (a wallet, not a contract).
+ * The outcome then shows on the row (ReleaseOutcome).
  */
-export function ReleaseHeld({ hash, reason }: { hash: string; reason: string }) {
+export function ReleaseHeld({ hash, reason, amount, currency, invoice }: Held) {
   const client = useQueryClient();
+  const id = useId();
+  const dialog = useRef<HTMLDialogElement>(null);
+  const [action, setAction] = useState<'FORWARD' | 'REFUND'>('FORWARD');
   const [address, setAddress] = useState('');
   const release = useMutation({
     mutationFn: (body: { action: 'FORWARD' } | { action: 'REFUND'; address: string }) => dashboardApi(`/transactions/${hash}/release`, { method: 'POST', body }),
-    onSuccess: () => client.invalidateQueries(),
+    onSuccess: () => {
+      dialog.current?.close();
+      return client.invalidateQueries();
+    },
   });
+  const what = `${amount} ${currency}`;
+  const open = () => {
+    release.reset();
+    dialog.current?.showModal();
+  };
+  const fieldError = release.error instanceof RequestError ? release.error.errors.address : undefined;
   return (
-    <div className="mt-1 flex min-w-[16rem] flex-col gap-1 whitespace-normal text-xs">
+    <div className="mt-1 flex min-w-[16rem] flex-col items-start gap-1 whitespace-normal text-xs">
       <span>
         <strong>HELD</strong>: {reason}
       </span>
-      <span className="flex flex-wrap items-center gap-1">
-        <Button disabled={release.isPending} onClick={() => release.mutate({ action: 'FORWARD' })}>
-          Forward
-        </Button>
-        <input aria-label="Return to address" className="rounded border px-1" placeholder="T... to return to" value={address} onChange={(e) => setAddress(e.target.value)} />
-        <Button disabled={release.isPending || !address} onClick={() => release.mutate({ action: 'REFUND', address })}>
-          Return
-        </Button>
+      <Button variant="secondary" aria-haspopup="dialog" onClick={open}>
+        Release {what}…
+      </Button>
+      <dialog
+        ref={dialog}
+        aria-labelledby={`${id}-title`}
+        // Tailwind's reset drops the browser's centring of a modal dialog; put it back (as the re-authentication dialog does).
+        className="fixed inset-0 m-auto h-fit w-full max-w-md rounded-lg bg-white p-6 text-sm text-slate-900 shadow-xl backdrop:bg-black/40 dark:bg-slate-900 dark:text-slate-100"
+      >
+        <form
+          className="space-y-4"
+          onSubmit={(e) => {
+            e.preventDefault();
+            release.mutate(action === 'FORWARD' ? { action } : { action, address: address.trim() });
+          }}
+        >
+          <h2 id={`${id}-title`} className="text-base font-semibold">
+            Release {what} held{invoice !== null ? ` on invoice #${invoice}` : ''}
+          </h2>
+          <p className="text-slate-700 dark:text-slate-300">Held because: {reason}</p>
+          <fieldset className="space-y-2">
+            <legend className="font-medium">What to do with it</legend>
+            <label className="flex items-start gap-2">
+              <input type="radio" name="action" value="FORWARD" checked={action === 'FORWARD'} onChange={() => setAction('FORWARD')} className="mt-1" />
+              <span>
+                Forward to your payout wallet
+                <span className="block text-xs text-slate-600 dark:text-slate-400">As any payment: the service fee and the network cost are taken out.</span>
+              </span>
+            </label>
+            <label className="flex items-start gap-2">
+              <input type="radio" name="action" value="REFUND" checked={action === 'REFUND'} onChange={() => setAction('REFUND')} className="mt-1" />
+              <span>
+                Return to an address
+                <span className="block text-xs text-slate-600 dark:text-slate-400">The network cost is taken out of what is returned.</span>
+              </span>
+            </label>
+          </fieldset>
+          {action === 'REFUND' && (
+            <Field
+              label="Return to address"
+              id={`${id}-address`}
+              name="address"
+              required
+              autoComplete="off"
+              spellCheck={false}
+              placeholder="T…"
+              value={address}
+              onChange={(e) => setAddress(e.target.value)}
+              error={fieldError}
+              hint="A Tron wallet address. Check it with the customer: a transfer cannot be undone."
+            />
+          )}
+          <FieldError messages={release.error && !fieldError ? [release.error.message] : undefined} />
+          <div className="flex justify-end gap-2">
+            <Button variant="secondary" onClick={() => dialog.current?.close()}>
+              Cancel
+            </Button>
+            <Button type="submit" disabled={release.isPending || (action === 'REFUND' && !address.trim())}>
+              {action === 'FORWARD' ? `Forward ${what}` : `Return ${what}`}
+            </Button>
+          </div>
+        </form>
+      </dialog>
+    </div>
+  );
+}
+
+const OUTCOME = {
+  IN_PROGRESS: (r: ReleaseJson) => (r.action === 'FORWARD' ? 'Released: being forwarded' : 'Released: being returned'),
+  FORWARDED: () => 'Released: forwarded',
+  RETURNED: () => 'Released: returned',
+  FAILED: () => 'Released: the send failed; the funds are still at the address',
+} as const;
+
+/** What became of funds the merchant released: in progress, forwarded or returned, to where, and the transfer that moved them. */
+export function ReleaseOutcome({ release }: { release: ReleaseJson }) {
+  return (
+    <div className="mt-1 flex min-w-[16rem] flex-col gap-1 whitespace-normal text-xs" data-testid="release-outcome">
+      <span>
+        <strong>{OUTCOME[release.state](release)}</strong>
+        {release.to_address && (
+          <>
+            {' '}
+            to <CopyText text={release.to_address} what={`release address ${release.to_address}`} short />
+          </>
+        )}
       </span>
-      <FieldError messages={release.error ? [release.error.message] : undefined} />
+      {release.sent && (
+        <span className="flex flex-wrap gap-2">
+          <Link className="text-indigo-600 underline dark:text-indigo-400" href={`/dashboard/transactions?search=${release.sent.trn_hash}`}>
+            See the transfer
+          </Link>
+          {release.sent.explorer_url && (
+            <a className="text-indigo-600 underline dark:text-indigo-400" href={release.sent.explorer_url} target="_blank" rel="noopener noreferrer">
+              View on the block explorer
+            </a>
+          )}
+        </span>
+      )}
     </div>
   );
 }

@@ -1,12 +1,12 @@
 import Link from 'next/link';
-import type { transactionJson } from '@/lib/transactions/serialize';
+import type { DashboardTransactionRow } from '@/lib/transactions/releases';
 import { CopyText } from './CopyText';
 import { TRANSACTION_TYPE_LABELS, labelOf } from './labels';
-import { ReleaseHeld } from './ReleaseHeld';
+import { ReleaseHeld, ReleaseOutcome } from './ReleaseHeld';
 import { StatusBadge } from './StatusBadge';
 import { TableBox, formatTime, tableClass } from './ui';
 
-export type TransactionJson = ReturnType<typeof transactionJson>;
+export type TransactionJson = DashboardTransactionRow;
 
 function Aml({ stored: check }: { stored: TransactionJson['aml_check'] }) {
   if (!check) return <>—</>;
@@ -43,7 +43,8 @@ export function TransactionTable({ rows, label }: { rows: TransactionJson[]; lab
             <tr key={`${t.trn_hash}-${i}`}>
               <td>
                 {labelOf(TRANSACTION_TYPE_LABELS, t.type)}
-                {t.held && <ReleaseHeld hash={t.trn_hash} reason={t.held.reason} />}
+                {t.held && <ReleaseHeld hash={t.trn_hash} reason={t.held.reason} amount={t.amount} currency={t.currency} invoice={t.invoice} />}
+                {t.release && <ReleaseOutcome release={t.release} />}
               </td>
               <td className="whitespace-nowrap">
                 {t.amount} {t.currency}

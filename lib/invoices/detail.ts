@@ -1,6 +1,6 @@
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { MAX_TRANSACTION_PAGE } from '@/lib/transactions/schemas';
-import { transactionJson } from '@/lib/transactions/serialize';
+import { dashboardTransactionRows } from '@/lib/transactions/releases';
 import { listTransactions } from '@/lib/transactions/service';
 import { listDeliveries } from '@/lib/webhooks/deliveryLog';
 import { deliveryJson } from '@/lib/webhooks/serialize';
@@ -30,7 +30,7 @@ export async function invoiceDetail(prisma: PrismaClient, merchant: InvoiceOwner
     cost_currency: invoice.costCurrency,
     /** Whether Cancel is offered: the API's cancel rule (status and money received), not the status alone. */
     cancelable,
-    transactions: { count: transactions.count, results: transactions.rows.map(transactionJson) },
+    transactions: { count: transactions.count, results: await dashboardTransactionRows(prisma, transactions.rows) },
     deliveries: { count: deliveries.count, results: deliveries.rows.map(deliveryJson) },
   };
 }

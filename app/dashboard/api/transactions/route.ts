@@ -6,14 +6,14 @@ import { queryObject } from '@/lib/http/request';
 import { parseOrThrow } from '@/lib/validation';
 import { splitPage } from '@/lib/schemas/page';
 import { dashboardTransactionsQuerySchema } from '@/lib/transactions/schemas';
-import { transactionJson } from '@/lib/transactions/serialize';
+import { dashboardTransactionRows } from '@/lib/transactions/releases';
 import { listTransactions } from '@/lib/transactions/service';
 
-/** The API's GET /transaction/list, behind the dashboard session, with the energy pool's operations too (which the API leaves out, docs/api.md). */
+/** The API's GET /transaction/list, behind the dashboard session, with the energy pool's operations too (which the API leaves out, docs/api.md), and what became of released held funds. */
 export const GET = dashboardRoute(async ({ url, merchant }) => {
   const { filter, page } = splitPage(parseOrThrow(dashboardTransactionsQuerySchema, queryObject(url)));
   const { count, rows } = await listTransactions(db(), merchant.id, filter, page, 'dashboard');
-  return pageEnvelope(url, page, count, rows.map(transactionJson));
+  return pageEnvelope(url, page, count, await dashboardTransactionRows(db(), rows));
 });
 
 // Any other method: a JSON 405, not Next's empty one.
