@@ -8,6 +8,7 @@ import { CURRENCIES } from '@/lib/money/tokens';
 import { CopyText } from './CopyText';
 import { DateRangeAndOrder } from './DateRangeAndOrder';
 import { ExportCsvLink } from './ExportCsvLink';
+import { FilterBar } from './FilterBar';
 import { INVOICE_STATUS_LABELS, INVOICE_TYPE_LABELS, labelOf } from './labels';
 import { Pager } from './Pager';
 import { useFilteredList } from './useFilteredList';
@@ -32,8 +33,11 @@ export function InvoicesTable() {
       }
     >
       {/* Ids of their own: the page may hold a form with fields of the same names, and a shared id left the Type filter unlabelled (issue 26). */}
-      <div className="mb-4 grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-7">
-        <Field label="Search" id="invoices-search" name="search" type="search" value={filters.search} onChange={set('search')} placeholder="id, order id, address, text" />
+      <FilterBar
+        columns="lg:grid-cols-7"
+        filters={filters}
+        search={<Field label="Search" id="invoices-search" name="search" type="search" value={filters.search} onChange={set('search')} placeholder="id, order id, address, text" />}
+      >
         <Select label="Type" id="invoices-type" name="type" value={filters.type} onChange={set('type')}>
           <AnyOf values={Object.values(InvoiceType)} labels={INVOICE_TYPE_LABELS} />
         </Select>
@@ -45,7 +49,7 @@ export function InvoicesTable() {
           <option value={CURRENCIES.join(',')}>{CURRENCIES.join(' and ')}</option>
         </Select>
         <DateRangeAndOrder filters={filters} set={set} byStatus idPrefix="invoices-" />
-      </div>
+      </FilterBar>
       <FieldError messages={error ? [error.message] : undefined} />
       <TableBox label="Invoices">
         <table className={tableClass} aria-label="Invoices">

@@ -27,22 +27,26 @@ export function Nav({ email }: { email: string }) {
   }
 
   return (
+    // On a phone two short rows, not three (issue 38, item 10): the name, who is signed in and "Sign
+    // out" on the first, the links in one row below that scrolls sideways; from `md` up, one row.
     <header className="border-b border-slate-200 dark:border-slate-800">
-      <div className="mx-auto flex max-w-6xl flex-wrap items-center gap-4 px-4 py-3">
+      <div className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-4 gap-y-1 px-4 py-2 md:py-3">
         <span className="font-semibold">Tron Invoicing</span>
-        <nav aria-label="Dashboard" className="flex flex-wrap gap-1">
+        <nav aria-label="Dashboard" className="order-last flex w-full gap-1 overflow-x-auto pb-1 md:order-none md:w-auto md:flex-wrap md:overflow-visible md:pb-0">
           {LINKS.map(([href, label]) => (
             <Link
               key={href}
               href={href}
               aria-current={current(href) ? 'page' : undefined}
-              className="rounded-md px-2 py-1 text-sm hover:bg-slate-100 aria-[current=page]:bg-slate-200 dark:hover:bg-slate-800 dark:aria-[current=page]:bg-slate-800"
+              className="whitespace-nowrap rounded-md px-2 py-1 text-sm hover:bg-slate-100 aria-[current=page]:bg-slate-200 dark:hover:bg-slate-800 dark:aria-[current=page]:bg-slate-800"
             >
               {label}
             </Link>
           ))}
         </nav>
-        <span className="ml-auto text-sm text-slate-600 dark:text-slate-400">{email}</span>
+        <span className="ml-auto min-w-0 max-w-[7rem] truncate text-sm text-slate-600 sm:max-w-none dark:text-slate-400" title={email}>
+          {email}
+        </span>
         <Button variant="secondary" onClick={leave}>
           Sign out
         </Button>

@@ -3,12 +3,12 @@
 import { CURRENCIES } from '@/lib/money/tokens';
 import { DateRangeAndOrder } from './DateRangeAndOrder';
 import { ExportCsvLink } from './ExportCsvLink';
+import { FilterBar } from './FilterBar';
 import { Pager } from './Pager';
 import { useFilteredList } from './useFilteredList';
 import { TransactionTable, type TransactionJson } from './TransactionTable';
 import { MERCHANT_TRANSACTION_TYPES, TRANSACTION_TYPE_LABELS } from './labels';
 import { AnyOf, Card, Field, FieldError, Select } from './ui';
-
 
 /** The transactions list; its filters live in the URL (`?invoice_id=` from an invoice's page). */
 export function TransactionsPanel() {
@@ -18,8 +18,7 @@ export function TransactionsPanel() {
 
   return (
     <Card title="Transactions" actions={<ExportCsvLink href={exportHref} />}>
-      <div className="mb-4 grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-8">
-        <Field label="Hash or address" name="search" type="search" value={filters.search} onChange={set('search')} />
+      <FilterBar columns="lg:grid-cols-8" filters={filters} search={<Field label="Hash or address" name="search" type="search" value={filters.search} onChange={set('search')} />}>
         <Select label="Type" name="type" value={filters.type} onChange={set('type')}>
           <AnyOf values={MERCHANT_TRANSACTION_TYPES} labels={TRANSACTION_TYPE_LABELS} />
         </Select>
@@ -33,7 +32,7 @@ export function TransactionsPanel() {
           <option value="false">Not checked</option>
         </Select>
         <DateRangeAndOrder filters={filters} set={set} />
-      </div>
+      </FilterBar>
       <FieldError messages={error ? [error.message] : undefined} />
       <TransactionTable rows={data?.results ?? []} label="Transactions" />
       {data && <Pager count={data.count} {...pager} />}
