@@ -22,6 +22,8 @@ export interface DeliveryOptions {
   handOff?: { afterMs: number; keep(rest: Promise<void>): void };
   /** Told when a retry falls due (in ms), so an idle sender is woken for it (lib/worker/wake.ts). */
   wakeAfter?(ms: number): void;
+  /** Told after a delivery failed, once its outcome is recorded (the worker e-mails about an endpoint that keeps failing). */
+  onFailed?(delivery: WebhookDelivery): Promise<unknown>;
 }
 
 export interface RetryPolicy {
@@ -281,6 +283,8 @@ async function record(prisma: PrismaClient, delivery: WebhookDelivery, result: P
     return ok ? null : scheduleRetry(tx, delivery, options.retry ?? DEFAULT_RETRY);
   });
   if (retryAt) options.wakeAfter?.(retryAt.getTime() - Date.now());
+  // After the outcome is recorded, so the failure counts; a lost call is made good by the next failure.
+  if (!ok) await options.onFailed?.(delivery).catch((err: unknown) => console.error(`webhook ${delivery.id}: telling the merchant about failing deliveries failed: ${(err as Error).message}`));
 }
 
 /**

@@ -212,6 +212,58 @@ describe('a held payment is told to the merchant', () => {
     assert.ok((await chain.getUsdtBalance(wallet)) > 0n, 'the new wallet received it');
   });
 
+  it('a webhook endpoint that keeps failing brings one e-mail per run of failures, at the third failure in a row (issue 38)', async () => {
+    const down = await startHookReceiver({ down: true });
+    try {
+      const email = `w-${randomBytes(5).toString('hex')}@example.com`;
+      const m = await registerMerchant(app.prisma, { email, password: PASSWORD });
+      await app.prisma.merchant.update({ where: { id: m.id }, data: { targetWalletAddress: randomAddress(), webhookUrl: down.url } });
+      const key = await issueApiKey(app.prisma, m.id, 'test');
+      const browser = new DashboardSession(app.baseUrl);
+      assert.equal(await browser.signIn(email, PASSWORD), null);
+      const mails = () => smtp.messages.filter((msg) => msg.includes(`Webhook deliveries to ${down.url} are failing`));
+      const failed = (n: number) => waitFor(`${n} failed deliveries`, async () => (await app.prisma.webhookDelivery.count({ where: { merchantId: m.id, status: 'FAILED' } })) === n || null, 60_000);
+      const resend = async () => {
+        const first = await app.prisma.webhookDelivery.findFirstOrThrow({ where: { merchantId: m.id }, orderBy: { id: 'asc' } });
+        assert.equal((await browser.api(`/webhooks/${first.id}/resend`, 'POST')).status, 200);
+      };
+
+      // A real COMPLETED webhook to an endpoint that is down, then the merchant resends it: failures in a row.
+      const inv = await invoice(key, ['TRX'], 'HOOK-DOWN');
+      await devnet.pay(inv.address, String((await app.api(`/payment/get/${inv.id}`, key)).json.currencies_amounts.TRX), 'TRX');
+      await failed(1);
+      await resend();
+      await failed(2);
+      assert.equal(mails().length, 0, 'no e-mail for two failures');
+      await resend();
+      await failed(3);
+      const [mail] = await waitFor('the e-mail about the failing endpoint', async () => (mails().length ? mails() : null), 30_000);
+      assert.match(mail!, /The last 3 webhook deliveries to .* failed/);
+      assert.match(mail!, /The last answer: connect ECONNREFUSED/);
+      assert.match(mail!, /Retries are off, so a failed event is not sent again/);
+      assert.match(mail!, /https:\/\/pay\.example\.com\/dashboard\/webhooks/);
+      // A fourth failure in the same run: no second e-mail (counted at the end, with the next run's).
+      await resend();
+      await failed(4);
+      // Accepted once, then failing again: a new run, a new e-mail at its third failure.
+      await down.up();
+      await resend();
+      await waitFor('a delivery accepted', async () => (await app.prisma.webhookDelivery.count({ where: { merchantId: m.id, status: 'DELIVERED' } })) === 1 || null, 30_000);
+      await down.down();
+      for (const n of [5, 6]) {
+        await resend();
+        await failed(n);
+      }
+      assert.equal(mails().length, 1, 'the fourth failure and two of the new run: still one e-mail');
+      await resend();
+      await failed(7);
+      await waitFor('the second run\'s e-mail', async () => mails().length === 2 || null, 30_000);
+      assert.equal(await app.prisma.mailOutbox.count({ where: { merchantId: m.id } }), 2);
+    } finally {
+      down.close();
+    }
+  });
+
   it('balances the books after the holds (npm run reconcile)', async () => {
     await assertReconciled(app.prisma, chain);
   });
