@@ -1,4 +1,4 @@
-import { publicBaseUrl } from '@/lib/config';
+import { config, publicBaseUrl } from '@/lib/config';
 import type { PrismaClient, WebhookDelivery } from '@/lib/generated/prisma/client';
 import { failingEndpoints, type FailingEndpoint } from '@/lib/webhooks/health';
 import type { Mail } from './mail';
@@ -33,6 +33,8 @@ export function failingEndpointMail(email: string, endpoint: FailingEndpoint, re
  * queuing it, queues the same one once). Returns whether a mail was queued now.
  */
 export async function notifyFailingEndpoint(prisma: PrismaClient, delivery: Pick<WebhookDelivery, 'merchantId' | 'url'>): Promise<boolean> {
+  // Without SMTP nothing would be queued (queueMail): not even asked.
+  if (!config().SMTP_URL) return false;
   const endpoint = (await failingEndpoints(prisma, delivery.merchantId)).find((e) => e.url === delivery.url);
   if (!endpoint || endpoint.failedInRow < FAILING_MAIL_AFTER) return false;
   const merchant = await prisma.merchant.findUnique({ where: { id: delivery.merchantId }, select: { email: true, webhookRetries: true } });
