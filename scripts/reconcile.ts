@@ -21,6 +21,6 @@ await runOperatorCommand(async (prisma) => {
   console.log(`${r.invoicesChecked} invoices, ${r.payoutsChecked} payouts and ${r.merchantsChecked} merchants proven against their payments, ledgers and the chain`);
   if (r.rentalsChecked) console.log(`${r.rentalsChecked} energy rentals proven against the ledger${rentalProvider(w) ? ' and the provider account' : ''}`);
   if (r.sendsFinalUnbooked || r.transfersUnread) console.log(`final on chain, not booked yet by the worker: ${r.sendsFinalUnbooked} sends (counted from their receipts), ${r.transfersUnread} transfers to service addresses (counted from their blocks)`);
-  console.log(`${r.paymentsChecked} payments checked, ${r.paymentsInProgress} in progress, ${r.payoutsInProgress} payout${r.payoutsInProgress === 1 ? '' : 's'} in progress, ${r.addressesChecked} addresses checked against the chain's final state: ${r.mismatches.length ? `${r.mismatches.length} mismatches` : 'balanced'}`);
+  console.log(`${r.paymentsChecked} payments checked, ${r.paymentsInProgress} in progress, ${r.payoutsInProgress} payout${r.payoutsInProgress === 1 ? '' : 's'} in progress, ${r.addressesChecked} addresses checked against the chain: ${r.mismatches.length ? `${r.mismatches.length} mismatches` : 'balanced'}`);
   return r.mismatches.length ? 1 : 0;
 });
