@@ -2,7 +2,7 @@ import { TronWeb } from 'tronweb';
 import { chain } from '@/lib/chain';
 import type { Chain } from '@/lib/chain/types';
 import type { Prisma, PrismaClient, Transaction } from '@/lib/generated/prisma/client';
-import { refuseContractTargets } from './receivers';
+import { refuseContractTargets, refuseFrozenTargets } from './receivers';
 import { changePaymentState } from './states';
 
 /** Why an operator's or merchant's action on a payment was refused; the edges map the code. */
@@ -52,8 +52,14 @@ export async function releaseHeldPayment(prisma: PrismaClient, merchantId: numbe
   if (release.action === 'REFUND' && !(release.address.startsWith('T') && TronWeb.isAddress(release.address))) {
     throw new PaymentActionError('BAD_ADDRESS', 'Enter a valid Tron address (T...).');
   }
-  // Returned to a smart contract, TRX is refused for good and USDT lost (issue 34): `address` is named, or 503 if the node cannot tell.
-  if (release.action === 'REFUND') await refuseContractTargets(node(), { address: release.address });
+  if (release.action === 'REFUND') {
+    // Returned to a smart contract, TRX is refused for good and USDT lost (issue 34): `address` is named, or 503 if the node cannot tell.
+    await refuseContractTargets(node(), { address: release.address });
+    // USDT returned to an address Tether froze lands there and can never be moved again (issue 37): named, as a payout's target is.
+    // (Frozen after this check, the worker holds the payment again before sending: lib/payments/refund.ts.)
+    const held = await prisma.transaction.findFirst({ where: { id, merchantId, type: 'PAYMENT' }, select: { currency: true } });
+    if (held?.currency === 'USDT') await refuseFrozenTargets(node(), { address: release.address });
+  }
   return prisma.$transaction(async (tx) => {
     const p = await tx.transaction.findFirst({ where: { id, merchantId, type: 'PAYMENT' }, include: { invoice: { select: { type: true } }, merchant: { select: { amlCheck: true } } } });
     if (!p || p.paymentState !== 'HELD') throw new PaymentActionError('NOT_HELD', 'Only held funds can be released.');

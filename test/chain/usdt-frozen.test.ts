@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { TronWeb } from 'tronweb';
+import { hashPassword } from '@/lib/auth/passwords';
 import { waitFor } from '../helpers/devnet';
 import { assertReconciled } from '../helpers/reconcile';
+import { DashboardSession } from '../helpers/session';
 import { SettlementStack } from '../helpers/settlementStack';
 
 // Tether's blacklist on the devnet (POST /devnet/usdt/blacklist, issue 37): the USDT contract answers
@@ -99,6 +101,37 @@ describe("USDT addresses frozen by Tether's blacklist (issue 37)", () => {
     assert.deepEqual(done.failed_targets.map((f: { index: number; error: string }) => [f.index, /^frozen: the USDT contract has frozen/.test(f.error)]), [[0, true], [1, true]]);
     assert.equal(await s.app.prisma.transaction.count({ where: { invoiceId: payout.id, sendState: { not: null } } }), 0, 'nothing sent or bought');
     for (const t of targets) assert.equal(await s.chain.getUsdtBalance(t.address), 0n);
+  });
+
+  test('held USDT cannot be returned to a frozen address: the dashboard refuses it naming the address, the payment stays held, nothing is sent; TRX can', async () => {
+    const { merchant, key } = await s.newMerchant();
+    const email = `frozen-${merchant.id}@example.com`;
+    const password = 'a long enough password';
+    await s.app.prisma.merchant.update({ where: { id: merchant.id }, data: { email, passwordHash: await hashPassword(password) } });
+    const browser = new DashboardSession(s.app.baseUrl);
+    assert.equal(await browser.signIn(email, password), null);
+    // Paid after the invoice was canceled: held for the merchant to forward or return.
+    const inv = await s.invoice(key, { type: 'SINGLE', amount: 10, currencies: ['USDT', 'TRX'] });
+    assert.equal((await s.app.api(`/payment/${inv.id}/cancel`, key, { method: 'DELETE' })).status, 200);
+    await s.pay(inv.address, '10', 'USDT');
+    const held = await s.paymentState((await s.paymentOf(inv.id, 10n * USDT)).id, ['HELD']);
+    const frozen = newAccount().address;
+    await s.devnet.blacklist(frozen);
+
+    const refused = await browser.api(`/transactions/${held.trnHash}/release`, 'POST', { action: 'REFUND', address: frozen });
+    assert.equal(refused.status, 400, refused.text);
+    assert.match(refused.json.detail, /^address: This address is frozen by the USDT contract/);
+    assert.ok(refused.json.errors.address, refused.text);
+    assert.equal((await s.app.prisma.transaction.findUniqueOrThrow({ where: { id: held.id } })).paymentState, 'HELD');
+    assert.deepEqual(await sendsFor(held.id), [], 'nothing was sent or bought for it');
+
+    // TRX is not the USDT contract's to freeze: held TRX may be returned there.
+    await s.pay(inv.address, '30', 'TRX');
+    const heldTrx = await s.paymentState((await s.paymentOf(inv.id, 30n * TRX)).id, ['HELD']);
+    const accepted = await browser.api(`/transactions/${heldTrx.trnHash}/release`, 'POST', { action: 'REFUND', address: frozen });
+    assert.equal(accepted.status, 200, accepted.text);
+    await s.paymentState(heldTrx.id, ['REFUNDED']);
+    assert.ok((await s.chain.getTrxBalance(frozen)) > 0n, 'the TRX reached it');
   });
 
   test('the books reconcile', async () => {
