@@ -1,7 +1,7 @@
 'use client';
 
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useSearchParams } from 'next/navigation';
+import { usePathname, useSearchParams } from 'next/navigation';
 import { useEffect, useRef, useState } from 'react';
 import type { PageEnvelope } from '@/lib/http/pagination';
 import { dashboardApi, queryString } from './api';
@@ -43,6 +43,10 @@ function urlQuery(applied: Record<string, string | undefined>, defaults: Record<
  */
 export function useFilteredList<T, F extends Record<string, string | undefined>>(key: string, path: string, defaults: F, refetchInterval?: number) {
   const params = useSearchParams();
+  // The list's own page: leaving it (a link to another page), the list neither takes the new URL's
+  // query as its filters nor writes its own query over the new page's URL.
+  const pathname = usePathname();
+  const [home] = useState(pathname);
   const [filters, setFilters] = useState(() => filtersFromUrl(params, defaults));
   const [applied, setApplied] = useState(filters);
   const [offset, setOffset] = useState(() => offsetFromUrl(params));
@@ -65,7 +69,7 @@ export function useFilteredList<T, F extends Record<string, string | undefined>>
   // below writes `search` itself, so it never differs then.
   const fromUrl = urlQuery(filtersFromUrl(params, defaults), defaults, offsetFromUrl(params));
   const [seenUrl, setSeenUrl] = useState(fromUrl);
-  if (seenUrl !== fromUrl) {
+  if (seenUrl !== fromUrl && pathname === home) {
     // Adjusted while rendering (react.dev, "Adjusting some state when a prop changes"), not in an effect.
     setSeenUrl(fromUrl);
     if (fromUrl !== search) {
@@ -76,6 +80,7 @@ export function useFilteredList<T, F extends Record<string, string | undefined>>
     }
   }
   useEffect(() => {
+    if (window.location.pathname !== home) return;
     const here = new URLSearchParams(window.location.search);
     // Keep parameters that are not this list's (none today), replace the list's own.
     for (const name of [...Object.keys(defaults), 'page']) here.delete(name);
