@@ -43,12 +43,19 @@ export interface TestApp {
   stop(): Promise<void>;
 }
 
+/**
+ * Healthy means this child answers: its own "listening" line is printed (so the port is its own:
+ * two processes cannot both listen on it) and /healthz says 200. A free port found by freePort()
+ * can be taken by another test process's server before this one binds it; then that server would
+ * answer /healthz, and this file's requests would reach another database (a CI run's
+ * "Invalid API key" for a key just issued).
+ */
 async function waitForHealth(baseUrl: string, child: ChildProcess, log: () => string): Promise<void> {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`web server exited early:\n${log()}`);
     try {
-      if ((await httpRequest(`${baseUrl}/healthz`)).status === 200) return;
+      if (log().includes('web: listening on') && (await httpRequest(`${baseUrl}/healthz`)).status === 200) return;
     } catch {
       /* not listening yet */
     }
@@ -72,13 +79,11 @@ export interface StartOptions {
 export async function startApp(extraEnv: Record<string, string> = {}, options: StartOptions = {}): Promise<TestApp> {
   if (!existsSync(path.join(ROOT, process.env.NEXT_DIST_DIR || '.next', 'BUILD_ID'))) throw new Error('No Next.js build: run `npm run build` first (npm test does)');
   const database: TestDatabase = options.database ?? (await createTestDatabase());
-  const port = await freePort();
   const env: Record<string, string> = {
     DATABASE_URL: database.url,
     MASTER_KEY: randomBytes(32).toString('hex'),
     NEXTAUTH_SECRET: randomBytes(32).toString('base64url'),
     HD_MNEMONIC: TEST_MNEMONIC,
-    PORT: String(port),
     HOST: '127.0.0.1',
     RATES_PROVIDER: 'fixed',
     RATES_FIXED_TRX_USD: '0.25',
@@ -95,19 +100,43 @@ export async function startApp(extraEnv: Record<string, string> = {}, options: S
     await preparer.$disconnect();
   }
   const { HD_MNEMONIC: _mnemonic, ...webEnv } = { ...BASE_ENV, ...env };
-  const child = spawn(process.execPath, bundled('server'), {
-    cwd: ROOT,
-    detached: options.detached ?? false,
-    env: { ...webEnv, NODE_ENV: 'production' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout?.on('data', (d) => (output += d));
-  child.stderr?.on('data', (d) => (output += d));
-  const baseUrl = `http://127.0.0.1:${port}`;
-  await waitForHealth(baseUrl, child, () => output);
-  const prisma = createPrisma(database.url);
+  // Another test process may take the free port before this server binds it: then this one exits
+  // with EADDRINUSE, and is started again on another port.
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    env.PORT = String(port);
+    process.env.PORT = env.PORT;
+    const child = spawn(process.execPath, bundled('server'), {
+      cwd: ROOT,
+      detached: options.detached ?? false,
+      env: { ...webEnv, PORT: env.PORT, NODE_ENV: 'production' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout?.on('data', (d) => (output += d));
+    child.stderr?.on('data', (d) => (output += d));
+    const baseUrl = `http://127.0.0.1:${port}`;
+    try {
+      await waitForHealth(baseUrl, child, () => output);
+    } catch (err) {
+      if (attempt < 5 && output.includes('EADDRINUSE')) continue;
+      throw err;
+    }
+    return appOf({ baseUrl, database, env, child, output: () => output, ownDatabase: !options.database });
+  }
+}
 
+interface Started {
+  baseUrl: string;
+  database: TestDatabase;
+  env: Record<string, string>;
+  child: ChildProcess;
+  output: () => string;
+  ownDatabase: boolean;
+}
+
+function appOf({ baseUrl, database, env, child, output, ownDatabase }: Started): TestApp {
+  const prisma = createPrisma(database.url);
   return {
     baseUrl,
     database,
@@ -126,7 +155,7 @@ export async function startApp(extraEnv: Record<string, string> = {}, options: S
       if (opts.ipWhitelist) await prisma.merchant.update({ where: { id: merchant.id }, data: { ipWhitelist: opts.ipWhitelist } });
       return { merchant, key: await issueApiKey(prisma, merchant.id, 'test') };
     },
-    output: () => output,
+    output,
     async stop() {
       await prisma.$disconnect();
       if (child.exitCode === null) {
@@ -134,7 +163,7 @@ export async function startApp(extraEnv: Record<string, string> = {}, options: S
         child.kill('SIGTERM');
         await exited;
       }
-      if (!options.database) await database.drop();
+      if (ownDatabase) await database.drop();
     },
   };
 }
