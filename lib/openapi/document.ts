@@ -6,7 +6,7 @@ import { createInvoiceSchema, invoiceSchema, listInvoicesQuerySchema } from '@/l
 import { merchantAccountSchema } from '@/lib/merchants/schemas';
 import { payoutEstimateSchema, payoutRequestSchema } from '@/lib/payouts/schemas';
 import { rateSchema } from '@/lib/rates/schemas';
-import { amlCheckSchema, listTransactionsQuerySchema, transactionSchema } from '@/lib/transactions/schemas';
+import { amlCheckSchema, heldPaymentSchema, listHeldPaymentsQuerySchema, listTransactionsQuerySchema, releaseHeldSchema, releaseSchema, transactionSchema } from '@/lib/transactions/schemas';
 import { derived } from '@/lib/singletons';
 
 export type Json = Record<string, unknown>;
@@ -14,6 +14,7 @@ export type Json = Record<string, unknown>;
 /** Page envelopes get their own component names (they are not in the spec's resource list). */
 const invoicePageSchema = pageEnvelopeSchema(invoiceSchema).meta({ id: 'InvoicePage', description: 'GET /payment/list' });
 const transactionPageSchema = pageEnvelopeSchema(transactionSchema).meta({ id: 'TransactionPage', description: 'GET /transaction/list (the spec shows no envelope; the invoice list\'s is used)' });
+const heldPaymentPageSchema = pageEnvelopeSchema(heldPaymentSchema).meta({ id: 'HeldPaymentPage', description: 'GET /held_payment/list' });
 
 /** The opt-in `payment.held` webhook's body (lib/webhooks/outbox.ts, paymentHeldJson): the Transaction object led by two fields. */
 const paymentHeldEventSchema = transactionSchema
@@ -24,7 +25,7 @@ const paymentHeldEventSchema = transactionSchema
   .meta({ id: 'PaymentHeldEvent', description: 'The opt-in payment.held webhook: a payment kept at its address for the merchant to forward or return' });
 
 /** Components derived from the zod schemas, requests as they are read, responses as they are written. */
-const REQUESTS = { CreateInvoiceRequest: createInvoiceSchema, PayoutRequest: payoutRequestSchema };
+const REQUESTS = { CreateInvoiceRequest: createInvoiceSchema, PayoutRequest: payoutRequestSchema, ReleaseRequest: releaseHeldSchema };
 const RESPONSES = {
   Invoice: invoiceSchema,
   InvoicePage: invoicePageSchema,
@@ -35,6 +36,9 @@ const RESPONSES = {
   Rate: rateSchema,
   PayoutEstimate: payoutEstimateSchema,
   PaymentHeldEvent: paymentHeldEventSchema,
+  HeldPayment: heldPaymentSchema,
+  HeldPaymentPage: heldPaymentPageSchema,
+  Release: releaseSchema,
   Error: errorBodySchema,
 };
 
@@ -67,6 +71,8 @@ const error = (description: string) => json(ref('Error'), description);
 const FORBIDDEN = error('`Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), or `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted)');
 const INVALID = error('Invalid data: `detail` names the first offending field (`<field>: <message>`), `errors` maps every one; or `JSON parse error - <parser message>`');
 const INVOICE_404 = error('`No Invoice matches the given query.` (unknown, malformed or another merchant\'s id)');
+const HELD_404 = error('`No held payment with this hash.` (an unknown hash, another merchant\'s, or a payment that was never held)');
+const RELEASE_404 = error('`No held payment with this hash.` (no payment of this merchant has it)');
 const UNAVAILABLE = error('A rate, the node or the USDT simulation is unavailable; `detail` says which. Try again later.');
 
 const pathParam = (name: string, schema: Json, description: string) => ({ name, in: 'path', required: true, description, schema });
@@ -170,6 +176,46 @@ function paths(): Json {
         tags: ['Transactions'],
         parameters: [pathParam('trn_hash', { type: 'string' }, 'Transaction hash')],
         responses: { 200: json(ref('Transaction'), 'The transaction, with the full aml_check when a check ran'), 403: FORBIDDEN, 404: error('`Address not found.` (an unknown hash, another merchant\'s, or one of the energy pool\'s own operations, which are no merchant transactions)') },
+      },
+    },
+    '/held_payment/list': {
+      get: {
+        operationId: 'listHeldPayments',
+        summary: 'List held payments',
+        description:
+          'Not in the specification (docs/api.md, "Held payments"). The payments the service keeps at their address instead of forwarding them (`held.reason` says why: paid after the invoice was canceled, a token the invoice does not take, too small to forward, or a forward that failed), newest first. Release one with `POST /held_payment/{trn_hash}/release`.',
+        tags: ['Held payments'],
+        parameters: queryParameters(listHeldPaymentsQuerySchema),
+        responses: { 200: json(ref('HeldPaymentPage'), 'A page of held payments'), 400: error('An invalid filter, named in `detail`'), 403: FORBIDDEN },
+      },
+    },
+    '/held_payment/{trn_hash}': {
+      get: {
+        operationId: 'getHeldPayment',
+        summary: 'Get one held or released payment',
+        description: 'Not in the specification. A payment held now (`held` set, `release` null) or released earlier (`release` says what became of it, `sent` the transfer once final).',
+        tags: ['Held payments'],
+        parameters: [pathParam('trn_hash', { type: 'string' }, 'The payment\'s transaction hash')],
+        responses: { 200: json(ref('HeldPayment'), 'The payment'), 403: FORBIDDEN, 404: HELD_404 },
+      },
+    },
+    '/held_payment/{trn_hash}/release': {
+      post: {
+        operationId: 'releaseHeldPayment',
+        summary: 'Release a held payment: forward it, or return it to an address',
+        description:
+          'Not in the specification; the dashboard\'s release, with its rules (docs/dashboard.md). FORWARD sends the funds to the merchant\'s target wallet as any payment (screened first when AML is on and they never were); REFUND returns them to `address`, its network cost taken out of them. The address must be a Tron account, not a contract, and for USDT not frozen by Tether.',
+        tags: ['Held payments'],
+        parameters: [pathParam('trn_hash', { type: 'string' }, 'The held payment\'s transaction hash'), IDEMPOTENCY_KEY],
+        requestBody: { required: true, content: { 'application/json': { schema: ref('ReleaseRequest') } } },
+        responses: {
+          200: json(ref('HeldPayment'), 'The payment, released: `release.state` IN_PROGRESS until the worker has moved it'),
+          400: error('Invalid data (`action`, `address` named), `Only held funds can be released.` (a payment not held now: never held, or released already), or a send of the payment still in flight'),
+          403: FORBIDDEN,
+          404: RELEASE_404,
+          ...IDEMPOTENCY_RESPONSES,
+          503: UNAVAILABLE,
+        },
       },
     },
     '/merchant': {

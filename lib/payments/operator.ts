@@ -84,9 +84,13 @@ export async function releaseHeldPayment(prisma: PrismaClient, merchantId: numbe
   });
 }
 
-/** The dashboard names a transaction by its hash; the held payment of this merchant with it. */
+/**
+ * The dashboard and the API name a payment by its hash: the held payment of this merchant with it,
+ * else its payment by that hash, refused as not held (a second release says so, not "not found").
+ */
 export async function releaseHeldByHash(prisma: PrismaClient, merchantId: number, trnHash: string, release: Release): Promise<Transaction> {
-  const p = await prisma.transaction.findFirst({ where: { merchantId, trnHash, type: 'PAYMENT', paymentState: 'HELD' }, select: { id: true } });
+  const where = { merchantId, trnHash, type: 'PAYMENT' as const };
+  const p = (await prisma.transaction.findFirst({ where: { ...where, paymentState: 'HELD' }, select: { id: true } })) ?? (await prisma.transaction.findFirst({ where, select: { id: true } }));
   if (!p) throw new PaymentActionError('NOT_FOUND', 'No held payment with this hash.');
   return releaseHeldPayment(prisma, merchantId, p.id, release);
 }

@@ -89,5 +89,55 @@ export type TransactionJson = z.output<typeof transactionSchema>;
 /** The dashboard's transaction: the API's shape with any type, the pool's operations too. */
 export type DashboardTransactionJson = Omit<TransactionJson, 'type'> & { type: TransactionType };
 
-/** The dashboard's release of a held payment (docs/dashboard.md): forward it, or refund it to an address (releaseHeldByHash, lib/payments/operator.ts). */
-export const releaseHeldSchema = z.discriminatedUnion('action', [z.object({ action: z.literal('FORWARD') }), z.object({ action: z.literal('REFUND'), address: z.string().min(1) })]);
+/**
+ * A release of a held payment (docs/dashboard.md, docs/api.md "Held payments"): forward it, or
+ * return it to an address (releaseHeldByHash, lib/payments/operator.ts). The dashboard and
+ * `POST /v1/api/held_payment/{trn_hash}/release` read it; `action` in either case.
+ */
+export const releaseHeldSchema = z
+  .object({
+    action: z.preprocess(upperCase, z.enum(['FORWARD', 'REFUND'], { error: 'action must be FORWARD or REFUND.' })).describe('FORWARD: to the merchant\'s target wallet, as any payment; REFUND: back to `address`. Either case.'),
+    address: z.string().trim().min(1, 'address is required to return funds.').optional().describe('Where a REFUND goes (T...); not read for a FORWARD'),
+  })
+  .transform((r, ctx) => {
+    if (r.action === 'FORWARD') return { action: 'FORWARD' as const };
+    if (r.address === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['address'], message: 'address is required to return funds.' });
+      return z.NEVER;
+    }
+    return { action: 'REFUND' as const, address: r.address };
+  })
+  .meta({ id: 'ReleaseRequest' });
+
+/** What became of held funds a merchant released (lib/transactions/releases.ts), on the dashboard's rows and the API's held payments. */
+export const releaseSchema = z
+  .object({
+    action: z.enum(['FORWARD', 'REFUND']),
+    to_address: z.string().nullable().describe('Where the funds go: the address named for a return; for a forward the wallet it was sent to, null before it is sent'),
+    state: z.enum(['IN_PROGRESS', 'FORWARDED', 'RETURNED', 'FAILED']).describe('What it came to: the payment\'s own outcome (a forward released unscreened may be returned by the AML rules)'),
+    sent: z
+      .object({ trn_hash: z.string(), explorer_url: z.string().nullable().describe('On a block explorer; null on the devnet') })
+      .nullable()
+      .describe('The transfer that moved them, once final'),
+  })
+  .meta({ id: 'Release' });
+
+export type ReleaseJson = z.output<typeof releaseSchema>;
+
+/** A held payment through the API (docs/api.md, "Held payments"): the Transaction object, with what became of it once released. */
+export const heldPaymentSchema = transactionSchema
+  .extend({
+    held_reason: z.enum(['canceled', 'token', 'dust', 'other']).nullable().describe('Why it is held, as a code (as the payment.held webhook has it): paid after the invoice was canceled, a token the invoice does not accept, too small to forward, anything else (`held.reason` says more); null once released'),
+    release: releaseSchema.nullable().describe('Null while the payment is held; once released, what became of it'),
+  })
+  .meta({ id: 'HeldPayment', description: 'A payment the service keeps at its address (`held` set) or kept until the merchant released it (`release` set)' });
+
+export type HeldPaymentJson = z.output<typeof heldPaymentSchema>;
+
+/** GET /v1/api/held_payment/list: the payments held now, newest first. */
+export const listHeldPaymentsQuerySchema = pageQuerySchema(MAX_TRANSACTION_PAGE).extend({
+  invoice_id: z.string().regex(/^\d{1,9}$/, 'invoice_id must be an invoice id.').transform(Number).optional(),
+  currency: z.preprocess(upperCase, currencySchema).optional(),
+});
+
+export type ListHeldPaymentsQuery = z.output<typeof listHeldPaymentsQuerySchema>;

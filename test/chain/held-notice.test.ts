@@ -212,6 +212,95 @@ describe('a held payment is told to the merchant', () => {
     assert.ok((await chain.getUsdtBalance(wallet)) > 0n, 'the new wallet received it');
   });
 
+  it('an integrator lists held payments and releases them through /v1/api: returned to an address, forwarded, followed to the transfer (issue 36)', async () => {
+    const { key, merchant: m } = await merchant(false);
+    const { key: otherKey } = await merchant(false);
+    const canceled = await invoice(key, ['TRX'], 'API-HELD-CANCELED');
+    assert.equal((await app.api(`/payment/${canceled.id}/cancel`, key, { method: 'DELETE' })).status, 200);
+    await devnet.pay(canceled.address, '20', 'TRX');
+    const trxHeld = await heldPayment(canceled.id);
+    const trxOnly = await invoice(key, ['TRX'], 'API-HELD-TOKEN');
+    await devnet.pay(trxOnly.address, '10', 'USDT');
+    const usdtHeld = await heldPayment(trxOnly.id);
+
+    // The list: the merchant's held payments, newest first, the Transaction object with why and no release yet.
+    const list = await app.api('/held_payment/list', key);
+    assert.equal(list.status, 200, list.text);
+    assert.equal(list.json.count, 2);
+    assert.deepEqual(list.json.results.map((r: { trn_hash: string }) => r.trn_hash), [usdtHeld.trnHash, trxHeld.trnHash]);
+    const [usdtRow, trxRow] = list.json.results;
+    assert.deepEqual([usdtRow.type, usdtRow.currency, usdtRow.amount, usdtRow.invoice, usdtRow.held_reason, usdtRow.release], ['PAYMENT', 'USDT', 10, trxOnly.id, 'token', null]);
+    assert.match(usdtRow.held.reason, /USDT/);
+    assert.deepEqual([trxRow.currency, trxRow.amount, trxRow.invoice, trxRow.held_reason], ['TRX', 20, canceled.id, 'canceled']);
+    assert.match(trxRow.held.reason, /cancel/i);
+    assert.deepEqual((await app.api('/held_payment/list?currency=trx', key)).json.results.map((r: { trn_hash: string }) => r.trn_hash), [trxHeld.trnHash]);
+    assert.deepEqual((await app.api(`/held_payment/list?invoice_id=${trxOnly.id}`, key)).json.results.map((r: { trn_hash: string }) => r.trn_hash), [usdtHeld.trnHash]);
+    const page = await app.api('/held_payment/list?limit=1', key);
+    assert.equal(page.json.results.length, 1);
+    assert.match(page.json.next, /\/v1\/api\/held_payment\/list\?limit=1&offset=1$/);
+    const badFilter = await app.api('/held_payment/list?currency=BTC', key);
+    assert.equal(badFilter.status, 400);
+    assert.match(badFilter.json.detail, /^currency: /);
+    assert.equal((await app.api('/held_payment/list', otherKey)).json.count, 0, "another merchant's list is its own");
+    assert.equal((await app.api('/held_payment/list', null)).status, 403);
+
+    // One by hash; unknown, another merchant's, or a payment never held: 404.
+    const one = await app.api(`/held_payment/${trxHeld.trnHash}`, key);
+    assert.equal(one.status, 200, one.text);
+    assert.deepEqual(one.json, trxRow);
+    for (const [hash, k] of [['f'.repeat(64), key], [trxHeld.trnHash, otherKey]] as const) {
+      const missing = await app.api(`/held_payment/${hash}`, k);
+      assert.equal(missing.status, 404);
+      assert.deepEqual(missing.json, { detail: 'No held payment with this hash.' });
+    }
+
+    // Bad releases are refused by name, and move nothing.
+    const release = (hash: string, body: object, k = key, headers: Record<string, string> = {}) => app.api(`/held_payment/${hash}/release`, k, { method: 'POST', body, headers });
+    for (const [body, field] of [[{}, 'action'], [{ action: 'BURN' }, 'action'], [{ action: 'REFUND' }, 'address'], [{ action: 'REFUND', address: 'nope' }, 'address'], [{ action: 'REFUND', address: devnet.usdtContract }, 'address']] as const) {
+      const refused = await release(trxHeld.trnHash, body);
+      assert.equal(refused.status, 400, `${JSON.stringify(body)}: ${refused.text}`);
+      assert.match(refused.json.detail, new RegExp(`^${field}: `), JSON.stringify(body));
+    }
+    assert.equal((await release(trxHeld.trnHash, { action: 'FORWARD' }, otherKey)).status, 404, "another merchant's payment");
+    assert.equal((await app.prisma.transaction.findUniqueOrThrow({ where: { id: trxHeld.id } })).paymentState, 'HELD');
+
+    // Returned to an address (the action in either case), once for a repeated Idempotency-Key; a second release is refused.
+    const back = randomAddress();
+    const idem = { 'Idempotency-Key': `release-${trxHeld.id}` };
+    const returned = await release(trxHeld.trnHash, { action: 'refund', address: back }, key, idem);
+    assert.equal(returned.status, 200, returned.text);
+    assert.deepEqual([returned.json.held, returned.json.held_reason], [null, null]);
+    assert.deepEqual(returned.json.release, { action: 'REFUND', to_address: back, state: 'IN_PROGRESS', sent: null });
+    const replay = await release(trxHeld.trnHash, { action: 'refund', address: back }, key, idem);
+    assert.equal(replay.headers['idempotent-replayed'], 'true');
+    assert.deepEqual(replay.json, returned.json);
+    const twice = await release(trxHeld.trnHash, { action: 'REFUND', address: back });
+    assert.equal(twice.status, 400);
+    assert.equal(twice.json.detail, 'Only held funds can be released.');
+
+    // Forwarded to the merchant's wallet.
+    const forwarded = await release(usdtHeld.trnHash, { action: 'FORWARD' });
+    assert.equal(forwarded.status, 200, forwarded.text);
+    assert.deepEqual([forwarded.json.release.action, forwarded.json.release.state], ['FORWARD', 'IN_PROGRESS']);
+    assert.equal((await app.api('/held_payment/list', key)).json.count, 0, 'nothing held any more');
+
+    // Followed to the end through the API: the transfer that moved each, on chain where it says.
+    const outcome = async (hash: string, state: string) =>
+      waitFor(`${hash} ${state} through the API`, async () => {
+        const res = await app.api(`/held_payment/${hash}`, key);
+        return res.json.release?.state === state && res.json.release.sent ? res.json.release : null;
+      }, 90_000);
+    const trxOut = await outcome(trxHeld.trnHash, 'RETURNED');
+    assert.equal(trxOut.to_address, back);
+    const trxSend = await app.prisma.transaction.findFirstOrThrow({ where: { trnHash: trxOut.sent.trn_hash } });
+    assert.deepEqual([trxSend.sourceId, trxSend.sendPurpose, trxSend.toAddress], [trxHeld.id, 'REFUND', back]);
+    assert.equal(await chain.getTrxBalance(back), trxSend.amountUnits);
+    const usdtOut = await outcome(usdtHeld.trnHash, 'FORWARDED');
+    assert.equal(usdtOut.to_address, m.targetWalletAddress);
+    assert.ok((await chain.getUsdtBalance(m.targetWalletAddress!)) > 0n, 'the wallet received it');
+    await assertReconciled(app.prisma, chain);
+  });
+
   it('a webhook endpoint that keeps failing brings one e-mail per run of failures, at the third failure in a row (issue 38)', async () => {
     const down = await startHookReceiver({ down: true });
     try {

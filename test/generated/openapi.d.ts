@@ -144,6 +144,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/held_payment/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List held payments
+         * @description Not in the specification (docs/api.md, "Held payments"). The payments the service keeps at their address instead of forwarding them (`held.reason` says why: paid after the invoice was canceled, a token the invoice does not take, too small to forward, or a forward that failed), newest first. Release one with `POST /held_payment/{trn_hash}/release`.
+         */
+        get: operations["listHeldPayments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/held_payment/{trn_hash}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one held or released payment
+         * @description Not in the specification. A payment held now (`held` set, `release` null) or released earlier (`release` says what became of it, `sent` the transfer once final).
+         */
+        get: operations["getHeldPayment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/held_payment/{trn_hash}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Release a held payment: forward it, or return it to an address
+         * @description Not in the specification; the dashboard's release, with its rules (docs/dashboard.md). FORWARD sends the funds to the merchant's target wallet as any payment (screened first when AML is on and they never were); REFUND returns them to `address`, its network cost taken out of them. The address must be a Tron account, not a contract, and for USDT not frozen by Tether.
+         */
+        post: operations["releaseHeldPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/merchant": {
         parameters: {
             query?: never;
@@ -263,6 +323,15 @@ export interface components {
              * @enum {string}
              */
             currency: "TRX" | "USDT";
+        };
+        ReleaseRequest: {
+            /**
+             * @description FORWARD: to the merchant's target wallet, as any payment; REFUND: back to `address`. Either case.
+             * @enum {string}
+             */
+            action: "FORWARD" | "REFUND";
+            /** @description Where a REFUND goes (T...); not read for a FORWARD */
+            address?: string;
         };
         /** @description Spec 2.1; also the webhook payload */
         Invoice: {
@@ -490,6 +559,66 @@ export interface components {
              * @enum {string}
              */
             held_reason: "canceled" | "token" | "dust" | "other";
+        };
+        /** @description A payment the service keeps at its address (`held` set) or kept until the merchant released it (`release` set) */
+        HeldPayment: {
+            trn_hash: string;
+            /** @description Null for a transaction of no invoice (e.g. a balance top-up) */
+            invoice: number | null;
+            /**
+             * @description Spec 2.2: the energy pool's own operations are never listed (docs/api.md)
+             * @enum {string}
+             */
+            type: "PAYMENT" | "TRANSFER" | "TOPUP" | "ACTIVATION";
+            from_address: string;
+            to_address: string;
+            /** @description In `currency` */
+            amount: number;
+            /** @enum {string} */
+            currency: "TRX" | "USDT";
+            aml_check: components["schemas"]["AmlCheck"] | null;
+            /** @description Added to spec 2.2 (which has no status): set while the payment is held; its merchant releases it from the dashboard (docs/api.md) */
+            held: {
+                /** @description Why the service keeps the funds at the address instead of forwarding them */
+                reason: string;
+            } | null;
+            /** @description UUID shared by an incoming payment and its forwarding */
+            event_id: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 with six fractional digits and +00:00
+             * @example 2026-11-23T01:44:15.072000+00:00
+             */
+            created_at: string;
+            /** @description Why it is held, as a code (as the payment.held webhook has it): paid after the invoice was canceled, a token the invoice does not accept, too small to forward, anything else (`held.reason` says more); null once released */
+            held_reason: ("canceled" | "token" | "dust" | "other") | null;
+            /** @description Null while the payment is held; once released, what became of it */
+            release: components["schemas"]["Release"] | null;
+        };
+        /** @description GET /held_payment/list */
+        HeldPaymentPage: {
+            count: number;
+            /** @description Absolute URL of the next page (keeps every filter), or null */
+            next: string | null;
+            previous: string | null;
+            results: components["schemas"]["HeldPayment"][];
+        };
+        Release: {
+            /** @enum {string} */
+            action: "FORWARD" | "REFUND";
+            /** @description Where the funds go: the address named for a return; for a forward the wallet it was sent to, null before it is sent */
+            to_address: string | null;
+            /**
+             * @description What it came to: the payment's own outcome (a forward released unscreened may be returned by the AML rules)
+             * @enum {string}
+             */
+            state: "IN_PROGRESS" | "FORWARDED" | "RETURNED" | "FAILED";
+            /** @description The transfer that moved them, once final */
+            sent: {
+                trn_hash: string;
+                /** @description On a block explorer; null on the devnet */
+                explorer_url: string | null;
+            } | null;
         };
         /** @description Spec part 7: {"detail": ...} */
         Error: {
@@ -943,6 +1072,176 @@ export interface operations {
             };
             /** @description `Address not found.` (an unknown hash, another merchant's, or one of the energy pool's own operations, which are no merchant transactions) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listHeldPayments: {
+        parameters: {
+            query?: {
+                /** @description Page size. Above 300 it is clamped to 300 (not refused). */
+                limit?: number;
+                /** @description Number of items skipped. */
+                offset?: number;
+                invoice_id?: string;
+                currency?: "TRX" | "USDT";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of held payments */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeldPaymentPage"];
+                };
+            };
+            /** @description An invalid filter, named in `detail` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), or `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getHeldPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The payment's transaction hash */
+                trn_hash: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payment */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeldPayment"];
+                };
+            };
+            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), or `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `No held payment with this hash.` (an unknown hash, another merchant's, or a payment that was never held) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    releaseHeldPayment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional (not in the spec). A unique key per creation, e.g. a UUID: a repeat of the same request with the same key within 24 hours gets the first answer again (same status and body, header `Idempotent-Replayed: true`) and creates nothing more; a duplicate sent while the first still runs waits for its answer. A refused request (4xx) leaves the key free. Without the header every request creates. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The held payment's transaction hash */
+                trn_hash: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReleaseRequest"];
+            };
+        };
+        responses: {
+            /** @description The payment, released: `release.state` IN_PROGRESS until the worker has moved it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeldPayment"];
+                };
+            };
+            /** @description Invalid data (`action`, `address` named), `Only held funds can be released.` (a payment not held now: never held, or released already), or a send of the payment still in flight */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), or `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `No held payment with this hash.` (no payment of this merchant has it) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Idempotency-Key`: the first request with this key is still running (retry for its answer), or was interrupted before it answered */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Idempotency-Key` already used with a different request (another body or path) in the last 24 hours */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A rate, the node or the USDT simulation is unavailable; `detail` says which. Try again later. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

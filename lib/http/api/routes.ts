@@ -8,11 +8,13 @@ import { createPayoutResponse, isPayoutEstimateBody, payoutEstimateResponse } fr
 import { rateSource } from '@/lib/rates';
 import { rateJson } from '@/lib/rates/service';
 import { splitPage } from '@/lib/schemas/page';
-import { listTransactionsQuerySchema } from '@/lib/transactions/schemas';
+import { listHeldPaymentsQuerySchema, listTransactionsQuerySchema, releaseHeldSchema } from '@/lib/transactions/schemas';
+import { getHeldPayment, HELD_PAYMENT_NOT_FOUND, listHeldPayments } from '@/lib/transactions/releases';
 import { apiTransactionJson } from '@/lib/transactions/serialize';
 import { getTransaction, listTransactions, TRANSACTION_NOT_FOUND } from '@/lib/transactions/service';
 import { parseOrThrow } from '@/lib/validation';
 import { idempotent } from '../idempotency';
+import { releaseHeld } from '../releaseHeld';
 import { pageEnvelope } from '../pagination';
 import { idParam, queryObject, readJson, textParam } from '../request';
 import { route, type ApiRoute } from './router';
@@ -64,6 +66,22 @@ export const API_ROUTES: readonly ApiRoute[] = [
     const { filter, page } = splitPage(parseOrThrow(listTransactionsQuerySchema, queryObject(url)));
     const { count, rows } = await listTransactions(db, merchant.id, filter, page, 'api');
     return pageEnvelope(url, page, count, rows.map(apiTransactionJson));
+  }),
+
+  // Not in the spec (issue 36): held payments, and their release, for integrators (docs/api.md, "Held payments").
+  route('GET', '/held_payment/list', async ({ db, merchant, url }) => {
+    const { filter, page } = splitPage(parseOrThrow(listHeldPaymentsQuerySchema, queryObject(url)));
+    const { count, rows } = await listHeldPayments(db, merchant.id, filter, page);
+    return pageEnvelope(url, page, count, rows);
+  }),
+
+  route('GET', '/held_payment/:trn_hash', async ({ db, merchant, params }) => getHeldPayment(db, merchant.id, textParam(params.trn_hash, HELD_PAYMENT_NOT_FOUND))),
+
+  route('POST', '/held_payment/:trn_hash/release', async (ctx) => {
+    const trnHash = textParam(ctx.params.trn_hash, HELD_PAYMENT_NOT_FOUND);
+    const body = await readJson(ctx.req);
+    // With an Idempotency-Key, a repeat gets the first answer again (docs/api.md), as creation does.
+    return idempotent(ctx, body, async () => releaseHeld(ctx.db, ctx.merchant.id, trnHash, parseOrThrow(releaseHeldSchema, body)));
   }),
 
   route('GET', '/transaction/:trn_hash', async ({ db, merchant, params }) => apiTransactionJson(await getTransaction(db, merchant.id, textParam(params.trn_hash, TRANSACTION_NOT_FOUND)))),
