@@ -83,7 +83,7 @@ const IDEMPOTENCY_KEY = {
   in: 'header',
   required: false,
   description:
-    'Optional (not in the spec). A unique key per creation, e.g. a UUID: a repeat of the same request with the same key within 24 hours gets the first answer again (same status and body, header `Idempotent-Replayed: true`) and creates nothing more; a duplicate sent while the first still runs waits for its answer. A refused request (4xx) leaves the key free. Without the header every request creates.',
+    'Optional (not in the spec). A unique key per request, e.g. a UUID: a repeat of the same request with the same key within 24 hours gets the first answer again (same status and body, header `Idempotent-Replayed: true`) and creates (or releases) nothing more, an estimate its first figures; a duplicate sent while the first still runs waits for its answer. A refused request (4xx) leaves the key free. Without the header every request runs.',
   schema: { type: 'string', minLength: 1, maxLength: 255 },
 };
 const IDEMPOTENCY_RESPONSES = {
@@ -155,8 +155,9 @@ function paths(): Json {
         operationId: 'estimatePayout',
         summary: 'Calculate the cost of a mass payout',
         tags: ['Mass payouts'],
+        parameters: [IDEMPOTENCY_KEY],
         requestBody: { required: true, content: { 'application/json': { schema: ref('PayoutRequest') } } },
-        responses: { 200: json(ref('PayoutEstimate'), 'The estimate'), 400: INVALID, 403: FORBIDDEN, 503: UNAVAILABLE },
+        responses: { 200: json(ref('PayoutEstimate'), 'The estimate'), 400: INVALID, 403: FORBIDDEN, ...IDEMPOTENCY_RESPONSES, 503: UNAVAILABLE },
       },
     },
     '/transaction/list': {

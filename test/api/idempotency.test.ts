@@ -164,4 +164,22 @@ describe('Idempotency-Key on creation', () => {
     assert.equal(again.headers['idempotent-replayed'], 'true');
     assert.equal(await invoices({ type: 'MULTIPLE_TRANSFER' }), 1);
   });
+
+  it('a repeated estimate with a key gets its first figures again, on both of its paths; the key with another body is refused (issue 36)', async () => {
+    const body = { currency: 'TRX', target_wallets: [{ address: randomAddress(), amount: 2 }] };
+    const made = await invoices();
+    for (const path of ['/payment/multiple_transfer/calculate', '/payment/create']) {
+      const k = `estimate-${randomBytes(6).toString('hex')}`;
+      const post = (b: object) => app.api(path, key, { method: 'POST', body: b, headers: { 'idempotency-key': k } });
+      const first = await post(body);
+      assert.equal(first.status, 200, first.text);
+      assert.equal(first.headers['idempotent-replayed'], undefined);
+      const again = await post(body);
+      assert.equal(again.text, first.text);
+      assert.equal(again.headers['idempotent-replayed'], 'true', path);
+      const other = await post({ ...body, currency: 'USDT' });
+      assert.equal(other.status, 422, other.text);
+    }
+    assert.equal(await invoices(), made, 'estimates create nothing');
+  });
 });

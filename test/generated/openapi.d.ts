@@ -643,7 +643,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional (not in the spec). A unique key per creation, e.g. a UUID: a repeat of the same request with the same key within 24 hours gets the first answer again (same status and body, header `Idempotent-Replayed: true`) and creates nothing more; a duplicate sent while the first still runs waits for its answer. A refused request (4xx) leaves the key free. Without the header every request creates. */
+                /** @description Optional (not in the spec). A unique key per request, e.g. a UUID: a repeat of the same request with the same key within 24 hours gets the first answer again (same status and body, header `Idempotent-Replayed: true`) and creates (or releases) nothing more, an estimate its first figures; a duplicate sent while the first still runs waits for its answer. A refused request (4xx) leaves the key free. Without the header every request runs. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -862,7 +862,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional (not in the spec). A unique key per creation, e.g. a UUID: a repeat of the same request with the same key within 24 hours gets the first answer again (same status and body, header `Idempotent-Replayed: true`) and creates nothing more; a duplicate sent while the first still runs waits for its answer. A refused request (4xx) leaves the key free. Without the header every request creates. */
+                /** @description Optional (not in the spec). A unique key per request, e.g. a UUID: a repeat of the same request with the same key within 24 hours gets the first answer again (same status and body, header `Idempotent-Replayed: true`) and creates (or releases) nothing more, an estimate its first figures; a duplicate sent while the first still runs waits for its answer. A refused request (4xx) leaves the key free. Without the header every request runs. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -933,7 +933,10 @@ export interface operations {
     estimatePayout: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional (not in the spec). A unique key per request, e.g. a UUID: a repeat of the same request with the same key within 24 hours gets the first answer again (same status and body, header `Idempotent-Replayed: true`) and creates (or releases) nothing more, an estimate its first figures; a duplicate sent while the first still runs waits for its answer. A refused request (4xx) leaves the key free. Without the header every request runs. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -963,6 +966,24 @@ export interface operations {
             };
             /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), or `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Idempotency-Key`: the first request with this key is still running (retry for its answer), or was interrupted before it answered */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Idempotency-Key` already used with a different request (another body or path) in the last 24 hours */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1171,7 +1192,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional (not in the spec). A unique key per creation, e.g. a UUID: a repeat of the same request with the same key within 24 hours gets the first answer again (same status and body, header `Idempotent-Replayed: true`) and creates nothing more; a duplicate sent while the first still runs waits for its answer. A refused request (4xx) leaves the key free. Without the header every request creates. */
+                /** @description Optional (not in the spec). A unique key per request, e.g. a UUID: a repeat of the same request with the same key within 24 hours gets the first answer again (same status and body, header `Idempotent-Replayed: true`) and creates (or releases) nothing more, an estimate its first figures; a duplicate sent while the first still runs waits for its answer. A refused request (4xx) leaves the key free. Without the header every request runs. */
                 "Idempotency-Key"?: string;
             };
             path: {

@@ -30,8 +30,9 @@ export const API_ROUTES: readonly ApiRoute[] = [
 
   route('POST', '/payment/create', async (ctx) => {
     const body = await readJson(ctx.req);
-    if (isPayoutEstimateBody(body)) return payoutEstimateResponse(ctx.db, body);
-    // With an Idempotency-Key, a repeat gets the first answer instead of a second invoice (docs/api.md).
+    // With an Idempotency-Key, a repeat gets the first answer instead of a second invoice (docs/api.md),
+    // and a repeated estimate its first figures.
+    if (isPayoutEstimateBody(body)) return idempotent(ctx, body, () => payoutEstimateResponse(ctx.db, body));
     return idempotent(ctx, body, async () => {
       const input = parseOrThrow(createInvoiceSchema, body);
       await checkInvoiceCreationRate(apiKeyCaller(ctx.apiKey));
@@ -49,7 +50,11 @@ export const API_ROUTES: readonly ApiRoute[] = [
     return pageEnvelope(url, page, count, rows.map(invoiceJson));
   }),
 
-  route('POST', '/payment/multiple_transfer/calculate', async ({ db, req }) => payoutEstimateResponse(db, await readJson(req))),
+  route('POST', '/payment/multiple_transfer/calculate', async (ctx) => {
+    const body = await readJson(ctx.req);
+    // Creates nothing; with an Idempotency-Key a repeat still gets the first figures (issue 36: the header on every POST).
+    return idempotent(ctx, body, () => payoutEstimateResponse(ctx.db, body));
+  }),
 
   route('POST', '/payment/multiple_transfer/create', async (ctx) => {
     const body = await readJson(ctx.req);
