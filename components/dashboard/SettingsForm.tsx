@@ -3,7 +3,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { MAX_URL_LENGTH } from '@/lib/schemas/url';
-import { MAX_AML_RISK_LIMIT, MAX_STORE_NAME, MAX_SUPPORT_EMAIL } from '@/lib/merchants/limits';
+import { MAX_AML_RISK_LIMIT, MAX_STORE_NAME, MAX_SUPPORT_EMAIL, MAX_UNDERPAYMENT_TOLERANCE_PERCENT } from '@/lib/merchants/limits';
 import type { SettingsJson } from '@/lib/merchants/settings';
 import { dashboardApi, RequestError } from './api';
 import { SubmitButton } from './SubmitButton';
@@ -32,6 +32,7 @@ export function SettingsForm({ settings }: { settings: SettingsJson }) {
       webhook_retries: form.get('webhook_retries') === 'on',
       webhook_held_events: form.get('webhook_held_events') === 'on',
       aml_risk_limit: form.get('aml_risk_limit'),
+      underpayment_tolerance_percent: form.get('underpayment_tolerance_percent'),
     });
   }
 
@@ -78,6 +79,17 @@ export function SettingsForm({ settings }: { settings: SettingsJson }) {
             </label>
           </div>
           <Field label={`AML risk limit (0–${MAX_AML_RISK_LIMIT})`} name="aml_risk_limit" type="number" min={0} max={MAX_AML_RISK_LIMIT} step="0.01" defaultValue={settings.aml_risk_limit} error={errors.aml_risk_limit} hint="Payments scoring above it are returned to the sender." />
+          <Field
+            label={`Accept underpayments up to (%, 0–${MAX_UNDERPAYMENT_TOLERANCE_PERCENT})`}
+            name="underpayment_tolerance_percent"
+            type="number"
+            min={0}
+            max={MAX_UNDERPAYMENT_TOLERANCE_PERCENT}
+            step="0.01"
+            defaultValue={settings.underpayment_tolerance_percent}
+            error={errors.underpayment_tolerance_percent}
+            hint="A customer whose exchange takes its fee out of the payment sends a little less. An invoice paid within this much of its amount is completed; below it, the payment page asks for the rest until the invoice expires. 0: only the service's own rounding margin. Applies to invoices created from now on."
+          />
           <div className="flex items-center gap-3 md:col-span-2">
             <SubmitButton disabled={save.isPending}>
               Save settings

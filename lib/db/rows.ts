@@ -28,7 +28,7 @@ const json = (v: unknown) => v as Prisma.JsonValue;
 /** A select list: each column qualified by the table's alias `t`. */
 const qualified = (columns: string[]) => (t: string) => columns.map((c) => `${t}.${c}`).join(', ');
 
-export const MERCHANT_COLUMNS = qualified(['id', 'email', 'password_hash', 'target_wallet_address', 'topup_wallet_address', 'activation_wallet_address', 'webhook_url', 'webhook_secret_enc', 'webhook_retries', 'webhook_held_events', 'aml_check', 'aml_risk_limit', 'balance_sun', 'activation_balance_sun', 'ip_whitelist', 'next_address_index', 'account_xpub', 'session_epoch', 'target_wallet_changed_at', 'store_name', 'support_email', 'support_url', 'logo_url', 'created_at']);
+export const MERCHANT_COLUMNS = qualified(['id', 'email', 'password_hash', 'target_wallet_address', 'topup_wallet_address', 'activation_wallet_address', 'webhook_url', 'webhook_secret_enc', 'webhook_retries', 'webhook_held_events', 'aml_check', 'aml_risk_limit', 'underpayment_tolerance_percent', 'balance_sun', 'activation_balance_sun', 'ip_whitelist', 'next_address_index', 'account_xpub', 'session_epoch', 'target_wallet_changed_at', 'store_name', 'support_email', 'support_url', 'logo_url', 'created_at']);
 
 export function merchantFromRow(r: Row): Merchant {
   return {
@@ -44,6 +44,7 @@ export function merchantFromRow(r: Row): Merchant {
     webhookHeldEvents: r.webhook_held_events as boolean,
     amlCheck: r.aml_check as boolean,
     amlRiskLimit: dec(r.aml_risk_limit),
+    underpaymentTolerancePercent: dec(r.underpayment_tolerance_percent),
     balanceSun: big(r.balance_sun),
     activationBalanceSun: big(r.activation_balance_sun),
     ipWhitelist: r.ip_whitelist as string[],
@@ -59,7 +60,7 @@ export function merchantFromRow(r: Row): Merchant {
   };
 }
 
-export const INVOICE_COLUMNS = qualified(['id', 'merchant_id', 'type', 'status', 'amount_usd', 'currencies::text[] AS currencies', 'order_id', 'address', 'address_index', 'private_key_enc', 'client_commission', 'webhook_url', 'redirect_url', 'description', 'target_wallets', 'failed_targets', 'lease_owner', 'lease_until', 'cost_units', 'cost_currency', 'quoted_energy_source', 'network_cost_sun', 'expired_at', 'created_at', 'updated_at']);
+export const INVOICE_COLUMNS = qualified(['id', 'merchant_id', 'type', 'status', 'amount_usd', 'currencies::text[] AS currencies', 'order_id', 'address', 'address_index', 'private_key_enc', 'client_commission', 'underpayment_tolerance_percent', 'webhook_url', 'redirect_url', 'description', 'target_wallets', 'failed_targets', 'lease_owner', 'lease_until', 'cost_units', 'cost_currency', 'quoted_energy_source', 'network_cost_sun', 'expired_at', 'created_at', 'updated_at']);
 
 export function invoiceFromRow(r: Row): Invoice {
   return {
@@ -74,6 +75,7 @@ export function invoiceFromRow(r: Row): Invoice {
     addressIndex: int(r.address_index),
     privateKeyEnc: strOrNull(r.private_key_enc),
     clientCommission: r.client_commission as boolean,
+    underpaymentTolerancePercent: dec(r.underpayment_tolerance_percent),
     webhookUrl: strOrNull(r.webhook_url),
     redirectUrl: strOrNull(r.redirect_url),
     description: strOrNull(r.description),

@@ -32,6 +32,7 @@ export async function loadPublicInvoice(idText: string, linkKey: string | null =
       description: true,
       expiredAt: true,
       clientCommission: true,
+      underpaymentTolerancePercent: true,
       amounts: { select: { currency: true, dueUnits: true, feeUnits: true, receivedUnits: true } },
       // The profile only: the page must never see the merchant's e-mail, keys or webhook URL.
       merchant: { select: { storeName: true, supportEmail: true, supportUrl: true, logoUrl: true } },

@@ -1,6 +1,7 @@
 import type { ChainProgress } from '@/lib/db/chainCursors';
 import type { Invoice, InvoiceCurrency, InvoiceStatus, Merchant, Transaction } from '@/lib/generated/prisma/client';
 import { formatScaled, parseScaled } from '@/lib/money/decimal';
+import { percentAsFraction } from '@/lib/money/fees';
 import { tokenAmountText, USD_DECIMALS, type Currency } from '@/lib/money/tokens';
 import { isoMicro } from '@/lib/time';
 import { heldReasonCode, type HeldReason } from '@/lib/transactions/heldReason';
@@ -101,7 +102,7 @@ interface PublicInvoiceFields {
 export type PublicInvoice = PublicInvoiceFields & ({ type: 'SINGLE' | 'MULTIPLE'; phase: PaymentPhase } | { type: 'MULTIPLE_TRANSFER'; phase: PayoutPhase });
 
 export type PublicInvoiceSource = Pick<Invoice, 'id' | 'type' | 'status' | 'amountUsd' | 'currencies' | 'orderId' | 'address' | 'redirectUrl' | 'description' | 'expiredAt'> &
-  Partial<Pick<Invoice, 'clientCommission'>> & {
+  Partial<Pick<Invoice, 'clientCommission' | 'underpaymentTolerancePercent'>> & {
     amounts: (Pick<InvoiceCurrency, 'currency' | 'dueUnits' | 'receivedUnits'> & Partial<Pick<InvoiceCurrency, 'feeUnits'>>)[];
   };
 export type PublicPaymentSource = Pick<Transaction, 'trnHash' | 'currency' | 'amountUnits' | 'paymentState' | 'createdAt'> & Partial<Pick<Transaction, 'heldReason' | 'blockNumber'>>;
@@ -214,6 +215,21 @@ function coveredIn(token: Currency, due: Map<Currency, bigint>, received: Map<Cu
   return covered;
 }
 
+/**
+ * Whether what arrived is within the merchant's underpayment tolerance of the amount (issue 36):
+ * the worker completes such an invoice (sharePaid, lib/payments/settlementRules.ts), so the page
+ * stops asking for the rest and says it is confirming. Every token's receipts are converted to
+ * the first token at the invoice's own ratio, as `missing` is.
+ */
+function withinMerchantTolerance(invoice: PublicInvoiceSource, due: Map<Currency, bigint>, received: Map<Currency, bigint>): boolean {
+  const percent = invoice.underpaymentTolerancePercent?.toFixed() ?? '0';
+  const token = invoice.currencies[0];
+  if (invoice.type !== 'SINGLE' || percent === '0' || token === undefined) return false;
+  const dueToken = due.get(token) ?? 0n;
+  const SCALE = 10n ** 18n;
+  return dueToken > 0n && coveredIn(token, due, received) * SCALE >= dueToken * (SCALE - percentAsFraction(percent, SCALE));
+}
+
 function invoicePhase(input: PublicViewInput, anyReceived: boolean, fullyPaid: boolean): PaymentPhase {
   const { invoice, now } = input;
   if (invoice.status !== 'ACTIVE') return STATUS_PHASE[invoice.status];
@@ -268,7 +284,7 @@ export function publicInvoiceView(input: PublicViewInput): PublicInvoice {
     };
   });
   const anyReceived = [...received.values()].some((u) => u > 0n);
-  const fullyPaid = exact && tokens.every((t) => t.missing === '0');
+  const fullyPaid = exact && (tokens.every((t) => t.missing === '0') || withinMerchantTolerance(invoice, due, received));
   const kind = payout
     ? { type: 'MULTIPLE_TRANSFER' as const, phase: payoutPhase(input, anyReceived, fullyPaid) }
     : { type: invoice.type === 'SINGLE' ? ('SINGLE' as const) : ('MULTIPLE' as const), phase: invoicePhase(input, anyReceived, fullyPaid) };

@@ -69,8 +69,8 @@ async function nextAddressIndex(prisma: PrismaClient): Promise<number> {
 const CREATE_INVOICE_SQL = `
   WITH invoice AS (
     INSERT INTO invoices (merchant_id, type, amount_usd, currencies, order_id, address, address_index, client_commission,
-                          webhook_url, redirect_url, description, expired_at, created_at, updated_at)
-    VALUES ($1, $2::"InvoiceType", $3::numeric, $4::text[]::"Currency"[], $5, $6, $7, $8, $9, $10, $11, $12, $13, $13)
+                          webhook_url, redirect_url, description, expired_at, created_at, updated_at, underpayment_tolerance_percent)
+    VALUES ($1, $2::"InvoiceType", $3::numeric, $4::text[]::"Currency"[], $5, $6, $7, $8, $9, $10, $11, $12, $13, $13, $18::numeric)
     RETURNING id
   ), amounts AS (
     INSERT INTO invoice_currencies (invoice_id, currency, rate_usd, due_units, fee_units)
@@ -99,6 +99,8 @@ export async function createInvoice(prisma: PrismaClient, rates: RateSource, mer
 
   const { address, addressIndex } = await allocateInvoiceAddress(prisma, merchant);
   const amountUsd = input.type === 'SINGLE' ? formatScaled(input.amountMicros, USD_DECIMALS) : null;
+  // The merchant's tolerance as it is now decides this invoice's status for good (migration 0093); only a SINGLE invoice has an amount to fall short of.
+  const tolerance = input.type === 'SINGLE' ? merchant.underpaymentTolerancePercent : new Prisma.Decimal(0);
   // One statement writes the invoice and its per-token rows (CREATE_INVOICE_SQL): atomic
   // without a transaction, one round trip where Prisma's nested create made six, through pg.
   const { rows } = await sqlPool(prisma).query({
@@ -108,6 +110,7 @@ export async function createInvoice(prisma: PrismaClient, rates: RateSource, mer
       merchant.id, input.type, amountUsd, input.currencies, input.orderId ?? null, address, addressIndex, input.clientCommission,
       input.webhookUrl ?? null, input.redirectUrl ?? null, input.description ?? null, expiredAt, createdAt,
       amounts.map((a) => a.currency), amounts.map((a) => a.rateUsd), amounts.map((a) => a.dueUnits.toString()), amounts.map((a) => a.feeUnits.toString()),
+      tolerance.toFixed(),
     ],
   });
   const id = (rows[0] as { id: number }).id;
@@ -126,6 +129,7 @@ export async function createInvoice(prisma: PrismaClient, rates: RateSource, mer
     addressIndex,
     privateKeyEnc: null,
     clientCommission: input.clientCommission,
+    underpaymentTolerancePercent: tolerance,
     webhookUrl: input.webhookUrl ?? null,
     redirectUrl: input.redirectUrl ?? null,
     description: input.description ?? null,

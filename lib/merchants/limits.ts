@@ -12,3 +12,9 @@ export const MAX_STORE_NAME = 80;
 
 /** An e-mail address's longest form (RFC 5321 path limit; column VARCHAR(254)). */
 export const MAX_SUPPORT_EMAIL = 254;
+
+/**
+ * The most a merchant may accept short of a SINGLE invoice's amount, in percent (issue 36): OxaPay
+ * allows up to 60 %, BTCPay any; half the amount is already more than any exchange's fee.
+ */
+export const MAX_UNDERPAYMENT_TOLERANCE_PERCENT = 50;

@@ -3,11 +3,11 @@ import { canonicalIpRule, IpRuleError } from '@/lib/auth/ipAllowList';
 import { tronAddressSchema } from '@/lib/schemas/tronAddress';
 import { httpUrlSchema } from '@/lib/schemas/url';
 import { formatScaled, parseScaled } from '@/lib/money/decimal';
-import { MAX_AML_RISK_LIMIT, MAX_STORE_NAME, MAX_SUPPORT_EMAIL } from './limits';
+import { MAX_AML_RISK_LIMIT, MAX_STORE_NAME, MAX_SUPPORT_EMAIL, MAX_UNDERPAYMENT_TOLERANCE_PERCENT } from './limits';
 
 // ---- Input: the dashboard's settings page.
 
-const RISK_LIMIT_DECIMALS = 2; // the column is DECIMAL(6,2)
+const RISK_LIMIT_DECIMALS = 2; // the columns are DECIMAL(6,2) (AML) and DECIMAL(5,2) (tolerance)
 
 const emptyToNull = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? null : v);
 
@@ -39,6 +39,24 @@ const logoUrlSchema = httpUrlSchema.refine((v) => v.startsWith('https://'), 'The
   return !(host === 'localhost' || host.endsWith('.localhost') || /^\d+(\.\d+){3}$/.test(host) || host.startsWith('['));
 }, 'The logo URL must name a public host, not an IP address or localhost.');
 
+/** A number from 0 to `max` with at most two decimals (the columns are DECIMAL(6,2) and (5,2)), as a number or a string; kept as its decimal text. */
+function decimalUpTo(max: number) {
+  return (
+    z
+      .union([z.number(), z.string()], { error: 'A valid number is required.' })
+      .refine((v) => {
+        try {
+          return parseScaled(v, RISK_LIMIT_DECIMALS) <= BigInt(max) * 10n ** BigInt(RISK_LIMIT_DECIMALS);
+        } catch {
+          return false;
+        }
+      }, `Enter a number from 0 to ${max} with at most ${RISK_LIMIT_DECIMALS} decimals.`)
+      // The number as parseScaled read it: a string's spaces or tab around the digits (" 5") are
+      // dropped here, not handed to the DECIMAL column, which refuses them (issue 27, finding 5).
+      .transform((v) => formatScaled(parseScaled(v, RISK_LIMIT_DECIMALS), RISK_LIMIT_DECIMALS))
+  );
+}
+
 export const settingsSchema = z
   .object({
     target_wallet_address: z.preprocess(
@@ -62,18 +80,9 @@ export const settingsSchema = z
     webhook_retries: z.boolean({ error: 'Must be a boolean.' }),
     /** Send the signed "payment.held" webhook when a payment is held (docs/webhooks.md); off: only spec 6's statuses. */
     webhook_held_events: z.boolean({ error: 'Must be a boolean.' }),
-    aml_risk_limit: z
-      .union([z.number(), z.string()], { error: 'A valid number is required.' })
-      .refine((v) => {
-        try {
-          return parseScaled(v, RISK_LIMIT_DECIMALS) <= BigInt(MAX_AML_RISK_LIMIT) * 10n ** BigInt(RISK_LIMIT_DECIMALS);
-        } catch {
-          return false;
-        }
-      }, `Enter a number from 0 to ${MAX_AML_RISK_LIMIT} with at most ${RISK_LIMIT_DECIMALS} decimals.`)
-      // The number as parseScaled read it: a string's spaces or tab around the digits (" 5") are
-      // dropped here, not handed to the DECIMAL column, which refuses them (issue 27, finding 5).
-      .transform((v) => formatScaled(parseScaled(v, RISK_LIMIT_DECIMALS), RISK_LIMIT_DECIMALS)),
+    aml_risk_limit: decimalUpTo(MAX_AML_RISK_LIMIT),
+    /** A SINGLE invoice paid within this percentage short of its amount is COMPLETED (issue 36); 0: the service's own band only. */
+    underpayment_tolerance_percent: decimalUpTo(MAX_UNDERPAYMENT_TOLERANCE_PERCENT),
   })
   .partial();
 

@@ -23,6 +23,7 @@ export function settingsJson(m: Merchant) {
     webhook_retries: m.webhookRetries,
     webhook_held_events: m.webhookHeldEvents,
     aml_risk_limit: m.amlRiskLimit.toFixed(),
+    underpayment_tolerance_percent: m.underpaymentTolerancePercent.toFixed(),
     ip_whitelist: m.ipWhitelist,
     target_wallet_changed_at: m.targetWalletChangedAt?.toISOString() ?? null,
     store_name: m.storeName,
@@ -55,6 +56,7 @@ export async function updateSettings(prisma: PrismaClient, merchant: Merchant, i
       webhookRetries: input.webhook_retries,
       webhookHeldEvents: input.webhook_held_events,
       amlRiskLimit: input.aml_risk_limit,
+      underpaymentTolerancePercent: input.underpayment_tolerance_percent,
       storeName: input.store_name,
       supportEmail: input.support_email,
       supportUrl: input.support_url,
@@ -70,7 +72,8 @@ export async function updateSettings(prisma: PrismaClient, merchant: Merchant, i
  * Settings a stolen session cookie must not change on its own (issue 14, finding 2; issue 34,
  * item 5): where payments are forwarded, what customers see on the payment page (a "support"
  * page can tell them where to pay) and where webhooks carry the merchant's data. Changing one
- * needs a recent sign-in or the password (requireRecentAuth, lib/auth/reauth.ts).
+ * needs a recent sign-in or the password (requireRecentAuth, lib/auth/reauth.ts). So does the
+ * underpayment tolerance (issue 36): a thief who is also a buyer would set 50 % and pay half.
  */
 const GUARDED_SETTINGS = {
   target_wallet_address: 'targetWalletAddress',
@@ -86,6 +89,8 @@ const GUARDED_SETTINGS = {
  * (the settings form sends the webhook URL with every save); clearing one is.
  */
 export function changesGuardedSetting(merchant: Merchant, input: SettingsInput): boolean {
+  const tolerance = input.underpayment_tolerance_percent;
+  if (tolerance !== undefined && !merchant.underpaymentTolerancePercent.equals(tolerance)) return true;
   return (Object.keys(GUARDED_SETTINGS) as (keyof typeof GUARDED_SETTINGS)[]).some((field) => input[field] !== undefined && input[field] !== merchant[GUARDED_SETTINGS[field]]);
 }
 

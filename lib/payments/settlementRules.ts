@@ -21,13 +21,16 @@ export function paidShare(amounts: readonly Pick<InvoiceCurrency, 'dueUnits' | '
   return amounts.reduce((sum, a) => (a.dueUnits > 0n ? sum + (a.receivedUnits * WHOLE) / a.dueUnits : sum), 0n);
 }
 
-type Tolerated = { amountUsd?: { toFixed(): string } | null };
+type Tolerated = { amountUsd?: { toFixed(): string } | null; underpaymentTolerancePercent: { toFixed(): string } };
 
 /**
  * Where the paid share stands against the due amount: within the tolerance of it, above, or
- * below. The tolerance is `tolerancePercent` of the amount, but never more than
- * `maxToleranceUsd` (when given with the invoice's USD amount): 0.5 % of a 100,000 USD
- * invoice is 500 USD a customer could keep while the merchant is told COMPLETED.
+ * below. The service's tolerance is `tolerancePercent` of the amount either way, but never more
+ * than `maxToleranceUsd` (when given with the invoice's USD amount): 0.5 % of a 100,000 USD
+ * invoice is 500 USD a customer could keep while the merchant is told COMPLETED. Short of the
+ * amount, the merchant's own tolerance counts where it is wider (issue 36: the invoice's
+ * `underpaymentTolerancePercent`, the merchant's setting at its creation, uncapped: the merchant
+ * chose to accept that much less); over the amount it does not.
  */
 export function sharePaid(invoice: Tolerated, amounts: readonly Pick<InvoiceCurrency, 'dueUnits' | 'receivedUnits'>[], tolerancePercent: string, maxToleranceUsd?: string): 'below' | 'within' | 'above' {
   const paid = paidShare(amounts);
@@ -38,7 +41,9 @@ export function sharePaid(invoice: Tolerated, amounts: readonly Pick<InvoiceCurr
     if (cap < tolerance) tolerance = cap;
   }
   if (paid > WHOLE + tolerance) return 'above';
-  return paid >= WHOLE - tolerance ? 'within' : 'below';
+  const merchants = percentAsFraction(invoice.underpaymentTolerancePercent.toFixed(), WHOLE);
+  const short = merchants > tolerance ? merchants : tolerance;
+  return paid >= WHOLE - short ? 'within' : 'below';
 }
 
 /**

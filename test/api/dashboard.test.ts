@@ -160,17 +160,21 @@ describe('merchant dashboard', () => {
       [{ aml_risk_limit: -1 }, 'aml_risk_limit'],
       [{ aml_risk_limit: 'high' }, 'aml_risk_limit'],
       [{ aml_check: 'yes' }, 'aml_check'],
+      [{ underpayment_tolerance_percent: 50.01 }, 'underpayment_tolerance_percent'],
+      [{ underpayment_tolerance_percent: -1 }, 'underpayment_tolerance_percent'],
+      [{ underpayment_tolerance_percent: '1.005' }, 'underpayment_tolerance_percent'],
+      [{ underpayment_tolerance_percent: 'some' }, 'underpayment_tolerance_percent'],
     ];
     for (const [body, field] of bad) {
       const res = await browser.api('/settings', 'PATCH', body);
       assert.equal(res.status, 400, JSON.stringify(body));
       assert.ok(res.json.errors[field], `${JSON.stringify(body)} -> ${res.text}`);
     }
-    const ok = await browser.api('/settings', 'PATCH', { target_wallet_address: WALLET, webhook_url: 'https://shop.example/hook', aml_check: true, aml_risk_limit: '42.5' });
+    const ok = await browser.api('/settings', 'PATCH', { target_wallet_address: WALLET, webhook_url: 'https://shop.example/hook', aml_check: true, aml_risk_limit: '42.5', underpayment_tolerance_percent: ' 1.5' });
     assert.equal(ok.status, 200, ok.text);
     assert.deepEqual(
       { ...ok.json, email: undefined, ip_whitelist: undefined, target_wallet_changed_at: undefined },
-      { email: undefined, ip_whitelist: undefined, target_wallet_changed_at: undefined, target_wallet_address: WALLET, webhook_url: 'https://shop.example/hook', aml_check: true, aml_risk_limit: '42.5', webhook_retries: false, webhook_held_events: false, store_name: null, support_email: null, support_url: null, logo_url: null },
+      { email: undefined, ip_whitelist: undefined, target_wallet_changed_at: undefined, target_wallet_address: WALLET, webhook_url: 'https://shop.example/hook', aml_check: true, aml_risk_limit: '42.5', underpayment_tolerance_percent: '1.5', webhook_retries: false, webhook_held_events: false, store_name: null, support_email: null, support_url: null, logo_url: null },
     );
     // A first wallet is a setting, not a change: no "If this was not you" notice (issue 26).
     assert.equal(ok.json.target_wallet_changed_at, null, 'a first wallet is not reported as a change');
@@ -446,8 +450,12 @@ describe('merchant dashboard', () => {
       assert.equal(ok.json[field], value, field);
     }
     // The settings form sends every field again: the same values are no change, nor is a setting no customer sees.
-    const same = await browser.api('/settings', 'PATCH', { ...changes, store_name: '  Mug Shop ', aml_check: true, aml_risk_limit: '40', webhook_retries: true });
+    const same = await browser.api('/settings', 'PATCH', { ...changes, store_name: '  Mug Shop ', aml_check: true, aml_risk_limit: '40', webhook_retries: true, underpayment_tolerance_percent: '0.00' });
     assert.equal(same.status, 200, same.text);
+    // Accepting underpayments lets a buyer pay less (issue 36): a thief who is also a buyer must not set it alone.
+    const tolerance = await browser.api('/settings', 'PATCH', { underpayment_tolerance_percent: '50' });
+    assert.equal(tolerance.json.code, 'reauth_required', tolerance.text);
+    assert.equal((await browser.api('/settings')).json.underpayment_tolerance_percent, '0');
     // Clearing one is a change: a thief could take the support contact off the payment page.
     for (const field of Object.keys(changes)) assert.equal((await browser.api('/settings', 'PATCH', { [field]: '' })).json.code, 'reauth_required', `clearing ${field}`);
     // A fresh sign-in needs no password.

@@ -172,6 +172,26 @@ describe('worker: detection, AML, forwarding, statuses and webhooks on the devne
     await waitFor('both parts at the merchant', async () => (await chain.getTrxBalance(target)) === overSent.amountUnits + (forwarded._sum.amountUnits ?? 0n));
   });
 
+  it("completes an invoice paid within the merchant's underpayment tolerance, as it stood when the invoice was created (issue 36)", async () => {
+    const { merchant, key } = await newMerchant();
+    // Created before the merchant accepts underpayments: its status follows the tolerance it was created with (none).
+    const before = await invoice(key, { type: 'SINGLE', amount: 10, currencies: ['TRX'] });
+    await app.prisma.merchant.update({ where: { id: merchant.id }, data: { underpaymentTolerancePercent: '2' } });
+    const tolerant = await invoice(key, { type: 'SINGLE', amount: 10, currencies: ['TRX'] });
+    assert.deepEqual([before.currencies_amounts.TRX, tolerant.currencies_amounts.TRX], [40, 40]);
+    // 1.75 % short, as an exchange that takes its withdrawal fee out of the amount sends.
+    await pay(tolerant.address, '39.3', 'TRX');
+    await pay(before.address, '39.3', 'TRX');
+    const completed = await waitStatus(key, tolerant.id, 'COMPLETED');
+    assert.deepEqual(completed.transfer_amounts.input, { TRX: 39.3 });
+    await waitFor('the COMPLETED webhook', async () => hooksFor(tolerant.id).length === 1);
+    assert.equal(JSON.parse(hooksFor(tolerant.id)[0]!.body).status, 'COMPLETED');
+    await waitFor('the other payment settled', async () => (await statusOf(key, before.id)).transfer_amounts.input.TRX === 39.3);
+    assert.equal((await statusOf(key, before.id)).status, 'ACTIVE', 'the same shortfall keeps an invoice created without the tolerance open');
+    await app.prisma.invoice.update({ where: { id: before.id }, data: { expiredAt: new Date(Date.now() - 1000) } });
+    await waitStatus(key, before.id, 'UNDERPAID');
+  });
+
   it('judges expiry by chain time: a payment in a block before expired_at is never reported late', async () => {
     const { key } = await newMerchant();
     const inv = await invoice(key, { type: 'SINGLE', amount: 10, currencies: ['TRX'] });

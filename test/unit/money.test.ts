@@ -64,7 +64,7 @@ describe('token amount helpers (lib/money/tokens.ts)', () => {
 describe('payment settlement rules', async () => {
   const { percentAsFraction, convertUnits, withMargin } = await import('@/lib/money/fees');
   const { paymentFee, paidShare, statusAfterPayments } = await import('@/lib/payments/settlementRules');
-  const open = { type: 'SINGLE' as const, status: 'ACTIVE' as const, expiredAt: new Date(Date.now() + 60_000) };
+  const open = { type: 'SINGLE' as const, status: 'ACTIVE' as const, expiredAt: new Date(Date.now() + 60_000), underpaymentTolerancePercent: { toFixed: () => '0' } };
   const due = (receivedUnits: bigint, dueUnits = 40_000_000n) => [{ dueUnits, receivedUnits }];
 
   it('converts percent to a scaled fraction', () => {
@@ -95,6 +95,20 @@ describe('payment settlement rules', async () => {
     assert.equal(statusAfterPayments(big, due(399_996_000_000n, dueUnits), '0.5', new Date(), '1'), 'COMPLETED');
     // A small invoice keeps its 0.5 %: 10 USD, 0.05 USD short.
     assert.equal(statusAfterPayments({ ...open, amountUsd: { toFixed: () => '10' } }, due(39_800_000n), '0.5', new Date(), '1'), 'COMPLETED');
+  });
+
+  it("a merchant's underpayment tolerance widens the band below the amount only, uncapped (issue 36)", () => {
+    const tolerant = (percent: string) => ({ ...open, amountUsd: { toFixed: () => '100000' }, underpaymentTolerancePercent: { toFixed: () => percent } });
+    const dueUnits = 400_000_000_000n;
+    // 2 % short (2,000 USD) with a 2 % tolerance: COMPLETED, though the service's band is capped at 1 USD.
+    assert.equal(statusAfterPayments(tolerant('2'), due(392_000_000_000n, dueUnits), '0.5', new Date(), '1'), 'COMPLETED');
+    assert.equal(statusAfterPayments(tolerant('2'), due(391_999_999_999n, dueUnits), '0.5', new Date(), '1'), 'ACTIVE');
+    assert.equal(statusAfterPayments({ ...tolerant('2'), expiredAt: new Date(0) }, due(391_999_999_999n, dueUnits), '0.5', new Date(), '1'), 'UNDERPAID');
+    // Above the amount the service's band alone counts: 1 USD over is within it, 2 % over is OVERPAID.
+    assert.equal(statusAfterPayments(tolerant('2'), due(400_004_000_000n, dueUnits), '0.5', new Date(), '1'), 'COMPLETED');
+    assert.equal(statusAfterPayments(tolerant('2'), due(408_000_000_000n, dueUnits), '0.5', new Date(), '1'), 'OVERPAID');
+    // Narrower than the service's band: the service's band counts (0.1 % of 10 USD < 0.5 %).
+    assert.equal(statusAfterPayments({ ...tolerant('0.1'), amountUsd: { toFixed: () => '10' } }, due(39_800_000n), '0.5', new Date(), '1'), 'COMPLETED');
   });
 
   it('sums shares across tokens', () => {

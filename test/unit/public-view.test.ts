@@ -109,6 +109,16 @@ describe('the customer\'s view of an invoice', () => {
     assert.deepEqual(short.tokens.map((t) => t.missing), ['0.000004', '0.000001']);
   });
 
+  it("stops asking for the rest within the merchant's underpayment tolerance, counting both tokens; below it asks as before (issue 36)", () => {
+    const tolerant = (trx: bigint, usdt: bigint, percent = '2') => invoice({ amounts: withReceived(trx, usdt), underpaymentTolerancePercent: new Prisma.Decimal(percent) });
+    // 39.2 of 40 TRX: 2 % short.
+    assert.equal(publicInvoiceView({ invoice: tolerant(39_200_000n, 0n), payments: [], unconfirmed: null, now }).phase, 'confirming');
+    assert.equal(publicInvoiceView({ invoice: tolerant(39_199_999n, 0n), payments: [], unconfirmed: null, now }).phase, 'partial');
+    // Half in TRX, the rest 2 % short in USDT.
+    assert.equal(publicInvoiceView({ invoice: tolerant(20_000_000n, 4_800_000n), payments: [], unconfirmed: null, now }).phase, 'confirming');
+    assert.equal(publicInvoiceView({ invoice: tolerant(39_200_000n, 0n, '0'), payments: [], unconfirmed: null, now }).phase, 'partial', 'no tolerance: the rest is asked for');
+  });
+
   it('shows a transfer seen on the chain before the worker books it', () => {
     const v = publicInvoiceView({ invoice: invoice(), payments: [], unconfirmed: { USDT: 10_000_000n }, now });
     assert.equal(v.confirming, true);
