@@ -113,6 +113,37 @@ export const en = {
   devnetFailed: 'Devnet payment failed: {error}',
   notFoundTitle: 'Payment not found',
   notFoundText: 'There is no invoice at this address. Check the link the merchant gave you.',
+  refund: {
+    pageTitle: 'Refund #{id}',
+    heading: 'Refund',
+    forInvoice: 'For payment #{invoice}',
+    amount: 'Amount',
+    status: {
+      WAITING_ADDRESS: 'Enter your address to receive it',
+      WAITING_FUNDS: 'Being prepared by the merchant',
+      SENDING: 'Being sent',
+      SENT: 'Sent',
+      FAILED: 'Could not be sent',
+      CANCELED: 'Canceled by the merchant',
+    },
+    statusText: {
+      WAITING_ADDRESS: 'The merchant is refunding {amount} {currency} to you. Enter the Tron address of a wallet you control: the refund is sent there, and it cannot be changed afterwards.',
+      WAITING_FUNDS: 'Your address is set. The merchant is funding the refund; this page updates by itself.',
+      SENDING: 'The refund is on its way to your address; this page updates by itself.',
+      SENT: 'The refund was sent to your address.',
+      FAILED: 'The refund could not be sent. Contact the merchant and quote this refund number.',
+      CANCELED: 'Nothing will be sent. Contact the merchant if you expected this refund.',
+    },
+    addressLabel: 'Your Tron address',
+    addressHint: 'T followed by 33 characters. Copy it from your wallet and check it character by character: a refund cannot be taken back. For USDT, use a wallet that holds TRC-20 tokens.',
+    submit: 'Send my refund to this address',
+    submitting: 'Saving…',
+    lookalikeTitle: 'Check this address',
+    confirmLookalike: 'It is my address: use it',
+    toAddress: 'To',
+    notFoundTitle: 'Refund not found',
+    notFoundText: 'There is no refund at this address. Check the link the merchant gave you.',
+  },
 };
 
 export type Messages = typeof en;

@@ -254,7 +254,7 @@ function payoutPhase(input: PublicViewInput, anyReceived: boolean, fullyPaid: bo
 }
 
 /** Copies the four profile fields by name, so a whole merchant row passed in leaks nothing else. */
-function publicMerchant(m: PublicMerchantSource | null | undefined): PublicMerchant | null {
+export function publicMerchant(m: PublicMerchantSource | null | undefined): PublicMerchant | null {
   if (!m || (!m.storeName && !m.supportEmail && !m.supportUrl && !m.logoUrl)) return null;
   return { store_name: m.storeName, support_email: m.supportEmail, support_url: m.supportUrl, logo_url: m.logoUrl };
 }

@@ -8,6 +8,7 @@ import { payoutEstimateSchema, payoutRequestSchema } from '@/lib/payouts/schemas
 import { rateSchema } from '@/lib/rates/schemas';
 import { amlCheckSchema, heldPaymentSchema, listHeldPaymentsQuerySchema, listTransactionsQuerySchema, releaseHeldSchema, releaseSchema, transactionSchema } from '@/lib/transactions/schemas';
 import { derived } from '@/lib/singletons';
+import { createRefundSchema, refundSchema } from '@/lib/refunds/schemas';
 
 export type Json = Record<string, unknown>;
 
@@ -25,7 +26,7 @@ const paymentHeldEventSchema = transactionSchema
   .meta({ id: 'PaymentHeldEvent', description: 'The opt-in payment.held webhook: a payment kept at its address for the merchant to forward or return' });
 
 /** Components derived from the zod schemas, requests as they are read, responses as they are written. */
-const REQUESTS = { CreateInvoiceRequest: createInvoiceSchema, PayoutRequest: payoutRequestSchema, ReleaseRequest: releaseHeldSchema };
+const REQUESTS = { CreateInvoiceRequest: createInvoiceSchema, PayoutRequest: payoutRequestSchema, ReleaseRequest: releaseHeldSchema, RefundRequest: createRefundSchema };
 const RESPONSES = {
   Invoice: invoiceSchema,
   InvoicePage: invoicePageSchema,
@@ -39,6 +40,7 @@ const RESPONSES = {
   HeldPayment: heldPaymentSchema,
   HeldPaymentPage: heldPaymentPageSchema,
   Release: releaseSchema,
+  Refund: refundSchema,
   Error: errorBodySchema,
 };
 
@@ -73,6 +75,7 @@ const INVALID = error('Invalid data: `detail` names the first offending field (`
 const INVOICE_404 = error('`No Invoice matches the given query.` (unknown, malformed or another merchant\'s id)');
 const HELD_404 = error('`No held payment with this hash.` (an unknown hash, another merchant\'s, or a payment that was never held)');
 const RELEASE_404 = error('`No held payment with this hash.` (no payment of this merchant has it)');
+const REFUND_404 = error('`No Refund matches the given query.` (unknown, malformed or another merchant\'s id)');
 const UNAVAILABLE = error('A rate, the node or the USDT simulation is unavailable; `detail` says which. Try again later.');
 
 const pathParam = (name: string, schema: Json, description: string) => ({ name, in: 'path', required: true, description, schema });
@@ -177,6 +180,54 @@ function paths(): Json {
         tags: ['Transactions'],
         parameters: [pathParam('trn_hash', { type: 'string' }, 'Transaction hash')],
         responses: { 200: json(ref('Transaction'), 'The transaction, with the full aml_check when a check ran'), 403: FORBIDDEN, 404: error('`Address not found.` (an unknown hash, another merchant\'s, or one of the energy pool\'s own operations, which are no merchant transactions)') },
+      },
+    },
+    '/payment/{id}/refund': {
+      post: {
+        operationId: 'createRefund',
+        summary: 'Refund a sale, in full or in part',
+        description:
+          'Not in the specification (docs/refunds.md). The merchant funds a refund (the service forwarded the sale to them): once its address is known, a one-target mass payout with no service fee is created (`payout`), and the refund goes out once `topup_amount` has arrived at `topup_address`. With `address`, the merchant names it; without, the answer\'s `claim_url` is a page where the customer enters it. At most what the invoice received in `currency`, less its other refunds still standing.',
+        tags: ['Refunds'],
+        parameters: [invoiceId, IDEMPOTENCY_KEY],
+        requestBody: { required: true, content: { 'application/json': { schema: ref('RefundRequest') } } },
+        responses: {
+          200: json(ref('Refund'), 'The refund: WAITING_ADDRESS (a claim link) or WAITING_FUNDS'),
+          400: error('Invalid data (`currency`, `amount`, `address`, `reason` named: more than is left to refund, nothing received in the token, a smart contract or frozen USDT address), or a mass payout'),
+          403: FORBIDDEN,
+          404: INVOICE_404,
+          ...IDEMPOTENCY_RESPONSES,
+          503: UNAVAILABLE,
+        },
+      },
+    },
+    '/payment/{id}/refunds': {
+      get: {
+        operationId: 'listRefunds',
+        summary: 'List an invoice\'s refunds',
+        description: 'Not in the specification. Oldest first; all of them, not paged (an invoice has few).',
+        tags: ['Refunds'],
+        parameters: [invoiceId],
+        responses: { 200: json({ type: 'array', items: ref('Refund') }, 'The refunds'), 403: FORBIDDEN, 404: INVOICE_404 },
+      },
+    },
+    '/refund/{id}': {
+      get: {
+        operationId: 'getRefund',
+        summary: 'Get one refund',
+        tags: ['Refunds'],
+        parameters: [pathParam('id', { type: 'integer', minimum: 0 }, 'Refund id')],
+        responses: { 200: json(ref('Refund'), 'The refund'), 403: FORBIDDEN, 404: REFUND_404 },
+      },
+    },
+    '/refund/{id}/cancel': {
+      delete: {
+        operationId: 'cancelRefund',
+        summary: 'Cancel a refund',
+        description: 'While it waits for its address, or for its top-up (its payout is canceled with it, until the top-up has arrived). Its amount can then be refunded again.',
+        tags: ['Refunds'],
+        parameters: [pathParam('id', { type: 'integer', minimum: 0 }, 'Refund id')],
+        responses: { 200: json(ref('Refund'), 'The refund, now CANCELED'), 400: error('`Refund cannot be canceled: it is <status>.`'), 403: FORBIDDEN, 404: REFUND_404 },
       },
     },
     '/held_payment/list': {

@@ -2,7 +2,7 @@ import { chain } from '@/lib/chain';
 import { config } from '@/lib/config';
 import { gasWalletAddress } from '@/lib/merchants/accounts';
 import { payoutEnergyStatus } from '@/lib/energy/status';
-import type { Merchant, PrismaClient } from '@/lib/generated/prisma/client';
+import type { Merchant, Prisma, PrismaClient } from '@/lib/generated/prisma/client';
 import { invoiceInclude, type InvoiceRecord } from '@/lib/invoices/serialize';
 import { allocateInvoiceAddress } from '@/lib/invoices/service';
 import { formatScaled, toJsonNumber } from '@/lib/money/decimal';
@@ -58,24 +58,30 @@ export function estimateJson(q: PayoutQuote): PayoutEstimateJson {
  * that much has arrived, or the invoice times out at `expired_at`.
  */
 export async function createPayout(prisma: PrismaClient, merchant: Merchant, q: PayoutQuote): Promise<InvoiceRecord> {
-  const createdAt = new Date();
   const address = await allocateInvoiceAddress(prisma, merchant);
-  return prisma.invoice.create({
-    data: {
-      merchantId: merchant.id,
-      type: 'MULTIPLE_TRANSFER',
-      amountUsd: formatScaled(q.amountMicros, USD_DECIMALS),
-      currencies: [q.currency],
-      ...address,
-      clientCommission: false,
-      targetWallets: targetsJson(q.targets),
-      createdAt,
-      expiredAt: new Date(createdAt.getTime() + config().DEFAULT_EXPIRY_MINUTES * 60_000),
-      amounts: { create: [{ currency: q.currency, rateUsd: q.rateUsd, dueUnits: q.topupUnits, feeUnits: q.costUnits + q.activationUnits }] },
-      quotedEnergySource: q.energySource,
-      // Each target's state row (PENDING), moved from here on only by changeTargetState (lib/payouts/targets.ts).
-      payoutTargets: { create: q.targets.map((t, index) => ({ index, address: t.address, amountUnits: t.units })) },
-    },
-    include: invoiceInclude,
-  });
+  return prisma.invoice.create({ data: payoutData(merchant.id, q, address), include: invoiceInclude });
+}
+
+/**
+ * The row of a new payout at `address` (allocateInvoiceAddress), for a caller that writes it in its
+ * own transaction (a refund's payout, lib/refunds/service.ts), with its description.
+ */
+export function payoutData(merchantId: number, q: PayoutQuote, address: { address: string; addressIndex: number }, description: string | null = null) {
+  const createdAt = new Date();
+  return {
+    merchantId,
+    type: 'MULTIPLE_TRANSFER' as const,
+    amountUsd: formatScaled(q.amountMicros, USD_DECIMALS),
+    currencies: [q.currency],
+    ...address,
+    clientCommission: false,
+    description,
+    targetWallets: targetsJson(q.targets),
+    createdAt,
+    expiredAt: new Date(createdAt.getTime() + config().DEFAULT_EXPIRY_MINUTES * 60_000),
+    amounts: { create: [{ currency: q.currency, rateUsd: q.rateUsd, dueUnits: q.topupUnits, feeUnits: q.costUnits + q.activationUnits }] },
+    quotedEnergySource: q.energySource,
+    // Each target's state row (PENDING), moved from here on only by changeTargetState (lib/payouts/targets.ts).
+    payoutTargets: { create: q.targets.map((t, index) => ({ index, address: t.address, amountUnits: t.units })) },
+  } satisfies Prisma.InvoiceUncheckedCreateInput;
 }

@@ -24,8 +24,12 @@ const SPEC_OPERATIONS = [
   ['get', '/merchant'],
   ['get', '/rates'],
 ] as const;
-/** Additions at paths the spec does not use (docs/api.md): held payments and their release (issue 36). */
+/** Additions at paths the spec does not use (docs/api.md): refunds and held payments (issue 36). */
 const ADDED_OPERATIONS = [
+  ['post', '/payment/{id}/refund'],
+  ['get', '/payment/{id}/refunds'],
+  ['get', '/refund/{id}'],
+  ['delete', '/refund/{id}/cancel'],
   ['get', '/held_payment/list'],
   ['get', '/held_payment/{trn_hash}'],
   ['post', '/held_payment/{trn_hash}/release'],

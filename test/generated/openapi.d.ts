@@ -144,6 +144,83 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/payment/{id}/refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refund a sale, in full or in part
+         * @description Not in the specification (docs/refunds.md). The merchant funds a refund (the service forwarded the sale to them): once its address is known, a one-target mass payout with no service fee is created (`payout`), and the refund goes out once `topup_amount` has arrived at `topup_address`. With `address`, the merchant names it; without, the answer's `claim_url` is a page where the customer enters it. At most what the invoice received in `currency`, less its other refunds still standing.
+         */
+        post: operations["createRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/payment/{id}/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an invoice's refunds
+         * @description Not in the specification. Oldest first; all of them, not paged (an invoice has few).
+         */
+        get: operations["listRefunds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/refund/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get one refund */
+        get: operations["getRefund"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/refund/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Cancel a refund
+         * @description While it waits for its address, or for its top-up (its payout is canceled with it, until the top-up has arrived). Its amount can then be refunded again.
+         */
+        delete: operations["cancelRefund"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/held_payment/list": {
         parameters: {
             query?: never;
@@ -332,6 +409,19 @@ export interface components {
             action: "FORWARD" | "REFUND";
             /** @description Where a REFUND goes (T...); not read for a FORWARD */
             address?: string;
+        };
+        RefundRequest: {
+            /**
+             * @description The token refunded; case-insensitive
+             * @enum {string}
+             */
+            currency: "TRX" | "USDT";
+            /** @description What the customer receives, in `currency`; at most what the invoice received in it, less its other refunds */
+            amount: number | string;
+            /** @description Where to send it (T...); without it, the answer's claim_url lets the customer enter one */
+            address?: string | null;
+            /** @description A note for the merchant's records; never shown to the customer */
+            reason?: string | null;
         };
         /** @description Spec 2.1; also the webhook payload */
         Invoice: {
@@ -619,6 +709,45 @@ export interface components {
                 /** @description On a block explorer; null on the devnet */
                 explorer_url: string | null;
             } | null;
+        };
+        /** @description A merchant's refund of a sale (docs/refunds.md) */
+        Refund: {
+            id: number;
+            /** @description The invoice refunded */
+            invoice: number;
+            /**
+             * @description WAITING_ADDRESS (the customer has not entered an address at claim_url), WAITING_FUNDS (top up topup_amount to topup_address), SENDING, SENT, FAILED (see failure_reason), CANCELED
+             * @enum {string}
+             */
+            status: "WAITING_ADDRESS" | "WAITING_FUNDS" | "SENDING" | "SENT" | "FAILED" | "CANCELED";
+            /** @description Why it FAILED; null otherwise */
+            failure_reason: string | null;
+            /** @enum {string} */
+            currency: "TRX" | "USDT";
+            /** @description What the customer receives, in `currency` */
+            amount: number;
+            /** @description Where it goes; null until the customer enters one */
+            address: string | null;
+            /** @description The page where the customer enters their address and follows the refund; null when the merchant gave the address */
+            claim_url: string | null;
+            /** @description The merchant's note */
+            reason: string | null;
+            /** @description The one-target mass payout (MULTIPLE_TRANSFER invoice) that sends it, once the address is known */
+            payout: number | null;
+            /** @description Where the merchant sends the refund's money; null until the address is known */
+            topup_address: string | null;
+            /** @description What is still to be sent to topup_address: the amount and its network cost, less what arrived; 0 once funded; null until the address is known */
+            topup_amount: number | null;
+            /** @description The network cost (with margin and the temporary address's activation), in `currency`, paid by the merchant; no service fee; null until the address is known */
+            cost: number | null;
+            /** @description The transfer to the customer, once sent */
+            trn_hash: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 with six fractional digits and +00:00
+             * @example 2026-11-23T01:44:15.072000+00:00
+             */
+            created_at: string;
         };
         /** @description Spec part 7: {"detail": ...} */
         Error: {
@@ -1092,6 +1221,222 @@ export interface operations {
                 };
             };
             /** @description `Address not found.` (an unknown hash, another merchant's, or one of the energy pool's own operations, which are no merchant transactions) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createRefund: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional (not in the spec). A unique key per request, e.g. a UUID: a repeat of the same request with the same key within 24 hours gets the first answer again (same status and body, header `Idempotent-Replayed: true`) and creates (or releases) nothing more, an estimate its first figures; a duplicate sent while the first still runs waits for its answer. A refused request (4xx) leaves the key free. Without the header every request runs. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Invoice id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RefundRequest"];
+            };
+        };
+        responses: {
+            /** @description The refund: WAITING_ADDRESS (a claim link) or WAITING_FUNDS */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refund"];
+                };
+            };
+            /** @description Invalid data (`currency`, `amount`, `address`, `reason` named: more than is left to refund, nothing received in the token, a smart contract or frozen USDT address), or a mass payout */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), or `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `No Invoice matches the given query.` (unknown, malformed or another merchant's id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Idempotency-Key`: the first request with this key is still running (retry for its answer), or was interrupted before it answered */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Idempotency-Key` already used with a different request (another body or path) in the last 24 hours */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A rate, the node or the USDT simulation is unavailable; `detail` says which. Try again later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listRefunds: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Invoice id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The refunds */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refund"][];
+                };
+            };
+            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), or `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `No Invoice matches the given query.` (unknown, malformed or another merchant's id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRefund: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Refund id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The refund */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refund"];
+                };
+            };
+            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), or `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `No Refund matches the given query.` (unknown, malformed or another merchant's id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancelRefund: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Refund id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The refund, now CANCELED */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refund"];
+                };
+            };
+            /** @description `Refund cannot be canceled: it is <status>.` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), or `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `No Refund matches the given query.` (unknown, malformed or another merchant's id) */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -251,3 +251,15 @@ describe('the public view of a mass payout (its top-up page)', () => {
     assert.equal(ends[0]?.redirect_url, null);
   });
 });
+
+describe("a refund's claim page", () => {
+  it('questions an address that shares its first five and last four characters with one the invoice saw, but is not it (address poisoning)', async () => {
+    const { lookalikes } = await import('@/lib/refunds/claim');
+    const payer = 'TGLheo1KN8M5W5fGbkeYXVFHnbKnN5pLPd';
+    const poisoned = 'TGLheXXXXXXXXXXXXXXXXXXXXXXXXX5pLPd';
+    assert.deepEqual(lookalikes(poisoned, [payer, payer]), [payer], 'named once');
+    assert.deepEqual(lookalikes(payer, [payer]), [], 'the payer\'s own address is no look-alike');
+    assert.deepEqual(lookalikes('TGLhfXXXXXXXXXXXXXXXXXXXXXXXXX5pLPd', [payer]), [], 'a fifth character differs');
+    assert.deepEqual(lookalikes('TGLheXXXXXXXXXXXXXXXXXXXXXXXXX5pLPe', [payer]), [], 'the last character differs');
+  });
+});

@@ -10,6 +10,7 @@ import { rateJson } from '@/lib/rates/service';
 import { splitPage } from '@/lib/schemas/page';
 import { listHeldPaymentsQuerySchema, listTransactionsQuerySchema, releaseHeldSchema } from '@/lib/transactions/schemas';
 import { getHeldPayment, HELD_PAYMENT_NOT_FOUND, listHeldPayments } from '@/lib/transactions/releases';
+import { cancelRefund, createRefund, getRefund, listRefunds, REFUND_NOT_FOUND } from '@/lib/refunds/service';
 import { apiTransactionJson } from '@/lib/transactions/serialize';
 import { getTransaction, listTransactions, TRANSACTION_NOT_FOUND } from '@/lib/transactions/service';
 import { parseOrThrow } from '@/lib/validation';
@@ -43,6 +44,20 @@ export const API_ROUTES: readonly ApiRoute[] = [
   route('GET', '/payment/get/:id', async ({ db, merchant, params }) => invoiceJson(await getInvoice(db, merchant, idParam(params.id, INVOICE_NOT_FOUND)))),
 
   route('DELETE', '/payment/:id/cancel', async ({ db, merchant, params }) => invoiceJson(await cancelInvoice(db, merchant, idParam(params.id, INVOICE_NOT_FOUND)))),
+
+  // Not in the spec (issue 36): refunds of a sale, sent as one-target payouts the merchant tops up (docs/refunds.md).
+  route('POST', '/payment/:id/refund', async (ctx) => {
+    const id = idParam(ctx.params.id, INVOICE_NOT_FOUND);
+    const body = await readJson(ctx.req);
+    // With an Idempotency-Key, a repeat gets the first refund again instead of a second one (docs/api.md).
+    return idempotent(ctx, body, () => createRefund(ctx.db, ctx.merchant, id, body));
+  }),
+
+  route('GET', '/payment/:id/refunds', async ({ db, merchant, params }) => listRefunds(db, merchant, idParam(params.id, INVOICE_NOT_FOUND))),
+
+  route('GET', '/refund/:id', async ({ db, merchant, params }) => getRefund(db, merchant, idParam(params.id, REFUND_NOT_FOUND))),
+
+  route('DELETE', '/refund/:id/cancel', async ({ db, merchant, params }) => cancelRefund(db, merchant, idParam(params.id, REFUND_NOT_FOUND))),
 
   route('GET', '/payment/list', async ({ db, merchant, url }) => {
     const { filter, page } = splitPage(parseOrThrow(listInvoicesQuerySchema, queryObject(url)));

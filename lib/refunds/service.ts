@@ -1,0 +1,142 @@
+import type { Currency, Merchant, Prisma, PrismaClient } from '@/lib/generated/prisma/client';
+import { chain as defaultChain } from '@/lib/chain';
+import type { Chain } from '@/lib/chain/types';
+import { AppError, fieldErrors, invalidInput, notFound } from '@/lib/errors';
+import { allocateInvoiceAddress, cancelInvoice, INVOICE_NOT_FOUND } from '@/lib/invoices/service';
+import { tokenAmountText } from '@/lib/money/tokens';
+import { refuseContractTargets, refuseFrozenTargets } from '@/lib/payments/receivers';
+import { apiQuoteDeps, payoutData } from '@/lib/payouts/create';
+import { quotePayout, type PayoutQuote } from '@/lib/payouts/estimate';
+import { parseOrThrow } from '@/lib/validation';
+import { createRefundSchema, type RefundJson } from './schemas';
+import { changeRefundState } from './states';
+import { COMMITTED_STATUSES, refundInclude, refundJson, refundStatus, type RefundRecord } from './view';
+
+/*
+ * A merchant's refunds of a sale (issue 36, docs/refunds.md). A refund is funded by the merchant,
+ * since the service forwarded the sale to them: once its address is known it becomes a one-target
+ * mass payout (no service fee, the network cost on top) that the merchant tops up, and the payout
+ * engine sends it (energy, TaPoS, retries, ledger, reconcile) and returns its leftovers on request.
+ */
+
+export const REFUND_NOT_FOUND = 'No Refund matches the given query.';
+
+/** The address checks every money target passes (issue 34, 37): not a contract; for USDT, not frozen by Tether. Named as `field`. */
+export async function refuseBadRefundAddress(node: Chain, currency: Currency, field: string, address: string): Promise<void> {
+  await refuseContractTargets(node, { [field]: address });
+  if (currency === 'USDT') await refuseFrozenTargets(node, { [field]: address });
+}
+
+/** The refund's payout quoted: one target, no service fee, the network cost and activation on top. */
+export async function quoteRefund(prisma: PrismaClient, currency: Currency, address: string, units: bigint): Promise<PayoutQuote> {
+  const deps = await apiQuoteDeps(prisma);
+  return quotePayout({ ...deps, feePercent: '0' }, { currency, target_wallets: [{ address, units }] });
+}
+
+/** Writes the refund's payout in the caller's transaction (its address allocated before, outside it). */
+export async function writeRefundPayout(tx: Prisma.TransactionClient, merchantId: number, invoiceId: number, quote: PayoutQuote, address: { address: string; addressIndex: number }): Promise<number> {
+  const payout = await tx.invoice.create({ data: payoutData(merchantId, quote, address, `Refund of invoice #${invoiceId}`), select: { id: true } });
+  return payout.id;
+}
+
+async function saleOf(prisma: PrismaClient, merchant: Pick<Merchant, 'id'>, invoiceId: number) {
+  const invoice = await prisma.invoice.findFirst({ where: { id: invoiceId, merchantId: merchant.id }, select: { id: true, type: true, currencies: true } });
+  if (!invoice) throw notFound(INVOICE_NOT_FOUND);
+  return invoice;
+}
+
+/**
+ * `POST /v1/api/payment/{id}/refund`. Checked in this order: the invoice (404 another merchant's),
+ * a mass payout (400), the token (400 `currency` when the invoice never took it), the address
+ * (400 `address`: a contract, frozen USDT; 503 when the node cannot tell), then, under a lock of
+ * the invoice's row so two refunds at once cannot both pass, the amount against what the invoice
+ * received in the token less its other refunds still standing (400 `amount`).
+ */
+export async function createRefund(prisma: PrismaClient, merchant: Merchant, invoiceId: number, body: unknown, node: () => Chain = defaultChain): Promise<RefundJson> {
+  const sale = await saleOf(prisma, merchant, invoiceId);
+  if (sale.type === 'MULTIPLE_TRANSFER') throw invalidInput('A mass payout cannot be refunded; only SINGLE and MULTIPLE invoices can.');
+  const input = parseOrThrow(createRefundSchema, body);
+  if (!sale.currencies.includes(input.currency)) throw fieldErrors({ currency: [`Invoice #${sale.id} does not take ${input.currency}; it received nothing in it to refund.`] });
+  const address = input.address ?? null;
+  let payout: { quote: PayoutQuote; address: { address: string; addressIndex: number } } | null = null;
+  if (address !== null) {
+    await refuseBadRefundAddress(node(), input.currency, 'address', address);
+    const quote = await quoteRefund(prisma, input.currency, address, input.amount);
+    payout = { quote, address: await allocateInvoiceAddress(prisma, merchant) };
+  }
+  const id = await prisma.$transaction(async (tx) => {
+    await refuseOverRefund(tx, sale.id, input.currency, input.amount);
+    const refund = await tx.refund.create({
+      data: { merchantId: merchant.id, invoiceId: sale.id, currency: input.currency, amountUnits: input.amount, claim: address === null, reason: input.reason || null },
+      select: { id: true, state: true },
+    });
+    if (payout && address !== null) {
+      const payoutId = await writeRefundPayout(tx, merchant.id, sale.id, payout.quote, payout.address);
+      await changeRefundState(tx, refund, { to: 'PAYOUT', address, payoutId });
+    }
+    return refund.id;
+  });
+  return refundJson(await prisma.refund.findUniqueOrThrow({ where: { id }, include: refundInclude }));
+}
+
+/**
+ * Refuses an amount above what the invoice received in `currency` less its other refunds still
+ * standing (waiting, sending or sent; a failed or canceled one gave nothing). The invoice's row is
+ * locked first, in the caller's transaction, so concurrent refunds are counted one after another.
+ */
+async function refuseOverRefund(tx: Prisma.TransactionClient, invoiceId: number, currency: Currency, units: bigint): Promise<void> {
+  await tx.$queryRaw`SELECT id FROM invoices WHERE id = ${invoiceId} FOR UPDATE`;
+  const row = await tx.invoiceCurrency.findUnique({ where: { invoiceId_currency: { invoiceId, currency } }, select: { receivedUnits: true } });
+  const received = row?.receivedUnits ?? 0n;
+  if (received === 0n) throw fieldErrors({ amount: [`Invoice #${invoiceId} has received no ${currency} to refund.`] });
+  const others = await tx.refund.findMany({ where: { invoiceId, currency }, include: refundInclude });
+  const committed = others.filter((r) => COMMITTED_STATUSES.includes(refundStatus(r).status)).reduce((sum, r) => sum + r.amountUnits, 0n);
+  if (committed + units > received) {
+    const left = received > committed ? received - committed : 0n;
+    throw fieldErrors({
+      amount: [`At most ${tokenAmountText(left)} ${currency} can be refunded: invoice #${invoiceId} received ${tokenAmountText(received)} ${currency}, and ${tokenAmountText(committed)} is refunded or being refunded.`],
+    });
+  }
+}
+
+/** `GET /v1/api/payment/{id}/refunds`: the invoice's refunds, oldest first (404 another merchant's invoice). */
+export async function listRefunds(prisma: PrismaClient, merchant: Pick<Merchant, 'id'>, invoiceId: number): Promise<RefundJson[]> {
+  await saleOf(prisma, merchant, invoiceId);
+  const rows = await prisma.refund.findMany({ where: { invoiceId, merchantId: merchant.id }, include: refundInclude, orderBy: { id: 'asc' } });
+  return rows.map(refundJson);
+}
+
+async function refundOf(prisma: PrismaClient, merchant: Pick<Merchant, 'id'>, id: number): Promise<RefundRecord> {
+  const refund = await prisma.refund.findFirst({ where: { id, merchantId: merchant.id }, include: refundInclude });
+  if (!refund) throw notFound(REFUND_NOT_FOUND);
+  return refund;
+}
+
+/** `GET /v1/api/refund/{id}`. */
+export async function getRefund(prisma: PrismaClient, merchant: Pick<Merchant, 'id'>, id: number): Promise<RefundJson> {
+  return refundJson(await refundOf(prisma, merchant, id));
+}
+
+/**
+ * `DELETE /v1/api/refund/{id}/cancel`: a refund waiting for its address is canceled; one waiting
+ * for its top-up is canceled with its payout (until the top-up has arrived, as any payout); one
+ * sending, sent, failed or canceled cannot be (400). Its amount can then be refunded again.
+ */
+export async function cancelRefund(prisma: PrismaClient, merchant: Merchant, id: number): Promise<RefundJson> {
+  const refund = await refundOf(prisma, merchant, id);
+  const { status } = refundStatus(refund);
+  const refused = invalidInput(`Refund cannot be canceled: it is ${status}.`);
+  if (status === 'WAITING_ADDRESS') {
+    if (!(await prisma.$transaction((tx) => changeRefundState(tx, refund, { to: 'CANCELED' })))) throw refused;
+  } else if (status === 'WAITING_FUNDS' && refund.payoutId !== null) {
+    try {
+      await cancelInvoice(prisma, merchant, refund.payoutId);
+    } catch (err) {
+      if (err instanceof AppError) throw refused;
+      throw err;
+    }
+  } else {
+    throw refused;
+  }
+  return getRefund(prisma, merchant, id);
+}

@@ -1,0 +1,191 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { TronWeb } from 'tronweb';
+import { createChain, type Chain } from '@/lib/chain';
+import { deriveAccount } from '@/lib/chain/keys';
+import { tokenUnits } from '@/lib/money/tokens';
+import { startApp, TEST_MNEMONIC, type TestApp } from '../helpers/app';
+import { startDevnetProcess, waitFor, type DevnetProcess } from '../helpers/devnet';
+import { httpRequest } from '../helpers/http';
+import { assertReconciled } from '../helpers/reconcile';
+import { startWorker, type WorkerProcess } from '../helpers/worker';
+
+const randomAddress = () => (TronWeb.createRandom() as unknown as { address: string }).address;
+
+/**
+ * Merchant refunds (issue 36, docs/refunds.md) on the devnet with the real web and worker: through
+ * the API to an address the merchant names, and through the claim link where the customer enters
+ * one; the merchant tops up each refund's payout, the customer receives exactly the amount, and
+ * the books balance. Nothing is written to the database by the test.
+ */
+describe('merchant refunds on the devnet', () => {
+  let devnet: DevnetProcess;
+  let app: TestApp;
+  let worker: WorkerProcess;
+  let chain: Chain;
+  let key: string;
+  let otherKey: string;
+
+  const post = (path: string, body: unknown, k = key, headers: Record<string, string> = {}) => app.api(path, k, { method: 'POST', body, headers });
+  const refund = async (id: number, k = key) => (await app.api(`/refund/${id}`, k)).json;
+  const waitRefund = (id: number, status: string) =>
+    waitFor(`refund ${id} to be ${status}`, async () => {
+      const r = await refund(id);
+      return r.status === status ? r : null;
+    }, 90_000);
+
+  /** A sale paid in full by a wallet (the devnet's faucet), COMPLETED by the worker. */
+  async function paidSale(currency: 'TRX' | 'USDT') {
+    const res = await post('/payment/create', { type: 'SINGLE', amount: 10, currencies: [currency] });
+    assert.equal(res.status, 200, res.text);
+    const inv = res.json as { id: number; address: string; currencies_amounts: Record<string, number> };
+    await devnet.pay(inv.address, String(inv.currencies_amounts[currency]), currency);
+    await waitFor(`invoice ${inv.id} COMPLETED`, async () => (await app.api(`/payment/get/${inv.id}`, key)).json.status === 'COMPLETED', 60_000);
+    return inv;
+  }
+
+  before(async () => {
+    devnet = await startDevnetProcess({ blockMs: 100, solidifiedDepth: 3 });
+    app = await startApp({ TRON_FULL_NODE_URL: devnet.url, TRON_USDT_CONTRACT: devnet.usdtContract, PUBLIC_BASE_URL: 'https://pay.example.com' });
+    chain = createChain({ fullNodeUrl: devnet.url, apiKey: null, usdtContract: devnet.usdtContract, txExpirationMs: 60_000 });
+    ({ key } = await app.createMerchant({ targetWallet: randomAddress() }));
+    ({ key: otherKey } = await app.createMerchant({ targetWallet: randomAddress() }));
+    await devnet.pay(deriveAccount(TEST_MNEMONIC, 0, 'gas').address, '10000', 'TRX');
+    worker = startWorker(app.env, devnet);
+  });
+
+  after(async () => {
+    await worker?.stop();
+    await app?.stop();
+    await devnet?.stop();
+  });
+
+  it('refunds part of a TRX sale to an address the merchant names: topped up, sent exactly, never more than the sale received', async () => {
+    const sale = await paidSale('TRX');
+    const customer = randomAddress();
+    const idem = { 'Idempotency-Key': `refund-${sale.id}` };
+    const created = await post(`/payment/${sale.id}/refund`, { currency: 'trx', amount: 15, address: customer, reason: 'Returned the blue teapot' }, key, idem);
+    assert.equal(created.status, 200, created.text);
+    const r = created.json;
+    assert.deepEqual(
+      { ...r, id: 0, payout: 0, topup_address: '', topup_amount: 0, cost: 0, created_at: '' },
+      { id: 0, invoice: sale.id, status: 'WAITING_FUNDS', failure_reason: null, currency: 'TRX', amount: 15, address: customer, claim_url: null, reason: 'Returned the blue teapot', payout: 0, topup_address: '', topup_amount: 0, cost: 0, trn_hash: null, created_at: '' },
+    );
+    // The customer's 15 TRX and its network cost, no service fee; the new account's creation is in the cost.
+    assert.ok(r.cost > 1 && r.cost < 3, `cost ${r.cost}`);
+    assert.equal(tokenUnits(r.topup_amount), tokenUnits(r.amount) + tokenUnits(r.cost));
+    assert.ok(TronWeb.isAddress(r.topup_address));
+    const again = await post(`/payment/${sale.id}/refund`, { currency: 'trx', amount: 15, address: customer, reason: 'Returned the blue teapot' }, key, idem);
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+    assert.equal(again.json.id, r.id, 'a repeated key makes no second refund');
+    // Its payout is a one-target mass payout the merchant can see and top up like any other.
+    const payout = (await app.api(`/payment/get/${r.payout}`, key)).json;
+    assert.deepEqual([payout.type, payout.address, payout.description, payout.currencies_amounts], ['MULTIPLE_TRANSFER', r.topup_address, `Refund of invoice #${sale.id}`, { TRX: r.topup_amount }]);
+
+    // 40 TRX received, 15 refunding: 25 more at most.
+    const over = await post(`/payment/${sale.id}/refund`, { currency: 'TRX', amount: '25.000001', address: customer });
+    assert.equal(over.status, 400, over.text);
+    assert.match(over.json.detail, /^amount: At most 25 TRX can be refunded: invoice #\d+ received 40 TRX, and 15 is refunded or being refunded\.$/);
+    assert.deepEqual((await app.api(`/payment/${sale.id}/refunds`, key)).json.map((x: { id: number }) => x.id), [r.id]);
+
+    await devnet.pay(r.topup_address, String(r.topup_amount), 'TRX');
+    const sent = await waitRefund(r.id, 'SENT');
+    assert.equal(sent.topup_amount, 0);
+    assert.ok(sent.trn_hash);
+    assert.equal(await chain.getTrxBalance(customer), 15_000_000n, 'the customer received exactly the amount');
+    assert.equal((await app.api(`/refund/${r.id}/cancel`, key, { method: 'DELETE' })).json.detail, 'Refund cannot be canceled: it is SENT.');
+    await assertReconciled(app.prisma, chain);
+  });
+
+  it('refuses what cannot be refunded, with the spec\'s error shapes', async () => {
+    const sale = await paidSale('TRX');
+    const customer = randomAddress();
+    const refused = async (path: string, body: unknown, status: number, detail: RegExp, k = key) => {
+      const res = await post(path, body, k);
+      assert.equal(res.status, status, `${path} ${JSON.stringify(body)}: ${res.text}`);
+      assert.match(res.json.detail, detail, JSON.stringify(body));
+    };
+    await refused(`/payment/${sale.id}/refund`, { currency: 'TRX', amount: 1, address: customer }, 404, /^No Invoice matches the given query\.$/, otherKey);
+    await refused(`/payment/${sale.id}/refund`, { currency: 'USDT', amount: 1 }, 400, /^currency: Invoice #\d+ does not take USDT/);
+    await refused(`/payment/${sale.id}/refund`, { currency: 'TRX', amount: 0 }, 400, /^amount: /);
+    await refused(`/payment/${sale.id}/refund`, { currency: 'TRX', amount: 1, address: customer.slice(0, -1) + (customer.endsWith('a') ? 'b' : 'a') }, 400, /^address: .*checksum/);
+    await refused(`/payment/${sale.id}/refund`, { currency: 'TRX', amount: 1, address: devnet.usdtContract }, 400, /^address: This address is a smart contract/);
+    await refused(`/payment/${sale.id}/refund`, { currency: 'TRX', amount: 1, reason: 'x'.repeat(501) }, 400, /^reason: /);
+    const unpaid = (await post('/payment/create', { type: 'SINGLE', amount: 10, currencies: ['TRX'] })).json;
+    await refused(`/payment/${unpaid.id}/refund`, { currency: 'TRX', amount: 1, address: customer }, 400, /^amount: Invoice #\d+ has received no TRX to refund\.$/);
+    const massPayout = (await post('/payment/multiple_transfer/create', { currency: 'TRX', target_wallets: [{ address: customer, amount: 1 }] })).json;
+    await refused(`/payment/${massPayout.id}/refund`, { currency: 'TRX', amount: 1 }, 400, /^A mass payout cannot be refunded/);
+    assert.equal((await app.api('/refund/999999', key)).status, 404);
+    assert.equal(await app.prisma.refund.count({ where: { invoiceId: { in: [sale.id, unpaid.id, massPayout.id] } } }), 0, 'nothing refused was recorded');
+  });
+
+  it('a claim link: the customer enters their address once (a contract refused), the merchant tops up, the USDT arrives', async () => {
+    const sale = await paidSale('USDT');
+    const r = (await post(`/payment/${sale.id}/refund`, { currency: 'USDT', amount: 10 })).json;
+    assert.equal(r.status, 'WAITING_ADDRESS');
+    assert.deepEqual([r.address, r.topup_address, r.topup_amount, r.cost, r.payout], [null, null, null, null, null]);
+    const link = new URL(r.claim_url);
+    assert.equal(link.origin, 'https://pay.example.com');
+    assert.equal(link.pathname, `/payment/refund/${r.id}`);
+    const claimKey = link.searchParams.get('k')!;
+    const page = (what: string, k = claimKey) => `${app.baseUrl}/payment/refund/${r.id}/${what}?k=${encodeURIComponent(k)}`;
+    const claim = (body: unknown, k = claimKey) => httpRequest(page('claim', k), { method: 'POST', body });
+
+    // The link opens nothing without its key; with it, the page offers the claim and nothing of the merchant's records.
+    assert.equal((await httpRequest(page('status', 'x'.repeat(22)))).status, 404);
+    assert.equal((await claim({ address: randomAddress() }, 'x'.repeat(22))).status, 404);
+    const view = (await httpRequest(page('status'))).json;
+    assert.deepEqual(view, { id: r.id, invoice: sale.id, status: 'WAITING_ADDRESS', currency: 'USDT', amount: '10', address: null, claimable: true, sent: null, merchant: null });
+    const html = await httpRequest(`${app.baseUrl}/payment/refund/${r.id}?k=${claimKey}`);
+    assert.equal(html.status, 200);
+    assert.match(html.text, /Enter your address to receive it/);
+    assert.equal((await httpRequest(`${app.baseUrl}/payment/refund/${r.id}`)).status, 404, 'the page too needs the key');
+
+    const contract = await claim({ address: devnet.usdtContract });
+    assert.equal(contract.status, 400, contract.text);
+    assert.match(contract.json.detail, /^address: This address is a smart contract/);
+    const customer = randomAddress();
+    const claimed = await claim({ address: customer });
+    assert.equal(claimed.status, 200, claimed.text);
+    assert.deepEqual([claimed.json.status, claimed.json.address, claimed.json.claimable], ['WAITING_FUNDS', customer, false]);
+    const twice = await claim({ address: randomAddress() });
+    assert.equal(twice.status, 400);
+    assert.equal(twice.json.detail, 'This refund already has its address; it cannot be changed.');
+
+    const funded = await refund(r.id);
+    assert.deepEqual([funded.status, funded.address], ['WAITING_FUNDS', customer]);
+    assert.ok(funded.topup_amount > 10, `topup ${funded.topup_amount}`);
+    assert.equal((await refund(r.id, otherKey)).detail, 'No Refund matches the given query.');
+    await devnet.pay(funded.topup_address, String(funded.topup_amount), 'USDT');
+    await waitRefund(r.id, 'SENT');
+    assert.equal(await chain.getUsdtBalance(customer), 10_000_000n, 'the customer received exactly the amount');
+    const after = (await httpRequest(page('status'))).json;
+    assert.equal(after.status, 'SENT');
+    assert.equal(after.sent.trn_hash, (await refund(r.id)).trn_hash);
+    // The whole sale is refunded: nothing more.
+    const more = await post(`/payment/${sale.id}/refund`, { currency: 'USDT', amount: '0.000001', address: customer });
+    assert.match(more.json.detail, /^amount: At most 0 USDT can be refunded/);
+    await assertReconciled(app.prisma, chain);
+  });
+
+  it('a canceled refund, unclaimed or unfunded, gives its amount back to refund; the customer cannot claim it then', async () => {
+    const sale = await paidSale('TRX');
+    const unclaimed = (await post(`/payment/${sale.id}/refund`, { currency: 'TRX', amount: 40 })).json;
+    assert.match((await post(`/payment/${sale.id}/refund`, { currency: 'TRX', amount: 1 })).json.detail, /^amount: At most 0 TRX/);
+    const canceled = await app.api(`/refund/${unclaimed.id}/cancel`, key, { method: 'DELETE' });
+    assert.equal(canceled.status, 200, canceled.text);
+    assert.equal(canceled.json.status, 'CANCELED');
+    const k = new URL(unclaimed.claim_url).searchParams.get('k')!;
+    const late = await httpRequest(`${app.baseUrl}/payment/refund/${unclaimed.id}/claim?k=${k}`, { method: 'POST', body: { address: randomAddress() } });
+    assert.equal(late.json.detail, 'The merchant canceled this refund.');
+
+    const unfunded = (await post(`/payment/${sale.id}/refund`, { currency: 'TRX', amount: 40, address: randomAddress() })).json;
+    assert.equal(unfunded.status, 'WAITING_FUNDS');
+    assert.equal((await app.api(`/refund/${unfunded.id}/cancel`, key, { method: 'DELETE' })).json.status, 'CANCELED');
+    assert.equal((await app.api(`/payment/get/${unfunded.payout}`, key)).json.status, 'CANCELED', 'its payout is canceled with it');
+    assert.equal((await app.api(`/refund/${unfunded.id}/cancel`, key, { method: 'DELETE' })).json.detail, 'Refund cannot be canceled: it is CANCELED.');
+    const whole = await post(`/payment/${sale.id}/refund`, { currency: 'TRX', amount: 40 });
+    assert.equal(whole.status, 200, whole.text);
+    assert.deepEqual((await app.api(`/payment/${sale.id}/refunds`, key)).json.map((x: { status: string }) => x.status), ['CANCELED', 'CANCELED', 'WAITING_ADDRESS']);
+  });
+});
