@@ -10,6 +10,7 @@ import { CopyText } from './CopyText';
 import { DeliveryTable } from './DeliveryTable';
 import { INVOICE_TYPE_LABELS, labelOf } from './labels';
 import { PayoutTargets } from './PayoutTargets';
+import { Refunds } from './Refunds';
 import { StatusBadge } from './StatusBadge';
 import { TransactionTable } from './TransactionTable';
 import { Button, Card, Facts, FieldError, formatTime } from './ui';
@@ -93,6 +94,7 @@ export function InvoiceDetail({ id }: { id: string }) {
         <Facts rows={facts} />
       </Card>
       {payout && <PayoutTargets invoice={inv} />}
+      {!payout && <Refunds invoice={inv} />}
       <Card title="Transactions">
         <TransactionTable rows={data.transactions.results} label="Invoice transactions" />
         <MoreNote list={data.transactions} href={`/dashboard/transactions?invoice_id=${inv.id}`} />

@@ -11,6 +11,9 @@ const TONES: Record<string, string> = {
   UNDERPAID: WARN,
   PENDING: WARN,
   SENDING: WARN,
+  SENT: GOOD,
+  WAITING_ADDRESS: WARN,
+  WAITING_FUNDS: WARN,
 };
 const DANGER = 'bg-red-100 text-red-800 dark:bg-red-900 dark:text-red-100';
 const NEUTRAL = 'bg-slate-100 text-slate-800 dark:bg-slate-800 dark:text-slate-100';

@@ -54,9 +54,19 @@ export const AML_STATUS_LABELS: Record<string, string> = {
   ERROR: 'Not checked (error)',
 };
 
-export type LabelKind = 'invoice' | 'delivery' | 'aml';
+/** A refund's status (docs/refunds.md). */
+export const REFUND_STATUS_LABELS: Record<string, string> = {
+  WAITING_ADDRESS: 'Waiting for the customer\'s address',
+  WAITING_FUNDS: 'Waiting for your top-up',
+  SENDING: 'Sending',
+  SENT: 'Sent',
+  FAILED: 'Failed',
+  CANCELED: 'Canceled',
+};
 
-const BY_KIND: Record<LabelKind, Record<string, string>> = { invoice: INVOICE_STATUS_LABELS, delivery: DELIVERY_STATUS_LABELS, aml: AML_STATUS_LABELS };
+export type LabelKind = 'invoice' | 'delivery' | 'aml' | 'refund';
+
+const BY_KIND: Record<LabelKind, Record<string, string>> = { invoice: INVOICE_STATUS_LABELS, delivery: DELIVERY_STATUS_LABELS, aml: AML_STATUS_LABELS, refund: REFUND_STATUS_LABELS };
 
 /** The human label of a code; an unknown code (a newer server) is shown as it is. */
 export function labelOf(labels: Record<string, string>, code: string): string {

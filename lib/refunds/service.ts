@@ -1,9 +1,11 @@
+import { randomBytes } from 'node:crypto';
+import { TronWeb } from 'tronweb';
 import type { Currency, Merchant, Prisma, PrismaClient } from '@/lib/generated/prisma/client';
 import { chain as defaultChain } from '@/lib/chain';
 import type { Chain } from '@/lib/chain/types';
 import { AppError, fieldErrors, invalidInput, notFound } from '@/lib/errors';
 import { allocateInvoiceAddress, cancelInvoice, INVOICE_NOT_FOUND } from '@/lib/invoices/service';
-import { tokenAmountText } from '@/lib/money/tokens';
+import { tokenAmountJson, tokenAmountText } from '@/lib/money/tokens';
 import { refuseContractTargets, refuseFrozenTargets } from '@/lib/payments/receivers';
 import { apiQuoteDeps, payoutData } from '@/lib/payouts/create';
 import { quotePayout, type PayoutQuote } from '@/lib/payouts/estimate';
@@ -86,17 +88,58 @@ export async function createRefund(prisma: PrismaClient, merchant: Merchant, inv
  */
 async function refuseOverRefund(tx: Prisma.TransactionClient, invoiceId: number, currency: Currency, units: bigint): Promise<void> {
   await tx.$queryRaw`SELECT id FROM invoices WHERE id = ${invoiceId} FOR UPDATE`;
-  const row = await tx.invoiceCurrency.findUnique({ where: { invoiceId_currency: { invoiceId, currency } }, select: { receivedUnits: true } });
-  const received = row?.receivedUnits ?? 0n;
+  const { received, committed } = await refundable(tx, invoiceId, currency);
   if (received === 0n) throw fieldErrors({ amount: [`Invoice #${invoiceId} has received no ${currency} to refund.`] });
-  const others = await tx.refund.findMany({ where: { invoiceId, currency }, include: refundInclude });
-  const committed = others.filter((r) => COMMITTED_STATUSES.includes(refundStatus(r).status)).reduce((sum, r) => sum + r.amountUnits, 0n);
   if (committed + units > received) {
     const left = received > committed ? received - committed : 0n;
     throw fieldErrors({
       amount: [`At most ${tokenAmountText(left)} ${currency} can be refunded: invoice #${invoiceId} received ${tokenAmountText(received)} ${currency}, and ${tokenAmountText(committed)} is refunded or being refunded.`],
     });
   }
+}
+
+/** What the invoice received in `currency`, and how much of it its refunds still standing take (waiting, sending or sent). */
+async function refundable(db: Prisma.TransactionClient | PrismaClient, invoiceId: number, currency: Currency): Promise<{ received: bigint; committed: bigint }> {
+  const row = await db.invoiceCurrency.findUnique({ where: { invoiceId_currency: { invoiceId, currency } }, select: { receivedUnits: true } });
+  const others = await db.refund.findMany({ where: { invoiceId, currency }, include: refundInclude });
+  const committed = others.filter((r) => COMMITTED_STATUSES.includes(refundStatus(r).status)).reduce((sum, r) => sum + r.amountUnits, 0n);
+  return { received: row?.receivedUnits ?? 0n, committed };
+}
+
+/** What is left to refund in each token the invoice takes (the dashboard's refund dialog offers these). */
+export async function refundableAmounts(prisma: PrismaClient, merchant: Pick<Merchant, 'id'>, invoiceId: number): Promise<Partial<Record<Currency, number>>> {
+  const sale = await saleOf(prisma, merchant, invoiceId);
+  if (sale.type === 'MULTIPLE_TRANSFER') return {};
+  const left = await Promise.all(
+    sale.currencies.map(async (currency) => {
+      const { received, committed } = await refundable(prisma, sale.id, currency);
+      return [currency, tokenAmountJson(received > committed ? received - committed : 0n)] as const;
+    }),
+  );
+  return Object.fromEntries(left);
+}
+
+/**
+ * What a refund would cost the merchant before it is made (the dashboard's dialog shows it before
+ * the merchant confirms): the same checks as creating one but the lock, and the quote of its
+ * payout. Without an address (a claim link), quoted to an address new to the network, the dearest
+ * case (a new account for TRX, a first USDT balance for USDT): `cost` is then at most that.
+ */
+export async function estimateRefund(prisma: PrismaClient, merchant: Merchant, invoiceId: number, body: unknown, node: () => Chain = defaultChain) {
+  const sale = await saleOf(prisma, merchant, invoiceId);
+  if (sale.type === 'MULTIPLE_TRANSFER') throw invalidInput('A mass payout cannot be refunded; only SINGLE and MULTIPLE invoices can.');
+  const input = parseOrThrow(createRefundSchema, body);
+  if (!sale.currencies.includes(input.currency)) throw fieldErrors({ currency: [`Invoice #${sale.id} does not take ${input.currency}; it received nothing in it to refund.`] });
+  const { received, committed } = await refundable(prisma, sale.id, input.currency);
+  if (committed + input.amount > received) {
+    const left = received > committed ? received - committed : 0n;
+    throw fieldErrors({ amount: [`At most ${tokenAmountText(left)} ${input.currency} can be refunded.`] });
+  }
+  if (input.address) await refuseBadRefundAddress(node(), input.currency, 'address', input.address);
+  const to = input.address ?? TronWeb.address.fromHex(`41${randomBytes(20).toString('hex')}`);
+  const quote = await quoteRefund(prisma, input.currency, to, input.amount);
+  const cost = quote.costUnits + quote.activationUnits;
+  return { currency: input.currency, amount: tokenAmountJson(input.amount), cost: tokenAmountJson(cost), topup_amount: tokenAmountJson(quote.topupUnits), address_known: Boolean(input.address) };
 }
 
 /** `GET /v1/api/payment/{id}/refunds`: the invoice's refunds, oldest first (404 another merchant's invoice). */
