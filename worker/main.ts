@@ -21,6 +21,7 @@ import { headScanJob } from './headScan';
 import { mailJob } from './mail';
 import { paymentsJobs } from './payments';
 import { payoutsJob } from './payouts';
+import { refundsJob } from './refunds';
 import { scanJob } from './scan';
 import { webhookJobs } from './webhooks';
 
@@ -54,7 +55,7 @@ if (settings.AML_PROVIDER === 'http') {
 }
 // Every background job is a file under worker/ (docs/worker.md, "Jobs").
 const deps: JobDeps = { ctx, mnemonic };
-const jobs: WorkerJob[] = [scanJob(deps), ...(settings.FORWARD_BEFORE_FINALITY ? [headScanJob(deps)] : []), ...paymentsJobs(deps), gasReturnsJob(deps), payoutsJob(deps), expiryJob(deps), accountsJob(deps), energyJob(deps), mailJob(deps), ...webhookJobs(deps)];
+const jobs: WorkerJob[] = [scanJob(deps), ...(settings.FORWARD_BEFORE_FINALITY ? [headScanJob(deps)] : []), ...paymentsJobs(deps), gasReturnsJob(deps), payoutsJob(deps), refundsJob(deps), expiryJob(deps), accountsJob(deps), energyJob(deps), mailJob(deps), ...webhookJobs(deps)];
 // A singleton job ((the scanner, the energy pool's upkeep) runs on one worker at a time (lib/worker/leader.ts).
 const loops = jobs.map((job) => startJob(ctx, job));
 console.log(`worker: running as ${ctx.owner}; node ${chainConfig().fullNodeUrl}; gas wallet ${ctx.gasWallet.address}`);

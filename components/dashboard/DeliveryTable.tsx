@@ -66,9 +66,17 @@ function DeliveryExchange({ id, data }: { id: number; data: DeliveryDetailJson }
   );
 }
 
-/** What a delivery was about, in words: the invoice status it reported, a static address's payment, or a held payment. */
+const OPT_IN_EVENTS: Record<string, string> = {
+  'payment.held': 'Payment held',
+  'refund.created': 'Refund created',
+  'refund.claimed': 'Refund address entered',
+  'refund.sent': 'Refund sent',
+  'refund.failed': 'Refund failed',
+};
+
+/** What a delivery was about, in words: the invoice status it reported, a static address's payment, a held payment or a refund. */
 function eventLabel(d: DeliveryJson): string {
-  if (d.event === 'payment.held') return 'Payment held';
+  if (d.event !== 'invoice') return OPT_IN_EVENTS[d.event] ?? d.event;
   if (d.invoice_status === 'ACTIVE') return 'Payment received';
   return d.invoice_status ? `Invoice ${labelOf(INVOICE_STATUS_LABELS, d.invoice_status).toLowerCase()}` : 'Invoice';
 }

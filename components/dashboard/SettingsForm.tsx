@@ -31,6 +31,7 @@ export function SettingsForm({ settings }: { settings: SettingsJson }) {
       aml_check: form.get('aml_check') === 'on',
       webhook_retries: form.get('webhook_retries') === 'on',
       webhook_held_events: form.get('webhook_held_events') === 'on',
+      webhook_refund_events: form.get('webhook_refund_events') === 'on',
       aml_risk_limit: form.get('aml_risk_limit'),
       underpayment_tolerance_percent: form.get('underpayment_tolerance_percent'),
     });
@@ -70,6 +71,17 @@ export function SettingsForm({ settings }: { settings: SettingsJson }) {
             </div>
             <p id="webhook_held_events_hint" className="mt-1 text-xs text-slate-600 dark:text-slate-400">
               Off: only the invoice statuses of the API specification. On: also a signed &quot;payment.held&quot; event (the transaction and why it is held) when money arrives that waits for you to forward or return it: after a cancel, in a token the invoice does not accept, or too small to forward. Held money is always on the overview, and e-mailed where the service sends e-mail.
+            </p>
+          </div>
+          <div className="md:col-span-2">
+            <div className="flex items-center gap-2">
+              <input id="webhook_refund_events" name="webhook_refund_events" type="checkbox" defaultChecked={settings.webhook_refund_events} aria-describedby="webhook_refund_events_hint" className="h-4 w-4" />
+              <label htmlFor="webhook_refund_events" className="text-sm font-medium">
+                Send webhooks about refunds
+              </label>
+            </div>
+            <p id="webhook_refund_events_hint" className="mt-1 text-xs text-slate-600 dark:text-slate-400">
+              Off: only the invoice statuses of the API specification. On: also signed &quot;refund.created&quot;, &quot;refund.claimed&quot; (the customer entered their address: top the refund up), &quot;refund.sent&quot; and &quot;refund.failed&quot; events with the refund.
             </p>
           </div>
           <div className="flex items-center gap-2">

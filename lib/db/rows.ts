@@ -28,7 +28,7 @@ const json = (v: unknown) => v as Prisma.JsonValue;
 /** A select list: each column qualified by the table's alias `t`. */
 const qualified = (columns: string[]) => (t: string) => columns.map((c) => `${t}.${c}`).join(', ');
 
-export const MERCHANT_COLUMNS = qualified(['id', 'email', 'password_hash', 'target_wallet_address', 'topup_wallet_address', 'activation_wallet_address', 'webhook_url', 'webhook_secret_enc', 'webhook_retries', 'webhook_held_events', 'aml_check', 'aml_risk_limit', 'underpayment_tolerance_percent', 'balance_sun', 'activation_balance_sun', 'ip_whitelist', 'next_address_index', 'account_xpub', 'session_epoch', 'target_wallet_changed_at', 'store_name', 'support_email', 'support_url', 'logo_url', 'created_at']);
+export const MERCHANT_COLUMNS = qualified(['id', 'email', 'password_hash', 'target_wallet_address', 'topup_wallet_address', 'activation_wallet_address', 'webhook_url', 'webhook_secret_enc', 'webhook_retries', 'webhook_held_events', 'webhook_refund_events', 'aml_check', 'aml_risk_limit', 'underpayment_tolerance_percent', 'balance_sun', 'activation_balance_sun', 'ip_whitelist', 'next_address_index', 'account_xpub', 'session_epoch', 'target_wallet_changed_at', 'store_name', 'support_email', 'support_url', 'logo_url', 'created_at']);
 
 export function merchantFromRow(r: Row): Merchant {
   return {
@@ -42,6 +42,7 @@ export function merchantFromRow(r: Row): Merchant {
     webhookSecretEnc: str(r.webhook_secret_enc),
     webhookRetries: r.webhook_retries as boolean,
     webhookHeldEvents: r.webhook_held_events as boolean,
+    webhookRefundEvents: r.webhook_refund_events as boolean,
     amlCheck: r.aml_check as boolean,
     amlRiskLimit: dec(r.aml_risk_limit),
     underpaymentTolerancePercent: dec(r.underpayment_tolerance_percent),

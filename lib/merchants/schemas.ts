@@ -80,6 +80,8 @@ export const settingsSchema = z
     webhook_retries: z.boolean({ error: 'Must be a boolean.' }),
     /** Send the signed "payment.held" webhook when a payment is held (docs/webhooks.md); off: only spec 6's statuses. */
     webhook_held_events: z.boolean({ error: 'Must be a boolean.' }),
+    /** Send the signed refund.* webhooks (docs/webhooks.md); off: only spec 6's statuses. */
+    webhook_refund_events: z.boolean({ error: 'Must be a boolean.' }),
     aml_risk_limit: decimalUpTo(MAX_AML_RISK_LIMIT),
     /** A SINGLE invoice paid within this percentage short of its amount is COMPLETED (issue 36); 0: the service's own band only. */
     underpayment_tolerance_percent: decimalUpTo(MAX_UNDERPAYMENT_TOLERANCE_PERCENT),

@@ -9,6 +9,7 @@ import { rateSchema } from '@/lib/rates/schemas';
 import { amlCheckSchema, heldPaymentSchema, listHeldPaymentsQuerySchema, listTransactionsQuerySchema, releaseHeldSchema, releaseSchema, transactionSchema } from '@/lib/transactions/schemas';
 import { derived } from '@/lib/singletons';
 import { createRefundSchema, refundSchema } from '@/lib/refunds/schemas';
+import { REFUND_EVENTS } from '@/lib/webhooks/outbox';
 
 export type Json = Record<string, unknown>;
 
@@ -24,6 +25,11 @@ const paymentHeldEventSchema = transactionSchema
     held_reason: z.enum(['canceled', 'token', 'dust', 'other']).describe('Why, as a code: paid after the invoice was canceled, a token the invoice does not accept, too small to forward, anything else'),
   })
   .meta({ id: 'PaymentHeldEvent', description: 'The opt-in payment.held webhook: a payment kept at its address for the merchant to forward or return' });
+
+/** The opt-in refund webhooks' body (lib/refunds/events.ts): the Refund object led by `event`. */
+const refundEventSchema = refundSchema
+  .extend({ event: z.enum(REFUND_EVENTS).describe('refund.created; refund.claimed (the customer entered the address: top it up); refund.sent; refund.failed') })
+  .meta({ id: 'RefundEvent', description: 'The opt-in refund webhooks (docs/refunds.md)' });
 
 /** Components derived from the zod schemas, requests as they are read, responses as they are written. */
 const REQUESTS = { CreateInvoiceRequest: createInvoiceSchema, PayoutRequest: payoutRequestSchema, ReleaseRequest: releaseHeldSchema, RefundRequest: createRefundSchema };
@@ -41,6 +47,7 @@ const RESPONSES = {
   HeldPaymentPage: heldPaymentPageSchema,
   Release: releaseSchema,
   Refund: refundSchema,
+  RefundEvent: refundEventSchema,
   Error: errorBodySchema,
 };
 
@@ -339,6 +346,22 @@ function webhooks(): Json {
         responses: WEBHOOK_ANSWER,
       },
     },
+    ...Object.fromEntries(
+      REFUND_EVENTS.map((event) => [
+        event,
+        {
+          post: {
+            operationId: `${event.replace('.', '_').replace(/_(\w)/, (_m, c: string) => c.toUpperCase())}Webhook`,
+            summary: { 'refund.created': 'A refund was made (opt-in)', 'refund.claimed': 'The customer entered the refund\'s address: top it up (opt-in)', 'refund.sent': 'A refund reached the customer (opt-in)', 'refund.failed': 'A refund could not be sent (opt-in)' }[event],
+            description: 'Off by default (dashboard: Settings, "Send webhooks about refunds"). Sent to the refunded invoice\'s `webhook_url`, or else the merchant\'s default; told apart from the invoice webhook by its `event` field (docs/refunds.md).',
+            tags: ['Webhooks'],
+            parameters: WEBHOOK_HEADERS,
+            requestBody: { required: true, content: { 'application/json': { schema: ref('RefundEvent') } } },
+            responses: WEBHOOK_ANSWER,
+          },
+        },
+      ]),
+    ),
   };
 }
 

@@ -11,6 +11,7 @@ import { parseOrThrow } from '@/lib/validation';
 import { isRefundClaimKey } from './claimKey';
 import { claimRefundSchema, type RefundStatus } from './schemas';
 import { quoteRefund, refuseBadRefundAddress, REFUND_NOT_FOUND, writeRefundPayout } from './service';
+import { tellRefund } from './events';
 import { changeRefundState } from './states';
 import { refundInclude, refundStatus, type RefundRecord } from './view';
 
@@ -103,6 +104,8 @@ export async function claimRefund(prisma: PrismaClient, idText: string, key: str
     const payoutId = await writeRefundPayout(tx, refund.merchantId, refund.invoiceId, quote, payoutAddress);
     // Two claims at once, or a claim and a cancel: the later finds the refund moved, and its payout is rolled back with it.
     if (!(await changeRefundState(tx, refund, { to: 'PAYOUT', address, payoutId }))) throw invalidInput(ADDRESS_SET);
+    // The opt-in refund.claimed webhook: the merchant can now top the refund up.
+    await tellRefund(tx, refund.id, 'refund.claimed');
   });
   return loadRefundClaim(prisma, idText, key);
 }

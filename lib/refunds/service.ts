@@ -11,6 +11,7 @@ import { apiQuoteDeps, payoutData } from '@/lib/payouts/create';
 import { quotePayout, type PayoutQuote } from '@/lib/payouts/estimate';
 import { parseOrThrow } from '@/lib/validation';
 import { createRefundSchema, type RefundJson } from './schemas';
+import { tellRefund } from './events';
 import { changeRefundState } from './states';
 import { COMMITTED_STATUSES, refundInclude, refundJson, refundStatus, type RefundRecord } from './view';
 
@@ -76,6 +77,8 @@ export async function createRefund(prisma: PrismaClient, merchant: Merchant, inv
       const payoutId = await writeRefundPayout(tx, merchant.id, sale.id, payout.quote, payout.address);
       await changeRefundState(tx, refund, { to: 'PAYOUT', address, payoutId });
     }
+    // The opt-in refund.created webhook, stored if and only if the refund is.
+    await tellRefund(tx, refund.id, 'refund.created');
     return refund.id;
   });
   return refundJson(await prisma.refund.findUniqueOrThrow({ where: { id }, include: refundInclude }));

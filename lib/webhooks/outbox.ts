@@ -60,3 +60,25 @@ export async function enqueuePaymentHeldWebhook(tx: Prisma.TransactionClient, pa
   });
   return count === 1;
 }
+
+/** The opt-in refund events (docs/webhooks.md, docs/refunds.md). */
+export const REFUND_EVENTS = ['refund.created', 'refund.claimed', 'refund.sent', 'refund.failed'] as const;
+export type RefundEvent = (typeof REFUND_EVENTS)[number];
+
+/**
+ * Queues a refund event in the caller's transaction (the one that makes the change it reports),
+ * for merchants who opted in (`webhook_refund_events`, off by default), to the refunded invoice's
+ * webhook URL or else the merchant's default; none without a URL. The body is the Refund object
+ * led by `event`; once per refund and event (`refund:<id>:<event>`).
+ */
+export async function enqueueRefundWebhook(tx: Prisma.TransactionClient, refund: { id: number; merchantId: number; invoiceId: number }, event: RefundEvent, body: object): Promise<boolean> {
+  const invoice = await tx.invoice.findUniqueOrThrow({ where: { id: refund.invoiceId }, select: { webhookUrl: true, merchant: { select: { webhookUrl: true, webhookRefundEvents: true } } } });
+  if (!invoice.merchant.webhookRefundEvents) return false;
+  const url = invoice.webhookUrl ?? invoice.merchant.webhookUrl;
+  if (!url) return false;
+  const { count } = await tx.webhookDelivery.createMany({
+    data: [{ merchantId: refund.merchantId, invoiceId: refund.invoiceId, eventKey: `refund:${refund.id}:${event}`, url, payload: { event, ...body } }],
+    skipDuplicates: true,
+  });
+  return count === 1;
+}

@@ -1,9 +1,9 @@
 import type { WebhookDelivery } from '@/lib/generated/prisma/client';
 import { isoMicro } from '@/lib/time';
 
-/** What a delivery reports: an invoice webhook of spec 6, or the opt-in "payment.held" event (its payload says so). */
-function eventOf(payload: WebhookDelivery['payload']): 'invoice' | 'payment.held' {
-  return payload !== null && typeof payload === 'object' && !Array.isArray(payload) && payload.event === 'payment.held' ? 'payment.held' : 'invoice';
+/** What a delivery reports: an invoice webhook of spec 6, or an opt-in event, "payment.held" or "refund.*" (its payload's `event` says so). */
+function eventOf(payload: WebhookDelivery['payload']): string {
+  return payload !== null && typeof payload === 'object' && !Array.isArray(payload) && typeof payload.event === 'string' ? payload.event : 'invoice';
 }
 
 /** An invoice webhook's invoice status as it was sent (ACTIVE: a static address's payment event); null for other events. */

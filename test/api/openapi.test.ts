@@ -87,10 +87,11 @@ describe('OpenAPI document, reference page and a client generated from it', () =
     assert.deepEqual((filter.schema as { enum?: string[] }).enum, types);
   });
 
-  it('describes the webhooks a merchant receives (OpenAPI 3.1 webhooks): the invoice webhook and the opt-in payment.held, signed headers and all; summaries name no spec sections (issue 38)', () => {
+  it('describes the webhooks a merchant receives (OpenAPI 3.1 webhooks): the invoice webhook and the opt-in payment.held and refund events, signed headers and all; summaries name no spec sections (issue 38)', () => {
     type Hook = { post: { operationId: string; parameters: { name: string; in: string }[]; requestBody: { content: Record<string, { schema: unknown }> } } };
     const hooks = (doc as unknown as { webhooks: Record<string, Hook> }).webhooks;
-    assert.deepEqual(Object.keys(hooks).sort(), ['invoice', 'payment.held']);
+    assert.deepEqual(Object.keys(hooks).sort(), ['invoice', 'payment.held', 'refund.claimed', 'refund.created', 'refund.failed', 'refund.sent']);
+    assert.deepEqual(hooks['refund.sent']!.post.requestBody.content['application/json']!.schema, { $ref: '#/components/schemas/RefundEvent' });
     assert.deepEqual(hooks.invoice!.post.requestBody.content['application/json']!.schema, { $ref: '#/components/schemas/Invoice' });
     assert.deepEqual(hooks['payment.held']!.post.requestBody.content['application/json']!.schema, { $ref: '#/components/schemas/PaymentHeldEvent' });
     for (const hook of Object.values(hooks)) {

@@ -1,12 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { TronWeb } from 'tronweb';
+import { Webhook } from 'standardwebhooks';
+import { webhookSecret } from '@/lib/merchants/settings';
+import type { Merchant } from '@/lib/generated/prisma/client';
 import { createChain, type Chain } from '@/lib/chain';
 import { deriveAccount } from '@/lib/chain/keys';
 import { tokenUnits } from '@/lib/money/tokens';
 import { startApp, TEST_MNEMONIC, type TestApp } from '../helpers/app';
 import { startDevnetProcess, waitFor, type DevnetProcess } from '../helpers/devnet';
-import { httpRequest } from '../helpers/http';
+import { httpRequest, startHookReceiver, type HookReceiver } from '../helpers/http';
 import { assertReconciled } from '../helpers/reconcile';
 import { startWorker, type WorkerProcess } from '../helpers/worker';
 
@@ -25,6 +28,10 @@ describe('merchant refunds on the devnet', () => {
   let chain: Chain;
   let key: string;
   let otherKey: string;
+  let merchant: Merchant;
+  let receiver: HookReceiver;
+  /** The refund events received for refund `id`, in order: `event` of each signed body. */
+  const refundEvents = (id: number) => receiver.hooks.map((h) => JSON.parse(h.body)).filter((b) => b.id === id && typeof b.event === 'string').map((b) => b.event as string);
 
   const post = (path: string, body: unknown, k = key, headers: Record<string, string> = {}) => app.api(path, k, { method: 'POST', body, headers });
   const refund = async (id: number, k = key) => (await app.api(`/refund/${id}`, k)).json;
@@ -48,7 +55,10 @@ describe('merchant refunds on the devnet', () => {
     devnet = await startDevnetProcess({ blockMs: 100, solidifiedDepth: 3 });
     app = await startApp({ TRON_FULL_NODE_URL: devnet.url, TRON_USDT_CONTRACT: devnet.usdtContract, PUBLIC_BASE_URL: 'https://pay.example.com' });
     chain = createChain({ fullNodeUrl: devnet.url, apiKey: null, usdtContract: devnet.usdtContract, txExpirationMs: 60_000 });
-    ({ key } = await app.createMerchant({ targetWallet: randomAddress() }));
+    receiver = await startHookReceiver();
+    ({ key, merchant } = await app.createMerchant({ targetWallet: randomAddress() }));
+    // Opted in to the refund webhooks (a setting; off by default).
+    merchant = await app.prisma.merchant.update({ where: { id: merchant.id }, data: { webhookUrl: receiver.url, webhookRefundEvents: true } });
     ({ key: otherKey } = await app.createMerchant({ targetWallet: randomAddress() }));
     await devnet.pay(deriveAccount(TEST_MNEMONIC, 0, 'gas').address, '10000', 'TRX');
     worker = startWorker(app.env, devnet);
@@ -58,6 +68,7 @@ describe('merchant refunds on the devnet', () => {
     await worker?.stop();
     await app?.stop();
     await devnet?.stop();
+    receiver?.close();
   });
 
   it('refunds part of a TRX sale to an address the merchant names: topped up, sent exactly, never more than the sale received', async () => {
@@ -94,6 +105,12 @@ describe('merchant refunds on the devnet', () => {
     assert.ok(sent.trn_hash);
     assert.equal(await chain.getTrxBalance(customer), 15_000_000n, 'the customer received exactly the amount');
     assert.equal((await app.api(`/refund/${r.id}/cancel`, key, { method: 'DELETE' })).json.detail, 'Refund cannot be canceled: it is SENT.');
+    // The opt-in events, signed as every webhook: made, then sent (told by the worker once its payout paid the customer).
+    await waitFor('refund.sent', async () => refundEvents(r.id).includes('refund.sent'), 30_000);
+    assert.deepEqual(refundEvents(r.id), ['refund.created', 'refund.sent']);
+    const sentHook = receiver.hooks.find((h) => JSON.parse(h.body).event === 'refund.sent' && JSON.parse(h.body).id === r.id)!;
+    const body = new Webhook(webhookSecret(merchant), { format: 'raw' }).verify(sentHook.body, sentHook.headers as Record<string, string>) as { status: string; trn_hash: string };
+    assert.deepEqual([body.status, body.trn_hash], ['SENT', sent.trn_hash]);
     await assertReconciled(app.prisma, chain);
   });
 
@@ -165,6 +182,8 @@ describe('merchant refunds on the devnet', () => {
     // The whole sale is refunded: nothing more.
     const more = await post(`/payment/${sale.id}/refund`, { currency: 'USDT', amount: '0.000001', address: customer });
     assert.match(more.json.detail, /^amount: At most 0 USDT can be refunded/);
+    await waitFor('refund.sent', async () => refundEvents(r.id).includes('refund.sent'), 30_000);
+    assert.deepEqual(refundEvents(r.id), ['refund.created', 'refund.claimed', 'refund.sent'], 'refund.claimed tells the merchant to top it up');
     await assertReconciled(app.prisma, chain);
   });
 
@@ -184,8 +203,15 @@ describe('merchant refunds on the devnet', () => {
     assert.equal((await app.api(`/refund/${unfunded.id}/cancel`, key, { method: 'DELETE' })).json.status, 'CANCELED');
     assert.equal((await app.api(`/payment/get/${unfunded.payout}`, key)).json.status, 'CANCELED', 'its payout is canceled with it');
     assert.equal((await app.api(`/refund/${unfunded.id}/cancel`, key, { method: 'DELETE' })).json.detail, 'Refund cannot be canceled: it is CANCELED.');
+    // Canceled by the merchant: no refund.failed; the worker records the outcome as told.
+    await waitFor('the canceled payout told', async () => (await app.prisma.refund.findUniqueOrThrow({ where: { id: unfunded.id } })).outcomeTold === 'CANCELED', 30_000);
+    assert.deepEqual(refundEvents(unfunded.id), ['refund.created']);
+    // Not opted in: no refund event at all.
+    await app.prisma.merchant.update({ where: { id: merchant.id }, data: { webhookRefundEvents: false } });
     const whole = await post(`/payment/${sale.id}/refund`, { currency: 'TRX', amount: 40 });
+    await app.prisma.merchant.update({ where: { id: merchant.id }, data: { webhookRefundEvents: true } });
     assert.equal(whole.status, 200, whole.text);
+    assert.equal(await app.prisma.webhookDelivery.count({ where: { eventKey: { startsWith: `refund:${whole.json.id}:` } } }), 0);
     assert.deepEqual((await app.api(`/payment/${sale.id}/refunds`, key)).json.map((x: { status: string }) => x.status), ['CANCELED', 'CANCELED', 'WAITING_ADDRESS']);
   });
 });

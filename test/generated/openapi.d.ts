@@ -357,6 +357,86 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "refund.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A refund was made (opt-in)
+         * @description Off by default (dashboard: Settings, "Send webhooks about refunds"). Sent to the refunded invoice's `webhook_url`, or else the merchant's default; told apart from the invoice webhook by its `event` field (docs/refunds.md).
+         */
+        post: operations["refundCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "refund.claimed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The customer entered the refund's address: top it up (opt-in)
+         * @description Off by default (dashboard: Settings, "Send webhooks about refunds"). Sent to the refunded invoice's `webhook_url`, or else the merchant's default; told apart from the invoice webhook by its `event` field (docs/refunds.md).
+         */
+        post: operations["refundClaimedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "refund.sent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A refund reached the customer (opt-in)
+         * @description Off by default (dashboard: Settings, "Send webhooks about refunds"). Sent to the refunded invoice's `webhook_url`, or else the merchant's default; told apart from the invoice webhook by its `event` field (docs/refunds.md).
+         */
+        post: operations["refundSentWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "refund.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A refund could not be sent (opt-in)
+         * @description Off by default (dashboard: Settings, "Send webhooks about refunds"). Sent to the refunded invoice's `webhook_url`, or else the merchant's default; told apart from the invoice webhook by its `event` field (docs/refunds.md).
+         */
+        post: operations["refundFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -748,6 +828,50 @@ export interface components {
              * @example 2026-11-23T01:44:15.072000+00:00
              */
             created_at: string;
+        };
+        /** @description The opt-in refund webhooks (docs/refunds.md) */
+        RefundEvent: {
+            id: number;
+            /** @description The invoice refunded */
+            invoice: number;
+            /**
+             * @description WAITING_ADDRESS (the customer has not entered an address at claim_url), WAITING_FUNDS (top up topup_amount to topup_address), SENDING, SENT, FAILED (see failure_reason), CANCELED
+             * @enum {string}
+             */
+            status: "WAITING_ADDRESS" | "WAITING_FUNDS" | "SENDING" | "SENT" | "FAILED" | "CANCELED";
+            /** @description Why it FAILED; null otherwise */
+            failure_reason: string | null;
+            /** @enum {string} */
+            currency: "TRX" | "USDT";
+            /** @description What the customer receives, in `currency` */
+            amount: number;
+            /** @description Where it goes; null until the customer enters one */
+            address: string | null;
+            /** @description The page where the customer enters their address and follows the refund; null when the merchant gave the address */
+            claim_url: string | null;
+            /** @description The merchant's note */
+            reason: string | null;
+            /** @description The one-target mass payout (MULTIPLE_TRANSFER invoice) that sends it, once the address is known */
+            payout: number | null;
+            /** @description Where the merchant sends the refund's money; null until the address is known */
+            topup_address: string | null;
+            /** @description What is still to be sent to topup_address: the amount and its network cost, less what arrived; 0 once funded; null until the address is known */
+            topup_amount: number | null;
+            /** @description The network cost (with margin and the temporary address's activation), in `currency`, paid by the merchant; no service fee; null until the address is known */
+            cost: number | null;
+            /** @description The transfer to the customer, once sent */
+            trn_hash: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 with six fractional digits and +00:00
+             * @example 2026-11-23T01:44:15.072000+00:00
+             */
+            created_at: string;
+            /**
+             * @description refund.created; refund.claimed (the customer entered the address: top it up); refund.sent; refund.failed
+             * @enum {string}
+             */
+            event: "refund.created" | "refund.claimed" | "refund.sent" | "refund.failed";
         };
         /** @description Spec part 7: {"detail": ...} */
         Error: {
@@ -1759,6 +1883,138 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["PaymentHeldEvent"];
+            };
+        };
+        responses: {
+            /** @description Accepted. Any other answer, or none within the timeout, is a failed delivery: retried with backoff when the merchant turned retries on, and shown on the dashboard */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    refundCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event; the same on every retry and resend, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>` */
+                "webhook-signature": string;
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` */
+                "X-Webhook-Signature": string;
+                /** @description The event, as `webhook-id` on a first delivery */
+                "Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RefundEvent"];
+            };
+        };
+        responses: {
+            /** @description Accepted. Any other answer, or none within the timeout, is a failed delivery: retried with backoff when the merchant turned retries on, and shown on the dashboard */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    refundClaimedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event; the same on every retry and resend, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>` */
+                "webhook-signature": string;
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` */
+                "X-Webhook-Signature": string;
+                /** @description The event, as `webhook-id` on a first delivery */
+                "Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RefundEvent"];
+            };
+        };
+        responses: {
+            /** @description Accepted. Any other answer, or none within the timeout, is a failed delivery: retried with backoff when the merchant turned retries on, and shown on the dashboard */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    refundSentWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event; the same on every retry and resend, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>` */
+                "webhook-signature": string;
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` */
+                "X-Webhook-Signature": string;
+                /** @description The event, as `webhook-id` on a first delivery */
+                "Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RefundEvent"];
+            };
+        };
+        responses: {
+            /** @description Accepted. Any other answer, or none within the timeout, is a failed delivery: retried with backoff when the merchant turned retries on, and shown on the dashboard */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    refundFailedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the event; the same on every retry and resend, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>` */
+                "webhook-signature": string;
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` */
+                "X-Webhook-Signature": string;
+                /** @description The event, as `webhook-id` on a first delivery */
+                "Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RefundEvent"];
             };
         };
         responses: {

@@ -29,6 +29,7 @@ const SQL_ONLY_INDEXES: Record<string, string> = {
   transactions_waiting_idx: 'partial index (WHERE waiting_reason IS NOT NULL): the energy job, the energy status and /metrics count the payments waiting for energy without scanning every transaction (issue 23, migration 0068)',
   invoices_merchant_id_created_at_id_search_idx: 'index with INCLUDE columns, which Prisma cannot express: a search page walks the newest invoices testing address, description and order id in the index, not in each row (issue 16, migrations 0055 and 0061)',
   invoices_merchant_id_lower_order_id_idx: 'expression index (lower(order_id) text_pattern_ops), which Prisma cannot express: the list search finds an order id by its start, case-insensitively, as a range of this index (issue 26, migration 0061)',
+  refunds_outcome_untold: 'partial index (WHERE state = PAYOUT AND outcome_told IS NULL): the worker finds the refunds whose outcome it has yet to tell without scanning every refund (issue 36, migration 0095)',
   invoices_open_payouts_idx: 'partial index (WHERE type = MULTIPLE_TRANSFER AND status = ACTIVE), which Prisma cannot express: the payout loop finds open payouts without scanning every invoice (migration 0005)',
 };
 
