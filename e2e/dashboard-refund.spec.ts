@@ -1,7 +1,7 @@
 import { TronWeb } from 'tronweb';
 import { createChain } from '@/lib/chain';
 import { tokenAmountText } from '@/lib/money/tokens';
-import { signUp } from './dashboardSession';
+import { createInvoiceInDashboard, setTargetWallet, signUp } from './dashboardSession';
 import type { Locator, Page } from '@playwright/test';
 import { devnetPay, expect, expectAccessible, PHONE, screenshotPath, test } from './fixtures';
 
@@ -34,18 +34,8 @@ test('a merchant refunds the overpaid part of an invoice from its page, sees the
   const chain = createChain({ fullNodeUrl: devnet.url, apiKey: null, usdtContract: devnet.usdtContract, txExpirationMs: 60_000 });
 
   await signUp(page, app.baseUrl);
-  await page.getByLabel('Target wallet address').fill(WALLET);
-  await page.getByRole('button', { name: 'Save settings' }).click();
-  await expect(page.getByRole('status').filter({ hasText: 'Saved.' })).toBeVisible();
-  await page.getByRole('link', { name: 'Invoices' }).click();
-  await page.getByRole('link', { name: 'New invoice' }).click();
-  const form = page.getByRole('form', { name: 'New invoice' });
-  await form.getByLabel('Amount (USD)').fill('12.5');
-  await form.getByRole('button', { name: 'Create invoice' }).click();
-  const created = page.getByRole('status').filter({ hasText: 'Created invoice' });
-  await expect(created).toBeVisible();
-  const invoiceId = Number((await created.getByRole('link').textContent())?.replace(/\D/g, ''));
-  await created.getByRole('link').click();
+  await setTargetWallet(page, WALLET);
+  const invoiceId = await createInvoiceInDashboard(page, '12.5');
   const refunds = page.getByRole('region', { name: 'Refunds' });
   await expect(refunds.getByRole('button', { name: 'Refund…' }), 'nothing received, nothing to refund').toHaveCount(0);
 

@@ -1,6 +1,6 @@
 import { TronWeb } from 'tronweb';
 import { createChain } from '@/lib/chain';
-import { signUp } from './dashboardSession';
+import { createInvoiceInDashboard, setTargetWallet, signUp } from './dashboardSession';
 import { devnetPay, expect, expectAccessible, screenshotPath, test } from './fixtures';
 
 const WALLET = 'TGLheo1KN8M5W5fGbkeYXVFHnbKnN5pLPd';
@@ -19,23 +19,12 @@ test('a merchant sees funds held by the worker and releases them: one forwarded,
 
   await test.step('sign up and set the target wallet', async () => {
     await signUp(page, app.baseUrl);
-    await page.getByLabel('Target wallet address').fill(WALLET);
-    await page.getByRole('button', { name: 'Save settings' }).click();
-    await expect(page.getByRole('status').filter({ hasText: 'Saved.' })).toBeVisible();
+    await setTargetWallet(page, WALLET);
   });
 
   let invoiceId = 0;
   await test.step('create an invoice and cancel it', async () => {
-    await page.getByRole('link', { name: 'Invoices' }).click();
-    await page.getByRole('link', { name: 'New invoice' }).click();
-    const form = page.getByRole('form', { name: 'New invoice' });
-    await form.getByLabel('Amount (USD)').fill('12.5');
-    await form.getByRole('button', { name: 'Create invoice' }).click();
-    const created = page.getByRole('status').filter({ hasText: 'Created invoice' });
-    await expect(created).toBeVisible();
-    invoiceId = Number((await created.getByRole('link').textContent())?.replace(/\D/g, ''));
-    await created.getByRole('link').click();
-    await expect(page.getByRole('heading', { name: `Invoice #${invoiceId}` })).toBeVisible();
+    invoiceId = await createInvoiceInDashboard(page, '12.5');
     page.once('dialog', (d) => void d.accept());
     await page.getByRole('button', { name: 'Cancel invoice' }).click();
     await expect(page.getByTestId('invoice-status')).toHaveText('Canceled');

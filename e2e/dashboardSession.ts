@@ -21,3 +21,25 @@ export async function signUp(page: Page, baseUrl: string): Promise<Account> {
   await expect(page.getByText(account.email)).toBeVisible();
   return account;
 }
+
+/** Sets the payout wallet on the settings page the dashboard opens on after sign-up. */
+export async function setTargetWallet(page: Page, wallet: string): Promise<void> {
+  await page.getByLabel('Target wallet address').fill(wallet);
+  await page.getByRole('button', { name: 'Save settings' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Saved.' })).toBeVisible();
+}
+
+/** Creates a SINGLE invoice of `amountUsd` from the invoices page, opens its page and returns its id. */
+export async function createInvoiceInDashboard(page: Page, amountUsd: string): Promise<number> {
+  await page.getByRole('link', { name: 'Invoices' }).click();
+  await page.getByRole('link', { name: 'New invoice' }).click();
+  const form = page.getByRole('form', { name: 'New invoice' });
+  await form.getByLabel('Amount (USD)').fill(amountUsd);
+  await form.getByRole('button', { name: 'Create invoice' }).click();
+  const created = page.getByRole('status').filter({ hasText: 'Created invoice' });
+  await expect(created).toBeVisible();
+  const invoiceId = Number((await created.getByRole('link').textContent())?.replace(/\D/g, ''));
+  await created.getByRole('link').click();
+  await expect(page.getByRole('heading', { name: `Invoice #${invoiceId}` })).toBeVisible();
+  return invoiceId;
+}

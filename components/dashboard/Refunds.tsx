@@ -11,7 +11,7 @@ import type { RefundJson } from '@/lib/refunds/schemas';
 import { RequestError, dashboardApi } from './api';
 import { CopyText } from './CopyText';
 import { StatusBadge } from './StatusBadge';
-import { Button, Card, Field, FieldError, formatTime } from './ui';
+import { AddressField, Button, Card, dialogClass, Field, FieldError, formatTime } from './ui';
 
 interface RefundsJson {
   results: RefundJson[];
@@ -165,7 +165,7 @@ export function Refunds({ invoice }: { invoice: InvoiceJson }) {
       <dialog
         ref={dialog}
         aria-labelledby={`${id}-title`}
-        className="fixed inset-0 m-auto h-fit w-full max-w-md rounded-lg bg-white p-6 text-sm text-slate-900 shadow-xl backdrop:bg-black/40 dark:bg-slate-900 dark:text-slate-100"
+        className={dialogClass}
       >
         <form
           className="space-y-4"
@@ -237,14 +237,10 @@ export function Refunds({ invoice }: { invoice: InvoiceJson }) {
             </label>
           </fieldset>
           {destination === 'ADDRESS' && (
-            <Field
+            <AddressField
               label="Customer's address"
               id={`${id}-address`}
               name="address"
-              required
-              autoComplete="off"
-              spellCheck={false}
-              placeholder="T…"
               value={address}
               onChange={(e) => changed(setAddress)(e.target.value)}
               error={fieldErrorOf('address')}

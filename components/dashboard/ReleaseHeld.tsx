@@ -6,7 +6,7 @@ import { useId, useRef, useState } from 'react';
 import type { ReleaseJson } from '@/lib/transactions/releases';
 import { RequestError, dashboardApi } from './api';
 import { CopyText } from './CopyText';
-import { Button, Field, FieldError } from './ui';
+import { AddressField, Button, dialogClass, FieldError } from './ui';
 
 interface Held {
   hash: string;
@@ -52,8 +52,7 @@ export function ReleaseHeld({ hash, reason, amount, currency, invoice }: Held) {
       <dialog
         ref={dialog}
         aria-labelledby={`${id}-title`}
-        // Tailwind's reset drops the browser's centring of a modal dialog; put it back (as the re-authentication dialog does).
-        className="fixed inset-0 m-auto h-fit w-full max-w-md rounded-lg bg-white p-6 text-sm text-slate-900 shadow-xl backdrop:bg-black/40 dark:bg-slate-900 dark:text-slate-100"
+        className={dialogClass}
       >
         <form
           className="space-y-4"
@@ -84,14 +83,10 @@ export function ReleaseHeld({ hash, reason, amount, currency, invoice }: Held) {
             </label>
           </fieldset>
           {action === 'REFUND' && (
-            <Field
+            <AddressField
               label="Return to address"
               id={`${id}-address`}
               name="address"
-              required
-              autoComplete="off"
-              spellCheck={false}
-              placeholder="T…"
               value={address}
               onChange={(e) => setAddress(e.target.value)}
               error={fieldError}

@@ -17,6 +17,17 @@ export function Field({ label, error, hint, ...input }: InputHTMLAttributes<HTML
   );
 }
 
+/**
+ * A field for a Tron address money will be sent to (a held payment's return, a refund): what the
+ * server checks it against is said in `hint`; browsers must not autocorrect or suggest one.
+ */
+export function AddressField(props: Omit<InputHTMLAttributes<HTMLInputElement>, 'type'> & { label: string; error?: string[]; hint?: string }) {
+  return <Field required autoComplete="off" spellCheck={false} placeholder="T…" {...props} />;
+}
+
+/** A modal dialog's box: Tailwind's reset drops the browser's centring of a modal dialog, put back here. */
+export const dialogClass = 'fixed inset-0 m-auto h-fit w-full max-w-md rounded-lg bg-white p-6 text-sm text-slate-900 shadow-xl backdrop:bg-black/40 dark:bg-slate-900 dark:text-slate-100';
+
 /** A list filter's choices: "Any" (no filter), then each value of a domain enum, in words where `labels` has them. */
 export function AnyOf({ values, labels = {} }: { values: readonly string[]; labels?: Record<string, string> }) {
   return (
