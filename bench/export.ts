@@ -16,7 +16,7 @@ Object.assign(process.env, { MASTER_KEY: randomBytes(32).toString('hex'), HD_MNE
 const { createPrisma } = await import('@/lib/db/client');
 const { createMerchant } = await import('@/lib/merchants/service');
 const { csvStream } = await import('@/lib/export/csv');
-const { TRANSACTION_CSV_HEADER, transactionCsvRow } = await import('@/lib/transactions/csv');
+const { dashboardRowBatches, TRANSACTION_CSV_HEADER, transactionCsvRow } = await import('@/lib/transactions/csv');
 const { dashboardTransactionsQuerySchema } = await import('@/lib/transactions/schemas');
 const { transactionBatches } = await import('@/lib/transactions/service');
 
@@ -40,7 +40,7 @@ try {
   let bytes = 0;
   let lines = 0;
   t = Date.now();
-  const reader = csvStream(TRANSACTION_CSV_HEADER, transactionBatches(prisma, merchant.id, dashboardTransactionsQuerySchema.parse({ ordering: ORDERING }), 'dashboard'), transactionCsvRow).getReader();
+  const reader = csvStream(TRANSACTION_CSV_HEADER, dashboardRowBatches(prisma, transactionBatches(prisma, merchant.id, dashboardTransactionsQuerySchema.parse({ ordering: ORDERING }), 'dashboard')), transactionCsvRow).getReader();
   const decoder = new TextDecoder();
   for (;;) {
     const { done, value } = await reader.read();

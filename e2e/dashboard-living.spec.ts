@@ -229,7 +229,7 @@ for (const size of SIZES) {
         await page.getByRole('link', { name: 'Transactions' }).click();
         await showFilters(page);
         // Only the types a merchant's transactions can have, in words: not the pool's STAKE, UNSTAKE or a raw WITHDRAW (issue 38).
-        await expect(page.getByRole('combobox', { name: 'Type' }).getByRole('option')).toHaveText(['Any', 'Payment', 'Transfer out', 'Top-up', 'Network fee', 'Energy lent', 'Energy returned']);
+        await expect(page.getByRole('combobox', { name: 'Type' }).getByRole('option')).toHaveText(['Any', 'Payment', 'Transfer out', 'Refund', 'Top-up', 'Network fee', 'Energy lent', 'Energy returned']);
         expect(await duplicateIds(page)).toEqual([]);
         expect(await pageOverflow(page)).toBeLessThanOrEqual(0);
         await page.getByRole('combobox', { name: 'Type' }).selectOption({ label: 'Payment' });

@@ -45,6 +45,14 @@ export function TransactionTable({ rows, label }: { rows: TransactionJson[]; lab
                 {labelOf(TRANSACTION_TYPE_LABELS, t.type)}
                 {t.held && <ReleaseHeld hash={t.trn_hash} reason={t.held.reason} amount={t.amount} currency={t.currency} invoice={t.invoice} />}
                 {t.release && <ReleaseOutcome release={t.release} />}
+                {t.refund && (
+                  <span className="block text-xs">
+                    #{t.refund.id} of{' '}
+                    <Link className="text-indigo-600 underline dark:text-indigo-400" href={`/dashboard/invoices/${t.refund.invoice}`}>
+                      invoice #{t.refund.invoice}
+                    </Link>
+                  </span>
+                )}
               </td>
               <td className="whitespace-nowrap">
                 {t.amount} {t.currency}

@@ -25,6 +25,7 @@ export const INVOICE_TYPE_LABELS: Record<string, string> = {
 export const TRANSACTION_TYPE_LABELS: Record<string, string> = {
   PAYMENT: 'Payment',
   TRANSFER: 'Transfer out',
+  REFUND: 'Refund',
   TOPUP: 'Top-up',
   ACTIVATION: 'Network fee',
   DELEGATE: 'Energy lent',
@@ -38,7 +39,7 @@ export const TRANSACTION_TYPE_LABELS: Record<string, string> = {
  * The types a merchant's transactions can have, for the Type filter: the pool's own operations
  * (STAKE, UNSTAKE, WITHDRAW) belong to no merchant, so offering them only ever found nothing (issue 38).
  */
-export const MERCHANT_TRANSACTION_TYPES = ['PAYMENT', 'TRANSFER', 'TOPUP', 'ACTIVATION', 'DELEGATE', 'UNDELEGATE'] as const;
+export const MERCHANT_TRANSACTION_TYPES = ['PAYMENT', 'TRANSFER', 'REFUND', 'TOPUP', 'ACTIVATION', 'DELEGATE', 'UNDELEGATE'] as const;
 
 export const DELIVERY_STATUS_LABELS: Record<string, string> = {
   PENDING: 'Queued',

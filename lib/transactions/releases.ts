@@ -15,12 +15,30 @@ import { apiTransactionJson, transactionJson } from './serialize';
  */
 export type { ReleaseJson };
 
-/** The dashboard's transaction row: the transaction, and for a payment a merchant released, what became of it. */
-export type DashboardTransactionRow = DashboardTransactionJson & { release: ReleaseJson | null };
+/**
+ * The dashboard's transaction row: the transaction, for a payment a merchant released what became
+ * of it, and for a refund's send (type REFUND, issue 36) the refund and the invoice it refunds.
+ */
+export type DashboardTransactionRow = DashboardTransactionJson & { release: ReleaseJson | null; refund: { id: number; invoice: number } | null };
 
 export async function dashboardTransactionRows(prisma: PrismaClient, rows: Transaction[]): Promise<DashboardTransactionRow[]> {
-  const releases = await releasesOf(prisma, rows);
-  return rows.map((r) => ({ ...transactionJson(r), release: releases.get(r.id) ?? null }));
+  const [releases, refunds] = await Promise.all([releasesOf(prisma, rows), refundsSentBy(prisma, rows)]);
+  return rows.map((r) => {
+    const refund = refunds.get(r.id) ?? null;
+    return { ...transactionJson(r), ...(refund && { type: 'REFUND' as const }), release: releases.get(r.id) ?? null, refund };
+  });
+}
+
+/**
+ * The rows that are a refund's send (docs/refunds.md): the TRANSFER of a payout that is a refund's,
+ * by the row's id, with the refund and the invoice it refunds. The API answers them as TRANSFER.
+ */
+async function refundsSentBy(prisma: PrismaClient, rows: Transaction[]): Promise<Map<number, { id: number; invoice: number }>> {
+  const sends = rows.filter((r) => r.type === 'TRANSFER' && r.sendPurpose === 'PAYOUT_TARGET' && r.invoiceId !== null);
+  if (sends.length === 0) return new Map();
+  const refunds = await prisma.refund.findMany({ where: { payoutId: { in: sends.map((r) => r.invoiceId!) } }, select: { id: true, invoiceId: true, payoutId: true } });
+  const byPayout = new Map(refunds.map((f) => [f.payoutId!, { id: f.id, invoice: f.invoiceId }]));
+  return new Map(sends.flatMap((r) => (byPayout.has(r.invoiceId!) ? [[r.id, byPayout.get(r.invoiceId!)!] as const] : [])));
 }
 
 /** Each released payment's outcome, by the payment's id; rows that are no released payment have none. */

@@ -17,8 +17,8 @@ export const TRANSACTION_ORDERING = ['created_at', 'amount', 'status'] as const;
 export const API_TRANSACTION_TYPES = ['PAYMENT', 'TRANSFER', 'TOPUP', 'ACTIVATION'] as const satisfies readonly TransactionType[];
 export type ApiTransactionType = (typeof API_TRANSACTION_TYPES)[number];
 
-export function isApiTransactionType(type: TransactionType): type is ApiTransactionType {
-  return (API_TRANSACTION_TYPES as readonly TransactionType[]).includes(type);
+export function isApiTransactionType(type: TransactionType | 'REFUND'): type is ApiTransactionType {
+  return (API_TRANSACTION_TYPES as readonly string[]).includes(type);
 }
 
 /** Who a transaction list is for: the merchant API (spec types only) or the dashboard (every type, pool operations too). */
@@ -26,7 +26,7 @@ export type TransactionAudience = 'api' | 'dashboard';
 
 const TYPE_ERROR = 'Must be PAYMENT, TRANSFER, TOPUP or ACTIVATION.';
 
-const transactionsQuerySchema = <T extends readonly [TransactionType, ...TransactionType[]]>(types: T) =>
+const transactionsQuerySchema = <T extends readonly [string, ...string[]]>(types: T) =>
   pageQuerySchema(MAX_TRANSACTION_PAGE).extend({
     type: z.preprocess(upperCase, z.enum(types, { error: TYPE_ERROR })).optional(),
     invoice_id: z.string().regex(/^\d{1,9}$/, 'invoice_id must be an invoice id.').transform(Number).optional(),
@@ -44,8 +44,15 @@ const transactionsQuerySchema = <T extends readonly [TransactionType, ...Transac
 /** GET /v1/api/transaction/list (spec 4.7): `type` is one of the spec's four; any other is 400 naming `type`. */
 export const listTransactionsQuerySchema = transactionsQuerySchema(API_TRANSACTION_TYPES);
 
-/** The dashboard's transaction list and CSV export: `type` may also name a pool operation, which the dashboard shows. */
-export const dashboardTransactionsQuerySchema = transactionsQuerySchema(Object.values(TransactionType) as [TransactionType, ...TransactionType[]]);
+/**
+ * The dashboard's own types: every TransactionType (the pool's operations too), and REFUND, a
+ * refund's send (docs/refunds.md), which the API answers as the TRANSFER it is (spec 2.2).
+ */
+export const DASHBOARD_TRANSACTION_TYPES = [...(Object.values(TransactionType) as TransactionType[]), 'REFUND'] as unknown as [TransactionType | 'REFUND', ...(TransactionType | 'REFUND')[]];
+export type DashboardTransactionType = TransactionType | 'REFUND';
+
+/** The dashboard's transaction list and CSV export: `type` may also name a pool operation, or REFUND, which the dashboard shows. */
+export const dashboardTransactionsQuerySchema = transactionsQuerySchema(DASHBOARD_TRANSACTION_TYPES);
 
 export type ListTransactionsQuery = z.output<typeof dashboardTransactionsQuerySchema>;
 
@@ -86,8 +93,8 @@ export const transactionSchema = z
 
 export type TransactionJson = z.output<typeof transactionSchema>;
 
-/** The dashboard's transaction: the API's shape with any type, the pool's operations too. */
-export type DashboardTransactionJson = Omit<TransactionJson, 'type'> & { type: TransactionType };
+/** The dashboard's transaction: the API's shape with any type, the pool's operations and a refund's send too. */
+export type DashboardTransactionJson = Omit<TransactionJson, 'type'> & { type: DashboardTransactionType };
 
 /**
  * A release of a held payment (docs/dashboard.md, docs/api.md "Held payments"): forward it, or

@@ -6,7 +6,7 @@ import type { Page } from '@/lib/schemas/page';
 import { likeLiteral } from '@/lib/schemas/listQuery';
 import { CURRENCIES, type Currency } from '@/lib/money/tokens';
 import { dayStartUtc, nextDayStartUtc } from '@/lib/time';
-import { API_TRANSACTION_TYPES, type ListTransactionsQuery, type TransactionAudience } from './schemas';
+import { API_TRANSACTION_TYPES, type DashboardTransactionType, type ListTransactionsQuery, type TransactionAudience } from './schemas';
 
 /** The list's filters and order: the query without its page (the page is the list function's own argument). */
 export type TransactionListFilter = Omit<ListTransactionsQuery, 'limit' | 'offset'>;
@@ -29,7 +29,7 @@ const visible = (merchantId: number, audience: TransactionAudience): Prisma.Tran
   ...(audience === 'api' && { type: { in: [...API_TRANSACTION_TYPES] } }),
 });
 
-function searchFilter(term: string): Prisma.TransactionWhereInput[] {
+function searchFilter(term: string, audience: TransactionAudience): Prisma.TransactionWhereInput[] {
   const or: Prisma.TransactionWhereInput[] = [
     { trnHash: { contains: likeLiteral(term), mode: 'insensitive' } },
     { fromAddress: { contains: likeLiteral(term), mode: 'insensitive' } },
@@ -38,8 +38,22 @@ function searchFilter(term: string): Prisma.TransactionWhereInput[] {
   if (/^\d{1,9}$/.test(term)) or.push({ invoiceId: Number(term) });
   const upper = term.toUpperCase();
   if ((Object.values(TransactionType) as string[]).includes(upper)) or.push({ type: upper as TransactionType });
+  if (upper === 'REFUND' && audience === 'dashboard') or.push(REFUND_SEND);
   if ((CURRENCIES as readonly string[]).includes(upper)) or.push({ currency: upper as Currency });
   return or;
+}
+
+/**
+ * A refund's send (docs/refunds.md): the TRANSFER of a payout that is a refund's. The dashboard
+ * lists it as its own type, REFUND, and leaves it out of TRANSFER; the API answers it as the
+ * TRANSFER it is (spec 2.2), and cannot ask for REFUND (its schema refuses it).
+ */
+const REFUND_SEND: Prisma.TransactionWhereInput = { type: 'TRANSFER', sendPurpose: 'PAYOUT_TARGET', invoice: { is: { refundOf: { isNot: null } } } };
+
+function typeWhere(type: DashboardTransactionType, audience: TransactionAudience): Prisma.TransactionWhereInput {
+  if (type === 'REFUND') return REFUND_SEND;
+  if (type === 'TRANSFER' && audience === 'dashboard') return { type: 'TRANSFER', NOT: REFUND_SEND };
+  return { type };
 }
 
 /** The filters and order of the transaction list (spec 4.7, docs/api.md), shared by the list and the CSV export. */
@@ -51,7 +65,7 @@ function transactionListQuery(merchantId: number, q: TransactionListFilter, audi
     AND: [
       visible(merchantId, audience),
       {
-        ...(q.type && { type: q.type }),
+        ...(q.type && typeWhere(q.type, audience)),
         ...(q.invoice_id !== undefined && { invoiceId: q.invoice_id }),
         ...(q.from_address && { fromAddress: q.from_address }),
         ...(q.to_address && { toAddress: q.to_address }),
@@ -59,7 +73,7 @@ function transactionListQuery(merchantId: number, q: TransactionListFilter, audi
         ...(q.has_aml !== undefined && { amlCheck: q.has_aml ? { not: Prisma.DbNull } : { equals: Prisma.DbNull } }),
         ...(q.currency && { currency: q.currency }),
         ...((q.date_from || q.date_to) && { createdAt }),
-        ...(q.search && { OR: searchFilter(q.search) }),
+        ...(q.search && { OR: searchFilter(q.search, audience) }),
       },
     ],
   };

@@ -9,7 +9,9 @@ import { deriveAccount } from '@/lib/chain/keys';
 import { tokenUnits } from '@/lib/money/tokens';
 import { startApp, TEST_MNEMONIC, type TestApp } from '../helpers/app';
 import { startDevnetProcess, waitFor, type DevnetProcess } from '../helpers/devnet';
+import { hashPassword } from '@/lib/auth/passwords';
 import { httpRequest, startHookReceiver, type HookReceiver } from '../helpers/http';
+import { DashboardSession } from '../helpers/session';
 import { assertReconciled } from '../helpers/reconcile';
 import { startWorker, type WorkerProcess } from '../helpers/worker';
 
@@ -106,11 +108,25 @@ describe('merchant refunds on the devnet', () => {
     assert.equal(await chain.getTrxBalance(customer), 15_000_000n, 'the customer received exactly the amount');
     assert.equal((await app.api(`/refund/${r.id}/cancel`, key, { method: 'DELETE' })).json.detail, 'Refund cannot be canceled: it is SENT.');
     // The opt-in events, signed as every webhook: made, then sent (told by the worker once its payout paid the customer).
-    await waitFor('refund.sent', async () => refundEvents(r.id).includes('refund.sent'), 30_000);
-    assert.deepEqual(refundEvents(r.id), ['refund.created', 'refund.sent']);
+    await waitFor('both refund events delivered', async () => refundEvents(r.id).length >= 2, 30_000);
+    assert.deepEqual(refundEvents(r.id).sort(), ['refund.created', 'refund.sent']);
     const sentHook = receiver.hooks.find((h) => JSON.parse(h.body).event === 'refund.sent' && JSON.parse(h.body).id === r.id)!;
     const body = new Webhook(webhookSecret(merchant), { format: 'raw' }).verify(sentHook.body, sentHook.headers as Record<string, string>) as { status: string; trn_hash: string };
     assert.deepEqual([body.status, body.trn_hash], ['SENT', sent.trn_hash]);
+
+    // The dashboard lists and exports the send as a REFUND of the sale; the API answers it as the TRANSFER it is (spec 2.2).
+    await app.prisma.merchant.update({ where: { id: merchant.id }, data: { passwordHash: await hashPassword('refund dashboard pw') } });
+    const browser = new DashboardSession(app.baseUrl);
+    assert.equal(await browser.signIn(merchant.email, 'refund dashboard pw'), null);
+    const refunds = (await browser.api('/transactions?type=REFUND')).json.results as { trn_hash: string; type: string; invoice: number; refund: unknown }[];
+    assert.deepEqual(refunds.map((t) => [t.trn_hash, t.type, t.invoice, t.refund]), [[sent.trn_hash, 'REFUND', r.payout, { id: r.id, invoice: sale.id }]]);
+    assert.ok(!(await browser.api('/transactions?type=TRANSFER')).json.results.some((t: { trn_hash: string }) => t.trn_hash === sent.trn_hash), 'not a TRANSFER in the dashboard');
+    assert.ok((await browser.api('/transactions?search=refund')).json.results.some((t: { trn_hash: string }) => t.trn_hash === sent.trn_hash), 'found by the word');
+    assert.equal((await app.api(`/transaction/${sent.trn_hash}`, key)).json.type, 'TRANSFER');
+    assert.ok((await app.api('/transaction/list?type=TRANSFER&limit=300', key)).json.results.some((t: { trn_hash: string }) => t.trn_hash === sent.trn_hash));
+    assert.equal((await app.api('/transaction/list?type=REFUND', key)).status, 400, 'the API has no REFUND type');
+    const csv = (await browser.request('/dashboard/api/transactions/export?type=REFUND')).text;
+    assert.match(csv, new RegExp(`,${sent.trn_hash},${r.payout},REFUND,TRX,15,`));
     await assertReconciled(app.prisma, chain);
   });
 
@@ -182,8 +198,8 @@ describe('merchant refunds on the devnet', () => {
     // The whole sale is refunded: nothing more.
     const more = await post(`/payment/${sale.id}/refund`, { currency: 'USDT', amount: '0.000001', address: customer });
     assert.match(more.json.detail, /^amount: At most 0 USDT can be refunded/);
-    await waitFor('refund.sent', async () => refundEvents(r.id).includes('refund.sent'), 30_000);
-    assert.deepEqual(refundEvents(r.id), ['refund.created', 'refund.claimed', 'refund.sent'], 'refund.claimed tells the merchant to top it up');
+    await waitFor('the three refund events delivered', async () => refundEvents(r.id).length >= 3, 30_000);
+    assert.deepEqual(refundEvents(r.id).sort(), ['refund.claimed', 'refund.created', 'refund.sent'], 'refund.claimed tells the merchant to top it up');
     await assertReconciled(app.prisma, chain);
   });
 
@@ -205,6 +221,8 @@ describe('merchant refunds on the devnet', () => {
     assert.equal((await app.api(`/refund/${unfunded.id}/cancel`, key, { method: 'DELETE' })).json.detail, 'Refund cannot be canceled: it is CANCELED.');
     // Canceled by the merchant: no refund.failed; the worker records the outcome as told.
     await waitFor('the canceled payout told', async () => (await app.prisma.refund.findUniqueOrThrow({ where: { id: unfunded.id } })).outcomeTold === 'CANCELED', 30_000);
+    // The worker sends what was queued in its own time: waited for, then nothing else came.
+    await waitFor('refund.created delivered', async () => refundEvents(unfunded.id).includes('refund.created'), 30_000);
     assert.deepEqual(refundEvents(unfunded.id), ['refund.created']);
     // Not opted in: no refund event at all.
     await app.prisma.merchant.update({ where: { id: merchant.id }, data: { webhookRefundEvents: false } });
