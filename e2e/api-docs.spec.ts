@@ -5,12 +5,16 @@ test('the API reference at /docs renders every operation of /openapi.json, offli
   page.on('request', (r) => requested.push(r.url()));
   await page.goto(`${stack.app.baseUrl}/docs`);
   const operations = page.locator('.opblock');
-  // The ten operations of the spec, and the two webhooks a merchant receives (OpenAPI 3.1 `webhooks`, issue 38).
-  await expect(operations).toHaveCount(12);
-  for (const path of ['/payment/create', '/payment/list', '/payment/{id}/cancel', '/payment/get/{id}', '/payment/multiple_transfer/create', '/payment/multiple_transfer/calculate', '/transaction/list', '/transaction/{trn_hash}', '/merchant', '/rates']) {
+  // The ten operations of the spec, the seven added at paths it does not use (refunds and held
+  // payments, issue 36), and the six webhooks a merchant receives (OpenAPI 3.1 `webhooks`).
+  await expect(operations).toHaveCount(23);
+  for (const path of [
+    '/payment/create', '/payment/list', '/payment/{id}/cancel', '/payment/get/{id}', '/payment/multiple_transfer/create', '/payment/multiple_transfer/calculate', '/transaction/list', '/transaction/{trn_hash}', '/merchant', '/rates',
+    '/payment/{id}/refund', '/payment/{id}/refunds', '/refund/{id}', '/refund/{id}/cancel', '/held_payment/list', '/held_payment/{trn_hash}', '/held_payment/{trn_hash}/release',
+  ]) {
     await expect(page.locator('.opblock-summary-path', { hasText: new RegExp(`^${path.replace(/[{}/]/g, '\\$&')}$`) })).toHaveCount(1);
   }
-  for (const hook of ['invoice', 'payment.held']) await expect(page.locator('.opblock-summary-path', { hasText: new RegExp(`^${hook.replace('.', '\\.')}$`) })).toHaveCount(1);
+  for (const hook of ['invoice', 'payment.held', 'refund.created', 'refund.claimed', 'refund.sent', 'refund.failed']) await expect(page.locator('.opblock-summary-path', { hasText: new RegExp(`^${hook.replace('.', '\\.')}$`) })).toHaveCount(1);
   await expect(page.locator('.opblock-summary-description', { hasText: 'A payment is held for the merchant to forward or return (opt-in)' })).toHaveCount(1);
   await expect(page.getByRole('button', { name: 'Authorize' })).toBeVisible();
   // Opening an operation shows its documented responses, the {"detail"} errors among them.

@@ -1,8 +1,7 @@
 import type { Page } from '@playwright/test';
 import { TronWeb } from 'tronweb';
-import { hashPassword } from '@/lib/auth/passwords';
 import { tokenUnits } from '@/lib/money/tokens';
-import type { TestApp } from '../test/helpers/app';
+import { signInSeededMerchant } from './dashboardSession';
 import { expect, expectAccessibleHere, SIZES, screenshotPath, test } from './fixtures';
 
 // Issue 26, "a dashboard that is easy to live in": the invoices list first, statuses and types in
@@ -40,31 +39,13 @@ async function showFilters(page: Page) {
   if ((await button.isVisible()) && (await button.getAttribute('aria-expanded')) === 'false') await button.click();
 }
 
-/**
- * A merchant with a wallet, signed in through the sign-in page. Seeded, not signed up: the stack
- * is shared by the specs of a Playwright worker and sign-ups are limited to 5 per IP address in
- * 15 minutes (docs/dashboard.md), which the other specs' sign-ups already use.
- */
-async function signInNewMerchant(page: Page, app: TestApp) {
-  const { merchant, key } = await app.createMerchant({ targetWallet: WALLET });
-  const email = `e2e-living-${merchant.id}@example.com`;
-  const password = 'a long enough password';
-  await app.prisma.merchant.update({ where: { id: merchant.id }, data: { email, passwordHash: await hashPassword(password) } });
-  await page.goto(`${app.baseUrl}/signin`);
-  await page.getByLabel('E-mail').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page).toHaveURL(/\/dashboard$/);
-  return { merchant: { ...merchant, email }, key };
-}
-
 for (const size of SIZES) {
   test.describe(`at ${size.name} size`, () => {
     test.use({ viewport: size.viewport, isMobile: size.isMobile, permissions: ['clipboard-read', 'clipboard-write'], timezoneId: 'Pacific/Kiritimati' });
 
     test('the invoices page is built for finding, in words, with its filters in the URL, and fits a phone', async ({ page, stack }) => {
       const { app } = stack;
-      const { key } = await test.step('sign in as a merchant with a wallet', () => signInNewMerchant(page, app));
+      const { key } = await test.step('sign in as a merchant with a wallet', () => signInSeededMerchant(page, app, WALLET, 'living'));
       // 22 invoices: 19 open, one canceled, one failed its AML check, one static address: two pages of 20.
       const ids: number[] = [];
       for (let i = 0; i < 21; i++) {
@@ -242,7 +223,7 @@ for (const size of SIZES) {
 
     test('money says its unit, its minimum, what a negative balance means, and estimate lines add up', async ({ page, stack }) => {
       const { app } = stack;
-      const { merchant } = await test.step('sign in as a merchant with a wallet', () => signInNewMerchant(page, app));
+      const { merchant } = await test.step('sign in as a merchant with a wallet', () => signInSeededMerchant(page, app, WALLET, 'living'));
 
       await test.step('an empty chart says so; a negative balance says what happens next; top-up addresses copy', async () => {
         // A balance the service advanced fees against, as after USDT forwards (written as the worker's bookings leave it).

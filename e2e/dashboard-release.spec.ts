@@ -1,6 +1,6 @@
 import { TronWeb } from 'tronweb';
 import { createChain } from '@/lib/chain';
-import { createInvoiceInDashboard, setTargetWallet, signUp } from './dashboardSession';
+import { createInvoiceInDashboard, signInSeededMerchant } from './dashboardSession';
 import { devnetPay, expect, expectAccessible, screenshotPath, test } from './fixtures';
 
 const WALLET = 'TGLheo1KN8M5W5fGbkeYXVFHnbKnN5pLPd';
@@ -17,9 +17,9 @@ test('a merchant sees funds held by the worker and releases them: one forwarded,
   const returnTo = (TronWeb.createRandom() as unknown as { address: string }).address;
   const chain = createChain({ fullNodeUrl: devnet.url, apiKey: null, usdtContract: devnet.usdtContract, txExpirationMs: 60_000 });
 
-  await test.step('sign up and set the target wallet', async () => {
-    await signUp(page, app.baseUrl);
-    await setTargetWallet(page, WALLET);
+  await test.step('a merchant with a target wallet signs in', async () => {
+    // Seeded and signed in, not signed up: sign-ups are limited per address, and the stack's other specs use them.
+    await signInSeededMerchant(page, app, WALLET, 'release');
   });
 
   let invoiceId = 0;
