@@ -6,7 +6,7 @@ import { webhookSecret } from '@/lib/merchants/settings';
 import type { Merchant } from '@/lib/generated/prisma/client';
 import { createChain, type Chain } from '@/lib/chain';
 import { deriveAccount } from '@/lib/chain/keys';
-import { tokenUnits } from '@/lib/money/tokens';
+import { tokenAmountText, tokenUnits } from '@/lib/money/tokens';
 import { startApp, TEST_MNEMONIC, type TestApp } from '../helpers/app';
 import { startDevnetProcess, waitFor, type DevnetProcess } from '../helpers/devnet';
 import { hashPassword } from '@/lib/auth/passwords';
@@ -73,7 +73,7 @@ describe('merchant refunds on the devnet', () => {
     receiver?.close();
   });
 
-  it('refunds part of a TRX sale to an address the merchant names: topped up, sent exactly, never more than the sale received', async () => {
+  it('refunds part of a TRX sale to an address the merchant names: topped up (1 TRX too much), sent exactly, never more than the sale received', async () => {
     const sale = await paidSale('TRX');
     const customer = randomAddress();
     const idem = { 'Idempotency-Key': `refund-${sale.id}` };
@@ -101,11 +101,13 @@ describe('merchant refunds on the devnet', () => {
     assert.match(over.json.detail, /^amount: At most 25 TRX can be refunded: invoice #\d+ received 40 TRX, and 15 is refunded or being refunded\.$/);
     assert.deepEqual((await app.api(`/payment/${sale.id}/refunds`, key)).json.map((x: { id: number }) => x.id), [r.id]);
 
-    await devnet.pay(r.topup_address, String(r.topup_amount), 'TRX');
+    // The merchant sends 1 TRX more than asked: the customer still gets exactly the amount, and the rest stays at the payout's address, in the books.
+    await devnet.pay(r.topup_address, tokenAmountText(tokenUnits(r.topup_amount) + 1_000_000n), 'TRX');
     const sent = await waitRefund(r.id, 'SENT');
     assert.equal(sent.topup_amount, 0);
     assert.ok(sent.trn_hash);
     assert.equal(await chain.getTrxBalance(customer), 15_000_000n, 'the customer received exactly the amount');
+    assert.ok((await chain.getTrxBalance(r.topup_address)) >= 1_000_000n, 'the excess stays at the payout address');
     assert.equal((await app.api(`/refund/${r.id}/cancel`, key, { method: 'DELETE' })).json.detail, 'Refund cannot be canceled: it is SENT.');
     // The opt-in events, signed as every webhook: made, then sent (told by the worker once its payout paid the customer).
     await waitFor('both refund events delivered', async () => refundEvents(r.id).length >= 2, 30_000);
