@@ -74,8 +74,11 @@ function claimView(r: Awaited<ReturnType<typeof claimable>>): RefundClaimView {
   };
 }
 
+/** The refund id in the link's path; anything else opens nothing (NaN, found by no query). */
+const refundIdOf = (idText: string) => (/^\d{1,9}$/.test(idText) ? Number(idText) : NaN);
+
 export async function loadRefundClaim(prisma: PrismaClient, idText: string, key: string | null): Promise<RefundClaimView> {
-  return claimView(await claimable(prisma, /^\d{1,9}$/.test(idText) ? Number(idText) : NaN, key));
+  return claimView(await claimable(prisma, refundIdOf(idText), key));
 }
 
 /**
@@ -86,8 +89,7 @@ export async function loadRefundClaim(prisma: PrismaClient, idText: string, key:
  * refund's payout is created and the merchant is asked to top it up.
  */
 export async function claimRefund(prisma: PrismaClient, idText: string, key: string | null, body: unknown, node: () => Chain = defaultChain): Promise<RefundClaimView> {
-  const id = /^\d{1,9}$/.test(idText) ? Number(idText) : NaN;
-  const refund = await claimable(prisma, id, key);
+  const refund = await claimable(prisma, refundIdOf(idText), key);
   const { address, confirm } = parseOrThrow(claimRefundSchema, body);
   const status = refundStatus(refund).status;
   if (status === 'CANCELED') throw invalidInput('The merchant canceled this refund.');

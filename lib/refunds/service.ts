@@ -42,6 +42,15 @@ export async function writeRefundPayout(tx: Prisma.TransactionClient, merchantId
   return payout.id;
 }
 
+/** A refund's request checked against its invoice, for creating it and for estimating it alike: 404, a mass payout, the body, a token the invoice never took. */
+async function refundRequest(prisma: PrismaClient, merchant: Merchant, invoiceId: number, body: unknown) {
+  const sale = await saleOf(prisma, merchant, invoiceId);
+  if (sale.type === 'MULTIPLE_TRANSFER') throw invalidInput('A mass payout cannot be refunded; only SINGLE and MULTIPLE invoices can.');
+  const input = parseOrThrow(createRefundSchema, body);
+  if (!sale.currencies.includes(input.currency)) throw fieldErrors({ currency: [`Invoice #${sale.id} does not take ${input.currency}; it received nothing in it to refund.`] });
+  return { sale, input };
+}
+
 async function saleOf(prisma: PrismaClient, merchant: Pick<Merchant, 'id'>, invoiceId: number) {
   const invoice = await prisma.invoice.findFirst({ where: { id: invoiceId, merchantId: merchant.id }, select: { id: true, type: true, currencies: true } });
   if (!invoice) throw notFound(INVOICE_NOT_FOUND);
@@ -56,10 +65,7 @@ async function saleOf(prisma: PrismaClient, merchant: Pick<Merchant, 'id'>, invo
  * received in the token less its other refunds still standing (400 `amount`).
  */
 export async function createRefund(prisma: PrismaClient, merchant: Merchant, invoiceId: number, body: unknown, node: () => Chain = defaultChain): Promise<RefundJson> {
-  const sale = await saleOf(prisma, merchant, invoiceId);
-  if (sale.type === 'MULTIPLE_TRANSFER') throw invalidInput('A mass payout cannot be refunded; only SINGLE and MULTIPLE invoices can.');
-  const input = parseOrThrow(createRefundSchema, body);
-  if (!sale.currencies.includes(input.currency)) throw fieldErrors({ currency: [`Invoice #${sale.id} does not take ${input.currency}; it received nothing in it to refund.`] });
+  const { sale, input } = await refundRequest(prisma, merchant, invoiceId, body);
   const address = input.address ?? null;
   let payout: { quote: PayoutQuote; address: { address: string; addressIndex: number } } | null = null;
   if (address !== null) {
@@ -91,7 +97,11 @@ export async function createRefund(prisma: PrismaClient, merchant: Merchant, inv
  */
 async function refuseOverRefund(tx: Prisma.TransactionClient, invoiceId: number, currency: Currency, units: bigint): Promise<void> {
   await tx.$queryRaw`SELECT id FROM invoices WHERE id = ${invoiceId} FOR UPDATE`;
-  const { received, committed } = await refundable(tx, invoiceId, currency);
+  refuseAbove(invoiceId, currency, units, await refundable(tx, invoiceId, currency));
+}
+
+/** 400 `amount` when `units` is more than what is left to refund (the rule of refuseOverRefund, and of the estimate without the lock). */
+function refuseAbove(invoiceId: number, currency: Currency, units: bigint, { received, committed }: { received: bigint; committed: bigint }): void {
   if (received === 0n) throw fieldErrors({ amount: [`Invoice #${invoiceId} has received no ${currency} to refund.`] });
   if (committed + units > received) {
     const left = received > committed ? received - committed : 0n;
@@ -129,15 +139,8 @@ export async function refundableAmounts(prisma: PrismaClient, merchant: Pick<Mer
  * case (a new account for TRX, a first USDT balance for USDT): `cost` is then at most that.
  */
 export async function estimateRefund(prisma: PrismaClient, merchant: Merchant, invoiceId: number, body: unknown, node: () => Chain = defaultChain) {
-  const sale = await saleOf(prisma, merchant, invoiceId);
-  if (sale.type === 'MULTIPLE_TRANSFER') throw invalidInput('A mass payout cannot be refunded; only SINGLE and MULTIPLE invoices can.');
-  const input = parseOrThrow(createRefundSchema, body);
-  if (!sale.currencies.includes(input.currency)) throw fieldErrors({ currency: [`Invoice #${sale.id} does not take ${input.currency}; it received nothing in it to refund.`] });
-  const { received, committed } = await refundable(prisma, sale.id, input.currency);
-  if (committed + input.amount > received) {
-    const left = received > committed ? received - committed : 0n;
-    throw fieldErrors({ amount: [`At most ${tokenAmountText(left)} ${input.currency} can be refunded.`] });
-  }
+  const { sale, input } = await refundRequest(prisma, merchant, invoiceId, body);
+  refuseAbove(sale.id, input.currency, input.amount, await refundable(prisma, sale.id, input.currency));
   if (input.address) await refuseBadRefundAddress(node(), input.currency, 'address', input.address);
   const to = input.address ?? TronWeb.address.fromHex(`41${randomBytes(20).toString('hex')}`);
   const quote = await quoteRefund(prisma, input.currency, to, input.amount);
