@@ -7,8 +7,9 @@ import type { HeldPaymentJson } from '@/lib/transactions/schemas';
 /**
  * Releases a merchant's held payment by its hash, for the dashboard and the merchant API alike
  * (`POST /v1/api/held_payment/{trn_hash}/release`): the same rules (lib/payments/operator.ts), the
- * same answers. Unknown or no longer held: 404; a bad address: 400 naming `address`; a send of the
- * payment still out or a state changed meanwhile: 400 saying so.
+ * same answers. Unknown to this merchant: 404; known but not held now (never held, or released
+ * already): 400 `Only held funds can be released.`; a bad address: 400 naming `address`; a send of
+ * the payment still out or a state changed meanwhile: 400 saying so.
  */
 export async function releaseHeld(prisma: PrismaClient, merchantId: number, trnHash: string, release: Release): Promise<HeldPaymentJson> {
   try {
