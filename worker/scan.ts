@@ -10,8 +10,8 @@ export function scanJob({ ctx }: JobDeps): WorkerJob {
     name: 'scan',
     // One worker reads the blocks; with several, each would read every block and all but one throw theirs away.
     singleton: true,
-    // The node is read for a new block every WORKER_POLL_MS, however long the other jobs sleep when idle.
-    idleMs: ctx.settings.WORKER_POLL_MS,
+    // The node is read for a new block every SCAN_POLL_MS, however long the other jobs sleep when idle.
+    idleMs: ctx.settings.SCAN_POLL_MS ?? ctx.settings.WORKER_POLL_MS,
     async step() {
       const { blocks, recorded } = await scanNextBlocks(ctx);
       await beat(); // read by /healthz: this worker is scanning
