@@ -6,7 +6,10 @@ export default defineConfig({
   testDir: 'e2e',
   // One folder per build, so parallel runs in one checkout do not wipe each other's results.
   outputDir: `e2e/artifacts/results${process.env.NEXT_DIST_DIR ?? ''}`,
-  workers: 1,
+  // Two stacks at once (each worker its own devnet, web server and, for the files that ask, worker):
+  // alone, one stack left the two cores 44 % idle and the specs took 321 s; two took 233 s, 13 %
+  // idle (issue 41, docs/testing.md). Files that share a worker's options share its stack.
+  workers: 2,
   // Three minutes a test: each page a spec visits is also checked by axe-core at two sizes, and
   // CI's 2-core machine runs beside four other stacks (load above 20).
   timeout: 180_000,
