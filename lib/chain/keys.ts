@@ -43,11 +43,30 @@ function derivationPath(merchantId: number, role: AddressRole, index: number): s
   return `m/44'/195'/${merchantId}'/${AddressRole[role]}/${index}`;
 }
 
+/**
+ * Accounts derived already, newest last, per root: a derivation is five levels of BIP32, each an
+ * elliptic-curve multiplication in JavaScript, and one more for the address, and the worker asks for
+ * the same invoice's key at every step of its payment (a sixth of its CPU in the settlement tests,
+ * issue 41). Bounded, oldest dropped first; the process holds the mnemonic they come from anyway.
+ */
+const MAX_DERIVED_ACCOUNTS = 10_000;
+
 export function deriveAccount(mnemonic: string, merchantId: number, role: AddressRole, index = 0): DerivedAccount {
-  const node = rootOf(mnemonic).derivePath(derivationPath(merchantId, role, index));
+  const path = derivationPath(merchantId, role, index);
+  const root = rootOf(mnemonic);
+  const accounts = derived(root, () => new Map<string, DerivedAccount>());
+  const known = accounts.get(path);
+  if (known) {
+    accounts.delete(path);
+    accounts.set(path, known);
+    return { ...known };
+  }
+  const node = root.derivePath(path);
   const privateKey = node.privateKey.replace(/^0x/, '');
   const address = TronWeb.address.fromPrivateKey(privateKey);
   if (!address) throw new Error('Could not derive a Tron address');
+  accounts.set(path, { address, privateKey });
+  if (accounts.size > MAX_DERIVED_ACCOUNTS) accounts.delete(accounts.keys().next().value!);
   return { address, privateKey };
 }
 

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { TronWeb } from 'tronweb';
 import { TEST_MNEMONIC } from '../helpers/app';
 
 /**
@@ -42,6 +43,19 @@ describe('HD account xpubs', () => {
         assert.equal(addressFromXpub(xpub, role, index), deriveAccount(TEST_MNEMONIC, account, role, index).address, `${account}'/${role}/${index}`);
       }
     }
+  });
+
+  it('derive an account again as the same keys, each caller its own copy, under another mnemonic other keys', () => {
+    const first = deriveAccount(TEST_MNEMONIC, 3, 'invoice', 5);
+    const again = deriveAccount(TEST_MNEMONIC, 3, 'invoice', 5);
+    assert.deepEqual(again, first);
+    // The worker keeps derived accounts (lib/chain/keys.ts); a caller changing its copy changes no one else's.
+    again.privateKey = '00'.repeat(32);
+    assert.equal(deriveAccount(TEST_MNEMONIC, 3, 'invoice', 5).privateKey, first.privateKey);
+    assert.equal(TronWeb.address.fromPrivateKey(first.privateKey), first.address);
+    const other = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
+    assert.notEqual(deriveAccount(other, 3, 'invoice', 5).address, first.address);
+    assert.equal(deriveAccount(other, 3, 'invoice', 5).address, addressFromXpub(accountXpub(other, 3), 'invoice', 5));
   });
 
   it('give merchants from before the migration their xpub, which derives their existing addresses', async () => {
