@@ -208,6 +208,8 @@ for (const size of SIZES) {
 
       await test.step('the transactions page fits a phone too, and its types are words', async () => {
         await page.getByRole('link', { name: 'Transactions' }).click();
+        // The invoices page's Filters button, already open, answers until the new page is there: wait for it, or its filters stay shut.
+        await expect(page.getByRole('heading', { name: 'Transactions', level: 1 })).toBeVisible();
         await showFilters(page);
         // Only the types a merchant's transactions can have, in words: not the pool's STAKE, UNSTAKE or a raw WITHDRAW (issue 38).
         await expect(page.getByRole('combobox', { name: 'Type' }).getByRole('option')).toHaveText(['Any', 'Payment', 'Transfer out', 'Refund', 'Top-up', 'Network fee', 'Energy lent', 'Energy returned']);
