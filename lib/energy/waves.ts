@@ -107,9 +107,8 @@ export async function arrangeWave(
   // it would leave the sends burning; they wait for it to be final as before.
   const landed = ctx.settings.FORWARD_BEFORE_FINALITY && source === 'POOL';
   const gasStep = () => ensureGas(ctx, anchor, { purpose: 'PAYOUT_GAS', index: wave, address }, address, source === 'RENTAL' ? rentalGas : poolGas, 'PAYOUT', { topUp: true, energySource: source, landed });
-  let gas = await gasStep();
-  // The activation just landed: asked again at once, for the bytes the address now has to burn, before anything is built on it.
-  if (gas.state === 'confirmed' || gas.state === 'landed') gas = await gasStep();
+  // An activation that turns final in this call is followed by the planner's answer for the bytes the address then has to burn (ensureSend, topUp).
+  const gas = await gasStep();
   if (gas.state === 'pending' || gas.state === 'exhausted') return gas;
   if (source === 'RENTAL') {
     const cost = await estimate();

@@ -90,6 +90,8 @@ export interface SendOptions {
    * for a send the next one waits for (gas, a lending), which then references its block (issue 24).
    */
   landed?: boolean;
+  /** Internal: the planner was asked again in this call after its send turned final (topUp). */
+  asked?: boolean;
 }
 
 const STEP_NAMES: Record<SendPurpose, string> = {
@@ -189,7 +191,13 @@ export async function ensureSend(ctx: WorkerContext, anchor: Anchor, step: SendS
       throw err;
     }
   }
+  const before = row!.sendState;
   const outcome = await advanceSend(ctx, row!, { beforeBroadcast: options.beforeBroadcast, landed: options.landed, anchorFinal: anchor.solidified });
+  // A confirmed send does not end a top-up step (topUp): one that turned final in this very call is followed by the
+  // planner's answer now, as one found final would be. Answered "confirmed" instead, a payout's wave whose activation
+  // turned final while its gas step was asked for the bytes to burn went out without that gas (BANDWITH_ERROR, issue 35).
+  // Once: the planner's send, if any, is followed on the next call.
+  if (options.topUp && !options.asked && outcome.state === 'confirmed' && before !== 'CONFIRMED') return ensureSend(ctx, anchor, step, plan, { ...options, asked: true });
   // Named by its step, as `exhausted` names it on the rounds after (failed_targets, held reasons).
   return outcome.state === 'exhausted' ? { ...outcome, error: `${stepName(step)}: ${outcome.error}` } : outcome;
 }
