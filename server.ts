@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import next from 'next';
 import { config, dashboardBaseUrl, sessionConfig } from '@/lib/config';
 import { db, sqlPool } from '@/lib/db/client';
-import { clientIpFrom } from '@/lib/auth/ipAllowList';
+import { clientIpFrom } from '@/lib/ipAllowList';
 import { CLIENT_IP_HEADER } from '@/lib/auth/clientIp';
 import { withSafeCallbackCookie, withSafeCallbackQuery } from '@/lib/auth/callbackUrl';
 import { addressKey, RateLimiter } from '@/lib/rateLimit';

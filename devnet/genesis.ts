@@ -1,5 +1,5 @@
 import { TronWeb } from 'tronweb';
-import { NETWORKS } from '@/lib/chain/networks';
+import { NETWORKS } from '@/lib/networks';
 import type { DevnetEnv } from '@/lib/config';
 
 export interface DevnetKey {

@@ -1,10 +1,12 @@
-import { TronWeb } from 'tronweb';
+import { TronWeb, utils } from 'tronweb';
 import { z } from 'zod';
-import { parseIpRule } from './auth/ipAllowList';
-import { isValidMnemonic } from './chain/keys';
-import { NETWORKS, type NetworkName } from './chain/networks';
+import { parseIpRule } from './ipAllowList';
+import { NETWORKS, type NetworkName } from './networks';
 import { parseScaled } from './money/decimal';
 import { PERCENT_DECIMALS, RATE_DECIMALS } from './money/tokens';
+
+/** A BIP39 phrase whose checksum holds. Here, not in lib/chain: the configuration imports nothing of the domain (issue 35). */
+const isValidMnemonic = (phrase: string): boolean => utils.ethersUtils.Mnemonic.isValidMnemonic(phrase.trim());
 
 /**
  * The one configuration module (docs/configuration.md, docs/architecture.md):

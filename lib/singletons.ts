@@ -58,7 +58,7 @@ interface Singletons {
   unconfirmedBalances: Map<string, { at: number; value: Promise<Balances | null> }>;
   /** lib/energy/status.ts: the rental provider's quote for the published status, once a minute. */
   energyQuotes: WeakMap<WorkerSettings, { at: number; priceSun: bigint | null }>;
-  /** lib/payments/gas.ts: the shortfall last alerted per address whose gas went below zero (one ALERT per shortfall). */
+  /** lib/sends/gas.ts: the shortfall last alerted per address whose gas went below zero (one ALERT per shortfall). */
   negativeGasAlerted: Map<string, bigint>;
   /** lib/operations/metrics.ts: the chain facts /metrics shows, read at most every 15 s. */
   metricsChainFacts: Cell<{ at: number; facts: ChainFacts | null } | undefined>;

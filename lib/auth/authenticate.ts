@@ -3,7 +3,7 @@ import { MERCHANT_COLUMNS, merchantFromRow } from '@/lib/db/rows';
 import type { Merchant, PrismaClient } from '@/lib/generated/prisma/client';
 import { AppError } from '@/lib/errors';
 import { hashApiKey, keyFromAuthorizationHeader } from './apiKeys';
-import { ipAllowed } from './ipAllowList';
+import { ipAllowed } from '@/lib/ipAllowList';
 import { singleton } from '@/lib/singletons';
 
 const NO_CREDENTIALS = 'Authentication credentials were not provided.';

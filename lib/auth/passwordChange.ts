@@ -3,7 +3,7 @@ import type { Merchant, PrismaClient } from '@/lib/generated/prisma/client';
 import { fieldErrors } from '@/lib/errors';
 import { hashPassword, verifyPassword } from './passwords';
 import { throttledSignIn } from './signInThrottle';
-import { credentialsSchema } from './signup';
+import { credentialsSchema } from './schemas';
 
 export const passwordChangeSchema = z.object({
   current_password: z.string({ error: 'This field is required.' }).min(1, 'This field is required.'),

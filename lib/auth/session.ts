@@ -6,7 +6,7 @@ import { db } from '@/lib/db/client';
 import type { Merchant, PrismaClient } from '@/lib/generated/prisma/client';
 import { CLIENT_IP_HEADER } from '@/lib/auth/clientIp';
 import { verifyPassword } from './passwords';
-import { credentialsSchema } from './signup';
+import { credentialsSchema } from './schemas';
 import { sameOriginCallback } from './callbackUrl';
 import { throttledSignIn } from './signInThrottle';
 import { derived } from '@/lib/singletons';

@@ -6,7 +6,7 @@ import { derived } from '@/lib/singletons';
 export * from './types';
 export * from './errors';
 export { parseChainConfig, type ChainConfig } from '@/lib/config';
-export { NETWORKS, type NetworkName } from './networks';
+export { NETWORKS, type NetworkName } from '@/lib/networks';
 
 export function createChain(config: ChainConfig): Chain {
   return new TronChain(config);

@@ -135,10 +135,6 @@ export function addressFromXpub(xpub: string, role: AddressRole, index: number):
   return address;
 }
 
-export function isValidMnemonic(phrase: string): boolean {
-  return Mnemonic.isValidMnemonic(phrase.trim());
-}
-
 /** Base58check Tron address (T..., 34 chars, checksum verified). */
 export function isTronAddress(value: string): boolean {
   return /^T[1-9A-HJ-NP-Za-km-z]{33}$/.test(value) && TronWeb.isAddress(value);

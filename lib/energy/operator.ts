@@ -1,6 +1,6 @@
 import type { Resource, SignedTransfer } from '@/lib/chain/types';
 import type { Transaction } from '@/lib/generated/prisma/client';
-import { followSend } from '@/lib/payments/sends';
+import { followSend } from '@/lib/sends/steps';
 import type { WorkerContext } from '@/lib/worker/context';
 import { poolStatus } from './pool';
 

@@ -1,7 +1,7 @@
 import type { AccountResources, Resource, Stake } from '@/lib/chain/types';
 import type { CostPayer } from '@/lib/generated/prisma/client';
 import { withMargin } from '@/lib/money/fees';
-import { ensureSend, type Anchor, type SendOutcome, type SendStep } from '@/lib/payments/sends';
+import { ensureSend, type Anchor, type SendOutcome, type SendStep } from '@/lib/sends/steps';
 import type { WorkerContext } from '@/lib/worker/context';
 
 /**

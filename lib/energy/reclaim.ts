@@ -1,6 +1,6 @@
 import type { Resource } from '@/lib/chain/types';
-import { ensureSend, followSend } from '@/lib/payments/sends';
-import { OPEN_PAYMENT_STATES } from '@/lib/payments/states';
+import { ensureSend, followSend } from '@/lib/sends/steps';
+import { OPEN_PAYMENT_STATES } from '@/lib/rules/paymentStates';
 import type { WorkerContext } from '@/lib/worker/context';
 import { storePoolOperation } from './operator';
 

@@ -3,8 +3,8 @@ import type { EnergySource, Transaction } from '@/lib/generated/prisma/client';
 import { parseScaled } from '@/lib/money/decimal';
 import { withMargin } from '@/lib/money/fees';
 import { TOKEN_DECIMALS } from '@/lib/money/tokens';
-import { ensureGas } from '@/lib/payments/gas';
-import type { Anchor as SendAnchor, SendOutcome } from '@/lib/payments/sends';
+import { ensureGas } from '@/lib/sends/gas';
+import type { Anchor as SendAnchor, SendOutcome } from '@/lib/sends/steps';
 import type { WorkerContext } from '@/lib/worker/context';
 import { noteWaiting } from './engine';
 import { EnergyUnavailable, lend, lendingNeed, poolStatus } from './pool';
@@ -102,7 +102,7 @@ export async function arrangeWave(
   const rentalGas = async () => ((await ctx.chain.isActivated(address)) ? withMargin((await estimate()).bandwidthFeeSun, ctx.settings.GAS_MARGIN_PERCENT) : 1n);
   const poolGas = async () => ((await ctx.chain.isActivated(address)) ? 0n : 1n);
   // Issue 24: with the pool, the wave's sends go out once the activation and the lending are in a head
-  // block, each referencing the newest of them (lib/payments/sends.ts, bindingBlock), instead of once they
+  // block, each referencing the newest of them (lib/sends/steps.ts, bindingBlock), instead of once they
   // are final. Not with a rental: the provider's delegation is not ours to reference, so a fork without
   // it would leave the sends burning; they wait for it to be final as before.
   const landed = ctx.settings.FORWARD_BEFORE_FINALITY && source === 'POOL';

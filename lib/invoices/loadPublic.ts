@@ -1,4 +1,4 @@
-import { NETWORKS } from '@/lib/chain/networks';
+import { NETWORKS } from '@/lib/networks';
 import { chainConfig } from '@/lib/config';
 import { db } from '@/lib/db/client';
 import { chainProgress } from '@/lib/db/chainCursors';

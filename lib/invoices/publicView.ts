@@ -217,7 +217,7 @@ function coveredIn(token: Currency, due: Map<Currency, bigint>, received: Map<Cu
 
 /**
  * Whether what arrived is within the merchant's underpayment tolerance of the amount (issue 36):
- * the worker completes such an invoice (sharePaid, lib/payments/settlementRules.ts), so the page
+ * the worker completes such an invoice (sharePaid, lib/rules/settlement.ts), so the page
  * stops asking for the rest and says it is confirming. Every token's receipts are converted to
  * the first token at the invoice's own ratio, as `missing` is.
  */

@@ -4,7 +4,7 @@ import { config } from '@/lib/config';
 import { addressFromXpub } from '@/lib/chain/keys';
 import { NO_ACCOUNT_PREPARED } from '@/lib/merchants/accounts';
 import { Prisma, type InvoiceStatus, type Merchant, type PrismaClient } from '@/lib/generated/prisma/client';
-import { OPEN_PAYMENT_STATES } from '@/lib/payments/states';
+import { OPEN_PAYMENT_STATES } from '@/lib/rules/paymentStates';
 import { AppError, fieldErrors, invalidInput, notFound } from '@/lib/errors';
 import { formatScaled, parseScaled } from '@/lib/money/decimal';
 import { amountDue, convertUnits, usdToTokenUnits, withMargin } from '@/lib/money/fees';

@@ -5,7 +5,7 @@ import { proveInvoices, type ReconcileRules } from './reconcileInvoices';
 import { proveMerchants } from './reconcileMerchants';
 import { proveRentals } from './reconcileRentals';
 import type { RentalClient } from '@/lib/energy/rental';
-import { CLOSED_PAYMENT_STATES } from '@/lib/payments/states';
+import { CLOSED_PAYMENT_STATES } from '@/lib/rules/paymentStates';
 import { balanceKey, finalBalances, movedWhileRead, readBooks, unbookedUpTo } from './unbooked';
 
 export type { ReconcileRules };

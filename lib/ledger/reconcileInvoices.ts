@@ -3,7 +3,7 @@ import type { Invoice, InvoiceCurrency, LedgerEntry, PayoutReturn, PrismaClient,
 import { parseScaled } from '@/lib/money/decimal';
 import { convertUnits } from '@/lib/money/fees';
 import { RATE_DECIMALS, tokenUnits } from '@/lib/money/tokens';
-import { paymentFee, statusAfterPayments } from '@/lib/payments/settlementRules';
+import { paymentFee, statusAfterPayments } from '@/lib/rules/settlement';
 import { unfoldedByInvoice, unfoldedNetworkCostsQuery } from './networkCost';
 import { parseStoredTargets } from '@/lib/payouts/schemas';
 

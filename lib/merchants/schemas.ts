@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { canonicalIpRule, IpRuleError } from '@/lib/auth/ipAllowList';
+import { canonicalIpRule, IpRuleError } from '@/lib/ipAllowList';
 import { tronAddressSchema } from '@/lib/schemas/tronAddress';
 import { httpUrlSchema } from '@/lib/schemas/url';
 import { formatScaled, parseScaled } from '@/lib/money/decimal';

@@ -4,10 +4,10 @@ import { open, seal } from '@/lib/crypto/secretBox';
 import { chain } from '@/lib/chain';
 import type { Chain } from '@/lib/chain/types';
 import type { Merchant, PrismaClient } from '@/lib/generated/prisma/client';
-import { canonicalIpRule } from '@/lib/auth/ipAllowList';
+import { canonicalIpRule } from '@/lib/ipAllowList';
 import { fieldErrors } from '@/lib/errors';
 import { notifyTargetWalletChanged, type WalletChangeNotifier } from '@/lib/notify/walletChange';
-import { refuseContractTargets } from '@/lib/payments/receivers';
+import { refuseContractTargets } from '@/lib/rules/receivers';
 import type { SettingsInput } from './schemas';
 
 /** Most rules a merchant may list; the whitelist is checked on every API call. */

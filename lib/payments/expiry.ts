@@ -1,7 +1,7 @@
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { changeInvoiceStatus } from '@/lib/invoices/transitions';
 import { scannedUntil } from './scan';
-import { OPEN_PAYMENT_STATES } from './states';
+import { OPEN_PAYMENT_STATES } from '@/lib/rules/paymentStates';
 
 const BATCH = 500;
 

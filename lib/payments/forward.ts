@@ -1,6 +1,6 @@
 import type { WorkerContext } from '@/lib/worker/context';
-import { followOut, latestSend } from './sends';
-import { paymentFee } from './settlementRules';
+import { followOut, latestSend } from '@/lib/sends/steps';
+import { paymentFee } from '@/lib/rules/settlement';
 import { type Payment } from './payment';
 import { contractHeld, hold, refusedHeld, settle, failPayment } from './outcomes';
 import { frozenReason, uneconomic, sendFromInvoice } from './invoiceSends';

@@ -1,9 +1,9 @@
 import { Prisma } from '@/lib/generated/prisma/client';
 import { workThrough } from '@/lib/worker/lease';
 import type { WorkerContext } from '@/lib/worker/context';
-import { spendableTrx } from './gas';
-import { ensureSend } from './sends';
-import { OPEN_PAYMENT_STATES } from './states';
+import { spendableTrx } from '@/lib/sends/gas';
+import { ensureSend } from '@/lib/sends/steps';
+import { OPEN_PAYMENT_STATES } from '@/lib/rules/paymentStates';
 import { type Payment, invoiceKey, loadPayment, toDecimal } from './payment';
 
 /**
@@ -38,7 +38,7 @@ async function returnGas(ctx: WorkerContext, p: Payment): Promise<void> {
   const outcome = await ensureSend(ctx, p, { purpose: 'GAS_RETURN', address, ...(returned > 0 && { index: returned }) }, async (refBlock) => {
     // The return that was out proved dead while a payment waits here: nothing new until that payment is booked.
     if ((await waitingHere()) > 0) return null;
-    // The gas there and nothing else (lib/payments/gas.ts): never a customer's TRX, a fee kept or held funds.
+    // The gas there and nothing else (lib/sends/gas.ts): never a customer's TRX, a fee kept or held funds.
     const remainder = await spendableTrx(ctx, address);
     if (remainder <= 0n) return null;
     // From an activated address a TRX send uses its free daily bandwidth when it has some (then it burns nothing).

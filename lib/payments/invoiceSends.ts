@@ -6,10 +6,10 @@ import type { WorkerContext } from '@/lib/worker/context';
 import { EnergyUnavailable, energyAvailable, lend } from '@/lib/energy/pool';
 import { burnWithinCap, cheapestCostSun, costInUnits, energyShort, energySourceFor, energyToHold, noteWaiting } from '@/lib/energy/engine';
 import { rentEnergy, rentalFor } from '@/lib/energy/rentals';
-import { ensureGas, spendableTrx } from './gas';
-import { ensureSend, exhausted, feeLimitOf, latestSend, nextAttempt, type PlannedSend, type SendOutcome } from './sends';
+import { ensureGas, spendableTrx } from '@/lib/sends/gas';
+import { ensureSend, exhausted, feeLimitOf, latestSend, nextAttempt, type PlannedSend, type SendOutcome } from '@/lib/sends/steps';
 import { type Payment, toDecimal, invoiceKey } from './payment';
-import { paymentFee } from './settlementRules';
+import { paymentFee } from '@/lib/rules/settlement';
 
 /** Sends from an invoice address: judged worth it first, gas bought for USDT, sized at the current price, never broadcast underfunded. */
 export const REFUND_NOT_WORTH_IT = 'AML failed, and returning it would cost more than it is worth';
@@ -68,7 +68,7 @@ function worthOf(ctx: WorkerContext, p: Payment, purpose: 'FORWARD' | 'REFUND'):
 /**
  * Sends `amount` of the payment's token from the invoice address to `to`. USDT
  * first needs TRX at the invoice address for energy, funded from the gas wallet
- * (lib/payments/gas.ts), keyed by the send attempt it funds. Gas, fee_limit and
+ * (lib/sends/gas.ts), keyed by the send attempt it funds. Gas, fee_limit and
  * the attempt check share one estimate per round, read fresh from the node (the
  * energy price and the energy as they are now: docs/worker.md, "Sends").
  */

@@ -2,7 +2,7 @@ import { TronWeb } from 'tronweb';
 import { chain } from '@/lib/chain';
 import type { Chain } from '@/lib/chain/types';
 import type { Prisma, PrismaClient, Transaction } from '@/lib/generated/prisma/client';
-import { refuseContractTargets, refuseFrozenTargets } from './receivers';
+import { refuseContractTargets, refuseFrozenTargets } from '@/lib/rules/receivers';
 import { changePaymentState } from './states';
 
 /** Why an operator's or merchant's action on a payment was refused; the edges map the code. */

@@ -6,7 +6,7 @@ import { convertUnits } from '@/lib/money/fees';
 import { RATE_DECIMALS } from '@/lib/money/tokens';
 import type { WorkerContext } from '@/lib/worker/context';
 import { scannedUntil } from './scan';
-import { sharePaid, statusAfterPayments } from './settlementRules';
+import { sharePaid, statusAfterPayments } from '@/lib/rules/settlement';
 import { type Payment, move } from './payment';
 
 /** How a payment closes: held, settled or refunded, or failed; each through the payment door, with the invoice's status through its own door. */

@@ -5,7 +5,7 @@ import { workThrough } from '@/lib/worker/lease';
 import { parseScaled } from '@/lib/money/decimal';
 import { TOKEN_DECIMALS, type Currency } from '@/lib/money/tokens';
 import type { WorkerContext } from '@/lib/worker/context';
-import { OPEN_PAYMENT_STATES } from './states';
+import { OPEN_PAYMENT_STATES } from '@/lib/rules/paymentStates';
 import { type Payment, loadPayment, toDecimal } from './payment';
 import { drop, hold } from './outcomes';
 import { screen } from './screen';

@@ -3,7 +3,7 @@ import { convertUnits, withMargin } from '@/lib/money/fees';
 import { RATE_DECIMALS } from '@/lib/money/tokens';
 import type { WorkerContext } from '@/lib/worker/context';
 import { type Payment } from './payment';
-import { followOut, latestSend } from './sends';
+import { followOut, latestSend } from '@/lib/sends/steps';
 import { contractHeld, hold, refusedHeld, settle, failPayment } from './outcomes';
 import { REFUND_NOT_WORTH_IT, frozenReason, uneconomic, sendFromInvoice } from './invoiceSends';
 

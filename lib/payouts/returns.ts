@@ -1,7 +1,7 @@
 import { tronAddressProblem } from '@/lib/schemas/tronAddress';
 import { chain } from '@/lib/chain';
 import type { Chain } from '@/lib/chain/types';
-import { refuseContractTargets, refuseFrozenTargets } from '@/lib/payments/receivers';
+import { refuseContractTargets, refuseFrozenTargets } from '@/lib/rules/receivers';
 import type { TransferCost } from '@/lib/chain/types';
 import type { EnergySource, Invoice, PayoutReturn, Prisma, PrismaClient, Transaction } from '@/lib/generated/prisma/client';
 import { burnWithinCap, energyShort, energySourceFor, energyToHold, noteWaiting } from '@/lib/energy/engine';
@@ -12,8 +12,8 @@ import { withMargin } from '@/lib/money/fees';
 import { toJsonNumber } from '@/lib/money/decimal';
 import { TOKEN_DECIMALS } from '@/lib/money/tokens';
 import type { WorkerContext } from '@/lib/worker/context';
-import { ensureGas, trxNotGas } from '@/lib/payments/gas';
-import { ensureSend, feeLimitOf, latestSend, type SendOutcome, type SendStep } from '@/lib/payments/sends';
+import { ensureGas, trxNotGas } from '@/lib/sends/gas';
+import { ensureSend, feeLimitOf, latestSend, type SendOutcome, type SendStep } from '@/lib/sends/steps';
 import { loadPayout } from './load';
 import { changeTargetState, RETURNABLE, UNPAID_TARGET_STATES } from './targets';
 

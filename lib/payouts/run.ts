@@ -3,14 +3,14 @@ import { invoiceAccount } from '@/lib/merchants/accounts';
 import type { EnergySource, InvoiceStatus, PayoutTarget as TargetRow, PayoutTargetState, Transaction } from '@/lib/generated/prisma/client';
 import { changeInvoiceStatus } from '@/lib/invoices/transitions';
 import { Prisma } from '@/lib/generated/prisma/client';
-import { ensureGas } from '@/lib/payments/gas';
+import { ensureGas } from '@/lib/sends/gas';
 import { energyShort, sharedEnergy } from '@/lib/energy/engine';
 import { arrangeWave } from '@/lib/energy/waves';
 import { extendLease, workThrough } from '@/lib/worker/lease';
 import { withMargin } from '@/lib/money/fees';
 import { tokenAmountJson, type Currency } from '@/lib/money/tokens';
 import type { WorkerContext } from '@/lib/worker/context';
-import { ensureSend, exhausted, followOut, type SendOutcome } from '@/lib/payments/sends';
+import { ensureSend, exhausted, followOut, type SendOutcome } from '@/lib/sends/steps';
 import { scannedUntil } from '@/lib/payments/scan';
 import type { BatchCost } from '@/lib/chain/types';
 import { estimateTransfers } from './estimate';
@@ -116,7 +116,7 @@ async function payTargets(ctx: WorkerContext, payout: Payout, anchor: Transactio
     if (row?.sendState === 'CONFIRMED') confirmed.set(i, row);
     else if (row && row.sendState !== 'FAILED') inFlight.push(i);
     else {
-      // The payments' rule (exhausted, lib/payments/sends.ts): only sends that landed and failed, or were
+      // The payments' rule (exhausted, lib/sends/steps.ts): only sends that landed and failed, or were
       // refused for good, count against SEND_MAX_ATTEMPTS; one dropped or expired unsent is rebuilt (issue 22, case 4).
       const spent = row ? await exhausted(ctx, anchor, targetStep(i, targets[i]!.address)) : null;
       if (spent) failures.push({ index: i, error: spent.error });

@@ -1,7 +1,7 @@
 import type { Merchant, PrismaClient } from '@/lib/generated/prisma/client';
 import { parseOrThrow } from '@/lib/validation';
 import { invoiceJson } from '@/lib/invoices/serialize';
-import { refuseContractTargets, refuseFrozenTargets } from '@/lib/payments/receivers';
+import { refuseContractTargets, refuseFrozenTargets } from '@/lib/rules/receivers';
 import { apiQuoteDeps, createPayout, estimateJson } from './create';
 import { quotePayout } from './estimate';
 import { payoutRequestSchema } from './schemas';

@@ -1,4 +1,4 @@
-import { NETWORKS } from '@/lib/chain/networks';
+import { NETWORKS } from '@/lib/networks';
 import { chain as defaultChain } from '@/lib/chain';
 import type { Chain } from '@/lib/chain/types';
 import { chainConfig } from '@/lib/config';

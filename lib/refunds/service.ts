@@ -6,7 +6,7 @@ import type { Chain } from '@/lib/chain/types';
 import { AppError, fieldErrors, invalidInput, notFound } from '@/lib/errors';
 import { allocateInvoiceAddress, cancelInvoice, INVOICE_NOT_FOUND } from '@/lib/invoices/service';
 import { tokenAmountJson, tokenAmountText } from '@/lib/money/tokens';
-import { refuseContractTargets, refuseFrozenTargets } from '@/lib/payments/receivers';
+import { refuseContractTargets, refuseFrozenTargets } from '@/lib/rules/receivers';
 import { apiQuoteDeps, payoutData } from '@/lib/payouts/create';
 import { quotePayout, type PayoutQuote } from '@/lib/payouts/estimate';
 import { parseOrThrow } from '@/lib/validation';

@@ -1,4 +1,4 @@
-import { NETWORKS } from '@/lib/chain/networks';
+import { NETWORKS } from '@/lib/networks';
 import { chainConfig } from '@/lib/config';
 import type { PrismaClient, Transaction } from '@/lib/generated/prisma/client';
 import { notFound } from '@/lib/errors';

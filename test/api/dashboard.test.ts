@@ -7,7 +7,7 @@ import { decode, encode } from 'next-auth/jwt';
 import { TronWeb } from 'tronweb';
 import { deriveAccount } from '@/lib/chain/keys';
 import { issueApiKey, listApiKeys } from '@/lib/auth/apiKeys';
-import { registerMerchant } from '@/lib/auth/signup';
+import { registerMerchant } from '@/lib/merchants/signup';
 import { MAX_ATTEMPTS_PER_IP, MAX_FAILED_SIGN_INS, MAX_SIGN_UPS_PER_IP, throttledSignIn, TooManyAttempts } from '@/lib/auth/signInThrottle';
 import { receivedVolumeByDay } from '@/lib/transactions/volume';
 import { startApp, TEST_MNEMONIC, type TestApp } from '../helpers/app';

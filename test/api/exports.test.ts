@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { registerMerchant } from '@/lib/auth/signup';
+import { registerMerchant } from '@/lib/merchants/signup';
 import { csvCell, csvLine } from '@/lib/export/csv';
 import type { Prisma } from '@/lib/generated/prisma/client';
 import { listInvoicesQuerySchema } from '@/lib/invoices/schemas';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { registerMerchant } from '@/lib/auth/signup';
+import { registerMerchant } from '@/lib/merchants/signup';
 import { linkKeyWith } from '@/lib/invoices/linkKey';
 import { MAX_STORE_NAME } from '@/lib/merchants/limits';
 import { issueApiKey } from '@/lib/auth/apiKeys';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { TronWeb } from 'tronweb';
-import { registerMerchant } from '@/lib/auth/signup';
+import { registerMerchant } from '@/lib/merchants/signup';
 import { startApp, type TestApp } from '../helpers/app';
 import { startDevnetProcess, type DevnetProcess } from '../helpers/devnet';
 import { httpRequest, rawExchange } from '../helpers/http';

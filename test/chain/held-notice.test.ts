@@ -6,7 +6,7 @@ import addFormats from 'ajv-formats';
 import { Webhook } from 'standardwebhooks';
 import { TronWeb } from 'tronweb';
 import { issueApiKey } from '@/lib/auth/apiKeys';
-import { registerMerchant } from '@/lib/auth/signup';
+import { registerMerchant } from '@/lib/merchants/signup';
 import { createChain, type Chain } from '@/lib/chain';
 import { deriveAccount } from '@/lib/chain/keys';
 import { webhookSecret } from '@/lib/merchants/settings';

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { hashPassword } from '@/lib/auth/passwords';
-import { PAYMENT_TRANSITIONS, paymentStateDiagram } from '@/lib/payments/states';
+import { PAYMENT_TRANSITIONS, paymentStateDiagram } from '@/lib/rules/paymentStates';
 import { waitFor } from '../helpers/devnet';
 import { DashboardSession } from '../helpers/session';
 import { reconcile } from '@/lib/ledger/reconcile';

@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { MAX_FAILED_SIGN_INS } from '@/lib/auth/signInThrottle';
-import { registerMerchant } from '@/lib/auth/signup';
+import { registerMerchant } from '@/lib/merchants/signup';
 import { waitFor } from '../helpers/devnet';
 import { assertReconciled } from '../helpers/reconcile';
 import { DashboardSession } from '../helpers/session';

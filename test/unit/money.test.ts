@@ -63,7 +63,7 @@ describe('token amount helpers (lib/money/tokens.ts)', () => {
 
 describe('payment settlement rules', async () => {
   const { percentAsFraction, convertUnits, withMargin } = await import('@/lib/money/fees');
-  const { paymentFee, paidShare, statusAfterPayments } = await import('@/lib/payments/settlementRules');
+  const { paymentFee, paidShare, statusAfterPayments } = await import('@/lib/rules/settlement');
   const open = { type: 'SINGLE' as const, status: 'ACTIVE' as const, expiredAt: new Date(Date.now() + 60_000), underpaymentTolerancePercent: { toFixed: () => '0' } };
   const due = (receivedUnits: bigint, dueUnits = 40_000_000n) => [{ dueUnits, receivedUnits }];
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { generateApiKey, hashApiKey, keyFromAuthorizationHeader } from '@/lib/auth/apiKeys';
-import { canonicalIpRule, clientIpFrom, ipAllowed, IpRuleError } from '@/lib/auth/ipAllowList';
+import { canonicalIpRule, clientIpFrom, ipAllowed, IpRuleError } from '@/lib/ipAllowList';
 import { keyRingFrom, needsReseal, open, seal } from '@/lib/crypto/secretBox';
 import { parseConfig } from '@/lib/config';
 

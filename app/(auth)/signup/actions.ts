@@ -1,7 +1,8 @@
 'use server';
 
 import { headers } from 'next/headers';
-import { credentialsSchema, registerMerchant } from '@/lib/auth/signup';
+import { credentialsSchema } from '@/lib/auth/schemas';
+import { registerMerchant } from '@/lib/merchants/signup';
 import { throttledSignUp, TooManyAttempts } from '@/lib/auth/signInThrottle';
 import { db } from '@/lib/db/client';
 import { AppError } from '@/lib/errors';

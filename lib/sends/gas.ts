@@ -1,7 +1,7 @@
 import type { CostPayer } from '@/lib/generated/prisma/client';
 import { singleton } from '@/lib/singletons';
 import type { WorkerContext } from '@/lib/worker/context';
-import { ensureSend, type Anchor, type SendOptions, type SendOutcome, type SendStep } from './sends';
+import { ensureSend, type Anchor, type SendOptions, type SendOutcome, type SendStep } from './steps';
 
 /**
  * The gas at `address`, from the ledger: the TRX the gas wallet sent there for sends (GAS_IN),
