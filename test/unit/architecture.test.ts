@@ -35,6 +35,9 @@ import { describe, it } from 'node:test';
  * (m) a delay is doubled only by backoffMs (lib/backoff.ts): no `2 **`, `Math.pow(2, ...)`, `<<`
  *     or `x = x * 2` beside a delay written by hand, so each retry states its base, cap and jitter
  *     in one place (issue 39).
+ * (n) lib/'s folders import each other one way (issue 35): the folders that import each other at run
+ *     time (`import type` is erased) are exactly the pairs listed in FOLDER_CYCLES_LEFT, which only
+ *     shrinks: a new pair fails, and a pair undone must be struck from the list.
  */
 const ROOT = path.resolve(import.meta.dirname, '../..');
 /** (l) The one module that holds lib/'s process-wide state. */
@@ -189,6 +192,40 @@ function frameworkViolations(file: string, source: string): string[] {
 }
 
 /** (d): `payment_state` written anywhere but the door (a row's first state, DETECTED, is set where the scanner creates it). */
+/**
+ * (n) Pairs of lib/ folders that still import each other at run time, each a knot to undo (issue 35). The send
+ * engine (lib/sends), the payment state table, the settlement rules and the receivers' rule (lib/rules) are below
+ * every folder that uses them, and the configuration's validators (lib/networks.ts, lib/ipAllowList.ts) below the
+ * configuration; what is listed here is what is left.
+ */
+const FOLDER_CYCLES_LEFT = ['invoices <-> payouts', 'invoices <-> transactions', 'invoices <-> webhooks'];
+
+/** (n) A lib/ file's folder (`lib/payments/scan.ts` → `payments`; a file at lib/'s top is its own: `backoff`). */
+const libFolder = (file: string) => file.replace(/^lib\//, '').replace(/\.tsx?$/, '').split('/')[0]!;
+
+/** (n) The lib/ folders each lib/ file's folder imports at run time: `import type` and `export type` are erased by the compiler. */
+function folderImports(sources: { file: string; source: string }[]): Map<string, Set<string>> {
+  const graph = new Map<string, Set<string>>();
+  for (const { file, source } of sources) {
+    const from = libFolder(file);
+    const code = stripComments(source).replace(/\b(?:import|export)\s+type\b[^;]*;/g, '');
+    for (const spec of importsOf(code)) {
+      const target = spec.startsWith('.') ? path.posix.join(path.posix.dirname(file), spec) : spec.replace(/^@\//, '');
+      if (!target.startsWith('lib/') || target.startsWith('lib/generated')) continue;
+      const to = libFolder(target);
+      if (to !== from) graph.set(from, (graph.get(from) ?? new Set()).add(to));
+    }
+  }
+  return graph;
+}
+
+/** (n) Folders that import each other, as `a <-> b` (a before b). */
+function mutualImports(graph: Map<string, Set<string>>): string[] {
+  const pairs = new Set<string>();
+  for (const [a, tos] of graph) for (const b of tos) if (graph.get(b)?.has(a)) pairs.add(a < b ? `${a} <-> ${b}` : `${b} <-> ${a}`);
+  return [...pairs].sort();
+}
+
 const PAYMENT_STATE_DOOR = 'lib/payments/states.ts';
 function paymentStateWrites(source: string): string[] {
   return [...stripComments(source).matchAll(/\bdata:\s*\{[^}]*\bpaymentState\s*:|\bSET\b[^;`]*\bpayment_state\s*=/gi)].map((m) => m[0].replace(/\s+/g, ' '));
@@ -297,8 +334,23 @@ describe('architecture (docs/architecture.md)', () => {
     assert.ok(handDoublings(read(BACKOFF_HOME)).length > 0, 'the doubling itself is where it is');
   });
 
+  it('(n) lib/\'s folders import each other one way, but for the knots listed as left', () => {
+    const lib = files.filter((f) => f.startsWith('lib/') && /\.tsx?$/.test(f));
+    const pairs = mutualImports(folderImports(lib.map((file) => ({ file, source: read(file) }))));
+    assert.deepEqual(pairs, [...FOLDER_CYCLES_LEFT].sort(), 'a folder may import only folders below it (docs/architecture.md, "Layers"); a knot undone is struck from FOLDER_CYCLES_LEFT');
+  });
+
   // The rules must catch what they are meant to: each one, on a planted violation.
   it('catches planted violations', () => {
+    // (n): a use case imported back by the door it calls; type imports, comments and relative paths as they are.
+    const planted = folderImports([
+      { file: 'lib/payments/states.ts', source: "import { bookHeld } from '@/lib/ledger/book';\nimport type { Invoice } from '@/lib/invoices/load';" },
+      { file: 'lib/ledger/book.ts', source: "import { CLOSED } from '@/lib/payments/states'; // from '@/lib/invoices/x'" },
+      { file: 'lib/invoices/load.ts', source: "import { x } from '../payments/states';\nexport type { Y } from '@/lib/ledger/book';" },
+      { file: 'lib/backoff.ts', source: "import { z } from 'zod';" },
+    ]);
+    assert.deepEqual(mutualImports(planted), ['ledger <-> payments']);
+    assert.deepEqual([...planted.get('invoices')!], ['payments']);
     assert.deepEqual(httpViolations('lib/invoices/x.ts', "import { notFound } from '@/lib/http/errors';\nthrow new ApiError(404, 'x');"), ["ApiError", "new ApiError(404", "ApiError(404", "import '@/lib/http/errors'"]);
     assert.deepEqual(httpViolations('lib/invoices/x.ts', "import { x } from '../http/route';"), ["import '../http/route'"]);
     assert.deepEqual(httpViolations('lib/rates/x.ts', 'return { status: 503, detail };'), ['status: 503']);
