@@ -1,6 +1,6 @@
 /**
  * `npm run reconcile`: proves the ledger against itself and the chain, and what was reported
- * or owed against the ledger, the payments and the chain (lib/ledger/reconcile.ts). Prints
+ * or owed against the ledger, the payments and the chain (lib/reconcile/reconcile.ts). Prints
  * every mismatch and exits 1 on any. Without DATABASE_URL it reconciles the local run
  * (`npm run dev`) as it was left (scripts/devEnv.ts).
  */
@@ -9,7 +9,7 @@ import { runOperatorCommand } from './devEnv';
 await runOperatorCommand(async (prisma) => {
   const { chain } = await import('@/lib/chain');
   const { config, workerConfig } = await import('@/lib/config');
-  const { reconcile } = await import('@/lib/ledger/reconcile');
+  const { reconcile } = await import('@/lib/reconcile/reconcile');
   const c = config();
   const w = workerConfig();
   const rules = { forwardingFeePercent: c.FORWARDING_FEE_PERCENT, topupFeePercent: c.TOPUP_FEE_PERCENT, tolerancePercent: w.PAYMENT_TOLERANCE_PERCENT, toleranceMaxUsd: w.PAYMENT_TOLERANCE_MAX_USD };

@@ -1,5 +1,5 @@
 import type { InvoiceJson } from '@/lib/invoices/serialize';
-import type { PayoutTargetJson } from '@/lib/payouts/schemas';
+import type { PayoutTargetJson } from '@/lib/invoices/storedTargets';
 import { RETURNABLE } from '@/lib/payouts/targets';
 import { PayoutReturn } from './PayoutReturn';
 import { CopyText } from './CopyText';

@@ -3,7 +3,7 @@ import { chainConfig } from '@/lib/config';
 import { db } from '@/lib/db/client';
 import { chainProgress } from '@/lib/db/chainCursors';
 import { parseId } from '@/lib/schemas/id';
-import { confirmedTopUpUnits } from '@/lib/payouts/topUps';
+import { confirmedTopUpUnits } from './topUps';
 import { isPaymentLinkKey } from './linkKey';
 import { limitedView, publicInvoiceView, type PublicInvoice } from './publicView';
 import { unconfirmedBalances } from './unconfirmedBalances';

@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { usdAmountSchema } from '@/lib/money/schemas';
-import { failedTargetJsonSchema, payoutTargetJsonSchema } from '@/lib/payouts/schemas';
+import { failedTargetJsonSchema, payoutTargetJsonSchema } from './storedTargets';
 import { CURRENCIES, currencySchema, type Currency } from '@/lib/money/tokens';
 import { pageQuerySchema } from '@/lib/schemas/page';
 import { httpUrlSchema } from '@/lib/schemas/url';
 import { dateSchema, orderingSchema, upperCase } from '@/lib/schemas/listQuery';
 import { documentAs } from '@/lib/schemas/openapi';
+import { timestampSchema } from '@/lib/schemas/timestamp';
 import { MAX_DESCRIPTION, MAX_EXPIRY_MINUTES, MAX_ORDER_ID } from './limits';
 import { INVOICE_STATUSES, normalizeStatus } from './states';
 
@@ -133,14 +134,6 @@ export type ListInvoicesQuery = z.output<typeof listInvoicesQuerySchema>;
 
 // ---- Responses (spec 2.1). The serializer is typed by these schemas and the
 // OpenAPI document (lib/openapi) is generated from them, so neither can drift.
-
-/** ISO 8601 with microseconds and a UTC offset (docs/api.md "Timestamps"). */
-export const timestampSchema = documentAs(z.iso.datetime({ offset: true }), {
-  type: 'string',
-  format: 'date-time',
-  description: 'ISO 8601 with six fractional digits and +00:00',
-  examples: ['2026-11-23T01:44:15.072000+00:00'],
-});
 
 /** Token (`TRX`, `USDT`) → amount, a key for each accepted token. */
 const perCurrencySchema = z.record(z.string(), z.number()).describe('Token (TRX, USDT) to amount, a key per accepted token');

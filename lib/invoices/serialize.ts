@@ -2,7 +2,7 @@ import { paymentLinkKey } from './linkKey';
 import { paymentPageBase } from '@/lib/config';
 import type { Invoice, InvoiceCurrency, Prisma } from '@/lib/generated/prisma/client';
 import { tokenAmountJson } from '@/lib/money/tokens';
-import { parseFailedTargets, parseStoredTargets } from '@/lib/payouts/schemas';
+import { parseFailedTargets, parseStoredTargets } from './storedTargets';
 import { isoMicro } from '@/lib/time';
 import type { InvoiceJson } from './schemas';
 

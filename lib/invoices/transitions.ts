@@ -1,5 +1,5 @@
 import type { InvoiceStatus, Prisma } from '@/lib/generated/prisma/client';
-import { enqueueInvoiceWebhook, WEBHOOK_STATUSES } from '@/lib/webhooks/outbox';
+import { enqueueInvoiceWebhook, WEBHOOK_STATUSES } from './webhook';
 import { canTransition } from './states';
 import { noteProgress } from '@/lib/worker/wake';
 

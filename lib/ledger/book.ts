@@ -6,7 +6,7 @@ import type { Currency, LedgerKind, Prisma, SendPurpose, Transaction } from '@/l
  * caused it. `delta_units` is the signed change of the address's balance, so
  * an address holds the sum of its deltas; FEE_KEPT and HELD are classifications
  * (delta 0) that say what part of a payment stays at its address and why.
- * `npm run reconcile` (lib/ledger/reconcile.ts) proves the books against each
+ * `npm run reconcile` (lib/reconcile/reconcile.ts) proves the books against each
  * other and against the chain.
  */
 type Tx = Prisma.TransactionClient;

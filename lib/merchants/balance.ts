@@ -7,7 +7,7 @@ import type { MerchantBalance, MerchantBalanceKind, Prisma } from '@/lib/generat
  * cause, and the balance moves only when that row is new. A row is unique per
  * cause (the payment or send, kind and balance), so a retried booking charges
  * or credits nothing twice. `npm run reconcile` proves each balance equals the
- * sum of its rows and each row its cause (lib/ledger/reconcileMerchants.ts).
+ * sum of its rows and each row its cause (lib/reconcile/reconcileMerchants.ts).
  * test/unit/architecture.test.ts keeps every other file from writing the two columns.
  */
 export async function changeMerchantBalance(

@@ -2,7 +2,7 @@ import type { PaymentState, Prisma, Transaction } from '@/lib/generated/prisma/c
 import { canMovePayment, CLOSED_PAYMENT_STATES } from '@/lib/rules/paymentStates';
 import { bookHeld, bookKept, unbookHeld } from '@/lib/ledger/book';
 import { notifyHeld } from '@/lib/notify/held';
-import { enqueueInvoiceWebhook } from '@/lib/webhooks/outbox';
+import { enqueueInvoiceWebhook } from '@/lib/invoices/webhook';
 import { noteProgress } from '@/lib/worker/wake';
 
 /**

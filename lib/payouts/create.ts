@@ -9,7 +9,8 @@ import { formatScaled, toJsonNumber } from '@/lib/money/decimal';
 import { tokenAmountJson, USD_DECIMALS } from '@/lib/money/tokens';
 import { rateSource } from '@/lib/rates';
 import type { QuoteDeps, PayoutQuote } from './estimate';
-import type { PayoutEstimateJson, PayoutTarget, PayoutTargetJson } from './schemas';
+import type { PayoutEstimateJson, PayoutTarget } from './schemas';
+import type { PayoutTargetJson } from '@/lib/invoices/storedTargets';
 
 /** The web process's quoting inputs: the configured node, rates, fee and margin, and (read through `prisma`) the gas wallet to simulate from and the pool's published energy. */
 export async function apiQuoteDeps(prisma: PrismaClient): Promise<QuoteDeps> {

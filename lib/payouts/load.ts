@@ -1,7 +1,8 @@
 import type { Invoice, InvoiceCurrency, PayoutTarget as TargetRow } from '@/lib/generated/prisma/client';
 import { tokenUnits } from '@/lib/money/tokens';
 import type { WorkerContext } from '@/lib/worker/context';
-import { parseStoredTargets, type PayoutTarget } from './schemas';
+import { type PayoutTarget } from './schemas';
+import { parseStoredTargets } from '@/lib/invoices/storedTargets';
 
 export type Payout = Invoice & { amounts: InvoiceCurrency[]; payoutTargets: TargetRow[] };
 

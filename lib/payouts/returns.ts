@@ -99,7 +99,7 @@ export async function advanceReturn(ctx: WorkerContext, id: number): Promise<num
     for (const t of payout.payoutTargets) if (UNPAID_TARGET_STATES.includes(t.state)) await changeTargetState(tx, t, 'RETURNED');
     // The payout's cost is now what the merchant was really charged: the top-up less what reached the
     // targets and what came back (the quoted fee went back with the rest), so it is never reported
-    // as kept while it was returned (reconcile proves it: lib/ledger/reconcileInvoices.ts).
+    // as kept while it was returned (reconcile proves it: lib/reconcile/reconcileInvoices.ts).
     const due = payout.amounts[0];
     if (!due) return;
     const returned = await tx.transaction.aggregate({ where: { invoiceId: id, sendPurpose: 'PAYOUT_RETURN', sendState: 'CONFIRMED', currency: due.currency }, _sum: { amountUnits: true } });

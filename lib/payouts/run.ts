@@ -14,11 +14,11 @@ import { ensureSend, exhausted, followOut, type SendOutcome } from '@/lib/sends/
 import { scannedUntil } from '@/lib/payments/scan';
 import type { BatchCost } from '@/lib/chain/types';
 import { estimateTransfers } from './estimate';
-import type { FailedTargetJson } from './schemas';
+import type { FailedTargetJson } from '@/lib/invoices/storedTargets';
 import { loadPayout, targetsOf, type Payout } from './load';
 import { advanceReturn } from './returns';
 import { changeTargetState } from './targets';
-import { topUpsWhere } from './topUps';
+import { topUpsWhere } from '@/lib/invoices/topUps';
 
 type Failure = Pick<FailedTargetJson, 'index' | 'error'>;
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { timestampSchema } from '@/lib/invoices/schemas';
+import { timestampSchema } from '@/lib/schemas/timestamp';
 import { usdAmountSchema } from '@/lib/money/schemas';
 import { CURRENCIES, currencySchema } from '@/lib/money/tokens';
 import { upperCase } from '@/lib/schemas/listQuery';

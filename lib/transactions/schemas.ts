@@ -3,7 +3,7 @@ import { TransactionType } from '@/lib/generated/prisma/enums';
 import { dateSchema, orderingSchema, upperCase } from '@/lib/schemas/listQuery';
 import { pageQuerySchema } from '@/lib/schemas/page';
 import { currencySchema } from '@/lib/money/tokens';
-import { timestampSchema } from '@/lib/invoices/schemas';
+import { timestampSchema } from '@/lib/schemas/timestamp';
 
 export const MAX_TRANSACTION_PAGE = 300;
 export const TRANSACTION_ORDERING = ['created_at', 'amount', 'status'] as const;

@@ -7,7 +7,7 @@ import type { Transaction } from '@/lib/generated/prisma/client';
 import { createChain, type Chain } from '@/lib/chain';
 import { startDevnetProcess, waitFor, type DevnetProcess } from '../helpers/devnet';
 import { httpRequest } from '../helpers/http';
-import { reconcile } from '@/lib/ledger/reconcile';
+import { reconcile } from '@/lib/reconcile/reconcile';
 import { requestPayoutReturn } from '@/lib/payouts/returns';
 import { tokenAmountJson } from '@/lib/money/tokens';
 import { assertApiTransactionTypes, listedTypesOf, SPEC_TRANSACTION_TYPES } from '../helpers/apiTransactions';

@@ -6,7 +6,7 @@ import type { SignedTransfer } from '@/lib/chain/types';
 import type { Transaction } from '@/lib/generated/prisma/client';
 import { linkKeyWith } from '@/lib/invoices/linkKey';
 import { waitFor } from '../helpers/devnet';
-import { reconcile } from '@/lib/ledger/reconcile';
+import { reconcile } from '@/lib/reconcile/reconcile';
 import { assertReconciled, TEST_RULES } from '../helpers/reconcile';
 import { SettlementStack } from '../helpers/settlementStack';
 import { startWorker } from '../helpers/worker';

@@ -6,7 +6,7 @@ import { hashPassword } from '@/lib/auth/passwords';
 import { PAYMENT_TRANSITIONS, paymentStateDiagram } from '@/lib/rules/paymentStates';
 import { waitFor } from '../helpers/devnet';
 import { DashboardSession } from '../helpers/session';
-import { reconcile } from '@/lib/ledger/reconcile';
+import { reconcile } from '@/lib/reconcile/reconcile';
 import { assertReconciled, TEST_RULES } from '../helpers/reconcile';
 import { bind, SettlementStack } from '../helpers/settlementStack';
 

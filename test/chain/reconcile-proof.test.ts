@@ -8,7 +8,7 @@ import { deriveAccount } from '@/lib/chain/keys';
 import { bookSendLanded } from '@/lib/ledger/book';
 import { invoiceAccount } from '@/lib/merchants/accounts';
 import { tokenUnits } from '@/lib/money/tokens';
-import { parseStoredTargets } from '@/lib/payouts/schemas';
+import { parseStoredTargets } from '@/lib/invoices/storedTargets';
 import { startApp, TEST_MNEMONIC, type TestApp } from '../helpers/app';
 import { startDevnetProcess, waitFor, type DevnetProcess } from '../helpers/devnet';
 import { assertReconciled } from '../helpers/reconcile';

@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { TronWeb } from 'tronweb';
 import type { SignedTransfer } from '@/lib/chain/types';
 import type { Transaction } from '@/lib/generated/prisma/client';
-import { reconcile } from '@/lib/ledger/reconcile';
+import { reconcile } from '@/lib/reconcile/reconcile';
 import { freePort } from '../helpers/app';
 import { dbGate } from '../helpers/dbGate';
 import { waitFor } from '../helpers/devnet';

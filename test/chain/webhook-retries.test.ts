@@ -53,7 +53,7 @@ describe('webhook retries', () => {
     const { createMerchant } = await import('@/lib/merchants/service');
     const { createInvoice } = await import('@/lib/invoices/service');
     const { FixedRateSource } = await import('@/lib/rates/fixed');
-    const { enqueueInvoiceWebhook } = await import('@/lib/webhooks/outbox');
+    const { enqueueInvoiceWebhook } = await import('@/lib/invoices/webhook');
     const merchant = await createMerchant(prisma, { email: `retry-${randomBytes(3).toString('hex')}@example.com`, targetWalletAddress: 'TGLheo1KN8M5W5fGbkeYXVFHnbKnN5pLPd' });
     // The dashboard's setting (test/api/dashboard.test.ts, e2e/dashboard-truths.spec.ts set it through the UI).
     if (retries) await prisma.merchant.update({ where: { id: merchant.id }, data: { webhookRetries: true, webhookUrl: url } });

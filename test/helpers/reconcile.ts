@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { Chain } from '@/lib/chain/types';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { parseWorkerSettings } from '@/lib/config';
-import { reconcile, type ReconcileRules } from '@/lib/ledger/reconcile';
+import { reconcile, type ReconcileRules } from '@/lib/reconcile/reconcile';
 import type { RentalClient } from '@/lib/energy/rental';
 import { waitFor } from './devnet';
 

@@ -1,6 +1,6 @@
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import type { RentalClient } from '@/lib/energy/rental';
-import { rentalLedgerAddress } from './book';
+import { rentalLedgerAddress } from '@/lib/ledger/book';
 
 const fmt = (n: bigint) => n.toString();
 

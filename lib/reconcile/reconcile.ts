@@ -84,8 +84,8 @@ async function openingAddresses(prisma: PrismaClient): Promise<string[]> {
  * 3. what was reported or owed, recomputed from payment rows, ledger rows and chain
  *    receipts with the engine's rules (`rules`): per payment the fee kept, per invoice
  *    `transfer_amounts`, `cost` and status, per payout each target paid exactly once
- *    (lib/ledger/reconcileInvoices.ts); per merchant both balances from their ledger,
- *    each row from its cause (lib/ledger/reconcileMerchants.ts).
+ *    (lib/reconcile/reconcileInvoices.ts); per merchant both balances from their ledger,
+ *    each row from its cause (lib/reconcile/reconcileMerchants.ts).
  */
 export async function reconcile(prisma: PrismaClient, chain: Chain, rules: ReconcileRules, rentalProvider?: RentalClient | null): Promise<Reconciliation> {
   const mismatches: string[] = [];
@@ -148,7 +148,7 @@ export async function reconcile(prisma: PrismaClient, chain: Chain, rules: Recon
     stakeInFlight.set(op.fromAddress, (stakeInFlight.get(op.fromAddress) ?? 0n) + landed - status.withdrawnSun);
   }
   // The books at one instant, then each address's balances as of a final block, and what is final
-  // there and not booked yet (lib/ledger/unbooked.ts): a reconcile while the worker runs judges only
+  // there and not booked yet (lib/reconcile/unbooked.ts): a reconcile while the worker runs judges only
   // what is final, and counts what the worker has not reached yet from the chain itself.
   const books = await readBooks(prisma);
   // Merchants' top-up and activation wallets are checked even before their first top-up: a unit there is booked or reported.

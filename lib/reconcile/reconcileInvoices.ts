@@ -4,8 +4,8 @@ import { parseScaled } from '@/lib/money/decimal';
 import { convertUnits } from '@/lib/money/fees';
 import { RATE_DECIMALS, tokenUnits } from '@/lib/money/tokens';
 import { paymentFee, statusAfterPayments } from '@/lib/rules/settlement';
-import { unfoldedByInvoice, unfoldedNetworkCostsQuery } from './networkCost';
-import { parseStoredTargets } from '@/lib/payouts/schemas';
+import { unfoldedByInvoice, unfoldedNetworkCostsQuery } from '@/lib/ledger/networkCost';
+import { parseStoredTargets } from '@/lib/invoices/storedTargets';
 
 /** The rules the engine was configured with (lib/config.ts), which the proof applies to its own sums. */
 export interface ReconcileRules {
