@@ -35,9 +35,8 @@ import { describe, it } from 'node:test';
  * (m) a delay is doubled only by backoffMs (lib/backoff.ts): no `2 **`, `Math.pow(2, ...)`, `<<`
  *     or `x = x * 2` beside a delay written by hand, so each retry states its base, cap and jitter
  *     in one place (issue 39).
- * (n) lib/'s folders import each other one way (issue 35): the folders that import each other at run
- *     time (`import type` is erased) are exactly the pairs listed in FOLDER_CYCLES_LEFT, which only
- *     shrinks: a new pair fails, and a pair undone must be struck from the list.
+ * (n) lib/'s folders import each other one way (issue 35): the graph of run-time imports between
+ *     them (`import type` is erased; a file at lib/'s top is its own node) has no cycle.
  */
 const ROOT = path.resolve(import.meta.dirname, '../..');
 /** (l) The one module that holds lib/'s process-wide state. */
@@ -192,14 +191,6 @@ function frameworkViolations(file: string, source: string): string[] {
 }
 
 /** (d): `payment_state` written anywhere but the door (a row's first state, DETECTED, is set where the scanner creates it). */
-/**
- * (n) Pairs of lib/ folders that still import each other at run time, each a knot to undo (issue 35). The send
- * engine (lib/sends), the payment state table, the settlement rules and the receivers' rule (lib/rules) are below
- * every folder that uses them, and the configuration's validators (lib/networks.ts, lib/ipAllowList.ts) below the
- * configuration; what is listed here is what is left.
- */
-const FOLDER_CYCLES_LEFT = ['invoices <-> payouts', 'invoices <-> transactions', 'invoices <-> webhooks'];
-
 /** (n) A lib/ file's folder (`lib/payments/scan.ts` → `payments`; a file at lib/'s top is its own: `backoff`). */
 const libFolder = (file: string) => file.replace(/^lib\//, '').replace(/\.tsx?$/, '').split('/')[0]!;
 
@@ -219,11 +210,22 @@ function folderImports(sources: { file: string; source: string }[]): Map<string,
   return graph;
 }
 
-/** (n) Folders that import each other, as `a <-> b` (a before b). */
-function mutualImports(graph: Map<string, Set<string>>): string[] {
-  const pairs = new Set<string>();
-  for (const [a, tos] of graph) for (const b of tos) if (graph.get(b)?.has(a)) pairs.add(a < b ? `${a} <-> ${b}` : `${b} <-> ${a}`);
-  return [...pairs].sort();
+/** (n) The graph's cycles: each set of folders that reach one another (a strongly connected component of two or more), as `a -> b -> ... -> a`-free sorted names. */
+function importCycles(graph: Map<string, Set<string>>): string[][] {
+  const nodes = [...new Set([...graph.keys(), ...[...graph.values()].flatMap((s) => [...s])])].sort();
+  const reach = (from: string) => {
+    const seen = new Set<string>();
+    const stack = [from];
+    while (stack.length > 0) for (const next of graph.get(stack.pop()!) ?? []) if (!seen.has(next)) stack.push(next), seen.add(next);
+    return seen;
+  };
+  const reached = new Map(nodes.map((n) => [n, reach(n)]));
+  const cycles = new Map<string, string[]>();
+  for (const a of nodes) {
+    const members = nodes.filter((b) => b === a ? reached.get(a)!.has(a) : reached.get(a)!.has(b) && reached.get(b)!.has(a));
+    if (members.length > 1) cycles.set(members.join(' '), members);
+  }
+  return [...cycles.values()];
 }
 
 const PAYMENT_STATE_DOOR = 'lib/payments/states.ts';
@@ -334,10 +336,11 @@ describe('architecture (docs/architecture.md)', () => {
     assert.ok(handDoublings(read(BACKOFF_HOME)).length > 0, 'the doubling itself is where it is');
   });
 
-  it('(n) lib/\'s folders import each other one way, but for the knots listed as left', () => {
+  it('(n) lib/\'s folders import each other one way: no cycle', () => {
     const lib = files.filter((f) => f.startsWith('lib/') && /\.tsx?$/.test(f));
-    const pairs = mutualImports(folderImports(lib.map((file) => ({ file, source: read(file) }))));
-    assert.deepEqual(pairs, [...FOLDER_CYCLES_LEFT].sort(), 'a folder may import only folders below it (docs/architecture.md, "Layers"); a knot undone is struck from FOLDER_CYCLES_LEFT');
+    const graph = folderImports(lib.map((file) => ({ file, source: read(file) })));
+    assert.deepEqual(importCycles(graph), [], 'a folder may import only folders below it (docs/architecture.md, "Layers"): move what both need below both');
+    assert.ok(graph.get('payments')?.has('sends') && graph.get('energy')?.has('sends'), 'the graph is read: the payments and the energy pool send through lib/sends');
   });
 
   // The rules must catch what they are meant to: each one, on a planted violation.
@@ -349,8 +352,16 @@ describe('architecture (docs/architecture.md)', () => {
       { file: 'lib/invoices/load.ts', source: "import { x } from '../payments/states';\nexport type { Y } from '@/lib/ledger/book';" },
       { file: 'lib/backoff.ts', source: "import { z } from 'zod';" },
     ]);
-    assert.deepEqual(mutualImports(planted), ['ledger <-> payments']);
+    assert.deepEqual(importCycles(planted), [['ledger', 'payments']]);
     assert.deepEqual([...planted.get('invoices')!], ['payments']);
+    // A longer loop: each folder imports only the next, and the last the first.
+    const loop = folderImports([
+      { file: 'lib/invoices/transitions.ts', source: "import { enqueue } from '@/lib/webhooks/outbox';" },
+      { file: 'lib/webhooks/outbox.ts', source: "import { json } from '@/lib/transactions/serialize';" },
+      { file: 'lib/transactions/serialize.ts', source: "import { invoiceJson } from '@/lib/invoices/serialize';" },
+      { file: 'lib/payments/scan.ts', source: "import { x } from '@/lib/invoices/transitions';" },
+    ]);
+    assert.deepEqual(importCycles(loop), [['invoices', 'transactions', 'webhooks']]);
     assert.deepEqual(httpViolations('lib/invoices/x.ts', "import { notFound } from '@/lib/http/errors';\nthrow new ApiError(404, 'x');"), ["ApiError", "new ApiError(404", "ApiError(404", "import '@/lib/http/errors'"]);
     assert.deepEqual(httpViolations('lib/invoices/x.ts', "import { x } from '../http/route';"), ["import '../http/route'"]);
     assert.deepEqual(httpViolations('lib/rates/x.ts', 'return { status: 503, detail };'), ['status: 503']);
