@@ -11,13 +11,14 @@ if (!Number.isInteger(id) || id <= 0) {
   process.exit(2);
 }
 await runOperatorCommand(async (prisma) => {
-  const { PaymentActionError, retryFailedPayment } = await import('@/lib/payments/operator');
+  const { retryFailedPayment } = await import('@/lib/payments/operator');
+  const { AppError } = await import('@/lib/errors');
   try {
     const p = await retryFailedPayment(prisma, id);
     console.log(`payment ${id}: ${p.paymentState}, retry ${p.operatorRetries}; the worker will send it again`);
     return 0;
   } catch (err) {
-    if (!(err instanceof PaymentActionError)) throw err;
+    if (!(err instanceof AppError)) throw err;
     console.error(`payment:retry: ${err.message}`);
     return 1;
   }

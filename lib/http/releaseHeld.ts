@@ -1,7 +1,6 @@
 import type { PrismaClient } from '@/lib/generated/prisma/client';
-import { fieldErrors, invalidInput, notFound } from '@/lib/errors';
-import { PaymentActionError, releaseHeldByHash, type Release } from '@/lib/payments/operator';
-import { getHeldPayment, HELD_PAYMENT_NOT_FOUND } from '@/lib/transactions/releases';
+import { releaseHeldByHash, type Release } from '@/lib/payments/operator';
+import { getHeldPayment } from '@/lib/transactions/releases';
 import type { HeldPaymentJson } from '@/lib/transactions/schemas';
 
 /**
@@ -12,12 +11,7 @@ import type { HeldPaymentJson } from '@/lib/transactions/schemas';
  * the payment still out or a state changed meanwhile: 400 saying so.
  */
 export async function releaseHeld(prisma: PrismaClient, merchantId: number, trnHash: string, release: Release): Promise<HeldPaymentJson> {
-  try {
-    await releaseHeldByHash(prisma, merchantId, trnHash, release);
-  } catch (err) {
-    if (!(err instanceof PaymentActionError)) throw err;
-    if (err.code === 'NOT_FOUND') throw notFound(HELD_PAYMENT_NOT_FOUND);
-    throw err.code === 'BAD_ADDRESS' ? fieldErrors({ address: [err.message] }) : invalidInput(err.message);
-  }
+  // Refusals are AppErrors (lib/payments/operator.ts), answered by the edge like any other.
+  await releaseHeldByHash(prisma, merchantId, trnHash, release);
   return getHeldPayment(prisma, merchantId, trnHash);
 }

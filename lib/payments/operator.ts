@@ -3,17 +3,13 @@ import { chain } from '@/lib/chain';
 import type { Chain } from '@/lib/chain/types';
 import type { Prisma, PrismaClient, Transaction } from '@/lib/generated/prisma/client';
 import { refuseContractTargets, refuseFrozenTargets } from '@/lib/rules/receivers';
+import { type AppError, fieldErrors, invalidInput, notFound } from '@/lib/errors';
+import { HELD_PAYMENT_NOT_FOUND } from '@/lib/transactions/releases';
 import { changePaymentState } from './states';
 
-/** Why an operator's or merchant's action on a payment was refused; the edges map the code. */
-export class PaymentActionError extends Error {
-  constructor(
-    readonly code: 'NOT_FOUND' | 'NOT_FAILED' | 'NOT_HELD' | 'BAD_ADDRESS' | 'SEND_IN_FLIGHT',
-    message: string,
-  ) {
-    super(message);
-  }
-}
+// An operator's or a merchant's action refused throws the domain's AppError (lib/errors.ts), whose code the
+// HTTP edge maps to a status and `npm run payment:retry` prints the detail of (issue 35): not found is
+// NOT_FOUND, a state the action cannot apply to or a send still in flight INVALID_INPUT, a bad address names it.
 
 /**
  * `npm run payment:retry -- <id>`: an operator sends a FAILED payment round again, once
@@ -23,21 +19,21 @@ export class PaymentActionError extends Error {
 export async function retryFailedPayment(prisma: PrismaClient, id: number): Promise<Transaction> {
   return prisma.$transaction(async (tx) => {
     const p = await tx.transaction.findUnique({ where: { id }, include: { invoice: { select: { type: true } } } });
-    if (!p || p.type !== 'PAYMENT') throw new PaymentActionError('NOT_FOUND', `payment ${id} not found`);
-    if (p.paymentState !== 'FAILED') throw new PaymentActionError('NOT_FAILED', `payment ${id} is ${p.paymentState}, not FAILED`);
+    if (!p || p.type !== 'PAYMENT') throw notFound(`payment ${id} not found`);
+    if (p.paymentState !== 'FAILED') throw invalidInput(`payment ${id} is ${p.paymentState}, not FAILED`);
     const moved = await changePaymentState(tx, p, {
       to: p.releaseAction === 'REFUND' || (p.amlCheck !== null && (p.amlCheck as { status?: string }).status === 'FAILED') ? 'REFUNDING' : 'FORWARDING',
       data: { operatorRetries: { increment: 1 }, error: null, leaseOwner: null, leaseUntil: null },
     });
-    if (!moved) throw await refusal(tx, id, 'NOT_FAILED', `payment ${id} changed meanwhile`);
+    if (!moved) throw await refusal(tx, id, `payment ${id} changed meanwhile`);
     return tx.transaction.findUniqueOrThrow({ where: { id } });
   });
 }
 
 /** Why the door refused: a send of the payment's own still in flight, or the state changed meanwhile. */
-async function refusal(tx: Prisma.TransactionClient, id: number, code: PaymentActionError['code'], message: string): Promise<PaymentActionError> {
+async function refusal(tx: Prisma.TransactionClient, id: number, message: string): Promise<AppError> {
   const inFlight = await tx.transaction.count({ where: { sourceId: id, sendState: { in: ['SIGNED', 'BROADCAST'] } } });
-  return inFlight > 0 ? new PaymentActionError('SEND_IN_FLIGHT', 'A send of this payment is still in flight; try again once it has landed or expired.') : new PaymentActionError(code, message);
+  return invalidInput(inFlight > 0 ? 'A send of this payment is still in flight; try again once it has landed or expired.' : message);
 }
 
 export type Release = { action: 'FORWARD' } | { action: 'REFUND'; address: string };
@@ -50,7 +46,7 @@ export type Release = { action: 'FORWARD' } | { action: 'REFUND'; address: strin
  */
 export async function releaseHeldPayment(prisma: PrismaClient, merchantId: number, id: number, release: Release, node: () => Chain = chain): Promise<Transaction> {
   if (release.action === 'REFUND' && !(release.address.startsWith('T') && TronWeb.isAddress(release.address))) {
-    throw new PaymentActionError('BAD_ADDRESS', 'Enter a valid Tron address (T...).');
+    throw fieldErrors({ address: ['Enter a valid Tron address (T...).'] });
   }
   if (release.action === 'REFUND') {
     // Returned to a smart contract, TRX is refused for good and USDT lost (issue 34): `address` is named, or 503 if the node cannot tell.
@@ -62,7 +58,7 @@ export async function releaseHeldPayment(prisma: PrismaClient, merchantId: numbe
   }
   return prisma.$transaction(async (tx) => {
     const p = await tx.transaction.findFirst({ where: { id, merchantId, type: 'PAYMENT' }, include: { invoice: { select: { type: true } }, merchant: { select: { amlCheck: true } } } });
-    if (!p || p.paymentState !== 'HELD') throw new PaymentActionError('NOT_HELD', 'Only held funds can be released.');
+    if (!p || p.paymentState !== 'HELD') throw invalidInput('Only held funds can be released.');
     // Funds held before screening (dust, a canceled invoice, a token not accepted) are screened
     // before they are forwarded when the merchant has AML on: a flagged sender's money is then
     // returned (or held) by the AML rules, never forwarded unseen (issue 13).
@@ -79,7 +75,7 @@ export async function releaseHeldPayment(prisma: PrismaClient, merchantId: numbe
         leaseUntil: null,
       },
     });
-    if (!moved) throw await refusal(tx, id, 'NOT_HELD', 'Only held funds can be released.');
+    if (!moved) throw await refusal(tx, id, 'Only held funds can be released.');
     return tx.transaction.findUniqueOrThrow({ where: { id } });
   });
 }
@@ -91,6 +87,6 @@ export async function releaseHeldPayment(prisma: PrismaClient, merchantId: numbe
 export async function releaseHeldByHash(prisma: PrismaClient, merchantId: number, trnHash: string, release: Release): Promise<Transaction> {
   const where = { merchantId, trnHash, type: 'PAYMENT' as const };
   const p = (await prisma.transaction.findFirst({ where: { ...where, paymentState: 'HELD' }, select: { id: true } })) ?? (await prisma.transaction.findFirst({ where, select: { id: true } }));
-  if (!p) throw new PaymentActionError('NOT_FOUND', 'No held payment with this hash.');
+  if (!p) throw notFound(HELD_PAYMENT_NOT_FOUND);
   return releaseHeldPayment(prisma, merchantId, p.id, release);
 }
