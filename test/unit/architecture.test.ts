@@ -216,7 +216,13 @@ function importCycles(graph: Map<string, Set<string>>): string[][] {
   const reach = (from: string) => {
     const seen = new Set<string>();
     const stack = [from];
-    while (stack.length > 0) for (const next of graph.get(stack.pop()!) ?? []) if (!seen.has(next)) stack.push(next), seen.add(next);
+    while (stack.length > 0) {
+      for (const next of graph.get(stack.pop()!) ?? []) {
+        if (seen.has(next)) continue;
+        seen.add(next);
+        stack.push(next);
+      }
+    }
     return seen;
   };
   const reached = new Map(nodes.map((n) => [n, reach(n)]));
