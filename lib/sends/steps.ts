@@ -90,8 +90,6 @@ export interface SendOptions {
    * for a send the next one waits for (gas, a lending), which then references its block (issue 24).
    */
   landed?: boolean;
-  /** Internal: the planner was asked again in this call after its send turned final (topUp). */
-  asked?: boolean;
 }
 
 const STEP_NAMES: Record<SendPurpose, string> = {
@@ -139,25 +137,38 @@ export function nextAttempt(row: Transaction | null): number | null {
  * The unique send_key stops two workers building one step twice.
  */
 export async function ensureSend(ctx: WorkerContext, anchor: Anchor, step: SendStep, plan: (refBlock: RefBlock | undefined) => Promise<PlannedSend | null>, options: SendOptions = {}): Promise<SendOutcome> {
+  const first = await stepOnce(ctx, anchor, step, plan, options);
+  // A confirmed send does not end a top-up step (topUp): one that turned final in this very call is followed by the
+  // planner's answer now, as one found final would be. Answered "confirmed" instead, a payout's wave whose activation
+  // turned final while its gas step was asked for the bytes to burn went out without that gas (BANDWITH_ERROR, issue 35).
+  // Once: the planner's send, if any, is followed on the next call.
+  const outcome = options.topUp && first.turnedFinal ? (await stepOnce(ctx, anchor, step, plan, options)).outcome : first.outcome;
+  // Named by its step, as `exhausted` names it on the rounds after (failed_targets, held reasons).
+  return outcome.state === 'exhausted' ? { ...outcome, error: `${stepName(step)}: ${outcome.error}` } : outcome;
+}
+
+/** One round of a step: builds (if due), stores and advances its send; says whether the send turned final in this round. */
+async function stepOnce(ctx: WorkerContext, anchor: Anchor, step: SendStep, plan: (refBlock: RefBlock | undefined) => Promise<PlannedSend | null>, options: SendOptions): Promise<{ outcome: SendOutcome; turnedFinal: boolean }> {
+  const plain = (outcome: SendOutcome) => ({ outcome, turnedFinal: false });
   let row = await latestSend(ctx, anchor.id, step);
   const attempt = nextAttempt(row) ?? (options.topUp && row?.sendState === 'CONFIRMED' ? (row.sendAttempt ?? 1) + 1 : null);
   if (attempt !== null) {
     // Seen before finality, then its block was replaced (a reorganisation): nothing is made for it until it is seen again.
-    if (!anchor.solidified && anchor.blockNumber === null) return { state: 'pending' };
+    if (!anchor.solidified && anchor.blockNumber === null) return plain({ state: 'pending' });
     const spent = await exhausted(ctx, anchor, step, options.burnNowSun);
-    if (spent) return { state: 'exhausted', ...spent };
-    if (row?.sendState === 'FAILED' && !cannotSucceed(row) && Date.now() < row.updatedAt.getTime() + retryBackoffMs(ctx, row.sendAttempt ?? 1)) return { state: 'pending' };
-    if (step.address && (await busyElsewhere(ctx, step.address, anchor.id))) return { state: 'pending' };
+    if (spent) return plain({ state: 'exhausted', ...spent });
+    if (row?.sendState === 'FAILED' && !cannotSucceed(row) && Date.now() < row.updatedAt.getTime() + retryBackoffMs(ctx, row.sendAttempt ?? 1)) return plain({ state: 'pending' });
+    if (step.address && (await busyElsewhere(ctx, step.address, anchor.id))) return plain({ state: 'pending' });
     const binding = await bindingBlock(ctx, anchor, step);
-    if ('wait' in binding) return { state: 'pending' };
+    if ('wait' in binding) return plain({ state: 'pending' });
     const refBlock = binding.block;
     const planned = await plan(refBlock);
-    if (!planned) return { state: 'skipped' };
+    if (!planned) return plain({ state: 'skipped' });
     // A send must reference what it relies on (bindingBlock): the guard of issues 24 and 35.
     if (refBlock && !references(planned.signed, refBlock)) throw new Error(`send ${stepName(step)} of ${anchor.id} was built without reference block ${refBlock.number}`);
     // Another send of ours creates the account: this one waits, and is costed again once the account exists
     // (a second creation would never be burned, and what was deducted for it would stay at the address).
-    if (planned.createsAccount && (await creatingAccount(ctx, planned.to, anchor.id))) return { state: 'pending' };
+    if (planned.createsAccount && (await creatingAccount(ctx, planned.to, anchor.id))) return plain({ state: 'pending' });
     try {
       row = await ctx.prisma.transaction.create({
         data: {
@@ -187,19 +198,13 @@ export async function ensureSend(ctx: WorkerContext, anchor: Anchor, step: SendS
       });
     } catch (err) {
       // Another worker built this attempt, or (migration 0092) another send creating the same account is in flight.
-      if ((err as { code?: string }).code === 'P2002') return { state: 'pending' };
+      if ((err as { code?: string }).code === 'P2002') return plain({ state: 'pending' });
       throw err;
     }
   }
   const before = row!.sendState;
   const outcome = await advanceSend(ctx, row!, { beforeBroadcast: options.beforeBroadcast, landed: options.landed, anchorFinal: anchor.solidified });
-  // A confirmed send does not end a top-up step (topUp): one that turned final in this very call is followed by the
-  // planner's answer now, as one found final would be. Answered "confirmed" instead, a payout's wave whose activation
-  // turned final while its gas step was asked for the bytes to burn went out without that gas (BANDWITH_ERROR, issue 35).
-  // Once: the planner's send, if any, is followed on the next call.
-  if (options.topUp && !options.asked && outcome.state === 'confirmed' && before !== 'CONFIRMED') return ensureSend(ctx, anchor, step, plan, { ...options, asked: true });
-  // Named by its step, as `exhausted` names it on the rounds after (failed_targets, held reasons).
-  return outcome.state === 'exhausted' ? { ...outcome, error: `${stepName(step)}: ${outcome.error}` } : outcome;
+  return { outcome, turnedFinal: outcome.state === 'confirmed' && before !== 'CONFIRMED' };
 }
 
 /**
