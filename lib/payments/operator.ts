@@ -1,5 +1,5 @@
-import { TronWeb } from 'tronweb';
 import { chain } from '@/lib/chain';
+import { isTronAddress } from '@/lib/chain/keys';
 import type { Chain } from '@/lib/chain/types';
 import type { Prisma, PrismaClient, Transaction } from '@/lib/generated/prisma/client';
 import { refuseContractTargets, refuseFrozenTargets } from '@/lib/rules/receivers';
@@ -45,7 +45,7 @@ export type Release = { action: 'FORWARD' } | { action: 'REFUND'; address: strin
  * to an address they name (its network cost taken out of it).
  */
 export async function releaseHeldPayment(prisma: PrismaClient, merchantId: number, id: number, release: Release, node: () => Chain = chain): Promise<Transaction> {
-  if (release.action === 'REFUND' && !(release.address.startsWith('T') && TronWeb.isAddress(release.address))) {
+  if (release.action === 'REFUND' && !isTronAddress(release.address)) {
     throw fieldErrors({ address: ['Enter a valid Tron address (T...).'] });
   }
   if (release.action === 'REFUND') {
