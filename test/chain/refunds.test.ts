@@ -205,6 +205,74 @@ describe('merchant refunds on the devnet', () => {
     await assertReconciled(app.prisma, chain);
   });
 
+  it('a MULTIPLE invoice is refundable up to what all its payments brought: 12 USDT of 10 + 5 sent exactly, the rest exactly, and a later payment raises the limit', async () => {
+    // A static address taking both tokens, paid twice in USDT; each payment forwarded and booked as the worker does for MULTIPLE invoices.
+    const created = await post('/payment/create', { type: 'MULTIPLE', currencies: ['TRX', 'USDT'] });
+    assert.equal(created.status, 200, created.text);
+    const inv = created.json as { id: number; address: string };
+    const invoiceNow = async () => (await app.api(`/payment/get/${inv.id}`, key)).json as { status: string; transfer_amounts: { input: Record<string, number> } };
+    const paid = async (amount: string, total: number) => {
+      await devnet.pay(inv.address, amount, 'USDT');
+      await waitFor(`invoice ${inv.id} to have received ${total} USDT`, async () => (await invoiceNow()).transfer_amounts.input.USDT === total, 60_000);
+    };
+    // One after the other, so the 5 USDT is forwarded to a wallet that already holds USDT (the cheaper send), far from being held as uneconomic.
+    await paid('10', 10);
+    await paid('5', 15);
+    assert.equal((await invoiceNow()).status, 'ACTIVE', 'a static address stays open');
+    assert.equal(await app.prisma.transaction.count({ where: { invoiceId: inv.id, type: 'TRANSFER', sendState: 'CONFIRMED' } }), 2, 'both payments forwarded');
+
+    // 12 USDT: more than either payment, within their sum. Topped up as any refund; the customer gets exactly 12.
+    const customer = randomAddress();
+    const made = await post(`/payment/${inv.id}/refund`, { currency: 'USDT', amount: 12, address: customer });
+    assert.equal(made.status, 200, made.text);
+    const r = made.json;
+    assert.deepEqual([r.invoice, r.status, r.currency, r.amount, r.address], [inv.id, 'WAITING_FUNDS', 'USDT', 12, customer]);
+    assert.equal(tokenUnits(r.topup_amount), tokenUnits(r.amount) + tokenUnits(r.cost));
+    await devnet.pay(r.topup_address, String(r.topup_amount), 'USDT');
+    const sent = await waitRefund(r.id, 'SENT');
+    assert.ok(sent.trn_hash);
+    assert.equal(await chain.getUsdtBalance(customer), 12_000_000n, 'the customer received exactly the amount');
+    const send = (await app.api(`/transaction/${sent.trn_hash}`, key)).json;
+    assert.deepEqual([send.to_address, send.amount, send.currency], [customer, 12, 'USDT']);
+
+    // 15 received, 12 refunded: 3 left. Above it, the spec's 400 naming the field; exactly it, estimated and accepted.
+    const left = (amount: string, received: number, committed: number) =>
+      new RegExp(`^At most ${amount} USDT can be refunded: invoice #${inv.id} received ${received} USDT, and ${committed} is refunded or being refunded\\.$`);
+    const refusedAbove = async (amount: string, max: string, received: number, committed: number) => {
+      const res = await post(`/payment/${inv.id}/refund`, { currency: 'USDT', amount, address: customer });
+      assert.equal(res.status, 400, res.text);
+      assert.deepEqual(Object.keys(res.json.errors), ['amount']);
+      assert.match(res.json.errors.amount[0], left(max, received, committed));
+      assert.equal(res.json.detail, `amount: ${res.json.errors.amount[0]}`);
+    };
+    await refusedAbove('3.000001', '3', 15, 12);
+    const noTrx = await post(`/payment/${inv.id}/refund`, { currency: 'TRX', amount: 1, address: customer });
+    assert.equal(noTrx.json.detail, `amount: Invoice #${inv.id} has received no TRX to refund.`, 'the limit is per token');
+    await app.prisma.merchant.update({ where: { id: merchant.id }, data: { passwordHash: await hashPassword('refund dashboard pw') } });
+    const browser = new DashboardSession(app.baseUrl);
+    assert.equal(await browser.signIn(merchant.email, 'refund dashboard pw'), null);
+    assert.deepEqual((await browser.api(`/invoices/${inv.id}/refunds`)).json.refundable, { TRX: 0, USDT: 3 });
+    const estimate = await browser.api(`/invoices/${inv.id}/refunds/estimate`, 'POST', { currency: 'USDT', amount: 3 });
+    assert.equal(estimate.status, 200, estimate.text);
+    assert.deepEqual([estimate.json.currency, estimate.json.amount], ['USDT', 3]);
+    const overEstimate = await browser.api(`/invoices/${inv.id}/refunds/estimate`, 'POST', { currency: 'USDT', amount: '3.000001' });
+    assert.equal(overEstimate.status, 400, overEstimate.text);
+    assert.match(overEstimate.json.errors.amount[0], left('3', 15, 12));
+    const rest = await post(`/payment/${inv.id}/refund`, { currency: 'USDT', amount: 3 });
+    assert.equal(rest.status, 200, rest.text);
+    assert.deepEqual([rest.json.status, rest.json.amount], ['WAITING_ADDRESS', 3]);
+    await refusedAbove('0.000001', '0', 15, 15);
+
+    // A payment after the refunds: the limit follows what the invoice received, 20 less the 15 standing.
+    await paid('5', 20);
+    await refusedAbove('5.000001', '5', 20, 15);
+    assert.deepEqual((await browser.api(`/invoices/${inv.id}/refunds`)).json.refundable, { TRX: 0, USDT: 5 });
+    const later = await post(`/payment/${inv.id}/refund`, { currency: 'USDT', amount: 5 });
+    assert.equal(later.status, 200, later.text);
+    assert.deepEqual((await app.api(`/payment/${inv.id}/refunds`, key)).json.map((x: { status: string; amount: number }) => [x.status, x.amount]), [['SENT', 12], ['WAITING_ADDRESS', 3], ['WAITING_ADDRESS', 5]]);
+    await assertReconciled(app.prisma, chain);
+  });
+
   it('a canceled refund, unclaimed or unfunded, gives its amount back to refund; the customer cannot claim it then', async () => {
     const sale = await paidSale('TRX');
     const unclaimed = (await post(`/payment/${sale.id}/refund`, { currency: 'TRX', amount: 40 })).json;
