@@ -2,6 +2,7 @@ import { TronWeb, utils } from 'tronweb';
 import type { ChainView } from './node';
 import { chainParameters, param, priceHistory } from './params';
 import { canDelegate } from './stake';
+import { extraContractDescriptor } from './contracts';
 import { contractDescriptor } from './usdt';
 import { accountJson, accountNetJson, accountResourceJson, blockJson, hexUtf8, txInfoJson, txJson } from './views';
 
@@ -125,7 +126,7 @@ const ROUTES: Record<string, Route> = {
       const state = node.accounts(solid).get(hex);
       const account = accountJson(hex, state, node.freeNetUsed(state));
       // java-tron's AccountType: a contract's account says so (Normal, the zero value, is left out).
-      return hex === node.usdtContract && 'address' in account ? { ...account, type: 'Contract' } : account;
+      return node.contractAt(hex) && 'address' in account ? { ...account, type: 'Contract' } : account;
     },
   },
   getaccountnet: {
@@ -230,14 +231,16 @@ const ROUTES: Record<string, Route> = {
     solidity: false,
     handle: (node, p) => {
       const hex = address(p, 'value');
-      return hex === node.usdtContract ? contractDescriptor(hex, TronWeb.address.fromHex(node.faucet)) : {};
+      const kind = node.contractAt(hex);
+      const origin = TronWeb.address.fromHex(node.faucet);
+      return kind === 'USDT' ? contractDescriptor(hex, origin) : kind ? extraContractDescriptor(hex, origin) : {};
     },
   },
   triggersmartcontract: {
     solidity: false,
     handle: (node, p) => {
       const call = contractCall(p, true);
-      if (call.contract !== node.usdtContract) return failure('CONTRACT_VALIDATE_ERROR', NO_CONTRACT);
+      if (!node.contractAt(call.contract)) return failure('CONTRACT_VALIDATE_ERROR', NO_CONTRACT);
       const tx = node.buildUnsigned({ type: 'TriggerSmartContract', ...call }, integer(p, 'fee_limit', 0));
       return { result: { result: true }, transaction: { visible: false, txID: tx.txID, raw_data: tx.rawData, raw_data_hex: tx.rawDataHex } };
     },

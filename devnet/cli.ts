@@ -7,6 +7,8 @@ import { devnetOptions, startDevnet, type DevnetInfo } from './server';
 const USAGE = `usage:
   npm run devnet -- start
   npm run devnet -- pay <address> <amount> <TRX|USDT>
+  npm run devnet -- pay-via-contract <address> <amount> <TRX|USDT> [--reverted true]
+  npm run devnet -- fake-token pay <address> <amount>
   npm run devnet -- info
   npm run devnet -- fault drop  [--count N] [--from T...] [--to T...]
   npm run devnet -- fault delay --blocks K [--count N] [--from T...] [--to T...]
@@ -94,7 +96,8 @@ function flags(args: string[]): Record<string, string> {
 async function fault(args: string[]): Promise<void> {
   const [what, ...rest] = args;
   const url = devnetUrl();
-  let request: { method: string; path: string; body?: Record<string, string> };
+  let request: { method: string; path: string; body?: Record<string, unknown> };
+  let body: Record<string, unknown>;
   switch (what) {
     case 'drop':
     case 'delay':
@@ -121,6 +124,16 @@ async function fault(args: string[]): Promise<void> {
     case 'chain-parameters':
       request = rest.length ? { method: 'POST', path: 'chain-parameters', body: flags(rest) } : { method: 'GET', path: 'chain-parameters' };
       break;
+    case 'pay-via-contract': {
+      const { reverted, ...more } = flags(rest.slice(3));
+      body = { address: rest[0] ?? '', amount: rest[1] ?? '', currency: (rest[2] ?? '').toUpperCase(), ...more, ...(reverted === undefined ? {} : { reverted: reverted === 'true' }) };
+      request = { method: 'POST', path: 'pay-via-contract', body };
+      break;
+    }
+    case 'fake-token':
+      if (rest[0] !== 'pay') throw new Error(USAGE);
+      request = { method: 'POST', path: 'fake-token/pay', body: { address: rest[1] ?? '', amount: rest[2] ?? '' } };
+      break;
     case 'list':
       request = { method: 'GET', path: 'faults' };
       break;
@@ -146,6 +159,8 @@ async function main(): Promise<void> {
   if (command === 'start') return start();
   if (command === 'pay') return pay(args);
   if (command === 'fault') return fault(args);
+  // Payments through the devnet's contracts (docs/devnet.md): one control request each, like a fault.
+  if (command === 'pay-via-contract' || command === 'fake-token') return fault([command, ...args]);
   if (command === 'info') {
     console.log(JSON.stringify(await devnetInfo(devnetUrl()), null, 2));
     return;

@@ -7,7 +7,8 @@ import { param } from './params';
 import { canDelegate, energyLimit, energyUsed, netLimit, netUsed, networkResources, type NetworkResources } from './stake';
 import { BlockLog } from './store';
 import { buildTx, parseSignedTx, recoverSigner, TxFormatError, type ContractCall, type RawHeader, type SignedTx } from './transaction';
-import { callUsdt, revert as revertOutcome, type CallOutcome, type Log } from './usdt';
+import { callFakeToken, callPayer, FAKE_USDT_CONTRACT, PAYER_CONTRACT, type DevnetContract } from './contracts';
+import { callUsdt, revert as revertOutcome, type CallOutcome, type InternalCall, type Log } from './usdt';
 
 export interface BlockHeader {
   number: number;
@@ -40,6 +41,8 @@ export interface TxResult {
   logs: Log[];
   /** Why a contract call failed; utf8 (the API hex-encodes it). */
   failure: string | null;
+  /** Calls the contract made in turn (internal transactions); all rejected when the transaction failed. */
+  internal?: InternalCall[];
   /** A failure forced by a fault, kept so that a reorganisation re-executes it the same way. */
   forced?: FailResult;
   /** Expired unstaked TRX paid back to the balance (WithdrawExpireUnfreeze, and UnfreezeBalanceV2 paying out what expired first). */
@@ -95,6 +98,8 @@ export class DevnetInputError extends Error {}
 export interface ChainView {
   readonly usdtContract: string;
   readonly faucet: string;
+  /** Which of the devnet's contracts lives at a 41-hex address (devnet/usdt.ts, devnet/contracts.ts); null: none. */
+  contractAt(address: string): DevnetContract | null;
   head(): BlockRecord;
   solidNumber(): number;
   block(number: number): BlockRecord | undefined;
@@ -265,8 +270,23 @@ export class DevNode implements ChainView {
   }
 
   callOn(accounts: AccountView, contract: string, caller: string, data: string, callValue: bigint): CallOutcome | null {
-    if (contract !== this.usdtContract) return null;
-    return callUsdt(accounts, contract, caller, data, callValue);
+    switch (this.contractAt(contract)) {
+      case 'USDT':
+        return callUsdt(accounts, contract, caller, data, callValue);
+      case 'PAYER':
+        return callPayer(accounts, contract, this.usdtContract, caller, data, callValue);
+      case 'FAKE_USDT':
+        return callFakeToken(contract, caller, data, callValue);
+      default:
+        return null;
+    }
+  }
+
+  contractAt(address: string): DevnetContract | null {
+    if (address === this.usdtContract) return 'USDT';
+    if (address === PAYER_CONTRACT) return 'PAYER';
+    if (address === FAKE_USDT_CONTRACT) return 'FAKE_USDT';
+    return null;
   }
 
   broadcast(body: unknown): BroadcastReply {
@@ -600,7 +620,7 @@ export class DevNode implements ChainView {
     const net = this.chargeBandwidth(owner, tx, createsAccount);
     if (call.amount <= 0n) throw new Rejection('CONTRACT_VALIDATE_ERROR', 'Contract validate error : Amount must be greater than 0.');
     if (call.to === call.owner) throw new Rejection('CONTRACT_VALIDATE_ERROR', 'Contract validate error : Cannot transfer TRX to yourself.');
-    if (call.to === this.usdtContract) throw new Rejection('CONTRACT_VALIDATE_ERROR', 'Contract validate error : Cannot transfer TRX to a smartContract.');
+    if (this.contractAt(call.to)) throw new Rejection('CONTRACT_VALIDATE_ERROR', 'Contract validate error : Cannot transfer TRX to a smartContract.');
     const systemFee = createsAccount ? param('createAccountSystemFeeSun') : 0n;
     if (owner.balance < call.amount + systemFee) {
       throw new Rejection('CONTRACT_VALIDATE_ERROR', 'Contract validate error : Validate TransferContract error, balance is not sufficient.');
@@ -622,20 +642,23 @@ export class DevNode implements ChainView {
    */
   private trigger(tx: SignedTx, call: Extract<ContractCall, { type: 'TriggerSmartContract' }>, forced?: FailResult): TxResult {
     const owner = this.ownerAccount(call.owner);
-    if (call.contract !== this.usdtContract) throw new Rejection('CONTRACT_VALIDATE_ERROR', 'Contract validate error : No contract or not a smart contract');
+    if (!this.contractAt(call.contract)) throw new Rejection('CONTRACT_VALIDATE_ERROR', 'Contract validate error : No contract or not a smart contract');
+    // java-tron's VMUtils.validateForSmartContract: the call value must be in the caller's balance.
+    if (call.callValue > owner.balance) throw new Rejection('CONTRACT_VALIDATE_ERROR', 'Contract validate error : Validate InternalTransfer error, balance is not sufficient.');
     const feeLimit = BigInt(tx.header.fee_limit ?? 0);
     if (feeLimit < 0n || feeLimit > param('maxFeeLimitSun')) {
       throw new Rejection('CONTRACT_VALIDATE_ERROR', `Contract validate error : feeLimit must be >= 0 and <= ${param('maxFeeLimitSun')}`);
     }
     const net = this.chargeBandwidth(owner, tx, false);
-    const outcome = forced === 'REVERT' ? revertOutcome() : callUsdt(this.ledger, call.contract, call.owner, call.data, call.callValue);
+    const outcome = forced === 'REVERT' ? revertOutcome() : this.callOn(this.ledger, call.contract, call.owner, call.data, call.callValue)!;
     const price = param('energyFeeSun');
     const now = this.now();
     const stakedLeft = (() => {
       const left = energyLimit(owner, this.network()) - energyUsed(owner, now);
       return left > 0n ? left : 0n;
     })();
-    const fromBalance = owner.balance / price;
+    // The call value is not there to pay for energy (java-tron's getAccountEnergyLimitWithFixRatio).
+    const fromBalance = (owner.balance - call.callValue) / price;
     const byFeeLimit = feeLimit / price;
     const energyLimitForCall = stakedLeft + fromBalance < byFeeLimit ? stakedLeft + fromBalance : byFeeLimit;
     let contractRet: ContractRet = 'SUCCESS';
@@ -659,6 +682,8 @@ export class DevNode implements ChainView {
     owner.balance -= energyFee;
     this.save(call.owner, owner);
     const succeeded = contractRet === 'SUCCESS';
+    const internal = (outcome.internal ?? []).map((c) => (succeeded ? c : { ...c, rejected: true }));
+    if (succeeded) this.moveCallValue(call.owner, call.contract, call.callValue, internal);
     if (succeeded && outcome.transfer) {
       const { from, to, amount } = outcome.transfer;
       const sender = this.ledger.get(from);
@@ -678,8 +703,28 @@ export class DevNode implements ChainView {
       contractAddress: call.contract,
       logs: succeeded ? outcome.logs : [],
       failure,
+      ...(internal.length ? { internal } : {}),
       ...(forced ? { forced } : {}),
     };
+  }
+
+  /**
+   * A successful call's TRX: the call value from the caller to the contract, then each internal call
+   * not rejected that carries TRX from its contract to its recipient (creating the recipient's
+   * account, as the TVM does). A rejected one moves nothing: its TRX stays with the contract.
+   */
+  private moveCallValue(caller: string, contract: string, callValue: bigint, internal: InternalCall[]): void {
+    const move = (from: string, to: string, amount: bigint) => {
+      const sender = this.ledger.get(from);
+      sender.balance -= amount;
+      this.save(from, sender);
+      const receiver = this.ledger.get(to);
+      receiver.balance += amount;
+      if (receiver.createTime === null) receiver.createTime = this.now();
+      this.save(to, receiver);
+    };
+    if (callValue > 0n) move(caller, contract, callValue);
+    for (const c of internal) if (!c.rejected && c.callValue > 0n) move(c.from, c.to, c.callValue);
   }
 
   /** Stake 2.0 system contracts, validated with java-tron's actuator messages. */
@@ -749,7 +794,7 @@ export class DevNode implements ChainView {
           // Lock periods count 3-second mainnet slots whatever the devnet's block interval.
           expire = now + Number(period) * 3000;
         }
-        if (call.receiver === this.usdtContract) throw validate('Do not allow delegate resources to contract addresses');
+        if (this.contractAt(call.receiver)) throw validate('Do not allow delegate resources to contract addresses');
         const key = delegationKey(call.receiver, call.lock);
         const d: Delegation = owner.delegations[key] ?? { to: call.receiver, lock: call.lock, bandwidth: 0n, energy: 0n, bandwidthExpire: 0, energyExpire: 0 };
         if (energy(call.resource)) {
@@ -864,6 +909,10 @@ export class LaggingView implements ChainView {
 
   get faucet(): string {
     return this.node.faucet;
+  }
+
+  contractAt(address: string): DevnetContract | null {
+    return this.node.contractAt(address);
   }
 
   private tip(): number {

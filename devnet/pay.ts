@@ -1,6 +1,7 @@
 import { TronWeb } from 'tronweb';
 import { z } from 'zod';
 import type { Chain } from '@/lib/chain';
+import { FAKE_USDT_CONTRACT, PAYER_CONTRACT, PAYER_FUNCTIONS } from './contracts';
 import { DecimalFormatError } from '@/lib/money/decimal';
 import { currencySchema, TOKEN_DECIMALS, tokenUnits } from '@/lib/money/tokens';
 
@@ -44,4 +45,44 @@ export async function sendFromFaucet(chain: Chain, faucetPrivateKey: string, req
   }
   const { txId } = await chain.broadcast(signed.signedTx);
   return { txId };
+}
+
+/** POST /devnet/pay-via-contract: as /devnet/pay, through the devnet's payer contract (devnet/contracts.ts). */
+export const payViaContractSchema = payRequestSchema
+  .omit({ request_id: true })
+  .extend({
+    /** TRX only: the contract's inner call reverts and is caught; the transaction succeeds, its internal transfer is rejected and pays nothing. */
+    reverted: z.boolean().default(false),
+  })
+  .refine((r) => !r.reverted || r.currency === 'TRX', { message: 'reverted applies to TRX only', path: ['reverted'] });
+
+/** POST /devnet/fake-token/pay: the look-alike "Tether USD" token's transfer to an address (it moves nothing). */
+export const fakeTokenPaySchema = payRequestSchema.pick({ address: true, amount: true });
+
+const FEE_LIMIT_SUN = 100_000_000;
+
+/** A contract call from the faucet, built by the node and signed with tronweb, as a wallet makes one. */
+async function callFromFaucet(nodeUrl: string, faucetPrivateKey: string, contractHex: string, signature: string, parameters: Array<{ type: string; value: unknown }>, callValue: bigint): Promise<{ txId: string }> {
+  const tronWeb = new TronWeb({ fullHost: nodeUrl, privateKey: faucetPrivateKey });
+  const from = TronWeb.address.fromPrivateKey(faucetPrivateKey);
+  if (!from) throw new TypeError('invalid faucet key');
+  const built = await tronWeb.transactionBuilder.triggerSmartContract(TronWeb.address.fromHex(contractHex), signature, { feeLimit: FEE_LIMIT_SUN, callValue: Number(callValue) }, parameters, from);
+  if (!built.result?.result) throw new Error(`the node did not build the call: ${JSON.stringify(built.result)}`);
+  const signed = await tronWeb.trx.sign(built.transaction, faucetPrivateKey);
+  const sent = await tronWeb.trx.sendRawTransaction(signed);
+  if (!('result' in sent) || !sent.result) throw new Error(`the node refused the call: ${JSON.stringify(sent)}`);
+  return { txId: signed.txID };
+}
+
+export function payViaContract(nodeUrl: string, faucetPrivateKey: string, request: z.infer<typeof payViaContractSchema>): Promise<{ txId: string }> {
+  const units = tokenUnits(request.amount);
+  const to = { type: 'address', value: request.address };
+  return request.currency === 'TRX'
+    ? callFromFaucet(nodeUrl, faucetPrivateKey, PAYER_CONTRACT, PAYER_FUNCTIONS.payTrx, [to, { type: 'bool', value: request.reverted }], units)
+    : callFromFaucet(nodeUrl, faucetPrivateKey, PAYER_CONTRACT, PAYER_FUNCTIONS.payUsdt, [to, { type: 'uint256', value: units.toString() }], 0n);
+}
+
+export function payFakeToken(nodeUrl: string, faucetPrivateKey: string, request: z.infer<typeof fakeTokenPaySchema>): Promise<{ txId: string }> {
+  const units = tokenUnits(request.amount);
+  return callFromFaucet(nodeUrl, faucetPrivateKey, FAKE_USDT_CONTRACT, 'transfer(address,uint256)', [{ type: 'address', value: request.address }, { type: 'uint256', value: units.toString() }], 0n);
 }

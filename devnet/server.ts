@@ -9,7 +9,8 @@ import { blacklistSchema, chainParametersSchema, delaySchema, dropSchema, failSc
 import { toNodeJson } from './json';
 import { DevnetInputError, DevNode, LaggingView, type ChainView } from './node';
 import { MUTABLE_PARAMETERS, parameterTable, param, setParam } from './params';
-import { payRequestSchema, sendFromFaucet, type PayRequest } from './pay';
+import { FAKE_USDT_CONTRACT, PAYER_CONTRACT } from './contracts';
+import { fakeTokenPaySchema, payFakeToken, payRequestSchema, payViaContract, payViaContractSchema, sendFromFaucet, type PayRequest } from './pay';
 import { RentalProvider } from './rental';
 
 export interface DevnetOptions {
@@ -38,6 +39,9 @@ export interface DevnetInfo {
   balancerUrl: string | null;
   replicaLag: number;
   usdtContract: string;
+  /** The payer contract (POST /devnet/pay-via-contract) and the look-alike "Tether USD" token (POST /devnet/fake-token/pay). */
+  payerContract: string;
+  fakeUsdtContract: string;
   faucetAddress: string;
   blockMs: number;
   solidifiedDepth: number;
@@ -158,6 +162,8 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
     balancerUrl,
     replicaLag,
     usdtContract: USDT_CONTRACT,
+    payerContract: TronWeb.address.fromHex(PAYER_CONTRACT),
+    fakeUsdtContract: TronWeb.address.fromHex(FAKE_USDT_CONTRACT),
     faucetAddress: options.faucet.address,
     blockMs: options.blockMs,
     solidifiedDepth: options.solidifiedDepth,
@@ -186,6 +192,10 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
         if (!parsed.success) throw new DevnetInputError(issues(parsed.error));
         return { txid: await pay(parsed.data) };
       }
+      case '/devnet/pay-via-contract':
+        return { txid: (await payViaContract(url, options.faucet.privateKey, post(payViaContractSchema))).txId };
+      case '/devnet/fake-token/pay':
+        return { txid: (await payFakeToken(url, options.faucet.privateKey, post(fakeTokenPaySchema))).txId };
       case '/devnet/fault/drop':
         return faultJson(node.addFault(post(dropSchema)));
       case '/devnet/fault/delay':

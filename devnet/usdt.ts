@@ -31,14 +31,28 @@ export interface Log {
   data: string;
 }
 
+/**
+ * A call one contract makes to another address inside a transaction (java-tron's InternalTransaction):
+ * TRX (`callValue`) sent by a contract, or a call to another contract (callValue 0). The node rejects
+ * it (`rejected`) when that inner call reverted, or when the whole transaction did.
+ */
+export interface InternalCall {
+  from: string;
+  to: string;
+  callValue: bigint;
+  rejected: boolean;
+}
+
 export interface CallOutcome {
   /** false: the call reverted. */
   ok: boolean;
   energy: bigint;
   returnData: string;
   logs: Log[];
-  /** The balance move a successful transfer() makes. */
+  /** The USDT balance move a successful transfer() or transferFrom() makes. */
   transfer: { from: string; to: string; amount: bigint } | null;
+  /** Inner calls made by a contract (devnet/contracts.ts); those not rejected that carry TRX move it. */
+  internal?: InternalCall[];
 }
 
 const word = (n: bigint) => n.toString(16).padStart(64, '0');
@@ -106,6 +120,36 @@ export function callUsdt(state: AccountView, contract: string, caller: string, d
       return revert();
   }
 }
+
+/**
+ * Tether's transferFrom(_from, _to, _value) as the devnet's payer contract calls it (devnet/contracts.ts):
+ * require(!isBlackListed[_from]), the balance, the Transfer log with the USDT contract's address. The
+ * devnet keeps no allowances: every holder counts as having approved the payer contract.
+ */
+export function transferFrom(state: AccountView, contract: string, from: string, to: string, amount: bigint): CallOutcome {
+  if (to === '41' + '0'.repeat(40) || amount <= 0n) return revert();
+  if (state.get(from).usdtFrozen || state.get(from).usdt < amount) return revert();
+  const energy = usdtEnergy(state.get(to).usdt > 0n || to === from ? param('usdtTransferEnergyToHolder') : param('usdtTransferEnergyToNewHolder'));
+  const log: Log = { address: contract.slice(2), topics: [TRANSFER_TOPIC, addressWord(from), addressWord(to)], data: word(amount) };
+  return { ok: true, energy, returnData: word(1n), logs: [log], transfer: { from, to, amount } };
+}
+
+/** A TRC-20 token's view calls (name, symbol, decimals) answered as Tether's contract answers them: the look-alike token copies them. */
+export function tokenView(data: string): CallOutcome | null {
+  switch (data.slice(0, 8)) {
+    case SELECTOR.decimals:
+      return view(word(USDT_DECIMALS));
+    case SELECTOR.symbol:
+      return view(stringResult(USDT_SYMBOL));
+    case SELECTOR.name:
+      return view(stringResult(USDT_NAME));
+    default:
+      return null;
+  }
+}
+
+export const TRC20_TRANSFER_SELECTOR = SELECTOR.transfer;
+export { addressArg, word, addressWord, TRANSFER_TOPIC };
 
 /** wallet/getcontract: enough for `tronWeb.contract().at(address)`. */
 export function contractDescriptor(contract: string, origin: string): Record<string, unknown> {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { AccountState } from './ledger';
 import type { BlockRecord, TxResult } from './node';
 import { energyLimit, energyUsed, netLimit, netUsed, type NetworkResources } from './stake';
@@ -43,8 +44,26 @@ export function txInfoJson(tx: TxResult, record: BlockRecord): Record<string, un
       ...(tx.energy ? { result: tx.contractRet } : {}),
     },
     ...(tx.logs.length ? { log: tx.logs } : {}),
+    ...(tx.internal?.length ? { internal_transactions: tx.internal.map((c, i) => internalJson(tx.txID, i, c)) } : {}),
     ...nonZero('withdraw_expire_amount', tx.withdrawExpireAmount ?? 0n),
     ...(tx.failure ? { result: 'FAILED', resMessage: hexUtf8(tx.failure) } : {}),
+  };
+}
+
+/**
+ * One internal transaction as java-tron's TransactionInfo writes it (`InternalTransaction` in Tron.proto):
+ * `callValueInfo` holds one entry per value sent, `{}` for a call without TRX (proto3 leaves 0 out);
+ * `note` is the kind of call, hex ("call"); `rejected` appears only when true. The devnet's hash is its
+ * own (java-tron's is a hash of the transaction and the call's position too).
+ */
+function internalJson(txID: string, index: number, c: NonNullable<TxResult['internal']>[number]): Record<string, unknown> {
+  return {
+    hash: createHash('sha256').update(`${txID}:${index}`).digest('hex'),
+    caller_address: c.from,
+    transferTo_address: c.to,
+    callValueInfo: [nonZero('callValue', c.callValue)],
+    note: hexUtf8('call'),
+    ...(c.rejected ? { rejected: true } : {}),
   };
 }
 

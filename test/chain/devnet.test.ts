@@ -231,6 +231,55 @@ describe('tronweb against the devnet', () => {
     assert.equal(bad.status, 400);
   });
 
+  test('payments through contracts (issue 37): TRX as an internal transaction, a rejected one moving nothing, USDT by transferFrom, a look-alike token', async () => {
+    const { payerContract, fakeUsdtContract } = (await (await fetch(`${devnet.url}/devnet/info`)).json()) as { payerContract: string; fakeUsdtContract: string };
+    const payerHex = TronWeb.address.toHex(payerContract).toLowerCase();
+    const to = await newAccount();
+    const internalOf = async (txid: string) => ((await info(txid)) as unknown as { internal_transactions?: Array<Record<string, unknown>> }).internal_transactions;
+
+    // TRX: the contract passes its call value on; java-tron's InternalTransaction shape, the recipient's account created.
+    const paid = await devnet.payViaContract(to.address, '12.5', 'TRX');
+    const [inner] = (await internalOf(paid))!;
+    assert.equal((await info(paid)).receipt.result, 'SUCCESS');
+    assert.deepEqual({ ...inner, hash: undefined }, { hash: undefined, caller_address: payerHex, transferTo_address: TronWeb.address.toHex(to.address).toLowerCase(), callValueInfo: [{ callValue: 12_500_000 }], note: '63616c6c' });
+    assert.match(String(inner!.hash), /^[0-9a-f]{64}$/);
+    assert.equal(await balance(to.address), 12_500_000n);
+
+    // Its inner call reverted (caught): the transaction succeeds, the internal transaction is rejected, nothing arrives.
+    const contractBefore = await balance(payerContract);
+    const rejected = await devnet.payViaContract(to.address, '3', 'TRX', { reverted: true });
+    const [rejectedInner] = (await internalOf(rejected))!;
+    assert.equal((await info(rejected)).receipt.result, 'SUCCESS');
+    assert.equal(rejectedInner!.rejected, true);
+    assert.equal(await balance(to.address), 12_500_000n);
+    assert.equal(await balance(payerContract), contractBefore + 3_000_000n, 'the TRX stayed with the contract');
+
+    // USDT with transferFrom: the Transfer event is the USDT contract's, from the customer; the call to USDT is an internal transaction without value.
+    const usdt = await devnet.payViaContract(to.address, '7', 'USDT');
+    await internalOf(usdt);
+    const usdtInfo = await info(usdt);
+    assert.equal(TronWeb.address.fromHex(`41${usdtInfo.log![0]!.address}`), devnet.usdtContract);
+    assert.equal(TronWeb.address.fromHex(usdtInfo.contract_address!), payerContract);
+    assert.equal(await usdtBalance(to.address), 7_000_000n);
+
+    // The look-alike: Tether's name, symbol and decimals at another address; its transfer is an event and nothing more.
+    const fake = await tw.contract().at(fakeUsdtContract);
+    assert.deepEqual([await fake.name().call(), await fake.symbol().call(), Number(await fake.decimals().call())], ['Tether USD', 'USDT', 6]);
+    const fakeTx = await devnet.payFakeToken(to.address, '100');
+    await internalOf(fakeTx);
+    assert.equal(TronWeb.address.fromHex(`41${(await info(fakeTx)).log![0]!.address}`), fakeUsdtContract);
+    assert.equal(await usdtBalance(to.address), 7_000_000n, 'no USDT moved');
+
+    // Both are smart contracts, as a node says: TRX cannot be sent to them directly.
+    for (const contract of [payerContract, fakeUsdtContract]) {
+      assert.equal((await tw.trx.getContract(contract)).contract_address, TronWeb.address.toHex(contract).toLowerCase());
+      const { reply } = await sendTrx(faucetAccount(), contract, TRX);
+      assert.equal(hexMessage((reply as { message?: string }).message), 'Contract validate error : Cannot transfer TRX to a smartContract.');
+    }
+    const refused = await fetch(`${devnet.url}/devnet/pay-via-contract`, { method: 'POST', body: JSON.stringify({ address: to.address, amount: '1', currency: 'USDT', reverted: true }) });
+    assert.equal(refused.status, 400);
+  });
+
   test('POST /devnet/pay sent again with the same request_id pays once and answers the same txid', async () => {
     const to = await newAccount();
     const pay = async () => {

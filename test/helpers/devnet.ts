@@ -68,6 +68,13 @@ export interface DevnetControls {
   blacklist(address: string, frozen?: boolean): Promise<void>;
   /** Pays `amount` (decimal text) of `currency` from the faucet, as a customer's wallet would; resolves to the txid (lib/devnet/faucet.ts). */
   pay(address: string, amount: string, currency: Currency): Promise<string>;
+  /**
+   * POST /devnet/pay-via-contract: pays through the devnet's payer contract (TRX as an internal transaction, USDT with
+   * transferFrom); `reverted` (TRX): the contract's inner call reverts, so its "transfer" pays nothing. Resolves to the txid.
+   */
+  payViaContract(address: string, amount: string, currency: Currency, options?: { reverted?: boolean }): Promise<string>;
+  /** POST /devnet/fake-token/pay: a look-alike "Tether USD" (symbol USDT) token's transfer to `address`; resolves to the txid. */
+  payFakeToken(address: string, amount: string): Promise<string>;
   /** Changes chain parameters mid-run (getchainparameters follows). */
   setChainParameters(parameters: { energyFeeSun?: bigint; bandwidthFeeSun?: bigint; usdtEnergyFactor?: bigint; unfreezeDelayDays?: bigint; networkEnergyWeightTrx?: bigint }): Promise<void>;
   /** The emulated energy rental provider (devnet/rental.ts): its failure mode and price; `reset` puts the defaults back. */
@@ -143,6 +150,8 @@ function controls(url: string): DevnetControls {
     blacklist: async (address, frozen = true) => void (await post('usdt/blacklist', { address, frozen })),
     setChainParameters: async (parameters) => void (await post('chain-parameters', { ...parameters })),
     pay: (address, amount, currency) => payFromFaucet(url, { address, amount, currency }),
+    payViaContract: async (address, amount, currency, options = {}) => (await post<{ txid: string }>('pay-via-contract', { address, amount, currency, ...options })).txid,
+    payFakeToken: async (address, amount) => (await post<{ txid: string }>('fake-token/pay', { address, amount })).txid,
     rental: {
       set: (control) => post('rental', { ...control }),
       get: () => devnetControl(url, 'GET', 'rental'),
