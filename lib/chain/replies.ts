@@ -48,6 +48,21 @@ export const txInfoReply = z.object({
     })
     .default({ energy_usage_total: 0n, energy_fee: 0n, net_usage: 0n, net_fee: 0n }),
   log: z.array(z.object({ address: z.string(), topics: z.array(z.string()).default([]), data: z.string().default('') })).default([]),
+  /**
+   * Calls a contract made in turn (java-tron's InternalTransaction): TRX a contract sends is only here.
+   * `callValueInfo` has one entry per value sent (a TRC-10 token's carries `tokenId`; `{}` when nothing
+   * is sent); `rejected` is true when that call, or the whole transaction, reverted.
+   */
+  internal_transactions: z
+    .array(
+      z.object({
+        caller_address: z.string(),
+        transferTo_address: z.string(),
+        callValueInfo: z.array(z.object({ callValue: opt64, tokenId: z.string().optional() })).default([]),
+        rejected: z.boolean().default(false),
+      }),
+    )
+    .default([]),
   /** Expired unstaked TRX a WithdrawExpireUnfreeze (or an UnfreezeBalanceV2, paying out what expired first) returned to the balance. */
   withdraw_expire_amount: opt64,
   result: z.string().optional(),

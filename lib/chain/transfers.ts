@@ -16,10 +16,18 @@ export function needsReceipts(block: BlockReply): boolean {
 }
 
 /**
- * Every TRX transfer (TransferContract) and every Transfer event of the USDT
- * contract in a block, in block order. Events are read from receipts, so USDT
- * moved by another contract is seen too. A direct USDT transfer() that failed
- * is reported with success=false, so that a payer's attempt is visible.
+ * Every TRX transfer (TransferContract), every TRX transfer a contract made
+ * (an internal transaction) and every Transfer event of the USDT contract in a
+ * block, in block order. Events are read from receipts, so USDT moved by
+ * another contract is seen too. A direct USDT transfer() that failed is
+ * reported with success=false, so that a payer's attempt is visible.
+ *
+ * TRX a contract sent counts only as the chain executed it (issue 37): its
+ * transaction succeeded and the internal transaction was not rejected. In 2024
+ * contracts made "TRX transfers" inside calls that reverted to exchange
+ * deposit addresses, and wallet software that read them as payments credited
+ * them (../shared/notes/tron.md); such a transfer moved nothing and is left
+ * out. A transfer carrying a TRC-10 token (`tokenId`) is not TRX.
  */
 export function blockTransfers(block: BlockReply, receipts: TxInfoReply[], usdtContract: string): Transfer[] {
   const blockNumber = block.block_header.raw_data.number;
@@ -63,6 +71,23 @@ export function blockTransfers(block: BlockReply, receipts: TxInfoReply[], usdtC
     });
     const data = value.data ?? '';
     const failed = receipt.result === 'FAILED' || tx.ret?.[0]?.contractRet !== 'SUCCESS';
+    receipt.internal_transactions.forEach((inner, internalIndex) => {
+      if (failed || inner.rejected || receipt.receipt.result !== 'SUCCESS') return;
+      const sun = inner.callValueInfo.reduce((sum, v) => (v.tokenId ? sum : sum + v.callValue), 0n);
+      if (sun <= 0n) return;
+      transfers.push({
+        txId: tx.txID,
+        blockNumber,
+        logIndex: null,
+        internalIndex,
+        token: 'TRX',
+        from: fromHex(inner.caller_address),
+        to: fromHex(inner.transferTo_address),
+        amount: sun,
+        success: true,
+        expiration,
+      });
+    });
     if (failed && value.contract_address?.toLowerCase() === usdtHex && data.startsWith(TRANSFER_SELECTOR) && data.length === 136) {
       transfers.push({
         txId: tx.txID,

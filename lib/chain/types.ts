@@ -106,6 +106,8 @@ export interface Transfer {
   blockNumber: number;
   /** Index of the Transfer event among the transaction's logs; null for TRX transfers and for failed USDT calls. */
   logIndex: number | null;
+  /** TRX a contract sent: the index of the internal transaction among the transaction's (issue 37); absent otherwise. */
+  internalIndex?: number;
   token: Currency;
   from: string;
   to: string;

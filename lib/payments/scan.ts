@@ -7,7 +7,8 @@ import type { WorkerContext } from '@/lib/worker/context';
 
 /** The cursor of the solidified blocks scanned (the head scanner's is lib/payments/headScan.ts). */
 
-export const chainRefOf = (t: Pick<Transfer, 'txId' | 'logIndex'>) => `${t.txId}:${t.logIndex ?? 'trx'}`;
+/** A transfer's one name: the transaction and, within it, the USDT event, the internal TRX transfer (`itx<i>`) or the TRX transfer itself. */
+export const chainRefOf = (t: Pick<Transfer, 'txId' | 'logIndex' | 'internalIndex'>) => `${t.txId}:${t.internalIndex !== undefined ? `itx${t.internalIndex}` : (t.logIndex ?? 'trx')}`;
 
 /** A transfer with the id of the block it is in. */
 export type BlockTransfer = Transfer & { blockId: string };

@@ -2,13 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { TronWeb } from 'tronweb';
 import { createChain, type Chain } from '@/lib/chain';
+import { SOLIDIFIED_CURSOR } from '@/lib/db/chainCursors';
 import { deriveAccount } from '@/lib/chain/keys';
 import { masterKeyRing } from '@/lib/crypto/masterKey';
 import { open } from '@/lib/crypto/secretBox';
 import { Webhook } from 'standardwebhooks';
 import { standardWebhooksSecret, verifyWebhook } from '@/lib/webhooks/signature';
 import { startApp, TEST_MNEMONIC, type TestApp } from '../helpers/app';
-import { startDevnetProcess, waitFor, type DevnetProcess } from '../helpers/devnet';
+import { devnetControl, startDevnetProcess, waitFor, type DevnetProcess } from '../helpers/devnet';
 import { startHookReceiver, type HookReceiver, type ReceivedHook } from '../helpers/http';
 import { assertReconciled } from '../helpers/reconcile';
 import { startWorker, type WorkerProcess } from '../helpers/worker';
@@ -343,6 +344,60 @@ describe('worker: detection, AML, forwarding, statuses and webhooks on the devne
   });
 
   // Last: every payment above is closed, so every unit must be in the books and on chain (npm run reconcile).
+  /** Until the scanner has read the final block holding `txid` (and so everything it would record from it). */
+  async function scannedPast(txid: string): Promise<void> {
+    const { blockNumber } = await waitFor(`${txid} in a block`, async () => {
+      const status = await chain.getTransactionStatus(txid);
+      return status.blockNumber === null ? null : status;
+    });
+    await devnet.solidify();
+    await waitFor(`the scanner past block ${blockNumber}`, async () => ((await app.prisma.chainCursor.findUnique({ where: { name: SOLIDIFIED_CURSOR } }))?.blockNumber ?? -1) >= blockNumber!);
+  }
+
+  it('completes a TRX invoice paid through a contract (an internal transaction), and never counts a contract\'s "transfer" whose call reverted (issue 37)', async () => {
+    const { key, target } = await newMerchant();
+    const inv = await invoice(key, { type: 'SINGLE', amount: 10, currencies: ['TRX'], order_id: 'trx-via-contract' });
+    assert.deepEqual(inv.currencies_amounts, { TRX: 40 });
+    // The 2024 fake deposit: the contract's inner call sending 40 TRX reverted (caught), the transaction succeeded.
+    const rejected = await devnet.payViaContract(inv.address, '40', 'TRX', { reverted: true });
+    await scannedPast(rejected);
+    assert.equal(await chain.getTrxBalance(inv.address), 0n, 'the rejected transfer moved nothing');
+    assert.equal((await statusOf(key, inv.id)).status, 'ACTIVE');
+    assert.deepEqual(await app.prisma.transaction.findMany({ where: { OR: [{ invoiceId: inv.id }, { toAddress: inv.address }] } }), [], 'nothing recorded, held or sent');
+
+    const txid = await devnet.payViaContract(inv.address, '40', 'TRX');
+    const done = await waitStatus(key, inv.id, 'COMPLETED');
+    assert.deepEqual(done.transfer_amounts.input, { TRX: 40 });
+    const payment = await app.prisma.transaction.findFirstOrThrow({ where: { invoiceId: inv.id, type: 'PAYMENT' } });
+    assert.equal(payment.trnHash, txid);
+    assert.equal(payment.chainRef, `${txid}:itx0`);
+    assert.equal(payment.amountUnits, 40n * TRX);
+    assert.equal(payment.fromAddress, (await devnetControl<{ payerContract: string }>(devnet.url, 'GET', 'info')).payerContract, 'sent by the contract, as the chain says');
+    const transfer = await app.prisma.transaction.findFirstOrThrow({ where: { invoiceId: inv.id, type: 'TRANSFER' } });
+    assert.equal(transfer.toAddress, target);
+    await waitFor('target balance', async () => (await chain.getTrxBalance(target)) === transfer.amountUnits && transfer.amountUnits > 0n);
+  });
+
+  it('completes a USDT invoice paid by a contract with transferFrom, and ignores a look-alike "Tether USD" token (issue 37)', async () => {
+    const { key, target } = await newMerchant();
+    const inv = await invoice(key, { type: 'SINGLE', amount: 10, currencies: ['USDT'], order_id: 'usdt-via-contract' });
+    assert.deepEqual(inv.currencies_amounts, { USDT: 10 });
+    // A token named "Tether USD", symbol USDT, 6 decimals, at another contract: its Transfer event is not USDT.
+    const fake = await devnet.payFakeToken(inv.address, '10');
+    await scannedPast(fake);
+    assert.equal((await statusOf(key, inv.id)).status, 'ACTIVE');
+    assert.deepEqual(await app.prisma.transaction.findMany({ where: { OR: [{ invoiceId: inv.id }, { toAddress: inv.address }] } }), [], 'nothing recorded, held or sent');
+
+    const txid = await devnet.payViaContract(inv.address, '10', 'USDT');
+    const done = await waitStatus(key, inv.id, 'COMPLETED');
+    assert.deepEqual(done.transfer_amounts.input, { USDT: 10 }, 'the look-alike counted for nothing');
+    const payment = await app.prisma.transaction.findFirstOrThrow({ where: { invoiceId: inv.id, type: 'PAYMENT' } });
+    assert.equal(payment.trnHash, txid);
+    assert.equal(payment.currency, 'USDT');
+    assert.equal(payment.fromAddress, devnet.faucetAddress, 'transferFrom\'s _from: the customer, not the contract');
+    await waitFor('forwarded', async () => (await chain.getUsdtBalance(target)) === 9_900_000n);
+  });
+
   it('balances the books: per payment, in total and per service address against the chain', async () => {
     await assertReconciled(app.prisma, chain);
   });
