@@ -16,6 +16,7 @@ const USAGE = `usage:
   npm run devnet -- fault refuse [--code CONTRACT_VALIDATE_ERROR] [--message TEXT] [--count N] [--from T...] [--to T...]
   npm run devnet -- fault lag <blocks>
   npm run devnet -- fault reset [--count N]
+  npm run devnet -- fault throttle --seconds N [--status 429|403|503] [--retry-after false]
   npm run devnet -- fault reorg --depth N [--leave-out txid,...] [--order txid,...]
   npm run devnet -- fault solidify
   npm run devnet -- fault set-balance <address> [--balance-sun N] [--usdt-units N]
@@ -106,6 +107,11 @@ async function fault(args: string[]): Promise<void> {
     case 'reset':
       request = { method: 'POST', path: `fault/${what}`, body: flags(rest) };
       break;
+    case 'throttle': {
+      const { status, ...more } = flags(rest);
+      request = { method: 'POST', path: 'fault/throttle', body: { ...more, ...(status === undefined ? {} : { status: Number(status) }) } };
+      break;
+    }
     case 'lag':
       request = { method: 'POST', path: 'fault/lag', body: { blocks: rest[0] ?? '' } };
       break;

@@ -66,6 +66,21 @@ export const reorgSchema = z
   .refine((b) => (b.depth === undefined) !== (b.fromBlock === undefined), 'give depth or fromBlock')
   .transform((b): ReorgRequest => b);
 
+/**
+ * POST /devnet/fault/throttle: for `seconds`, every node-API request is answered as a provider over
+ * its rate limit answers (TronGrid: `{"Error": "The key exceeds the frequency limit(30), and the
+ * query server is suspended for 30s"}`), with `status` (429, 403 or 503) and, unless `retryAfter` is
+ * false, a Retry-After header of the seconds left. 0 seconds ends it.
+ */
+export const throttleSchema = z
+  .object({
+    seconds: whole('seconds', 0),
+    status: z.union([z.literal(429), z.literal(403), z.literal(503)]).optional(),
+    retryAfter: z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]).optional(),
+  })
+  .strict()
+  .transform((b) => ({ seconds: b.seconds, status: b.status ?? 429, retryAfter: b.retryAfter ?? true }));
+
 /** POST /devnet/solidify takes no fields: every block up to the head becomes final. */
 export const solidifySchema = z.object({}).strict();
 

@@ -5,7 +5,7 @@ import { ChainError, createChain, type Chain } from '@/lib/chain';
 import { BadRequest, resolve, type Params } from './api';
 import type { DevnetEnv } from '@/lib/config';
 import { faucetKey, rentalProviderKey, USDT_CONTRACT, witnessKey, type DevnetKey } from './genesis';
-import { blacklistSchema, chainParametersSchema, delaySchema, dropSchema, failSchema, faultJson, issues, lagSchema, refuseSchema, reorgSchema, resetSchema, setBalanceSchema, solidifySchema } from './controls';
+import { blacklistSchema, chainParametersSchema, delaySchema, dropSchema, failSchema, faultJson, issues, lagSchema, refuseSchema, reorgSchema, resetSchema, setBalanceSchema, solidifySchema, throttleSchema } from './controls';
 import { toNodeJson } from './json';
 import { DevnetInputError, DevNode, LaggingView, type ChainView } from './node';
 import { MUTABLE_PARAMETERS, parameterTable, param, setParam } from './params';
@@ -128,6 +128,8 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
   // POST /devnet/fault/reset: node-API requests still to be cut off unanswered, and how many were.
   let resetsLeft = 0;
   let resetsDone = 0;
+  // POST /devnet/fault/throttle: node-API requests refused as over a provider's rate limit until `until`, and how many were.
+  let throttle = { until: 0, status: 429, retryAfter: true, answered: 0 };
   const replica = new LaggingView(node, () => replicaLag);
   // The faucet pays through the chain layer over HTTP, like any wallet; set once listening.
   let chain: Chain | undefined;
@@ -172,7 +174,8 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
     parameters: parameterTable(),
   });
 
-  const faults = () => ({ faults: node.faults.list().map(faultJson), held: node.heldTransactions(), replicaLag, resets: { left: resetsLeft, done: resetsDone } });
+  const throttleJson = () => ({ until: throttle.until > Date.now() ? new Date(throttle.until).toISOString() : null, status: throttle.status, retryAfter: throttle.retryAfter, answered: throttle.answered });
+  const faults = () => ({ faults: node.faults.list().map(faultJson), held: node.heldTransactions(), replicaLag, resets: { left: resetsLeft, done: resetsDone }, throttle: throttleJson() });
   const chainParameters = () => Object.fromEntries(MUTABLE_PARAMETERS.map((name) => [name, param(name).toString()]));
 
   /** The dev controls (docs/devnet.md, "Fault controls"); undefined when `path` is not one. */
@@ -210,6 +213,11 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
         replicaLag = blocks;
         return { replicaLag, replicaUrl, balancerUrl };
       }
+      case '/devnet/fault/throttle': {
+        const t = post(throttleSchema);
+        throttle = { until: Date.now() + t.seconds * 1000, status: t.status, retryAfter: t.retryAfter, answered: 0 };
+        return { throttle: throttleJson() };
+      }
       case '/devnet/fault/reset':
         resetsLeft = post(resetSchema).count;
         return { resets: { left: resetsLeft, done: resetsDone } };
@@ -218,6 +226,7 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
           node.faults.clear();
           replicaLag = 0;
           resetsLeft = 0;
+          throttle = { ...throttle, until: 0 };
         } else if (method !== 'GET') throw new MethodNotAllowed('GET or DELETE /devnet/faults');
         return faults();
       case '/devnet/reorg':
@@ -281,6 +290,13 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
         resetsLeft--;
         resetsDone++;
         return void req.socket.destroy();
+      }
+      const left = Math.ceil((throttle.until - Date.now()) / 1000);
+      if (left > 0) {
+        throttle.answered++;
+        const text = JSON.stringify({ Error: `The key exceeds the frequency limit(30), and the query server is suspended for ${left}s` });
+        res.writeHead(throttle.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...(throttle.retryAfter ? { 'retry-after': String(left) } : {}) });
+        return void res.end(text);
       }
       const int64AsString = req.method === 'GET' && reqUrl.searchParams.get('int64_as_string') === 'true';
       send(res, 200, target.route.handle(pick(), params, target.solid), int64AsString);

@@ -51,7 +51,9 @@ export interface DevnetControls {
     lag(blocks: number): Promise<void>;
     /** The next `count` node-API requests (on any of its ports) have their connection closed unanswered (socket hang up). */
     reset(count?: number): Promise<void>;
-    list(): Promise<{ faults: FaultInfo[]; held: Array<{ txid: string; releaseAt: number; fault: number }>; replicaLag: number; resets: { left: number; done: number } }>;
+    /** For `seconds`, every node-API request is refused as over a provider's rate limit (429 and Retry-After unless told otherwise); `list()` counts them. */
+    throttle(options: { seconds: number; status?: 429 | 403 | 503; retryAfter?: boolean }): Promise<void>;
+    list(): Promise<{ faults: FaultInfo[]; held: Array<{ txid: string; releaseAt: number; fault: number }>; replicaLag: number; resets: { left: number; done: number }; throttle: { until: string | null; status: number; retryAfter: boolean; answered: number } }>;
     /** Removes every fault and sets the lag back to 0 (held broadcasts still come). */
     clear(): Promise<void>;
   };
@@ -141,6 +143,7 @@ function controls(url: string): DevnetControls {
       refuse: (options = {}) => post('fault/refuse', { ...options }),
       lag: async (blocks) => void (await post('fault/lag', { blocks })),
       reset: async (count = 1) => void (await post('fault/reset', { count })),
+      throttle: async (options) => void (await post('fault/throttle', { ...options })),
       list: () => devnetControl(url, 'GET', 'faults'),
       clear: async () => void (await devnetControl(url, 'DELETE', 'faults')),
     },
