@@ -313,6 +313,8 @@ export interface ChainConfig {
   usdtContract: string;
   /** How long a built transaction stays valid, from the head block's time. */
   txExpirationMs: number;
+  /** At most this many requests a second from this process to the node (TRON_MAX_REQUESTS_PER_SECOND); null or absent: no limit. */
+  maxRequestsPerSecond?: number | null;
 }
 
 const tronAddress = (name: string) => z.string().refine((a) => a.startsWith('T') && TronWeb.isAddress(a), `${name} must be a base58 Tron address (T...)`);
@@ -329,6 +331,8 @@ const chainSchema = z.object({
     .min(10_000, 'TRON_TX_EXPIRATION_MS must be at least 10000')
     .max(86_400_000, 'TRON_TX_EXPIRATION_MS must be at most 86400000 (24 h)')
     .default(60_000),
+  // A provider's per-second limit (TronGrid: 15-30 per key, docs/chain.md); per process.
+  TRON_MAX_REQUESTS_PER_SECOND: z.coerce.number().positive('TRON_MAX_REQUESTS_PER_SECOND must be a positive number of requests a second').max(10_000).optional(),
 });
 
 /** What the chain layer needs, plus the TRON_NETWORK preset the rest defaults from. */
@@ -346,6 +350,7 @@ export function parseChainConfig(env: Env): ChainSettings {
     apiKey: c.TRON_API_KEY ?? null,
     usdtContract: c.TRON_USDT_CONTRACT ?? network.usdtContract,
     txExpirationMs: c.TRON_TX_EXPIRATION_MS,
+    maxRequestsPerSecond: c.TRON_MAX_REQUESTS_PER_SECOND ?? null,
   };
 }
 

@@ -1,4 +1,5 @@
 import type { RestartCounts } from '@/lib/operations/restarts';
+import type { NodeRequestState } from '@/lib/chain/meter';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import type { Balances } from '@/lib/invoices/unconfirmedBalances';
 import type { ChainFacts } from '@/lib/operations/metrics';
@@ -68,6 +69,8 @@ interface Singletons {
   devnetProbe: Cell<{ at: number; url: Promise<string | null> } | undefined>;
   /** lib/operations/restarts.ts: restart counts from the runner or the cluster primary, for /healthz and /metrics. */
   restartCounts: Cell<RestartCounts | undefined>;
+  /** lib/chain/meter.ts: this process's requests to the node by endpoint, and the provider's throttling kept. */
+  nodeRequests: NodeRequestState;
 }
 
 type Primitive = string | number | bigint | boolean | symbol | null | undefined | void;

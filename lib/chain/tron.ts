@@ -21,6 +21,7 @@ import {
   txInfoReply,
   type BlockReply,
 } from './replies';
+import { admitRequest, endpointOf, notePaused, pausedUntil, throttleWaitMs } from './meter';
 import { blockTransfers, needsReceipts } from './transfers';
 import type {
   AccountResources,
@@ -111,6 +112,41 @@ async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promis
   return results;
 }
 
+/** What meterProvider uses of an axios instance. */
+interface AxiosInterceptors {
+  interceptors: {
+    request: { use(onRequest: <R extends { url?: string }>(request: R) => Promise<R>): void };
+    response: { use(onAnswer: undefined, onError: (error: unknown) => Promise<never>): void };
+  };
+}
+
+/**
+ * Every request of a tronweb provider counted by endpoint, spaced under the per-second budget, and
+ * held back while the node has asked us to wait (lib/chain/meter.ts): the one place all of tronweb's
+ * calls to the node pass, whichever method made them.
+ */
+function meterProvider(provider: TronWeb['fullNode'], maxPerSecond: number | null): void {
+  const origin = new URL(provider.host).origin;
+  // tronweb's type for its axios instance leaves the interceptors out; they are axios' own.
+  const instance = provider.instance as unknown as AxiosInterceptors;
+  instance.interceptors.request.use(async (request) => {
+    const now = Date.now();
+    const until = pausedUntil(origin, now);
+    if (until !== null) throw new ChainUnavailableError(`the node asked for no requests until ${new Date(until).toISOString()} (its rate limit); none sent`, 429);
+    const wait = admitRequest(origin, endpointOf(request.url ?? ''), maxPerSecond, now);
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    return request;
+  });
+  instance.interceptors.response.use(undefined, (error: unknown) => {
+    const response = isHttpError(error) ? (error as { response?: { status?: number; headers?: Record<string, unknown>; data?: unknown } }).response : undefined;
+    const retryAfter = response?.headers?.['retry-after'];
+    const now = Date.now();
+    const wait = throttleWaitMs(response?.status, typeof retryAfter === 'string' ? retryAfter : undefined, response?.data, now);
+    if (wait !== null) notePaused(origin, wait, now);
+    return Promise.reject(error as Error);
+  });
+}
+
 /** The chain layer over tronweb and a Tron full node's HTTP API (TronGrid, a private node, or the devnet). */
 export class TronChain implements Chain {
   readonly usdtContract: string;
@@ -124,6 +160,7 @@ export class TronChain implements Chain {
       fullHost: config.fullNodeUrl,
       ...(config.apiKey ? { headers: { 'TRON-PRO-API-KEY': config.apiKey } } : {}),
     });
+    for (const provider of [this.tronWeb.fullNode, this.tronWeb.solidityNode]) meterProvider(provider, config.maxRequestsPerSecond ?? null);
   }
 
   async getBlockNumber(): Promise<number> {

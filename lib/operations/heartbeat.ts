@@ -1,3 +1,4 @@
+import { nodeRequestCounts } from '@/lib/chain/meter';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 
 /** A worker writes at most this often; WORKER_STALE_SECONDS must leave room for a few missed beats. */
@@ -16,7 +17,9 @@ export function scanHeartbeat(prisma: PrismaClient, owner: string, now = () => D
   return async () => {
     if (now() - last < HEARTBEAT_EVERY_MS) return;
     const at = new Date(now());
-    await prisma.workerHeartbeat.upsert({ where: { owner }, create: { owner, scannedAt: at }, update: { scannedAt: at } });
+    // With the beat, what this worker has asked the node so far (lib/chain/meter.ts): /metrics shows every live worker's.
+    const nodeRequests = nodeRequestCounts();
+    await prisma.workerHeartbeat.upsert({ where: { owner }, create: { owner, scannedAt: at, nodeRequests }, update: { scannedAt: at, nodeRequests } });
     await prisma.workerHeartbeat.deleteMany({ where: { scannedAt: { lt: new Date(at.getTime() - FORGET_AFTER_MS) } } });
     last = at.getTime();
   };

@@ -1,4 +1,6 @@
 import { Counter, Gauge, Registry } from 'prom-client';
+import { z } from 'zod';
+import { nodeRequestCounts } from '@/lib/chain/meter';
 import type { Chain } from '@/lib/chain/types';
 import { SOLIDIFIED_CURSOR } from '@/lib/db/chainCursors';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
@@ -21,6 +23,11 @@ export interface ChainFacts {
   energyAvailable: bigint;
   bandwidthAvailable: bigint;
 }
+
+/** A worker whose heartbeat is older than this is gone: its node requests are no longer shown. */
+const LIVE_WORKER_MS = 10 * 60_000;
+/** What a heartbeat holds of its worker's node requests (lib/operations/heartbeat.ts). */
+const nodeRequestsJson = z.object({ requests: z.record(z.string(), z.number().int().nonnegative()), throttled: z.number().int().nonnegative() });
 
 /** Chain reads are cached this long: a scrape every few seconds must not become node traffic. */
 const CHAIN_CACHE_MS = 15_000;
@@ -67,7 +74,7 @@ export async function renderMetrics(deps: MetricsDeps): Promise<{ contentType: s
   const gauge = (name: string, help: string, labelNames: string[] = []) => new Gauge({ name, help, labelNames, registers: [registry] });
 
   const dayStart = new Date(now - (now % 86_400_000));
-  const [cursor, lastScan, payments, sends, invoices, deliveries, facts, energy, waiting, burnedToday, rentedToday, rentedTotal] = await Promise.all([
+  const [cursor, lastScan, payments, sends, invoices, deliveries, facts, energy, waiting, burnedToday, rentedToday, rentedTotal, workers] = await Promise.all([
     prisma.chainCursor.findUnique({ where: { name: SOLIDIFIED_CURSOR }, select: { blockNumber: true } }),
     lastScanAt(prisma),
     prisma.transaction.groupBy({ by: ['paymentState'], where: { paymentState: { not: null } }, _count: { _all: true } }),
@@ -80,6 +87,7 @@ export async function renderMetrics(deps: MetricsDeps): Promise<{ contentType: s
     prisma.transaction.aggregate({ where: { sendState: { in: ['CONFIRMED', 'FAILED'] }, updatedAt: { gte: dayStart } }, _sum: { feeSun: true } }),
     prisma.energyRental.aggregate({ where: { priceSun: { not: null }, orderedAt: { gte: dayStart } }, _sum: { priceSun: true } }),
     prisma.energyRental.aggregate({ where: { priceSun: { not: null } }, _sum: { priceSun: true } }),
+    prisma.workerHeartbeat.findMany({ where: { scannedAt: { gte: new Date(now - LIVE_WORKER_MS) } }, select: { owner: true, nodeRequests: true }, orderBy: { owner: 'asc' } }),
   ]);
 
   const paymentGauge = gauge('invoicing_payments', 'Incoming payments by processing state (FAILED: funds stuck at the invoice address, see docs/worker.md)', ['state']);
@@ -115,6 +123,21 @@ export async function renderMetrics(deps: MetricsDeps): Promise<{ contentType: s
   gauge('invoicing_trx_burned_today', 'TRX the network burned today (UTC) for the service\'s sends, from their receipts').set(Number(burnedToday._sum.feeSun ?? 0n) / 1e6);
   gauge('invoicing_energy_rental_spend_trx_today', 'TRX paid today (UTC) to the energy rental provider for rented energy (docs/energy.md)').set(Number(rentedToday._sum.priceSun ?? 0n) / 1e6);
   gauge('invoicing_energy_rental_spend_trx_total', 'TRX paid in all to the energy rental provider for rented energy').set(Number(rentedTotal._sum.priceSun ?? 0n) / 1e6);
+  // The node provider's budget (docs/chain.md): every request to the node by endpoint, of each live worker (its heartbeat)
+  // and of this web process; counters from each process's start, so a restart starts them again (Prometheus' reset).
+  const nodeRequests = new Counter({ name: 'invoicing_node_requests_total', help: 'Requests sent to the Tron node since the process started, by process (worker: each live worker, by its owner; web: the process serving this scrape) and endpoint', labelNames: ['process', 'worker', 'endpoint'], registers: [registry] });
+  const throttled = new Counter({ name: 'invoicing_node_throttled_total', help: 'Answers of the node refusing us as over its rate limit (429, or 403/503 naming a suspension) since the process started; requests then wait as asked', labelNames: ['process', 'worker'], registers: [registry] });
+  const meters = [
+    ...workers.flatMap((w) => {
+      const parsed = nodeRequestsJson.safeParse(w.nodeRequests);
+      return parsed.success ? [{ process: 'worker', worker: w.owner, ...parsed.data }] : [];
+    }),
+    { process: 'web', worker: '', ...nodeRequestCounts() },
+  ];
+  for (const m of meters) {
+    for (const [endpoint, n] of Object.entries(m.requests)) nodeRequests.inc({ process: m.process, worker: m.worker, endpoint }, n);
+    throttled.inc({ process: m.process, worker: m.worker }, m.throttled);
+  }
   // Supervision (docs/operations.md): unlike the rest, per host, as its runner and web primary counted them.
   const restarts = new Counter({ name: 'invoicing_process_restarts_total', help: 'Processes restarted after dying unasked, by kind (web, worker, devnet), since the runner started', labelNames: ['process'], registers: [registry] });
   const counts = restartCounts();

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { TronWeb } from 'tronweb';
 import { ChainUnavailableError, createChain, parseChainConfig, TxRejectedError, type Chain, type TransferRequest } from '@/lib/chain';
+import { nodeRequestCounts } from '@/lib/chain/meter';
 import { startDevnetProcess, waitFor, type DevnetProcess } from '../helpers/devnet';
 
 let devnet: DevnetProcess;
@@ -211,6 +212,33 @@ describe('chain layer against the devnet', () => {
     assert.ok(resets.done - 4 > 1 && resets.done - 4 <= 5, `a few attempts, not endless: ${resets.done - 4}`);
     await devnet.fault.clear();
     assert.equal(await chain.getTrxBalance(to.address) >= 0n, true);
+  });
+
+  test("keeps a provider's rate limit: after a 429 nothing is sent until its Retry-After, nor after a 403 naming a suspension; every request counted (issue 37)", async () => {
+    const sent = () => nodeRequestCounts().requests['wallet/getblock'] ?? 0;
+    const throttled = () => nodeRequestCounts().throttled;
+    const paused = (e: unknown) => e instanceof ChainUnavailableError && e.status === 429 && /asked for no requests until .*none sent/.test(e.message);
+    const before = sent();
+    await chain.getBlockNumber();
+    assert.equal(sent(), before + 1, 'each request counted by its endpoint');
+
+    // TronGrid past a key's rate: 429 with Retry-After. One request meets it; every call while the wait lasts fails at once, unsent.
+    await devnet.fault.throttle({ seconds: 2 });
+    const throttledBefore = throttled();
+    await assert.rejects(chain.getBlockNumber(), (e: unknown) => e instanceof ChainUnavailableError && e.status === 429);
+    for (let i = 0; i < 10; i++) await assert.rejects(chain.getBlockNumber(), paused);
+    assert.equal((await devnet.fault.list()).throttle.answered, 1, 'one request went into the refusal');
+    assert.equal(throttled(), throttledBefore + 1);
+    assert.equal(sent(), before + 2, 'the refused calls were never sent');
+    await waitFor('the wait over', async () => chain.getBlockNumber().catch(() => null), 10_000);
+    assert.equal((await devnet.fault.list()).throttle.answered, 1, 'nothing sent before the wait named was over');
+
+    // Without Retry-After, TronGrid's body names the suspension ("suspended for Ns"), on a 403: kept the same way.
+    await devnet.fault.throttle({ seconds: 1, status: 403, retryAfter: false });
+    await assert.rejects(chain.getTrxBalance(faucet.address), (e: unknown) => e instanceof ChainUnavailableError && e.status === 403);
+    await assert.rejects(chain.getBlockNumber(), paused);
+    assert.equal((await devnet.fault.list()).throttle.answered, 1);
+    await waitFor('the wait over', async () => chain.getBlockNumber().catch(() => null), 10_000);
   });
 
   test('scanning a range of blocks returns every transfer exactly once', async () => {

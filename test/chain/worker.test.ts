@@ -10,7 +10,7 @@ import { Webhook } from 'standardwebhooks';
 import { standardWebhooksSecret, verifyWebhook } from '@/lib/webhooks/signature';
 import { startApp, TEST_MNEMONIC, type TestApp } from '../helpers/app';
 import { devnetControl, startDevnetProcess, waitFor, type DevnetProcess } from '../helpers/devnet';
-import { startHookReceiver, type HookReceiver, type ReceivedHook } from '../helpers/http';
+import { httpRequest, startHookReceiver, type HookReceiver, type ReceivedHook } from '../helpers/http';
 import { assertReconciled } from '../helpers/reconcile';
 import { startWorker, type WorkerProcess } from '../helpers/worker';
 
@@ -396,6 +396,33 @@ describe('worker: detection, AML, forwarding, statuses and webhooks on the devne
     assert.equal(payment.currency, 'USDT');
     assert.equal(payment.fromAddress, devnet.faucetAddress, 'transferFrom\'s _from: the customer, not the contract');
     await waitFor('forwarded', async () => (await chain.getUsdtBalance(target)) === 9_900_000n);
+  });
+
+  it("keeps the node provider's rate limit: after a 429 the worker waits as told (Retry-After), misses no payment, and /metrics counts its requests (issue 37)", async () => {
+    const { key } = await newMerchant();
+    // A first payment settled: the worker is past its start and reading the chain as it does while payments come.
+    const first = await invoice(key, { type: 'SINGLE', amount: 10, currencies: ['TRX'], order_id: 'before-throttle' });
+    await pay(first.address, '40', 'TRX');
+    await waitStatus(key, first.id, 'COMPLETED');
+    const inv = await invoice(key, { type: 'SINGLE', amount: 10, currencies: ['TRX'], order_id: 'throttled' });
+    await pay(inv.address, '40', 'TRX');
+    // The provider refuses everything for 3 s, saying so (Retry-After: the seconds left), as TronGrid does past a key's rate.
+    await devnet.fault.throttle({ seconds: 3 });
+    await new Promise((r) => setTimeout(r, 3_500));
+    const { throttle } = await devnet.fault.list();
+    // Each of the worker's loops had at most a request in flight when the first refusal came; after it, none until the
+    // wait named is over (lib/chain/meter.ts; test/chain/chain.test.ts proves it request by request).
+    assert.ok(throttle.answered >= 1, 'the worker asked the node during the window');
+    assert.ok(throttle.answered <= 8, `${throttle.answered} requests sent into the provider's refusal`);
+    await waitStatus(key, inv.id, 'COMPLETED');
+
+    const metrics = await waitFor("the worker's node requests on /metrics", async () => {
+      const body = (await httpRequest(`${app.baseUrl}/metrics`)).text;
+      return /invoicing_node_throttled_total\{process="worker",worker="[^"]+"\} [1-9]/.test(body) ? body : null;
+    });
+    const requests = [...metrics.matchAll(/^invoicing_node_requests_total\{process="worker",worker="[^"]+",endpoint="([^"]+)"\} (\d+)$/gm)].map((m) => [m[1]!, Number(m[2])] as const);
+    assert.ok(requests.some(([endpoint, n]) => endpoint === 'wallet/getblockbylimitnext' && n > 0), `the scanner's block reads are counted: ${JSON.stringify(requests)}`);
+    assert.ok(requests.every(([endpoint]) => /^(wallet|walletsolidity)\/[a-z0-9]+$/.test(endpoint)), `endpoints named as the node serves them: ${JSON.stringify(requests)}`);
   });
 
   it('balances the books: per payment, in total and per service address against the chain', async () => {
