@@ -1,4 +1,3 @@
-import type { ReactNode } from 'react';
 import type { PublicInvoice, PublicToken } from '@/lib/invoices/publicView';
 import { fill } from '@/lib/i18n/fill';
 import type { Messages } from '@/lib/i18n/en';
@@ -7,19 +6,20 @@ import { QrCode } from './QrCode';
 import { walletLink, walletUri } from './walletUri';
 
 /**
- * Amount, address, countdown and QR code for the chosen token. Ordered for the phone the customer
- * most often pays from (issue 38): what to send, where, how long is left and the button that opens
- * a wallet come first; the QR code, for paying from a second device, after them. From `md` up (a
- * desktop, where the customer pays by scanning with a phone) the QR code comes first and there is
- * no wallet button (no wallet app there takes a `tron:` link).
+ * Amount, address and QR code for the chosen token (the time left is in the page's top row,
+ * `PaymentView`). Ordered for the phone the customer most often pays from (issue 38): what to send,
+ * where, and the button that opens a wallet come first; the QR code, for paying from a second
+ * device, after them. From `md` up (a desktop, where the customer pays by scanning with a phone)
+ * the QR code comes first, in a column beside the amount and address so that all of them are on
+ * the first screen, and there is no wallet button (no wallet app there takes a `tron:` link).
  */
-export function PayInstructions({ view, token, t, countdown }: { view: PublicInvoice; token: PublicToken; t: Messages; countdown?: ReactNode }) {
+export function PayInstructions({ view, token, t }: { view: PublicInvoice; token: PublicToken; t: Messages }) {
   const amount = token.missing;
   const label = amount === null ? fill(t.qrLabelStatic, { address: view.address }) : fill(t.qrLabel, { amount, currency: token.currency, address: view.address });
   const link = walletLink(view.address, token.currency, amount);
   return (
-    <div className="flex flex-col gap-4">
-      <div className="space-y-4">
+    <div className="flex flex-col gap-4 md:grid md:grid-cols-[14rem_minmax(0,1fr)] md:items-start md:gap-6">
+      <div className="space-y-3 sm:space-y-4">
         {amount !== null && (
           <div>
             <p className="text-sm text-slate-700 dark:text-slate-300">{view.phase === 'partial' ? t.sendRest : t.sendExactly}</p>
@@ -45,7 +45,6 @@ export function PayInstructions({ view, token, t, countdown }: { view: PublicInv
             <CopyButton text={view.address} label={t.copyAddress} copiedLabel={t.copied} />
           </div>
         </div>
-        {countdown}
         {link && (
           <a
             href={link}

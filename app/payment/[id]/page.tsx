@@ -36,7 +36,7 @@ export default async function PaymentPage({ params, searchParams }: Props) {
   const [view, { locale, t }, devnet] = await Promise.all([loadView(id, linkKey), requestLocale(), devnetUrl()]);
   if (!view) notFound();
   return (
-    <main className="mx-auto w-full max-w-md px-4 py-6 sm:py-10">
+    <main className="mx-auto w-full max-w-md px-4 py-3 sm:py-10 md:max-w-3xl">
       <PaymentView initial={view} linkKey={view.full ? linkKey : null} t={t} locale={locale} devnet={devnet !== null} />
     </main>
   );
