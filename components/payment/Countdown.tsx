@@ -24,7 +24,7 @@ export function Countdown({ expiresAt, skewMs, label }: { expiresAt: string; ske
   }, [skewMs]);
   const left = now === null ? null : Date.parse(expiresAt) - now;
   return (
-    <p className="flex items-center justify-between text-sm text-slate-700 dark:text-slate-300">
+    <p className="flex items-baseline gap-2 rounded-lg border border-slate-200 bg-white px-3 py-1 text-sm text-slate-700 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-300">
       <span>{label}</span>
       <time role="timer" dateTime={expiresAt} className={`font-mono text-base font-semibold tabular-nums ${left !== null && left < 5 * 60_000 ? 'text-red-700 dark:text-red-400' : ''}`}>
         {left === null ? '--:--' : format(left)}

@@ -21,7 +21,7 @@ export function DevnetPayButton({ invoiceId, currency, t }: { invoiceId: number;
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['payment', invoiceId] }),
   });
   return (
-    <section className="rounded-xl border border-dashed border-violet-400 p-4 dark:border-violet-500">
+    <section className="rounded-xl border border-dashed border-violet-400 p-3 sm:p-4 dark:border-violet-500">
       <p className="text-sm text-slate-700 dark:text-slate-300">{t.devnetNote}</p>
       <button
         type="button"

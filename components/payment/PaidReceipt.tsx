@@ -10,7 +10,7 @@ import { secondaryButtonClass } from './CopyButton';
  */
 export function PaidReceipt({ t }: { t: Messages }) {
   return (
-    <div className="rounded-xl border border-slate-200 bg-white p-4 text-sm text-slate-700 print:hidden dark:border-slate-700 dark:bg-slate-900 dark:text-slate-300" data-testid="paid-receipt">
+    <div className="rounded-xl border border-slate-200 bg-white p-3 text-sm text-slate-700 print:hidden sm:p-4 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-300" data-testid="paid-receipt">
       <p>{t.receiptNote}</p>
       <button
         type="button"

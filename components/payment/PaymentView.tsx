@@ -7,6 +7,7 @@ import type { PublicInvoice } from '@/lib/invoices/publicView';
 import type { Messages } from '@/lib/i18n/en';
 import type { Locale } from '@/lib/i18n';
 import type { Currency } from '@/lib/money/tokens';
+import type { TrustWalletAssets } from '@/lib/networks';
 import { Countdown } from './Countdown';
 import { DevnetPayButton } from './DevnetPayButton';
 import { LanguagePicker } from './LanguagePicker';
@@ -35,6 +36,8 @@ interface Props {
   t: Messages;
   locale: Locale;
   devnet: boolean;
+  /** Trust Wallet's assets for the network's tokens, for the "Open in Trust Wallet" link; null where it has no such network. */
+  trustAssets?: TrustWalletAssets | null;
 }
 
 /** True once an exact-amount invoice's countdown has ended, by the server's clock. */
@@ -52,7 +55,7 @@ function useTimeUp(view: PublicInvoice, skewMs: number): boolean {
   return watch && up;
 }
 
-export function PaymentView({ initial, linkKey, t, locale, devnet }: Props) {
+export function PaymentView({ initial, linkKey, t, locale, devnet, trustAssets = null }: Props) {
   const query = useQuery({
     queryKey: ['payment', initial.id],
     queryFn: () => fetchStatus(initial.id, linkKey),
@@ -71,10 +74,19 @@ export function PaymentView({ initial, linkKey, t, locale, devnet }: Props) {
   const exact = view.type !== 'MULTIPLE';
   const payable = isPayable(view);
 
+  // The time left sits in the top row beside the language picker (issue 38): on a phone it stays on the
+  // first screen whatever the merchant's header and the status above the amount take.
+  const countdown = payable && token && exact ? <Countdown expiresAt={view.expired_at} skewMs={skewMs} label={payout ? t.payout.expiresIn : t.expiresIn} /> : null;
+
   return (
-    <div className="space-y-4">
-      <LanguagePicker locale={locale} label={t.language} />
-      <header className="rounded-xl border border-slate-200 bg-white p-4 dark:border-slate-700 dark:bg-slate-900">
+    <div className="space-y-3 sm:space-y-4">
+      <div className="flex flex-wrap items-center justify-between gap-x-3 gap-y-2">
+        {countdown}
+        <div className="ml-auto">
+          <LanguagePicker locale={locale} label={t.language} />
+        </div>
+      </div>
+      <header className="rounded-xl border border-slate-200 bg-white p-3 sm:p-4 dark:border-slate-700 dark:bg-slate-900">
         {!payout && <StoreHeader merchant={view.merchant} t={t} />}
         <h1 className="text-sm font-medium text-slate-600 dark:text-slate-400">
           {payout ? t.payout.heading : t.heading} #{view.id}
@@ -109,9 +121,9 @@ export function PaymentView({ initial, linkKey, t, locale, devnet }: Props) {
       {!view.redirect_url && view.full && view.type === 'SINGLE' && (view.phase === 'completed' || view.phase === 'overpaid') && <PaidReceipt t={t} />}
 
       {payable && token && (
-        <section aria-label={t.payWith} className="space-y-4 rounded-xl border border-slate-200 bg-white p-4 dark:border-slate-700 dark:bg-slate-900">
+        <section aria-label={t.payWith} className="space-y-3 rounded-xl border border-slate-200 bg-white p-3 sm:space-y-4 sm:p-4 dark:border-slate-700 dark:bg-slate-900">
           {view.tokens.length > 1 && <TokenSelector tokens={view.tokens.map((tok) => tok.currency)} value={token.currency} onChange={setCurrency} legend={t.payWith} />}
-          <PayInstructions view={view} token={token} t={t} countdown={exact && <Countdown expiresAt={view.expired_at} skewMs={skewMs} label={payout ? t.payout.expiresIn : t.expiresIn} />} />
+          <PayInstructions view={view} token={token} t={t} trustAssets={trustAssets} />
         </section>
       )}
       {payable && token && devnet && <DevnetPayButton invoiceId={view.id} currency={token.currency} t={t} />}

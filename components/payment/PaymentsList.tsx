@@ -3,7 +3,7 @@ import type { Messages } from '@/lib/i18n/en';
 
 export function PaymentsList({ payments, t, locale }: { payments: readonly PublicPayment[]; t: Messages; locale: string }) {
   return (
-    <section aria-labelledby="payments-heading" className="rounded-xl border border-slate-200 bg-white p-4 dark:border-slate-700 dark:bg-slate-900">
+    <section aria-labelledby="payments-heading" className="rounded-xl border border-slate-200 bg-white p-3 sm:p-4 dark:border-slate-700 dark:bg-slate-900">
       <h2 id="payments-heading" className="text-base font-semibold">
         {t.paymentsTitle}
       </h2>

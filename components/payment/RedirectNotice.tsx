@@ -22,7 +22,7 @@ export function RedirectNotice({ url, t, auto = true }: { url: string; t: Messag
     return () => clearTimeout(timer);
   }, [auto, seconds, url]);
   return (
-    <div className="rounded-xl border border-slate-200 bg-white p-4 text-center dark:border-slate-700 dark:bg-slate-900">
+    <div className="rounded-xl border border-slate-200 bg-white p-3 text-center sm:p-4 dark:border-slate-700 dark:bg-slate-900">
       {auto && (
         <p className="text-sm text-slate-700 dark:text-slate-300" aria-live="polite">
           {fill(t.redirectNotice, { seconds: Math.max(seconds, 0) })}

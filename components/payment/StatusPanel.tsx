@@ -66,7 +66,7 @@ export function StatusPanel({ view, t }: { view: PublicInvoice; t: Messages }) {
   // A payout's page is the merchant's own: its texts send the merchant to support, not to itself.
   const contact = view.type !== 'MULTIPLE_TRANSFER' && (CONTACT.includes(view.phase) || view.payments.some((p) => p.state === 'held'));
   return (
-    <section role="status" aria-live="polite" data-phase={view.phase} data-testid="payment-status" className={`rounded-xl border p-4 ${TONE[view.phase]}`}>
+    <section role="status" aria-live="polite" data-phase={view.phase} data-testid="payment-status" className={`rounded-xl border p-3 sm:p-4 ${TONE[view.phase]}`}>
       <h2 className="flex items-center gap-2 text-lg font-semibold">
         {BUSY.includes(view.phase) && <span aria-hidden="true" className="inline-block size-3 animate-pulse rounded-full bg-current" />}
         {title}

@@ -1,4 +1,5 @@
 import type { Currency } from '@/lib/money/tokens';
+import type { TrustWalletAssets } from '@/lib/networks';
 
 /**
  * What the QR code carries. Tron has no standard payment URI; `tron:<address>?amount=`
@@ -18,4 +19,17 @@ export function walletUri(address: string, currency: Currency, amount: string | 
  */
 export function walletLink(address: string, currency: Currency, amount: string | null): string | null {
   return currency === 'TRX' && amount ? walletUri(address, currency, amount) : null;
+}
+
+/**
+ * The "Open in Trust Wallet" link (issue 38): Trust Wallet's documented send link
+ * (developer.trustwallet.com, "Deep Linking", Send Payment), which opens its send screen with the
+ * asset, the address and the amount filled in, or its download page where the app is not installed.
+ * The asset is a Universal Asset ID that names the token (USDT by its contract), so unlike `tron:`
+ * it serves USDT too. Null without an amount (a static address takes any) or where Trust Wallet has
+ * no such network (`assets` null: every network but mainnet).
+ */
+export function trustWalletLink(address: string, currency: Currency, amount: string | null, assets: TrustWalletAssets | null): string | null {
+  if (!amount || !assets) return null;
+  return `https://link.trustwallet.com/send?${new URLSearchParams({ asset: assets[currency], address, amount })}`;
 }

@@ -18,6 +18,8 @@ export const en = {
   qrLabel: 'QR code to pay {amount} {currency} to {address}',
   qrLabelStatic: 'QR code of the address {address}',
   openInWallet: 'Open in wallet',
+  openInTrustWallet: 'Open in Trust Wallet',
+  walletCheck: 'Before you confirm, check that the wallet sends exactly this amount of {currency} to this address.',
   scanFromAnotherDevice: 'Paying from another device? Scan this code with its wallet.',
   scanWithPhone: "Scan this code with your phone's wallet app.",
   confirmations: 'Confirmed by {blocks} of {needed} blocks',

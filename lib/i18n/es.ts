@@ -19,6 +19,8 @@ export const es: Messages = {
   qrLabel: 'Código QR para pagar {amount} {currency} a {address}',
   qrLabelStatic: 'Código QR de la dirección {address}',
   openInWallet: 'Abrir en la billetera',
+  openInTrustWallet: 'Abrir en Trust Wallet',
+  walletCheck: 'Antes de confirmar, comprueba que la billetera envía exactamente este importe de {currency} a esta dirección.',
   scanFromAnotherDevice: '¿Pagas desde otro dispositivo? Escanea este código con su billetera.',
   scanWithPhone: 'Escanea este código con la billetera de tu teléfono.',
   confirmations: 'Confirmado por {blocks} de {needed} bloques',

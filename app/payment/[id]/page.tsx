@@ -3,8 +3,10 @@ import { notFound } from 'next/navigation';
 import { cache } from 'react';
 import { PaymentView } from '@/components/payment/PaymentView';
 import { fill } from '@/lib/i18n';
+import { chainConfig } from '@/lib/config';
 import { devnetUrl } from '@/lib/devnet/faucet';
 import { loadPublicInvoice } from '@/lib/invoices/loadPublic';
+import { trustWalletAssets } from '@/lib/networks';
 import { requestLocale } from '../_lib/locale';
 
 export const dynamic = 'force-dynamic';
@@ -35,9 +37,10 @@ export default async function PaymentPage({ params, searchParams }: Props) {
   const linkKey = await linkKeyOf(searchParams);
   const [view, { locale, t }, devnet] = await Promise.all([loadView(id, linkKey), requestLocale(), devnetUrl()]);
   if (!view) notFound();
+  const { network, usdtContract } = chainConfig();
   return (
-    <main className="mx-auto w-full max-w-md px-4 py-6 sm:py-10">
-      <PaymentView initial={view} linkKey={view.full ? linkKey : null} t={t} locale={locale} devnet={devnet !== null} />
+    <main className="mx-auto w-full max-w-md px-4 py-3 sm:py-10 md:max-w-3xl">
+      <PaymentView initial={view} linkKey={view.full ? linkKey : null} t={t} locale={locale} devnet={devnet !== null} trustAssets={trustWalletAssets(network, usdtContract)} />
     </main>
   );
 }
