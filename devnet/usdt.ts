@@ -90,14 +90,8 @@ export function callUsdt(state: AccountView, contract: string, caller: string, d
     case SELECTOR.transfer: {
       if (args.length !== 128) return revert();
       const to = addressArg(args.slice(0, 64));
-      const amount = BigInt('0x' + args.slice(64));
-      if (!to || to === '41' + '0'.repeat(40)) return revert();
-      // Tether's transfer: require(!isBlackListed[msg.sender]). A frozen address can receive; nothing leaves it.
-      if (state.get(caller).usdtFrozen) return revert();
-      if (state.get(caller).usdt < amount) return revert();
-      const energy = usdtEnergy(state.get(to).usdt > 0n || to === caller ? param('usdtTransferEnergyToHolder') : param('usdtTransferEnergyToNewHolder'));
-      const log: Log = { address: contract.slice(2), topics: [TRANSFER_TOPIC, addressWord(caller), addressWord(to)], data: word(amount) };
-      return { ok: true, energy, returnData: word(1n), logs: [log], transfer: { from: caller, to, amount } };
+      // Tether's transfer: require(!isBlackListed[msg.sender]), then the same move as transferFrom's.
+      return to ? transferFrom(state, contract, caller, to, BigInt('0x' + args.slice(64))) : revert();
     }
     case SELECTOR.balanceOf: {
       const owner = args.length === 64 ? addressArg(args) : null;
@@ -108,26 +102,22 @@ export function callUsdt(state: AccountView, contract: string, caller: string, d
       const who = args.length === 64 ? addressArg(args) : null;
       return who ? view(word(state.get(who).usdtFrozen ? 1n : 0n)) : revert();
     }
-    case SELECTOR.decimals:
-      return view(word(USDT_DECIMALS));
-    case SELECTOR.symbol:
-      return view(stringResult(USDT_SYMBOL));
-    case SELECTOR.name:
-      return view(stringResult(USDT_NAME));
     case SELECTOR.totalSupply:
       return view(word(param('genesisFaucetUsdt')));
     default:
-      return revert();
+      return tokenView(data) ?? revert();
   }
 }
 
 /**
- * Tether's transferFrom(_from, _to, _value) as the devnet's payer contract calls it (devnet/contracts.ts):
- * require(!isBlackListed[_from]), the balance, the Transfer log with the USDT contract's address. The
- * devnet keeps no allowances: every holder counts as having approved the payer contract.
+ * Tether's move of USDT from `from` to `to`: transfer() from the caller, and transferFrom(_from, _to,
+ * _value) as the devnet's payer contract calls it (devnet/contracts.ts): the zero address refused,
+ * require(!isBlackListed[_from]) (a frozen address can receive; nothing leaves it), the balance,
+ * the Transfer log with the USDT contract's address. The devnet keeps no allowances: every holder
+ * counts as having approved the payer contract.
  */
 export function transferFrom(state: AccountView, contract: string, from: string, to: string, amount: bigint): CallOutcome {
-  if (to === '41' + '0'.repeat(40) || amount <= 0n) return revert();
+  if (to === '41' + '0'.repeat(40)) return revert();
   if (state.get(from).usdtFrozen || state.get(from).usdt < amount) return revert();
   const energy = usdtEnergy(state.get(to).usdt > 0n || to === from ? param('usdtTransferEnergyToHolder') : param('usdtTransferEnergyToNewHolder'));
   const log: Log = { address: contract.slice(2), topics: [TRANSFER_TOPIC, addressWord(from), addressWord(to)], data: word(amount) };
