@@ -210,8 +210,18 @@ server.listen(c.PORT, c.HOST, () => {
   log.info(`web: listening on http://${c.HOST}:${c.PORT} (${dev ? 'development' : 'production'})`);
 });
 
+/** How long a stop waits for requests under way before it cuts the connections still open. */
+const STOP_GRACE_MS = 10_000;
+
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => server.close(() => process.exit(0)));
+  process.on(signal, () => {
+    server.close(() => process.exit(0));
+    // A stop waits for the requests under way, not for a browser that keeps its connection busy (a
+    // payment page asking for its status): kept-alive connections with nothing under way close now,
+    // and whatever is still open after the grace is cut (a test's stop once waited minutes for a page).
+    server.closeIdleConnections();
+    setTimeout(() => server.closeAllConnections(), STOP_GRACE_MS).unref();
+  });
 }
 
 /**

@@ -374,6 +374,8 @@ test('off the devnet: no pay button, the pay route is 404, and a dead node does 
     const res = await fetch(`${app.baseUrl}/payment/${created.json.id}/devnet-pay`, { method: 'POST', body: JSON.stringify({ currency: 'TRX' }), headers: { 'content-type': 'application/json' } });
     expect(res.status).toBe(404);
   } finally {
+    // The page would keep asking the second app for its status while it stops.
+    await page.close();
     await app.stop();
   }
 });
