@@ -10,6 +10,7 @@ const USAGE = `usage:
   npm run devnet -- pay-via-contract <address> <amount> <TRX|USDT> [--reverted true]
   npm run devnet -- fake-token pay <address> <amount>
   npm run devnet -- info
+  npm run devnet -- traffic [<txPerBlock> [--usdt-share S]]
   npm run devnet -- fault drop  [--count N] [--from T...] [--to T...]
   npm run devnet -- fault delay --blocks K [--count N] [--from T...] [--to T...]
   npm run devnet -- fault fail  --result OUT_OF_ENERGY|REVERT [--count N] [--from T...] [--to T...]
@@ -36,6 +37,7 @@ async function start(): Promise<void> {
   console.log(`  faucet key      ${options.faucet.privateKey}`);
   console.log(`  blocks          every ${info.blockMs} ms, solidified ${info.solidifiedDepth} deep, head #${info.headBlock}`);
   console.log(`  data            ${options.dataDir}`);
+  if (info.traffic.txPerBlock > 0) console.log(`  traffic         ${info.traffic.txPerBlock} transactions a block, ${info.traffic.usdtShare * 100}% USDT`);
   // One machine-readable line for scripts and the test helper.
   if (info.replicaUrl) console.log(`  replica         ${info.replicaUrl} (${info.replicaLag} blocks behind)`);
   if (info.balancerUrl) console.log(`  balancer        ${info.balancerUrl} (alternates head and replica)`);
@@ -136,6 +138,9 @@ async function fault(args: string[]): Promise<void> {
       request = { method: 'POST', path: 'pay-via-contract', body };
       break;
     }
+    case 'traffic':
+      request = rest.length ? { method: 'POST', path: 'traffic', body: { txPerBlock: rest[0], ...flags(rest.slice(1)) } } : { method: 'GET', path: 'traffic' };
+      break;
     case 'fake-token':
       if (rest[0] !== 'pay') throw new Error(USAGE);
       request = { method: 'POST', path: 'fake-token/pay', body: { address: rest[1] ?? '', amount: rest[2] ?? '' } };
@@ -166,7 +171,7 @@ async function main(): Promise<void> {
   if (command === 'pay') return pay(args);
   if (command === 'fault') return fault(args);
   // Payments through the devnet's contracts (docs/devnet.md): one control request each, like a fault.
-  if (command === 'pay-via-contract' || command === 'fake-token') return fault([command, ...args]);
+  if (command === 'pay-via-contract' || command === 'fake-token' || command === 'traffic') return fault([command, ...args]);
   if (command === 'info') {
     console.log(JSON.stringify(await devnetInfo(devnetUrl()), null, 2));
     return;

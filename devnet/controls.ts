@@ -83,6 +83,13 @@ export const throttleSchema = z
 
 /** POST /devnet/solidify takes no fields: every block up to the head becomes final. */
 export const solidifySchema = z.object({}).strict();
+/** POST /devnet/traffic: transactions per block (0 stops the traffic) and, optionally, the USDT share (kept when left out). */
+export const trafficSchema = z
+  .object({
+    txPerBlock: whole('txPerBlock').refine((n) => n <= 20_000, 'txPerBlock must be at most 20000'),
+    usdtShare: z.union([z.number(), z.string().regex(/^\d*\.?\d+$/, 'usdtShare must be a number from 0 to 1')]).transform(Number).refine((n) => n >= 0 && n <= 1, 'usdtShare must be a number from 0 to 1').optional(),
+  })
+  .strict();
 
 export const setBalanceSchema = z
   .object({ address, balanceSun: units('balanceSun').optional(), usdtUnits: units('usdtUnits').optional() })

@@ -6,9 +6,10 @@ import { Ledger, normalize, recoveredUsage, type AccountState, type AccountView,
 import { param } from './params';
 import { canDelegate, energyLimit, energyUsed, netLimit, netUsed, networkResources, type NetworkResources } from './stake';
 import { BlockLog } from './store';
-import { buildTx, parseSignedTx, recoverSigner, TxFormatError, type ContractCall, type RawHeader, type SignedTx } from './transaction';
+import { buildTx, parseSignedTx, recoverSigner, selfSigned, TxFormatError, type ContractCall, type RawHeader, type SignedTx } from './transaction';
 import { callFakeToken, callPayer, FAKE_USDT_CONTRACT, PAYER_CONTRACT, type DevnetContract } from './contracts';
 import { callUsdt, revert as revertOutcome, type CallOutcome, type InternalCall, type Log } from './usdt';
+import { NO_TRAFFIC, standInSignature, TRAFFIC_FUNDING_SUN, TRAFFIC_FUNDING_USDT_UNITS, trafficAccounts, trafficCalls, type TrafficSettings } from './traffic';
 
 export interface BlockHeader {
   number: number;
@@ -123,6 +124,8 @@ export interface NodeOptions {
   faucet: DevnetKey;
   witness: DevnetKey;
   usdtContract: string;
+  /** Mainnet-shaped traffic from the start (devnet/traffic.ts); none unless given. */
+  traffic?: TrafficSettings;
 }
 
 class Rejection extends Error {
@@ -140,6 +143,8 @@ const sha256Hex = (bytes: Uint8Array) => utils.ethersUtils.sha256(bytes).slice(2
 const utf8 = (text: string) => new TextEncoder().encode(text);
 
 const TRX = 1_000_000n;
+/** The traffic's contract calls carry what a wallet would set (100 TRX). */
+const TRAFFIC_FEE_LIMIT_SUN = 100_000_000;
 const validate = (message: string) => new Rejection('CONTRACT_VALIDATE_ERROR', `Contract validate error : ${message}`);
 const delegationKey = (to: string, lock: boolean) => `${to}:${lock}`;
 
@@ -172,6 +177,7 @@ export class DevNode implements ChainView {
   private solidFloor = 0;
   private readonly log: BlockLog<BlockRecord>;
   private timer: NodeJS.Timeout | null = null;
+  private traffic: TrafficSettings = NO_TRAFFIC;
 
   constructor(private readonly options: NodeOptions) {
     this.usdtContract = hex41(options.usdtContract);
@@ -185,6 +191,7 @@ export class DevNode implements ChainView {
     }
     for (const record of records) this.accept(record);
     if (!this.blocks.length) this.createGenesis();
+    if (options.traffic) this.setTraffic(options.traffic);
   }
 
   get blockMs(): number {
@@ -321,6 +328,8 @@ export class DevNode implements ChainView {
     const parent = this.head().header;
     const number = parent.number + 1;
     this.release(number);
+    // A block replayed by a reorganisation (`at`) carries its old transactions, traffic included.
+    if (!at) this.addTraffic();
     const txs = this.pending;
     const accounts = Object.fromEntries([...this.touched].map((a) => [a, this.ledger.get(a)]));
     const timestamp = at?.timestamp ?? Math.max(Date.now(), parent.timestamp + 1);
@@ -341,6 +350,24 @@ export class DevNode implements ChainView {
   }
 
   // ---- dev controls --------------------------------------------------------
+
+  /** The traffic each new block gets (POST /devnet/traffic). */
+  get trafficSettings(): TrafficSettings {
+    return this.traffic;
+  }
+
+  /**
+   * Fills every block made from now on with `txPerBlock` transactions of the traffic's mix
+   * (devnet/traffic.ts); 0 stops it. The traffic accounts are funded the first time, as
+   * POST /devnet/set-balance would fund them (kept with the next block, so a restart replays it).
+   */
+  setTraffic(settings: TrafficSettings): TrafficSettings {
+    if (settings.txPerBlock > 0 && this.ledger.get(trafficAccounts[0]!).createTime === null) {
+      for (const address of trafficAccounts) this.setBalance({ address, balanceSun: TRAFFIC_FUNDING_SUN, usdtUnits: TRAFFIC_FUNDING_USDT_UNITS });
+    }
+    this.traffic = { ...settings };
+    return this.traffic;
+  }
 
   addFault(spec: FaultSpec): Fault {
     return this.faults.add(spec);
@@ -527,6 +554,24 @@ export class DevNode implements ChainView {
         this.include(this.execute(tx));
       } catch (e) {
         // No longer valid (spent, expired...): a real node drops it from its pool too.
+        if (!(e instanceof Rejection)) throw e;
+      }
+    }
+  }
+
+  /** This block's traffic, executed against the head state like any accepted transaction (never broadcast). */
+  private addTraffic(): void {
+    if (this.traffic.txPerBlock <= 0) return;
+    const ref = this.refHeader();
+    let n = 0;
+    for (const call of trafficCalls(this.traffic, this.usdtContract, (a) => this.ledger.get(a).usdt)) {
+      // A distinct creation time for each keeps two equal calls apart (the txID hashes raw_data).
+      const header = { ...ref, timestamp: ref.timestamp + n++, ...(call.type === 'TriggerSmartContract' ? { fee_limit: TRAFFIC_FEE_LIMIT_SUN } : {}) };
+      const tx = selfSigned(call, header, standInSignature());
+      if (this.pendingIds.has(tx.txID) || this.txIndex.has(tx.txID)) continue;
+      try {
+        this.include(this.execute(tx));
+      } catch (e) {
         if (!(e instanceof Rejection)) throw e;
       }
     }

@@ -5,13 +5,14 @@ import { ChainError, createChain, type Chain } from '@/lib/chain';
 import { BadRequest, resolve, type Params } from './api';
 import type { DevnetEnv } from '@/lib/config';
 import { faucetKey, rentalProviderKey, USDT_CONTRACT, witnessKey, type DevnetKey } from './genesis';
-import { blacklistSchema, chainParametersSchema, delaySchema, dropSchema, failSchema, faultJson, issues, lagSchema, refuseSchema, reorgSchema, resetSchema, setBalanceSchema, solidifySchema, throttleSchema } from './controls';
+import { blacklistSchema, chainParametersSchema, delaySchema, dropSchema, failSchema, faultJson, issues, lagSchema, refuseSchema, reorgSchema, resetSchema, setBalanceSchema, solidifySchema, throttleSchema, trafficSchema } from './controls';
 import { toNodeJson } from './json';
 import { DevnetInputError, DevNode, LaggingView, type ChainView } from './node';
 import { MUTABLE_PARAMETERS, parameterTable, param, setParam } from './params';
 import { FAKE_USDT_CONTRACT, PAYER_CONTRACT } from './contracts';
 import { fakeTokenPaySchema, payFakeToken, payRequestSchema, payViaContract, payViaContractSchema, sendFromFaucet, type PayRequest } from './pay';
 import { RentalProvider } from './rental';
+import type { TrafficSettings } from './traffic';
 
 export interface DevnetOptions {
   host: string;
@@ -29,6 +30,8 @@ export interface DevnetOptions {
   balancerPort?: number;
   /** Blocks the replica starts behind the head; POST /devnet/fault/lag changes it. */
   replicaLag?: number;
+  /** Mainnet-shaped traffic in every block (devnet/traffic.ts); POST /devnet/traffic changes it. */
+  traffic?: TrafficSettings;
 }
 
 export interface DevnetInfo {
@@ -47,6 +50,8 @@ export interface DevnetInfo {
   solidifiedDepth: number;
   headBlock: number;
   solidifiedBlock: number;
+  /** The traffic every new block gets (POST /devnet/traffic). */
+  traffic: TrafficSettings;
   /** The parameter table, int64 values as decimal strings. */
   parameters: Record<string, { value: string; chainParameter?: string; doc: string }>;
 }
@@ -70,6 +75,7 @@ export function devnetOptions(env: DevnetEnv): DevnetOptions {
     replicaPort: env.DEVNET_REPLICA_PORT,
     balancerPort: env.DEVNET_BALANCER_PORT,
     replicaLag: env.DEVNET_REPLICA_LAG,
+    traffic: { txPerBlock: env.DEVNET_TRAFFIC_TX_PER_BLOCK, usdtShare: env.DEVNET_TRAFFIC_USDT_SHARE },
   };
 }
 
@@ -171,6 +177,7 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
     solidifiedDepth: options.solidifiedDepth,
     headBlock: node.head().header.number,
     solidifiedBlock: node.solidNumber(),
+    traffic: node.trafficSettings,
     parameters: parameterTable(),
   });
 
@@ -229,6 +236,9 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
           throttle = { ...throttle, until: 0 };
         } else if (method !== 'GET') throw new MethodNotAllowed('GET or DELETE /devnet/faults');
         return faults();
+      case '/devnet/traffic':
+        if (method === 'GET') return { traffic: node.trafficSettings };
+        return { traffic: node.setTraffic({ ...node.trafficSettings, ...post(trafficSchema) }) };
       case '/devnet/reorg':
         return node.reorg(post(reorgSchema));
       case '/devnet/solidify':

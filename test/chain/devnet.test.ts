@@ -280,6 +280,44 @@ describe('tronweb against the devnet', () => {
     assert.equal(refused.status, 400);
   });
 
+  test('POST /devnet/traffic fills every new block with its mix among its own accounts; 0 stops it (issue 37)', async () => {
+    const traffic = (body: object) => fetch(`${devnet.url}/devnet/traffic`, { method: 'POST', body: JSON.stringify(body) });
+    for (const [body, field] of [[{ txPerBlock: -1 }, 'txPerBlock'], [{ txPerBlock: 10, usdtShare: 1.5 }, 'usdtShare'], [{ txPerBlock: 10, other: 1 }, 'other']] as const) {
+      const res = await traffic(body);
+      assert.equal(res.status, 400, JSON.stringify(body));
+      assert.match(((await res.json()) as { error: string }).error, new RegExp(field), JSON.stringify(body));
+    }
+    const before = await tw.trx.getCurrentBlock();
+    assert.deepEqual(await (await traffic({ txPerBlock: 40, usdtShare: 0.5 })).json(), { traffic: { txPerBlock: 40, usdtShare: 0.5 } });
+    const from = before.block_header.raw_data.number + 2;
+    await waitFor('two blocks of traffic', async () => (await tw.trx.getCurrentBlock()).block_header.raw_data.number > from + 1);
+    assert.deepEqual(await (await fetch(`${devnet.url}/devnet/traffic`)).json(), { traffic: { txPerBlock: 40, usdtShare: 0.5 } });
+    assert.deepEqual(await (await traffic({ txPerBlock: 0 })).json(), { traffic: { txPerBlock: 0, usdtShare: 0.5 } }, 'the share is kept when left out');
+    const stopped = (await tw.trx.getCurrentBlock()).block_header.raw_data.number + 1;
+
+    const contracts = (await (await fetch(`${devnet.url}/devnet/info`)).json()) as { payerContract: string; fakeUsdtContract: string };
+    const payer = TronWeb.address.toHex(contracts.payerContract).toLowerCase();
+    const fakeToken = TronWeb.address.toHex(contracts.fakeUsdtContract).toLowerCase();
+    const usdtHex = TronWeb.address.toHex(devnet.usdtContract).toLowerCase();
+    for (const number of [from, from + 1]) {
+      const block = await tw.trx.getBlock(number);
+      const receipts = (await (await fetch(`${devnet.url}/wallet/gettransactioninfobyblocknum`, { method: 'POST', body: JSON.stringify({ num: number }) })).json()) as unknown[];
+      const kinds = block.transactions!.map((tx) => {
+        const c = tx.raw_data.contract[0]!;
+        const target = (c.parameter.value as { contract_address?: string }).contract_address;
+        const r = (receipts as Array<{ id: string; receipt: { result?: string }; log?: unknown[]; internal_transactions?: unknown[] }>).find((x) => x.id === tx.txID)!;
+        if (c.type === 'TransferContract') return 'TRX';
+        if (target === usdtHex) return r.receipt.result === 'SUCCESS' && r.log?.length === 1 ? 'USDT' : `USDT ${r.receipt.result}`;
+        if (target === payer) return r.internal_transactions?.length === 1 ? 'contract paying TRX' : 'payer?';
+        return target === fakeToken ? 'look-alike token' : `other ${target}`;
+      });
+      const count = Object.fromEntries([...new Set(kinds)].sort().map((k) => [k, kinds.filter((x) => x === k).length]));
+      assert.deepEqual(count, { 'USDT': 19, 'USDT REVERT': 1, 'TRX': 17, 'contract paying TRX': 2, 'look-alike token': 1 }, `block #${number}`);
+    }
+    await waitFor('a block after the traffic stopped', async () => (await tw.trx.getCurrentBlock()).block_header.raw_data.number > stopped);
+    assert.equal((await tw.trx.getBlock(stopped + 1)).transactions?.length ?? 0, 0);
+  });
+
   test('POST /devnet/pay sent again with the same request_id pays once and answers the same txid', async () => {
     const to = await newAccount();
     const pay = async () => {

@@ -77,6 +77,8 @@ export interface DevnetControls {
   payViaContract(address: string, amount: string, currency: Currency, options?: { reverted?: boolean }): Promise<string>;
   /** POST /devnet/fake-token/pay: a look-alike "Tether USD" (symbol USDT) token's transfer to `address`; resolves to the txid. */
   payFakeToken(address: string, amount: string): Promise<string>;
+  /** POST /devnet/traffic: mainnet-shaped transactions among the devnet's own accounts in every block from now on (0 stops them). */
+  traffic(txPerBlock: number, usdtShare?: number): Promise<{ txPerBlock: number; usdtShare: number }>;
   /** Changes chain parameters mid-run (getchainparameters follows). */
   setChainParameters(parameters: { energyFeeSun?: bigint; bandwidthFeeSun?: bigint; usdtEnergyFactor?: bigint; unfreezeDelayDays?: bigint; networkEnergyWeightTrx?: bigint }): Promise<void>;
   /** The emulated energy rental provider (devnet/rental.ts): its failure mode and price; `reset` puts the defaults back. */
@@ -155,6 +157,7 @@ function controls(url: string): DevnetControls {
     pay: (address, amount, currency) => payFromFaucet(url, { address, amount, currency }),
     payViaContract: async (address, amount, currency, options = {}) => (await post<{ txid: string }>('pay-via-contract', { address, amount, currency, ...options })).txid,
     payFakeToken: async (address, amount) => (await post<{ txid: string }>('fake-token/pay', { address, amount })).txid,
+    traffic: async (txPerBlock, usdtShare) => (await post<{ traffic: { txPerBlock: number; usdtShare: number } }>('traffic', { txPerBlock, ...(usdtShare === undefined ? {} : { usdtShare }) })).traffic,
     rental: {
       set: (control) => post('rental', { ...control }),
       get: () => devnetControl(url, 'GET', 'rental'),
