@@ -425,6 +425,29 @@ describe('worker: detection, AML, forwarding, statuses and webhooks on the devne
     assert.ok(requests.every(([endpoint]) => /^(wallet|walletsolidity)\/[a-z0-9]+$/.test(endpoint)), `endpoints named as the node serves them: ${JSON.stringify(requests)}`);
   });
 
+  it('detects every payment, direct and through a contract, in blocks full of mainnet-shaped traffic (issue 37)', async () => {
+    // 30 transactions in every 100 ms block among the devnet's own accounts: USDT transfers (some reverting), TRX
+    // transfers, contract calls with internal transactions, look-alike token transfers (devnet/traffic.ts).
+    await devnet.traffic(30, 0.7);
+    try {
+      const { key } = await newMerchant();
+      const trx = await invoice(key, { type: 'SINGLE', amount: 10, currencies: ['TRX'], order_id: 'traffic-trx' });
+      const usdt = await invoice(key, { type: 'SINGLE', amount: 10, currencies: ['USDT'], order_id: 'traffic-usdt' });
+      const viaContract = await invoice(key, { type: 'SINGLE', amount: 10, currencies: ['TRX'], order_id: 'traffic-contract' });
+      const txids = [await pay(trx.address, '40', 'TRX'), await pay(usdt.address, '10', 'USDT'), await devnet.payViaContract(viaContract.address, '40', 'TRX')];
+      for (const inv of [trx, usdt, viaContract]) await waitStatus(key, inv.id, 'COMPLETED');
+      const node = async <T>(path: string, body: object) => (await (await fetch(`${devnet.url}/wallet/${path}`, { method: 'POST', body: JSON.stringify(body) })).json()) as T;
+      for (const [i, inv] of [trx, usdt, viaContract].entries()) {
+        const payments = await app.prisma.transaction.findMany({ where: { invoiceId: inv.id, type: 'PAYMENT' } });
+        assert.deepEqual(payments.map((p) => p.trnHash), [txids[i]], `invoice ${inv.id}: its one payment, nothing of the traffic`);
+        const block = await node<{ transactions?: unknown[] }>('getblockbynum', { num: Number(payments[0]!.blockNumber) });
+        assert.ok((block.transactions?.length ?? 0) > 30, `the payment's block #${payments[0]!.blockNumber} carried the traffic too (${block.transactions?.length} transactions)`);
+      }
+    } finally {
+      await devnet.traffic(0);
+    }
+  });
+
   it('balances the books: per payment, in total and per service address against the chain', async () => {
     await assertReconciled(app.prisma, chain);
   });
