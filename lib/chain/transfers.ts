@@ -1,4 +1,5 @@
 import { TronWeb } from 'tronweb';
+import { base58Address } from './address';
 import { ChainResponseError } from './errors';
 import type { BlockReply, TxInfoReply } from './replies';
 import type { Transfer } from './types';
@@ -6,7 +7,7 @@ import type { Transfer } from './types';
 const TRANSFER_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 const TRANSFER_SELECTOR = 'a9059cbb';
 
-const fromHex = (hex41: string) => TronWeb.address.fromHex(hex41);
+const fromHex = base58Address;
 /** A 32-byte ABI word or log topic holding an address, to base58. */
 const wordAddress = (word: string) => fromHex('41' + word.slice(-40));
 

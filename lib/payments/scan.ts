@@ -170,22 +170,26 @@ async function finalizeSeen(tx: Prisma.TransactionClient, transfers: BlockTransf
 export async function rowsFor(tx: Prisma.TransactionClient, transfers: BlockTransfer[]): Promise<Prisma.TransactionCreateManyInput[]> {
   if (transfers.length === 0) return [];
   const recipients = [...new Set(transfers.map((t) => t.to))];
-  const [invoices, merchants, ours] = await Promise.all([
+  const [invoices, merchants] = await Promise.all([
     tx.invoice.findMany({ where: { address: { in: recipients } }, select: { id: true, merchantId: true, address: true, type: true } }),
     tx.merchant.findMany({
       where: { OR: [{ topupWalletAddress: { in: recipients } }, { activationWalletAddress: { in: recipients } }] },
       select: { id: true, topupWalletAddress: true, activationWalletAddress: true },
     }),
-    // Our own gas sends to an invoice address are not payments (the ledger books them when they
-    // confirm). Any other send of ours that lands on an invoice address (a forward or payout whose
-    // target is another invoice's address) is a payment to that invoice like any other (issue 13, case 8).
-    tx.transaction.findMany({ where: { trnHash: { in: [...new Set(transfers.map((t) => t.txId))] }, sendState: { not: null }, type: 'ACTIVATION' }, select: { trnHash: true } }),
   ]);
   const invoiceByAddress = new Map(invoices.map((i) => [i.address, i]));
   const merchantByWallet = new Map(merchants.flatMap((m) => [[m.topupWalletAddress, m.id] as const, [m.activationWalletAddress, m.id] as const]));
+  // Under mainnet traffic a block holds hundreds of transfers and almost never one to us (issue 37):
+  // only those that reached one of our addresses are looked up by their transaction.
+  const ourAddressHits = transfers.filter((t) => invoiceByAddress.has(t.to) || merchantByWallet.has(t.to));
+  if (ourAddressHits.length === 0) return [];
+  // Our own gas sends to an invoice address are not payments (the ledger books them when they
+  // confirm). Any other send of ours that lands on an invoice address (a forward or payout whose
+  // target is another invoice's address) is a payment to that invoice like any other (issue 13, case 8).
+  const ours = await tx.transaction.findMany({ where: { trnHash: { in: [...new Set(ourAddressHits.map((t) => t.txId))] }, sendState: { not: null }, type: 'ACTIVATION' }, select: { trnHash: true } });
   const ourTx = new Set(ours.map((o) => o.trnHash));
 
-  return transfers.flatMap((t): Prisma.TransactionCreateManyInput[] => {
+  return ourAddressHits.flatMap((t): Prisma.TransactionCreateManyInput[] => {
     if (ourTx.has(t.txId)) return [];
     const base = { trnHash: t.txId, chainRef: chainRefOf(t), fromAddress: t.from, toAddress: t.to, amountUnits: t.amount, currency: t.token, blockNumber: t.blockNumber, blockId: t.blockId };
     const invoice = invoiceByAddress.get(t.to);
