@@ -39,9 +39,12 @@ function FromTo({ t }: { t: DashboardTransactionPart }) {
  * The plumbing of a group (issue 38, item 4): the gas sent and returned, the energy and bandwidth the
  * pool lent and took back, each with its own network cost; they add up to the cost on the group's row.
  */
-function Plumbing({ id, rows }: { id: string; rows: DashboardTransactionPart[] }) {
+function Plumbing({ id, head, rows }: { id: string; head: TransactionJson; rows: DashboardTransactionPart[] }) {
   return (
     <table id={id} className={`${tableClass} rounded bg-slate-50 dark:bg-slate-900`} aria-label="Network steps">
+      <caption className="px-2 py-1 text-left text-xs text-slate-600 dark:text-slate-400">
+        The transfer itself cost {head.network_cost_trx} TRX; with these steps, {head.group_network_cost_trx} TRX.
+      </caption>
       <thead>
         <tr>
           <th>Step</th>
@@ -125,7 +128,7 @@ function GroupRows({ t }: { t: TransactionJson }) {
       {steps > 0 && open && (
         <tr>
           <td colSpan={7} className="pl-6">
-            <Plumbing id={plumbingId} rows={t.plumbing} />
+            <Plumbing id={plumbingId} head={t} rows={t.plumbing} />
           </td>
         </tr>
       )}
