@@ -124,6 +124,8 @@ describe('transactions grouped by what the merchant cares about', () => {
     const lending = refundRow.plumbing.find((p) => p.send_purpose === 'PAYOUT_ENERGY')!;
     assert.deepEqual((await groups({ search: lending.trn_hash })).rows.map((r) => r.trn_hash), [refundRow.trn_hash]);
     assert.deepEqual((await groups({ type: 'DELEGATE' })).rows.map((r) => r.trn_hash).sort(), [forward.trn_hash, refundRow.trn_hash].sort());
+    const today = new Date().toISOString().slice(0, 10);
+    assert.deepEqual([(await groups({ date_from: today, date_to: today })).count, (await groups({ date_to: '2000-01-01' })).count], [count, 0], 'the UTC days');
     const onlyRefund = await groups({ type: 'REFUND' });
     assert.deepEqual([onlyRefund.count, onlyRefund.rows[0]!.plumbing.length], [1, refundRow.plumbing.length]);
 
