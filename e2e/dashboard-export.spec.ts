@@ -41,5 +41,5 @@ test('the invoices and transactions lists download as CSV with the filters on sc
   await expectAccessible(page, 'an empty transactions list');
   const [transactions] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV' }).click()]);
   expect(transactions.suggestedFilename()).toMatch(/^transactions-/);
-  expect(readFileSync((await transactions.path())!, 'utf8')).toBe('\uFEFFcreated_at,trn_hash,invoice,type,currency,amount,from_address,to_address,event_id,aml_status,aml_risk_score,aml_risk_level\r\n');
+  expect(readFileSync((await transactions.path())!, 'utf8')).toBe('\uFEFFcreated_at,trn_hash,invoice,type,currency,amount,from_address,to_address,event_id,aml_status,aml_risk_score,aml_risk_level,network_cost_trx,group\r\n');
 });

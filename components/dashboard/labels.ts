@@ -35,6 +35,28 @@ export const TRANSACTION_TYPE_LABELS: Record<string, string> = {
   WITHDRAW: 'Stake withdrawn',
 };
 
+/** The steps of ours behind a payment, forward, refund or payout (its "Network steps", issue 38 item 4). */
+const STEP_LABELS: Record<string, string> = {
+  FORWARD_GAS: 'Gas sent',
+  REFUND_GAS: 'Gas sent',
+  PAYOUT_GAS: 'Gas sent',
+  PAYOUT_RETURN_GAS: 'Gas sent',
+  GAS_RETURN: 'Gas returned',
+  FORWARD_ENERGY: 'Energy lent',
+  REFUND_ENERGY: 'Energy lent',
+  PAYOUT_ENERGY: 'Energy lent',
+  PAYOUT_RETURN_ENERGY: 'Energy lent',
+  FORWARD_BANDWIDTH: 'Bandwidth lent',
+  REFUND_BANDWIDTH: 'Bandwidth lent',
+  PAYOUT_BANDWIDTH: 'Bandwidth lent',
+  ENERGY_RECLAIM: 'Lending taken back',
+};
+
+/** A row of a group's plumbing: its step in words, or else its type (another target of the same payout). */
+export function stepLabel(t: { send_purpose: string | null; type: string }): string {
+  return (t.send_purpose !== null && STEP_LABELS[t.send_purpose]) || labelOf(TRANSACTION_TYPE_LABELS, t.type);
+}
+
 /**
  * The types a merchant's transactions can have, for the Type filter: the pool's own operations
  * (STAKE, UNSTAKE, WITHDRAW) belong to no merchant, so offering them only ever found nothing (issue 38).

@@ -1,6 +1,8 @@
 import { NETWORKS } from '@/lib/networks';
 import { chainConfig } from '@/lib/config';
-import type { PrismaClient, Transaction } from '@/lib/generated/prisma/client';
+import type { PrismaClient, SendPurpose, Transaction } from '@/lib/generated/prisma/client';
+import { tokenAmountJson } from '@/lib/money/tokens';
+import { familyKey, familyOf, groupsOf, type Groups } from './groups';
 import { notFound } from '@/lib/errors';
 import type { Page } from '@/lib/schemas/page';
 import type { DashboardTransactionJson, HeldPaymentJson, ListHeldPaymentsQuery, ReleaseJson } from './schemas';
@@ -15,18 +17,65 @@ import { apiTransactionJson, transactionJson } from './serialize';
  */
 export type { ReleaseJson };
 
+/** One row as the dashboard shows it: the transaction, what became of a released payment, a refund's send as REFUND (issue 36). */
+export type DashboardTransactionPart = DashboardTransactionJson & {
+  release: ReleaseJson | null;
+  refund: { id: number; invoice: number } | null;
+  /** Which step of ours a send is (FORWARD_GAS, FORWARD_ENERGY, ENERGY_RECLAIM, ...); null for what arrived. */
+  send_purpose: SendPurpose | null;
+  /** What the network cost this row, in TRX: burned TRX and rented energy (0 for what arrived). */
+  network_cost_trx: number;
+};
+
 /**
- * The dashboard's transaction row: the transaction, for a payment a merchant released what became
- * of it, and for a refund's send (type REFUND, issue 36) the refund and the invoice it refunds.
+ * The dashboard's transaction row (issue 38, item 4): a row with its group. `part_of` is the hash of
+ * the row its group is listed under (null when this is that row); the head carries the group's other
+ * rows (`plumbing`: gas, energy and bandwidth lent and taken back) and the group's network cost,
+ * `group_network_cost_trx`, the exact sum of every row's `network_cost_trx` in it.
  */
-export type DashboardTransactionRow = DashboardTransactionJson & { release: ReleaseJson | null; refund: { id: number; invoice: number } | null };
+export type DashboardTransactionRow = DashboardTransactionPart & {
+  part_of: string | null;
+  group_network_cost_trx: number;
+  plumbing: DashboardTransactionPart[];
+};
 
 export async function dashboardTransactionRows(prisma: PrismaClient, rows: Transaction[]): Promise<DashboardTransactionRow[]> {
-  const [releases, refunds] = await Promise.all([releasesOf(prisma, rows), refundsSentBy(prisma, rows)]);
-  return rows.map((r) => {
+  const groups = await groupsOf(prisma, rows);
+  const all = [...new Map([...rows, ...[...groups.members.values()].flat()].map((r) => [r.id, r])).values()];
+  const [releases, refunds, costs] = await Promise.all([releasesOf(prisma, all), refundsSentBy(prisma, all), networkCostsOf(prisma, all, groups)]);
+  const part = (r: Transaction): DashboardTransactionPart => {
     const refund = refunds.get(r.id) ?? null;
-    return { ...transactionJson(r), ...(refund && { type: 'REFUND' as const }), release: releases.get(r.id) ?? null, refund };
+    return { ...transactionJson(r), ...(refund && { type: 'REFUND' as const }), release: releases.get(r.id) ?? null, refund, send_purpose: r.sendPurpose, network_cost_trx: tokenAmountJson(costs.get(r.id) ?? 0n) };
+  };
+  return rows.map((r) => {
+    const members = groups.members.get(groups.keyOf.get(r.id)!) ?? [r];
+    const head = members[0]!;
+    // Summed in sun, converted once: the group's cost is exactly its rows' costs.
+    const total = members.reduce((sum, m) => sum + (costs.get(m.id) ?? 0n), 0n);
+    return {
+      ...part(r),
+      part_of: head.id === r.id ? null : head.trnHash,
+      group_network_cost_trx: tokenAmountJson(total),
+      plumbing: head.id === r.id ? members.slice(1).map(part) : [],
+    };
   });
+}
+
+/**
+ * What the network cost each row (sun): the TRX a send burned (fee_sun, booked as NETWORK_COST), and on
+ * a group's head the energy rented for its transfers (energy_rentals of its anchor and family, every
+ * attempt: the ledger's ENERGY_RENTAL rows). Rows that arrived cost the service nothing.
+ */
+async function networkCostsOf(prisma: PrismaClient, rows: Transaction[], groups: Groups): Promise<Map<number, bigint>> {
+  const costs = new Map(rows.map((r) => [r.id, r.sendPurpose === null ? 0n : (r.feeSun ?? 0n)]));
+  const anchors = [...new Set(rows.flatMap((r) => (r.sourceId === null ? [] : [r.sourceId])))];
+  const rentals = anchors.length ? await prisma.energyRental.groupBy({ by: ['paymentId', 'purpose'], where: { paymentId: { in: anchors } }, _sum: { priceSun: true } }) : [];
+  for (const g of rentals) {
+    const name = familyOf(g.purpose);
+    const head = name && groups.members.get(familyKey(g.paymentId, name))?.[0];
+    if (head) costs.set(head.id, (costs.get(head.id) ?? 0n) + (g._sum.priceSun ?? 0n));
+  }
+  return costs;
 }
 
 /**

@@ -6,6 +6,7 @@ import type { Page } from '@/lib/schemas/page';
 import { likeLiteral } from '@/lib/schemas/listQuery';
 import { CURRENCIES, type Currency } from '@/lib/money/tokens';
 import { dayStartUtc, nextDayStartUtc } from '@/lib/time';
+import { listTransactionGroups } from './groups';
 import { API_TRANSACTION_TYPES, type DashboardTransactionType, type ListTransactionsQuery, type TransactionAudience } from './schemas';
 
 /** The list's filters and order: the query without its page (the page is the list function's own argument). */
@@ -85,7 +86,13 @@ function transactionListQuery(merchantId: number, q: TransactionListFilter, audi
   return { where, orderBy: [...orderBy, { id: direction }] };
 }
 
+/**
+ * One page of the list. The API's is a page of rows (spec 4.7, unchanged); the dashboard's a page of
+ * groups, each row the head of one (a payment, forward, refund or payout), its plumbing added by
+ * dashboardTransactionRows (lib/transactions/groups.ts, issue 38 item 4); `count` counts what is paged.
+ */
 export async function listTransactions(prisma: PrismaClient, merchantId: number, q: TransactionListFilter, page: Page, audience: TransactionAudience): Promise<{ count: number; rows: Transaction[] }> {
+  if (audience === 'dashboard') return listTransactionGroups(prisma, merchantId, q, page);
   const { where, orderBy } = transactionListQuery(merchantId, q, audience);
   const [count, rows] = await prisma.$transaction([
     prisma.transaction.count({ where }),

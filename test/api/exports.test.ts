@@ -154,10 +154,11 @@ describe('CSV exports of the dashboard lists', () => {
     assert.equal(res.status, 200, res.text);
     assert.match(String(res.headers['content-disposition']), /filename="transactions-/);
     const [header, ...rows] = parseCsv(res.text);
-    assert.deepEqual(header, ['created_at', 'trn_hash', 'invoice', 'type', 'currency', 'amount', 'from_address', 'to_address', 'event_id', 'aml_status', 'aml_risk_score', 'aml_risk_level']);
+    assert.deepEqual(header, ['created_at', 'trn_hash', 'invoice', 'type', 'currency', 'amount', 'from_address', 'to_address', 'event_id', 'aml_status', 'aml_risk_score', 'aml_risk_level', 'network_cost_trx', 'group']);
     assert.equal(rows.length, 15);
     assert.deepEqual(rows.slice(0, 3).map((r) => r[1]), ['aa01', 'bb02', 'cc03']);
-    assert.deepEqual(rows[0]!.slice(2, 6).concat(rows[0]!.slice(9)), [String(ids.formula), 'PAYMENT', 'TRX', '20', 'SUCCESS', '12.5', 'low']);
+    // A payment cost the service no network fee, and is a group of its own: its own hash (issue 38, item 4).
+    assert.deepEqual(rows[0]!.slice(2, 6).concat(rows[0]!.slice(9)), [String(ids.formula), 'PAYMENT', 'TRX', '20', 'SUCCESS', '12.5', 'low', '0', 'aa01']);
     assert.equal(rows[1]![7], '\'=cmd|"/c calc"!A1');
     const usdt = parseCsv((await session.request('/dashboard/api/transactions/export?currency=USDT&has_aml=false')).text);
     assert.deepEqual(usdt.slice(1).map((r) => r[1]), ['cc03']);
@@ -178,6 +179,7 @@ describe('CSV exports of the dashboard lists', () => {
       }
       assert.deepEqual(batched, rows.map((r) => r.id), `invoices by ${ordering}`);
     }
+    // The dashboard's list is of groups (issue 38, item 4); every row seeded here is a group of its own, so the list is these rows.
     for (const ordering of ['created_at', '-created_at', 'amount', '-amount', 'status', '-status']) {
       const { limit: _limit, offset: _offset, ...q } = dashboardTransactionsQuerySchema.parse({ ordering });
       const { rows } = await listTransactions(app.prisma, merchantId, q, { limit: 300, offset: 0 }, 'dashboard');
