@@ -9,8 +9,8 @@ import { CLIENT_IP_HEADER } from '@/lib/auth/clientIp';
 import { withSafeCallbackCookie, withSafeCallbackQuery } from '@/lib/auth/callbackUrl';
 import { addressKey, RateLimiter } from '@/lib/rateLimit';
 import { addCounts, isRestartsMessage, isRestartsWanted, RESTARTS_WANTED, restartsMessage, RestartBackoff, setRestartCounts, zeroCounts } from '@/lib/operations/restarts';
-import { ApiRouter, merchantApi } from '@/lib/http/api';
-import { serveApi } from '@/lib/http/api/node';
+import { merchantApi } from '@/lib/http/api';
+import { serveApi } from '@/lib/http/node';
 import { errorBody } from '@/lib/http/errors';
 import { SECURITY_HEADERS, securityHeadersFor } from '@/lib/http/securityHeaders';
 import { bridgeConsole, createLogger, REQUEST_ID_HEADER, requestIdFrom } from '@/lib/log';
@@ -137,7 +137,7 @@ const server = createServer(
     if (pathname.startsWith('/api/auth/')) req.url = withSafeCallbackQuery(target, authBase);
     if (req.headers.cookie) req.headers.cookie = withSafeCallbackCookie(req.headers.cookie, authBase);
     if (PUBLIC_PAGE.test(target)) return void servePublicPage(req, res, ip);
-    if (apiDirect && ApiRouter.owns(pathname)) return void serveApi(merchantApi(), req, res, { ip, requestId: reqId });
+    if (apiDirect && merchantApi().owns(pathname)) return void serveApi(merchantApi(), req, res, { ip, requestId: reqId });
     void handle(req, res);
   },
 );
