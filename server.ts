@@ -10,6 +10,7 @@ import { withSafeCallbackCookie, withSafeCallbackQuery } from '@/lib/auth/callba
 import { addressKey, RateLimiter } from '@/lib/rateLimit';
 import { addCounts, isRestartsMessage, isRestartsWanted, RESTARTS_WANTED, restartsMessage, RestartBackoff, setRestartCounts, zeroCounts } from '@/lib/operations/restarts';
 import { merchantApi } from '@/lib/http/api';
+import { dashboardApi } from '@/lib/http/dashboard';
 import { serveApi } from '@/lib/http/node';
 import { errorBody } from '@/lib/http/errors';
 import { SECURITY_HEADERS, securityHeadersFor } from '@/lib/http/securityHeaders';
@@ -138,6 +139,9 @@ const server = createServer(
     if (req.headers.cookie) req.headers.cookie = withSafeCallbackCookie(req.headers.cookie, authBase);
     if (PUBLIC_PAGE.test(target)) return void servePublicPage(req, res, ip);
     if (apiDirect && merchantApi().owns(pathname)) return void serveApi(merchantApi(), req, res, { ip, requestId: reqId });
+    // The dashboard's JSON API, by the same router from its own table (lib/http/dashboard).
+    const dashboard = dashboardApi();
+    if (dashboard.owns(pathname)) return void serveApi(dashboard, req, res, { ip, requestId: reqId });
     void handle(req, res);
   },
 );
