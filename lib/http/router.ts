@@ -19,7 +19,7 @@ import { methodNotAllowed, toErrorResponse } from './route';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** What the edge in front (server.ts, or Next's route) knows of a request before it is routed. */
+/** What the edge in front (server.ts) knows of a request before it is routed. */
 export interface RequestMeta {
   /** The caller's address, from the socket or trusted proxies (server.ts); null when unknown. */
   ip: string | null;
