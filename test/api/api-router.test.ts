@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { registerMerchant } from '@/lib/merchants/signup';
 import { startApp, type TestApp } from '../helpers/app';
-import { httpRequest } from '../helpers/http';
+import { httpRequest, type HttpResponse } from '../helpers/http';
 import { DashboardSession } from '../helpers/session';
 import { API_ROUTES } from '@/lib/http/api/routes';
 import { DASHBOARD_ROUTES } from '@/lib/http/dashboard/routes';
@@ -42,52 +42,49 @@ describe('the route tables of the merchant API and the dashboard, on one router'
     }
   });
 
-  it('answers every route of the table at its method, and lists exactly its methods in Allow', async () => {
+  /**
+   * Every route of a table answers at its path and method (its handler's answer or refusal, never
+   * the table's 404 or 405), OPTIONS and the 405 of another method list exactly its methods, and a
+   * caller without credentials meets `anonymous` before the 405: it learns nothing about which
+   * methods exist.
+   */
+  async function checkTable(
+    table: { routes: readonly { method: string; path: string }[]; base: string; params: Record<string, string> },
+    send: (path: string, method: string) => Promise<HttpResponse>,
+    anonymous: { status: number; headers?: Record<string, string> },
+  ): Promise<void> {
     const paths = new Map<string, string[]>();
-    for (const r of API_ROUTES) paths.set(r.path, [...(paths.get(r.path) ?? []), r.method]);
-    assert.equal(API_ROUTES.length, 17, 'the spec names ten routes; seven more are refunds and held payments (issue 36, docs/api.md)');
+    for (const r of table.routes) paths.set(r.path, [...(paths.get(r.path) ?? []), r.method]);
     for (const [pattern, methods] of paths) {
-      const path = `/v1/api${pattern.replace(':id', '1').replace(':trn_hash', 'f'.repeat(64))}`;
+      const path = `${table.base}${pattern.replace(/:(\w+)/g, (_, name: string) => table.params[name]!)}`;
       const options = await httpRequest(`${app.baseUrl}${path}`, { method: 'OPTIONS' });
       assert.equal(options.status, 204, pattern);
       assert.equal(options.headers.allow, [...methods, ...(methods.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', '), pattern);
       for (const method of methods) {
-        const res = await httpRequest(`${app.baseUrl}${path}`, { method, headers: { authorization: key, 'content-type': 'application/json' }, body: method === 'POST' ? '{}' : undefined });
-        // Routed to its handler: a real answer or the handler's own refusal (an empty body is invalid, an unknown hash not found), never the table's.
-        assert.ok(res.status !== 405 && res.text !== '{"detail":"Not found."}', `${method} ${pattern}: ${res.status} ${res.text}`);
+        const res = await send(path, method);
+        // Routed to its handler: a real answer or the handler's own refusal (an empty body is invalid, an unknown id or hash not found), never the table's.
+        assert.ok(res.status !== 405 && res.status !== anonymous.status && res.text !== '{"detail":"Not found."}', `${method} ${pattern}: ${res.status} ${res.text.slice(0, 200)}`);
       }
       const other = (['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).find((m) => !methods.includes(m))!;
-      const refused = await httpRequest(`${app.baseUrl}${path}`, { method: other, headers: { authorization: key } });
+      const refused = await send(path, other);
       assert.equal(refused.status, 405, `${other} ${pattern}`);
       assert.deepEqual(JSON.parse(refused.text), { detail: `Method "${other}" not allowed.` });
       assert.equal(refused.headers.allow, options.headers.allow);
-      // Authentication comes before the 405: an anonymous caller learns nothing about which methods exist.
-      assert.equal((await httpRequest(`${app.baseUrl}${path}`, { method: other })).status, 403, `${other} ${pattern} anonymous`);
+      assert.equal((await httpRequest(`${app.baseUrl}${path}`, { method: other, headers: anonymous.headers })).status, anonymous.status, `${other} ${pattern} without credentials`);
     }
+  }
+
+  it("answers every route of the merchant API's table at its method, and lists exactly its methods in Allow", async () => {
+    assert.equal(API_ROUTES.length, 17, 'the spec names ten routes; seven more are refunds and held payments (issue 36, docs/api.md)');
+    const send = (path: string, method: string) => httpRequest(`${app.baseUrl}${path}`, { method, headers: { authorization: key, 'content-type': 'application/json' }, body: method === 'POST' ? '{}' : undefined });
+    await checkTable({ routes: API_ROUTES, base: '/v1/api', params: { id: '1', trn_hash: 'f'.repeat(64) } }, send, { status: 403 });
   });
 
   it("answers every route of the dashboard's table at its method, and lists exactly its methods in Allow", async () => {
-    const paths = new Map<string, string[]>();
-    for (const r of DASHBOARD_ROUTES) paths.set(r.path, [...(paths.get(r.path) ?? []), r.method]);
     assert.equal(DASHBOARD_ROUTES.length, 28, 'every route of the 21 Next route files that were under app/dashboard/api (issue 39)');
-    for (const [pattern, methods] of paths) {
-      const path = `/dashboard/api${pattern.replace(':id', '1').replace(':hash', 'f'.repeat(64))}`;
-      const options = await httpRequest(`${app.baseUrl}${path}`, { method: 'OPTIONS' });
-      assert.equal(options.status, 204, pattern);
-      assert.equal(options.headers.allow, [...methods, ...(methods.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', '), pattern);
-      for (const method of methods) {
-        const res = await browser.api(path.slice('/dashboard/api'.length), method, method === 'POST' || method === 'PATCH' ? {} : undefined);
-        // Routed to its handler: a real answer or the handler's own refusal, never the table's.
-        assert.ok(res.status !== 405 && res.status !== 401 && res.text !== '{"detail":"Not found."}', `${method} ${pattern}: ${res.status} ${res.text.slice(0, 200)}`);
-      }
-      const other = (['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).find((m) => !methods.includes(m))!;
-      const refused = await browser.api(path.slice('/dashboard/api'.length), other);
-      assert.equal(refused.status, 405, `${other} ${pattern}`);
-      assert.deepEqual(JSON.parse(refused.text), { detail: `Method "${other}" not allowed.` });
-      assert.equal(refused.headers.allow, options.headers.allow);
-      // The session comes before the 405, as the API key does in the merchant API.
-      assert.equal((await httpRequest(`${app.baseUrl}${path}`, { method: other, headers: { 'sec-fetch-site': 'same-origin' } })).status, 401, `${other} ${pattern} signed out`);
-    }
+    const send = (path: string, method: string) => browser.api(path.slice('/dashboard/api'.length), method, method === 'POST' || method === 'PATCH' ? {} : undefined);
+    // Signed out: the session comes before the 405, as the API key does in the merchant API.
+    await checkTable({ routes: DASHBOARD_ROUTES, base: '/dashboard/api', params: { id: '1', hash: 'f'.repeat(64) } }, send, { status: 401, headers: { 'sec-fetch-site': 'same-origin' } });
     // What the table does not name: the JSON 404, signed in or not.
     for (const path of ['/dashboard/api', '/dashboard/api/', '/dashboard/api/nowhere', '/dashboard/api/invoices/1/more']) {
       const res = await httpRequest(`${app.baseUrl}${path}`);
