@@ -136,12 +136,6 @@ const webSchema = z.object({
   HTTP_REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
   /** Web server processes sharing PORT (node:cluster, server.ts); `npm start` sets it to the core count. */
   WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
-  /**
-   * Who hands /v1/api requests to the API's router (lib/http/api): server.ts itself (`direct`, the
-   * default of `npm start`) or Next, through its one catch-all route (`next`, the default of `npm run
-   * dev`, which then reloads the API on save; about a millisecond more CPU per request). docs/architecture.md.
-   */
-  API_ROUTER: z.enum(['direct', 'next']).optional(),
   DASHBOARD_REAUTH_MINUTES: z.coerce.number().int().min(0).max(480).default(5),
   DEMO_API_KEY: z.string().regex(/^\S{20,}$/, 'DEMO_API_KEY must be at least 20 characters, without spaces').optional(),
   // Operations (docs/operations.md).

@@ -9,7 +9,7 @@ const CLIENT_REQUEST_ID = /^[\w.:@/-]{1,128}$/;
 
 /**
  * A request's id: the caller's (a proxy's, a merchant client's) when it is sane, else a fresh one.
- * The one rule for server.ts and the Next route of the API.
+ * The one rule, applied by server.ts to every request.
  */
 export function requestIdFrom(given: string | string[] | null | undefined): string {
   return typeof given === 'string' && CLIENT_REQUEST_ID.test(given) ? given : randomUUID();

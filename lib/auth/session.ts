@@ -1,6 +1,6 @@
-import type { AuthOptions } from 'next-auth';
+import type { AuthOptions, Session } from 'next-auth';
 import { getServerSession } from 'next-auth';
-import CredentialsProvider from 'next-auth/providers/credentials';
+import credentialsModule from 'next-auth/providers/credentials';
 import { dashboardBaseUrl, exportNextAuthUrl, sessionConfig } from '@/lib/config';
 import { db } from '@/lib/db/client';
 import type { Merchant, PrismaClient } from '@/lib/generated/prisma/client';
@@ -28,6 +28,13 @@ declare module 'next-auth/jwt' {
     authAt?: number;
   }
 }
+
+/**
+ * The credentials provider's factory. Under Next (a CommonJS interop of its own) the default import is
+ * the function; in server.ts's ES module bundle, which reads the session of the dashboard's JSON API,
+ * Node hands over the CommonJS module's exports, with the function as their `default`.
+ */
+const CredentialsProvider = ((credentialsModule as unknown as { default?: typeof credentialsModule }).default ?? credentialsModule) as typeof credentialsModule;
 
 const SESSION_MAX_AGE_SECONDS = 8 * 60 * 60;
 
@@ -113,12 +120,46 @@ export interface SignedIn {
  * changed since sign-in) loses access at once.
  */
 export async function currentSession(): Promise<SignedIn | null> {
-  const session = await getServerSession(authOptions());
+  return signedIn(db(), await getServerSession(authOptions()));
+}
+
+/**
+ * currentSession for a request served outside Next (the dashboard's JSON API, lib/http/dashboard):
+ * the session is read from the request's own cookies and headers, as next-auth reads Next's
+ * (`getServerSession` with its request and a response that keeps nothing: as under Next's
+ * route handlers, reading a session sets no cookie).
+ */
+export async function requestSession(prisma: PrismaClient, req: Request): Promise<SignedIn | null> {
+  const from = { headers: Object.fromEntries(req.headers), cookies: Object.fromEntries(parseCookies(req.headers.get('cookie') ?? '')) };
+  const discard = { getHeader() {}, setCookie() {}, setHeader() {} };
+  return signedIn(prisma, await getServerSession(from as never, discard as never, authOptions()));
+}
+
+async function signedIn(prisma: PrismaClient, session: Session | null): Promise<SignedIn | null> {
   const id = session?.merchantId;
-  if (!id || !Number.isInteger(id)) return null;
-  const merchant = await db().merchant.findUnique({ where: { id } });
+  if (!session || !id || !Number.isInteger(id)) return null;
+  const merchant = await prisma.merchant.findUnique({ where: { id } });
   if (!merchant || session.epoch !== merchant.sessionEpoch) return null;
   return { merchant, authAt: session.authAt ?? 0 };
+}
+
+/** A Cookie header's names and values, read as Next reads them for next-auth (`cookies().getAll()`): the last of a name wins, a value that is no valid %-encoding is left out. */
+function parseCookies(header: string): Map<string, string> {
+  const cookies = new Map<string, string>();
+  for (const pair of header.split(/; */)) {
+    if (!pair) continue;
+    const eq = pair.indexOf('=');
+    if (eq === -1) {
+      cookies.set(pair, 'true');
+      continue;
+    }
+    try {
+      cookies.set(pair.slice(0, eq), decodeURIComponent(pair.slice(eq + 1)));
+    } catch {
+      /* as Next: not a cookie it can read */
+    }
+  }
+  return cookies;
 }
 
 /** The signed-in merchant, or null (see currentSession). */

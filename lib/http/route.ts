@@ -1,21 +1,9 @@
-import type { Merchant } from '@/lib/generated/prisma/client';
 import { AppError } from '@/lib/errors';
-import { REQUEST_ID_HEADER } from '@/lib/log';
-import { errorResponse, jsonResponse } from './errors';
+import { errorResponse } from './errors';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 type Method = (typeof METHODS)[number];
 
-export interface ApiContext<P> {
-  req: Request;
-  url: URL;
-  merchant: Merchant;
-  params: P;
-}
-
-export type Handler<P> = (ctx: ApiContext<P>) => Promise<unknown>;
-/** Resolves the calling merchant or throws the AppError to answer with. */
-export type Authenticate = (req: Request) => Promise<Merchant>;
 type NextRouteContext<P> = { params: Promise<P> };
 export type RouteFn<P> = (req: Request, ctx: NextRouteContext<P>) => Promise<Response>;
 
@@ -30,22 +18,6 @@ export function toErrorResponse(err: unknown, requestId: string | null): Respons
 /** The API's 405: its JSON shape with an `Allow` header, where Next would answer an empty 405. */
 export function methodNotAllowed(method: string, allow: string): Response {
   return errorResponse(new AppError('METHOD_NOT_ALLOWED', `Method "${method}" not allowed.`), { allow });
-}
-
-/**
- * The one path of every merchant JSON route: authenticate, run the handler,
- * answer JSON; any failure becomes the `{"detail": ...}` error shape.
- */
-export function merchantRoute<P>(authenticate: Authenticate, handler: Handler<P>): RouteFn<P> {
-  return async (req, ctx) => {
-    try {
-      const merchant = await authenticate(req);
-      const result = await handler({ req, url: new URL(req.url), merchant, params: await ctx.params });
-      return result instanceof Response ? result : jsonResponse(result);
-    } catch (err) {
-      return toErrorResponse(err, req.headers.get(REQUEST_ID_HEADER));
-    }
-  };
 }
 
 /**

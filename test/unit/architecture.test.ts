@@ -26,7 +26,8 @@ import { describe, it } from 'node:test';
  * (j) no zod schema is defined in app/: a route's or page's input and output shapes are its
  *     domain folder's schemas.ts (docs/modules.md), where the OpenAPI document and tests find them (issue 25).
  * (k) a service.ts never calls db(): a use case takes its database client from its caller, so the
- *     same function runs on a transaction's client, the worker's or a test's (issue 25).
+ *     same function runs on a transaction's client, the worker's or a test's (issue 25). Nor does a
+ *     route table's handler (lib/http/<api>/routes.ts): it is given the client as `ctx.db` (issue 39).
  * (l) lib/ holds module-level mutable state only in lib/singletons.ts: no top-level `let` or `var`,
  *     no object made at the top level (`new Map()`, `new RateLimiter(...)`; a `ReadonlySet` or
  *     `ReadonlyMap` constant is no state), no value kept on `globalThis`. A web process evaluates
@@ -148,8 +149,8 @@ function zodSchemaViolations(source: string): string[] {
   return [...imports, ...[...code.matchAll(/(?<![.\w])z\s*\.\s*\w+(?:\.\w+)*\s*\(/g)].map((m) => m[0])];
 }
 
-/** (k): a service module that reaches for the process's database client itself. */
-const isService = (file: string) => /^lib\/(?:.*\/)?service\.ts$/.test(file);
+/** (k): a service module, or a route table of lib/http, that reaches for the process's database client itself. */
+const isService = (file: string) => /^lib\/(?:.*\/)?service\.ts$/.test(file) || /^lib\/http\/[^/]+\/routes\.ts$/.test(file);
 function serviceDbCalls(source: string): string[] {
   return [...stripComments(source).matchAll(/(?<![.\w])db\(\s*\)/g)].map((m) => m[0]);
 }
@@ -323,11 +324,12 @@ describe('architecture (docs/architecture.md)', () => {
     assert.deepEqual(bad, [], "define the schema in the domain folder's schemas.ts (docs/modules.md) and import it");
   });
 
-  it('(k) a service.ts never calls db()', () => {
+  it('(k) a service.ts never calls db(), nor does a route table', () => {
     const services = files.filter(isService);
     const bad = services.flatMap((f) => serviceDbCalls(read(f)).map((v) => `${f}: ${v}`));
-    assert.deepEqual(bad, [], 'take the database client as a parameter; the route or the worker passes db()');
+    assert.deepEqual(bad, [], "take the database client as a parameter; the worker passes db(), a route table's handler ctx.db");
     assert.ok(services.includes('lib/payouts/service.ts') && services.includes('lib/invoices/service.ts'));
+    assert.ok(services.includes('lib/http/api/routes.ts') && services.includes('lib/http/dashboard/routes.ts'));
   });
 
   it('(l) lib/ holds module-level mutable state only in lib/singletons.ts', () => {
@@ -406,8 +408,9 @@ describe('architecture (docs/architecture.md)', () => {
     assert.deepEqual(serviceDbCalls('const { rows } = await sqlPool(db( )).query(q);'), ['db( )']);
     assert.deepEqual(serviceDbCalls('export async function f(db: PrismaClient) { await db.invoice.findMany(); ctx.db(); } // db()'), []);
     assert.ok(isService('lib/payouts/service.ts') && !isService('lib/payouts/create.ts') && !isService('app/service.ts'));
+    assert.ok(isService('lib/http/dashboard/routes.ts') && !isService('lib/http/router.ts') && !isService('app/dashboard/routes.ts'));
     assert.deepEqual(moduleStateViolations('let limiter: RateLimiter | undefined;\nexport let n = 0;\nvar old;'), ['let limiter', 'export let n', 'var old']);
-    assert.deepEqual(moduleStateViolations('const cache = new Map<string, number>();\nexport const api = new ApiRouter(ROUTES, deps);\nconst seen: Set<string> = new Set();'), ['const cache = new Map', 'export const api = new ApiRouter', 'const seen: Set<string> = new Set']);
+    assert.deepEqual(moduleStateViolations('const cache = new Map<string, number>();\nexport const api = new Router(ROUTES, deps);\nconst seen: Set<string> = new Set();'), ['const cache = new Map', 'export const api = new Router', 'const seen: Set<string> = new Set']);
     assert.deepEqual(moduleStateViolations("const holder = globalThis as unknown as { __rateSource?: RateSource };"), ['globalThis']);
     // (m): each of the seven doublings issue 39 found, as written then; then what doubles no delay.
     assert.deepEqual(handDoublings('return Math.min(MAX_SLOWDOWN_MS, 250 * 2 ** Math.min(failures - MAX_FAILED_SIGN_INS, 10));'), ['2 **']);

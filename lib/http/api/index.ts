@@ -1,16 +1,16 @@
-import { authenticateApiKey } from '@/lib/auth/authenticate';
+import { authenticateApiKey, type ApiCaller } from '@/lib/auth/authenticate';
 import { db } from '@/lib/db/client';
-import { ApiRouter } from './router';
+import { Router } from '../router';
 import { API_ROUTES } from './routes';
 import { derived } from '@/lib/singletons';
 
-/**
- * The merchant API of this process: the route table on the process's database client. Kept per
- * table (`derived`): under `npm run dev` Next evaluates routes.ts again after a change, and the
- * new table gets its own router, where one router for the process would keep serving the old handlers.
- */
-export function merchantApi(): ApiRouter {
-  return derived(API_ROUTES, () => new ApiRouter(API_ROUTES, { db, authenticate: authenticateApiKey }));
-}
+export const API_BASE = '/v1/api';
 
-export { API_BASE, ApiRouter, type RequestMeta } from './router';
+/**
+ * The merchant API of this process: the route table on the process's database client, its
+ * callers authenticated by API key. Kept per table (`derived`): a router made from code is kept
+ * per evaluation of that code (docs/architecture.md, "Process-wide state").
+ */
+export function merchantApi(): Router<ApiCaller> {
+  return derived(API_ROUTES, () => new Router(API_ROUTES, { base: API_BASE, db, authenticate: (req, prisma, meta) => authenticateApiKey(prisma, req.headers.get('authorization'), meta.ip) }));
+}

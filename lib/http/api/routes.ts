@@ -18,15 +18,25 @@ import { idempotent } from '../idempotency';
 import { releaseHeld } from '../releaseHeld';
 import { pageEnvelope } from '../pagination';
 import { idParam, queryObject, readJson, textParam } from '../request';
-import { route, type ApiRoute } from './router';
+import type { ApiCaller } from '@/lib/auth/authenticate';
+import { routeOf, type RequestContext, type Route } from '../router';
+
+const route = routeOf<ApiCaller>();
+
+/** One page of the merchant's invoices, filtered: the API's GET /payment/list and the dashboard's GET /invoices. */
+export async function listInvoicesRoute({ db, merchant, url }: RequestContext<unknown>) {
+  const { filter, page } = splitPage(parseOrThrow(listInvoicesQuerySchema, queryObject(url)));
+  const { count, rows } = await listInvoices(db, merchant, filter, page);
+  return pageEnvelope(url, page, count, rows.map(invoiceJson));
+}
 
 /**
  * The merchant API (spec part 4), every route of it: method, path below /v1/api, handler. The
- * router (router.ts) answers everything else from this table: 404, 405, OPTIONS and HEAD. Each
+ * router (lib/http/router.ts) answers everything else from this table: 404, 405, OPTIONS and HEAD. Each
  * handler parses its input with its domain's schemas, calls lib/ with the context's database
  * client and returns the JSON the spec shows.
  */
-export const API_ROUTES: readonly ApiRoute[] = [
+export const API_ROUTES: readonly Route<ApiCaller>[] = [
   route('GET', '/merchant', async ({ merchant }) => merchantJson(merchant)),
 
   route('POST', '/payment/create', async (ctx) => {
@@ -59,11 +69,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
 
   route('DELETE', '/refund/:id/cancel', async ({ db, merchant, params }) => cancelRefund(db, merchant, idParam(params.id, REFUND_NOT_FOUND))),
 
-  route('GET', '/payment/list', async ({ db, merchant, url }) => {
-    const { filter, page } = splitPage(parseOrThrow(listInvoicesQuerySchema, queryObject(url)));
-    const { count, rows } = await listInvoices(db, merchant, filter, page);
-    return pageEnvelope(url, page, count, rows.map(invoiceJson));
-  }),
+  route('GET', '/payment/list', listInvoicesRoute),
 
   route('POST', '/payment/multiple_transfer/calculate', async (ctx) => {
     const body = await readJson(ctx.req);

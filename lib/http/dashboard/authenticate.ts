@@ -1,7 +1,7 @@
 import { publicBaseUrl, sessionConfig } from '@/lib/config';
+import type { PrismaClient } from '@/lib/db/client';
 import { AppError } from '@/lib/errors';
-import { merchantRoute, type Authenticate, type Handler, type RouteFn } from './route';
-import { sessionMerchant } from '@/lib/auth/session';
+import { requestSession, type SignedIn } from '@/lib/auth/session';
 
 const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD']);
 
@@ -54,22 +54,20 @@ function jsonOrEmpty(req: Request): boolean {
   return /^application\/json\s*(;|$)/i.test(type);
 }
 
+/** The dashboard's caller: the signed-in merchant and when it gave its password (for requireRecentAuth). */
+export type DashboardCaller = SignedIn;
+
 /**
- * The session cookie is SameSite=Lax; changes must also come from the
- * dashboard's own origin with a JSON body (issue 14, finding 7), and the
- * session must still be current (lib/auth/session.ts).
+ * The dashboard API's authenticate step. The session cookie is SameSite=Lax; changes must also
+ * come from the dashboard's own origin with a JSON body (issue 14, finding 7), and the session
+ * must still be current (lib/auth/session.ts).
  */
-const bySession: Authenticate = async (req) => {
+export async function authenticateSession(req: Request, prisma: PrismaClient): Promise<DashboardCaller> {
   if (!SAFE_METHODS.has(req.method)) {
     if (!sameOrigin(req)) throw new AppError('FORBIDDEN', 'Cross-site request refused');
     if (!jsonOrEmpty(req)) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json.');
   }
-  const merchant = await sessionMerchant();
-  if (!merchant) throw new AppError('UNAUTHORIZED', 'Not signed in');
-  return merchant;
-};
-
-/** A dashboard JSON route behind the next-auth session. */
-export function dashboardRoute<P = Record<string, never>>(handler: Handler<P>): RouteFn<P> {
-  return merchantRoute(bySession, handler);
+  const session = await requestSession(prisma, req);
+  if (!session) throw new AppError('UNAUTHORIZED', 'Not signed in');
+  return session;
 }

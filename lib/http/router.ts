@@ -1,15 +1,15 @@
-import type { ApiCaller } from '@/lib/auth/authenticate';
 import type { PrismaClient } from '@/lib/db/client';
+import type { Merchant } from '@/lib/generated/prisma/client';
 import { notFound } from '@/lib/errors';
-import { errorResponse, jsonResponse } from '../errors';
-import { methodNotAllowed, toErrorResponse } from '../route';
+import { errorResponse, jsonResponse } from './errors';
+import { methodNotAllowed, toErrorResponse } from './route';
 
 /**
- * The merchant API's own HTTP layer (issue 25): an explicit table of the spec's routes
- * (routes.ts), matched here, with a typed context built once per request. Web `Request` in,
- * `Response` out, nothing from Next: server.ts calls it straight from its Node handler
- * (node.ts), and the one Next route under app/v1/api (`[[...path]]`) calls the same function,
- * for `npm run dev`'s hot reload and API_ROUTER=next.
+ * The JSON APIs' own HTTP layer (issues 25 and 39): an explicit table of routes, matched here
+ * below the API's base path, with a typed context built once per request. Two tables use it:
+ * the merchant API under /v1/api (lib/http/api, callers authenticated by API key) and the
+ * dashboard's JSON API under /dashboard/api (lib/http/dashboard, by session). Web `Request` in,
+ * `Response` out, nothing from Next: server.ts calls it straight from its Node handler (node.ts).
  *
  * What the table does not name is answered from it too: an unknown path is a JSON 404 (before
  * authentication: a guess at a path learns nothing else), OPTIONS lists the path's methods, HEAD
@@ -17,11 +17,9 @@ import { methodNotAllowed, toErrorResponse } from '../route';
  * after authentication (as in Django REST framework, which the spec follows).
  */
 
-export const API_BASE = '/v1/api';
-
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** What the edge in front (server.ts, or Next's route) knows of a request before it is routed. */
+/** What the edge in front (server.ts) knows of a request before it is routed. */
 export interface RequestMeta {
   /** The caller's address, from the socket or trusted proxies (server.ts); null when unknown. */
   ip: string | null;
@@ -29,16 +27,26 @@ export interface RequestMeta {
   requestId: string;
 }
 
-/** Everything a handler is given: built once per request, typed, not read back from headers. */
-export interface ApiRequestContext<P> extends RequestMeta, ApiCaller {
-  req: Request;
-  url: URL;
-  params: P;
-  /** The database client of this process (lib/db/client.ts), for the handler to pass to lib/. */
-  db: PrismaClient;
+/** Who is calling, once the API's authenticate step accepted the request: at least the merchant. */
+export interface Caller {
+  merchant: Merchant;
 }
 
-export type ApiHandler<P> = (ctx: ApiRequestContext<P>) => Promise<unknown>;
+/**
+ * Everything a handler is given: built once per request, typed, not read back from headers. `C`
+ * is the table's caller (the merchant API's `ApiCaller`, with the key; the dashboard's, with the
+ * session's sign-in time).
+ */
+export type RequestContext<P, C extends Caller = Caller> = RequestMeta &
+  C & {
+    req: Request;
+    url: URL;
+    params: P;
+    /** The database client of this process (lib/db/client.ts), for the handler to pass to lib/. */
+    db: PrismaClient;
+  };
+
+export type Handler<P, C extends Caller = Caller> = (ctx: RequestContext<P, C>) => Promise<unknown>;
 
 /** `/payment/get/:id` → `{ id: string }`: a route's params, from its path pattern. */
 export type ParamsOf<Path extends string> = Path extends `${string}:${infer Name}/${infer Rest}`
@@ -47,16 +55,21 @@ export type ParamsOf<Path extends string> = Path extends `${string}:${infer Name
     ? { [K in Name]: string }
     : Record<string, never>;
 
-export interface ApiRoute {
+type AnyHandler = Handler<Record<string, string>, never>;
+
+export interface Route<C extends Caller = Caller> {
   method: Method;
-  /** Below API_BASE: fixed segments and `:name` params, e.g. `/payment/get/:id`. */
+  /** Below the API's base path: fixed segments and `:name` params, e.g. `/payment/get/:id`. */
   path: string;
-  handler: ApiHandler<Record<string, string>>;
+  handler: Handler<Record<string, string>, C>;
 }
 
-/** One row of the table, its handler's params typed from its path. */
-export function route<Path extends string>(method: Method, path: Path, handler: ApiHandler<ParamsOf<Path>>): ApiRoute {
-  return { method, path, handler: handler as ApiHandler<Record<string, string>> };
+/**
+ * The row maker of a table whose callers are `C`: `const route = routeOf<ApiCaller>()`, then
+ * `route(method, path, handler)`, the handler's params typed from its path.
+ */
+export function routeOf<C extends Caller>() {
+  return <Path extends string>(method: Method, path: Path, handler: Handler<ParamsOf<Path>, C>): Route<C> => ({ method, path, handler: handler as Handler<Record<string, string>, C> });
 }
 
 type Segment = { param: string } | { fixed: string };
@@ -65,32 +78,39 @@ interface PathEntry {
   segments: Segment[];
   /** A fixed segment ranks before a param at the same place: `/transaction/list` before `/transaction/:trn_hash`. */
   rank: string;
-  handlers: Partial<Record<Method, ApiHandler<Record<string, string>>>>;
+  handlers: Partial<Record<Method, AnyHandler>>;
   /** The path's methods for `Allow`: its own, HEAD with GET, and OPTIONS. */
   allow: string;
 }
 
-/** A request's place in the table (ApiRouter.resolve). */
+/** A request's place in the table (Router.resolve). */
 export interface Resolved {
   readonly entry: PathEntry;
   readonly params: Record<string, string>;
 }
 
-/** What the router needs from the process: the database client and how a key becomes its caller. */
-export interface RouterDeps {
+/**
+ * What makes a table an API: where it is served, the process's database client and how a request
+ * becomes its caller (or the AppError to answer with).
+ */
+export interface RouterDeps<C extends Caller> {
+  /** The path the table's paths are below, e.g. `/v1/api`. */
+  base: string;
   db: () => PrismaClient;
-  authenticate: (db: PrismaClient, authorization: string | null, ip: string | null) => Promise<ApiCaller>;
+  authenticate: (req: Request, db: PrismaClient, meta: RequestMeta) => Promise<C>;
 }
 
-export class ApiRouter {
+export class Router<C extends Caller = Caller> {
+  private readonly base: string;
   private readonly paths: PathEntry[];
-  /** The paths without params, by their text below API_BASE: most requests are found here in one lookup. */
+  /** The paths without params, by their text below the base: most requests are found here in one lookup. */
   private readonly fixed = new Map<string, PathEntry>();
 
   constructor(
-    routes: readonly ApiRoute[],
-    private readonly deps: RouterDeps,
+    routes: readonly Route<C>[],
+    private readonly deps: RouterDeps<C>,
   ) {
+    this.base = deps.base;
     const byPath = new Map<string, PathEntry>();
     for (const r of routes) {
       const segments: Segment[] = r.path
@@ -100,8 +120,8 @@ export class ApiRouter {
       // Paths that differ only in a param's name are one path: the same requests reach them.
       const key = segments.map((s) => ('fixed' in s ? s.fixed : ':')).join('/');
       const entry = byPath.get(key) ?? { segments, rank: segments.map((s) => ('fixed' in s ? '0' : '1')).join(''), handlers: {}, allow: '' };
-      if (entry.handlers[r.method]) throw new Error(`API route table: ${r.method} ${r.path} is listed twice`);
-      entry.handlers[r.method] = r.handler;
+      if (entry.handlers[r.method]) throw new Error(`Route table of ${deps.base}: ${r.method} ${r.path} is listed twice`);
+      entry.handlers[r.method] = r.handler as AnyHandler;
       byPath.set(key, entry);
     }
     for (const entry of byPath.values()) {
@@ -112,14 +132,14 @@ export class ApiRouter {
     for (const [key, entry] of byPath) if (!key.split('/').includes(':')) this.fixed.set(key, entry);
   }
 
-  /** True for the paths this router answers: API_BASE and everything under it. */
-  static owns(pathname: string): boolean {
-    return pathname === API_BASE || pathname.startsWith(`${API_BASE}/`);
+  /** True for the paths this router answers: its base and everything under it. */
+  owns(pathname: string): boolean {
+    return pathname.startsWith(this.base) && (pathname.length === this.base.length || pathname[this.base.length] === '/');
   }
 
   /** The entry and params for a request path (no query), or null when the table has none. */
   private match(pathname: string): Resolved | null {
-    let rest = pathname.slice(API_BASE.length);
+    let rest = pathname.slice(this.base.length);
     // Clients written for a Django-style API add a trailing slash (next.config.mjs: skipTrailingSlashRedirect).
     if (rest.endsWith('/')) rest = rest.slice(0, -1);
     const fixed = rest.includes('%') ? undefined : this.fixed.get(rest.slice(1));
@@ -178,10 +198,10 @@ export class ApiRouter {
       const method = req.method === 'HEAD' ? 'GET' : (req.method as Method);
       if (req.method === 'OPTIONS') return new Response(null, { status: 204, headers: { allow: entry.allow } });
       const db = this.deps.db();
-      const caller = await this.deps.authenticate(db, req.headers.get('authorization'), meta.ip);
+      const caller = await this.deps.authenticate(req, db, meta);
       const handler = entry.handlers[method];
       if (!handler) return methodNotAllowed(req.method, entry.allow);
-      const result = await handler(new RequestContext(req, href, params, db, meta, caller));
+      const result = await handler(new Context(req, href, params, db, meta, caller) as unknown as RequestContext<Record<string, string>, never>);
       return result instanceof Response ? result : jsonResponse(result);
     } catch (err) {
       return toErrorResponse(err, meta.requestId);
@@ -190,15 +210,13 @@ export class ApiRouter {
 }
 
 /**
- * A handler's context. A class, not an object literal: a literal with spreads and a getter cost
- * ~35 µs of CPU per request under --cpu-prof (issue 25), this a few; the URL object is made only
- * for a handler that reads `url`.
+ * A handler's context (a RequestContext with its caller's fields). A class, not an object literal:
+ * a literal with spreads and a getter cost ~35 µs of CPU per request under --cpu-prof (issue 25),
+ * this a few; the URL object is made only for a handler that reads `url`.
  */
-class RequestContext<P> implements ApiRequestContext<P> {
+class Context<P, C extends Caller> {
   readonly ip: string | null;
   readonly requestId: string;
-  readonly merchant: ApiCaller['merchant'];
-  readonly apiKey: ApiCaller['apiKey'];
   private parsedUrl: URL | undefined;
 
   constructor(
@@ -207,12 +225,12 @@ class RequestContext<P> implements ApiRequestContext<P> {
     readonly params: P,
     readonly db: PrismaClient,
     meta: RequestMeta,
-    caller: ApiCaller,
+    caller: C,
   ) {
     this.ip = meta.ip;
     this.requestId = meta.requestId;
-    this.merchant = caller.merchant;
-    this.apiKey = caller.apiKey;
+    // The caller's fields (the merchant, and the key or the session's sign-in time), as they are.
+    Object.assign(this, caller);
   }
 
   get url(): URL {

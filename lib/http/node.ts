@@ -1,32 +1,64 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ApiRouter, RequestMeta } from './router';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Caller, RequestMeta, Router } from './router';
 
 /**
- * The API router (router.ts) on a Node request: server.ts calls this for every /v1/api path
- * (API_ROUTER=direct). The request becomes a Web `Request` whose body is streamed as the handler
- * reads it, never buffered here; the `Response` is written back whole, with its length.
+ * A router (router.ts) on a Node request: server.ts calls this for every path under /v1/api and
+ * /dashboard/api. The request becomes a Web `Request` whose body is streamed as the handler reads
+ * it, never buffered here; a JSON `Response` is written back whole, with its length, and anything
+ * else (a CSV download) streamed as the handler makes it.
  */
-export async function serveApi(router: ApiRouter, req: IncomingMessage, res: ServerResponse, meta: RequestMeta): Promise<void> {
+export async function serveApi<C extends Caller>(router: Router<C>, req: IncomingMessage, res: ServerResponse, meta: RequestMeta): Promise<void> {
   const method = req.method ?? 'GET';
   const target = req.url ?? '/';
   // A target of characters URL parsing keeps as they are is routed as it came, before any Web
   // Request is built: an unknown path or an empty segment is answered without one (the rest,
-  // rare, is routed from the Request's parsed URL, as the Next route does).
+  // rare, is routed from the Request's parsed URL).
   const resolved = PLAIN_TARGET.test(target) ? router.resolve(target) : undefined;
   const response = resolved instanceof Response ? resolved : await router.handle(toWebRequest(req), meta, resolved);
-  // The API's answers are small JSON documents: sent whole, with their length.
+  const type = response.headers.get('content-type');
+  if (response.body && type !== null && !JSON_TYPE.test(type)) return streamBody(req, res, response);
+  // The APIs' answers are small JSON documents: sent whole, with their length.
   const body = Buffer.from(await response.arrayBuffer());
-  response.headers.forEach((value, name) => {
-    if (name !== 'set-cookie') res.setHeader(name, value);
-  });
-  const cookies = response.headers.getSetCookie();
-  if (cookies.length > 0) res.setHeader('set-cookie', cookies);
+  copyHeaders(response, res);
   if (response.status !== 204) res.setHeader('content-length', body.byteLength);
   res.writeHead(response.status);
   res.end(method === 'HEAD' || response.status === 204 ? undefined : body);
   // A body the handler did not read (refused before it, or past the size limit) is dropped, so a
   // kept-alive connection reads its next request.
   if (!req.complete) discard(req);
+}
+
+function copyHeaders(response: Response, res: ServerResponse): void {
+  response.headers.forEach((value, name) => {
+    if (name !== 'set-cookie') res.setHeader(name, value);
+  });
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) res.setHeader('set-cookie', cookies);
+}
+
+const JSON_TYPE = /^application\/json\s*(;|$)/i;
+
+/**
+ * A body that is not JSON (the dashboard's CSV exports, which may be large) goes out as the
+ * handler's stream makes it, chunked. A client that goes away, or a stream that fails midway,
+ * ends the connection (the answer's status is sent already); the stream is canceled, so the
+ * handler stops reading batches. A HEAD answer cancels it before any batch is read.
+ */
+async function streamBody(req: IncomingMessage, res: ServerResponse, response: Response): Promise<void> {
+  copyHeaders(response, res);
+  res.writeHead(response.status);
+  if (!req.complete) discard(req);
+  if (req.method === 'HEAD') {
+    await response.body!.cancel().catch(() => undefined);
+    return void res.end();
+  }
+  try {
+    await pipeline(Readable.fromWeb(response.body! as import('node:stream/web').ReadableStream<Uint8Array>), res);
+  } catch (err) {
+    if (!res.destroyed) res.destroy(err as Error);
+  }
 }
 
 /** A request target the WHATWG URL parser leaves unchanged (RFC 3986's path characters but `'`, which a query's parsing escapes, and `/`, `?`). */

@@ -1,0 +1,223 @@
+import { requireRecentAuth } from '@/lib/auth/reauth';
+import { API_KEY_NOT_FOUND, issueApiKey, listApiKeys, revokeApiKey } from '@/lib/auth/apiKeys';
+import { changePassword, passwordChangeSchema } from '@/lib/auth/passwordChange';
+import { newApiKeySchema } from '@/lib/auth/schemas';
+import { fieldErrors, invalidInput, notFound } from '@/lib/errors';
+import { csvStream } from '@/lib/export/csv';
+import { INVOICE_CSV_HEADER, invoiceCsvRow } from '@/lib/invoices/csv';
+import { invoiceDetail } from '@/lib/invoices/detail';
+import { checkInvoiceCreationRate } from '@/lib/invoices/creationRate';
+import { invoiceBatches } from '@/lib/invoices/list';
+import { createInvoiceSchema, listInvoicesQuerySchema } from '@/lib/invoices/schemas';
+import { invoiceJson } from '@/lib/invoices/serialize';
+import { cancelInvoice, createInvoice, INVOICE_NOT_FOUND } from '@/lib/invoices/service';
+import { ipRuleSchema, settingsSchema } from '@/lib/merchants/schemas';
+import { addIpRule, changesGuardedSetting, removeIpRule, rotateWebhookSecret, settingsJson, updateSettings, webhookSecret } from '@/lib/merchants/settings';
+import { PayoutReturnError, requestPayoutReturn } from '@/lib/payouts/returns';
+import { payoutReturnSchema } from '@/lib/payouts/schemas';
+import { createPayoutResponse, payoutEstimateResponse } from '@/lib/payouts/service';
+import { rateSource } from '@/lib/rates';
+import { cancelRefund, createRefund, estimateRefund, listRefunds, REFUND_NOT_FOUND, refundableAmounts } from '@/lib/refunds/service';
+import { splitPage } from '@/lib/schemas/page';
+import { dashboardRowBatches, TRANSACTION_CSV_HEADER, transactionCsvRow } from '@/lib/transactions/csv';
+import { dashboardTransactionRows } from '@/lib/transactions/releases';
+import { dashboardTransactionsQuerySchema, releaseHeldSchema } from '@/lib/transactions/schemas';
+import { listTransactions, transactionBatches } from '@/lib/transactions/service';
+import { parseOrThrow } from '@/lib/validation';
+import { getDelivery, listDeliveries } from '@/lib/webhooks/deliveryLog';
+import { DELIVERY_NOT_FOUND, eventIdOf, resendDelivery } from '@/lib/webhooks/resend';
+import { deliveriesQuerySchema } from '@/lib/webhooks/schemas';
+import { deliveryDetailJson, deliveryJson } from '@/lib/webhooks/serialize';
+import { standardWebhooksSecret } from '@/lib/webhooks/signature';
+import { csvResponse } from '../csv';
+import { pageEnvelope } from '../pagination';
+import { releaseHeld } from '../releaseHeld';
+import { idParam, queryObject, readJson } from '../request';
+import { routeOf, type Route } from '../router';
+import { listInvoicesRoute } from '../api/routes';
+import type { DashboardCaller } from './authenticate';
+
+const route = routeOf<DashboardCaller>();
+
+const noStore = { 'cache-control': 'no-store' };
+// The same secret twice: as the HMAC key of X-Webhook-Signature, and in the `whsec_` form Standard Webhooks libraries read.
+const secretJson = (secret: string) => Response.json({ secret, standard_webhooks_secret: standardWebhooksSecret(secret) }, { headers: noStore });
+
+/**
+ * The dashboard's JSON API (components/dashboard/api.ts calls it), every route of it: method,
+ * path below /dashboard/api, handler. The same router as the merchant API's (lib/http/router.ts)
+ * answers everything else from this table (404, 405, OPTIONS and HEAD), behind the session, the
+ * same-origin and the JSON-body checks (./authenticate.ts). Changes that move funds, open the
+ * account to others or change what customers see ask for a recent sign-in or the password again
+ * (`requireRecentAuth`, lib/auth/reauth.ts), each where its handler says.
+ */
+export const DASHBOARD_ROUTES: readonly Route<DashboardCaller>[] = [
+  // The API's GET /payment/list, behind the session.
+  route('GET', '/invoices', listInvoicesRoute),
+
+  route('POST', '/invoices', async ({ req, db, merchant }) => {
+    const input = parseOrThrow(createInvoiceSchema, await readJson(req));
+    await checkInvoiceCreationRate(`merchant:${merchant.id}`);
+    return invoiceJson(await createInvoice(db, rateSource(), merchant, input));
+  }),
+
+  /** CSV of every invoice the list's filters match (limit and offset are ignored), streamed in batches. */
+  route('GET', '/invoices/export', async ({ url, db, merchant }) => {
+    const { filter } = splitPage(parseOrThrow(listInvoicesQuerySchema, queryObject(url)));
+    return csvResponse('invoices', csvStream(INVOICE_CSV_HEADER, invoiceBatches(db, merchant, filter), invoiceCsvRow));
+  }),
+
+  // One invoice with everything that happened to it: payments, sends and webhooks (lib/invoices/detail.ts).
+  route('GET', '/invoices/:id', async ({ params, db, merchant }) => invoiceDetail(db, merchant, idParam(params.id, INVOICE_NOT_FOUND))),
+
+  route('POST', '/invoices/:id/cancel', async ({ params, db, merchant }) => invoiceJson(await cancelInvoice(db, merchant, idParam(params.id, INVOICE_NOT_FOUND)))),
+
+  // An invoice's refunds, and what is left to refund in each token (docs/dashboard.md, "Refunds").
+  route('GET', '/invoices/:id/refunds', async ({ params, db, merchant }) => {
+    const id = idParam(params.id, INVOICE_NOT_FOUND);
+    const [results, refundable] = await Promise.all([listRefunds(db, merchant, id), refundableAmounts(db, merchant, id)]);
+    return { results, refundable };
+  }),
+
+  // A refund, as the API's `POST /payment/{id}/refund` makes it (docs/refunds.md). It sends money to
+  // an address, or lets whoever holds a link say where: a recent sign-in or the password again.
+  route('POST', '/invoices/:id/refunds', async (ctx) => {
+    const id = idParam(ctx.params.id, INVOICE_NOT_FOUND);
+    const body = await readJson(ctx.req);
+    await requireRecentAuth(ctx);
+    return createRefund(ctx.db, ctx.merchant, id, body);
+  }),
+
+  // What a refund would cost before it is made: the dialog shows it before the merchant confirms. Creates nothing.
+  route('POST', '/invoices/:id/refunds/estimate', async ({ req, params, db, merchant }) => estimateRefund(db, merchant, idParam(params.id, INVOICE_NOT_FOUND), await readJson(req))),
+
+  // Cancels a refund waiting for its address or its top-up, as the API's `DELETE /refund/{id}/cancel`.
+  route('POST', '/refunds/:id/cancel', async ({ params, db, merchant }) => cancelRefund(db, merchant, idParam(params.id, REFUND_NOT_FOUND))),
+
+  // The API's GET /transaction/list, behind the dashboard session, with the energy pool's operations
+  // too (which the API leaves out, docs/api.md), and what became of released held funds.
+  route('GET', '/transactions', async ({ url, db, merchant }) => {
+    const { filter, page } = splitPage(parseOrThrow(dashboardTransactionsQuerySchema, queryObject(url)));
+    const { count, rows } = await listTransactions(db, merchant.id, filter, page, 'dashboard');
+    return pageEnvelope(url, page, count, await dashboardTransactionRows(db, rows));
+  }),
+
+  // CSV of every transaction the list's filters match (limit and offset are ignored), streamed in batches.
+  route('GET', '/transactions/export', async ({ url, db, merchant }) => {
+    const { filter } = splitPage(parseOrThrow(dashboardTransactionsQuerySchema, queryObject(url)));
+    return csvResponse('transactions', csvStream(TRANSACTION_CSV_HEADER, dashboardRowBatches(db, transactionBatches(db, merchant.id, filter, 'dashboard')), transactionCsvRow));
+  }),
+
+  // A merchant releases held funds: forward them, or return them to an address (docs/dashboard.md).
+  // A refund sends funds to an address the caller names, so it needs a recent sign-in or the password
+  // again, as a target wallet change does (issue 27, finding 2). A forward goes to the merchant's own
+  // target wallet, whose change already needs it, so it does not ask. Answered as the API's
+  // `POST /held_payment/{trn_hash}/release` is (lib/http/releaseHeld.ts).
+  route('POST', '/transactions/:hash/release', async (ctx) => {
+    const release = parseOrThrow(releaseHeldSchema, await readJson(ctx.req));
+    if (release.action === 'REFUND') await requireRecentAuth(ctx);
+    return releaseHeld(ctx.db, ctx.merchant.id, ctx.params.hash, release);
+  }),
+
+  // Creates a mass payout (a MULTIPLE_TRANSFER invoice), as POST /v1/api/payment/multiple_transfer/create does.
+  // It sends the merchant's funds to addresses the caller names, so it needs a recent sign-in or the
+  // password again, as a target wallet change does (issue 27, finding 2). The API's own route is
+  // authorised by an API key, not a session, and is unchanged.
+  route('POST', '/payouts', async (ctx) => {
+    const body = await readJson(ctx.req);
+    await checkInvoiceCreationRate(`merchant:${ctx.merchant.id}`);
+    await requireRecentAuth(ctx);
+    return createPayoutResponse(ctx.db, ctx.merchant, body);
+  }),
+
+  // The mass payout cost estimate (spec 2.6), as POST /v1/api/payment/multiple_transfer/calculate answers it.
+  route('POST', '/payouts/estimate', async ({ req, db }) => payoutEstimateResponse(db, await readJson(req))),
+
+  // A merchant asks for a payout that cannot finish to be returned to an address (docs/payouts.md,
+  // "Returning a payout"). It moves funds, so it needs a recent sign-in or the password again.
+  route('POST', '/payouts/:id/return', async (ctx) => {
+    const { address } = parseOrThrow(payoutReturnSchema, await readJson(ctx.req));
+    await requireRecentAuth(ctx);
+    try {
+      const r = await requestPayoutReturn(ctx.db, idParam(ctx.params.id, INVOICE_NOT_FOUND), address, ctx.merchant.id);
+      return { id: r.invoiceId, return_address: r.address, requested_at: r.requestedAt.toISOString() };
+    } catch (err) {
+      if (!(err instanceof PayoutReturnError)) throw err;
+      if (err.code === 'NOT_FOUND') throw notFound(err.message);
+      throw err.code === 'BAD_ADDRESS' ? fieldErrors({ address: [err.message] }) : invalidInput(err.message);
+    }
+  }),
+
+  route('GET', '/keys', async ({ db, merchant }) => listApiKeys(db, merchant.id)),
+
+  // The plain key is in this answer only; afterwards the dashboard knows just its prefix.
+  route('POST', '/keys', async (ctx) => {
+    const { label } = parseOrThrow(newApiKeySchema, await readJson(ctx.req));
+    // A key can create payouts: issuing one needs a recent sign-in or the password.
+    await requireRecentAuth(ctx);
+    return Response.json({ key: await issueApiKey(ctx.db, ctx.merchant.id, label) }, { headers: noStore });
+  }),
+
+  route('DELETE', '/keys/:id', async (ctx) => {
+    // Revoking a key stops the merchant's shop from calling the API (issue 34, item 5): a recent
+    // sign-in or the password, asked before the key is looked up, so an unknown id answers alike.
+    await requireRecentAuth(ctx);
+    await revokeApiKey(ctx.db, ctx.merchant.id, idParam(ctx.params.id, API_KEY_NOT_FOUND));
+    return new Response(null, { status: 204 });
+  }),
+
+  route('GET', '/settings', async ({ merchant }) => settingsJson(merchant)),
+
+  route('PATCH', '/settings', async (ctx) => {
+    const input = parseOrThrow(settingsSchema, await readJson(ctx.req));
+    // Where incoming payments are forwarded, what customers see on the payment page, where webhooks
+    // go: changing any of them needs a recent sign-in or the password (lib/merchants/settings.ts).
+    if (changesGuardedSetting(ctx.merchant, input)) await requireRecentAuth(ctx);
+    return settingsJson(await updateSettings(ctx.db, ctx.merchant, input));
+  }),
+
+  // Whoever holds the secret can forge webhooks the merchant's shop trusts: both need a recent sign-in or the password.
+  route('GET', '/settings/webhook-secret', async (ctx) => {
+    await requireRecentAuth(ctx);
+    return secretJson(webhookSecret(ctx.merchant));
+  }),
+
+  route('POST', '/settings/webhook-secret', async (ctx) => {
+    await requireRecentAuth(ctx);
+    return secretJson(await rotateWebhookSecret(ctx.db, ctx.merchant.id));
+  }),
+
+  // Who may call the API with the merchant's keys: changes need a recent sign-in or the password.
+  route('POST', '/settings/ip-whitelist', async (ctx) => {
+    const { rule } = parseOrThrow(ipRuleSchema, await readJson(ctx.req));
+    await requireRecentAuth(ctx);
+    return settingsJson(await addIpRule(ctx.db, ctx.merchant.id, rule));
+  }),
+
+  route('DELETE', '/settings/ip-whitelist', async (ctx) => {
+    const { rule } = parseOrThrow(ipRuleSchema, queryObject(ctx.url));
+    await requireRecentAuth(ctx);
+    return settingsJson(await removeIpRule(ctx.db, ctx.merchant.id, rule));
+  }),
+
+  // Changes the password and signs out every session (the caller's too).
+  route('POST', '/settings/password', async ({ req, db, merchant, ip }) => {
+    const input = parseOrThrow(passwordChangeSchema, await readJson(req));
+    await changePassword(db, merchant, ip ?? 'unknown', input);
+    return new Response(null, { status: 204 });
+  }),
+
+  route('GET', '/webhooks', async ({ url, db, merchant }) => {
+    const { filter, page } = splitPage(parseOrThrow(deliveriesQuerySchema, queryObject(url)));
+    const { count, rows } = await listDeliveries(db, merchant.id, filter, page);
+    return pageEnvelope(url, page, count, rows.map(deliveryJson));
+  }),
+
+  // One delivery with the payload it sent and the receiver's answer (the log's "View").
+  route('GET', '/webhooks/:id', async ({ params, db, merchant }) => {
+    const delivery = await getDelivery(db, merchant.id, idParam(params.id, DELIVERY_NOT_FOUND), DELIVERY_NOT_FOUND);
+    return deliveryDetailJson(delivery, await eventIdOf(db, delivery));
+  }),
+
+  route('POST', '/webhooks/:id/resend', async ({ params, db, merchant }) => deliveryJson(await resendDelivery(db, merchant.id, idParam(params.id, DELIVERY_NOT_FOUND)))),
+];
