@@ -88,9 +88,10 @@ function rowMatches(q: Omit<ListTransactionsQuery, 'limit' | 'offset'>): Prisma.
   if (q.trn_hash) and.push(Prisma.sql`t.trn_hash = ${q.trn_hash}`);
   if (q.has_aml !== undefined) and.push(q.has_aml ? Prisma.sql`t.aml_check IS NOT NULL` : Prisma.sql`t.aml_check IS NULL`);
   if (q.currency) and.push(Prisma.sql`t.currency::text = ${q.currency}`);
-  // As text with its zone: a Date parameter would be read in the session's time zone.
-  if (q.date_from) and.push(Prisma.sql`t.created_at >= ${dayStartUtc(q.date_from).toISOString()}::timestamptz`);
-  if (q.date_to) and.push(Prisma.sql`t.created_at < ${nextDayStartUtc(q.date_to).toISOString()}::timestamptz`);
+  // As seconds since the epoch: a Date parameter would be read in the session's time zone, and an
+  // ISO text of the day after 9999-12-31 (+010000-01-01...) is one PostgreSQL cannot read (a 500).
+  if (q.date_from) and.push(Prisma.sql`t.created_at >= to_timestamp(${dayStartUtc(q.date_from).getTime() / 1000})`);
+  if (q.date_to) and.push(Prisma.sql`t.created_at < to_timestamp(${nextDayStartUtc(q.date_to).getTime() / 1000})`);
   if (q.search) {
     const like = `%${likeLiteral(q.search)}%`;
     const or: Prisma.Sql[] = [Prisma.sql`t.trn_hash ILIKE ${like}`, Prisma.sql`t.from_address ILIKE ${like}`, Prisma.sql`t.to_address ILIKE ${like}`];
