@@ -17,12 +17,10 @@
  *   npm run bench:ingest        (BENCH_WINDOW_S, default 60: the 1x window)
  */
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { TronWeb } from 'tronweb';
 import { HEAD_CURSOR } from '@/lib/db/chainCursors';
-import { freePort } from '../test/helpers/app';
 import { waitFor } from '../test/helpers/devnet';
-import { BLOCK_MS, createInvoices, DEPTH, FINALITY_MS, nodeRequestLines, payInvoice, startMainnetStack, type MainnetStack } from './mainnetStack';
+import { BLOCK_MS, completedHooks, createInvoices, DEPTH, FINALITY_MS, nodeRequestLines, payInvoice, startMainnetStack, type MainnetStack } from './mainnetStack';
 
 const WINDOW_MS = Number(process.env.BENCH_WINDOW_S ?? 60) * 1000;
 const PAYMENTS = Number(process.env.BENCH_PAYMENTS ?? 6);
@@ -72,21 +70,7 @@ async function underTraffic(stack: MainnetStack, txPerBlock: number, work: () =>
   return { cpuMsPerBlock: (cpu1 - cpu0) / Math.max(1, blocks), lags, blocks };
 }
 
-const hookAt = new Map<number, number>();
-const hookPort = await freePort();
-const hooks = createServer((req, res) => {
-  let body = '';
-  req.on('data', (d) => (body += d));
-  req.on('end', () => {
-    try {
-      const json = JSON.parse(body) as { id: number; status: string };
-      if (json.status === 'COMPLETED' && !hookAt.has(json.id)) hookAt.set(json.id, Date.now());
-    } catch {
-      // Not an invoice's webhook (a connection cut mid-body): nothing to time.
-    }
-    res.end('ok');
-  });
-}).listen(hookPort, '127.0.0.1');
+const hooks = await completedHooks();
 
 const stack = await startMainnetStack();
 // Each figure printed as soon as it is measured: a scanner that falls behind makes the later phases long.
@@ -99,7 +83,7 @@ try {
 
   const target = (TronWeb.createRandom() as unknown as { address: string }).address;
   const { merchant, key } = await stack.app.createMerchant({ targetWallet: target });
-  await stack.app.prisma.merchant.update({ where: { id: merchant.id }, data: { webhookUrl: `http://127.0.0.1:${hookPort}/hook` } });
+  await stack.app.prisma.merchant.update({ where: { id: merchant.id }, data: { webhookUrl: hooks.url } });
   const invoices = await createInvoices(stack.app, key, 'USDT', PAYMENTS);
   const ratios: number[] = [];
   const tenX = await underTraffic(stack, 10 * MAINNET_TX_PER_BLOCK, () =>
@@ -112,7 +96,7 @@ try {
           return ((await res.json()) as { blockTimeStamp?: number }).blockTimeStamp ?? null;
         }, 10 * FINALITY_MS);
         // Not heard within five finality periods: counted as never (Infinity), and the window ends.
-        const completed = await waitFor(`invoice ${inv.id}'s COMPLETED webhook`, async () => hookAt.get(inv.id), 5 * FINALITY_MS).catch(() => Infinity);
+        const completed = await waitFor(`invoice ${inv.id}'s COMPLETED webhook`, async () => hooks.at.get(inv.id), 5 * FINALITY_MS).catch(() => Infinity);
         ratios.push((completed - included) / FINALITY_MS);
       }),
     ),

@@ -12,14 +12,14 @@
  * provider; the same lines labelled `aml=on`). Needs PostgreSQL at TEST_DATABASE_URL and a build.
  *   npm run bench:latency        (BENCH_PAYMENTS per token, default 20; BENCH_SPREAD_MS, default 60000)
  */
-import { createServer } from 'node:http';
 import { TronWeb } from 'tronweb';
 import { createChain } from '@/lib/chain';
 import { deriveAccount } from '@/lib/chain/keys';
 import { linkKeyWith } from '@/lib/invoices/linkKey';
-import { freePort, startApp, TEST_MNEMONIC } from '../test/helpers/app';
+import { startApp, TEST_MNEMONIC } from '../test/helpers/app';
 import { startDevnetProcess, waitFor } from '../test/helpers/devnet';
 import { startWorker } from '../test/helpers/worker';
+import { completedHooks } from './mainnetStack';
 
 const PER_TOKEN = Number(process.env.BENCH_PAYMENTS ?? 20);
 const BLOCK_MS = Number(process.env.BENCH_BLOCK_MS ?? 3000);
@@ -41,17 +41,7 @@ interface Sample {
 const devnet = await startDevnetProcess({ blockMs: BLOCK_MS, solidifiedDepth: DEPTH });
 const app = await startApp({ TRON_FULL_NODE_URL: devnet.url, TRON_USDT_CONTRACT: devnet.usdtContract });
 const chain = createChain({ fullNodeUrl: devnet.url, apiKey: null, usdtContract: devnet.usdtContract, txExpirationMs: 60_000 });
-const hookAt = new Map<number, number>();
-const hookPort = await freePort();
-const hooks = createServer((req, res) => {
-  let body = '';
-  req.on('data', (d) => (body += d));
-  req.on('end', () => {
-    const json = JSON.parse(body) as { id: number; status: string };
-    if (json.status === 'COMPLETED' && !hookAt.has(json.id)) hookAt.set(json.id, Date.now());
-    res.end('ok');
-  });
-}).listen(hookPort, '127.0.0.1');
+const hooks = await completedHooks();
 
 // The default run's worker: its poll interval and leases, an energy pool staked from the gas wallet.
 const worker = startWorker(app.env, devnet, { WORKER_POLL_MS: '1000', LEASE_SECONDS: '60', ENERGY_POOL_AUTOSTAKE: '1500000:100000' });
@@ -87,7 +77,7 @@ try {
 async function runMode(aml: boolean): Promise<Sample[]> {
   const target = (TronWeb.createRandom() as unknown as { address: string }).address;
   const { merchant, key } = await app.createMerchant({ targetWallet: target });
-  await app.prisma.merchant.update({ where: { id: merchant.id }, data: { webhookUrl: `http://127.0.0.1:${hookPort}/hook`, amlCheck: aml, amlRiskLimit: '50' } });
+  await app.prisma.merchant.update({ where: { id: merchant.id }, data: { webhookUrl: hooks.url, amlCheck: aml, amlRiskLimit: '50' } });
   const plan: Array<{ token: Token; id: number; address: string; amount: string }> = [];
   for (const token of ['TRX', 'USDT'] as const) {
     for (let i = 0; i < PER_TOKEN; i++) {
@@ -126,8 +116,8 @@ async function payAndWatch(p: { token: Token; id: number; address: string; amoun
     return status.blockNumber === null ? null : status.blockNumber;
   }, 10 * FINALITY_MS);
   const block = (await (await fetch(`${devnet.url}/wallet/getblockbynum`, { method: 'POST', body: JSON.stringify({ num: included }) })).json()) as { block_header: { raw_data: { timestamp: number } } };
-  await waitFor(`invoice ${p.id} COMPLETED webhook`, async () => hookAt.has(p.id) || (await new Promise((r) => setTimeout(r, 250)), false), 20 * FINALITY_MS);
-  return { token: p.token, invoiceId: p.id, txid: signed.txId, includedAt: block.block_header.raw_data.timestamp, seenAt, completedAt: hookAt.get(p.id)! };
+  await waitFor(`invoice ${p.id} COMPLETED webhook`, async () => hooks.at.has(p.id) || (await new Promise((r) => setTimeout(r, 250)), false), 20 * FINALITY_MS);
+  return { token: p.token, invoiceId: p.id, txid: signed.txId, includedAt: block.block_header.raw_data.timestamp, seenAt, completedAt: hooks.at.get(p.id)! };
 }
 
 /** Where the time goes, per payment (BENCH_TIMELINE=1): seconds after the payment's block of each step the database recorded. */

@@ -1,7 +1,8 @@
+import { createServer } from 'node:http';
 import { TronWeb } from 'tronweb';
 import { createChain, type Chain } from '@/lib/chain';
 import { deriveAccount } from '@/lib/chain/keys';
-import { startApp, TEST_MNEMONIC, type TestApp } from '../test/helpers/app';
+import { freePort, startApp, TEST_MNEMONIC, type TestApp } from '../test/helpers/app';
 import { startDevnetProcess, waitFor, type DevnetProcess } from '../test/helpers/devnet';
 import { startWorker, type WorkerProcess } from '../test/helpers/worker';
 
@@ -126,4 +127,27 @@ export async function nodeRequestLines(stack: MainnetStack, idleMs: number, perT
     lines.push(`node_requests_per_invoice{token=${token}}=${Math.round(beyondIdle / perToken)}`);
   }
   return lines;
+}
+
+/**
+ * A merchant's webhook receiver that notes when each invoice's first COMPLETED webhook arrived
+ * (the end of "the merchant hears paid"): `at` maps invoice id to Date.now() at arrival.
+ */
+export async function completedHooks(): Promise<{ url: string; at: Map<number, number>; close(): void }> {
+  const at = new Map<number, number>();
+  const port = await freePort();
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      try {
+        const json = JSON.parse(body) as { id: number; status: string };
+        if (json.status === 'COMPLETED' && !at.has(json.id)) at.set(json.id, Date.now());
+      } catch {
+        // Not an invoice's webhook (a connection cut mid-body): nothing to time.
+      }
+      res.end('ok');
+    });
+  }).listen(port, '127.0.0.1');
+  return { url: `http://127.0.0.1:${port}/hook`, at, close: () => server.close() };
 }
