@@ -76,13 +76,16 @@ test('a merchant signs up, configures the account, uses a key and follows an inv
       if (req.url().includes('/dashboard/api/invoices?') && search) searches.push(search);
     };
     page.on('request', onRequest);
-    await page.getByLabel('Search').pressSequentially('e2e-nothing-matches', { delay: 40 });
+    const term = 'e2e-nothing-matches';
+    await page.getByLabel('Search').pressSequentially(term);
     await expect(page.getByText('Nothing found')).toBeVisible();
     await expectAccessible(page, 'the invoices list with nothing found');
     page.off('request', onRequest);
-    // Once, or twice should the machine stall past the pause mid-word: never per keystroke.
-    expect(searches.length).toBeLessThanOrEqual(2);
-    expect(searches.at(-1)).toBe('e2e-nothing-matches');
+    // Once when typing runs on; a busy machine can stall past the pause mid-word and send a part
+    // of the word, so the bound is a quarter of the keystrokes (not a timing): one request per
+    // keystroke, the behaviour this guards against, sends all 19.
+    expect(searches.length).toBeLessThanOrEqual(Math.floor(term.length / 4));
+    expect(searches.at(-1)).toBe(term);
     await page.getByLabel('Search').fill(String(invoiceId));
     await expect(row).toBeVisible();
     await page.screenshot({ path: screenshotPath('dashboard-invoices'), fullPage: true });
