@@ -30,8 +30,10 @@ export const FAKE_USDT_CONTRACT = fixedAddress('look-alike USDT');
 
 const selector = (signature: string) => utils.ethersUtils.keccak256(utils.ethersUtils.toUtf8Bytes(signature)).slice(2, 10);
 export const PAYER_FUNCTIONS = { payTrx: 'payTrx(address,bool)', payUsdt: 'payUsdt(address,uint256)' } as const;
-const PAY_TRX = selector(PAYER_FUNCTIONS.payTrx);
-const PAY_USDT = selector(PAYER_FUNCTIONS.payUsdt);
+/** The payer's function selectors: what a call's data starts with (devnet/traffic.ts calls payTrx too). */
+export const PAYER_SELECTORS = { payTrx: selector(PAYER_FUNCTIONS.payTrx), payUsdt: selector(PAYER_FUNCTIONS.payUsdt) } as const;
+const PAY_TRX = PAYER_SELECTORS.payTrx;
+const PAY_USDT = PAYER_SELECTORS.payUsdt;
 const BALANCE_OF = '70a08231';
 
 /** A CALL carrying TRX, and what the TVM adds when that call creates the recipient's account (java-tron's NEW_ACCT_CALL). */

@@ -1,6 +1,7 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { utils } from 'tronweb';
-import { PAYER_CONTRACT, PAYER_FUNCTIONS, FAKE_USDT_CONTRACT } from './contracts';
+import { DEVNET_TRAFFIC_DEFAULT_USDT_SHARE } from '@/lib/config';
+import { PAYER_CONTRACT, PAYER_SELECTORS, FAKE_USDT_CONTRACT } from './contracts';
 import type { ContractCall } from './transaction';
 import { addressWord, TRC20_TRANSFER_SELECTOR, word } from './usdt';
 
@@ -32,7 +33,7 @@ export interface TrafficSettings {
   usdtShare: number;
 }
 
-export const NO_TRAFFIC: TrafficSettings = { txPerBlock: 0, usdtShare: 0.7 };
+export const NO_TRAFFIC: TrafficSettings = { txPerBlock: 0, usdtShare: DEVNET_TRAFFIC_DEFAULT_USDT_SHARE };
 
 /** How many accounts the traffic moves money among. */
 export const TRAFFIC_ACCOUNTS = 400;
@@ -46,8 +47,7 @@ export const trafficAccounts: readonly string[] = Array.from(
   (_, i) => '41' + utils.ethersUtils.keccak256(utils.ethersUtils.toUtf8Bytes(`devnet traffic account ${i}`)).slice(-40),
 );
 
-const selector = (signature: string) => utils.ethersUtils.keccak256(utils.ethersUtils.toUtf8Bytes(signature)).slice(2, 10);
-const PAY_TRX = selector(PAYER_FUNCTIONS.payTrx);
+const PAY_TRX = PAYER_SELECTORS.payTrx;
 
 const pick = () => trafficAccounts[randomInt(TRAFFIC_ACCOUNTS)]!;
 /** Two different traffic accounts. */

@@ -389,6 +389,9 @@ export function exportNextAuthUrl(): void {
 // devnet
 // ---------------------------------------------------------------------------------------------
 
+/** Mainnet's share of USDT transfers, about 0.7: the devnet's traffic mix unless told otherwise (devnet/traffic.ts). */
+export const DEVNET_TRAFFIC_DEFAULT_USDT_SHARE = 0.7;
+
 const devnetSchema = z.object({
   DEVNET_HOST: z.string().min(1).default('127.0.0.1'),
   DEVNET_PORT: z.coerce.number().int().min(0, 'DEVNET_PORT must be 0..65535 (0 picks a free port)').max(65535, 'DEVNET_PORT must be 0..65535').default(9090),
@@ -410,7 +413,7 @@ const devnetSchema = z.object({
   DEVNET_REPLICA_LAG: z.coerce.number().int().min(0, 'DEVNET_REPLICA_LAG must be 0 or more blocks').default(0),
   // Mainnet-shaped traffic in every block (devnet/traffic.ts; POST /devnet/traffic changes it while running).
   DEVNET_TRAFFIC_TX_PER_BLOCK: z.coerce.number().int().min(0, 'DEVNET_TRAFFIC_TX_PER_BLOCK must be 0 or more transactions').max(20_000, 'DEVNET_TRAFFIC_TX_PER_BLOCK must be at most 20000').default(0),
-  DEVNET_TRAFFIC_USDT_SHARE: z.coerce.number().min(0, 'DEVNET_TRAFFIC_USDT_SHARE must be between 0 and 1').max(1, 'DEVNET_TRAFFIC_USDT_SHARE must be between 0 and 1').default(0.7),
+  DEVNET_TRAFFIC_USDT_SHARE: z.coerce.number().min(0, 'DEVNET_TRAFFIC_USDT_SHARE must be between 0 and 1').max(1, 'DEVNET_TRAFFIC_USDT_SHARE must be between 0 and 1').default(DEVNET_TRAFFIC_DEFAULT_USDT_SHARE),
   DEVNET_URL: z.string().url('DEVNET_URL must be a URL like http://127.0.0.1:9090').optional(),
 });
 

@@ -7,9 +7,8 @@ import type { Transfer } from './types';
 const TRANSFER_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 const TRANSFER_SELECTOR = 'a9059cbb';
 
-const fromHex = base58Address;
 /** A 32-byte ABI word or log topic holding an address, to base58. */
-const wordAddress = (word: string) => fromHex('41' + word.slice(-40));
+const wordAddress = (word: string) => base58Address('41' + word.slice(-40));
 
 /** Whether the block has transactions whose effects only their receipts show (contract calls). */
 export function needsReceipts(block: BlockReply): boolean {
@@ -46,8 +45,8 @@ export function blockTransfers(block: BlockReply, receipts: TxInfoReply[], usdtC
         blockNumber,
         logIndex: null,
         token: 'TRX',
-        from: fromHex(value.owner_address),
-        to: fromHex(value.to_address),
+        from: base58Address(value.owner_address),
+        to: base58Address(value.to_address),
         amount: value.amount,
         success: tx.ret?.[0]?.contractRet === 'SUCCESS',
         expiration,
@@ -72,8 +71,10 @@ export function blockTransfers(block: BlockReply, receipts: TxInfoReply[], usdtC
     });
     const data = value.data ?? '';
     const failed = receipt.result === 'FAILED' || tx.ret?.[0]?.contractRet !== 'SUCCESS';
+    // A call's internal TRX moved only if the whole call succeeded: a reverted call undoes them all.
+    const executed = !failed && receipt.receipt.result === 'SUCCESS';
     receipt.internal_transactions.forEach((inner, internalIndex) => {
-      if (failed || inner.rejected || receipt.receipt.result !== 'SUCCESS') return;
+      if (!executed || inner.rejected) return;
       const sun = inner.callValueInfo.reduce((sum, v) => (v.tokenId ? sum : sum + v.callValue), 0n);
       if (sun <= 0n) return;
       transfers.push({
@@ -82,8 +83,8 @@ export function blockTransfers(block: BlockReply, receipts: TxInfoReply[], usdtC
         logIndex: null,
         internalIndex,
         token: 'TRX',
-        from: fromHex(inner.caller_address),
-        to: fromHex(inner.transferTo_address),
+        from: base58Address(inner.caller_address),
+        to: base58Address(inner.transferTo_address),
         amount: sun,
         success: true,
         expiration,
@@ -95,7 +96,7 @@ export function blockTransfers(block: BlockReply, receipts: TxInfoReply[], usdtC
         blockNumber,
         logIndex: null,
         token: 'USDT',
-        from: fromHex(value.owner_address),
+        from: base58Address(value.owner_address),
         to: wordAddress(data.slice(8, 72)),
         amount: BigInt('0x' + data.slice(72)),
         success: false,
