@@ -4,8 +4,10 @@ import { after, before, describe, it } from 'node:test';
 import { issueApiKey } from '@/lib/auth/apiKeys';
 import { API_KEY_SCOPES, type ApiKeyScope } from '@/lib/auth/scopes';
 import { API_ROUTES, type ApiRoute } from '@/lib/http/api/routes';
+import { registerMerchant } from '@/lib/merchants/signup';
 import { startApp, type TestApp } from '../helpers/app';
 import type { HttpResponse } from '../helpers/http';
+import { DashboardSession } from '../helpers/session';
 
 /**
  * Scoped API keys (issue 40, docs/api.md "Key scopes"): every route of the merchant API's table,
@@ -15,6 +17,7 @@ import type { HttpResponse } from '../helpers/http';
  */
 
 const WALLET = 'TGLheo1KN8M5W5fGbkeYXVFHnbKnN5pLPd';
+const PASSWORD = 'correct horse battery';
 
 /**
  * Bodies for the routes whose body matters: both kinds of POST /payment/create (the scope depends
@@ -141,5 +144,54 @@ describe('scoped API keys', () => {
     const canceled = await app.api(`/payment/${created.json.id}/cancel`, keys.get('invoices:write')!, { method: 'DELETE' });
     assert.equal(canceled.status, 200, canceled.text);
     assert.equal(canceled.json.status, 'CANCELED');
+  });
+
+  describe('from the dashboard', () => {
+    let browser: DashboardSession;
+    before(async () => {
+      const email = `scopes-${randomUUID()}@example.com`;
+      await registerMerchant(app.prisma, { email, password: PASSWORD });
+      browser = new DashboardSession(app.baseUrl);
+      assert.equal(await browser.signIn(email, PASSWORD), null);
+    });
+
+    const createKey = async (body: unknown): Promise<string> => {
+      const res = await browser.api('/keys', 'POST', body);
+      assert.equal(res.status, 200, res.text);
+      return (res.json as { key: string }).key;
+    };
+
+    it('creates a key with the scopes chosen, in the list order, and lists them', async () => {
+      await createKey({ label: 'read and refunds', scopes: ['refunds:write', 'read'] });
+      const listed = (await browser.api('/keys')).json as { label: string; scopes: string[] }[];
+      assert.deepEqual(listed.find((k) => k.label === 'read and refunds')?.scopes, ['read', 'refunds:write']);
+    });
+
+    it('gives a key made without scopes every scope: it can call every endpoint', async () => {
+      const key = await createKey({ label: 'as before' });
+      const listed = (await browser.api('/keys')).json as { label: string; scopes: string[] }[];
+      assert.deepEqual(listed.find((k) => k.label === 'as before')?.scopes, [...API_KEY_SCOPES]);
+      for (const route of API_ROUTES) {
+        for (const { what, body } of callsOf(route)) {
+          const res = await call(route, await pathOf(route), key, body);
+          assert.notEqual(res.status, 403, `${route.method} ${route.path} with ${what}: ${res.text.slice(0, 200)}`);
+        }
+      }
+    });
+
+    it('refuses an unknown scope and an empty list with a 400 naming the problem, and makes no key', async () => {
+      const count = () => browser.api('/keys').then((r) => (r.json as unknown[]).length);
+      const before = await count();
+      const unknown = await browser.api('/keys', 'POST', { label: 'x', scopes: ['read', 'admin'] });
+      assert.equal(unknown.status, 400, unknown.text);
+      assert.equal(unknown.json.detail, 'scopes[1]: Unknown scope "admin"; the scopes are read, invoices:write, payouts:write, refunds:write.');
+      const empty = await browser.api('/keys', 'POST', { label: 'x', scopes: [] });
+      assert.equal(empty.status, 400, empty.text);
+      assert.equal(empty.json.detail, 'scopes: Choose at least one scope of read, invoices:write, payouts:write, refunds:write.');
+      const notAList = await browser.api('/keys', 'POST', { label: 'x', scopes: 'read' });
+      assert.equal(notAList.status, 400, notAList.text);
+      assert.match(notAList.json.detail, /^scopes: /);
+      assert.equal(await count(), before);
+    });
   });
 });
