@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { ApiKey, PrismaClient } from '@/lib/generated/prisma/client';
 import { notFound } from '@/lib/errors';
 import { isoMicro } from '@/lib/time';
+import { API_KEY_SCOPES, type ApiKeyScope } from './scopes';
 
 /*
  * The one home of API keys: the key material and the Authorization header
@@ -33,10 +34,14 @@ export function keyFromAuthorizationHeader(header: string | null): string | null
   return /^\S+$/.test(value) ? value : '';
 }
 
-/** Issues a new API key; the plain key is returned once and only its hash is kept. */
-export async function issueApiKey(prisma: PrismaClient, merchantId: number, label: string): Promise<string> {
+/**
+ * Issues a new API key; the plain key is returned once and only its hash is kept. Without
+ * `scopes` it may call everything, as every key could before scopes (issue 40).
+ */
+export async function issueApiKey(prisma: PrismaClient, merchantId: number, label: string, scopes: readonly ApiKeyScope[] = API_KEY_SCOPES): Promise<string> {
   const { key, prefix, keyHash } = generateApiKey();
-  await prisma.apiKey.create({ data: { merchantId, label, prefix, keyHash } });
+  // In the list's order, once each, whatever order the caller chose them in.
+  await prisma.apiKey.create({ data: { merchantId, label, prefix, keyHash, scopes: API_KEY_SCOPES.filter((s) => scopes.includes(s)) } });
   return key;
 }
 
@@ -48,6 +53,7 @@ function apiKeyJson(k: ApiKey) {
     id: k.id,
     label: k.label,
     prefix: k.prefix,
+    scopes: k.scopes as ApiKeyScope[],
     created_at: isoMicro(k.createdAt),
     last_used_at: k.lastUsedAt && isoMicro(k.lastUsedAt),
     revoked_at: k.revokedAt && isoMicro(k.revokedAt),

@@ -3,6 +3,7 @@ import { MERCHANT_COLUMNS, merchantFromRow } from '@/lib/db/rows';
 import type { Merchant, PrismaClient } from '@/lib/generated/prisma/client';
 import { AppError } from '@/lib/errors';
 import { hashApiKey, keyFromAuthorizationHeader } from './apiKeys';
+import type { ApiKeyScope } from './scopes';
 import { ipAllowed } from '@/lib/ipAllowList';
 import { singleton } from '@/lib/singletons';
 
@@ -10,13 +11,25 @@ const NO_CREDENTIALS = 'Authentication credentials were not provided.';
 const INVALID_KEY = 'Invalid API key';
 const LAST_USED_RESOLUTION_MS = 60_000;
 // A named (prepared) statement: each connection parses and plans it once.
-const KEY_MERCHANT_SQL = `SELECT k.id AS api_key_id, ${MERCHANT_COLUMNS('m')} FROM api_keys k JOIN merchants m ON m.id = k.merchant_id WHERE k.key_hash = $1 AND k.revoked_at IS NULL`;
+const KEY_MERCHANT_SQL = `SELECT k.id AS api_key_id, k.scopes AS api_key_scopes, ${MERCHANT_COLUMNS('m')} FROM api_keys k JOIN merchants m ON m.id = k.merchant_id WHERE k.key_hash = $1 AND k.revoked_at IS NULL`;
 
 /** The caller of an API request, once its key is checked: the merchant and the key it used. */
 export interface ApiCaller {
   merchant: Merchant;
-  /** The key's row id and its hash (what the creation limit counts per key; the key itself is never kept). */
-  apiKey: { id: number; hash: string };
+  /**
+   * The key's row id, its hash (what the creation limit counts per key; the key itself is never
+   * kept) and what it may call (requireScope).
+   */
+  apiKey: { id: number; hash: string; scopes: readonly ApiKeyScope[] };
+}
+
+/**
+ * Refuses a call outside the key's scopes (issue 40) with the spec's 403 shape, the detail naming
+ * the scope the key lacks so whoever reads the log knows which key to make. Called before the
+ * handler does anything, so a refused call stores nothing, not even its Idempotency-Key.
+ */
+export function requireScope(apiKey: { scopes: readonly ApiKeyScope[] }, scope: ApiKeyScope): void {
+  if (!apiKey.scopes.includes(scope)) throw new AppError('FORBIDDEN', `This API key lacks the scope ${scope}.`);
 }
 
 /** Resolves the merchant behind an API key, or throws the spec's 403. */
@@ -41,7 +54,8 @@ export async function authenticateApiKey(prisma: PrismaClient, authorization: st
     throw new AppError('FORBIDDEN', `${INVALID_KEY}: ${reason}`, { reason });
   }
   await touchLastUsed(prisma, keyHash);
-  return { merchant, apiKey: { id: rows[0].api_key_id as number, hash: keyHash } };
+  // pg reads text[] as an array; the CHECK of migration 0097 keeps it to API_KEY_SCOPES.
+  return { merchant, apiKey: { id: rows[0].api_key_id as number, hash: keyHash, scopes: rows[0].api_key_scopes as ApiKeyScope[] } };
 }
 
 /**

@@ -1,9 +1,17 @@
 import { z } from 'zod';
 import { MAX_API_KEY_LABEL } from './limits';
+import { API_KEY_SCOPES } from './scopes';
 
-/** The dashboard's "new API key" body. */
+/**
+ * The dashboard's "new API key" body. `scopes` left out is every scope, as keys made before
+ * scopes have (issue 40); a key that may call nothing, or a scope no route checks, is refused.
+ */
 export const newApiKeySchema = z.object({
   label: z.string().trim().min(1, 'This field is required.').max(MAX_API_KEY_LABEL, `Ensure this field has no more than ${MAX_API_KEY_LABEL} characters.`),
+  scopes: z
+    .array(z.enum(API_KEY_SCOPES, { error: (issue) => `Unknown scope ${JSON.stringify(issue.input)}; the scopes are ${API_KEY_SCOPES.join(', ')}.` }))
+    .min(1, `Choose at least one scope of ${API_KEY_SCOPES.join(', ')}.`)
+    .optional(),
 });
 
 /** A sign-up's or sign-in's e-mail and password. */

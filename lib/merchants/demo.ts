@@ -1,5 +1,6 @@
 import { deriveAccount } from '@/lib/chain/keys';
 import { hashApiKey, DISPLAY_PREFIX_LENGTH } from '@/lib/auth/apiKeys';
+import { API_KEY_SCOPES } from '@/lib/auth/scopes';
 import { hashPassword, verifyPassword } from '@/lib/auth/passwords';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { hdMnemonic } from './accounts';
@@ -27,8 +28,9 @@ export async function ensureDemoMerchant(prisma: PrismaClient, apiKey: string, d
   const keyHash = hashApiKey(apiKey);
   await prisma.apiKey.upsert({
     where: { keyHash },
-    update: { revokedAt: null },
-    create: { merchantId: merchant.id, label: 'demo', prefix: apiKey.slice(0, DISPLAY_PREFIX_LENGTH), keyHash },
+    // The demo key may call everything, to try every endpoint with it.
+    update: { revokedAt: null, scopes: [...API_KEY_SCOPES] },
+    create: { merchantId: merchant.id, label: 'demo', prefix: apiKey.slice(0, DISPLAY_PREFIX_LENGTH), keyHash, scopes: [...API_KEY_SCOPES] },
   });
   return merchant;
 }

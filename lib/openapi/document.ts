@@ -77,7 +77,9 @@ const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 const json = (schema: Json, description: string) => ({ description, content: { 'application/json': { schema } } });
 const error = (description: string) => json(ref('Error'), description);
 
-const FORBIDDEN = error('`Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), or `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted)');
+const FORBIDDEN_TEXT = '`Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted)';
+/** The 403 of an operation that needs `scope` of its key (issue 40, docs/api.md "Key scopes"; lib/http/api/routes.ts). */
+const forbidden = (scope: string, when = '') => error(`${FORBIDDEN_TEXT}, or \`This API key lacks the scope ${scope}.\` (a key without the scope this operation needs${when})`);
 const INVALID = error('Invalid data: `detail` names the first offending field (`<field>: <message>`), `errors` maps every one; or `JSON parse error - <parser message>`');
 const INVOICE_404 = error('`No Invoice matches the given query.` (unknown, malformed or another merchant\'s id)');
 const HELD_404 = error('`No held payment with this hash.` (an unknown hash, another merchant\'s, or a payment that was never held)');
@@ -116,7 +118,7 @@ function paths(): Json {
         responses: {
           200: json({ anyOf: [ref('Invoice'), ref('PayoutEstimate')] }, 'The new invoice (or, for an estimate body, the estimate)'),
           400: error("Invalid data (see below), a JSON parse error, or `User's target wallet address is not set`"),
-          403: FORBIDDEN,
+          403: forbidden('<scope>', '; the scope is `invoices:write` to create an invoice, `read` for a payout estimate'),
           ...IDEMPOTENCY_RESPONSES,
           503: UNAVAILABLE,
         },
@@ -128,7 +130,7 @@ function paths(): Json {
         summary: 'List invoices',
         tags: ['Invoices'],
         parameters: queryParameters(listInvoicesQuerySchema),
-        responses: { 200: json(ref('InvoicePage'), 'A page of invoices'), 400: error('An invalid filter, named in `detail`'), 403: FORBIDDEN },
+        responses: { 200: json(ref('InvoicePage'), 'A page of invoices'), 400: error('An invalid filter, named in `detail`'), 403: forbidden('read') },
       },
     },
     '/payment/{id}/cancel': {
@@ -138,7 +140,7 @@ function paths(): Json {
         description: 'Only an ACTIVE invoice can be canceled (docs/api.md); a mass payout only until its top-up has arrived.',
         tags: ['Invoices'],
         parameters: [invoiceId],
-        responses: { 200: json(ref('Invoice'), 'The invoice, now CANCELED'), 400: error('`Invoice cannot be canceled`'), 403: FORBIDDEN, 404: INVOICE_404 },
+        responses: { 200: json(ref('Invoice'), 'The invoice, now CANCELED'), 400: error('`Invoice cannot be canceled`'), 403: forbidden('invoices:write'), 404: INVOICE_404 },
       },
     },
     '/payment/get/{id}': {
@@ -147,7 +149,7 @@ function paths(): Json {
         summary: 'Get one invoice',
         tags: ['Invoices'],
         parameters: [invoiceId],
-        responses: { 200: json(ref('Invoice'), 'The invoice'), 403: FORBIDDEN, 404: INVOICE_404 },
+        responses: { 200: json(ref('Invoice'), 'The invoice'), 403: forbidden('read'), 404: INVOICE_404 },
       },
     },
     '/payment/multiple_transfer/create': {
@@ -157,7 +159,7 @@ function paths(): Json {
         tags: ['Mass payouts'],
         parameters: [IDEMPOTENCY_KEY],
         requestBody: { required: true, content: { 'application/json': { schema: ref('PayoutRequest') } } },
-        responses: { 200: json(ref('Invoice'), 'A MULTIPLE_TRANSFER invoice; send `currencies_amounts` to `address`'), 400: INVALID, 403: FORBIDDEN, ...IDEMPOTENCY_RESPONSES, 503: UNAVAILABLE },
+        responses: { 200: json(ref('Invoice'), 'A MULTIPLE_TRANSFER invoice; send `currencies_amounts` to `address`'), 400: INVALID, 403: forbidden('payouts:write'), ...IDEMPOTENCY_RESPONSES, 503: UNAVAILABLE },
       },
     },
     '/payment/multiple_transfer/calculate': {
@@ -167,7 +169,7 @@ function paths(): Json {
         tags: ['Mass payouts'],
         parameters: [IDEMPOTENCY_KEY],
         requestBody: { required: true, content: { 'application/json': { schema: ref('PayoutRequest') } } },
-        responses: { 200: json(ref('PayoutEstimate'), 'The estimate'), 400: INVALID, 403: FORBIDDEN, ...IDEMPOTENCY_RESPONSES, 503: UNAVAILABLE },
+        responses: { 200: json(ref('PayoutEstimate'), 'The estimate'), 400: INVALID, 403: forbidden('read'), ...IDEMPOTENCY_RESPONSES, 503: UNAVAILABLE },
       },
     },
     '/transaction/list': {
@@ -177,7 +179,7 @@ function paths(): Json {
         description: 'Never 404: a filter that matches nothing gives `count: 0`.',
         tags: ['Transactions'],
         parameters: queryParameters(listTransactionsQuerySchema),
-        responses: { 200: json(ref('TransactionPage'), 'A page of transactions'), 400: error('An invalid filter, named in `detail`'), 403: FORBIDDEN },
+        responses: { 200: json(ref('TransactionPage'), 'A page of transactions'), 400: error('An invalid filter, named in `detail`'), 403: forbidden('read') },
       },
     },
     '/transaction/{trn_hash}': {
@@ -186,7 +188,7 @@ function paths(): Json {
         summary: 'Get one transaction',
         tags: ['Transactions'],
         parameters: [pathParam('trn_hash', { type: 'string' }, 'Transaction hash')],
-        responses: { 200: json(ref('Transaction'), 'The transaction, with the full aml_check when a check ran'), 403: FORBIDDEN, 404: error('`Address not found.` (an unknown hash, another merchant\'s, or one of the energy pool\'s own operations, which are no merchant transactions)') },
+        responses: { 200: json(ref('Transaction'), 'The transaction, with the full aml_check when a check ran'), 403: forbidden('read'), 404: error('`Address not found.` (an unknown hash, another merchant\'s, or one of the energy pool\'s own operations, which are no merchant transactions)') },
       },
     },
     '/payment/{id}/refund': {
@@ -201,7 +203,7 @@ function paths(): Json {
         responses: {
           200: json(ref('Refund'), 'The refund: WAITING_ADDRESS (a claim link) or WAITING_FUNDS'),
           400: error('Invalid data (`currency`, `amount`, `address`, `reason` named: more than is left to refund, nothing received in the token, a smart contract or frozen USDT address), or a mass payout'),
-          403: FORBIDDEN,
+          403: forbidden('refunds:write'),
           404: INVOICE_404,
           ...IDEMPOTENCY_RESPONSES,
           503: UNAVAILABLE,
@@ -215,7 +217,7 @@ function paths(): Json {
         description: 'Not in the specification. Oldest first; all of them, not paged (an invoice has few).',
         tags: ['Refunds'],
         parameters: [invoiceId],
-        responses: { 200: json({ type: 'array', items: ref('Refund') }, 'The refunds'), 403: FORBIDDEN, 404: INVOICE_404 },
+        responses: { 200: json({ type: 'array', items: ref('Refund') }, 'The refunds'), 403: forbidden('read'), 404: INVOICE_404 },
       },
     },
     '/refund/{id}': {
@@ -224,7 +226,7 @@ function paths(): Json {
         summary: 'Get one refund',
         tags: ['Refunds'],
         parameters: [pathParam('id', { type: 'integer', minimum: 0 }, 'Refund id')],
-        responses: { 200: json(ref('Refund'), 'The refund'), 403: FORBIDDEN, 404: REFUND_404 },
+        responses: { 200: json(ref('Refund'), 'The refund'), 403: forbidden('read'), 404: REFUND_404 },
       },
     },
     '/refund/{id}/cancel': {
@@ -234,7 +236,7 @@ function paths(): Json {
         description: 'While it waits for its address, or for its top-up (its payout is canceled with it, until the top-up has arrived). Its amount can then be refunded again.',
         tags: ['Refunds'],
         parameters: [pathParam('id', { type: 'integer', minimum: 0 }, 'Refund id')],
-        responses: { 200: json(ref('Refund'), 'The refund, now CANCELED'), 400: error('`Refund cannot be canceled: it is <status>.`'), 403: FORBIDDEN, 404: REFUND_404 },
+        responses: { 200: json(ref('Refund'), 'The refund, now CANCELED'), 400: error('`Refund cannot be canceled: it is <status>.`'), 403: forbidden('refunds:write'), 404: REFUND_404 },
       },
     },
     '/held_payment/list': {
@@ -245,7 +247,7 @@ function paths(): Json {
           'Not in the specification (docs/api.md, "Held payments"). The payments the service keeps at their address instead of forwarding them (`held.reason` says why: paid after the invoice was canceled, a token the invoice does not take, too small to forward, or a forward that failed), newest first. Release one with `POST /held_payment/{trn_hash}/release`.',
         tags: ['Held payments'],
         parameters: queryParameters(listHeldPaymentsQuerySchema),
-        responses: { 200: json(ref('HeldPaymentPage'), 'A page of held payments'), 400: error('An invalid filter, named in `detail`'), 403: FORBIDDEN },
+        responses: { 200: json(ref('HeldPaymentPage'), 'A page of held payments'), 400: error('An invalid filter, named in `detail`'), 403: forbidden('read') },
       },
     },
     '/held_payment/{trn_hash}': {
@@ -255,7 +257,7 @@ function paths(): Json {
         description: 'Not in the specification. A payment held now (`held` set, `release` null) or released earlier (`release` says what became of it, `sent` the transfer once final).',
         tags: ['Held payments'],
         parameters: [pathParam('trn_hash', { type: 'string' }, 'The payment\'s transaction hash')],
-        responses: { 200: json(ref('HeldPayment'), 'The payment'), 403: FORBIDDEN, 404: HELD_404 },
+        responses: { 200: json(ref('HeldPayment'), 'The payment'), 403: forbidden('read'), 404: HELD_404 },
       },
     },
     '/held_payment/{trn_hash}/release': {
@@ -270,7 +272,7 @@ function paths(): Json {
         responses: {
           200: json(ref('HeldPayment'), 'The payment, released: `release.state` IN_PROGRESS until the worker has moved it'),
           400: error('Invalid data (`action`, `address` named), `Only held funds can be released.` (a payment not held now: never held, or released already), or a send of the payment still in flight'),
-          403: FORBIDDEN,
+          403: forbidden('payouts:write'),
           404: RELEASE_404,
           ...IDEMPOTENCY_RESPONSES,
           503: UNAVAILABLE,
@@ -282,7 +284,7 @@ function paths(): Json {
         operationId: 'getMerchant',
         summary: 'Merchant account information',
         tags: ['Account'],
-        responses: { 200: json(ref('Merchant'), 'The calling merchant'), 403: FORBIDDEN },
+        responses: { 200: json(ref('Merchant'), 'The calling merchant'), 403: forbidden('read') },
       },
     },
     '/rates': {
@@ -294,7 +296,7 @@ function paths(): Json {
         responses: {
           200: json(ref('Rate'), 'USD per token, and the USDT top-up fee'),
           400: error('`currency: This field is required.`'),
-          403: FORBIDDEN,
+          403: forbidden('read'),
           404: error('`Currency not found`'),
           503: error('`Exchange rate for <token> is unavailable (...); try again later`'),
         },

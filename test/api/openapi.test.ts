@@ -6,6 +6,7 @@ import addFormats from 'ajv-formats';
 import createClient, { type Middleware } from 'openapi-fetch';
 import { OPENAPI_TYPES_FILE, openApiTypes } from '../../scripts/openapi-types';
 import type { paths } from '../generated/openapi';
+import { API_ROUTES } from '@/lib/http/api/routes';
 import { startApp, type TestApp } from '../helpers/app';
 import { httpRequest } from '../helpers/http';
 
@@ -62,6 +63,21 @@ describe('OpenAPI document, reference page and a client generated from it', () =
       assert.deepEqual(op.responses['403']?.content?.['application/json']?.schema, { $ref: '#/components/schemas/Error' }, `${method} ${p} documents the 403`);
     }
     assert.deepEqual(doc.components.schemas.Error?.required, ['detail']);
+  });
+
+  it("names in each operation's 403 the key scope its route needs (issue 40), read from the route table", () => {
+    type Described = { responses: Record<string, { description?: string }> };
+    for (const route of API_ROUTES) {
+      const op = (doc.paths[route.path.replace(/:(\w+)/g, '{$1}')] as Record<string, Described> | undefined)?.[route.method.toLowerCase()];
+      assert.ok(op, `${route.method} ${route.path} is in the document`);
+      const forbidden = op.responses['403']?.description ?? '';
+      if (typeof route.scope === 'string') {
+        assert.ok(forbidden.includes(`\`This API key lacks the scope ${route.scope}.\``), `${route.method} ${route.path}: ${forbidden}`);
+      } else {
+        // POST /payment/create: its scope by its body, an invoice's or an estimate's; both named.
+        for (const body of [{ type: 'SINGLE' }, { currency: 'TRX', target_wallets: [] }]) assert.ok(forbidden.includes(`\`${route.scope.ofBody(body)}\``), `${route.method} ${route.path}: ${forbidden}`);
+      }
+    }
   });
 
   it('carries the choices of docs/api.md: both spellings, clamped limit, comma currencies, underscore dates', () => {

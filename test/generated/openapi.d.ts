@@ -926,7 +926,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), or `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted) */
+            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted), or `This API key lacks the scope <scope>.` (a key without the scope this operation needs; the scope is `invoices:write` to create an invoice, `read` for a payout estimate) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1009,7 +1009,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), or `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted) */
+            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted), or `This API key lacks the scope read.` (a key without the scope this operation needs) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1050,7 +1050,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), or `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted) */
+            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted), or `This API key lacks the scope invoices:write.` (a key without the scope this operation needs) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1091,7 +1091,7 @@ export interface operations {
                     "application/json": components["schemas"]["Invoice"];
                 };
             };
-            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), or `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted) */
+            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted), or `This API key lacks the scope read.` (a key without the scope this operation needs) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1145,7 +1145,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), or `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted) */
+            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted), or `This API key lacks the scope payouts:write.` (a key without the scope this operation needs) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1217,7 +1217,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), or `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted) */
+            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted), or `This API key lacks the scope read.` (a key without the scope this operation needs) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1303,7 +1303,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), or `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted) */
+            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted), or `This API key lacks the scope read.` (a key without the scope this operation needs) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1335,7 +1335,7 @@ export interface operations {
                     "application/json": components["schemas"]["Transaction"];
                 };
             };
-            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), or `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted) */
+            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted), or `This API key lacks the scope read.` (a key without the scope this operation needs) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1392,7 +1392,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), or `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted) */
+            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted), or `This API key lacks the scope refunds:write.` (a key without the scope this operation needs) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1460,7 +1460,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refund"][];
                 };
             };
-            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), or `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted) */
+            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted), or `This API key lacks the scope read.` (a key without the scope this operation needs) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1501,7 +1501,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refund"];
                 };
             };
-            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), or `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted) */
+            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted), or `This API key lacks the scope read.` (a key without the scope this operation needs) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1551,7 +1551,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), or `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted) */
+            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted), or `This API key lacks the scope refunds:write.` (a key without the scope this operation needs) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1605,7 +1605,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), or `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted) */
+            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted), or `This API key lacks the scope read.` (a key without the scope this operation needs) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1637,7 +1637,7 @@ export interface operations {
                     "application/json": components["schemas"]["HeldPayment"];
                 };
             };
-            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), or `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted) */
+            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted), or `This API key lacks the scope read.` (a key without the scope this operation needs) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1694,7 +1694,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), or `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted) */
+            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted), or `This API key lacks the scope payouts:write.` (a key without the scope this operation needs) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1759,7 +1759,7 @@ export interface operations {
                     "application/json": components["schemas"]["Merchant"];
                 };
             };
-            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), or `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted) */
+            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted), or `This API key lacks the scope read.` (a key without the scope this operation needs) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1800,7 +1800,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), or `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted) */
+            /** @description `Authentication credentials were not provided.` (no Authorization header), `Invalid API key` (unknown or revoked key), `Invalid API key: IP address not allowed: ...` with the same words in `reason` (a valid key from an IP address not whitelisted), or `This API key lacks the scope read.` (a key without the scope this operation needs) */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -152,10 +152,11 @@ export const DASHBOARD_ROUTES: readonly Route<DashboardCaller>[] = [
 
   // The plain key is in this answer only; afterwards the dashboard knows just its prefix.
   route('POST', '/keys', async (ctx) => {
-    const { label } = parseOrThrow(newApiKeySchema, await readJson(ctx.req));
-    // A key can create payouts: issuing one needs a recent sign-in or the password.
+    const { label, scopes } = parseOrThrow(newApiKeySchema, await readJson(ctx.req));
+    // A key can create payouts (when its scopes allow it): issuing one needs a recent sign-in or the password.
     await requireRecentAuth(ctx);
-    return Response.json({ key: await issueApiKey(ctx.db, ctx.merchant.id, label) }, { headers: noStore });
+    // Without `scopes`, every scope (issueApiKey), as the dashboard's keys always had.
+    return Response.json({ key: await issueApiKey(ctx.db, ctx.merchant.id, label, scopes) }, { headers: noStore });
   }),
 
   route('DELETE', '/keys/:id', async (ctx) => {
