@@ -31,8 +31,13 @@ export function twoFactorState(merchant: Pick<Merchant, 'totpSecretEnc' | 'totpE
   return merchant.totpSecretEnc ? 'pending' : 'off';
 }
 
+export interface TwoFactorJson {
+  totp: TwoFactorState;
+  recovery_codes_left: number;
+}
+
 /** What the dashboard shows: whether it is on, and how many recovery codes are left. */
-export function twoFactorJson(merchant: Merchant) {
+export function twoFactorJson(merchant: Pick<Merchant, 'totpSecretEnc' | 'totpEnabledAt' | 'totpRecoveryHashes'>): TwoFactorJson {
   return { totp: twoFactorState(merchant), recovery_codes_left: merchant.totpEnabledAt ? merchant.totpRecoveryHashes.length : 0 };
 }
 
@@ -66,6 +71,22 @@ export async function confirmTotp(db: PrismaClient, merchant: Merchant, code: st
 /** Turns two-factor sign-in off; the caller has checked the second factor (a code or a recovery code). */
 export async function turnOffTotp(db: PrismaClient, merchant: Merchant): Promise<void> {
   await db.merchant.update({ where: { id: merchant.id }, data: { totpSecretEnc: null, totpEnabledAt: null, totpLastStep: null, totpRecoveryHashes: [] } });
+}
+
+/**
+ * The operator's way back in for a merchant that lost its phone and its recovery codes
+ * (`npm run two-factor:reset -- <e-mail>`, docs/operations.md), once the operator has made sure
+ * out of band that the request comes from the merchant: two-factor sign-in off and every session
+ * ended, so whoever held one must sign in again. Answers whether it was on; NOT_FOUND for no such account.
+ */
+export async function resetTwoFactor(db: PrismaClient, email: string): Promise<boolean> {
+  const merchant = await db.merchant.findUnique({ where: { email: email.trim().toLowerCase() } });
+  if (!merchant) throw new AppError('NOT_FOUND', `No merchant account has the e-mail ${email}.`);
+  await db.merchant.update({
+    where: { id: merchant.id },
+    data: { totpSecretEnc: null, totpEnabledAt: null, totpLastStep: null, totpRecoveryHashes: [], sessionEpoch: { increment: 1 } },
+  });
+  return merchant.totpEnabledAt !== null;
 }
 
 /**

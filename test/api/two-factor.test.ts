@@ -5,7 +5,9 @@
  * the codes are made with otplib from the secret the dashboard showed, as an authenticator app does.
  */
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { generateSync } from 'otplib';
 import { registerMerchant } from '@/lib/merchants/signup';
@@ -137,5 +139,17 @@ describe('two-factor sign-in (issue 40)', () => {
     const row = await app.prisma.merchant.findUniqueOrThrow({ where: { email } });
     assert.equal(row.totpSecretEnc, null);
     assert.deepEqual(row.totpRecoveryHashes, []);
+  });
+
+  it("lets the operator turn it off for a merchant that lost its phone and its codes, ending the merchant's sessions", async () => {
+    const { email, browser } = await enrolled();
+    const reset = (who: string) => promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/two-factor-reset.ts', who], { env: { ...process.env, ...app.env } });
+    const { stdout } = await reset(email.toUpperCase());
+    assert.match(stdout, /two-factor sign-in turned off; every session ended/);
+    assert.equal((await browser.api('/settings')).status, 401, 'the session from before the reset is over');
+    const again = new DashboardSession(app.baseUrl);
+    assert.equal(await again.signIn(email, PASSWORD), null, 'the password alone signs in');
+    assert.deepEqual((await again.api('/settings/two-factor')).json, { totp: 'off', recovery_codes_left: 0 });
+    await assert.rejects(reset('nobody@example.com'), (err: { code?: number; stderr?: string }) => err.code === 1 && /No merchant account has the e-mail nobody@example.com/.test(err.stderr ?? ''));
   });
 });
