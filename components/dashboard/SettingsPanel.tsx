@@ -6,6 +6,7 @@ import { dashboardApi } from './api';
 import { IpWhitelist } from './IpWhitelist';
 import { PasswordChange } from './PasswordChange';
 import { SettingsForm } from './SettingsForm';
+import { TwoFactor } from './TwoFactor';
 import { WebhookSecret } from './WebhookSecret';
 
 export function SettingsPanel() {
@@ -18,6 +19,7 @@ export function SettingsPanel() {
       <WebhookSecret />
       <IpWhitelist rules={data.ip_whitelist} />
       <PasswordChange />
+      <TwoFactor />
     </>
   );
 }

@@ -12,11 +12,11 @@ export class RequestError extends Error {
 
 const REAUTH_CODE = 'reauth_required';
 
-/** A refusal that asks for the password again (`code: "reauth_required"`), and its detail. */
-async function reauthDetail(res: Response): Promise<string | null> {
+/** A refusal that asks for the password again (`code: "reauth_required"`): its detail, and whether a second-factor code is asked too (`reason: "two_factor"`). */
+async function reauthRefusal(res: Response): Promise<{ detail: string; twoFactor: boolean } | null> {
   if (res.status !== 403) return null;
-  const body = (await res.clone().json().catch(() => ({}))) as { code?: string; detail?: string };
-  return body.code === REAUTH_CODE ? (body.detail ?? '') : null;
+  const body = (await res.clone().json().catch(() => ({}))) as { code?: string; detail?: string; reason?: string };
+  return body.code === REAUTH_CODE ? { detail: body.detail ?? '', twoFactor: body.reason === 'two_factor' } : null;
 }
 
 /**
@@ -25,7 +25,7 @@ async function reauthDetail(res: Response): Promise<string | null> {
  * stays open for another try (issue 26, item 5); any other answer closes it and is returned.
  * Resolves null when cancelled.
  */
-function confirmWithPassword(message: string, attempt: (password: string) => Promise<Response>): Promise<Response | null> {
+function confirmWithPassword(message: string, twoFactor: boolean, attempt: (password: string, code?: string) => Promise<Response>): Promise<Response | null> {
   return new Promise((resolve) => {
     const id = `reauth-${Math.random().toString(36).slice(2)}`;
     const dialog = document.createElement('dialog');
@@ -48,6 +48,16 @@ function confirmWithPassword(message: string, attempt: (password: string) => Pro
     input.autocomplete = 'current-password';
     input.required = true;
     input.className = 'mt-1 block w-full rounded border border-slate-300 px-2 py-1.5 dark:border-slate-600 dark:bg-slate-800';
+    // With two-factor sign-in on (issue 40), a code from the authenticator app or a recovery code too.
+    const codeLabel = document.createElement('label');
+    codeLabel.htmlFor = `${id}-code`;
+    codeLabel.className = 'block text-sm font-medium';
+    codeLabel.textContent = 'Authenticator code';
+    const codeInput = document.createElement('input');
+    codeInput.id = `${id}-code`;
+    codeInput.autocomplete = 'one-time-code';
+    codeInput.required = true;
+    codeInput.className = input.className;
     const error = document.createElement('p');
     error.setAttribute('role', 'alert');
     error.className = 'text-sm text-red-700 dark:text-red-400';
@@ -62,26 +72,27 @@ function confirmWithPassword(message: string, attempt: (password: string) => Pro
     ok.type = 'submit';
     ok.className = 'rounded bg-slate-900 px-3 py-1.5 text-sm text-white disabled:opacity-50 dark:bg-slate-100 dark:text-slate-900';
     buttons.append(cancel, ok);
-    form.append(title, label, input, error, buttons);
+    form.append(title, label, input, ...(twoFactor ? [codeLabel, codeInput] : []), error, buttons);
     dialog.append(form);
 
     let answer: Response | null = null;
     cancel.onclick = () => dialog.close();
     form.onsubmit = async (event) => {
       event.preventDefault();
-      if (!input.value) return;
+      if (!input.value || (twoFactor && !codeInput.value)) return;
       ok.disabled = true;
       error.textContent = '';
       try {
-        const res = await attempt(input.value);
-        const refused = await reauthDetail(res);
+        const res = await attempt(input.value, twoFactor ? codeInput.value : undefined);
+        const refused = await reauthRefusal(res);
         if (refused === null) {
           answer = res;
           dialog.close();
           return;
         }
-        error.textContent = refused || 'Wrong password.';
+        error.textContent = refused.detail || 'Wrong password.';
         input.value = '';
+        codeInput.value = '';
         input.focus();
       } catch {
         error.textContent = 'The request failed; try again.';
@@ -105,17 +116,19 @@ function confirmWithPassword(message: string, attempt: (password: string) => Pro
  * first refusal is what the caller sees.
  */
 export async function dashboardApi<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
-  const send = (password?: string) =>
+  const send = (password?: string, code?: string) =>
     fetch(`/dashboard/api${path}`, {
       method: init.method ?? 'GET',
       headers: {
         ...(init.body !== undefined && { 'content-type': 'application/json' }),
         ...(password !== undefined && { 'x-confirm-password': encodeURIComponent(password) }),
+        ...(code !== undefined && { 'x-confirm-code': code.trim() }),
       },
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
     });
   let res = await send();
-  if ((await reauthDetail(res)) !== null) res = (await confirmWithPassword('This change needs your password.', send)) ?? res;
+  const refusal = await reauthRefusal(res);
+  if (refusal !== null) res = (await confirmWithPassword(refusal.twoFactor ? 'This change needs your password and a code.' : 'This change needs your password.', refusal.twoFactor, send)) ?? res;
   // A full page load on purpose: an expired session must drop every cached query, not just change route.
   // eslint-disable-next-line @next/next/no-location-assign-relative-destination
   if (res.status === 401) window.location.assign('/signin');

@@ -4,8 +4,12 @@ import { AppError } from '@/lib/errors';
 import { verifyPassword } from './passwords';
 import type { SignedIn } from './session';
 import { throttledSignIn } from './signInThrottle';
+import { useSecondFactor } from './twoFactor';
 
 const CONFIRM_PASSWORD_HEADER = 'x-confirm-password';
+const CONFIRM_CODE_HEADER = 'x-confirm-code';
+/** The `reason` of a re-authentication refusal that asks for a second factor too. */
+export const TWO_FACTOR_REASON = 'two_factor';
 
 /** Header values are bytes, so the dashboard sends the password percent-encoded (UTF-8); plain ASCII reads as itself. */
 function decodeHeader(value: string | null): string | null {
@@ -30,17 +34,27 @@ export interface ReauthRequest extends SignedIn {
  * change what customers are shown or where the merchant's data goes (payment
  * page profile, webhook URL) or that stop its shop (revoking an API key; issue
  * 34, item 5) need more than a session cookie: a sign-in younger than DASHBOARD_REAUTH_MINUTES, or the
- * password again in the `X-Confirm-Password` header. A wrong password counts
- * as a failed sign-in (same limits), so the header is no side door for guessing.
+ * password again in the `X-Confirm-Password` header, and with two-factor sign-in on (issue 40) a
+ * code from the authenticator app or a recovery code in `X-Confirm-Code`: a phished password alone
+ * moves nothing. A wrong password or code counts as a failed sign-in (same limits), so the headers
+ * are no side door for guessing. The refusal says `reason: "two_factor"` when a code is asked, so
+ * the dashboard's dialog asks for both.
  */
 export async function requireRecentAuth({ req, db, merchant, authAt, ip }: ReauthRequest): Promise<void> {
   const windowSeconds = config().DASHBOARD_REAUTH_MINUTES * 60;
   if (Date.now() / 1000 - authAt < windowSeconds) return;
+  const twoFactor = merchant.totpEnabledAt !== null;
+  const refuse = (detail: string) => new AppError('REAUTH_REQUIRED', detail, twoFactor ? { reason: TWO_FACTOR_REASON } : {});
   const given = decodeHeader(req.headers.get(CONFIRM_PASSWORD_HEADER));
-  if (!given) {
-    throw new AppError('REAUTH_REQUIRED', 'Confirm your password to make this change.');
+  const code = req.headers.get(CONFIRM_CODE_HEADER)?.trim() ?? '';
+  if (!given || (twoFactor && !code)) {
+    throw refuse(twoFactor ? 'Confirm your password and a code from your authenticator app to make this change.' : 'Confirm your password to make this change.');
   }
   // Too many attempts throws TooManyAttempts, a RATE_LIMITED AppError (429 at the edge).
-  const ok = await throttledSignIn(db, { email: merchant.email, ip: ip ?? 'unknown' }, async () => ((await verifyPassword(given, merchant.passwordHash)) ? true : null));
-  if (!ok) throw new AppError('REAUTH_REQUIRED', 'Wrong password.');
+  const outcome = await throttledSignIn(db, { email: merchant.email, ip: ip ?? 'unknown' }, async () => {
+    if (!(await verifyPassword(given, merchant.passwordHash))) return null;
+    if (twoFactor && !(await useSecondFactor(db, merchant, code))) return null;
+    return 'ok' as const;
+  });
+  if (!outcome) throw refuse(twoFactor ? 'Wrong password or code.' : 'Wrong password.');
 }

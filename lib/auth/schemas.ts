@@ -25,3 +25,8 @@ export const credentialsSchema = z.object({
 });
 
 export type Credentials = z.output<typeof credentialsSchema>;
+
+/** A code from the authenticator app (6 digits) or a recovery code (xxxxx-xxxxx), as typed. */
+export const twoFactorCodeSchema = z.object({
+  code: z.string({ error: 'This field is required.' }).trim().min(1, 'This field is required.').max(64, 'Ensure this field has no more than 64 characters.'),
+});

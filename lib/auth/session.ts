@@ -7,6 +7,7 @@ import type { Merchant, PrismaClient } from '@/lib/generated/prisma/client';
 import { CLIENT_IP_HEADER } from '@/lib/auth/clientIp';
 import { verifyPassword } from './passwords';
 import { credentialsSchema } from './schemas';
+import { TWO_FACTOR_REQUIRED, useSecondFactor, WRONG_TWO_FACTOR_CODE } from './twoFactor';
 import { sameOriginCallback } from './callbackUrl';
 import { throttledSignIn } from './signInThrottle';
 import { derived } from '@/lib/singletons';
@@ -58,17 +59,26 @@ function makeAuthOptions(): AuthOptions {
     providers: [
       CredentialsProvider({
         name: 'E-mail and password',
-        credentials: { email: { label: 'E-mail', type: 'email' }, password: { label: 'Password', type: 'password' } },
+        credentials: { email: { label: 'E-mail', type: 'email' }, password: { label: 'Password', type: 'password' }, code: { label: 'Authenticator code', type: 'text' } },
         async authorize(credentials, req) {
           const parsed = credentialsSchema.safeParse(credentials);
           if (!parsed.success) return null;
           const { email, password } = parsed.data;
+          const code = typeof credentials?.code === 'string' ? credentials.code.trim() : '';
           const ip = String(req.headers?.[CLIENT_IP_HEADER] ?? 'unknown');
           const prisma = db();
           return throttledSignIn(prisma, { email, ip }, async () => {
-            const merchant = await prisma.merchant.findUnique({ where: { email }, select: { id: true, email: true, passwordHash: true } });
+            const merchant = await prisma.merchant.findUnique({ where: { email } });
             const ok = await verifyPassword(password, merchant?.passwordHash ?? null);
-            return ok && merchant ? { id: String(merchant.id), email: merchant.email } : null;
+            if (!ok || !merchant) return null;
+            // With two-factor sign-in on, the password alone signs in nobody. A thrown error reaches
+            // the sign-in form as its `error` (next-auth's credentials flow), and leaves this attempt
+            // counted as failed until a complete sign-in clears it, so codes are throttled as passwords are.
+            if (merchant.totpEnabledAt) {
+              if (!code) throw new Error(TWO_FACTOR_REQUIRED);
+              if (!(await useSecondFactor(prisma, merchant, code))) throw new Error(WRONG_TWO_FACTOR_CODE);
+            }
+            return { id: String(merchant.id), email: merchant.email };
           });
         },
       }),

@@ -21,9 +21,16 @@ export async function resealSecrets(prisma: PrismaClient, ring: KeyRing): Promis
     }
     cursor = rows[rows.length - 1]?.id ?? cursor;
   }
-  const merchants = await prisma.merchant.findMany({ select: { id: true, webhookSecretEnc: true } });
-  for (const m of merchants.filter((r) => needsReseal(ring, r.webhookSecretEnc))) {
-    await prisma.merchant.update({ where: { id: m.id }, data: { webhookSecretEnc: seal(ring, open(ring, m.webhookSecretEnc)) } });
+  const merchants = await prisma.merchant.findMany({ select: { id: true, webhookSecretEnc: true, totpSecretEnc: true } });
+  for (const m of merchants) {
+    // The webhook secret, and the authenticator secret of two-factor sign-in where one is set (issue 40).
+    const webhook = needsReseal(ring, m.webhookSecretEnc);
+    const totp = m.totpSecretEnc !== null && needsReseal(ring, m.totpSecretEnc);
+    if (!webhook && !totp) continue;
+    await prisma.merchant.update({
+      where: { id: m.id },
+      data: { ...(webhook && { webhookSecretEnc: seal(ring, open(ring, m.webhookSecretEnc)) }), ...(totp && m.totpSecretEnc && { totpSecretEnc: seal(ring, open(ring, m.totpSecretEnc)) }) },
+    });
     counts.merchants++;
   }
   return counts;

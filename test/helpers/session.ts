@@ -27,12 +27,13 @@ export class DashboardSession {
   }
 
   /** Returns next-auth's error, or null when signed in. */
-  async signIn(email: string, password: string): Promise<string | null> {
+  /** Signs in; null when signed in, else next-auth's error (`CredentialsSignin`, `TwoFactorRequired`, ...). */
+  async signIn(email: string, password: string, code?: string): Promise<string | null> {
     const { csrfToken } = (await this.request('/api/auth/csrf')).json as { csrfToken: string };
     const res = await this.request('/api/auth/callback/credentials', {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ csrfToken, email, password, json: 'true' }).toString(),
+      body: new URLSearchParams({ csrfToken, email, password, ...(code !== undefined && { code }), json: 'true' }).toString(),
     });
     return new URL((res.json as { url: string }).url).searchParams.get('error');
   }

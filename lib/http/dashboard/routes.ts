@@ -1,7 +1,9 @@
 import { requireRecentAuth } from '@/lib/auth/reauth';
 import { API_KEY_NOT_FOUND, issueApiKey, listApiKeys, revokeApiKey } from '@/lib/auth/apiKeys';
 import { changePassword, passwordChangeSchema } from '@/lib/auth/passwordChange';
-import { newApiKeySchema } from '@/lib/auth/schemas';
+import { newApiKeySchema, twoFactorCodeSchema } from '@/lib/auth/schemas';
+import { throttledSignIn } from '@/lib/auth/signInThrottle';
+import { confirmTotp, startTotp, turnOffTotp, twoFactorJson, useSecondFactor } from '@/lib/auth/twoFactor';
 import { fieldErrors, invalidInput, notFound } from '@/lib/errors';
 import { csvStream } from '@/lib/export/csv';
 import { INVOICE_CSV_HEADER, invoiceCsvRow } from '@/lib/invoices/csv';
@@ -206,6 +208,31 @@ export const DASHBOARD_ROUTES: readonly Route<DashboardCaller>[] = [
     const input = parseOrThrow(passwordChangeSchema, await readJson(req));
     await changePassword(db, merchant, ip ?? 'unknown', input);
     return new Response(null, { status: 204 });
+  }),
+
+  // Two-factor sign-in (issue 40, lib/auth/twoFactor.ts): enrolment in two steps, then off with a code.
+  route('GET', '/settings/two-factor', async ({ merchant }) => twoFactorJson(merchant)),
+
+  // A new authenticator secret, off until confirmed: shown once, so a recent sign-in or the password.
+  route('POST', '/settings/two-factor/totp', async (ctx) => {
+    await requireRecentAuth(ctx);
+    return Response.json(await startTotp(ctx.db, ctx.merchant), { headers: noStore });
+  }),
+
+  // The recovery codes are in this answer only.
+  route('POST', '/settings/two-factor/totp/confirm', async ({ req, db, merchant }) => {
+    const { code } = parseOrThrow(twoFactorCodeSchema, await readJson(req));
+    return Response.json(await confirmTotp(db, merchant, code), { headers: noStore });
+  }),
+
+  // Turning it off takes a code (or a recovery code) besides a recent sign-in: a stolen session alone cannot.
+  route('POST', '/settings/two-factor/totp/disable', async (ctx) => {
+    const { code } = parseOrThrow(twoFactorCodeSchema, await readJson(ctx.req));
+    await requireRecentAuth(ctx);
+    const ok = await throttledSignIn(ctx.db, { email: ctx.merchant.email, ip: ctx.ip ?? 'unknown' }, async () => ((await useSecondFactor(ctx.db, ctx.merchant, code)) ? true : null));
+    if (!ok) throw fieldErrors({ code: ['Wrong code.'] });
+    await turnOffTotp(ctx.db, ctx.merchant);
+    return twoFactorJson({ ...ctx.merchant, totpSecretEnc: null, totpEnabledAt: null, totpRecoveryHashes: [] });
   }),
 
   route('GET', '/webhooks', async ({ url, db, merchant }) => {

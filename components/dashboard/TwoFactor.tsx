@@ -1,0 +1,99 @@
+'use client';
+
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import type { TwoFactorJson } from '@/lib/auth/twoFactor';
+import { dashboardApi, RequestError } from './api';
+import { CopyText } from './CopyText';
+import { Button, Card, Field, FieldError } from './ui';
+
+type Enrolment = { secret: string; otpauth_uri: string };
+
+/**
+ * Two-factor sign-in with an authenticator app (issue 40; docs/dashboard.md): set up in two steps
+ * (the key or its otpauth link into the app, then a code from it back here), after which the
+ * recovery codes are shown once; on, sign-in and money-moving changes ask for a code too.
+ */
+export function TwoFactor() {
+  const queryClient = useQueryClient();
+  const state = useQuery({ queryKey: ['two-factor'], queryFn: () => dashboardApi<TwoFactorJson>('/settings/two-factor') });
+  const [enrolment, setEnrolment] = useState<Enrolment | null>(null);
+  const [recovery, setRecovery] = useState<string[] | null>(null);
+  const [code, setCode] = useState('');
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ['two-factor'] });
+
+  const start = useMutation({ mutationFn: () => dashboardApi<Enrolment>('/settings/two-factor/totp', { method: 'POST' }), onSuccess: setEnrolment });
+  const confirm = useMutation({
+    mutationFn: () => dashboardApi<{ recovery_codes: string[] }>('/settings/two-factor/totp/confirm', { method: 'POST', body: { code } }),
+    onSuccess: (answer) => {
+      setRecovery(answer.recovery_codes);
+      setEnrolment(null);
+      setCode('');
+      void refresh();
+    },
+  });
+  const disable = useMutation({
+    mutationFn: () => dashboardApi<TwoFactorJson>('/settings/two-factor/totp/disable', { method: 'POST', body: { code } }),
+    onSuccess: () => {
+      setCode('');
+      setRecovery(null);
+      void refresh();
+    },
+  });
+  const fieldError = (m: typeof confirm | typeof disable) => (m.error instanceof RequestError ? m.error.errors.code : undefined);
+  const otherError = (m: typeof confirm | typeof disable | typeof start) => (m.error && !(m.error instanceof RequestError && m.error.errors.code) ? [m.error.message] : []);
+
+  function submit(e: FormEvent, action: typeof confirm | typeof disable) {
+    e.preventDefault();
+    action.mutate();
+  }
+
+  if (state.error) return <Card title="Two-factor sign-in"><p role="alert">{state.error.message}</p></Card>;
+  if (!state.data) return <Card title="Two-factor sign-in"><p>Loading…</p></Card>;
+  const on = state.data.totp === 'on';
+  return (
+    <Card title="Two-factor sign-in">
+      <p className="mb-3 text-sm text-slate-600 dark:text-slate-400" data-testid="two-factor-state">
+        {on
+          ? `On: signing in and money-moving changes ask for a code from your authenticator app. ${state.data.recovery_codes_left} recovery codes left.`
+          : 'Off: a password alone signs in. With an authenticator app, a stolen password moves no money.'}
+      </p>
+      {recovery && (
+        <div role="status" className="mb-4 space-y-2 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm dark:border-amber-700 dark:bg-amber-950">
+          <p>Save these recovery codes now; they are not shown again. Each signs in once when your phone is not at hand.</p>
+          <ul aria-label="Recovery codes" className="grid grid-cols-2 gap-1 font-mono">
+            {recovery.map((c) => (
+              <li key={c}>{c}</li>
+            ))}
+          </ul>
+        </div>
+      )}
+      {!on && !enrolment && (
+        <Button onClick={() => start.mutate()} disabled={start.isPending}>
+          Set up an authenticator app
+        </Button>
+      )}
+      {!on && enrolment && (
+        <form onSubmit={(e) => submit(e, confirm)} className="space-y-3" aria-label="Confirm the authenticator app">
+          <p className="text-sm">
+            Add this key to your authenticator app, or <a className="text-indigo-600 underline dark:text-indigo-400" href={enrolment.otpauth_uri}>open it in the app</a> on this device:
+          </p>
+          <CopyText text={enrolment.secret} what="authenticator key" />
+          <Field label="Code from the app" name="code" inputMode="numeric" autoComplete="one-time-code" value={code} onChange={(e) => setCode(e.target.value)} error={fieldError(confirm)} required />
+          <Button type="submit" disabled={confirm.isPending}>
+            Turn on
+          </Button>
+        </form>
+      )}
+      {on && (
+        <form onSubmit={(e) => submit(e, disable)} className="space-y-3" aria-label="Turn off two-factor sign-in">
+          <Field label="Code or recovery code" name="code" autoComplete="one-time-code" value={code} onChange={(e) => setCode(e.target.value)} error={fieldError(disable)} required />
+          <Button type="submit" variant="danger" disabled={disable.isPending}>
+            Turn off
+          </Button>
+        </form>
+      )}
+      <FieldError messages={[...otherError(start), ...otherError(confirm), ...otherError(disable)]} />
+    </Card>
+  );
+}

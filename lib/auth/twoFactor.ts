@@ -1,0 +1,135 @@
+import { createHash, randomInt } from 'node:crypto';
+import { generateSecret, generateURI, verifySync } from 'otplib';
+import type { Merchant, PrismaClient } from '@/lib/generated/prisma/client';
+import { masterKeyRing } from '@/lib/crypto/masterKey';
+import { open, seal } from '@/lib/crypto/secretBox';
+import { AppError, fieldErrors } from '@/lib/errors';
+
+/**
+ * Two-factor sign-in with an authenticator app (issue 40): TOTP as RFC 6238 defines it (30 s steps,
+ * 6 digits, SHA-1: what every authenticator app reads from an otpauth:// URI), through otplib.
+ * Enrolment is two steps, so a merchant cannot lock itself out with a secret its app never took:
+ * `startTotp` stores a new secret (off), `confirmTotp` turns it on once a code from it is given and
+ * answers the recovery codes, once. On, the second factor is asked at sign-in and with the password
+ * when a money-moving change needs re-authentication (lib/auth/reauth.ts).
+ */
+
+const ISSUER = 'Tron Invoicing';
+const STEP_SECONDS = 30;
+/** One step either side: a phone's clock a little off, or a code typed as it turned over. */
+const TOLERANCE_SECONDS = STEP_SECONDS;
+export const RECOVERY_CODES = 10;
+
+/** The sign-in form's `error` when the password was right and a code is needed, or the code was wrong. */
+export const TWO_FACTOR_REQUIRED = 'TwoFactorRequired';
+export const WRONG_TWO_FACTOR_CODE = 'WrongTwoFactorCode';
+
+export type TwoFactorState = 'off' | 'pending' | 'on';
+
+export function twoFactorState(merchant: Pick<Merchant, 'totpSecretEnc' | 'totpEnabledAt'>): TwoFactorState {
+  if (merchant.totpEnabledAt) return 'on';
+  return merchant.totpSecretEnc ? 'pending' : 'off';
+}
+
+export interface TwoFactorJson {
+  totp: TwoFactorState;
+  recovery_codes_left: number;
+}
+
+/** What the dashboard shows: whether it is on, and how many recovery codes are left. */
+export function twoFactorJson(merchant: Pick<Merchant, 'totpSecretEnc' | 'totpEnabledAt' | 'totpRecoveryHashes'>): TwoFactorJson {
+  return { totp: twoFactorState(merchant), recovery_codes_left: merchant.totpEnabledAt ? merchant.totpRecoveryHashes.length : 0 };
+}
+
+/** Starts (or starts again) enrolment: a new secret, off until confirmed. Refused while on. */
+export async function startTotp(db: PrismaClient, merchant: Merchant): Promise<{ secret: string; otpauth_uri: string }> {
+  if (merchant.totpEnabledAt) throw new AppError('CONFLICT', 'Two-factor sign-in is already on; turn it off first to enrol another app.');
+  const secret = generateSecret();
+  await db.merchant.update({ where: { id: merchant.id }, data: { totpSecretEnc: seal(masterKeyRing(), secret), totpLastStep: null, totpRecoveryHashes: [] } });
+  return { secret, otpauth_uri: generateURI({ issuer: ISSUER, label: merchant.email, secret }) };
+}
+
+/**
+ * Turns two-factor sign-in on when `code` comes from the secret startTotp stored, and answers the
+ * recovery codes: shown this once, stored only as hashes.
+ */
+export async function confirmTotp(db: PrismaClient, merchant: Merchant, code: string): Promise<{ recovery_codes: string[] }> {
+  if (merchant.totpEnabledAt) throw new AppError('CONFLICT', 'Two-factor sign-in is already on.');
+  if (!merchant.totpSecretEnc) throw new AppError('CONFLICT', 'Start the enrolment first: no authenticator secret is waiting for a code.');
+  const step = totpStep(open(masterKeyRing(), merchant.totpSecretEnc), code, null);
+  if (step === null) throw fieldErrors({ code: ['Wrong code: enter the 6 digits your authenticator app shows now.'] });
+  const codes = Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
+  // Only the secret that was confirmed: a second startTotp in between replaced it, and this code is not from it.
+  const { count } = await db.merchant.updateMany({
+    where: { id: merchant.id, totpSecretEnc: merchant.totpSecretEnc, totpEnabledAt: null },
+    data: { totpEnabledAt: new Date(), totpLastStep: step, totpRecoveryHashes: codes.map(recoveryHash) },
+  });
+  if (count !== 1) throw new AppError('CONFLICT', 'The enrolment changed meanwhile; start it again.');
+  return { recovery_codes: codes };
+}
+
+/** Turns two-factor sign-in off; the caller has checked the second factor (a code or a recovery code). */
+export async function turnOffTotp(db: PrismaClient, merchant: Merchant): Promise<void> {
+  await db.merchant.update({ where: { id: merchant.id }, data: { totpSecretEnc: null, totpEnabledAt: null, totpLastStep: null, totpRecoveryHashes: [] } });
+}
+
+/**
+ * The operator's way back in for a merchant that lost its phone and its recovery codes
+ * (`npm run two-factor:reset -- <e-mail>`, docs/operations.md), once the operator has made sure
+ * out of band that the request comes from the merchant: two-factor sign-in off and every session
+ * ended, so whoever held one must sign in again. Answers whether it was on; NOT_FOUND for no such account.
+ */
+export async function resetTwoFactor(db: PrismaClient, email: string): Promise<boolean> {
+  const merchant = await db.merchant.findUnique({ where: { email: email.trim().toLowerCase() } });
+  if (!merchant) throw new AppError('NOT_FOUND', `No merchant account has the e-mail ${email}.`);
+  await db.merchant.update({
+    where: { id: merchant.id },
+    data: { totpSecretEnc: null, totpEnabledAt: null, totpLastStep: null, totpRecoveryHashes: [], sessionEpoch: { increment: 1 } },
+  });
+  return merchant.totpEnabledAt !== null;
+}
+
+/**
+ * Whether `code` is a second factor of the merchant's, used up by this check: a TOTP code newer than
+ * the last one accepted (each good once), or an unused recovery code (removed). Both are taken with
+ * a conditional UPDATE, so two requests with the same code cannot both pass.
+ */
+export async function useSecondFactor(db: PrismaClient, merchant: Merchant, code: string): Promise<boolean> {
+  if (!merchant.totpEnabledAt || !merchant.totpSecretEnc) return false;
+  const digits = code.replace(/\s/g, '');
+  if (/^\d{6}$/.test(digits)) {
+    const step = totpStep(open(masterKeyRing(), merchant.totpSecretEnc), digits, merchant.totpLastStep);
+    if (step === null) return false;
+    const { count } = await db.merchant.updateMany({
+      where: { id: merchant.id, totpEnabledAt: { not: null }, OR: [{ totpLastStep: null }, { totpLastStep: { lt: step } }] },
+      data: { totpLastStep: step },
+    });
+    return count === 1;
+  }
+  const hash = recoveryHash(code);
+  const taken = await db.$executeRaw`
+    UPDATE merchants SET totp_recovery_hashes = array_remove(totp_recovery_hashes, ${hash})
+    WHERE id = ${merchant.id} AND totp_enabled_at IS NOT NULL AND ${hash} = ANY(totp_recovery_hashes)`;
+  return taken === 1;
+}
+
+/** The time step `code` was made for, if it is one of this secret's codes newer than `after`; else null. */
+function totpStep(secret: string, code: string, after: bigint | null): bigint | null {
+  const token = code.replace(/\s/g, '');
+  if (!/^\d{6}$/.test(token)) return null;
+  const now = Math.floor(Date.now() / 1000);
+  const result = verifySync({ secret, token, epoch: now, epochTolerance: TOLERANCE_SECONDS, ...(after !== null && { afterTimeStep: Number(after) }) });
+  return result.valid ? BigInt(Math.floor(now / STEP_SECONDS) + result.delta) : null;
+}
+
+/** Ten random characters from an alphabet without look-alikes, shown as xxxxx-xxxxx. */
+function newRecoveryCode(): string {
+  const alphabet = 'abcdefghjkmnpqrstuvwxyz23456789';
+  const chars = Array.from({ length: 10 }, () => alphabet[randomInt(alphabet.length)]).join('');
+  return `${chars.slice(0, 5)}-${chars.slice(5)}`;
+}
+
+/** Recovery codes are random (about 49 bits), so a fast hash suffices; case, spaces and dashes do not count. */
+function recoveryHash(code: string): string {
+  return createHash('sha256').update(code.toLowerCase().replace(/[\s-]/g, '')).digest('hex');
+}
