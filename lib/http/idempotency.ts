@@ -1,5 +1,4 @@
-import type { Merchant } from '@/lib/generated/prisma/client';
-import { db } from '@/lib/db/client';
+import type { Merchant, PrismaClient } from '@/lib/generated/prisma/client';
 import { AppError, invalidInput } from '@/lib/errors';
 import { claimKey, completeKey, IDEMPOTENCY_TTL_HOURS, releaseKey, requestHash } from '@/lib/idempotency/store';
 import { jsonResponse } from './errors';
@@ -36,11 +35,10 @@ function checkedKey(raw: string): string {
  * repeat is told so (409) rather than run twice. Without the header the request runs as it
  * always did.
  */
-export async function idempotent({ req, merchant }: { req: Request; merchant: Merchant }, body: unknown, run: () => Promise<unknown>): Promise<unknown> {
+export async function idempotent({ req, merchant, db: prisma }: { req: Request; merchant: Merchant; db: PrismaClient }, body: unknown, run: () => Promise<unknown>): Promise<unknown> {
   const header = req.headers.get(IDEMPOTENCY_HEADER);
   if (header === null) return run();
   const key = checkedKey(header);
-  const prisma = db();
   const hash = requestHash(req.method, new URL(req.url).pathname.replace(/\/+$/, ''), body);
   const waitUntil = Date.now() + WAIT_MS;
   for (;;) {
