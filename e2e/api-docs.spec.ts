@@ -1,4 +1,4 @@
-import { expect, expectAccessible, screenshotPath, test } from './fixtures';
+import { expect, expectAccessible, screenshotBothSizes, test } from './fixtures';
 
 test('the API reference at /docs renders every operation of /openapi.json, offline', async ({ page, stack }) => {
   const requested: string[] = [];
@@ -22,7 +22,7 @@ test('the API reference at /docs renders every operation of /openapi.json, offli
   const merchant = page.locator('.opblock-get', { hasText: '/merchant' });
   await expect(merchant.locator('.response[data-code="200"]')).toBeVisible();
   await expect(merchant.locator('.response[data-code="403"]')).toBeVisible();
-  await page.screenshot({ path: screenshotPath('api-docs'), fullPage: true });
+  await screenshotBothSizes(page, 'api-docs');
   // No rule turned off: Swagger UI's own faults are mended by the page (app/docs/[asset]/route.ts).
   await expectAccessible(page, 'the API reference with an operation open');
   expect(requested.filter((u) => !u.startsWith(stack.app.baseUrl)), 'nothing fetched from another origin').toEqual([]);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { issueApiKey } from '../lib/auth/apiKeys';
 import { signUp } from './dashboardSession';
-import { expect, expectAccessible, screenshotPath, test } from './fixtures';
+import { expect, expectAccessible, screenshotBothSizes, test } from './fixtures';
 
 test('the invoices and transactions lists download as CSV with the filters on screen', async ({ page, stack }) => {
   const { app } = stack;
@@ -32,7 +32,7 @@ test('the invoices and transactions lists download as CSV with the filters on sc
   const everything = readFileSync((await all.path())!, 'utf8');
   expect(everything.split('\r\n').slice(0, -1)).toHaveLength(4);
   expect(everything).toContain(",'=1+1,");
-  await page.screenshot({ path: screenshotPath('dashboard-export'), fullPage: true });
+  await screenshotBothSizes(page, 'dashboard-export');
 
   await page.getByRole('link', { name: 'Transactions' }).click();
   // The Export link of the page being left stays clickable until the new page is there.

@@ -1,5 +1,5 @@
 import { signInSeededMerchant } from './dashboardSession';
-import { expect, expectAccessible, screenshotPath, test } from './fixtures';
+import { expect, expectAccessible, screenshotBothSizes, test } from './fixtures';
 
 const WALLET = 'TGLheo1KN8M5W5fGbkeYXVFHnbKnN5pLPd';
 
@@ -33,7 +33,7 @@ test('a merchant creates a read-only API key, sees its scopes listed, and the AP
     key = (await page.getByLabel('New API key').textContent()) ?? '';
     expect(key).toMatch(/^tk_/);
     await expect(page.getByRole('list', { name: 'Scopes of reporting' }).getByRole('listitem')).toHaveText(['read']);
-    await page.screenshot({ path: screenshotPath('dashboard-api-key-scopes'), fullPage: true });
+    await screenshotBothSizes(page, 'dashboard-api-key-scopes');
     await expectAccessible(page, 'the API keys page with a read-only key');
   });
 

@@ -2,7 +2,7 @@ import { TronWeb } from 'tronweb';
 import { createChain } from '@/lib/chain';
 import { tokenAmountText, tokenUnits } from '@/lib/money/tokens';
 import { signUp } from './dashboardSession';
-import { devnetPay, expect, expectAccessible, screenshotPath, test } from './fixtures';
+import { devnetPay, expect, expectAccessible, screenshotBothSizes, test } from './fixtures';
 
 const WALLET = 'TGLheo1KN8M5W5fGbkeYXVFHnbKnN5pLPd';
 const randomAddress = () => (TronWeb.createRandom() as unknown as { address: string }).address;
@@ -72,7 +72,7 @@ test('a merchant estimates and creates a mass payout in the dashboard and sees i
     // The top-up can be paid by scanning, or from its own page (the payout's paymentURL).
     await expect(created.getByRole('img', { name: `QR code to top up ${topupAmount} TRX to ${topupAddress}` })).toHaveAttribute('data-qr-value', `tron:${topupAddress}?amount=${topupAmount}`);
     await expect(created.getByRole('link', { name: 'Open the top-up page' })).toHaveAttribute('href', /\/payment\/\d+\?k=[\w-]{22}$/);
-    await page.screenshot({ path: screenshotPath('dashboard-payout'), fullPage: true });
+    await screenshotBothSizes(page, 'dashboard-payout');
     await expectAccessible(page, 'the payout form with the payout created');
     await created.getByRole('link', { name: /^invoice #\d+$/ }).click();
     await expect(page.getByTestId('invoice-status')).toHaveText('Active');
@@ -108,7 +108,7 @@ test('a merchant estimates and creates a mass payout in the dashboard and sees i
       await page.reload();
       await expect(page.locator('dt:text-is("Network cost") + dd')).toHaveText(`${tokenAmountText(burned)} TRX`, { timeout: 1_000 });
     }).toPass({ timeout: 40_000, intervals: [1_000] });
-    await page.screenshot({ path: screenshotPath('dashboard-payout-completed'), fullPage: true });
+    await screenshotBothSizes(page, 'dashboard-payout-completed');
     await expectAccessible(page, 'a completed payout\'s page');
   });
 
@@ -132,7 +132,7 @@ test('a merchant estimates and creates a mass payout in the dashboard and sees i
     await expect(rows).toHaveCount(2);
     await expect(rows.nth(1)).toHaveText(`1${failed.address}Copy address of target 12 TRX${failed.error}`);
     await expect(page.getByText('1 of 3 targets were not paid')).toBeVisible();
-    await page.screenshot({ path: screenshotPath('dashboard-payout-error'), fullPage: true });
+    await screenshotBothSizes(page, 'dashboard-payout-error');
     await expectAccessible(page, 'a payout that ended in error, with its return form');
   });
 });

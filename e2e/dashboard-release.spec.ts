@@ -1,7 +1,7 @@
 import { TronWeb } from 'tronweb';
 import { createChain } from '@/lib/chain';
 import { createInvoiceInDashboard, signInSeededMerchant } from './dashboardSession';
-import { devnetPay, expect, expectAccessible, screenshotPath, test } from './fixtures';
+import { devnetPay, expect, expectAccessible, screenshotBothSizes, test } from './fixtures';
 
 const WALLET = 'TGLheo1KN8M5W5fGbkeYXVFHnbKnN5pLPd';
 const TRX = 1_000_000n;
@@ -46,7 +46,7 @@ test('a merchant sees funds held by the worker and releases them: one forwarded,
       await expect(heldRow('20')).toHaveCount(1, { timeout: 1_000 });
     }).toPass({ timeout: 60_000 });
     await expect(heldRow('30')).toContainText('invoice canceled');
-    await page.screenshot({ path: screenshotPath('dashboard-held'), fullPage: true });
+    await screenshotBothSizes(page, 'dashboard-held');
     await expectAccessible(page, 'the transactions list with held payments to release');
   });
 
@@ -60,7 +60,7 @@ test('a merchant sees funds held by the worker and releases them: one forwarded,
     await expect(dialog).toContainText('Held because: invoice canceled');
     await expect(dialog.getByRole('radio', { name: /Forward to your payout wallet/ })).toBeChecked();
     await expect(dialog.getByLabel('Return to address')).toHaveCount(0);
-    await page.screenshot({ path: screenshotPath('dashboard-release-dialog') });
+    await screenshotBothSizes(page, 'dashboard-release-dialog', { fullPage: false });
     await expectAccessible(page, 'the release dialog');
     await dialog.getByRole('button', { name: 'Forward 30 TRX' }).click();
     await expect(dialog).toBeHidden();
@@ -92,7 +92,7 @@ test('a merchant sees funds held by the worker and releases them: one forwarded,
     await field.fill('Tnot-an-address');
     await dialog.getByRole('button', { name: 'Return 20 TRX' }).click();
     await expect(dialog.getByRole('alert')).toHaveText('Enter a valid Tron address (T...).');
-    await page.screenshot({ path: screenshotPath('dashboard-release-dialog-refused') });
+    await screenshotBothSizes(page, 'dashboard-release-dialog-refused', { fullPage: false });
     await expectAccessible(page, 'the release dialog refusing an address');
     await field.fill(returnTo);
     await dialog.getByRole('button', { name: 'Return 20 TRX' }).click();
@@ -107,7 +107,7 @@ test('a merchant sees funds held by the worker and releases them: one forwarded,
       await expect(table.getByRole('row').filter({ hasText: 'Transfer out' }).filter({ hasText: returnTo.slice(0, 6) })).toHaveCount(1, { timeout: 1_000 });
     }).toPass({ timeout: 30_000 });
     await expect(releasedRow('20').getByRole('link', { name: 'See the transfer' })).toBeVisible();
-    await page.screenshot({ path: screenshotPath('dashboard-released'), fullPage: true });
+    await screenshotBothSizes(page, 'dashboard-released');
     await expectAccessible(page, 'the transactions list after the releases');
   });
 

@@ -1,5 +1,5 @@
 import { signUp } from './dashboardSession';
-import { devnetPay, expect, expectAccessible, screenshotPath, test } from './fixtures';
+import { devnetPay, expect, expectAccessible, screenshotBothSizes, test } from './fixtures';
 
 const WALLET = 'TGLheo1KN8M5W5fGbkeYXVFHnbKnN5pLPd';
 
@@ -15,7 +15,7 @@ test('a new merchant is walked through setup on the overview, each step ticked a
   await expect(checklist.getByRole('heading', { name: 'Get set up: 0 of 5 done' })).toBeVisible();
   for (const id of ['wallet', 'key', 'webhook', 'profile', 'payment']) await expect(step(id)).toHaveAttribute('data-done', 'false');
   await expect(step('wallet')).toContainText('Set your payout wallet (to do): Needed before creating invoices');
-  await page.screenshot({ path: screenshotPath('dashboard-setup-new'), fullPage: true });
+  await screenshotBothSizes(page, 'dashboard-setup-new');
   await expectAccessible(page, 'the overview of a new merchant with the setup checklist');
 
   // Each step from where its link leads.

@@ -2,7 +2,7 @@ import { test as base } from '@playwright/test';
 import { generateSync } from 'otplib';
 import { startApp, type TestApp } from '../test/helpers/app';
 import { signUp } from './dashboardSession';
-import { expect, expectAccessible, screenshotPath } from './fixtures';
+import { expect, expectAccessible, screenshotBothSizes } from './fixtures';
 
 /** The code an authenticator app shows `stepsAhead` 30-second steps from now (the server takes one step either side). */
 const codeFor = (secret: string, stepsAhead = 0) => generateSync({ secret, epoch: Math.floor(Date.now() / 1000) + 30 * stepsAhead });
@@ -48,7 +48,7 @@ test('a merchant turns on two-factor sign-in; sign-in and a money-moving change 
     await expect(card.getByTestId('two-factor-state')).toContainText('On');
     await expect(card.getByTestId('two-factor-state')).toContainText('10 recovery codes left');
     await expectAccessible(page, 'settings with the recovery codes shown');
-    await page.screenshot({ path: screenshotPath('dashboard-two-factor'), fullPage: true });
+    await screenshotBothSizes(page, 'dashboard-two-factor');
   });
 
   await test.step('a money-moving change asks for the password and a code', async () => {

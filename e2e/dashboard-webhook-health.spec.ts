@@ -1,7 +1,7 @@
 import { issueApiKey } from '@/lib/auth/apiKeys';
 import { startHookReceiver } from '../test/helpers/http';
 import { signUp } from './dashboardSession';
-import { devnetPay, expect, expectAccessible, screenshotPath, test } from './fixtures';
+import { devnetPay, expect, expectAccessible, screenshotBothSizes, test } from './fixtures';
 
 const WALLET = 'TGLheo1KN8M5W5fGbkeYXVFHnbKnN5pLPd';
 
@@ -36,7 +36,7 @@ test('a failing webhook endpoint is on the overview until it accepts a delivery 
   // Retries are off for a new account: the notice says so and where to turn them on.
   await expect(notice).toContainText('Retries are off, so a failed delivery is not sent again');
   await expect(notice.getByRole('link', { name: 'Settings' })).toHaveAttribute('href', '/dashboard/settings');
-  await page.screenshot({ path: screenshotPath('dashboard-webhook-failing'), fullPage: true });
+  await screenshotBothSizes(page, 'dashboard-webhook-failing');
   await expectAccessible(page, 'the overview with a failing webhook endpoint');
 
   // The endpoint is back; the merchant resends the delivery from the log, and the notice goes.

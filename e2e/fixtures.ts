@@ -137,6 +137,21 @@ export const expectAccessibleHere = (page: Page, what: string) => expectAccessib
 /** Where specs save screenshots that CI keeps as artifacts. */
 export const screenshotPath = (name: string) => `e2e/artifacts/screenshots/${name}.png`;
 
+/**
+ * A screenshot at the page's own size as `name`, and at the other one of DESKTOP and PHONE as
+ * `name-phone` (or `name-desktop`), the size then put back: the specs that walk a flow at one size
+ * still leave what each screen looks like on a phone (issue 38), as axe-core checks both.
+ */
+export async function screenshotBothSizes(page: Page, name: string, { fullPage = true }: { fullPage?: boolean } = {}): Promise<void> {
+  const own = page.viewportSize() ?? DESKTOP;
+  const other = own.width > PHONE.width ? { size: PHONE, suffix: 'phone' } : { size: DESKTOP, suffix: 'desktop' };
+  await page.screenshot({ path: screenshotPath(name), fullPage });
+  await page.setViewportSize(other.size);
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  await page.screenshot({ path: screenshotPath(`${name}-${other.suffix}`), fullPage });
+  await page.setViewportSize(own);
+}
+
 /** Pays `address` from the devnet faucet, as a customer's wallet would. */
 export async function devnetPay(stack: Stack, address: string, amount: string, currency: 'TRX' | 'USDT'): Promise<void> {
   await stack.devnet.pay(address, amount, currency);

@@ -1,6 +1,6 @@
 import { createChain } from '@/lib/chain';
 import { assertReconciled } from '../test/helpers/reconcile';
-import { expect, expectAccessible, screenshotPath, test } from './fixtures';
+import { expect, expectAccessible, screenshotBothSizes, test } from './fixtures';
 
 // Final 1,000 blocks below the head: a payment stays confirming until the test makes its block final (devnet solidify).
 test.use({ withWorker: true, solidifiedDepth: 1_000 });
@@ -25,7 +25,7 @@ test('a payment waiting for finality shows how many blocks confirm it, counting 
   await expect(page.getByTestId('payment-confirmations')).toHaveText(/^\d+\/\d+$/);
   // On the devnet no public explorer shows the transaction: the txid is text, not a link.
   await expect(page.getByTestId('payments').getByRole('link')).toHaveCount(0);
-  await page.screenshot({ path: screenshotPath('payment-confirming-progress'), fullPage: true });
+  await screenshotBothSizes(page, 'payment-confirming-progress');
   await expectAccessible(page, 'a payment confirming, with its progress');
 
   // Its block made final, and then each block the worker's sends land in (the forward, the gas return), as a chain
@@ -43,7 +43,7 @@ test('a payment waiting for finality shows how many blocks confirm it, counting 
     });
     await page.getByRole('button', { name: 'Print or save as PDF' }).click();
     expect(await page.evaluate(() => (window as unknown as { printed: number }).printed)).toBe(1);
-    await page.screenshot({ path: screenshotPath('payment-paid-no-redirect'), fullPage: true });
+    await screenshotBothSizes(page, 'payment-paid-no-redirect');
     await expectAccessible(page, 'a paid invoice without a redirect');
     expect((await stack.app.api(`/payment/get/${created.json.id}`, key)).json.status).toBe('COMPLETED');
     // Everything the worker sent for it final too, so the suite's closing reconciliation finds nothing in flight.

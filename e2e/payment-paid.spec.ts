@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { devnetPay, expect, expectAccessible, screenshotPath, test } from './fixtures';
+import { devnetPay, expect, expectAccessible, screenshotBothSizes, test } from './fixtures';
 
 test.use({ withWorker: true });
 
@@ -20,7 +20,7 @@ test('paying with the devnet button completes the invoice through the worker and
   await expect(page.getByRole('heading', { name: 'Paid. Thank you!' })).toBeVisible({ timeout: 30_000 });
   await expect(page.getByRole('link', { name: 'Return to the merchant now' })).toHaveAttribute('href', returnUrl);
   await expect(page.getByTestId('paid-receipt'), 'the way back to the merchant, not the receipt note').toHaveCount(0);
-  await page.screenshot({ path: screenshotPath('payment-completed'), fullPage: true });
+  await screenshotBothSizes(page, 'payment-completed');
   await expectAccessible(page, 'a paid invoice about to return to the merchant');
   await page.waitForURL(returnUrl, { timeout: 15_000 });
 
@@ -48,7 +48,7 @@ test('an overpaid invoice says how much more than due arrived, and does not leav
   await expect(page.getByRole('link', { name: 'Return to the merchant now' })).toHaveAttribute('href', returnUrl);
   await expect(page.getByText(/Taking you back to the merchant/)).toHaveCount(0);
   await expect(page).toHaveURL(url);
-  await page.screenshot({ path: screenshotPath('payment-overpaid'), fullPage: true });
+  await screenshotBothSizes(page, 'payment-overpaid');
   await expectAccessible(page, 'an overpaid invoice');
   expect((await stack.app.api(`/payment/get/${created.json.id}`, key)).json.status).toBe('OVERPAID');
 });
