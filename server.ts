@@ -53,7 +53,7 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIO
 const ALLOW = [...METHODS].join(', ');
 // Public payment pages and refund claim pages (issue 36), and their JSON, limited per client address
 // (IPv6 per /64): ids are sequential, and the limit keeps a guesser from walking them.
-const PUBLIC_PAGE = /^\/payment\/(?:refund\/[^/?]+(?:\/(?:status|claim))?|[^/?]+(?:\/(?:status|devnet-pay))?)\/?(?:\?|$)/;
+const PUBLIC_PAGE = /^\/payment\/(?:refund\/[^/?]+(?:\/(?:status|claim))?|[^/?]+(?:\/(?:status|devnet-pay|email))?)\/?(?:\?|$)/;
 // Counted in PostgreSQL, so the limit holds across every web process and host (lib/rateLimit.ts).
 const publicPages = new RateLimiter('page', c.PUBLIC_PAGE_RATE_PER_MINUTE, () => sqlPool(db()));
 // The origin next-auth builds its URLs from (NEXTAUTH_URL, or else PUBLIC_BASE_URL).

@@ -12,6 +12,7 @@ import { Countdown } from './Countdown';
 import { DevnetPayButton } from './DevnetPayButton';
 import { LanguagePicker } from './LanguagePicker';
 import { PaidReceipt } from './PaidReceipt';
+import { ReceiptEmail } from './ReceiptEmail';
 import { PayInstructions } from './PayInstructions';
 import { PaymentsList } from './PaymentsList';
 import { RedirectNotice } from './RedirectNotice';
@@ -127,6 +128,8 @@ export function PaymentView({ initial, linkKey, t, locale, devnet, trustAssets =
         </section>
       )}
       {payable && token && devnet && <DevnetPayButton invoiceId={view.id} currency={token.currency} t={t} />}
+      {/* Below what paying needs: the first phone screen stays amount, address, countdown and wallet button (issue 38). */}
+      {view.receipt_email && linkKey && !['expired', 'canceled', 'error', 'aml_failed'].includes(view.phase) && <ReceiptEmail invoiceId={view.id} linkKey={linkKey} given={view.receipt_email.address} t={t} />}
       {(view.type === 'MULTIPLE' || view.payments.length > 0) && <PaymentsList payments={view.payments} t={t} locale={locale} />}
     </div>
   );

@@ -65,7 +65,7 @@ export function merchantFromRow(r: Row): Merchant {
   };
 }
 
-export const INVOICE_COLUMNS = qualified(['id', 'merchant_id', 'type', 'status', 'amount_usd', 'currencies::text[] AS currencies', 'order_id', 'address', 'address_index', 'private_key_enc', 'client_commission', 'underpayment_tolerance_percent', 'webhook_url', 'redirect_url', 'description', 'target_wallets', 'failed_targets', 'lease_owner', 'lease_until', 'cost_units', 'cost_currency', 'quoted_energy_source', 'network_cost_sun', 'expired_at', 'created_at', 'updated_at']);
+export const INVOICE_COLUMNS = qualified(['id', 'merchant_id', 'type', 'status', 'amount_usd', 'currencies::text[] AS currencies', 'order_id', 'address', 'address_index', 'private_key_enc', 'client_commission', 'underpayment_tolerance_percent', 'webhook_url', 'redirect_url', 'description', 'customer_email', 'target_wallets', 'failed_targets', 'lease_owner', 'lease_until', 'cost_units', 'cost_currency', 'quoted_energy_source', 'network_cost_sun', 'expired_at', 'created_at', 'updated_at']);
 
 export function invoiceFromRow(r: Row): Invoice {
   return {
@@ -84,6 +84,7 @@ export function invoiceFromRow(r: Row): Invoice {
     webhookUrl: strOrNull(r.webhook_url),
     redirectUrl: strOrNull(r.redirect_url),
     description: strOrNull(r.description),
+    customerEmail: strOrNull(r.customer_email),
     targetWallets: json(r.target_wallets),
     failedTargets: json(r.failed_targets),
     leaseOwner: strOrNull(r.lease_owner),

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { config } from '@/lib/config';
+import { config, paymentPageBase } from '@/lib/config';
 
 /**
  * The key in an invoice's paymentURL (`/payment/<id>?k=<key>`, issue 14,
@@ -19,6 +19,11 @@ export function linkKeyWith(masterHex: string, id: number, label = LABEL): strin
 
 export function paymentLinkKey(id: number): string {
   return linkKeyWith(config().MASTER_KEY, id);
+}
+
+/** The paymentURL of an invoice: the page with the key that opens its full view. */
+export function paymentUrl(id: number): string {
+  return `${paymentPageBase()}/payment/${id}?k=${paymentLinkKey(id)}`;
 }
 
 /** True when `given` is the invoice's link key, under the current master key or one kept during a rotation. */

@@ -4,6 +4,7 @@ import { db } from '@/lib/db/client';
 import { chainProgress } from '@/lib/db/chainCursors';
 import { parseId } from '@/lib/schemas/id';
 import { confirmedTopUpUnits } from './topUps';
+import { receiptEmailsOffered } from './customerEmail';
 import { isPaymentLinkKey } from './linkKey';
 import { limitedView, publicInvoiceView, type PublicInvoice } from './publicView';
 import { unconfirmedBalances } from './unconfirmedBalances';
@@ -33,6 +34,7 @@ export async function loadPublicInvoice(idText: string, linkKey: string | null =
       expiredAt: true,
       clientCommission: true,
       underpaymentTolerancePercent: true,
+      customerEmail: true,
       amounts: { select: { currency: true, dueUnits: true, feeUnits: true, receivedUnits: true } },
       // The profile only: the page must never see the merchant's e-mail, keys or webhook URL.
       merchant: { select: { storeName: true, supportEmail: true, supportUrl: true, logoUrl: true } },
@@ -47,7 +49,7 @@ export async function loadPublicInvoice(idText: string, linkKey: string | null =
     },
   });
   if (!invoice) return null;
-  const { transactions: payments, merchant, ...rest } = invoice;
+  const { transactions: payments, merchant, customerEmail, ...rest } = invoice;
   const payout = invoice.type === 'MULTIPLE_TRANSFER';
   const payoutToken = invoice.currencies[0];
   const toppedUp = payout && payoutToken ? await confirmedTopUpUnits(db(), invoice.id, payoutToken) : 0n;
@@ -57,6 +59,6 @@ export async function loadPublicInvoice(idText: string, linkKey: string | null =
   const unconfirmed = readChain ? await unconfirmedBalances(invoice.address, invoice.currencies) : null;
   // How far the worker has read the chain, only while some payment waits for finality (two rows, no node call).
   const chain = payments.some((p) => !p.solidified && p.blockNumber !== null) ? await chainProgress(db()) : null;
-  const view = publicInvoiceView({ invoice: rest, merchant, payments, toppedUp, unconfirmed, chain, explorerTx: NETWORKS[chainConfig().network].explorerTx, now: new Date() });
+  const view = publicInvoiceView({ invoice: rest, merchant, payments, toppedUp, unconfirmed, chain, explorerTx: NETWORKS[chainConfig().network].explorerTx, ...(receiptEmailsOffered() && { receiptEmail: customerEmail }), now: new Date() });
   return isPaymentLinkKey(invoice.id, linkKey) ? view : limitedView(view);
 }

@@ -97,6 +97,11 @@ interface PublicInvoiceFields {
   /** False when asked for without the paymentURL's key: the merchant's details are left out (limitedView). */
   full: boolean;
   merchant: PublicMerchant | null;
+  /**
+   * The optional e-mail for a receipt and a refund's claim link (issue 36): offered on a SINGLE
+   * invoice's full view where SMTP is configured, with the address given so far; else null.
+   */
+  receipt_email: { address: string | null } | null;
 }
 
 export type PublicInvoice = PublicInvoiceFields & ({ type: 'SINGLE' | 'MULTIPLE'; phase: PaymentPhase } | { type: 'MULTIPLE_TRANSFER'; phase: PayoutPhase });
@@ -123,6 +128,8 @@ export interface PublicViewInput {
   chain?: ChainProgress | null;
   /** The network's explorer address of a transaction, the txid appended (`NETWORKS[..].explorerTx`). */
   explorerTx?: string | null;
+  /** Where the service sends e-mail (SMTP configured): the customer's address given so far, or null; left out where it sends none. */
+  receiptEmail?: string | null;
   now: Date;
 }
 
@@ -317,6 +324,7 @@ export function publicInvoiceView(input: PublicViewInput): PublicInvoice {
     redirect_url: kind.phase === 'completed' || kind.phase === 'overpaid' ? invoice.redirectUrl : null,
     full: true,
     merchant: publicMerchant(input.merchant),
+    receipt_email: input.receiptEmail !== undefined && invoice.type === 'SINGLE' ? { address: input.receiptEmail } : null,
   };
 }
 
@@ -328,5 +336,5 @@ export function publicInvoiceView(input: PublicViewInput): PublicInvoice {
  * too: ids are sequential, and walking them must not list which stores use the service.
  */
 export function limitedView(view: PublicInvoice): PublicInvoice {
-  return { ...view, amount_usd: null, description: null, order_id: null, payments: [], redirect_url: null, full: false, merchant: null };
+  return { ...view, amount_usd: null, description: null, order_id: null, payments: [], redirect_url: null, full: false, merchant: null, receipt_email: null };
 }

@@ -1,5 +1,4 @@
-import { paymentLinkKey } from './linkKey';
-import { paymentPageBase } from '@/lib/config';
+import { paymentUrl } from './linkKey';
 import type { Invoice, InvoiceCurrency, Prisma } from '@/lib/generated/prisma/client';
 import { tokenAmountJson } from '@/lib/money/tokens';
 import { parseFailedTargets, parseStoredTargets } from './storedTargets';
@@ -43,7 +42,7 @@ export function invoiceJson(invoice: InvoiceJsonSource): InvoiceJson {
     status: invoice.status,
     type: invoice.type,
     // The spec's shape, /payment/<id>, plus the link key (lib/invoices/linkKey.ts, docs/payment-page.md).
-    paymentURL: `${paymentPageBase()}/payment/${invoice.id}?k=${paymentLinkKey(invoice.id)}`,
+    paymentURL: paymentUrl(invoice.id),
     amount: invoice.amountUsd ? Number(invoice.amountUsd.toFixed()) : 0,
     currencies: invoice.currencies,
     // A payout's field table names a single `currency` (spec 2.1 note); it is given beside the list.

@@ -133,6 +133,7 @@ export async function createInvoice(prisma: PrismaClient, rates: RateSource, mer
     webhookUrl: input.webhookUrl ?? null,
     redirectUrl: input.redirectUrl ?? null,
     description: input.description ?? null,
+    customerEmail: null,
     targetWallets: null,
     failedTargets: null,
     leaseOwner: null,

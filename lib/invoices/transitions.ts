@@ -2,6 +2,8 @@ import type { InvoiceStatus, Prisma } from '@/lib/generated/prisma/client';
 import { enqueueInvoiceWebhook, WEBHOOK_STATUSES } from './webhook';
 import { canTransition } from './states';
 import { noteProgress } from '@/lib/worker/wake';
+import { queueCustomerReceipt, RECEIPT_STATUSES } from '@/lib/notify/customer';
+import { paymentUrl } from './linkKey';
 
 /**
  * The one door for invoice status changes. Checks the state machine
@@ -23,5 +25,7 @@ export async function changeInvoiceStatus(
   // A worker's other jobs may wait for this (the webhook, a payout's next step): woken after this step (lib/worker/wake.ts).
   noteProgress();
   if ((WEBHOOK_STATUSES as readonly string[]).includes(to)) await enqueueInvoiceWebhook(tx, invoice.id, { status: to });
+  // The customer's receipt, where the customer gave an e-mail on the payment page (issue 36).
+  if (RECEIPT_STATUSES.includes(to)) await queueCustomerReceipt(tx, invoice.id, paymentUrl(invoice.id));
   return true;
 }

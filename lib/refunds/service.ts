@@ -13,7 +13,8 @@ import { parseOrThrow } from '@/lib/validation';
 import { createRefundSchema, type RefundJson } from './schemas';
 import { tellRefund } from './events';
 import { changeRefundState } from './states';
-import { COMMITTED_STATUSES, refundInclude, refundJson, refundStatus, type RefundRecord } from './view';
+import { claimUrl, COMMITTED_STATUSES, refundInclude, refundJson, refundStatus, type RefundRecord } from './view';
+import { queueRefundClaimMail } from '@/lib/notify/customer';
 
 /*
  * A merchant's refunds of a sale (issue 36, docs/refunds.md). A refund is funded by the merchant,
@@ -85,6 +86,8 @@ export async function createRefund(prisma: PrismaClient, merchant: Merchant, inv
     }
     // The opt-in refund.created webhook, stored if and only if the refund is.
     await tellRefund(tx, refund.id, 'refund.created');
+    // Without an address, the claim link to the customer's e-mail where one was given on the payment page.
+    if (address === null) await queueRefundClaimMail(tx, { id: refund.id, invoiceId: sale.id, amountUnits: input.amount, currency: input.currency }, claimUrl(refund.id));
     return refund.id;
   });
   return refundJson(await prisma.refund.findUniqueOrThrow({ where: { id }, include: refundInclude }));

@@ -38,7 +38,7 @@ describe('the customer\'s view of an invoice', () => {
     assert.equal(v.redirect_url, null);
     assert.equal(v.final, false);
     assert.equal(v.amount_usd, '10');
-    assert.deepEqual(Object.keys(v).sort(), ['address', 'amount_usd', 'confirming', 'description', 'expired_at', 'final', 'full', 'id', 'merchant', 'order_id', 'payments', 'phase', 'redirect_url', 'server_time', 'status', 'tokens', 'type']);
+    assert.deepEqual(Object.keys(v).sort(), ['address', 'amount_usd', 'confirming', 'description', 'expired_at', 'final', 'full', 'id', 'merchant', 'order_id', 'payments', 'phase', 'receipt_email', 'redirect_url', 'server_time', 'status', 'tokens', 'type']);
   });
 
   it('a payment waiting for finality says how many blocks it has of those that make it final; a booked one does not (issue 38)', () => {
@@ -162,6 +162,15 @@ describe('the customer\'s view of an invoice', () => {
     assert.deepEqual(publicInvoiceView({ invoice: invoice({ amounts: withReceived(45_000_000n, 0n) }), payments: [], unconfirmed: null, now }).tokens.map((t) => t.extra), [null, null]);
   });
 
+  it('offers the receipt e-mail only where the service sends e-mail, on a SINGLE invoice, never in the limited view (issue 36)', () => {
+    const offered = publicInvoiceView({ invoice: invoice(), payments: [], unconfirmed: null, receiptEmail: 'buyer@example.com', now });
+    assert.deepEqual(offered.receipt_email, { address: 'buyer@example.com' });
+    assert.deepEqual(publicInvoiceView({ invoice: invoice(), payments: [], unconfirmed: null, receiptEmail: null, now }).receipt_email, { address: null });
+    assert.equal(publicInvoiceView({ invoice: invoice(), payments: [], unconfirmed: null, now }).receipt_email, null, 'no SMTP: not offered');
+    assert.equal(publicInvoiceView({ invoice: invoice({ type: 'MULTIPLE' }), payments: [], unconfirmed: null, receiptEmail: null, now }).receipt_email, null, 'a static address');
+    assert.equal(limitedView(offered).receipt_email, null);
+  });
+
   it('reveals the redirect only once paid, and says expired when the time ran out unpaid', () => {
     assert.equal(publicInvoiceView({ invoice: invoice({ status: 'COMPLETED' }), payments: [], unconfirmed: null, now }).redirect_url, 'https://shop.example/thanks?receipt=1');
     assert.equal(publicInvoiceView({ invoice: invoice({ status: 'OVERPAID' }), payments: [], unconfirmed: null, now }).phase, 'overpaid');
@@ -220,7 +229,7 @@ describe('the public view of a mass payout (its top-up page)', () => {
     assert.equal(v.phase, 'waiting');
     assert.deepEqual(v.tokens, [{ currency: 'TRX', amount_due: '78.2718', received: '0', missing: '78.2718', extra: null, amount_before_fee: null, service_fee: null }]);
     assert.equal(v.amount_usd, null, "the USD amount is the targets' total");
-    assert.deepEqual(Object.keys(v).sort(), ['address', 'amount_usd', 'confirming', 'description', 'expired_at', 'final', 'full', 'id', 'merchant', 'order_id', 'payments', 'phase', 'redirect_url', 'server_time', 'status', 'tokens', 'type']);
+    assert.deepEqual(Object.keys(v).sort(), ['address', 'amount_usd', 'confirming', 'description', 'expired_at', 'final', 'full', 'id', 'merchant', 'order_id', 'payments', 'phase', 'receipt_email', 'redirect_url', 'server_time', 'status', 'tokens', 'type']);
     const json = JSON.stringify(v);
     for (const secret of ['TtargetNumberOne', '37.5', '9.375', 'payer@example.com', 'sealed']) assert.ok(!json.includes(secret), `${secret} leaked: ${json}`);
   });
