@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { decode, encode } from 'next-auth/jwt';
 import { TronWeb } from 'tronweb';
 import { deriveAccount } from '@/lib/chain/keys';
 import { issueApiKey } from '@/lib/auth/apiKeys';
@@ -230,6 +231,28 @@ describe('audit log', () => {
       [
         ['sign_in_failed', 'dashboard', email, BROWSER_IP],
         ['sign_in', 'dashboard', email, BROWSER_IP],
+      ],
+    );
+  });
+
+  it('sign_in_failed for a wrong password given to confirm a change from an older session, and the change then made with the right one', async () => {
+    const s = await store();
+    // The session as it is once the re-auth window has passed (a stolen cookie): its sign-in an hour older.
+    const name = 'next-auth.session-token';
+    const secret = app.env.NEXTAUTH_SECRET!;
+    const token = await decode({ token: s.browser.cookies.get(name), secret });
+    assert.ok(token && typeof token.authAt === 'number');
+    s.browser.cookies.set(name, await encode({ token: { ...token, authAt: token.authAt - 3600 }, secret, maxAge: 8 * 60 * 60 }));
+    const next = randomAddress();
+    const wrong = await s.browser.api('/settings', 'PATCH', { target_wallet_address: next }, { 'x-confirm-password': 'not the password' });
+    assert.equal(wrong.json.code, 'reauth_required', wrong.text);
+    ok(await s.browser.api('/settings', 'PATCH', { target_wallet_address: next }, { 'x-confirm-password': PASSWORD }));
+    const rows = await app.prisma.auditLog.findMany({ where: { merchantId: s.id, NOT: { action: 'sign_in' } }, orderBy: { id: 'asc' } });
+    assert.deepEqual(
+      rows.map((r) => [r.action, r.actor, r.clientIp, r.subject]),
+      [
+        ['sign_in_failed', s.email, BROWSER_IP, 'password confirmation'],
+        ['payout_wallet_changed', s.email, BROWSER_IP, null],
       ],
     );
   });
