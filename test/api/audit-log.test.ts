@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { decode, encode } from 'next-auth/jwt';
+import { generateSync } from 'otplib';
 import { TronWeb } from 'tronweb';
 import { deriveAccount } from '@/lib/chain/keys';
 import { issueApiKey } from '@/lib/auth/apiKeys';
@@ -231,6 +232,28 @@ describe('audit log', () => {
       [
         ['sign_in_failed', 'dashboard', email, BROWSER_IP],
         ['sign_in', 'dashboard', email, BROWSER_IP],
+      ],
+    );
+  });
+
+  it('with two-factor sign-in on: the password alone is no row, a wrong code is sign_in_failed, the sign-in once the code is right', async () => {
+    const s = await store();
+    const start = await s.browser.api('/settings/two-factor/totp', 'POST');
+    ok(start);
+    const secret = start.json.secret as string;
+    const codeFor = (stepsAhead: number) => generateSync({ secret, epoch: Math.floor(Date.now() / 1000) + 30 * stepsAhead });
+    ok(await s.browser.api('/settings/two-factor/totp/confirm', 'POST', { code: codeFor(0) }));
+    const since = (await app.prisma.auditLog.findFirstOrThrow({ where: { merchantId: s.id }, orderBy: { id: 'desc' } })).id;
+    const fresh = () => new DashboardSession(app.baseUrl, BROWSER_IP);
+    assert.equal(await fresh().signIn(s.email, PASSWORD), 'TwoFactorRequired');
+    assert.equal(await fresh().signIn(s.email, PASSWORD, codeFor(10)), 'WrongTwoFactorCode');
+    assert.equal(await fresh().signIn(s.email, PASSWORD, codeFor(1)), null);
+    const rows = await app.prisma.auditLog.findMany({ where: { merchantId: s.id, id: { gt: since } }, orderBy: { id: 'asc' } });
+    assert.deepEqual(
+      rows.map((r) => [r.action, r.actor, r.clientIp, r.subject]),
+      [
+        ['sign_in_failed', s.email, BROWSER_IP, 'two-factor code'],
+        ['sign_in', s.email, BROWSER_IP, null],
       ],
     );
   });
