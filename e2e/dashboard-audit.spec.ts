@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { signUp } from './dashboardSession';
-import { expect, expectAccessible, screenshotPath, test } from './fixtures';
+import { expect, expectAccessible, screenshotBothSizes, test } from './fixtures';
 
 // The audit log page (issue 40, docs/dashboard.md "Audit log"): a change made in the dashboard is
 // there at once, by the e-mail signed in with; the action filter narrows it; the CSV is the filtered list.
@@ -31,7 +31,7 @@ test('the audit log shows a settings change, filters by action and downloads as 
   await page.getByLabel('Action').selectOption('settings_changed');
   await expect(table.getByRole('row').filter({ hasText: 'Signed in' })).toHaveCount(0);
   await expectAccessible(page, 'the audit log filtered by action');
-  await page.screenshot({ path: screenshotPath('dashboard-audit'), fullPage: true });
+  await screenshotBothSizes(page, 'dashboard-audit');
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV' }).click()]);
   expect(download.suggestedFilename()).toMatch(/^audit-log-\d{4}-\d{2}-\d{2}\.csv$/);
   const lines = readFileSync((await download.path())!, 'utf8').split('\r\n').slice(0, -1);
