@@ -17,6 +17,7 @@ import { createInvoice } from '@/lib/invoices/service';
 import { createMerchant } from '@/lib/merchants/service';
 import { tokenAmountText } from '@/lib/money/tokens';
 import { createPayout } from '@/lib/payouts/create';
+import { systemActor } from '@/lib/audit/record';
 import { quotePayout } from '@/lib/payouts/estimate';
 import { payoutEnergyStatus } from '@/lib/energy/status';
 import { FixedRateSource } from '@/lib/rates/fixed';
@@ -113,7 +114,7 @@ async function run(pool: boolean, rental = false): Promise<string[]> {
       // One USDT payout to TARGETS fresh addresses, quoted as the API quotes it: with what the worker publishes the pool and a rental can pay.
       const energy = await waitFor('the energy status published', () => payoutEnergyStatus(prisma), 60_000);
       const quote = await quotePayout({ chain, rates, estimateFrom: gas, feePercent: '1', marginPercent: '20', energyMarginPercent: '10', energy }, { currency: 'USDT', target_wallets: Array.from({ length: TARGETS }, (_, i) => ({ address: newAddress(), units: 1_000_000n + BigInt(i) })) });
-      const payout = await createPayout(prisma, merchants[0]!, quote);
+      const payout = await createPayout(prisma, merchants[0]!, quote, systemActor('bench'));
       await pay(payout.address, tokenAmountText(quote.topupUnits), 'USDT');
       await waitFor('payout done', async () => ((await prisma.invoice.findUniqueOrThrow({ where: { id: payout.id } })).status !== 'ACTIVE' ? true : null), 900_000);
       const topup = await prisma.transaction.findFirstOrThrow({ where: { invoiceId: payout.id, type: 'TOPUP' }, orderBy: { id: 'asc' } });

@@ -11,6 +11,7 @@ import { deriveAccount } from '@/lib/chain/keys';
 import { createMerchant } from '@/lib/merchants/service';
 import { tokenAmountText } from '@/lib/money/tokens';
 import { createPayout } from '@/lib/payouts/create';
+import { systemActor } from '@/lib/audit/record';
 import { quotePayout } from '@/lib/payouts/estimate';
 import { FixedRateSource } from '@/lib/rates/fixed';
 import { TEST_MNEMONIC } from '../test/helpers/app';
@@ -37,7 +38,7 @@ try {
   let t = Date.now();
   const quote = await quotePayout({ chain, rates: new FixedRateSource({ TRX: '0.25', USDT: '1' }), estimateFrom: gas, feePercent: '1', marginPercent: '20' }, { currency: CURRENCY, target_wallets: targets });
   const estimateMs = Date.now() - t;
-  const payout = await createPayout(prisma, merchant, quote);
+  const payout = await createPayout(prisma, merchant, quote, systemActor('bench'));
   console.log(`payout:                   ${TARGETS} ${CURRENCY} targets, none activated; blocks every ${BLOCK_MS} ms, solidified ${DEPTH} deep`);
   console.log(`estimate:                 ${seconds(estimateMs)} (${Math.round(TARGETS / (estimateMs / 1000))} targets/s); top-up ${tokenAmountText(quote.topupUnits)} ${CURRENCY}, network fee ${tokenAmountText(quote.networkFeeSun)} TRX`);
 

@@ -15,8 +15,9 @@ if (!Number.isInteger(id) || id <= 0 || !address) {
 await runOperatorCommand(async (prisma) => {
   const { PayoutReturnError, requestPayoutReturn } = await import('@/lib/payouts/returns');
   const { AppError } = await import('@/lib/errors');
+  const { systemActor } = await import('@/lib/audit/record');
   try {
-    await requestPayoutReturn(prisma, id, address);
+    await requestPayoutReturn(prisma, id, address, systemActor('npm run payout:return'));
     console.log(`payout ${id}: return to ${address} asked for; the worker will send what remains at the payout address`);
     return 0;
   } catch (err) {

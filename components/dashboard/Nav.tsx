@@ -12,6 +12,7 @@ const LINKS = [
   ['/dashboard/webhooks', 'Webhooks'],
   ['/dashboard/keys', 'API keys'],
   ['/dashboard/settings', 'Settings'],
+  ['/dashboard/audit', 'Audit log'],
 ] as const;
 
 export function Nav({ email }: { email: string }) {

@@ -1,3 +1,4 @@
+import { recordAudit } from '@/lib/audit/record';
 import { config } from '@/lib/config';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { AppError } from '@/lib/errors';
@@ -56,5 +57,9 @@ export async function requireRecentAuth({ req, db, merchant, authAt, ip }: Reaut
     if (twoFactor && !(await useSecondFactor(db, merchant, code))) return null;
     return 'ok' as const;
   });
-  if (!outcome) throw refuse(twoFactor ? 'Wrong password or code.' : 'Wrong password.');
+  if (!outcome) {
+    // A wrong password (or code) from a signed-in session is a failed sign-in too: a stolen cookie guessing it.
+    await recordAudit(db, { actor: { kind: 'dashboard', email: merchant.email }, ip }, { merchantId: merchant.id, action: 'sign_in_failed', subject: 'password confirmation' });
+    throw refuse(twoFactor ? 'Wrong password or code.' : 'Wrong password.');
+  }
 }

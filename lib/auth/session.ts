@@ -11,6 +11,7 @@ import { TWO_FACTOR_REQUIRED, useSecondFactor, WRONG_TWO_FACTOR_CODE } from './t
 import { sameOriginCallback } from './callbackUrl';
 import { throttledSignIn } from './signInThrottle';
 import { derived } from '@/lib/singletons';
+import { recordAudit } from '@/lib/audit/record';
 
 
 declare module 'next-auth' {
@@ -65,19 +66,33 @@ function makeAuthOptions(): AuthOptions {
           if (!parsed.success) return null;
           const { email, password } = parsed.data;
           const code = typeof credentials?.code === 'string' ? credentials.code.trim() : '';
-          const ip = String(req.headers?.[CLIENT_IP_HEADER] ?? 'unknown');
+          const clientIp = req.headers?.[CLIENT_IP_HEADER];
+          const ip = String(clientIp ?? 'unknown');
           const prisma = db();
           return throttledSignIn(prisma, { email, ip }, async () => {
             const merchant = await prisma.merchant.findUnique({ where: { email } });
             const ok = await verifyPassword(password, merchant?.passwordHash ?? null);
-            if (!ok || !merchant) return null;
+            if (!merchant) return null;
+            // The store's audit log has every sign-in and every wrong password or code given for it, by
+            // the e-mail tried (lib/audit/record.ts). An e-mail no store has is no store's to log; an
+            // attempt the throttle refused never reached this check.
+            const by = { actor: { kind: 'dashboard' as const, email }, ip: clientIp ? String(clientIp) : null };
+            if (!ok) {
+              await recordAudit(prisma, by, { merchantId: merchant.id, action: 'sign_in_failed' });
+              return null;
+            }
             // With two-factor sign-in on, the password alone signs in nobody. A thrown error reaches
             // the sign-in form as its `error` (next-auth's credentials flow), and leaves this attempt
             // counted as failed until a complete sign-in clears it, so codes are throttled as passwords are.
             if (merchant.totpEnabledAt) {
+              // The right password with the code still to ask for is neither a sign-in nor a failure yet.
               if (!code) throw new Error(TWO_FACTOR_REQUIRED);
-              if (!(await useSecondFactor(prisma, merchant, code))) throw new Error(WRONG_TWO_FACTOR_CODE);
+              if (!(await useSecondFactor(prisma, merchant, code))) {
+                await recordAudit(prisma, by, { merchantId: merchant.id, action: 'sign_in_failed', subject: 'two-factor code' });
+                throw new Error(WRONG_TWO_FACTOR_CODE);
+              }
             }
+            await recordAudit(prisma, by, { merchantId: merchant.id, action: 'sign_in' });
             return { id: String(merchant.id), email: merchant.email };
           });
         },

@@ -1,3 +1,4 @@
+import type { AuditBy } from '@/lib/audit/record';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { releaseHeldByHash, type Release } from '@/lib/payments/operator';
 import { getHeldPayment } from '@/lib/transactions/releases';
@@ -10,8 +11,8 @@ import type { HeldPaymentJson } from '@/lib/transactions/schemas';
  * already): 400 `Only held funds can be released.`; a bad address: 400 naming `address`; a send of
  * the payment still out or a state changed meanwhile: 400 saying so.
  */
-export async function releaseHeld(prisma: PrismaClient, merchantId: number, trnHash: string, release: Release): Promise<HeldPaymentJson> {
+export async function releaseHeld(prisma: PrismaClient, merchantId: number, trnHash: string, release: Release, by: AuditBy): Promise<HeldPaymentJson> {
   // Refusals are AppErrors (lib/payments/operator.ts), answered by the edge like any other.
-  await releaseHeldByHash(prisma, merchantId, trnHash, release);
+  await releaseHeldByHash(prisma, merchantId, trnHash, release, by);
   return getHeldPayment(prisma, merchantId, trnHash);
 }

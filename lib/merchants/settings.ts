@@ -3,7 +3,8 @@ import { masterKeyRing } from '@/lib/crypto/masterKey';
 import { open, seal } from '@/lib/crypto/secretBox';
 import { chain } from '@/lib/chain';
 import type { Chain } from '@/lib/chain/types';
-import type { Merchant, PrismaClient } from '@/lib/generated/prisma/client';
+import type { Merchant, Prisma, PrismaClient } from '@/lib/generated/prisma/client';
+import { recordAudit, type AuditBy } from '@/lib/audit/record';
 import { canonicalIpRule } from '@/lib/ipAllowList';
 import { fieldErrors } from '@/lib/errors';
 import { notifyTargetWalletChanged, type WalletChangeNotifier } from '@/lib/notify/walletChange';
@@ -42,32 +43,65 @@ export type SettingsJson = ReturnType<typeof settingsJson>;
  * thief's first move is to redirect the payouts (issue 14, finding 2). The
  * first wallet of an account is no change and is not reported.
  */
-export async function updateSettings(prisma: PrismaClient, merchant: Merchant, input: SettingsInput, notify: WalletChangeNotifier = notifyTargetWalletChanged, node: () => Chain = chain): Promise<Merchant> {
+export async function updateSettings(prisma: PrismaClient, merchant: Merchant, input: SettingsInput, by: AuditBy, notify: WalletChangeNotifier = notifyTargetWalletChanged, node: () => Chain = chain): Promise<Merchant> {
   // Payments are forwarded there: a smart contract cannot be one (issue 34; 503 when the node cannot tell).
   if (input.target_wallet_address && input.target_wallet_address !== merchant.targetWalletAddress) await refuseContractTargets(node(), { target_wallet_address: input.target_wallet_address });
   // A first wallet (none before) is a setting, not a change: nothing to warn about (issue 26).
   // Clearing a wallet is a change; a wallet set after that keeps the notice of the clearing.
   const walletChanged = input.target_wallet_address !== undefined && input.target_wallet_address !== merchant.targetWalletAddress && merchant.targetWalletAddress !== null;
-  const updated = await prisma.merchant.update({
-    where: { id: merchant.id },
-    data: {
-      targetWalletAddress: input.target_wallet_address,
-      webhookUrl: input.webhook_url,
-      amlCheck: input.aml_check,
-      webhookRetries: input.webhook_retries,
-      webhookHeldEvents: input.webhook_held_events,
-      webhookRefundEvents: input.webhook_refund_events,
-      amlRiskLimit: input.aml_risk_limit,
-      underpaymentTolerancePercent: input.underpayment_tolerance_percent,
-      storeName: input.store_name,
-      supportEmail: input.support_email,
-      supportUrl: input.support_url,
-      logoUrl: input.logo_url,
-      ...(walletChanged && { targetWalletChangedAt: new Date() }),
-    },
+  // The audit rows' "before" is the row as this transaction locked it, not as the request read it:
+  // a change committed in between is another change, with its own rows.
+  const updated = await prisma.$transaction(async (tx) => {
+    await tx.$queryRaw`SELECT id FROM merchants WHERE id = ${merchant.id} FOR UPDATE`;
+    const current = await tx.merchant.findUniqueOrThrow({ where: { id: merchant.id } });
+    const row = await tx.merchant.update({
+      where: { id: merchant.id },
+      data: {
+        targetWalletAddress: input.target_wallet_address,
+        webhookUrl: input.webhook_url,
+        amlCheck: input.aml_check,
+        webhookRetries: input.webhook_retries,
+        webhookHeldEvents: input.webhook_held_events,
+        webhookRefundEvents: input.webhook_refund_events,
+        amlRiskLimit: input.aml_risk_limit,
+        underpaymentTolerancePercent: input.underpayment_tolerance_percent,
+        storeName: input.store_name,
+        supportEmail: input.support_email,
+        supportUrl: input.support_url,
+        logoUrl: input.logo_url,
+        ...(walletChanged && { targetWalletChangedAt: new Date() }),
+      },
+    });
+    await auditSettings(tx, by, current, row);
+    return row;
   });
   if (walletChanged) await notify({ email: updated.email, previous: merchant.targetWalletAddress, current: updated.targetWalletAddress, at: updated.targetWalletChangedAt ?? new Date() });
   return updated;
+}
+
+/** The settings whose change is an action of its own in the audit log; every other one is `settings_changed`. */
+const OWN_ACTIONS = { target_wallet_address: 'payout_wallet_changed', webhook_url: 'webhook_url_changed' } as const;
+
+/**
+ * The audit rows of a settings change (lib/audit/record.ts), in its transaction: the wallet and the
+ * webhook URL each their own action, the rest one `settings_changed` with only the settings that
+ * changed, before and after, as the settings page shows them. A save that changes nothing writes nothing.
+ */
+async function auditSettings(tx: Prisma.TransactionClient, by: AuditBy, before: Merchant, after: Merchant): Promise<void> {
+  const was = settingsJson(before);
+  const is = settingsJson(after);
+  const changed: { before: Record<string, Prisma.InputJsonValue | null>; after: Record<string, Prisma.InputJsonValue | null> } = { before: {}, after: {} };
+  for (const field of Object.keys(is) as (keyof SettingsJson)[]) {
+    if (field === 'target_wallet_changed_at' || JSON.stringify(was[field]) === JSON.stringify(is[field])) continue;
+    if (field in OWN_ACTIONS) {
+      const action = OWN_ACTIONS[field as keyof typeof OWN_ACTIONS];
+      await recordAudit(tx, by, { merchantId: after.id, action, before: { [field]: was[field] }, after: { [field]: is[field] } });
+    } else {
+      changed.before[field] = was[field];
+      changed.after[field] = is[field];
+    }
+  }
+  if (Object.keys(changed.after).length > 0) await recordAudit(tx, by, { merchantId: after.id, action: 'settings_changed', ...changed });
 }
 
 /**
@@ -101,23 +135,30 @@ export function webhookSecret(m: Merchant): string {
 }
 
 /** A new signing secret; webhooks queued from now on are signed with it. */
-export async function rotateWebhookSecret(prisma: PrismaClient, merchantId: number): Promise<string> {
+export async function rotateWebhookSecret(prisma: PrismaClient, merchantId: number, by: AuditBy): Promise<string> {
   const secret = randomBytes(32).toString('base64url');
-  await prisma.merchant.update({ where: { id: merchantId }, data: { webhookSecretEnc: seal(masterKeyRing(), secret) } });
+  // The log says that it changed, never what to: the secret signs webhooks the merchant's shop trusts.
+  await prisma.$transaction(async (tx) => {
+    await tx.merchant.update({ where: { id: merchantId }, data: { webhookSecretEnc: seal(masterKeyRing(), secret) } });
+    await recordAudit(tx, by, { merchantId, action: 'webhook_secret_changed' });
+  });
   return secret;
 }
 
 // The array is rewritten under a row lock so two concurrent edits cannot drop each other's rule.
-async function editWhitelist(prisma: PrismaClient, merchantId: number, edit: (rules: string[]) => string[]): Promise<Merchant> {
+// The audit row is written under the same lock, with the list as it was and as it is (nothing when the edit changed nothing).
+async function editWhitelist(prisma: PrismaClient, merchantId: number, by: AuditBy, edit: (rules: string[]) => string[]): Promise<Merchant> {
   return prisma.$transaction(async (tx) => {
     await tx.$queryRaw`SELECT id FROM merchants WHERE id = ${merchantId} FOR UPDATE`;
     const { ipWhitelist } = await tx.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { ipWhitelist: true } });
-    return tx.merchant.update({ where: { id: merchantId }, data: { ipWhitelist: edit(ipWhitelist) } });
+    const rules = edit(ipWhitelist);
+    if (JSON.stringify(rules) !== JSON.stringify(ipWhitelist)) await recordAudit(tx, by, { merchantId, action: 'ip_whitelist_changed', before: ipWhitelist, after: rules });
+    return tx.merchant.update({ where: { id: merchantId }, data: { ipWhitelist: rules } });
   });
 }
 
-export function addIpRule(prisma: PrismaClient, merchantId: number, rule: string): Promise<Merchant> {
-  return editWhitelist(prisma, merchantId, (rules) => {
+export function addIpRule(prisma: PrismaClient, merchantId: number, rule: string, by: AuditBy): Promise<Merchant> {
+  return editWhitelist(prisma, merchantId, by, (rules) => {
     if (rules.includes(rule)) return rules;
     if (rules.length >= MAX_IP_RULES) throw fieldErrors({ rule: [`At most ${MAX_IP_RULES} rules; remove one first.`] });
     return [...rules, rule];
@@ -125,7 +166,7 @@ export function addIpRule(prisma: PrismaClient, merchantId: number, rule: string
 }
 
 /** `rule` is canonical; a rule stored before rules were canonicalised (host bits set) still matches it. */
-export function removeIpRule(prisma: PrismaClient, merchantId: number, rule: string): Promise<Merchant> {
+export function removeIpRule(prisma: PrismaClient, merchantId: number, rule: string, by: AuditBy): Promise<Merchant> {
   const canonicalOf = (stored: string) => {
     try {
       return canonicalIpRule(stored);
@@ -133,5 +174,5 @@ export function removeIpRule(prisma: PrismaClient, merchantId: number, rule: str
       return stored;
     }
   };
-  return editWhitelist(prisma, merchantId, (rules) => rules.filter((r) => r !== rule && canonicalOf(r) !== rule));
+  return editWhitelist(prisma, merchantId, by, (rules) => rules.filter((r) => r !== rule && canonicalOf(r) !== rule));
 }

@@ -1,3 +1,4 @@
+import { recordAudit, type AuditBy } from '@/lib/audit/record';
 import { chain } from '@/lib/chain';
 import { isTronAddress } from '@/lib/chain/keys';
 import type { Chain } from '@/lib/chain/types';
@@ -5,6 +6,7 @@ import type { Prisma, PrismaClient, Transaction } from '@/lib/generated/prisma/c
 import { refuseContractTargets, refuseFrozenTargets } from '@/lib/rules/receivers';
 import { type AppError, fieldErrors, invalidInput, notFound } from '@/lib/errors';
 import { HELD_PAYMENT_NOT_FOUND } from '@/lib/transactions/releases';
+import { tokenAmountJson } from '@/lib/money/tokens';
 import { changePaymentState } from './states';
 
 // An operator's or a merchant's action refused throws the domain's AppError (lib/errors.ts), whose code the
@@ -44,7 +46,7 @@ export type Release = { action: 'FORWARD' } | { action: 'REFUND'; address: strin
  * forward; screened first when the merchant has AML on and they never were), or returned
  * to an address they name (its network cost taken out of it).
  */
-export async function releaseHeldPayment(prisma: PrismaClient, merchantId: number, id: number, release: Release, node: () => Chain = chain): Promise<Transaction> {
+export async function releaseHeldPayment(prisma: PrismaClient, merchantId: number, id: number, release: Release, by: AuditBy, node: () => Chain = chain): Promise<Transaction> {
   if (release.action === 'REFUND' && !isTronAddress(release.address)) {
     throw fieldErrors({ address: ['Enter a valid Tron address (T...).'] });
   }
@@ -76,6 +78,8 @@ export async function releaseHeldPayment(prisma: PrismaClient, merchantId: numbe
       },
     });
     if (!moved) throw await refusal(tx, id, 'Only held funds can be released.');
+    // In the release's transaction: who let held money go, and to where (the target wallet, or the address named).
+    await recordAudit(tx, by, { merchantId, action: 'held_released', subject: p.trnHash ?? p.id, before: { state: 'HELD', currency: p.currency, amount: p.amountUnits === null ? null : tokenAmountJson(p.amountUnits) }, after: release.action === 'REFUND' ? { action: 'REFUND', address: release.address } : { action: 'FORWARD' } });
     return tx.transaction.findUniqueOrThrow({ where: { id } });
   });
 }
@@ -84,9 +88,9 @@ export async function releaseHeldPayment(prisma: PrismaClient, merchantId: numbe
  * The dashboard and the API name a payment by its hash: the held payment of this merchant with it,
  * else its payment by that hash, refused as not held (a second release says so, not "not found").
  */
-export async function releaseHeldByHash(prisma: PrismaClient, merchantId: number, trnHash: string, release: Release): Promise<Transaction> {
+export async function releaseHeldByHash(prisma: PrismaClient, merchantId: number, trnHash: string, release: Release, by: AuditBy): Promise<Transaction> {
   const where = { merchantId, trnHash, type: 'PAYMENT' as const };
   const p = (await prisma.transaction.findFirst({ where: { ...where, paymentState: 'HELD' }, select: { id: true } })) ?? (await prisma.transaction.findFirst({ where, select: { id: true } }));
   if (!p) throw notFound(HELD_PAYMENT_NOT_FOUND);
-  return releaseHeldPayment(prisma, merchantId, p.id, release);
+  return releaseHeldPayment(prisma, merchantId, p.id, release, by);
 }

@@ -1,3 +1,4 @@
+import { recordAudit, type AuditBy } from '@/lib/audit/record';
 import { chain } from '@/lib/chain';
 import { config } from '@/lib/config';
 import { gasWalletAddress } from '@/lib/merchants/accounts';
@@ -58,9 +59,14 @@ export function estimateJson(q: PayoutQuote): PayoutEstimateJson {
  * `currencies_amounts` asks for the quote's top-up; the payout loop sends once
  * that much has arrived, or the invoice times out at `expired_at`.
  */
-export async function createPayout(prisma: PrismaClient, merchant: Merchant, q: PayoutQuote): Promise<InvoiceRecord> {
+export async function createPayout(prisma: PrismaClient, merchant: Merchant, q: PayoutQuote, by: AuditBy): Promise<InvoiceRecord> {
   const address = await allocateInvoiceAddress(prisma, merchant);
-  return prisma.invoice.create({ data: payoutData(merchant.id, q, address), include: invoiceInclude });
+  // The payout and its audit row (who asked, to which addresses, how much) commit together.
+  return prisma.$transaction(async (tx) => {
+    const payout = await tx.invoice.create({ data: payoutData(merchant.id, q, address), include: invoiceInclude });
+    await recordAudit(tx, by, { merchantId: merchant.id, action: 'payout_created', subject: payout.id, after: { currency: q.currency, target_wallets: targetsJson(q.targets), topup_amount: tokenAmountJson(q.topupUnits) } });
+    return payout;
+  });
 }
 
 /**

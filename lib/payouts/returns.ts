@@ -1,3 +1,4 @@
+import { recordAudit, type AuditBy } from '@/lib/audit/record';
 import { tronAddressProblem } from '@/lib/schemas/tronAddress';
 import { chain } from '@/lib/chain';
 import type { Chain } from '@/lib/chain/types';
@@ -37,9 +38,11 @@ const IN_FLIGHT = ['SIGNED', 'BROADCAST'] as const;
  * which holds the keys, makes the sends (advanceReturn). Refused while any send of the payout is
  * in flight (a target may still be paid by it), and once a return was asked for.
  */
-export async function requestPayoutReturn(prisma: PrismaClient, payoutId: number, address: string, merchantId?: number, node: () => Chain = chain): Promise<PayoutReturn> {
+export async function requestPayoutReturn(prisma: PrismaClient, payoutId: number, address: string, by: AuditBy, merchantId?: number, node: () => Chain = chain): Promise<PayoutReturn> {
   const payout = await prisma.invoice.findFirst({ where: { id: payoutId, type: 'MULTIPLE_TRANSFER', ...(merchantId === undefined ? {} : { merchantId }) }, include: { payoutReturn: true } });
-  if (!payout) throw new PayoutReturnError('NOT_FOUND', `Payout ${payoutId} not found.`);
+  // Every payout is a merchant's (payoutData): one without is no payout anyone can ask to return.
+  if (!payout || payout.merchantId === null) throw new PayoutReturnError('NOT_FOUND', `Payout ${payoutId} not found.`);
+  const owner = payout.merchantId;
   const problem = tronAddressProblem(address);
   if (problem) throw new PayoutReturnError('BAD_ADDRESS', problem);
   if (address === payout.address) throw new PayoutReturnError('BAD_ADDRESS', "That is the payout's own top-up address.");
@@ -53,7 +56,12 @@ export async function requestPayoutReturn(prisma: PrismaClient, payoutId: number
   if (inFlight > 0) throw new PayoutReturnError('NOT_RETURNABLE', 'A send of this payout is in flight; ask again once it is known.');
   try {
     // The payout's status is final (ERROR and TIMEOUT lead nowhere), so the check above still holds.
-    return await prisma.payoutReturn.create({ data: { invoiceId: payout.id, address } });
+    // The request and its audit row (who asked for the money to go where) commit together.
+    return await prisma.$transaction(async (tx) => {
+      const request = await tx.payoutReturn.create({ data: { invoiceId: payout.id, address } });
+      await recordAudit(tx, by, { merchantId: owner, action: 'payout_returned', subject: payout.id, before: { status: payout.status }, after: { return_address: address } });
+      return request;
+    });
   } catch (err) {
     if ((err as { code?: string }).code === 'P2002') throw new PayoutReturnError('NOT_RETURNABLE', 'A return was already asked for.');
     throw err;

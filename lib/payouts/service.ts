@@ -1,3 +1,4 @@
+import type { AuditBy } from '@/lib/audit/record';
 import type { Merchant, PrismaClient } from '@/lib/generated/prisma/client';
 import { parseOrThrow } from '@/lib/validation';
 import { invoiceJson } from '@/lib/invoices/serialize';
@@ -25,7 +26,7 @@ export async function payoutEstimateResponse(prisma: PrismaClient, body: unknown
  * USDT so is one the USDT contract has frozen: what is sent there is lost to it (issue 37). The
  * estimate alone sends nothing and is answered as before.
  */
-export async function createPayoutResponse(prisma: PrismaClient, merchant: Merchant, body: unknown) {
+export async function createPayoutResponse(prisma: PrismaClient, merchant: Merchant, body: unknown, by: AuditBy) {
   const request = parseOrThrow(payoutRequestSchema, body);
   const deps = await apiQuoteDeps(prisma);
   const targets = Object.fromEntries(request.target_wallets.map((t, i) => [`target_wallets[${i}].address`, t.address]));
@@ -33,5 +34,5 @@ export async function createPayoutResponse(prisma: PrismaClient, merchant: Merch
   // USDT sent to a frozen address lands and can never be moved again (issue 37).
   if (request.currency === 'USDT') await refuseFrozenTargets(deps.chain, targets);
   const quote = await quotePayout(deps, request);
-  return invoiceJson(await createPayout(prisma, merchant, quote));
+  return invoiceJson(await createPayout(prisma, merchant, quote, by));
 }

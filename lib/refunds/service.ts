@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { TronWeb } from 'tronweb';
 import type { Currency, Merchant, Prisma, PrismaClient } from '@/lib/generated/prisma/client';
+import { recordAudit, type AuditBy } from '@/lib/audit/record';
 import { chain as defaultChain } from '@/lib/chain';
 import type { Chain } from '@/lib/chain/types';
 import { AppError, fieldErrors, invalidInput, notFound } from '@/lib/errors';
@@ -65,7 +66,7 @@ async function saleOf(prisma: PrismaClient, merchant: Pick<Merchant, 'id'>, invo
  * the invoice's row so two refunds at once cannot both pass, the amount against what the invoice
  * received in the token less its other refunds still standing (400 `amount`).
  */
-export async function createRefund(prisma: PrismaClient, merchant: Merchant, invoiceId: number, body: unknown, node: () => Chain = defaultChain): Promise<RefundJson> {
+export async function createRefund(prisma: PrismaClient, merchant: Merchant, invoiceId: number, body: unknown, by: AuditBy, node: () => Chain = defaultChain): Promise<RefundJson> {
   const { sale, input } = await refundRequest(prisma, merchant, invoiceId, body);
   const address = input.address ?? null;
   let payout: { quote: PayoutQuote; address: { address: string; addressIndex: number } } | null = null;
@@ -84,8 +85,9 @@ export async function createRefund(prisma: PrismaClient, merchant: Merchant, inv
       const payoutId = await writeRefundPayout(tx, merchant.id, sale.id, payout.quote, payout.address);
       await changeRefundState(tx, refund, { to: 'PAYOUT', address, payoutId });
     }
-    // The opt-in refund.created webhook, stored if and only if the refund is.
+    // The opt-in refund.created webhook, stored if and only if the refund is; so is its audit row.
     await tellRefund(tx, refund.id, 'refund.created');
+    await recordAudit(tx, by, { merchantId: merchant.id, action: 'refund_created', subject: refund.id, after: { invoice_id: sale.id, currency: input.currency, amount: tokenAmountJson(input.amount), address } });
     // Without an address, the claim link to the customer's e-mail where one was given on the payment page.
     if (address === null) await queueRefundClaimMail(tx, { id: refund.id, invoiceId: sale.id, amountUnits: input.amount, currency: input.currency }, claimUrl(refund.id));
     return refund.id;

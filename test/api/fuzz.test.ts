@@ -112,7 +112,7 @@ function nastyPathParam(r: Rand): string {
 }
 
 function nastyQuery(r: Rand): string {
-  const keys = ['type', 'status', 'currency', 'date_from', 'date_to', 'ordering', 'limit', 'offset', 'search', 'invoice_id', 'from_address', 'to_address', 'trn_hash', 'has_aml', 'rule', 'k', 'page'];
+  const keys = ['type', 'status', 'currency', 'date_from', 'date_to', 'ordering', 'limit', 'offset', 'search', 'invoice_id', 'from_address', 'to_address', 'trn_hash', 'has_aml', 'rule', 'k', 'page', 'action'];
   const parts = Array.from({ length: 1 + int(r, 4) }, () => `${pick(r, keys)}=${r() < 0.2 ? pick(r, ['%', '%ZZ', '%00', '%E0%A4%A', '']) : enc(nastyString(r))}`);
   if (r() < 0.05) parts.push('limit=1&limit=2&limit=x');
   return parts.join('&');
@@ -156,6 +156,8 @@ const DASHBOARD: Route[] = [
   { base: 'dashboard', method: 'POST', path: () => '/settings/password', body: true },
   { base: 'dashboard', method: 'POST', path: () => '/keys', body: true },
   { base: 'dashboard', method: 'DELETE', path: (r) => `/keys/${nastyPathParam(r)}`, body: false },
+  { base: 'dashboard', method: 'GET', path: (r) => `/audit?${nastyQuery(r)}`, body: false },
+  { base: 'dashboard', method: 'GET', path: (r) => `/audit/export?${nastyQuery(r)}`, body: false },
 ];
 
 const PUBLIC: Route[] = [

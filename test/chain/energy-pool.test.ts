@@ -5,6 +5,7 @@ import { TronWeb } from 'tronweb';
 import { after, before, describe, test } from 'node:test';
 import { withMargin } from '@/lib/money/fees';
 import { requestPayoutReturn } from '@/lib/payouts/returns';
+import { systemActor } from '@/lib/audit/record';
 import { waitFor } from '../helpers/devnet';
 import { assertApiTransactionTypes, listedTypesOf, SPEC_TRANSACTION_TYPES } from '../helpers/apiTransactions';
 import { assertReconciled } from '../helpers/reconcile';
@@ -220,7 +221,7 @@ describe('a USDT forward paid with the pool', () => {
     // Topped up short of what it needs, then past its time: TIMEOUT, the 3 USDT kept at its address.
     const payout = await s.timedOutShortPayout(key, 180_000);
     const to = (TronWeb.createRandom() as unknown as { address: string }).address;
-    await requestPayoutReturn(s.app.prisma, payout.id, to);
+    await requestPayoutReturn(s.app.prisma, payout.id, to, systemActor('test'));
     await waitFor('the return made', async () => (await s.app.prisma.payoutReturn.findUniqueOrThrow({ where: { invoiceId: payout.id } })).returnedAt, 180_000);
     assert.equal(await s.chain.getUsdtBalance(to), 3_000_000n);
     const back = await s.app.prisma.transaction.findFirstOrThrow({ where: { invoiceId: payout.id, sendPurpose: 'PAYOUT_RETURN', sendState: 'CONFIRMED' } });

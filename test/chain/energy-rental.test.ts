@@ -9,6 +9,7 @@ import { startDevnetProcess, waitFor, type DevnetProcess } from '../helpers/devn
 import { httpRequest } from '../helpers/http';
 import { reconcile } from '@/lib/reconcile/reconcile';
 import { requestPayoutReturn } from '@/lib/payouts/returns';
+import { systemActor } from '@/lib/audit/record';
 import { tokenAmountJson } from '@/lib/money/tokens';
 import { assertApiTransactionTypes, listedTypesOf, SPEC_TRANSACTION_TYPES } from '../helpers/apiTransactions';
 import { assertReconciled, TEST_RULES } from '../helpers/reconcile';
@@ -266,7 +267,7 @@ describe('USDT forwards paid with rented energy', () => {
     const { key } = await s.newMerchant();
     const payout = await s.timedOutShortPayout(key, 60_000);
     const to = newAddress();
-    await requestPayoutReturn(s.app.prisma, payout.id, to);
+    await requestPayoutReturn(s.app.prisma, payout.id, to, systemActor('test'));
     await waitFor('the return made', async () => (await s.app.prisma.payoutReturn.findUniqueOrThrow({ where: { invoiceId: payout.id } })).returnedAt, 120_000);
     assert.equal(await s.chain.getUsdtBalance(to), 3_000_000n);
     const back = await s.app.prisma.transaction.findFirstOrThrow({ where: { invoiceId: payout.id, sendPurpose: 'PAYOUT_RETURN', sendState: 'CONFIRMED' } });

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { systemActor } from '@/lib/audit/record';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { createServer, type Server } from 'node:http';
@@ -210,8 +211,8 @@ describe('settlement: money is never lost, stranded, burned or misreported', () 
 
     // The merchant returns it to an address of their choosing, less its network cost.
     const back = (TronWeb.createRandom() as unknown as { address: string }).address;
-    await assert.rejects(releaseHeldPayment(app.prisma, held.merchantId!, held.id, { action: 'REFUND', address: 'nope' }), /valid Tron address/);
-    await releaseHeldPayment(app.prisma, held.merchantId!, held.id, { action: 'REFUND', address: back });
+    await assert.rejects(releaseHeldPayment(app.prisma, held.merchantId!, held.id, { action: 'REFUND', address: 'nope' }, systemActor('test')), /valid Tron address/);
+    await releaseHeldPayment(app.prisma, held.merchantId!, held.id, { action: 'REFUND', address: back }, systemActor('test'));
     await paymentState(held.id, ['REFUNDED'], 60_000);
     const refund = await app.prisma.transaction.findFirstOrThrow({ where: { sourceId: held.id, type: 'TRANSFER', sendState: 'CONFIRMED' } });
     assert.equal(refund.toAddress, back);
@@ -233,7 +234,7 @@ describe('settlement: money is never lost, stranded, burned or misreported', () 
     assert.equal((await statusOf(key, inv.id)).status, 'CANCELED');
 
     // The merchant releases it: forwarded as any payment, the invoice stays CANCELED.
-    await releaseHeldPayment(app.prisma, held.merchantId!, held.id, { action: 'FORWARD' });
+    await releaseHeldPayment(app.prisma, held.merchantId!, held.id, { action: 'FORWARD' }, systemActor('test'));
     await paymentState(held.id, ['SETTLED']);
     const forward = await app.prisma.transaction.findFirstOrThrow({ where: { sourceId: held.id, type: 'TRANSFER', sendState: 'CONFIRMED' } });
     await waitFor('released funds at the merchant', async () => (await chain.getTrxBalance(target)) === forward.amountUnits);
@@ -254,7 +255,7 @@ describe('settlement: money is never lost, stranded, burned or misreported', () 
     const flaggedBefore = await chain.getTrxBalance(flagged.address);
 
     // The merchant forwards it from the dashboard: screened first, failed, returned to the sender.
-    await releaseHeldPayment(app.prisma, held.merchantId!, held.id, { action: 'FORWARD' });
+    await releaseHeldPayment(app.prisma, held.merchantId!, held.id, { action: 'FORWARD' }, systemActor('test'));
     const done = await paymentState(held.id, ['REFUNDED', 'SETTLED', 'HELD', 'FAILED'], 60_000);
     assert.equal(done.paymentState, 'REFUNDED', await dump(inv.id));
     assert.equal((done.amlCheck as { status: string }).status, 'FAILED');

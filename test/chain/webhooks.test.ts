@@ -198,6 +198,7 @@ describe('Standard Webhooks', () => {
     const { createPrisma } = await import('@/lib/db/client');
     const { createMerchant } = await import('@/lib/merchants/service');
     const { webhookSecret, rotateWebhookSecret } = await import('@/lib/merchants/settings');
+    const { systemActor } = await import('@/lib/audit/record');
     const { createInvoice } = await import('@/lib/invoices/service');
     const { FixedRateSource } = await import('@/lib/rates/fixed');
     const { deliverNext } = await import('@/lib/webhooks/deliver');
@@ -250,7 +251,7 @@ describe('Standard Webhooks', () => {
       const first = received[0]!;
       assert.throws(() => wh.verify(first.body.replace('std-1', 'std-2'), first.headers), WebhookVerificationError, 'a changed body is refused');
       assert.throws(() => wh.verify(first.body, { ...first.headers, 'webhook-id': 'invoice:1:COMPLETED' }), WebhookVerificationError, 'the id is signed');
-      await rotateWebhookSecret(prisma, merchant.id);
+      await rotateWebhookSecret(prisma, merchant.id, systemActor('test'));
       const rotated = await prisma.merchant.findUniqueOrThrow({ where: { id: merchant.id } });
       assert.throws(() => new Webhook(standardWebhooksSecret(webhookSecret(rotated))).verify(first.body, first.headers), WebhookVerificationError, 'another secret is refused');
     } finally {

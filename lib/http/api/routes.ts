@@ -14,6 +14,7 @@ import { cancelRefund, createRefund, getRefund, listRefunds, REFUND_NOT_FOUND } 
 import { apiTransactionJson } from '@/lib/transactions/serialize';
 import { getTransaction, listTransactions, TRANSACTION_NOT_FOUND } from '@/lib/transactions/service';
 import { parseOrThrow } from '@/lib/validation';
+import { apiKeyBy } from '../audit';
 import { idempotent } from '../idempotency';
 import { releaseHeld } from '../releaseHeld';
 import { pageEnvelope } from '../pagination';
@@ -102,7 +103,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     const id = idParam(ctx.params.id, INVOICE_NOT_FOUND);
     const body = await readJson(ctx.req);
     // With an Idempotency-Key, a repeat gets the first refund again instead of a second one (docs/api.md).
-    return idempotent(ctx, body, () => createRefund(ctx.db, ctx.merchant, id, body));
+    return idempotent(ctx, body, () => createRefund(ctx.db, ctx.merchant, id, body, apiKeyBy(ctx)));
   }),
 
   apiRoute('GET', '/payment/:id/refunds', 'read', async ({ db, merchant, params }) => listRefunds(db, merchant, idParam(params.id, INVOICE_NOT_FOUND))),
@@ -126,7 +127,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     // With an Idempotency-Key, a repeat gets the first answer instead of a second payout (docs/api.md).
     return idempotent(ctx, body, async () => {
       await checkInvoiceCreationRate(apiKeyCaller(ctx.apiKey));
-      return createPayoutResponse(ctx.db, ctx.merchant, body);
+      return createPayoutResponse(ctx.db, ctx.merchant, body, apiKeyBy(ctx));
     });
   }),
 
@@ -152,7 +153,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     const trnHash = textParam(ctx.params.trn_hash, HELD_PAYMENT_NOT_FOUND);
     const body = await readJson(ctx.req);
     // With an Idempotency-Key, a repeat gets the first answer again (docs/api.md), as creation does.
-    return idempotent(ctx, body, async () => releaseHeld(ctx.db, ctx.merchant.id, trnHash, parseOrThrow(releaseHeldSchema, body)));
+    return idempotent(ctx, body, async () => releaseHeld(ctx.db, ctx.merchant.id, trnHash, parseOrThrow(releaseHeldSchema, body), apiKeyBy(ctx)));
   }),
 
   apiRoute('GET', '/transaction/:trn_hash', 'read', async ({ db, merchant, params }) => apiTransactionJson(await getTransaction(db, merchant.id, textParam(params.trn_hash, TRANSACTION_NOT_FOUND)))),

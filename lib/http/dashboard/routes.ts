@@ -1,5 +1,8 @@
+import { AUDIT_CSV_HEADER, auditBatches, auditCsvRow, listAudit } from '@/lib/audit/list';
+import { audited } from '@/lib/audit/record';
+import { auditQuerySchema } from '@/lib/audit/schemas';
 import { requireRecentAuth } from '@/lib/auth/reauth';
-import { API_KEY_NOT_FOUND, issueApiKey, listApiKeys, revokeApiKey } from '@/lib/auth/apiKeys';
+import { API_KEY_NOT_FOUND, hashApiKey, issueApiKey, listApiKeys, revokeApiKey } from '@/lib/auth/apiKeys';
 import { changePassword, passwordChangeSchema } from '@/lib/auth/passwordChange';
 import { newApiKeySchema, twoFactorCodeSchema } from '@/lib/auth/schemas';
 import { throttledSignIn } from '@/lib/auth/signInThrottle';
@@ -31,6 +34,7 @@ import { DELIVERY_NOT_FOUND, eventIdOf, resendDelivery } from '@/lib/webhooks/re
 import { deliveriesQuerySchema } from '@/lib/webhooks/schemas';
 import { deliveryDetailJson, deliveryJson } from '@/lib/webhooks/serialize';
 import { standardWebhooksSecret } from '@/lib/webhooks/signature';
+import { dashboardBy } from '../audit';
 import { csvResponse } from '../csv';
 import { pageEnvelope } from '../pagination';
 import { releaseHeld } from '../releaseHeld';
@@ -87,7 +91,7 @@ export const DASHBOARD_ROUTES: readonly Route<DashboardCaller>[] = [
     const id = idParam(ctx.params.id, INVOICE_NOT_FOUND);
     const body = await readJson(ctx.req);
     await requireRecentAuth(ctx);
-    return createRefund(ctx.db, ctx.merchant, id, body);
+    return createRefund(ctx.db, ctx.merchant, id, body, dashboardBy(ctx));
   }),
 
   // What a refund would cost before it is made: the dialog shows it before the merchant confirms. Creates nothing.
@@ -118,7 +122,7 @@ export const DASHBOARD_ROUTES: readonly Route<DashboardCaller>[] = [
   route('POST', '/transactions/:hash/release', async (ctx) => {
     const release = parseOrThrow(releaseHeldSchema, await readJson(ctx.req));
     if (release.action === 'REFUND') await requireRecentAuth(ctx);
-    return releaseHeld(ctx.db, ctx.merchant.id, ctx.params.hash, release);
+    return releaseHeld(ctx.db, ctx.merchant.id, ctx.params.hash, release, dashboardBy(ctx));
   }),
 
   // Creates a mass payout (a MULTIPLE_TRANSFER invoice), as POST /v1/api/payment/multiple_transfer/create does.
@@ -129,7 +133,7 @@ export const DASHBOARD_ROUTES: readonly Route<DashboardCaller>[] = [
     const body = await readJson(ctx.req);
     await checkInvoiceCreationRate(`merchant:${ctx.merchant.id}`);
     await requireRecentAuth(ctx);
-    return createPayoutResponse(ctx.db, ctx.merchant, body);
+    return createPayoutResponse(ctx.db, ctx.merchant, body, dashboardBy(ctx));
   }),
 
   // The mass payout cost estimate (spec 2.6), as POST /v1/api/payment/multiple_transfer/calculate answers it.
@@ -141,7 +145,7 @@ export const DASHBOARD_ROUTES: readonly Route<DashboardCaller>[] = [
     const { address } = parseOrThrow(payoutReturnSchema, await readJson(ctx.req));
     await requireRecentAuth(ctx);
     try {
-      const r = await requestPayoutReturn(ctx.db, idParam(ctx.params.id, INVOICE_NOT_FOUND), address, ctx.merchant.id);
+      const r = await requestPayoutReturn(ctx.db, idParam(ctx.params.id, INVOICE_NOT_FOUND), address, dashboardBy(ctx), ctx.merchant.id);
       return { id: r.invoiceId, return_address: r.address, requested_at: r.requestedAt.toISOString() };
     } catch (err) {
       if (!(err instanceof PayoutReturnError)) throw err;
@@ -157,15 +161,21 @@ export const DASHBOARD_ROUTES: readonly Route<DashboardCaller>[] = [
     const { label, scopes } = parseOrThrow(newApiKeySchema, await readJson(ctx.req));
     // A key can create payouts (when its scopes allow it): issuing one needs a recent sign-in or the password.
     await requireRecentAuth(ctx);
-    // Without `scopes`, every scope (issueApiKey), as the dashboard's keys always had.
-    return Response.json({ key: await issueApiKey(ctx.db, ctx.merchant.id, label, scopes) }, { headers: noStore });
+    // Without `scopes`, every scope (issueApiKey), as the dashboard's keys always had. The key and its audit row
+    // commit together; the row names the key by its id, found by its hash (the key itself is never kept).
+    const key = await audited(ctx.db, dashboardBy(ctx), (tx) => issueApiKey(tx, ctx.merchant.id, label, scopes), async (issued, tx) => {
+      const { id, ...after } = await tx.apiKey.findUniqueOrThrow({ where: { keyHash: hashApiKey(issued) }, select: { id: true, label: true, prefix: true, scopes: true } });
+      return { merchantId: ctx.merchant.id, action: 'key_created', subject: id, after };
+    });
+    return Response.json({ key }, { headers: noStore });
   }),
 
   route('DELETE', '/keys/:id', async (ctx) => {
     // Revoking a key stops the merchant's shop from calling the API (issue 34, item 5): a recent
     // sign-in or the password, asked before the key is looked up, so an unknown id answers alike.
     await requireRecentAuth(ctx);
-    await revokeApiKey(ctx.db, ctx.merchant.id, idParam(ctx.params.id, API_KEY_NOT_FOUND));
+    const id = idParam(ctx.params.id, API_KEY_NOT_FOUND);
+    await audited(ctx.db, dashboardBy(ctx), (tx) => revokeApiKey(tx, ctx.merchant.id, id), () => ({ merchantId: ctx.merchant.id, action: 'key_revoked', subject: id }));
     return new Response(null, { status: 204 });
   }),
 
@@ -176,7 +186,7 @@ export const DASHBOARD_ROUTES: readonly Route<DashboardCaller>[] = [
     // Where incoming payments are forwarded, what customers see on the payment page, where webhooks
     // go: changing any of them needs a recent sign-in or the password (lib/merchants/settings.ts).
     if (changesGuardedSetting(ctx.merchant, input)) await requireRecentAuth(ctx);
-    return settingsJson(await updateSettings(ctx.db, ctx.merchant, input));
+    return settingsJson(await updateSettings(ctx.db, ctx.merchant, input, dashboardBy(ctx)));
   }),
 
   // Whoever holds the secret can forge webhooks the merchant's shop trusts: both need a recent sign-in or the password.
@@ -187,20 +197,20 @@ export const DASHBOARD_ROUTES: readonly Route<DashboardCaller>[] = [
 
   route('POST', '/settings/webhook-secret', async (ctx) => {
     await requireRecentAuth(ctx);
-    return secretJson(await rotateWebhookSecret(ctx.db, ctx.merchant.id));
+    return secretJson(await rotateWebhookSecret(ctx.db, ctx.merchant.id, dashboardBy(ctx)));
   }),
 
   // Who may call the API with the merchant's keys: changes need a recent sign-in or the password.
   route('POST', '/settings/ip-whitelist', async (ctx) => {
     const { rule } = parseOrThrow(ipRuleSchema, await readJson(ctx.req));
     await requireRecentAuth(ctx);
-    return settingsJson(await addIpRule(ctx.db, ctx.merchant.id, rule));
+    return settingsJson(await addIpRule(ctx.db, ctx.merchant.id, rule, dashboardBy(ctx)));
   }),
 
   route('DELETE', '/settings/ip-whitelist', async (ctx) => {
     const { rule } = parseOrThrow(ipRuleSchema, queryObject(ctx.url));
     await requireRecentAuth(ctx);
-    return settingsJson(await removeIpRule(ctx.db, ctx.merchant.id, rule));
+    return settingsJson(await removeIpRule(ctx.db, ctx.merchant.id, rule, dashboardBy(ctx)));
   }),
 
   // Changes the password and signs out every session (the caller's too).
@@ -233,6 +243,19 @@ export const DASHBOARD_ROUTES: readonly Route<DashboardCaller>[] = [
     if (!ok) throw fieldErrors({ code: ['Wrong code.'] });
     await turnOffTotp(ctx.db, ctx.merchant);
     return twoFactorJson({ ...ctx.merchant, totpSecretEnc: null, totpEnabledAt: null, totpRecoveryHashes: [] });
+  }),
+
+  // The store's audit log (docs/dashboard.md, "Audit log"): read only, newest first; no route changes it.
+  route('GET', '/audit', async ({ url, db, merchant }) => {
+    const { filter, page } = splitPage(parseOrThrow(auditQuerySchema, queryObject(url)));
+    const { count, rows } = await listAudit(db, merchant.id, filter, page);
+    return pageEnvelope(url, page, count, rows);
+  }),
+
+  // CSV of every row the log's filters match (limit and offset are ignored), streamed in batches.
+  route('GET', '/audit/export', async ({ url, db, merchant }) => {
+    const { filter } = splitPage(parseOrThrow(auditQuerySchema, queryObject(url)));
+    return csvResponse('audit-log', csvStream(AUDIT_CSV_HEADER, auditBatches(db, merchant.id, filter), auditCsvRow));
   }),
 
   route('GET', '/webhooks', async ({ url, db, merchant }) => {
