@@ -15,7 +15,7 @@ await runOperatorCommand(async (prisma) => {
   const { resetTwoFactor } = await import('@/lib/auth/twoFactor');
   const { AppError } = await import('@/lib/errors');
   try {
-    const wasOn = await resetTwoFactor(prisma, email);
+    const wasOn = await resetTwoFactor(prisma, email, { actor: { kind: 'system', name: 'npm run two-factor:reset' }, ip: null });
     console.log(`${email}: two-factor sign-in ${wasOn ? 'turned off' : 'was already off'}; every session ended. The merchant signs in with its password and can set it up again.`);
     return 0;
   } catch (err) {

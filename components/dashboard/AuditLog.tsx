@@ -23,6 +23,7 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   held_released: 'Held payment released',
   refund_created: 'Refund created',
   settings_changed: 'Settings changed',
+  two_factor_changed: 'Two-factor sign-in changed',
 };
 
 function actorText(r: AuditJson): string {

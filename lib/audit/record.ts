@@ -22,6 +22,7 @@ export const AUDIT_ACTIONS = [
   'held_released',
   'refund_created',
   'settings_changed',
+  'two_factor_changed',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -3,6 +3,7 @@ import { generateSecret, generateURI, verifySync } from 'otplib';
 import type { Merchant, PrismaClient } from '@/lib/generated/prisma/client';
 import { masterKeyRing } from '@/lib/crypto/masterKey';
 import { open, seal } from '@/lib/crypto/secretBox';
+import { recordAudit, type AuditBy } from '@/lib/audit/record';
 import { AppError, fieldErrors } from '@/lib/errors';
 
 /**
@@ -53,24 +54,31 @@ export async function startTotp(db: PrismaClient, merchant: Merchant): Promise<{
  * Turns two-factor sign-in on when `code` comes from the secret startTotp stored, and answers the
  * recovery codes: shown this once, stored only as hashes.
  */
-export async function confirmTotp(db: PrismaClient, merchant: Merchant, code: string): Promise<{ recovery_codes: string[] }> {
+export async function confirmTotp(db: PrismaClient, merchant: Merchant, code: string, by: AuditBy): Promise<{ recovery_codes: string[] }> {
   if (merchant.totpEnabledAt) throw new AppError('CONFLICT', 'Two-factor sign-in is already on.');
   if (!merchant.totpSecretEnc) throw new AppError('CONFLICT', 'Start the enrolment first: no authenticator secret is waiting for a code.');
   const step = totpStep(open(masterKeyRing(), merchant.totpSecretEnc), code, null);
   if (step === null) throw fieldErrors({ code: ['Wrong code: enter the 6 digits your authenticator app shows now.'] });
   const codes = Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
   // Only the secret that was confirmed: a second startTotp in between replaced it, and this code is not from it.
-  const { count } = await db.merchant.updateMany({
-    where: { id: merchant.id, totpSecretEnc: merchant.totpSecretEnc, totpEnabledAt: null },
-    data: { totpEnabledAt: new Date(), totpLastStep: step, totpRecoveryHashes: codes.map(recoveryHash) },
+  const secretEnc = merchant.totpSecretEnc;
+  await db.$transaction(async (tx) => {
+    const { count } = await tx.merchant.updateMany({
+      where: { id: merchant.id, totpSecretEnc: secretEnc, totpEnabledAt: null },
+      data: { totpEnabledAt: new Date(), totpLastStep: step, totpRecoveryHashes: codes.map(recoveryHash) },
+    });
+    if (count !== 1) throw new AppError('CONFLICT', 'The enrolment changed meanwhile; start it again.');
+    await recordAudit(tx, by, { merchantId: merchant.id, action: 'two_factor_changed', subject: 'totp', before: { totp: 'pending' }, after: { totp: 'on' } });
   });
-  if (count !== 1) throw new AppError('CONFLICT', 'The enrolment changed meanwhile; start it again.');
   return { recovery_codes: codes };
 }
 
 /** Turns two-factor sign-in off; the caller has checked the second factor (a code or a recovery code). */
-export async function turnOffTotp(db: PrismaClient, merchant: Merchant): Promise<void> {
-  await db.merchant.update({ where: { id: merchant.id }, data: { totpSecretEnc: null, totpEnabledAt: null, totpLastStep: null, totpRecoveryHashes: [] } });
+export async function turnOffTotp(db: PrismaClient, merchant: Merchant, by: AuditBy): Promise<void> {
+  await db.$transaction(async (tx) => {
+    await tx.merchant.update({ where: { id: merchant.id }, data: { totpSecretEnc: null, totpEnabledAt: null, totpLastStep: null, totpRecoveryHashes: [] } });
+    await recordAudit(tx, by, { merchantId: merchant.id, action: 'two_factor_changed', subject: 'totp', before: { totp: twoFactorState(merchant) }, after: { totp: 'off' } });
+  });
 }
 
 /**
@@ -79,12 +87,15 @@ export async function turnOffTotp(db: PrismaClient, merchant: Merchant): Promise
  * out of band that the request comes from the merchant: two-factor sign-in off and every session
  * ended, so whoever held one must sign in again. Answers whether it was on; NOT_FOUND for no such account.
  */
-export async function resetTwoFactor(db: PrismaClient, email: string): Promise<boolean> {
+export async function resetTwoFactor(db: PrismaClient, email: string, by: AuditBy): Promise<boolean> {
   const merchant = await db.merchant.findUnique({ where: { email: email.trim().toLowerCase() } });
   if (!merchant) throw new AppError('NOT_FOUND', `No merchant account has the e-mail ${email}.`);
-  await db.merchant.update({
-    where: { id: merchant.id },
-    data: { totpSecretEnc: null, totpEnabledAt: null, totpLastStep: null, totpRecoveryHashes: [], sessionEpoch: { increment: 1 } },
+  await db.$transaction(async (tx) => {
+    await tx.merchant.update({
+      where: { id: merchant.id },
+      data: { totpSecretEnc: null, totpEnabledAt: null, totpLastStep: null, totpRecoveryHashes: [], sessionEpoch: { increment: 1 } },
+    });
+    await recordAudit(tx, by, { merchantId: merchant.id, action: 'two_factor_changed', subject: 'totp', before: { totp: twoFactorState(merchant) }, after: { totp: 'off', sessions_ended: true } });
   });
   return merchant.totpEnabledAt !== null;
 }

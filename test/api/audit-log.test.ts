@@ -185,6 +185,14 @@ describe('audit log', () => {
         return { subject: String(res.json.id), before: null, after: { invoice_id: invoice, currency: 'TRX', amount: 1, address: null } };
       },
     },
+    {
+      action: 'two_factor_changed',
+      run: async ({ browser }) => {
+        const { secret } = (await browser.api('/settings/two-factor/totp', 'POST')).json as { secret: string };
+        ok(await browser.api('/settings/two-factor/totp/confirm', 'POST', { code: generateSync({ secret }) }));
+        return { subject: 'totp', before: { totp: 'pending' }, after: { totp: 'on' } };
+      },
+    },
   ];
 
   for (const { action, run } of DASHBOARD_ACTIONS) {

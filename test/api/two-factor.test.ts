@@ -146,6 +146,12 @@ describe('two-factor sign-in (issue 40)', () => {
     const reset = (who: string) => promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/two-factor-reset.ts', who], { env: { ...process.env, ...app.env } });
     const { stdout } = await reset(email.toUpperCase());
     assert.match(stdout, /two-factor sign-in turned off; every session ended/);
+    const { id: merchantId } = await app.prisma.merchant.findUniqueOrThrow({ where: { email } });
+    const rows = await app.prisma.auditLog.findMany({ where: { merchantId, action: 'two_factor_changed' }, orderBy: { id: 'asc' } });
+    assert.deepEqual(rows.map((r) => [r.actorKind, r.actor, r.after]), [
+      ['dashboard', email, { totp: 'on' }],
+      ['system', 'npm run two-factor:reset', { totp: 'off', sessions_ended: true }],
+    ], 'the enrolment and the reset are in the audit log');
     assert.equal((await browser.api('/settings')).status, 401, 'the session from before the reset is over');
     const again = new DashboardSession(app.baseUrl);
     assert.equal(await again.signIn(email, PASSWORD), null, 'the password alone signs in');

@@ -230,9 +230,9 @@ export const DASHBOARD_ROUTES: readonly Route<DashboardCaller>[] = [
   }),
 
   // The recovery codes are in this answer only.
-  route('POST', '/settings/two-factor/totp/confirm', async ({ req, db, merchant }) => {
-    const { code } = parseOrThrow(twoFactorCodeSchema, await readJson(req));
-    return Response.json(await confirmTotp(db, merchant, code), { headers: noStore });
+  route('POST', '/settings/two-factor/totp/confirm', async (ctx) => {
+    const { code } = parseOrThrow(twoFactorCodeSchema, await readJson(ctx.req));
+    return Response.json(await confirmTotp(ctx.db, ctx.merchant, code, dashboardBy(ctx)), { headers: noStore });
   }),
 
   // Turning it off takes a code (or a recovery code) besides a recent sign-in: a stolen session alone cannot.
@@ -241,7 +241,7 @@ export const DASHBOARD_ROUTES: readonly Route<DashboardCaller>[] = [
     await requireRecentAuth(ctx);
     const ok = await throttledSignIn(ctx.db, { email: ctx.merchant.email, ip: ctx.ip ?? 'unknown' }, async () => ((await useSecondFactor(ctx.db, ctx.merchant, code)) ? true : null));
     if (!ok) throw fieldErrors({ code: ['Wrong code.'] });
-    await turnOffTotp(ctx.db, ctx.merchant);
+    await turnOffTotp(ctx.db, ctx.merchant, dashboardBy(ctx));
     return twoFactorJson({ ...ctx.merchant, totpSecretEnc: null, totpEnabledAt: null, totpRecoveryHashes: [] });
   }),
 
