@@ -63,7 +63,7 @@ test('a new invoice shows the amount, the QR code, and the token switch changes 
   expect(await page.content()).not.toContain(invoice.email);
   const status = await (await fetch(`${stack.app.baseUrl}/payment/${invoice.id}/status?k=${linkKeyWith(stack.app.env.MASTER_KEY!, invoice.id)}`)).json();
   expect(Object.keys(status).sort()).toEqual(
-    ['address', 'amount_usd', 'confirming', 'description', 'expired_at', 'final', 'full', 'id', 'merchant', 'order_id', 'payments', 'phase', 'redirect_url', 'server_time', 'status', 'tokens', 'type'].sort(),
+    ['address', 'amount_usd', 'confirming', 'description', 'expired_at', 'final', 'full', 'id', 'merchant', 'order_id', 'payments', 'phase', 'receipt_email', 'redirect_url', 'server_time', 'status', 'tokens', 'type'].sort(),
   );
   expect(JSON.stringify(status)).not.toContain(invoice.email);
   expect(status.tokens).toEqual([
