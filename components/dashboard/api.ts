@@ -19,6 +19,21 @@ async function reauthRefusal(res: Response): Promise<{ detail: string; twoFactor
   return body.code === REAUTH_CODE ? { detail: body.detail ?? '', twoFactor: body.reason === 'two_factor' } : null;
 }
 
+/** A required field of the re-authentication dialog: its label and its input, tied by `id`. */
+function dialogField(id: string, text: string, type: string, autocomplete: AutoFill): [HTMLLabelElement, HTMLInputElement] {
+  const label = document.createElement('label');
+  label.htmlFor = id;
+  label.className = 'block text-sm font-medium';
+  label.textContent = text;
+  const input = document.createElement('input');
+  input.id = id;
+  input.type = type;
+  input.autocomplete = autocomplete;
+  input.required = true;
+  input.className = 'mt-1 block w-full rounded border border-slate-300 px-2 py-1.5 dark:border-slate-600 dark:bg-slate-800';
+  return [label, input];
+}
+
 /**
  * Asks for the password in a centred modal dialog (native <dialog>, so focus and Escape work)
  * and sends the change with it through `attempt`. A wrong password is said in the dialog, which
@@ -38,26 +53,9 @@ function confirmWithPassword(message: string, twoFactor: boolean, attempt: (pass
     title.id = `${id}-title`;
     title.className = 'text-base font-semibold';
     title.textContent = message;
-    const label = document.createElement('label');
-    label.htmlFor = `${id}-password`;
-    label.className = 'block text-sm font-medium';
-    label.textContent = 'Password';
-    const input = document.createElement('input');
-    input.id = `${id}-password`;
-    input.type = 'password';
-    input.autocomplete = 'current-password';
-    input.required = true;
-    input.className = 'mt-1 block w-full rounded border border-slate-300 px-2 py-1.5 dark:border-slate-600 dark:bg-slate-800';
+    const [label, input] = dialogField(`${id}-password`, 'Password', 'password', 'current-password');
     // With two-factor sign-in on (issue 40), a code from the authenticator app or a recovery code too.
-    const codeLabel = document.createElement('label');
-    codeLabel.htmlFor = `${id}-code`;
-    codeLabel.className = 'block text-sm font-medium';
-    codeLabel.textContent = 'Authenticator code';
-    const codeInput = document.createElement('input');
-    codeInput.id = `${id}-code`;
-    codeInput.autocomplete = 'one-time-code';
-    codeInput.required = true;
-    codeInput.className = input.className;
+    const [codeLabel, codeInput] = dialogField(`${id}-code`, 'Authenticator code', 'text', 'one-time-code');
     const error = document.createElement('p');
     error.setAttribute('role', 'alert');
     error.className = 'text-sm text-red-700 dark:text-red-400';

@@ -27,6 +27,9 @@ export const WRONG_TWO_FACTOR_CODE = 'WrongTwoFactorCode';
 
 export type TwoFactorState = 'off' | 'pending' | 'on';
 
+/** The columns of two-factor sign-in when it is off: no secret, no step taken, no recovery codes. */
+export const TOTP_OFF = { totpSecretEnc: null, totpEnabledAt: null, totpLastStep: null, totpRecoveryHashes: [] as string[] };
+
 export function twoFactorState(merchant: Pick<Merchant, 'totpSecretEnc' | 'totpEnabledAt'>): TwoFactorState {
   if (merchant.totpEnabledAt) return 'on';
   return merchant.totpSecretEnc ? 'pending' : 'off';
@@ -76,7 +79,7 @@ export async function confirmTotp(db: PrismaClient, merchant: Merchant, code: st
 /** Turns two-factor sign-in off; the caller has checked the second factor (a code or a recovery code). */
 export async function turnOffTotp(db: PrismaClient, merchant: Merchant, by: AuditBy): Promise<void> {
   await db.$transaction(async (tx) => {
-    await tx.merchant.update({ where: { id: merchant.id }, data: { totpSecretEnc: null, totpEnabledAt: null, totpLastStep: null, totpRecoveryHashes: [] } });
+    await tx.merchant.update({ where: { id: merchant.id }, data: TOTP_OFF });
     await recordAudit(tx, by, { merchantId: merchant.id, action: 'two_factor_changed', subject: 'totp', before: { totp: twoFactorState(merchant) }, after: { totp: 'off' } });
   });
 }
@@ -93,7 +96,7 @@ export async function resetTwoFactor(db: PrismaClient, email: string, by: AuditB
   await db.$transaction(async (tx) => {
     await tx.merchant.update({
       where: { id: merchant.id },
-      data: { totpSecretEnc: null, totpEnabledAt: null, totpLastStep: null, totpRecoveryHashes: [], sessionEpoch: { increment: 1 } },
+      data: { ...TOTP_OFF, sessionEpoch: { increment: 1 } },
     });
     await recordAudit(tx, by, { merchantId: merchant.id, action: 'two_factor_changed', subject: 'totp', before: { totp: twoFactorState(merchant) }, after: { totp: 'off', sessions_ended: true } });
   });
@@ -107,9 +110,8 @@ export async function resetTwoFactor(db: PrismaClient, email: string, by: AuditB
  */
 export async function useSecondFactor(db: PrismaClient, merchant: Merchant, code: string): Promise<boolean> {
   if (!merchant.totpEnabledAt || !merchant.totpSecretEnc) return false;
-  const digits = code.replace(/\s/g, '');
-  if (/^\d{6}$/.test(digits)) {
-    const step = totpStep(open(masterKeyRing(), merchant.totpSecretEnc), digits, merchant.totpLastStep);
+  if (totpToken(code) !== null) {
+    const step = totpStep(open(masterKeyRing(), merchant.totpSecretEnc), code, merchant.totpLastStep);
     if (step === null) return false;
     const { count } = await db.merchant.updateMany({
       where: { id: merchant.id, totpEnabledAt: { not: null }, OR: [{ totpLastStep: null }, { totpLastStep: { lt: step } }] },
@@ -126,11 +128,17 @@ export async function useSecondFactor(db: PrismaClient, merchant: Merchant, code
 
 /** The time step `code` was made for, if it is one of this secret's codes newer than `after`; else null. */
 function totpStep(secret: string, code: string, after: bigint | null): bigint | null {
-  const token = code.replace(/\s/g, '');
-  if (!/^\d{6}$/.test(token)) return null;
+  const token = totpToken(code);
+  if (token === null) return null;
   const now = Math.floor(Date.now() / 1000);
   const result = verifySync({ secret, token, epoch: now, epochTolerance: TOLERANCE_SECONDS, ...(after !== null && { afterTimeStep: Number(after) }) });
   return result.valid ? BigInt(Math.floor(now / STEP_SECONDS) + result.delta) : null;
+}
+
+/** A code as typed, spaces taken out, when it has the shape of an authenticator app's (6 digits); else null (a recovery code, or nothing). */
+function totpToken(code: string): string | null {
+  const digits = code.replace(/\s/g, '');
+  return /^\d{6}$/.test(digits) ? digits : null;
 }
 
 /** Ten random characters from an alphabet without look-alikes, shown as xxxxx-xxxxx. */

@@ -6,7 +6,7 @@ import { API_KEY_NOT_FOUND, hashApiKey, issueApiKey, listApiKeys, revokeApiKey }
 import { changePassword, passwordChangeSchema } from '@/lib/auth/passwordChange';
 import { newApiKeySchema, twoFactorCodeSchema } from '@/lib/auth/schemas';
 import { throttledSignIn } from '@/lib/auth/signInThrottle';
-import { confirmTotp, startTotp, turnOffTotp, twoFactorJson, useSecondFactor } from '@/lib/auth/twoFactor';
+import { confirmTotp, startTotp, TOTP_OFF, turnOffTotp, twoFactorJson, useSecondFactor } from '@/lib/auth/twoFactor';
 import { fieldErrors, invalidInput, notFound } from '@/lib/errors';
 import { csvStream } from '@/lib/export/csv';
 import { INVOICE_CSV_HEADER, invoiceCsvRow } from '@/lib/invoices/csv';
@@ -242,7 +242,7 @@ export const DASHBOARD_ROUTES: readonly Route<DashboardCaller>[] = [
     const ok = await throttledSignIn(ctx.db, { email: ctx.merchant.email, ip: ctx.ip ?? 'unknown' }, async () => ((await useSecondFactor(ctx.db, ctx.merchant, code)) ? true : null));
     if (!ok) throw fieldErrors({ code: ['Wrong code.'] });
     await turnOffTotp(ctx.db, ctx.merchant, dashboardBy(ctx));
-    return twoFactorJson({ ...ctx.merchant, totpSecretEnc: null, totpEnabledAt: null, totpRecoveryHashes: [] });
+    return twoFactorJson({ ...ctx.merchant, ...TOTP_OFF });
   }),
 
   // The store's audit log (docs/dashboard.md, "Audit log"): read only, newest first; no route changes it.
