@@ -13,10 +13,11 @@ export function headScanJob({ ctx }: JobDeps): WorkerJob {
     singleton: true,
     idleMs: ctx.settings.HEAD_SCAN_POLL_MS,
     step: async () => {
-      const { blocks, recorded } = await scanHead(ctx);
+      const { more, recorded } = await scanHead(ctx);
       // A block read is not work for the others; a payment recorded (or moved by a reorganisation) is.
       if (recorded > 0) workerWakeup().wake();
-      return blocks > 0;
+      // Again at once only while behind (lib/payments/scan.ts, ScanResult).
+      return more;
     },
   };
 }

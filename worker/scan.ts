@@ -13,11 +13,12 @@ export function scanJob({ ctx }: JobDeps): WorkerJob {
     // The node is read for a new block every SCAN_POLL_MS, however long the other jobs sleep when idle.
     idleMs: ctx.settings.SCAN_POLL_MS ?? ctx.settings.WORKER_POLL_MS,
     async step() {
-      const { blocks, recorded } = await scanNextBlocks(ctx);
+      const { more, recorded } = await scanNextBlocks(ctx);
       await beat(); // read by /healthz: this worker is scanning
       // A block read is not work for the others; a payment or top-up recorded is (lib/worker/wake.ts).
       if (recorded > 0) workerWakeup().wake();
-      return blocks > 0;
+      // Again at once only while behind (lib/payments/scan.ts, ScanResult).
+      return more;
     },
   };
 }

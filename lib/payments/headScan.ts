@@ -4,7 +4,7 @@ import type { WorkerContext } from '@/lib/worker/context';
 import { chainRefOf, rowsFor, type BlockTransfer, type ScanResult } from './scan';
 
 const MAX_BLOCKS = 100;
-const NOTHING: ScanResult = { blocks: 0, recorded: 0 };
+const NOTHING: ScanResult = { blocks: 0, recorded: 0, more: false };
 
 /**
  * Reads the blocks above the solidified head once (issue 24) and records every payment to an
@@ -38,7 +38,7 @@ export async function scanHead(ctx: WorkerContext): Promise<ScanResult> {
     if (blocks.length === 0) return NOTHING;
   }
   if (!contiguous(blocks)) return NOTHING; // the node reorganised while it answered: next round
-  return { blocks: blocks.length, recorded: await record(ctx, blocks) };
+  return { blocks: blocks.length, recorded: await record(ctx, blocks), more: blocks.at(-1)!.number < head };
 }
 
 /** Each block's parent is the block before it. */
