@@ -145,6 +145,12 @@ const CLAIM_LOCK_ID = 7_405_114;
  * senders and workers.
  */
 async function claim(prisma: PrismaClient, fastReceiversOnly: boolean): Promise<WebhookDelivery | null> {
+  // Nothing due (a worker's senders find that once a second each while idle): one indexed read,
+  // not a transaction that takes the claim lock (issue 41). A delivery queued after this read is
+  // claimed at the next round, as one queued after the claim's own read would be.
+  const [due] = await prisma.$queryRaw<{ due: boolean }[]>`
+    SELECT EXISTS (SELECT 1 FROM webhook_deliveries WHERE status = 'PENDING' AND (not_before IS NULL OR not_before <= now())) AS due`;
+  if (!due?.due) return null;
   const [, rows] = await prisma.$transaction([
     prisma.$executeRaw`SELECT pg_advisory_xact_lock(${CLAIM_LOCK_ID}::bigint)`,
     prisma.$queryRaw<{ id: number }[]>`
