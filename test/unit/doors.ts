@@ -106,6 +106,49 @@ export const DOORS: readonly Door[] = [
       { code: "count({ where: { waitingReason: { startsWith: 'waiting for' } } }); select: { waitingReason: true }", found: [] },
     ],
   },
+  {
+    rule: 'o',
+    columns: 'refunds.state',
+    door: 'lib/refunds/states.ts',
+    via: 'changeRefundState',
+    // A refund's first state is set where it is created; a change is an update whose data names the state.
+    writes: [/\brefund\s*\.\s*(?:update|updateMany|upsert)\s*\([^;]*?\bdata\s*:[^;]*?\bstate\s*:/g, /\bUPDATE\s+"?refunds\b[^;`]*?\bSET\b[^;`]*\bstate\s*=/gi],
+    advice: "move a refund with changeRefundState (lib/refunds/states.ts): it moves only from the state the caller read; what it does after is its payout's",
+    planted: [
+      { code: "await tx.refund.updateMany({ where: { id }, data: { state: 'CANCELED' } });", found: ["refund.updateMany({ where: { id }, data: { state:"] },
+      { code: "await tx.refund.update({ where: { id }, data: to === 'PAYOUT' ? { state: 'PAYOUT' } : {} });", found: ["refund.update({ where: { id }, data: to === 'PAYOUT' ? { state:"] },
+      { code: "await sql`UPDATE refunds SET state = 'CANCELED' WHERE id = ${id}`;", found: ['UPDATE refunds SET state ='] },
+      { code: "await tx.refund.updateMany({ where: { id, state: 'PAYOUT', outcomeTold: null }, data: { outcomeTold: status } }); findMany({ where: { state: 'PAYOUT' } });", found: [] },
+    ],
+  },
+  {
+    rule: 'p',
+    columns: 'payout_targets.state',
+    door: 'lib/payouts/targets.ts',
+    via: 'changeTargetState',
+    // A target's first state, PENDING, is the column's default as the payout's targets are created.
+    writes: [/\bpayoutTarget\s*\.\s*(?:update|updateMany|upsert)\s*\([^;]*?\bdata\s*:[^;]*?\bstate\s*:/g, /\bUPDATE\s+"?payout_targets\b[^;`]*?\bSET\b[^;`]*\bstate\s*=/gi],
+    advice: 'move a payout target with changeTargetState (lib/payouts/targets.ts): it checks the transition table and refuses FAILED or RETURNED under a send in flight',
+    planted: [
+      { code: "await tx.payoutTarget.updateMany({ where: { invoiceId, index }, data: { state: 'PAID' } });", found: ["payoutTarget.updateMany({ where: { invoiceId, index }, data: { state:"] },
+      { code: "await tx.$executeRaw`UPDATE payout_targets SET error = NULL, state = 'PENDING' WHERE invoice_id = ${id}`;", found: ['UPDATE payout_targets SET error = NULL, state ='] },
+      { code: "row.state = (await tx.payoutTarget.findUniqueOrThrow({ where: { invoiceId_index: key } })).state; await tx.payoutTarget.createMany({ data: targets });", found: [] },
+    ],
+  },
+  {
+    rule: 'q',
+    columns: 'audit_log (its rows)',
+    door: 'lib/audit/record.ts',
+    via: 'recordAudit',
+    // Append-only: a trigger refuses UPDATE, DELETE and TRUNCATE (migration 0098); the rows come from the one writer.
+    writes: [/\bauditLog\s*\.\s*(?:create|createMany|createManyAndReturn|update|updateMany|upsert|delete|deleteMany)\s*\(/g, /\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+"?audit_log\b/gi],
+    advice: "record an action with recordAudit (lib/audit/record.ts), in the change's own transaction",
+    planted: [
+      { code: "await tx.auditLog.create({ data: { merchantId, actorKind: 'system', action: 'x' } });", found: ['auditLog.create('] },
+      { code: 'await sql`INSERT INTO audit_log (merchant_id, action) VALUES (${id}, ${a})`;', found: ['INSERT INTO audit_log'] },
+      { code: 'await prisma.auditLog.findMany({ where: { merchantId }, orderBy: { id: \'desc\' } });', found: [] },
+    ],
+  },
 ];
 
 /** Whether the door's rule binds this file at all: not the door, not a file named beside it, not a folder where the names are another thing's. */
