@@ -1,28 +1,39 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, it } from 'node:test';
+import { boundBy, DOORS, writesIn } from './doors';
 
 /**
  * The layering rules of docs/architecture.md, checked over the source so they
- * hold after the next change too:
+ * hold after the next change too. Two kinds are data, each read by one check:
+ * - the doors, "this column is written only by its module" (rules d, e, h, i, o, p, q): the table DOORS
+ *   of test/unit/doors.ts, one row per door, checked here;
+ * - the imports of lib/ (rules a's imports, c and n): dependency-cruiser's rules in
+ *   .dependency-cruiser.mjs (the layers of lib/ as LIB_LAYERS), run by `npm run lint`; this test
+ *   runs them on a planted tree, so each is shown to fire.
  * (a) lib/ outside lib/http (the HTTP edge) and lib/openapi (which documents the
- *     statuses) names no HTTP status and imports nothing of lib/http: the domain
- *     throws AppError with a code (lib/errors.ts), the edge maps it.
+ *     statuses) names no HTTP status (checked here) and imports nothing of lib/http
+ *     (dependency-cruiser, `domain-not-http`): the domain throws AppError with a code
+ *     (lib/errors.ts), the edge maps it.
  * (b) process.env is read only by the configuration module, lib/config.ts.
- * (c) lib/ imports neither the framework (next, react) nor app/ or components/.
- * (d) a payment's state is written only by its one door, lib/payments/states.ts.
+ * (c) lib/ imports neither the framework (next, react) nor app/ or components/ (dependency-cruiser,
+ *     `lib-no-framework`).
+ * (d) a payment's state is written only by its one door, lib/payments/states.ts (DOORS).
  * (e) a merchant's two balances (balance_sun, activation_balance_sun) are written only by
- *     lib/merchants/balance.ts, which books each change in their ledger (issue 22).
+ *     lib/merchants/balance.ts, which books each change in their ledger (issue 22; DOORS).
  * (f) the dashboard shows a time only through formatTime (components/dashboard/ui.tsx): in UTC,
  *     labelled, never the browser's local time, which the chart and date filters do not use (issue 26).
  * (g) a worker job that scans blocks or tends the energy pool (reads something every worker
  *     shares, then acts on it) is a singleton: it runs on one worker at a time (issue 27,
  *     lib/worker/leader.ts), however many workers share the database.
  * (h) an invoice's network_cost_sun is written only by lib/ledger/networkCost.ts, which folds in
- *     what the ledger's trigger booked (migration 0082), so it is the sum reconcile recomputes (issue 23).
+ *     what the ledger's trigger booked (migration 0082), so it is the sum reconcile recomputes (issue 23; DOORS).
  * (i) a send's waiting_reason is written only by noteWaiting (lib/energy/engine.ts), which alerts
- *     once as the send begins to wait (issue 23).
+ *     once as the send begins to wait (issue 23; DOORS).
  * (j) no zod schema is defined in app/: a route's or page's input and output shapes are its
  *     domain folder's schemas.ts (docs/modules.md), where the OpenAPI document and tests find them (issue 25).
  * (k) a service.ts never calls db(): a use case takes its database client from its caller, so the
@@ -36,14 +47,21 @@ import { describe, it } from 'node:test';
  * (m) a delay is doubled only by backoffMs (lib/backoff.ts): no `2 **`, `Math.pow(2, ...)`, `<<`
  *     or `x = x * 2` beside a delay written by hand, so each retry states its base, cap and jitter
  *     in one place (issue 39).
- * (n) lib/'s folders import each other one way (issue 35): the graph of run-time imports between
- *     them (`import type` is erased; a file at lib/'s top is its own node) has no cycle.
+ * (n) lib/'s folders import each other one way (issue 35): each folder imports at run time only
+ *     folders on lower rows of LIB_LAYERS (dependency-cruiser, `lib-layers`; `import type` is
+ *     erased; a file at lib/'s top is its own folder), so their graph has no cycle.
+ * (o) a refund's state is written only by changeRefundState (lib/refunds/states.ts; DOORS).
+ * (p) a payout target's state is written only by changeTargetState (lib/payouts/targets.ts; DOORS).
+ * (q) the audit log's rows are written only by recordAudit (lib/audit/record.ts; DOORS).
  */
 const ROOT = path.resolve(import.meta.dirname, '../..');
+/** The configuration `npm run lint` gives dependency-cruiser, and its layers of lib/ (low to high). */
+const DEPCRUISE_CONFIG = path.join(ROOT, '.dependency-cruiser.mjs');
+const { LIB_LAYERS } = (await import(pathToFileURL(DEPCRUISE_CONFIG).href)) as { LIB_LAYERS: readonly (readonly string[])[] };
 /** (l) The one module that holds lib/'s process-wide state. */
 const STATE_ALLOWED = 'lib/singletons.ts';
 const SOURCE_DIRS = ['app', 'lib', 'components', 'worker', 'devnet', 'scripts'];
-const ROOT_FILES = ['server.ts', 'next.config.mjs', 'playwright.config.ts', 'prisma.config.ts'];
+const ROOT_FILES = ['server.ts', 'next.config.mjs', '.dependency-cruiser.mjs', 'playwright.config.ts', 'prisma.config.ts'];
 
 /** The only readers of process.env besides lib/config.ts, each with its reason. */
 const ENV_ALLOWED: Record<string, string> = {
@@ -54,14 +72,6 @@ const ENV_ALLOWED: Record<string, string> = {
   'next.config.mjs': "Next's build configuration (NEXT_DIST_DIR, set by the tests; NEXT_SKIP_TYPECHECK, set by npm test), read before any of our code",
   'playwright.config.ts': 'the browser tests\' harness configuration',
   'prisma.config.ts': "the Prisma CLI's configuration",
-};
-/** lib/auth/session.ts is the adapter to next-auth (its options are built from the session section). */
-const FRAMEWORK_IMPORT_ALLOWED = new Set(['lib/auth/session.ts:next-auth', 'lib/auth/session.ts:next-auth/providers/credentials']);
-
-/** The only files that name the balance columns in a way that could write them, each with its reason. */
-const BALANCE_WRITE_ALLOWED: Record<string, string> = {
-  'lib/merchants/balance.ts': 'the one door: each change is a row of merchant_balance_entries, in the same DB transaction',
-  'lib/db/rows.ts': 'maps a row read through pg to the model type (a read)',
 };
 
 function sourceFiles(dir: string): string[] {
@@ -84,8 +94,8 @@ function importsOf(code: string): string[] {
   return [...code.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'"]+)['"]/g)].map((m) => m[1]!);
 }
 
-/** (a): an HTTP status picked, or the HTTP edge reached, from domain code. */
-function httpViolations(file: string, source: string): string[] {
+/** (a): an HTTP status picked from domain code (its imports of lib/http are dependency-cruiser's rule `domain-not-http`). */
+function httpViolations(source: string): string[] {
   const code = stripComments(source);
   const found: string[] = [];
   if (/\bApiError\b/.test(code)) found.push('ApiError');
@@ -93,53 +103,12 @@ function httpViolations(file: string, source: string): string[] {
   for (const m of code.matchAll(/\bnew\s+\w+\(\s*[45]\d\d\b/g)) found.push(m[0]);
   for (const m of code.matchAll(/\w*(?:Error|error|Response|response)\w*\(\s*[45]\d\d\b/g)) found.push(m[0]);
   for (const m of code.matchAll(/\bnew\s+(?:Response|NextResponse)\(|\bResponse\.json\(/g)) found.push(m[0]);
-  const dir = path.posix.dirname(file);
-  // lib/singletons.ts names the type of each value in its table (the API's router among them), by `import type` only.
-  const checked = file === STATE_ALLOWED ? code.replace(/\bimport\s+type\b[^;]*;/g, '') : code;
-  for (const spec of importsOf(checked)) {
-    const target = spec.startsWith('.') ? path.posix.join(dir, spec) : spec.replace(/^@\//, '');
-    if (target === 'lib/http' || target.startsWith('lib/http/')) found.push(`import '${spec}'`);
-  }
   return found;
 }
 
 /** (b) */
 function envViolations(source: string): string[] {
   return [...stripComments(source).matchAll(/\bprocess\.env\b/g)].map((m) => m[0]);
-}
-
-/**
- * (d): a balance column given a value (a Prisma data field, a computed key, an SQL assignment).
- * A select (`balanceSun: true`) and a read (`m.balanceSun`) are not writes. devnet/ is the chain
- * simulator: its `balanceSun` is an account's TRX on chain, not a merchant's.
- */
-function balanceWriteViolations(file: string, source: string): string[] {
-  if (file.startsWith('devnet/')) return [];
-  const code = stripComments(source);
-  const found: string[] = [];
-  for (const m of code.matchAll(/\b(?:activationBalanceSun|balanceSun)\s*:\s*(?!true\b|false\b)[^\s,}]/g)) found.push(m[0]);
-  for (const m of code.matchAll(/['"`](?:activationBalanceSun|balanceSun)['"`]/g)) found.push(m[0]);
-  for (const m of code.matchAll(/\b(?:activation_balance_sun|balance_sun)"?\s*(?:=(?!=)|\+=|-=)/g)) found.push(m[0]);
-  return found;
-}
-
-/** The only files that name network_cost_sun as a value, each with its reason (h). */
-const NETWORK_COST_WRITE_ALLOWED: Record<string, string> = {
-  'lib/ledger/networkCost.ts': 'the one writer: folds in what the ledger booked, each delta once',
-  'lib/db/rows.ts': 'maps a row read through pg to the model type (a read)',
-  'lib/invoices/service.ts': "the record of the invoice just inserted: the column's default, 0, as the INSERT wrote it",
-};
-/** (h): network_cost_sun given a value (a Prisma data field, an SQL assignment). A select (`networkCostSun: true`) is not one. */
-function networkCostWrites(source: string): string[] {
-  const code = stripComments(source);
-  return [...code.matchAll(/\bnetworkCostSun\s*:\s*(?!true\b|false\b)[^\s,}]|\bnetwork_cost_sun"?\s*(?:=(?!=)|\+=|-=)/g)].map((m) => m[0]);
-}
-
-/** (i): waiting_reason given a value anywhere but noteWaiting's file. A filter (`waitingReason: { not: null }`) or a select is not one. */
-const WAITING_REASON_DOOR = 'lib/energy/engine.ts';
-function waitingReasonWrites(source: string): string[] {
-  const code = stripComments(source);
-  return [...code.matchAll(/\bwaitingReason\s*:\s*(?!true\b|false\b|\{)[^\s,}]|\bwaiting_reason"?\s*=(?!=)/g)].map((m) => m[0]);
 }
 
 /** (j): a zod schema built (`z.object(`, `z.string(`, ...), or zod imported for its values, in a file under app/. Types (`z.output<...>`, `import type`) are not schemas. */
@@ -180,66 +149,6 @@ function handDoublings(source: string): string[] {
     .flatMap((statement) => [...statement.matchAll(DOUBLING)].map((m) => m[0].replace(/\s+/g, ' ')));
 }
 
-/** (c) */
-function frameworkViolations(file: string, source: string): string[] {
-  const dir = path.posix.dirname(file);
-  return importsOf(stripComments(source)).filter((spec) => {
-    if (FRAMEWORK_IMPORT_ALLOWED.has(`${file}:${spec}`)) return false;
-    if (/^(next|react|react-dom|next-auth)(\/|$)/.test(spec)) return true;
-    const target = spec.startsWith('.') ? path.posix.join(dir, spec) : spec.replace(/^@\//, '');
-    return /^(app|components)(\/|$)/.test(target);
-  });
-}
-
-/** (d): `payment_state` written anywhere but the door (a row's first state, DETECTED, is set where the scanner creates it). */
-/** (n) A lib/ file's folder (`lib/payments/scan.ts` → `payments`; a file at lib/'s top is its own: `backoff`). */
-const libFolder = (file: string) => file.replace(/^lib\//, '').replace(/\.tsx?$/, '').split('/')[0]!;
-
-/** (n) The lib/ folders each lib/ file's folder imports at run time: `import type` and `export type` are erased by the compiler. */
-function folderImports(sources: { file: string; source: string }[]): Map<string, Set<string>> {
-  const graph = new Map<string, Set<string>>();
-  for (const { file, source } of sources) {
-    const from = libFolder(file);
-    const code = stripComments(source).replace(/\b(?:import|export)\s+type\b[^;]*;/g, '');
-    for (const spec of importsOf(code)) {
-      const target = spec.startsWith('.') ? path.posix.join(path.posix.dirname(file), spec) : spec.replace(/^@\//, '');
-      if (!target.startsWith('lib/') || target.startsWith('lib/generated')) continue;
-      const to = libFolder(target);
-      if (to !== from) graph.set(from, (graph.get(from) ?? new Set()).add(to));
-    }
-  }
-  return graph;
-}
-
-/** (n) The graph's cycles: each set of folders that reach one another (a strongly connected component of two or more), as `a -> b -> ... -> a`-free sorted names. */
-function importCycles(graph: Map<string, Set<string>>): string[][] {
-  const nodes = [...new Set([...graph.keys(), ...[...graph.values()].flatMap((s) => [...s])])].sort();
-  const reach = (from: string) => {
-    const seen = new Set<string>();
-    const stack = [from];
-    while (stack.length > 0) {
-      for (const next of graph.get(stack.pop()!) ?? []) {
-        if (seen.has(next)) continue;
-        seen.add(next);
-        stack.push(next);
-      }
-    }
-    return seen;
-  };
-  const reached = new Map(nodes.map((n) => [n, reach(n)]));
-  const cycles = new Map<string, string[]>();
-  for (const a of nodes) {
-    const members = nodes.filter((b) => b === a ? reached.get(a)!.has(a) : reached.get(a)!.has(b) && reached.get(b)!.has(a));
-    if (members.length > 1) cycles.set(members.join(' '), members);
-  }
-  return [...cycles.values()];
-}
-
-const PAYMENT_STATE_DOOR = 'lib/payments/states.ts';
-function paymentStateWrites(source: string): string[] {
-  return [...stripComments(source).matchAll(/\bdata:\s*\{[^}]*\bpaymentState\s*:|\bSET\b[^;`]*\bpayment_state\s*=/gi)].map((m) => m[0].replace(/\s+/g, ' '));
-}
-
 /** (f): a date written in the browser's own zone and format. */
 const TIME_FORMATTER = 'components/dashboard/ui.tsx';
 function localTimeViolations(source: string): string[] {
@@ -272,8 +181,8 @@ describe('architecture (docs/architecture.md)', () => {
     assert.ok(files.includes('lib/invoices/service.ts') && files.includes('worker/main.ts') && files.includes('lib/http/api/routes.ts'));
   });
 
-  it('(a) lib/ outside lib/http and lib/openapi names no HTTP status and imports nothing of lib/http', () => {
-    const bad = domain.flatMap((f) => httpViolations(f, read(f)).map((v) => `${f}: ${v}`));
+  it('(a) lib/ outside lib/http and lib/openapi names no HTTP status', () => {
+    const bad = domain.flatMap((f) => httpViolations(read(f)).map((v) => `${f}: ${v}`));
     assert.deepEqual(bad, [], 'throw an AppError with a code (lib/errors.ts); lib/http/errors.ts maps codes to statuses');
   });
 
@@ -282,20 +191,13 @@ describe('architecture (docs/architecture.md)', () => {
     assert.deepEqual(bad, [], 'declare the variable in a section of lib/config.ts and read it from there');
   });
 
-  it('(c) lib/ imports neither next nor react, nor app/ or components/', () => {
-    const bad = files.filter((f) => f.startsWith('lib/')).flatMap((f) => frameworkViolations(f, read(f)).map((v) => `${f}: import '${v}'`));
-    assert.deepEqual(bad, [], 'lib/ is the framework-free domain; framework code belongs in app/ or components/');
-  });
-
-  it('(d) payment_state is written only through changePaymentState (lib/payments/states.ts)', () => {
-    const bad = files.filter((f) => f !== PAYMENT_STATE_DOOR).flatMap((f) => paymentStateWrites(read(f)).map((v) => `${f}: ${v}`));
-    assert.deepEqual(bad, [], 'move a payment with changePaymentState: it checks the transition table, refuses under a send in flight and books the ledger');
-  });
-
-  it('(e) only lib/merchants/balance.ts writes a merchant\'s balance_sun and activation_balance_sun', () => {
-    const bad = files.filter((f) => !(f in BALANCE_WRITE_ALLOWED)).flatMap((f) => balanceWriteViolations(f, read(f)).map((v) => `${f}: ${v}`));
-    assert.deepEqual(bad, [], 'change a merchant balance through changeMerchantBalance (lib/merchants/balance.ts), which books it in merchant_balance_entries');
-  });
+  // (d), (e), (h), (i), (o), (p), (q): each door of DOORS (test/unit/doors.ts), by the one check.
+  for (const door of DOORS) {
+    it(`(${door.rule}) ${door.columns}: written only through ${door.via} (${door.door})`, () => {
+      const bad = files.filter((f) => boundBy(door, f)).flatMap((f) => writesIn(door, stripComments(read(f))).map((v) => `${f}: ${v}`));
+      assert.deepEqual(bad, [], door.advice);
+    });
+  }
 
   it('(f) the dashboard shows times only through formatTime: UTC, labelled', () => {
     const dashboard = files.filter((f) => (f.startsWith('components/dashboard/') || f.startsWith('app/dashboard/')) && f !== TIME_FORMATTER);
@@ -307,16 +209,6 @@ describe('architecture (docs/architecture.md)', () => {
     const bad = files.flatMap((f) => singletonViolations(f, read(f)).map((v) => `${f}: ${v}`));
     assert.deepEqual(bad, [], 'add singleton: true to the WorkerJob: it then runs only on the worker holding its leader lease (lib/worker/leader.ts)');
     assert.ok(files.includes('worker/scan.ts') && files.includes('worker/energy.ts'));
-  });
-
-  it('(h) an invoice\'s network_cost_sun is written only by lib/ledger/networkCost.ts, from the ledger (migration 0082)', () => {
-    const bad = files.filter((f) => !(f in NETWORK_COST_WRITE_ALLOWED)).flatMap((f) => networkCostWrites(read(f)).map((v) => `${f}: ${v}`));
-    assert.deepEqual(bad, [], 'book the cost in the ledger (lib/ledger/book.ts): its trigger records NETWORK_COST and ENERGY_RENTAL rows for the invoice, and foldNetworkCosts adds them');
-  });
-
-  it('(i) waiting_reason is written only through noteWaiting (lib/energy/engine.ts)', () => {
-    const bad = files.filter((f) => f !== WAITING_REASON_DOOR).flatMap((f) => waitingReasonWrites(read(f)).map((v) => `${f}: ${v}`));
-    assert.deepEqual(bad, [], 'record why a send waits with noteWaiting: it alerts once, as the send begins to wait');
   });
 
   it('(j) no zod schema is defined in app/', () => {
@@ -344,50 +236,14 @@ describe('architecture (docs/architecture.md)', () => {
     assert.ok(handDoublings(read(BACKOFF_HOME)).length > 0, 'the doubling itself is where it is');
   });
 
-  it('(n) lib/\'s folders import each other one way: no cycle', () => {
-    const lib = files.filter((f) => f.startsWith('lib/') && /\.tsx?$/.test(f));
-    const graph = folderImports(lib.map((file) => ({ file, source: read(file) })));
-    assert.deepEqual(importCycles(graph), [], 'a folder may import only folders below it (docs/architecture.md, "Layers"): move what both need below both');
-    assert.ok(graph.get('payments')?.has('sends') && graph.get('energy')?.has('sends'), 'the graph is read: the payments and the energy pool send through lib/sends');
-  });
-
   // The rules must catch what they are meant to: each one, on a planted violation.
   it('catches planted violations', () => {
-    // (n): a use case imported back by the door it calls; type imports, comments and relative paths as they are.
-    const planted = folderImports([
-      { file: 'lib/payments/states.ts', source: "import { bookHeld } from '@/lib/ledger/book';\nimport type { Invoice } from '@/lib/invoices/load';" },
-      { file: 'lib/ledger/book.ts', source: "import { CLOSED } from '@/lib/payments/states'; // from '@/lib/invoices/x'" },
-      { file: 'lib/invoices/load.ts', source: "import { x } from '../payments/states';\nexport type { Y } from '@/lib/ledger/book';" },
-      { file: 'lib/backoff.ts', source: "import { z } from 'zod';" },
-    ]);
-    assert.deepEqual(importCycles(planted), [['ledger', 'payments']]);
-    assert.deepEqual([...planted.get('invoices')!], ['payments']);
-    // A longer loop: each folder imports only the next, and the last the first.
-    const loop = folderImports([
-      { file: 'lib/invoices/transitions.ts', source: "import { enqueue } from '@/lib/webhooks/outbox';" },
-      { file: 'lib/webhooks/outbox.ts', source: "import { json } from '@/lib/transactions/serialize';" },
-      { file: 'lib/transactions/serialize.ts', source: "import { invoiceJson } from '@/lib/invoices/serialize';" },
-      { file: 'lib/payments/scan.ts', source: "import { x } from '@/lib/invoices/transitions';" },
-    ]);
-    assert.deepEqual(importCycles(loop), [['invoices', 'transactions', 'webhooks']]);
-    assert.deepEqual(httpViolations('lib/invoices/x.ts', "import { notFound } from '@/lib/http/errors';\nthrow new ApiError(404, 'x');"), ["ApiError", "new ApiError(404", "ApiError(404", "import '@/lib/http/errors'"]);
-    assert.deepEqual(httpViolations('lib/invoices/x.ts', "import { x } from '../http/route';"), ["import '../http/route'"]);
-    assert.deepEqual(httpViolations('lib/rates/x.ts', 'return { status: 503, detail };'), ['status: 503']);
-    assert.deepEqual(httpViolations('lib/rates/x.ts', 'return new Response(body);'), ['new Response(']);
-    assert.deepEqual(httpViolations('lib/rates/x.ts', '// a 404 in a comment\nconst BATCH = 500; z.number().max(480); s.slice(0, 500);'), []);
+    assert.deepEqual(httpViolations("import { notFound } from '@/lib/http/errors';\nthrow new ApiError(404, 'x');"), ["ApiError", "new ApiError(404", "ApiError(404"]);
+    assert.deepEqual(httpViolations('return { status: 503, detail };'), ['status: 503']);
+    assert.deepEqual(httpViolations('return new Response(body);'), ['new Response(']);
+    assert.deepEqual(httpViolations('// a 404 in a comment\nconst BATCH = 500; z.number().max(480); s.slice(0, 500);'), []);
     assert.deepEqual(envViolations('const port = process.env.PORT;'), ['process.env']);
     assert.deepEqual(envViolations('// process.env is read by lib/config.ts'), []);
-    assert.deepEqual(frameworkViolations('lib/auth/x.ts', "import { headers } from 'next/headers';\nimport React from 'react';\nimport { A } from '@/components/A';\nimport { B } from '../../app/b';"), ['next/headers', 'react', '@/components/A', '../../app/b']);
-    assert.deepEqual(frameworkViolations('lib/auth/session.ts', "import { getServerSession } from 'next-auth';"), []);
-    assert.deepEqual(frameworkViolations('lib/auth/other.ts', "import { getServerSession } from 'next-auth';"), ['next-auth']);
-    assert.deepEqual(paymentStateWrites("await tx.transaction.updateMany({ where: { id }, data: { error: null, paymentState: 'HELD' } });"), ['data: { error: null, paymentState:']);
-    assert.deepEqual(paymentStateWrites("await prisma.$executeRaw`UPDATE transactions SET payment_state = 'FORWARDING' WHERE id = ${id}`;"), ["SET payment_state ="]);
-    assert.deepEqual(paymentStateWrites("await tx.transaction.findFirst({ where: { id, paymentState: 'HELD' } });"), []);
-    assert.deepEqual(balanceWriteViolations('lib/payments/x.ts', "await tx.merchant.update({ where: { id }, data: { balanceSun: { decrement: cost } } });"), ['balanceSun: {']);
-    assert.deepEqual(balanceWriteViolations('lib/payments/x.ts', "const field = 'activationBalanceSun';\ndata: { [field]: { increment: n } }"), ["'activationBalanceSun'"]);
-    assert.deepEqual(balanceWriteViolations('scripts/x.ts', 'await sql`UPDATE merchants SET balance_sun = balance_sun + ${n}`;'), ['balance_sun =']);
-    assert.deepEqual(balanceWriteViolations('lib/merchants/x.ts', 'select: { balanceSun: true, activationBalanceSun: true }; show(m.balanceSun); // balanceSun: 5'), []);
-    assert.deepEqual(balanceWriteViolations('devnet/x.ts', '{ balanceSun: state.balance }'), []);
     assert.deepEqual(localTimeViolations('<td>{new Date(inv.created_at).toLocaleString()}</td>'), ['Date(inv.created_at).toLocaleString(']);
     assert.deepEqual(localTimeViolations('d.toLocaleDateString(); d.toLocaleTimeString(); new Intl.DateTimeFormat()'), ['.toLocaleDateString(', '.toLocaleTimeString(', 'DateTimeFormat(']);
     assert.deepEqual(localTimeViolations("{estimate.need_energy.toLocaleString('en')} {formatTime(d.created_at)} // new Date(x).toLocaleString()"), []);
@@ -395,12 +251,6 @@ describe('architecture (docs/architecture.md)', () => {
     assert.deepEqual(singletonViolations('worker/pool.ts', "import { autostake } from '@/lib/energy/operator';\n// singleton: true\nreturn { name: 'pool', step };"), ['imports lib/energy/operator but its job is not singleton: true']);
     assert.deepEqual(singletonViolations('worker/headScan.ts', "import { scanHead } from '@/lib/payments/headScan';\nreturn { name: 'head-scan', singleton: true, step };"), []);
     assert.deepEqual(singletonViolations('worker/payments.ts', "import { processPayments } from '@/lib/payments/process';"), []);
-    assert.deepEqual(networkCostWrites("await tx.invoice.update({ where: { id }, data: { networkCostSun: { increment: fee } } });"), ['networkCostSun: {']);
-    assert.deepEqual(networkCostWrites('await sql`UPDATE invoices SET network_cost_sun = network_cost_sun + ${n}`;'), ['network_cost_sun =']);
-    assert.deepEqual(networkCostWrites('select: { networkCostSun: true }; show(i.networkCostSun);'), []);
-    assert.deepEqual(waitingReasonWrites("await prisma.transaction.update({ where: { id }, data: { waitingReason: 'waiting for energy' } });"), ["waitingReason: '"]);
-    assert.deepEqual(waitingReasonWrites('await sql`UPDATE transactions SET waiting_reason = NULL`;'), ['waiting_reason =']);
-    assert.deepEqual(waitingReasonWrites("count({ where: { waitingReason: { startsWith: 'waiting for' } } }); select: { waitingReason: true }"), []);
     assert.deepEqual(zodSchemaViolations("import { z } from 'zod';\nconst bodySchema = z.object({ currency: z.enum(CURRENCIES) });"), ["import { z } from 'zod'", 'z.object(', 'z.enum(']);
     assert.deepEqual(zodSchemaViolations('const schema = z\n  .string().min(1); const n = z.coerce.number();'), ['z\n  .string(', 'z.coerce.number(']);
     assert.deepEqual(zodSchemaViolations("import type { z } from 'zod';\ntype In = z.input<typeof createInvoiceSchema>; // z.object({})\nparseOrThrow(releaseHeldSchema, body); viz.object(1);"), []);
@@ -429,5 +279,117 @@ describe('architecture (docs/architecture.md)', () => {
       moduleStateViolations("const SAFE: ReadonlySet<string> = new Set(['GET']);\nfunction f() {\n  let n = 0;\n  const m = new Map();\n}\n// let x = 1;\nconst id = globalThis.crypto.randomUUID();"),
       [],
     );
+  });
+
+  it('catches planted writes past every door, and leaves the door its own', () => {
+    for (const door of DOORS) {
+      for (const { file = 'lib/planted/x.ts', code, found } of door.planted) {
+        const caught = boundBy(door, file) ? writesIn(door, stripComments(code)) : [];
+        assert.deepEqual(caught, found, `(${door.rule}) ${file}: ${code}`);
+      }
+      assert.ok(door.planted.some((p) => p.found.length > 0) && door.planted.some((p) => p.found.length === 0), `(${door.rule}) plants a write and a read`);
+      // The door itself writes the column, and the check leaves that to it.
+      assert.ok(writesIn(door, stripComments(read(door.door))).length > 0, `(${door.rule}) ${door.door} writes ${door.columns} as the patterns see it`);
+      assert.ok(!boundBy(door, door.door) && boundBy(door, 'lib/planted/x.ts'));
+      for (const file of Object.keys(door.alsoNaming ?? {})) assert.ok(files.includes(file), `(${door.rule}) ${file} exists`);
+    }
+  });
+
+  // (a)'s imports, (c), (n): dependency-cruiser's rules (.dependency-cruiser.mjs), which `npm run lint` runs over lib/.
+  it('LIB_LAYERS names every folder and top file of lib/, once', () => {
+    const listed = LIB_LAYERS.flat();
+    const onDisk = [...new Set(readdirSync(path.join(ROOT, 'lib')).map((name) => name.replace(/\.tsx?$/, '')))].sort();
+    assert.deepEqual([...listed].sort(), onDisk);
+    assert.equal(new Set(listed).size, listed.length);
+  });
+
+  it('dependency-cruiser\'s rules fire on a planted tree', () => {
+    const tree = mkdtempSync(path.join(tmpdir(), 'arch-'));
+    try {
+      const plant: Record<string, string> = {
+        'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'esnext', moduleResolution: 'bundler', paths: { '@/*': ['./*'] } } }),
+        'node_modules/next/package.json': '{"name":"next","main":"index.js"}',
+        'node_modules/next/index.js': '',
+        'node_modules/next/headers.js': '',
+        'node_modules/react/package.json': '{"name":"react","main":"index.js"}',
+        'node_modules/react/index.js': '',
+        'node_modules/next-auth/package.json': '{"name":"next-auth","main":"index.js"}',
+        'node_modules/next-auth/index.js': '',
+        'node_modules/next-auth/react.js': '',
+        'node_modules/next-auth/providers/credentials.js': '',
+        'app/b.ts': 'export const b = 1;',
+        'components/A.tsx': 'export const A = 1;',
+        // (n) down is fine; up, across a row, or dynamically up is not; `import type` is erased.
+        'lib/payments/states.ts': "import { bookHeld } from '../ledger/book';\nexport const CLOSED = bookHeld;",
+        'lib/ledger/book.ts': "import { CLOSED } from '@/lib/payments/states';\nexport const bookHeld = CLOSED;",
+        'lib/invoices/load.ts': "import type { Payout } from '@/lib/payouts/service';\nexport type { Held } from '@/lib/refunds/z';\nexport const x = (p: Payout) => p;",
+        'lib/invoices/later.ts': "export const later = () => import('@/lib/refunds/z');",
+        'lib/payouts/service.ts': "export type Payout = number;",
+        'lib/payments/scan.ts': "import { proof } from '@/lib/reconcile/proof';\nexport const scan = proof;",
+        'lib/reconcile/proof.ts': 'export const proof = 1;',
+        'lib/backoff.ts': "import { now } from './time';\nexport const b = now;",
+        'lib/time.ts': 'export const now = 1;',
+        'lib/rules/x.ts': "import { y } from './y';\nexport const x = y;",
+        'lib/rules/y.ts': 'export const y = 1;',
+        // (n) no cycle of modules, within a folder either (a cycle is reported once); one through a type is none.
+        'lib/rules/c1.ts': "import { c2 } from './c2';\nexport const c1 = () => c2;",
+        'lib/rules/c2.ts': "import { c1 } from './c1';\nexport const c2 = () => c1;",
+        'lib/rules/t1.ts': "import type { T2 } from './t2';\nexport type T1 = T2 | 1;\nexport const t1 = 1;",
+        'lib/rules/t2.ts': "import { t1 } from './t1';\nexport type T2 = typeof t1;",
+        'lib/refunds/z.ts': 'export type Held = 1;\nexport const z = 1;',
+        // (n) a folder LIB_LAYERS does not list, importing and imported.
+        'lib/newfolder/x.ts': "import { now } from '../time';\nexport const x = now;",
+        'lib/payouts/p.ts': "import { x } from '@/lib/newfolder/x';\nexport const p = x;",
+        // (a) the domain imports nothing of lib/http, not even a type; lib/openapi may; lib/singletons.ts names its types only.
+        'lib/http/errors.ts': 'export const notFound = 1;',
+        'lib/http/router.ts': 'export type Router = 1;',
+        'lib/http/node.ts': 'export const serve = 1;',
+        'lib/invoices/h.ts': "import type { Router } from '@/lib/http/router';\nexport const r = (x: Router) => x;",
+        'lib/openapi/document.ts': "import { notFound } from '@/lib/http/errors';\nexport const d = notFound;",
+        'lib/singletons.ts': "import type { Router } from '@/lib/http/router';\nimport { serve } from '@/lib/http/node';\nexport const s = (r: Router) => [r, serve];",
+        // (c) neither the framework nor app/ or components/, a type included; the session's adapter imports next-auth only.
+        'lib/auth/x.ts': "import { headers } from 'next/headers';\nimport React from 'react';\nimport { A } from '@/components/A';\nimport { b } from '../../app/b';\nexport const x = [headers, React, A, b];",
+        'lib/money/r.ts': "import type { ReactNode } from 'react';\nexport const r = (n: ReactNode) => n;",
+        'lib/auth/session.ts': "import NextAuth from 'next-auth';\nimport Credentials from 'next-auth/providers/credentials';\nimport { useSession } from 'next-auth/react';\nexport const s = [NextAuth, Credentials, useSession];",
+        'lib/auth/other.ts': "import NextAuth from 'next-auth';\nexport const o = NextAuth;",
+        // Every import resolves.
+        'lib/rates/u.ts': "import { gone } from '@/lib/rates/gone';\nexport const u = gone;",
+      };
+      for (const [file, text] of Object.entries(plant)) {
+        mkdirSync(path.dirname(path.join(tree, file)), { recursive: true });
+        writeFileSync(path.join(tree, file), text);
+      }
+      const run = spawnSync(path.join(ROOT, 'node_modules/.bin/depcruise'), ['lib', '--config', DEPCRUISE_CONFIG, '--output-type', 'json'], { cwd: tree, encoding: 'utf8' });
+      assert.ok(run.stdout.startsWith('{'), run.stderr);
+      const result = JSON.parse(run.stdout) as { summary: { violations: { from: string; to: string; rule: { name: string } }[] } };
+      const fired = result.summary.violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`).sort();
+      assert.deepEqual(fired, [
+        'domain-not-http: lib/invoices/h.ts -> lib/http/router.ts',
+        'domain-not-http: lib/singletons.ts -> lib/http/node.ts',
+        'lib-layers-unlisted: lib/newfolder/x.ts -> lib/time.ts',
+        'lib-layers-unlisted: lib/payouts/p.ts -> lib/newfolder/x.ts',
+        'lib-layers: lib/backoff.ts -> lib/time.ts',
+        'lib-layers: lib/invoices/later.ts -> lib/refunds/z.ts',
+        'lib-layers: lib/ledger/book.ts -> lib/payments/states.ts',
+        'lib-layers: lib/payments/scan.ts -> lib/reconcile/proof.ts',
+        'lib-layers: lib/singletons.ts -> lib/http/node.ts',
+        'lib-no-framework: lib/auth/other.ts -> node_modules/next-auth/index.js',
+        'lib-no-framework: lib/auth/session.ts -> node_modules/next-auth/react.js',
+        'lib-no-framework: lib/auth/x.ts -> app/b.ts',
+        'lib-no-framework: lib/auth/x.ts -> components/A.tsx',
+        'lib-no-framework: lib/auth/x.ts -> node_modules/next/headers.js',
+        'lib-no-framework: lib/auth/x.ts -> node_modules/react/index.js',
+        'lib-no-framework: lib/money/r.ts -> node_modules/react/index.js',
+        'lib-resolvable: lib/rates/u.ts -> @/lib/rates/gone',
+        'lib-no-cycle: lib/ledger/book.ts -> lib/payments/states.ts',
+        'lib-no-cycle: lib/rules/c1.ts -> lib/rules/c2.ts',
+      ].sort());
+      // As `npm run lint` runs it (its text report): it fails, and names the rules.
+      const lint = spawnSync(path.join(ROOT, 'node_modules/.bin/depcruise'), ['lib', '--config', DEPCRUISE_CONFIG, '--output-type', 'err-long'], { cwd: tree, encoding: 'utf8' });
+      assert.notEqual(lint.status, 0, 'depcruise fails the lint on them');
+      assert.match(lint.stdout, /error lib-layers: lib\/ledger\/book\.ts → lib\/payments\/states\.ts\n\s+\(n\) a lib\/ folder imports at run time only/);
+    } finally {
+      rmSync(tree, { recursive: true, force: true });
+    }
   });
 });
