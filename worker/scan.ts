@@ -1,11 +1,13 @@
 import { scanHeartbeat } from '@/lib/operations/heartbeat';
-import { scanNextBlocks } from '@/lib/payments/scan';
+import { scanNextBlocks, type CursorAt } from '@/lib/payments/scan';
 import type { JobDeps, WorkerJob } from '@/lib/worker/job';
 import { workerWakeup } from '@/lib/worker/wake';
 
 /** Records payments and top-ups from confirmed blocks; beats the heartbeat /healthz reads after each completed step (on the worker running it). */
 export function scanJob({ ctx }: JobDeps): WorkerJob {
   const beat = scanHeartbeat(ctx.prisma, ctx.owner);
+  // Where this worker's last step left the cursor (lib/payments/scan.ts): a step reads it only when unknown.
+  let cursor: CursorAt | null = null;
   return {
     name: 'scan',
     // One worker reads the blocks; with several, each would read every block and all but one throw theirs away.
@@ -13,7 +15,12 @@ export function scanJob({ ctx }: JobDeps): WorkerJob {
     // The node is read for a new block every SCAN_POLL_MS, however long the other jobs sleep when idle.
     idleMs: ctx.settings.SCAN_POLL_MS ?? ctx.settings.WORKER_POLL_MS,
     async step() {
-      const { more, recorded } = await scanNextBlocks(ctx);
+      // Unknown again until this step ends: a step that throws leaves it unread.
+      const known = cursor;
+      cursor = null;
+      const result = await scanNextBlocks(ctx, known ?? undefined);
+      cursor = result.cursor;
+      const { more, recorded } = result;
       await beat(); // read by /healthz: this worker is scanning
       // A block read is not work for the others; a payment or top-up recorded is (lib/worker/wake.ts).
       if (recorded > 0) workerWakeup().wake();

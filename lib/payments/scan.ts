@@ -27,6 +27,16 @@ export interface ScanResult {
 }
 const NOTHING: ScanResult = { blocks: 0, recorded: 0, more: false };
 
+/** The block the solidified cursor stands at, as a step of the scanner left it. */
+export interface CursorAt {
+  blockNumber: number;
+}
+
+/** A step of the solidified scanner: what it did, and where it left the cursor (null: unknown, read it next time). */
+export interface SolidifiedScanResult extends ScanResult {
+  cursor: CursorAt | null;
+}
+
 /**
  * Scans the next confirmed blocks once: every transfer to an invoice address
  * becomes a PAYMENT row, every transfer to a merchant's top-up or activation
@@ -35,10 +45,13 @@ const NOTHING: ScanResult = { blocks: 0, recorded: 0, more: false };
  * cursor move in one DB transaction, and chain_ref is unique, so a crash or a
  * second worker never records a transfer twice.
  */
-export async function scanNextBlocks(ctx: WorkerContext): Promise<ScanResult> {
+export async function scanNextBlocks(ctx: WorkerContext, known?: CursorAt): Promise<SolidifiedScanResult> {
   const { prisma, chain, settings } = ctx;
   const confirmedHead = (await chain.getConfirmedBlockNumber()) - settings.SCAN_EXTRA_CONFIRMATIONS;
-  let cursor = await prisma.chainCursor.findUnique({ where: { name: SOLIDIFIED_CURSOR } });
+  // Where the last step left the cursor, if the caller kept it: not read again (issue 41: once
+  // every SCAN_POLL_MS). Kept wrong (another worker, or an operator's rescan, moved it), the
+  // optimistic update below finds no row, and the next step reads it.
+  let cursor = known ? { blockNumber: known.blockNumber } : await prisma.chainCursor.findUnique({ where: { name: SOLIDIFIED_CURSOR } });
   if (!cursor) {
     // Without an explicit start block, the scan starts right after the solidified block whose state
     // the gas wallet's opening balance was read from, and that balance is booked with the cursor:
@@ -65,11 +78,12 @@ export async function scanNextBlocks(ctx: WorkerContext): Promise<ScanResult> {
     cursor = await prisma.chainCursor.findUniqueOrThrow({ where: { name: SOLIDIFIED_CURSOR } });
   }
   const from = cursor.blockNumber + 1;
+  const at = { blockNumber: cursor.blockNumber };
   const to = Math.min(confirmedHead, from + settings.SCAN_BATCH_BLOCKS - 1);
-  if (from > to) return NOTHING;
+  if (from > to) return { ...NOTHING, cursor: at };
   const blocks = await chain.getBlocks(from, to);
   const last = blocks.at(-1);
-  if (!last) return NOTHING;
+  if (!last) return { ...NOTHING, cursor: at };
   const lastBlock = last.number;
   const lastBlockTime = last.timestamp;
   const transfers: BlockTransfer[] = blocks.flatMap((b) => b.transfers.map((t) => ({ ...t, blockId: b.id })));
@@ -90,8 +104,9 @@ export async function scanNextBlocks(ctx: WorkerContext): Promise<ScanResult> {
     await bookGasWallet(ctx, tx, landed);
     return created.length + finalized.length;
   });
-  // A batch another worker took: the cursor moved, so there may be more to read at once.
-  return moved === null ? { ...NOTHING, more: true } : { blocks: lastBlock - from + 1, recorded: moved, more: lastBlock < confirmedHead };
+  // A batch another worker took (or the cursor was moved): read it again, at once.
+  if (moved === null) return { ...NOTHING, more: true, cursor: null };
+  return { blocks: lastBlock - from + 1, recorded: moved, more: lastBlock < confirmedHead, cursor: { blockNumber: lastBlock } };
 }
 
 /**
