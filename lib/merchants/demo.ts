@@ -16,14 +16,16 @@ export function demoPayoutWallet(): string {
 
 /**
  * Idempotent: creates the demo merchant once, makes sure `apiKey` is one of its
- * keys and, when given, that `dashboardPassword` signs it in to the dashboard.
+ * keys and, when given, that `dashboardPassword` signs its owner (DEMO_EMAIL) in to the dashboard.
  */
 export async function ensureDemoMerchant(prisma: PrismaClient, apiKey: string, dashboardPassword?: string) {
-  let merchant =
+  const merchant =
     (await prisma.merchant.findUnique({ where: { email: DEMO_EMAIL } })) ??
     (await createMerchant(prisma, { email: DEMO_EMAIL, targetWalletAddress: demoPayoutWallet() }));
-  if (dashboardPassword && !(await verifyPassword(dashboardPassword, merchant.passwordHash))) {
-    merchant = await prisma.merchant.update({ where: { id: merchant.id }, data: { passwordHash: await hashPassword(dashboardPassword) } });
+  // The demo store's owner signs in with DEMO_EMAIL (a user since migration 0101).
+  const owner = await prisma.user.findUniqueOrThrow({ where: { email: DEMO_EMAIL } });
+  if (dashboardPassword && !(await verifyPassword(dashboardPassword, owner.passwordHash))) {
+    await prisma.user.update({ where: { id: owner.id }, data: { passwordHash: await hashPassword(dashboardPassword) } });
   }
   const keyHash = hashApiKey(apiKey);
   await prisma.apiKey.upsert({

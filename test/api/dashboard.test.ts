@@ -88,7 +88,7 @@ describe('merchant dashboard', () => {
     const email = newEmail();
     await registerMerchant(app.prisma, { email, password: PASSWORD });
     assert.equal(await new Browser(app).signIn(email, 'wrong password!'), 'CredentialsSignin');
-    const row = await app.prisma.merchant.findUniqueOrThrow({ where: { email } });
+    const row = await app.prisma.user.findUniqueOrThrow({ where: { email } });
     assert.match(row.passwordHash ?? '', /^\$2[aby]\$12\$/);
   });
 

@@ -214,35 +214,35 @@ export const DASHBOARD_ROUTES: readonly Route<DashboardCaller>[] = [
   }),
 
   // Changes the password and signs out every session (the caller's too).
-  route('POST', '/settings/password', async ({ req, db, merchant, ip }) => {
+  route('POST', '/settings/password', async ({ req, db, user, ip }) => {
     const input = parseOrThrow(passwordChangeSchema, await readJson(req));
-    await changePassword(db, merchant, ip ?? 'unknown', input);
+    await changePassword(db, user, ip ?? 'unknown', input);
     return new Response(null, { status: 204 });
   }),
 
   // Two-factor sign-in (issue 40, lib/auth/twoFactor.ts): enrolment in two steps, then off with a code.
-  route('GET', '/settings/two-factor', async ({ merchant }) => twoFactorJson(merchant)),
+  route('GET', '/settings/two-factor', async ({ user }) => twoFactorJson(user)),
 
   // A new authenticator secret, off until confirmed: shown once, so a recent sign-in or the password.
   route('POST', '/settings/two-factor/totp', async (ctx) => {
     await requireRecentAuth(ctx);
-    return Response.json(await startTotp(ctx.db, ctx.merchant), { headers: noStore });
+    return Response.json(await startTotp(ctx.db, ctx.user), { headers: noStore });
   }),
 
   // The recovery codes are in this answer only.
   route('POST', '/settings/two-factor/totp/confirm', async (ctx) => {
     const { code } = parseOrThrow(twoFactorCodeSchema, await readJson(ctx.req));
-    return Response.json(await confirmTotp(ctx.db, ctx.merchant, code, dashboardBy(ctx)), { headers: noStore });
+    return Response.json(await confirmTotp(ctx.db, ctx.user, ctx.merchant.id, code, dashboardBy(ctx)), { headers: noStore });
   }),
 
   // Turning it off takes a code (or a recovery code) besides a recent sign-in: a stolen session alone cannot.
   route('POST', '/settings/two-factor/totp/disable', async (ctx) => {
     const { code } = parseOrThrow(twoFactorCodeSchema, await readJson(ctx.req));
     await requireRecentAuth(ctx);
-    const ok = await throttledSignIn(ctx.db, { email: ctx.merchant.email, ip: ctx.ip ?? 'unknown' }, async () => ((await useSecondFactor(ctx.db, ctx.merchant, code)) ? true : null));
+    const ok = await throttledSignIn(ctx.db, { email: ctx.user.email, ip: ctx.ip ?? 'unknown' }, async () => ((await useSecondFactor(ctx.db, ctx.user, code)) ? true : null));
     if (!ok) throw fieldErrors({ code: ['Wrong code.'] });
-    await turnOffTotp(ctx.db, ctx.merchant, dashboardBy(ctx));
-    return twoFactorJson({ ...ctx.merchant, ...TOTP_OFF });
+    await turnOffTotp(ctx.db, ctx.user, ctx.merchant.id, dashboardBy(ctx));
+    return twoFactorJson({ ...ctx.user, ...TOTP_OFF });
   }),
 
   // The store's audit log (docs/dashboard.md, "Audit log"): read only, newest first; no route changes it.
