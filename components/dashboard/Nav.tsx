@@ -13,6 +13,7 @@ const LINKS = [
   ['/dashboard/keys', 'API keys'],
   ['/dashboard/settings', 'Settings'],
   ['/dashboard/audit', 'Audit log'],
+  ['/dashboard/team', 'Team'],
 ] as const;
 
 /** A store the signed-in user is a member of, for the selector. */
