@@ -136,7 +136,9 @@ describe('demo merchant seed', () => {
       const hash = (await owner()).passwordHash;
       assert.ok(await verifyPassword('second password', hash));
       assert.ok(!(await verifyPassword('first password', hash)));
-      assert.deepEqual(await prisma.membership.findMany({ select: { merchantId: true, role: true } }), [{ merchantId: again.id, role: 'owner' }]);
+      const members = await prisma.membership.findMany({ select: { merchantId: true, role: true, user: { select: { email: true, passwordHash: true } } }, orderBy: { id: 'asc' } });
+      assert.deepEqual(members.map((m) => [m.merchantId, m.user.email, m.role]), [[again.id, 'demo@example.com', 'owner'], [again.id, 'finance@example.com', 'finance']], 'the owner and a second member to try roles with');
+      assert.ok(await verifyPassword('second password', members[1]!.user.passwordHash), 'the second member signs in with the same password');
       await ensureDemoMerchant(prisma, 'tk_demo_key_number_one_123456');
       assert.equal((await owner()).passwordHash, hash, 'no password given: the old one stays');
     } finally {
