@@ -61,3 +61,37 @@ test('an owner changes a member’s role and removes it; the member sees the tea
   });
   await memberContext.close();
 });
+
+// Invitations (issue 40): without SMTP the owner is shown the link; whoever opens it chooses a
+// password and is signed in to the store with the role it was invited with; axe on the invitation page.
+test('an owner invites by e-mail; the link, opened elsewhere, makes a member with its role', async ({ page, browser, stack }) => {
+  const { app } = stack;
+  const { merchant } = await signInSeededMerchant(page, app, WALLET, 'invite');
+  const email = `e2e-invited-${merchant.id}@example.com`;
+  await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Team' }).click();
+  await page.waitForURL(/\/dashboard\/team/);
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Role', { exact: true }).selectOption('finance');
+  await page.getByRole('button', { name: 'Send invitation' }).click();
+  const link = (await page.getByRole('status').getByLabel('Invitation link').textContent()) ?? '';
+  expect(link).toContain('/invite/');
+  await expect(page.getByRole('table', { name: 'Pending invitations' }).getByRole('row').filter({ hasText: email })).toContainText('finance');
+  await expectAccessible(page, 'the Team page with an invitation made');
+
+  const invitedContext = await browser.newContext();
+  const invited = await invitedContext.newPage();
+  await invited.goto(link);
+  await expect(invited.getByText(`as finance, with the e-mail ${email}`)).toBeVisible();
+  await expectAccessible(invited, 'the invitation page');
+  await screenshotBothSizes(invited, 'invitation');
+  await invited.getByLabel('Choose a password').fill(PASSWORD);
+  await invited.getByLabel('Repeat password').fill(PASSWORD);
+  await invited.getByRole('button', { name: 'Accept invitation' }).click();
+  await expect(invited).toHaveURL(/\/dashboard$/, { timeout: 60_000 });
+  await expect(invited.getByText(email)).toBeVisible();
+  expect(await invited.evaluate(async () => (await fetch('/dashboard/api/members')).json())).toMatchObject({ you: { role: 'finance' } });
+
+  await invited.goto(link);
+  await expect(invited.getByRole('alert').filter({ hasText: 'This invitation link is not valid' })).toBeVisible();
+  await invitedContext.close();
+});

@@ -1,7 +1,7 @@
 import { recordAudit, type AuditBy } from '@/lib/audit/record';
 import { roleNames, type MemberRole } from '@/lib/auth/roles';
 import { AppError, invalidInput, notFound } from '@/lib/errors';
-import type { PrismaClient } from '@/lib/generated/prisma/client';
+import type { Prisma, PrismaClient } from '@/lib/generated/prisma/client';
 
 /*
  * The one door of a store's memberships (issue 40, "users and stores apart"), as
@@ -40,35 +40,38 @@ export async function listMembers(db: PrismaClient, merchantId: number): Promise
  * two changes to one store's members run one after the other and the last-owner check sees the
  * other's result. Answers the membership as it is after the change (null once removed).
  */
-export async function changeMembership(prisma: PrismaClient, merchantId: number, change: MembershipChange, by: AuditBy): Promise<MemberJson | null> {
-  return prisma.$transaction(async (tx) => {
-    await tx.$queryRaw`SELECT id FROM merchants WHERE id = ${merchantId} FOR UPDATE`;
-    const user = await tx.user.findUnique({ where: { id: change.userId }, select: { id: true, email: true } });
-    const current = await tx.membership.findUnique({ where: { userId_merchantId: { userId: change.userId, merchantId } } });
-    if (change.kind === 'added') {
-      if (!user) throw notFound('User not found.');
-      if (current) throw new AppError('CONFLICT', `${user.email} is a member of this store already.`);
-      const created = await tx.membership.create({ data: { userId: user.id, merchantId, role: change.role } });
-      await recordAudit(tx, by, { merchantId, action: 'member_added', subject: user.id, after: { email: user.email, role: change.role } });
-      return { user_id: user.id, email: user.email, role: change.role, created_at: created.createdAt.toISOString() };
-    }
-    if (!user || !current) throw notFound(MEMBER_NOT_FOUND);
-    const before = { email: user.email, role: current.role };
-    const staysOwner = change.kind === 'role_changed' && change.role === 'owner';
-    if (current.role === 'owner' && !staysOwner) {
-      const owners = await tx.membership.count({ where: { merchantId, role: 'owner' } });
-      if (owners <= 1) throw invalidInput(LAST_OWNER);
-    }
-    if (change.kind === 'removed') {
-      await tx.membership.delete({ where: { id: current.id } });
-      await recordAudit(tx, by, { merchantId, action: 'member_removed', subject: user.id, before });
-      return null;
-    }
-    if (current.role === change.role) return { user_id: user.id, email: user.email, role: change.role, created_at: current.createdAt.toISOString() };
-    await tx.membership.update({ where: { id: current.id }, data: { role: change.role } });
-    await recordAudit(tx, by, { merchantId, action: 'member_role_changed', subject: user.id, before, after: { email: user.email, role: change.role } });
-    return { user_id: user.id, email: user.email, role: change.role, created_at: current.createdAt.toISOString() };
-  });
+export function changeMembership(prisma: PrismaClient, merchantId: number, change: MembershipChange, by: AuditBy): Promise<MemberJson | null> {
+  return prisma.$transaction((tx) => changeMembershipIn(tx, merchantId, change, by));
+}
+
+/** changeMembership inside the caller's transaction (an invitation accepted with it: lib/merchants/invitations.ts). */
+export async function changeMembershipIn(tx: Prisma.TransactionClient, merchantId: number, change: MembershipChange, by: AuditBy): Promise<MemberJson | null> {
+  await tx.$queryRaw`SELECT id FROM merchants WHERE id = ${merchantId} FOR UPDATE`;
+  const user = await tx.user.findUnique({ where: { id: change.userId }, select: { id: true, email: true } });
+  const current = await tx.membership.findUnique({ where: { userId_merchantId: { userId: change.userId, merchantId } } });
+  if (change.kind === 'added') {
+    if (!user) throw notFound('User not found.');
+    if (current) throw new AppError('CONFLICT', `${user.email} is a member of this store already.`);
+    const created = await tx.membership.create({ data: { userId: user.id, merchantId, role: change.role } });
+    await recordAudit(tx, by, { merchantId, action: 'member_added', subject: user.id, after: { email: user.email, role: change.role } });
+    return { user_id: user.id, email: user.email, role: change.role, created_at: created.createdAt.toISOString() };
+  }
+  if (!user || !current) throw notFound(MEMBER_NOT_FOUND);
+  const before = { email: user.email, role: current.role };
+  const staysOwner = change.kind === 'role_changed' && change.role === 'owner';
+  if (current.role === 'owner' && !staysOwner) {
+    const owners = await tx.membership.count({ where: { merchantId, role: 'owner' } });
+    if (owners <= 1) throw invalidInput(LAST_OWNER);
+  }
+  if (change.kind === 'removed') {
+    await tx.membership.delete({ where: { id: current.id } });
+    await recordAudit(tx, by, { merchantId, action: 'member_removed', subject: user.id, before });
+    return null;
+  }
+  if (current.role === change.role) return { user_id: user.id, email: user.email, role: change.role, created_at: current.createdAt.toISOString() };
+  await tx.membership.update({ where: { id: current.id }, data: { role: change.role } });
+  await recordAudit(tx, by, { merchantId, action: 'member_role_changed', subject: user.id, before, after: { email: user.email, role: change.role } });
+  return { user_id: user.id, email: user.email, role: change.role, created_at: current.createdAt.toISOString() };
 }
 
 /** The 403 of a call the caller's role does not allow: names the roles that may, and changes nothing. */

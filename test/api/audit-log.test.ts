@@ -102,6 +102,15 @@ describe('audit log', () => {
 
   const DASHBOARD_ACTIONS: { action: string; run: (s: Store) => Promise<Expected> }[] = [
     {
+      action: 'member_invited',
+      run: async ({ browser }) => {
+        const email = `invited-${randomBytes(5).toString('hex')}@example.com`;
+        const res = await browser.api('/members/invitations', 'POST', { email, role: 'developer' });
+        ok(res);
+        return { subject: email, after: { email, role: 'developer', expires_at: res.json.expires_at } };
+      },
+    },
+    {
       action: 'member_role_changed',
       run: async ({ browser, id }) => {
         const user = await secondMember(id, 'support');

@@ -42,7 +42,9 @@ import { idParam, queryObject, readJson } from '../request';
 import { routeOf, type Handler, type Method, type ParamsOf, type Route } from '../router';
 import { listInvoicesRoute } from '../api/routes';
 import { MEMBER_ROLES, type MemberRole } from '@/lib/auth/roles';
+import { inviteMember, invitationSchema, pendingInvitations } from '@/lib/merchants/invitations';
 import { changeMembership, listMembers, MEMBER_NOT_FOUND, requireRole } from '@/lib/merchants/members';
+import { dashboardBaseUrl } from '@/lib/config';
 import { memberRoleSchema } from '@/lib/merchants/schemas';
 import type { DashboardCaller } from './authenticate';
 
@@ -314,6 +316,16 @@ export const DASHBOARD_ROUTES: readonly DashboardRoute[] = [
 
   // The store's members (docs/dashboard.md, "Members"): every member sees who is in the store; only an owner changes it.
   dashboardRoute('GET', '/members', ROLES.read, async ({ db, merchant, user, role }) => ({ results: await listMembers(db, merchant.id), you: { user_id: user.id, role } })),
+
+  // Invitations (lib/merchants/invitations.ts): pending ones, and a new one by e-mail with a role; the link is
+  // e-mailed where SMTP is configured, and answered (once, not stored) otherwise.
+  dashboardRoute('GET', '/members/invitations', ROLES.members, async ({ db, merchant }) => ({ results: await pendingInvitations(db, merchant.id) })),
+
+  dashboardRoute('POST', '/members/invitations', ROLES.members, async (ctx) => {
+    const input = parseOrThrow(invitationSchema, await readJson(ctx.req));
+    const invited = await inviteMember(ctx.db, ctx.merchant, input, { actor: { kind: 'dashboard', email: ctx.user.email }, ip: ctx.ip }, dashboardBaseUrl());
+    return Response.json(invited, { headers: noStore });
+  }),
 
   dashboardRoute('PATCH', '/members/:userId', ROLES.members, async (ctx) => {
     const { role } = parseOrThrow(memberRoleSchema, await readJson(ctx.req));
