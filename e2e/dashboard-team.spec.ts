@@ -95,3 +95,32 @@ test('an owner invites by e-mail; the link, opened elsewhere, makes a member wit
   await expect(invited.getByRole('alert').filter({ hasText: 'This invitation link is not valid' })).toBeVisible();
   await invitedContext.close();
 });
+
+// A user in two stores (issue 40): the header's "Store" selector lists both with the role in each,
+// and switching shows the other store, in which the user's role there applies.
+test('a member of two stores switches between them from the header', async ({ page, stack }) => {
+  const { app } = stack;
+  const first = await app.createMerchant({ targetWallet: WALLET });
+  const second = await app.createMerchant({ targetWallet: WALLET });
+  await app.prisma.merchant.update({ where: { id: first.merchant.id }, data: { storeName: 'First Shop' } });
+  await app.prisma.merchant.update({ where: { id: second.merchant.id }, data: { storeName: 'Second Shop' } });
+  const email = `e2e-two-stores-${first.merchant.id}@example.com`;
+  const user = await app.prisma.user.create({ data: { email, passwordHash: await hashPassword(PASSWORD) } });
+  await changeMembership(app.prisma, first.merchant.id, { kind: 'added', userId: user.id, role: 'support' }, systemActor('e2e'));
+  await changeMembership(app.prisma, second.merchant.id, { kind: 'added', userId: user.id, role: 'developer' }, systemActor('e2e'));
+
+  await page.goto(`${app.baseUrl}/signin`);
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page).toHaveURL(/\/dashboard$/);
+  const store = page.getByRole('combobox', { name: 'Store' });
+  await expect(store.getByRole('option')).toHaveText(['First Shop (support)', 'Second Shop (developer)']);
+  await expect(store).toHaveValue(String(first.merchant.id));
+  await expectAccessible(page, 'the header with the store selector');
+
+  await store.selectOption(String(second.merchant.id));
+  await expect(store).toHaveValue(String(second.merchant.id));
+  await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Team' }).click();
+  await expect(page.getByText('Your role here is developer')).toBeVisible();
+});
