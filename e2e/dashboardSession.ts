@@ -48,7 +48,9 @@ export async function signInSeededMerchant(page: Page, app: TestApp, wallet: str
   const { merchant, key } = await app.createMerchant({ targetWallet: wallet });
   const email = `e2e-${label}-${merchant.id}@example.com`;
   const password = 'a long enough password';
-  await app.prisma.merchant.update({ where: { id: merchant.id }, data: { email, passwordHash: await hashPassword(password) } });
+  await app.prisma.merchant.update({ where: { id: merchant.id }, data: { email } });
+  // The store's owner (migration 0101: a user apart from the store) signs in with the same e-mail.
+  await app.prisma.user.updateMany({ where: { memberships: { some: { merchantId: merchant.id, role: 'owner' } } }, data: { email, passwordHash: await hashPassword(password) } });
   await page.goto(`${app.baseUrl}/signin`);
   await page.getByLabel('E-mail').fill(email);
   await page.getByLabel('Password').fill(password);

@@ -88,6 +88,8 @@ export function startBanner(env: Env, run: { dev: boolean; useDevnet: boolean; b
   }
   const signIn = key && password ? (run.dev ? `sign in as demo@example.com / ${password}, or sign up` : 'sign in as demo@example.com with DEMO_DASHBOARD_PASSWORD, or sign up') : 'sign up or sign in';
   lines.push(`  Dashboard:     ${base}/dashboard  (${signIn})`);
+  // The demo store's second member (lib/merchants/demo.ts), to try roles with: same password, role finance.
+  if (key && password) lines.push(`  Second member: finance@example.com (role finance), same password${run.dev ? `: ${password}` : ''}`);
   if (run.useDevnet) lines.push('  Devnet:        pay an invoice with: npm run devnet -- pay <address> <amount> <TRX|USDT>');
   return `\n${lines.join('\n')}\n`;
 }

@@ -8,5 +8,5 @@ if (!key) {
   process.exit(1);
 }
 const merchant = await ensureDemoMerchant(db(), key, password);
-console.log(`seed: demo merchant ${merchant.email} (id ${merchant.id}) has the DEMO_API_KEY${password ? ' and the DEMO_DASHBOARD_PASSWORD' : ''}`);
+console.log(`seed: demo merchant ${merchant.email} (id ${merchant.id}) has the DEMO_API_KEY${password ? ', its owner and finance@example.com (role finance) the DEMO_DASHBOARD_PASSWORD' : ''}`);
 await db().$disconnect();

@@ -1,9 +1,10 @@
 import { redirect } from 'next/navigation';
 import type { ReactNode } from 'react';
 import { Nav } from '@/components/dashboard/Nav';
+import { db } from '@/lib/db/client';
 import { formatTime } from '@/components/dashboard/ui';
 import { QueryProvider } from '@/components/QueryProvider';
-import { sessionMerchant } from '@/lib/auth/session';
+import { currentSession } from '@/lib/auth/session';
 
 export const dynamic = 'force-dynamic';
 export const metadata = { title: 'Dashboard · Tron Invoicing' };
@@ -17,13 +18,17 @@ function walletChangeIsRecent(changedAt: Date): boolean {
 }
 
 export default async function DashboardLayout({ children }: { children: ReactNode }) {
-  const merchant = await sessionMerchant();
-  if (!merchant) redirect('/signin');
+  const session = await currentSession();
+  if (!session) redirect('/signin');
+  const { merchant, user } = session;
+  // The stores of the user, for the header's selector (shown with two or more).
+  const memberships = await db().membership.findMany({ where: { userId: user.id }, include: { merchant: { select: { id: true, email: true, storeName: true } } }, orderBy: { createdAt: 'asc' } });
+  const stores = memberships.map((m) => ({ id: m.merchant.id, name: m.merchant.storeName ?? m.merchant.email, role: m.role }));
   const changedAt = merchant.targetWalletChangedAt;
   const notice = changedAt !== null && walletChangeIsRecent(changedAt);
   return (
     <QueryProvider>
-      <Nav email={merchant.email} />
+      <Nav email={user.email} stores={stores} storeId={merchant.id} />
       {notice && (
         <div role="alert" className="mx-auto mt-4 max-w-6xl rounded-lg border border-amber-300 bg-amber-50 px-4 py-3 text-sm text-amber-900 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100">
           Your payout wallet was changed on {formatTime(changedAt)} to{' '}

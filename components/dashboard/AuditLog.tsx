@@ -24,6 +24,10 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   refund_created: 'Refund created',
   settings_changed: 'Settings changed',
   two_factor_changed: 'Two-factor sign-in changed',
+  member_invited: 'Member invited',
+  member_added: 'Member added',
+  member_role_changed: 'Member role changed',
+  member_removed: 'Member removed',
 };
 
 function actorText(r: AuditJson): string {

@@ -1,6 +1,6 @@
 'use client';
 
-import { signOut } from 'next-auth/react';
+import { getCsrfToken, signOut } from 'next-auth/react';
 import Link from 'next/link';
 import { usePathname, useRouter } from 'next/navigation';
 import { Button } from './ui';
@@ -13,9 +13,17 @@ const LINKS = [
   ['/dashboard/keys', 'API keys'],
   ['/dashboard/settings', 'Settings'],
   ['/dashboard/audit', 'Audit log'],
+  ['/dashboard/team', 'Team'],
 ] as const;
 
-export function Nav({ email }: { email: string }) {
+/** A store the signed-in user is a member of, for the selector. */
+export interface NavStore {
+  id: number;
+  name: string;
+  role: string;
+}
+
+export function Nav({ email, stores, storeId }: { email: string; stores: NavStore[]; storeId: number }) {
   const pathname = usePathname();
   const router = useRouter();
   // A new payout is made from the invoices list, and is one once made.
@@ -24,6 +32,14 @@ export function Nav({ email }: { email: string }) {
   async function leave() {
     await signOut({ redirect: false });
     router.replace('/signin');
+    router.refresh();
+  }
+
+  // Switching stores is next-auth's session update: the JWT's store changes only to one the user is a member of (lib/auth/session.ts).
+  async function switchStore(id: number) {
+    const csrfToken = await getCsrfToken();
+    await fetch('/api/auth/session', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ csrfToken, data: { storeId: id } }) });
+    router.replace('/dashboard');
     router.refresh();
   }
 
@@ -45,7 +61,19 @@ export function Nav({ email }: { email: string }) {
             </Link>
           ))}
         </nav>
-        <span className="ml-auto min-w-0 max-w-[7rem] truncate text-sm text-slate-600 sm:max-w-none dark:text-slate-400" title={email}>
+        {stores.length > 1 && (
+          <label className="ml-auto flex items-center gap-1 text-sm">
+            <span className="sr-only sm:not-sr-only">Store</span>
+            <select aria-label="Store" className="max-w-[9rem] rounded-md border border-slate-300 bg-white px-1 py-1 sm:max-w-none dark:border-slate-700 dark:bg-slate-900" value={storeId} onChange={(e) => switchStore(Number(e.target.value))}>
+              {stores.map((s) => (
+                <option key={s.id} value={s.id}>
+                  {s.name} ({s.role})
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
+        <span className={`${stores.length > 1 ? '' : 'ml-auto '}min-w-0 max-w-[7rem] truncate text-sm text-slate-600 sm:max-w-none dark:text-slate-400`} title={email}>
           {email}
         </span>
         <Button variant="secondary" onClick={leave}>

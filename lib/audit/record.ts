@@ -23,6 +23,10 @@ export const AUDIT_ACTIONS = [
   'refund_created',
   'settings_changed',
   'two_factor_changed',
+  'member_invited',
+  'member_added',
+  'member_role_changed',
+  'member_removed',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

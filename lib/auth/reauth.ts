@@ -41,10 +41,10 @@ export interface ReauthRequest extends SignedIn {
  * are no side door for guessing. The refusal says `reason: "two_factor"` when a code is asked, so
  * the dashboard's dialog asks for both.
  */
-export async function requireRecentAuth({ req, db, merchant, authAt, ip }: ReauthRequest): Promise<void> {
+export async function requireRecentAuth({ req, db, user, merchant, authAt, ip }: ReauthRequest): Promise<void> {
   const windowSeconds = config().DASHBOARD_REAUTH_MINUTES * 60;
   if (Date.now() / 1000 - authAt < windowSeconds) return;
-  const twoFactor = merchant.totpEnabledAt !== null;
+  const twoFactor = user.totpEnabledAt !== null;
   const refuse = (detail: string) => new AppError('REAUTH_REQUIRED', detail, twoFactor ? { reason: TWO_FACTOR_REASON } : {});
   const given = decodeHeader(req.headers.get(CONFIRM_PASSWORD_HEADER));
   const code = req.headers.get(CONFIRM_CODE_HEADER)?.trim() ?? '';
@@ -52,14 +52,14 @@ export async function requireRecentAuth({ req, db, merchant, authAt, ip }: Reaut
     throw refuse(twoFactor ? 'Confirm your password and a code from your authenticator app to make this change.' : 'Confirm your password to make this change.');
   }
   // Too many attempts throws TooManyAttempts, a RATE_LIMITED AppError (429 at the edge).
-  const outcome = await throttledSignIn(db, { email: merchant.email, ip: ip ?? 'unknown' }, async () => {
-    if (!(await verifyPassword(given, merchant.passwordHash))) return null;
-    if (twoFactor && !(await useSecondFactor(db, merchant, code))) return null;
+  const outcome = await throttledSignIn(db, { email: user.email, ip: ip ?? 'unknown' }, async () => {
+    if (!(await verifyPassword(given, user.passwordHash))) return null;
+    if (twoFactor && !(await useSecondFactor(db, user, code))) return null;
     return 'ok' as const;
   });
   if (!outcome) {
     // A wrong password (or code) from a signed-in session is a failed sign-in too: a stolen cookie guessing it.
-    await recordAudit(db, { actor: { kind: 'dashboard', email: merchant.email }, ip }, { merchantId: merchant.id, action: 'sign_in_failed', subject: 'password confirmation' });
+    await recordAudit(db, { actor: { kind: 'dashboard', email: user.email }, ip }, { merchantId: merchant.id, action: 'sign_in_failed', subject: 'password confirmation' });
     throw refuse(twoFactor ? 'Wrong password or code.' : 'Wrong password.');
   }
 }

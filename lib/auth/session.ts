@@ -3,7 +3,8 @@ import { getServerSession } from 'next-auth';
 import credentialsModule from 'next-auth/providers/credentials';
 import { dashboardBaseUrl, exportNextAuthUrl, sessionConfig } from '@/lib/config';
 import { db } from '@/lib/db/client';
-import type { Merchant, PrismaClient } from '@/lib/generated/prisma/client';
+import type { Merchant, PrismaClient, User } from '@/lib/generated/prisma/client';
+import { isMemberRole, type MemberRole } from './roles';
 import { CLIENT_IP_HEADER } from '@/lib/auth/clientIp';
 import { verifyPassword } from './passwords';
 import { credentialsSchema } from './schemas';
@@ -16,8 +17,11 @@ import { recordAudit } from '@/lib/audit/record';
 
 declare module 'next-auth' {
   interface Session {
-    merchantId?: number;
-    /** The merchant's session epoch at sign-in; a session of an older epoch is revoked. */
+    /** The signed-in user (migration 0101: a login, apart from the stores it is a member of). */
+    userId?: number;
+    /** The store (merchant) the dashboard shows: one the user is a member of, checked on every request. */
+    storeId?: number;
+    /** The user's session epoch at sign-in; a session of an older epoch is revoked. */
     epoch?: number;
     /** When the password was last given (Unix seconds): fund-moving changes need it recent. */
     authAt?: number;
@@ -26,6 +30,7 @@ declare module 'next-auth' {
 
 declare module 'next-auth/jwt' {
   interface JWT {
+    storeId?: number;
     epoch?: number;
     authAt?: number;
   }
@@ -70,30 +75,37 @@ function makeAuthOptions(): AuthOptions {
           const ip = String(clientIp ?? 'unknown');
           const prisma = db();
           return throttledSignIn(prisma, { email, ip }, async () => {
-            const merchant = await prisma.merchant.findUnique({ where: { email } });
-            const ok = await verifyPassword(password, merchant?.passwordHash ?? null);
-            if (!merchant) return null;
-            // The store's audit log has every sign-in and every wrong password or code given for it, by
-            // the e-mail tried (lib/audit/record.ts). An e-mail no store has is no store's to log; an
-            // attempt the throttle refused never reached this check.
+            const user = await prisma.user.findUnique({ where: { email }, include: { memberships: { select: { merchantId: true }, orderBy: { createdAt: 'asc' } } } });
+            const ok = await verifyPassword(password, user?.passwordHash ?? null);
+            if (!user) return null;
+            // Each of the user's stores has in its audit log every sign-in and every wrong password or
+            // code given for its member, by the e-mail tried (lib/audit/record.ts). An e-mail no user has
+            // is no store's to log; an attempt the throttle refused never reached this check.
             const by = { actor: { kind: 'dashboard' as const, email }, ip: clientIp ? String(clientIp) : null };
+            const stores = user.memberships.map((m) => m.merchantId);
+            const failed = async (subject?: string) => {
+              for (const merchantId of stores) await recordAudit(prisma, by, { merchantId, action: 'sign_in_failed', ...(subject && { subject }) });
+            };
             if (!ok) {
-              await recordAudit(prisma, by, { merchantId: merchant.id, action: 'sign_in_failed' });
+              await failed();
               return null;
             }
             // With two-factor sign-in on, the password alone signs in nobody. A thrown error reaches
             // the sign-in form as its `error` (next-auth's credentials flow), and leaves this attempt
             // counted as failed until a complete sign-in clears it, so codes are throttled as passwords are.
-            if (merchant.totpEnabledAt) {
+            if (user.totpEnabledAt) {
               // The right password with the code still to ask for is neither a sign-in nor a failure yet.
               if (!code) throw new Error(TWO_FACTOR_REQUIRED);
-              if (!(await useSecondFactor(prisma, merchant, code))) {
-                await recordAudit(prisma, by, { merchantId: merchant.id, action: 'sign_in_failed', subject: 'two-factor code' });
+              if (!(await useSecondFactor(prisma, user, code))) {
+                await failed('two-factor code');
                 throw new Error(WRONG_TWO_FACTOR_CODE);
               }
             }
-            await recordAudit(prisma, by, { merchantId: merchant.id, action: 'sign_in' });
-            return { id: String(merchant.id), email: merchant.email };
+            // A user whose every membership was removed has no store to open: no session.
+            const [store] = stores;
+            if (store === undefined) return null;
+            await recordAudit(prisma, by, { merchantId: store, action: 'sign_in' });
+            return { id: String(user.id), email: user.email };
           });
         },
       }),
@@ -103,22 +115,30 @@ function makeAuthOptions(): AuthOptions {
       // anyone can set: only a place on the dashboard's own origin (lib/auth/callbackUrl.ts; server.ts
       // drops a bad query or cookie before next-auth, which would answer it with a 500).
       redirect: ({ url, baseUrl }) => sameOriginCallback(url, baseUrl) ?? baseUrl,
-      // At sign-in the token records the merchant's session epoch and the time the password was given.
-      async jwt({ token, user }) {
+      // At sign-in the token records the user's session epoch, the store it opens on (the user's
+      // first membership) and the time the password was given. Switching stores (the header's
+      // selector, next-auth's session update) moves it to another store the user is a member of.
+      async jwt({ token, user, trigger, session }) {
         if (user) {
-          const merchant = await db().merchant.findUnique({ where: { id: Number(user.id) }, select: { sessionEpoch: true } });
-          token.epoch = merchant?.sessionEpoch ?? -1;
+          const found = await db().user.findUnique({ where: { id: Number(user.id) }, select: { sessionEpoch: true, memberships: { select: { merchantId: true }, orderBy: { createdAt: 'asc' }, take: 1 } } });
+          token.epoch = found?.sessionEpoch ?? -1;
+          token.storeId = found?.memberships[0]?.merchantId ?? -1;
           token.authAt = Math.floor(Date.now() / 1000);
+        }
+        if (trigger === 'update') {
+          const storeId = Number((session as { storeId?: unknown } | undefined)?.storeId);
+          const member = Number.isInteger(storeId) && (await db().membership.findUnique({ where: { userId_merchantId: { userId: Number(token.sub), merchantId: storeId } }, select: { id: true } }));
+          if (member) token.storeId = storeId;
         }
         return token;
       },
-      // The merchant id travels as the JWT subject (next-auth sets sub from user.id).
+      // The user id travels as the JWT subject (next-auth sets sub from user.id).
       session({ session, token }) {
-        return { ...session, merchantId: Number(token.sub), epoch: token.epoch, authAt: token.authAt };
+        return { ...session, userId: Number(token.sub), storeId: token.storeId, epoch: token.epoch, authAt: token.authAt };
       },
     },
     events: {
-      // Signing out ends every session of the merchant, on every device (issue 14, finding 2):
+      // Signing out ends every session of the user, on every device (issue 14, finding 2):
       // a JWT cannot be recalled, so the epoch it carries is made stale instead.
       async signOut({ token }) {
         const id = Number(token?.sub);
@@ -128,21 +148,26 @@ function makeAuthOptions(): AuthOptions {
   };
 }
 
-/** Makes every existing session of the merchant invalid (sign-out, password change). */
-async function endAllSessions(prisma: Pick<PrismaClient, 'merchant'>, merchantId: number): Promise<void> {
-  await prisma.merchant.updateMany({ where: { id: merchantId }, data: { sessionEpoch: { increment: 1 } } });
+/** Makes every existing session of the user invalid (sign-out, password change). */
+async function endAllSessions(prisma: Pick<PrismaClient, 'user'>, userId: number): Promise<void> {
+  await prisma.user.updateMany({ where: { id: userId }, data: { sessionEpoch: { increment: 1 } } });
 }
 
 export interface SignedIn {
+  /** Who signed in. */
+  user: User;
+  /** The store the dashboard shows, one the user is a member of. */
   merchant: Merchant;
+  /** The user's role in that store (lib/auth/roles.ts), as it is now. */
+  role: MemberRole;
   /** When the password was last given, Unix seconds. */
   authAt: number;
 }
 
 /**
- * The signed-in merchant and when it gave its password, or null. Read from the
- * database on every request, so a deleted account or a revoked session (epoch
- * changed since sign-in) loses access at once.
+ * The signed-in user, the store it works in, its role there and when it gave its password, or
+ * null. Read from the database on every request, so a deleted account, a revoked session (epoch
+ * changed since sign-in), a removed membership or a changed role takes effect at the next request.
  */
 export async function currentSession(): Promise<SignedIn | null> {
   return signedIn(db(), await getServerSession(authOptions()));
@@ -161,11 +186,12 @@ export async function requestSession(prisma: PrismaClient, req: Request): Promis
 }
 
 async function signedIn(prisma: PrismaClient, session: Session | null): Promise<SignedIn | null> {
-  const id = session?.merchantId;
-  if (!session || !id || !Number.isInteger(id)) return null;
-  const merchant = await prisma.merchant.findUnique({ where: { id } });
-  if (!merchant || session.epoch !== merchant.sessionEpoch) return null;
-  return { merchant, authAt: session.authAt ?? 0 };
+  const userId = session?.userId;
+  const storeId = session?.storeId;
+  if (!session || !userId || !Number.isInteger(userId) || !storeId || !Number.isInteger(storeId)) return null;
+  const membership = await prisma.membership.findUnique({ where: { userId_merchantId: { userId, merchantId: storeId } }, include: { user: true, merchant: true } });
+  if (!membership || session.epoch !== membership.user.sessionEpoch || !isMemberRole(membership.role)) return null;
+  return { user: membership.user, merchant: membership.merchant, role: membership.role, authAt: session.authAt ?? 0 };
 }
 
 /** A Cookie header's names and values, read as Next reads them for next-auth (`cookies().getAll()`): the last of a name wins, a value that is no valid %-encoding is left out. */
@@ -187,7 +213,7 @@ function parseCookies(header: string): Map<string, string> {
   return cookies;
 }
 
-/** The signed-in merchant, or null (see currentSession). */
+/** The store the signed-in user works in, or null (see currentSession). */
 export async function sessionMerchant(): Promise<Merchant | null> {
   return (await currentSession())?.merchant ?? null;
 }

@@ -1,6 +1,6 @@
 import { createHash, randomInt } from 'node:crypto';
 import { generateSecret, generateURI, verifySync } from 'otplib';
-import type { Merchant, PrismaClient } from '@/lib/generated/prisma/client';
+import type { PrismaClient, User } from '@/lib/generated/prisma/client';
 import { masterKeyRing } from '@/lib/crypto/masterKey';
 import { open, seal } from '@/lib/crypto/secretBox';
 import { recordAudit, type AuditBy } from '@/lib/audit/record';
@@ -9,7 +9,9 @@ import { AppError, fieldErrors } from '@/lib/errors';
 /**
  * Two-factor sign-in with an authenticator app (issue 40): TOTP as RFC 6238 defines it (30 s steps,
  * 6 digits, SHA-1: what every authenticator app reads from an otpauth:// URI), through otplib.
- * Enrolment is two steps, so a merchant cannot lock itself out with a secret its app never took:
+ * Two-factor sign-in belongs to the user (migration 0101: a login, not a store); its audit rows go
+ * to the store the user is signed in to (or, for the operator's reset, to each of the user's stores).
+ * Enrolment is two steps, so a user cannot lock itself out with a secret its app never took:
  * `startTotp` stores a new secret (off), `confirmTotp` turns it on once a code from it is given and
  * answers the recovery codes, once. On, the second factor is asked at sign-in and with the password
  * when a money-moving change needs re-authentication (lib/auth/reauth.ts).
@@ -30,9 +32,9 @@ export type TwoFactorState = 'off' | 'pending' | 'on';
 /** The columns of two-factor sign-in when it is off: no secret, no step taken, no recovery codes. */
 export const TOTP_OFF = { totpSecretEnc: null, totpEnabledAt: null, totpLastStep: null, totpRecoveryHashes: [] as string[] };
 
-export function twoFactorState(merchant: Pick<Merchant, 'totpSecretEnc' | 'totpEnabledAt'>): TwoFactorState {
-  if (merchant.totpEnabledAt) return 'on';
-  return merchant.totpSecretEnc ? 'pending' : 'off';
+export function twoFactorState(user: Pick<User, 'totpSecretEnc' | 'totpEnabledAt'>): TwoFactorState {
+  if (user.totpEnabledAt) return 'on';
+  return user.totpSecretEnc ? 'pending' : 'off';
 }
 
 export interface TwoFactorJson {
@@ -41,88 +43,91 @@ export interface TwoFactorJson {
 }
 
 /** What the dashboard shows: whether it is on, and how many recovery codes are left. */
-export function twoFactorJson(merchant: Pick<Merchant, 'totpSecretEnc' | 'totpEnabledAt' | 'totpRecoveryHashes'>): TwoFactorJson {
-  return { totp: twoFactorState(merchant), recovery_codes_left: merchant.totpEnabledAt ? merchant.totpRecoveryHashes.length : 0 };
+export function twoFactorJson(user: Pick<User, 'totpSecretEnc' | 'totpEnabledAt' | 'totpRecoveryHashes'>): TwoFactorJson {
+  return { totp: twoFactorState(user), recovery_codes_left: user.totpEnabledAt ? user.totpRecoveryHashes.length : 0 };
 }
 
 /** Starts (or starts again) enrolment: a new secret, off until confirmed. Refused while on. */
-export async function startTotp(db: PrismaClient, merchant: Merchant): Promise<{ secret: string; otpauth_uri: string }> {
-  if (merchant.totpEnabledAt) throw new AppError('CONFLICT', 'Two-factor sign-in is already on; turn it off first to enrol another app.');
+export async function startTotp(db: PrismaClient, user: User): Promise<{ secret: string; otpauth_uri: string }> {
+  if (user.totpEnabledAt) throw new AppError('CONFLICT', 'Two-factor sign-in is already on; turn it off first to enrol another app.');
   const secret = generateSecret();
-  await db.merchant.update({ where: { id: merchant.id }, data: { totpSecretEnc: seal(masterKeyRing(), secret), totpLastStep: null, totpRecoveryHashes: [] } });
-  return { secret, otpauth_uri: generateURI({ issuer: ISSUER, label: merchant.email, secret }) };
+  await db.user.update({ where: { id: user.id }, data: { totpSecretEnc: seal(masterKeyRing(), secret), totpLastStep: null, totpRecoveryHashes: [] } });
+  return { secret, otpauth_uri: generateURI({ issuer: ISSUER, label: user.email, secret }) };
 }
 
 /**
  * Turns two-factor sign-in on when `code` comes from the secret startTotp stored, and answers the
  * recovery codes: shown this once, stored only as hashes.
  */
-export async function confirmTotp(db: PrismaClient, merchant: Merchant, code: string, by: AuditBy): Promise<{ recovery_codes: string[] }> {
-  if (merchant.totpEnabledAt) throw new AppError('CONFLICT', 'Two-factor sign-in is already on.');
-  if (!merchant.totpSecretEnc) throw new AppError('CONFLICT', 'Start the enrolment first: no authenticator secret is waiting for a code.');
-  const step = totpStep(open(masterKeyRing(), merchant.totpSecretEnc), code, null);
+export async function confirmTotp(db: PrismaClient, user: User, merchantId: number, code: string, by: AuditBy): Promise<{ recovery_codes: string[] }> {
+  if (user.totpEnabledAt) throw new AppError('CONFLICT', 'Two-factor sign-in is already on.');
+  if (!user.totpSecretEnc) throw new AppError('CONFLICT', 'Start the enrolment first: no authenticator secret is waiting for a code.');
+  const step = totpStep(open(masterKeyRing(), user.totpSecretEnc), code, null);
   if (step === null) throw fieldErrors({ code: ['Wrong code: enter the 6 digits your authenticator app shows now.'] });
   const codes = Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
   // Only the secret that was confirmed: a second startTotp in between replaced it, and this code is not from it.
-  const secretEnc = merchant.totpSecretEnc;
+  const secretEnc = user.totpSecretEnc;
   await db.$transaction(async (tx) => {
-    const { count } = await tx.merchant.updateMany({
-      where: { id: merchant.id, totpSecretEnc: secretEnc, totpEnabledAt: null },
+    const { count } = await tx.user.updateMany({
+      where: { id: user.id, totpSecretEnc: secretEnc, totpEnabledAt: null },
       data: { totpEnabledAt: new Date(), totpLastStep: step, totpRecoveryHashes: codes.map(recoveryHash) },
     });
     if (count !== 1) throw new AppError('CONFLICT', 'The enrolment changed meanwhile; start it again.');
-    await recordAudit(tx, by, { merchantId: merchant.id, action: 'two_factor_changed', subject: 'totp', before: { totp: 'pending' }, after: { totp: 'on' } });
+    await recordAudit(tx, by, { merchantId, action: 'two_factor_changed', subject: 'totp', before: { totp: 'pending' }, after: { totp: 'on' } });
   });
   return { recovery_codes: codes };
 }
 
 /** Turns two-factor sign-in off; the caller has checked the second factor (a code or a recovery code). */
-export async function turnOffTotp(db: PrismaClient, merchant: Merchant, by: AuditBy): Promise<void> {
+export async function turnOffTotp(db: PrismaClient, user: User, merchantId: number, by: AuditBy): Promise<void> {
   await db.$transaction(async (tx) => {
-    await tx.merchant.update({ where: { id: merchant.id }, data: TOTP_OFF });
-    await recordAudit(tx, by, { merchantId: merchant.id, action: 'two_factor_changed', subject: 'totp', before: { totp: twoFactorState(merchant) }, after: { totp: 'off' } });
+    await tx.user.update({ where: { id: user.id }, data: TOTP_OFF });
+    await recordAudit(tx, by, { merchantId, action: 'two_factor_changed', subject: 'totp', before: { totp: twoFactorState(user) }, after: { totp: 'off' } });
   });
 }
 
 /**
- * The operator's way back in for a merchant that lost its phone and its recovery codes
+ * The operator's way back in for a user that lost its phone and its recovery codes
  * (`npm run two-factor:reset -- <e-mail>`, docs/operations.md), once the operator has made sure
- * out of band that the request comes from the merchant: two-factor sign-in off and every session
- * ended, so whoever held one must sign in again. Answers whether it was on; NOT_FOUND for no such account.
+ * out of band that the request comes from the user: two-factor sign-in off and every session
+ * ended, so whoever held one must sign in again; a row in the audit log of each of the user's stores.
+ * Answers whether it was on; NOT_FOUND for no such account.
  */
 export async function resetTwoFactor(db: PrismaClient, email: string, by: AuditBy): Promise<boolean> {
-  const merchant = await db.merchant.findUnique({ where: { email: email.trim().toLowerCase() } });
-  if (!merchant) throw new AppError('NOT_FOUND', `No merchant account has the e-mail ${email}.`);
+  const user = await db.user.findUnique({ where: { email: email.trim().toLowerCase() }, include: { memberships: { select: { merchantId: true } } } });
+  if (!user) throw new AppError('NOT_FOUND', `No account has the e-mail ${email}.`);
   await db.$transaction(async (tx) => {
-    await tx.merchant.update({
-      where: { id: merchant.id },
+    await tx.user.update({
+      where: { id: user.id },
       data: { ...TOTP_OFF, sessionEpoch: { increment: 1 } },
     });
-    await recordAudit(tx, by, { merchantId: merchant.id, action: 'two_factor_changed', subject: 'totp', before: { totp: twoFactorState(merchant) }, after: { totp: 'off', sessions_ended: true } });
+    for (const { merchantId } of user.memberships) {
+      await recordAudit(tx, by, { merchantId, action: 'two_factor_changed', subject: 'totp', before: { totp: twoFactorState(user) }, after: { totp: 'off', sessions_ended: true } });
+    }
   });
-  return merchant.totpEnabledAt !== null;
+  return user.totpEnabledAt !== null;
 }
 
 /**
- * Whether `code` is a second factor of the merchant's, used up by this check: a TOTP code newer than
+ * Whether `code` is a second factor of the user's, used up by this check: a TOTP code newer than
  * the last one accepted (each good once), or an unused recovery code (removed). Both are taken with
  * a conditional UPDATE, so two requests with the same code cannot both pass.
  */
-export async function useSecondFactor(db: PrismaClient, merchant: Merchant, code: string): Promise<boolean> {
-  if (!merchant.totpEnabledAt || !merchant.totpSecretEnc) return false;
+export async function useSecondFactor(db: PrismaClient, user: User, code: string): Promise<boolean> {
+  if (!user.totpEnabledAt || !user.totpSecretEnc) return false;
   if (totpToken(code) !== null) {
-    const step = totpStep(open(masterKeyRing(), merchant.totpSecretEnc), code, merchant.totpLastStep);
+    const step = totpStep(open(masterKeyRing(), user.totpSecretEnc), code, user.totpLastStep);
     if (step === null) return false;
-    const { count } = await db.merchant.updateMany({
-      where: { id: merchant.id, totpEnabledAt: { not: null }, OR: [{ totpLastStep: null }, { totpLastStep: { lt: step } }] },
+    const { count } = await db.user.updateMany({
+      where: { id: user.id, totpEnabledAt: { not: null }, OR: [{ totpLastStep: null }, { totpLastStep: { lt: step } }] },
       data: { totpLastStep: step },
     });
     return count === 1;
   }
   const hash = recoveryHash(code);
   const taken = await db.$executeRaw`
-    UPDATE merchants SET totp_recovery_hashes = array_remove(totp_recovery_hashes, ${hash})
-    WHERE id = ${merchant.id} AND totp_enabled_at IS NOT NULL AND ${hash} = ANY(totp_recovery_hashes)`;
+    UPDATE users SET totp_recovery_hashes = array_remove(totp_recovery_hashes, ${hash})
+    WHERE id = ${user.id} AND totp_enabled_at IS NOT NULL AND ${hash} = ANY(totp_recovery_hashes)`;
   return taken === 1;
 }
 

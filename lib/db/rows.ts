@@ -28,13 +28,12 @@ const json = (v: unknown) => v as Prisma.JsonValue;
 /** A select list: each column qualified by the table's alias `t`. */
 const qualified = (columns: string[]) => (t: string) => columns.map((c) => `${t}.${c}`).join(', ');
 
-export const MERCHANT_COLUMNS = qualified(['id', 'email', 'password_hash', 'target_wallet_address', 'topup_wallet_address', 'activation_wallet_address', 'webhook_url', 'webhook_secret_enc', 'webhook_retries', 'webhook_held_events', 'webhook_refund_events', 'aml_check', 'aml_risk_limit', 'underpayment_tolerance_percent', 'balance_sun', 'activation_balance_sun', 'ip_whitelist', 'next_address_index', 'account_xpub', 'session_epoch', 'totp_secret_enc', 'totp_enabled_at', 'totp_last_step', 'totp_recovery_hashes', 'target_wallet_changed_at', 'store_name', 'support_email', 'support_url', 'logo_url', 'created_at']);
+export const MERCHANT_COLUMNS = qualified(['id', 'email', 'target_wallet_address', 'topup_wallet_address', 'activation_wallet_address', 'webhook_url', 'webhook_secret_enc', 'webhook_retries', 'webhook_held_events', 'webhook_refund_events', 'aml_check', 'aml_risk_limit', 'underpayment_tolerance_percent', 'balance_sun', 'activation_balance_sun', 'ip_whitelist', 'next_address_index', 'account_xpub', 'target_wallet_changed_at', 'store_name', 'support_email', 'support_url', 'logo_url', 'created_at']);
 
 export function merchantFromRow(r: Row): Merchant {
   return {
     id: int(r.id),
     email: str(r.email),
-    passwordHash: strOrNull(r.password_hash),
     targetWalletAddress: strOrNull(r.target_wallet_address),
     topupWalletAddress: str(r.topup_wallet_address),
     activationWalletAddress: str(r.activation_wallet_address),
@@ -51,11 +50,6 @@ export function merchantFromRow(r: Row): Merchant {
     ipWhitelist: r.ip_whitelist as string[],
     nextAddressIndex: int(r.next_address_index),
     accountXpub: strOrNull(r.account_xpub),
-    sessionEpoch: int(r.session_epoch),
-    totpSecretEnc: strOrNull(r.totp_secret_enc),
-    totpEnabledAt: dateOrNull(r.totp_enabled_at),
-    totpLastStep: bigOrNull(r.totp_last_step),
-    totpRecoveryHashes: r.totp_recovery_hashes as string[],
     targetWalletChangedAt: dateOrNull(r.target_wallet_changed_at),
     storeName: strOrNull(r.store_name),
     supportEmail: strOrNull(r.support_email),

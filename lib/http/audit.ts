@@ -5,9 +5,9 @@ import type { AuditBy } from '@/lib/audit/record';
  * handed this, so the function that makes the change writes its row in the same transaction.
  */
 
-/** A dashboard request: the e-mail the session signed in with, from the caller's address. */
-export function dashboardBy({ merchant, ip }: { merchant: { email: string }; ip: string | null }): AuditBy {
-  return { actor: { kind: 'dashboard', email: merchant.email }, ip };
+/** A dashboard request: the e-mail of the user the session signed in, from the caller's address. */
+export function dashboardBy({ user, ip }: { user: { email: string }; ip: string | null }): AuditBy {
+  return { actor: { kind: 'dashboard', email: user.email }, ip };
 }
 
 /** A merchant API request: the key it authenticated with, from the caller's address. */

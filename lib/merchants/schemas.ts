@@ -1,3 +1,4 @@
+import { MEMBER_ROLES } from '@/lib/auth/roles';
 import { z } from 'zod';
 import { canonicalIpRule, IpRuleError } from '@/lib/ipAllowList';
 import { tronAddressSchema } from '@/lib/schemas/tronAddress';
@@ -118,3 +119,8 @@ export const merchantAccountSchema = z
   .meta({ id: 'Merchant', description: 'Spec 2.4' });
 
 export type MerchantAccountJson = z.output<typeof merchantAccountSchema>;
+
+/** A member's new role (PATCH /dashboard/api/members/:userId). */
+export const memberRoleSchema = z.object({
+  role: z.enum(MEMBER_ROLES, { error: `Must be one of ${MEMBER_ROLES.join(', ')}.` }),
+});

@@ -6,7 +6,8 @@ import { generateSync } from 'otplib';
 import { TronWeb } from 'tronweb';
 import { deriveAccount } from '@/lib/chain/keys';
 import { issueApiKey } from '@/lib/auth/apiKeys';
-import { AUDIT_ACTIONS } from '@/lib/audit/record';
+import { AUDIT_ACTIONS, systemActor } from '@/lib/audit/record';
+import { changeMembership } from '@/lib/merchants/members';
 import { registerMerchant } from '@/lib/merchants/signup';
 import { addIpRule, rotateWebhookSecret, updateSettings } from '@/lib/merchants/settings';
 import type { AuditLog } from '@/lib/generated/prisma/client';
@@ -92,7 +93,39 @@ describe('audit log', () => {
    * Every dashboard action: what the test does, and the one row it must leave. `after` and `before`
    * are compared whole (so a secret, or a setting that did not change, in them fails the test).
    */
+  /** A second member of the store, added through the door of memberships (a member_added row by the system). */
+  async function secondMember(merchantId: number, role: 'support' | 'finance') {
+    const user = await app.prisma.user.create({ data: { email: `member-${randomBytes(5).toString('hex')}@example.com` } });
+    await changeMembership(app.prisma, merchantId, { kind: 'added', userId: user.id, role }, systemActor('audit test'));
+    return user;
+  }
+
   const DASHBOARD_ACTIONS: { action: string; run: (s: Store) => Promise<Expected> }[] = [
+    {
+      action: 'member_invited',
+      run: async ({ browser }) => {
+        const email = `invited-${randomBytes(5).toString('hex')}@example.com`;
+        const res = await browser.api('/members/invitations', 'POST', { email, role: 'developer' });
+        ok(res);
+        return { subject: email, after: { email, role: 'developer', expires_at: res.json.expires_at } };
+      },
+    },
+    {
+      action: 'member_role_changed',
+      run: async ({ browser, id }) => {
+        const user = await secondMember(id, 'support');
+        ok(await browser.api(`/members/${user.id}`, 'PATCH', { role: 'finance' }));
+        return { subject: String(user.id), before: { email: user.email, role: 'support' }, after: { email: user.email, role: 'finance' } };
+      },
+    },
+    {
+      action: 'member_removed',
+      run: async ({ browser, id }) => {
+        const user = await secondMember(id, 'finance');
+        ok(await browser.api(`/members/${user.id}`, 'DELETE'));
+        return { subject: String(user.id), before: { email: user.email, role: 'finance' } };
+      },
+    },
     {
       action: 'key_created',
       run: async ({ browser, id }) => {
@@ -209,8 +242,18 @@ describe('audit log', () => {
     });
   }
 
+  it('member_added: one row, by who added the member, with the member and its role', async () => {
+    const s = await store();
+    const user = await secondMember(s.id, 'support');
+    const rows = await rowsOf(s.id, 'member_added');
+    assert.deepEqual(
+      rows.map((r) => [r.actorKind, r.actor, r.subject, r.before, r.after]),
+      [['system', 'audit test', String(user.id), null, { email: user.email, role: 'support' }]],
+    );
+  });
+
   it('covers every action the log knows', () => {
-    const covered = new Set([...DASHBOARD_ACTIONS.map((a) => a.action), 'sign_in', 'sign_in_failed']);
+    const covered = new Set([...DASHBOARD_ACTIONS.map((a) => a.action), 'sign_in', 'sign_in_failed', 'member_added']);
     assert.deepEqual([...AUDIT_ACTIONS].filter((a) => !covered.has(a)), []);
   });
 

@@ -88,7 +88,7 @@ describe('merchant dashboard', () => {
     const email = newEmail();
     await registerMerchant(app.prisma, { email, password: PASSWORD });
     assert.equal(await new Browser(app).signIn(email, 'wrong password!'), 'CredentialsSignin');
-    const row = await app.prisma.merchant.findUniqueOrThrow({ where: { email } });
+    const row = await app.prisma.user.findUniqueOrThrow({ where: { email } });
     assert.match(row.passwordHash ?? '', /^\$2[aby]\$12\$/);
   });
 
@@ -486,7 +486,8 @@ describe('merchant dashboard', () => {
       stolen.cookies = new Map(browser.cookies);
       const live = await stolen.request('/api/auth/session');
       assert.equal(live.status, 200);
-      assert.equal(typeof live.json.merchantId, 'number', `${revoke}: a live session is described`);
+      assert.equal(typeof live.json.userId, 'number', `${revoke}: a live session is described`);
+      assert.equal(typeof live.json.storeId, 'number', `${revoke}: with the store it shows`);
       if (revoke === 'sign-out') await browser.signOut();
       else assert.equal((await browser.api('/settings/password', 'POST', { current_password: PASSWORD, new_password: `${PASSWORD} 2` })).status, 204);
       assert.equal((await stolen.api('/settings')).status, 401, `${revoke}: the copied cookie is dead`);

@@ -76,7 +76,7 @@ describe('two-factor sign-in (issue 40)', () => {
     assert.deepEqual((await browser.api('/settings/two-factor')).json, { totp: 'on', recovery_codes_left: 10 });
     assert.equal((await browser.api('/settings/two-factor/totp', 'POST')).status, 409, 'a second enrolment while on');
     // Stored sealed, and the recovery codes only as hashes.
-    const row = await app.prisma.merchant.findUniqueOrThrow({ where: { email } });
+    const row = await app.prisma.user.findUniqueOrThrow({ where: { email } });
     assert.ok(row.totpSecretEnc && !row.totpSecretEnc.includes(secret));
     assert.ok(row.totpRecoveryHashes.every((h) => !codes.includes(h)));
   });
@@ -136,7 +136,7 @@ describe('two-factor sign-in (issue 40)', () => {
     assert.equal(off.status, 200, off.text);
     assert.deepEqual(off.json, { totp: 'off', recovery_codes_left: 0 });
     assert.equal(await new DashboardSession(app.baseUrl).signIn(email, PASSWORD), null);
-    const row = await app.prisma.merchant.findUniqueOrThrow({ where: { email } });
+    const row = await app.prisma.user.findUniqueOrThrow({ where: { email } });
     assert.equal(row.totpSecretEnc, null);
     assert.deepEqual(row.totpRecoveryHashes, []);
   });
@@ -156,6 +156,6 @@ describe('two-factor sign-in (issue 40)', () => {
     const again = new DashboardSession(app.baseUrl);
     assert.equal(await again.signIn(email, PASSWORD), null, 'the password alone signs in');
     assert.deepEqual((await again.api('/settings/two-factor')).json, { totp: 'off', recovery_codes_left: 0 });
-    await assert.rejects(reset('nobody@example.com'), (err: { code?: number; stderr?: string }) => err.code === 1 && /No merchant account has the e-mail nobody@example.com/.test(err.stderr ?? ''));
+    await assert.rejects(reset('nobody@example.com'), (err: { code?: number; stderr?: string }) => err.code === 1 && /No account has the e-mail nobody@example.com/.test(err.stderr ?? ''));
   });
 });

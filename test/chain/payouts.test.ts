@@ -327,7 +327,7 @@ describe('mass payouts (MULTIPLE_TRANSFER) on the devnet', () => {
 
   it('returns a TIMEOUT payout from the dashboard, only the signed-in merchant\'s and only one that cannot finish', async () => {
     const merchant = await app.prisma.merchant.findFirstOrThrow({ where: { apiKeys: { some: {} } }, orderBy: { id: 'asc' } });
-    await app.prisma.merchant.update({ where: { id: merchant.id }, data: { passwordHash: await hashPassword('payout return pw') } });
+    await app.prisma.user.updateMany({ where: { memberships: { some: { merchantId: merchant.id } } }, data: { passwordHash: await hashPassword('payout return pw') } });
     const session = new DashboardSession(app.baseUrl);
     assert.equal(await session.signIn(merchant.email, 'payout return pw'), null);
     const open = (await post('/payment/multiple_transfer/create', { currency: 'TRX', target_wallets: [{ address: randomAddress(), amount: 5 }] })).json;

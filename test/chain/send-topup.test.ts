@@ -58,7 +58,7 @@ describe('a top-up step whose send turns final', () => {
 
   it('asks its planner again before it says done, and the address holds what the planner asked for', async () => {
     const address = randomAddress();
-    const merchant = await prisma.merchant.create({ data: { email: `topup-${Date.now()}@example.com`, passwordHash: 'unused', topupWalletAddress: randomAddress(), activationWalletAddress: randomAddress(), webhookSecretEnc: 'unused' } });
+    const merchant = await prisma.merchant.create({ data: { email: `topup-${Date.now()}@example.com`, topupWalletAddress: randomAddress(), activationWalletAddress: randomAddress(), webhookSecretEnc: 'unused' } });
     const invoice = await prisma.invoice.create({
       data: { merchantId: merchant.id, type: 'MULTIPLE_TRANSFER', currencies: ['USDT'], address, addressIndex: 1, expiredAt: new Date(Date.now() + 3_600_000) },
     });

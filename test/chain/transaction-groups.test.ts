@@ -132,7 +132,7 @@ describe('transactions grouped by what the merchant cares about', () => {
     assert.deepEqual([onlyRefund.count, onlyRefund.rows[0]!.plumbing.length], [1, refundRow.plumbing.length]);
 
     // The dashboard's route answers the groups; its CSV has every row, each with its own cost and the row it is listed under.
-    await app.prisma.merchant.update({ where: { id: merchant.id }, data: { passwordHash: await hashPassword('groups dashboard pw') } });
+    await app.prisma.user.updateMany({ where: { memberships: { some: { merchantId: merchant.id } } }, data: { passwordHash: await hashPassword('groups dashboard pw') } });
     const browser = new DashboardSession(app.baseUrl);
     assert.equal(await browser.signIn(merchant.email, 'groups dashboard pw'), null);
     const answered = (await browser.api('/transactions?limit=300')).json as { count: number; results: DashboardTransactionRow[] };

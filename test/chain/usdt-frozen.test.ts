@@ -107,7 +107,8 @@ describe("USDT addresses frozen by Tether's blacklist (issue 37)", () => {
     const { merchant, key } = await s.newMerchant();
     const email = `frozen-${merchant.id}@example.com`;
     const password = 'a long enough password';
-    await s.app.prisma.merchant.update({ where: { id: merchant.id }, data: { email, passwordHash: await hashPassword(password) } });
+    await s.app.prisma.merchant.update({ where: { id: merchant.id }, data: { email } });
+    await s.app.prisma.user.updateMany({ where: { memberships: { some: { merchantId: merchant.id } } }, data: { email, passwordHash: await hashPassword(password) } });
     const browser = new DashboardSession(s.app.baseUrl);
     assert.equal(await browser.signIn(email, password), null);
     // Paid after the invoice was canceled: held for the merchant to forward or return.

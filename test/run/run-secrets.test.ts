@@ -138,6 +138,7 @@ describe('npm start keeps secrets where they are needed (issue 27, finding 6)', 
     const dev = startBanner(env, { dev: true, useDevnet: true, base: 'http://localhost:3000' });
     assert.match(dev, /tk_demo_x/);
     assert.match(dev, /pw-y/);
+    assert.match(dev, /Second member: finance@example\.com \(role finance\), same password: pw-y/);
     const prod = startBanner(env, { dev: false, useDevnet: true, base: 'http://localhost:3000' });
     assert.doesNotMatch(prod, /tk_demo_x|pw-y/);
     for (const [dev, useDevnet, expected] of [[true, true, 'true'], [false, true, undefined], [true, false, undefined]] as const) {

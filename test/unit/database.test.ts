@@ -104,8 +104,8 @@ describe('master key rotation', () => {
       const m = await prisma.merchant.create({ data: { email: 'r@x', webhookSecretEnc: seal(oldRing, 'hook-secret'), topupWalletAddress: 'T1', activationWalletAddress: 'T2' } });
       await prisma.invoice.create({ data: { merchantId: m.id, type: 'SINGLE', currencies: ['TRX'], address: 'Tinv', addressIndex: 0, privateKeyEnc: seal(oldRing, 'pk-hex'), expiredAt: new Date() } });
       const rotated = keyRingFrom(newKey, oldKey);
-      assert.deepEqual(await resealSecrets(prisma, rotated), { invoices: 1, merchants: 1 });
-      assert.deepEqual(await resealSecrets(prisma, rotated), { invoices: 0, merchants: 0 });
+      assert.deepEqual(await resealSecrets(prisma, rotated), { invoices: 1, merchants: 1, users: 0 });
+      assert.deepEqual(await resealSecrets(prisma, rotated), { invoices: 0, merchants: 0, users: 0 });
       const newOnly = keyRingFrom(newKey);
       assert.equal(open(newOnly, (await prisma.invoice.findFirstOrThrow()).privateKeyEnc ?? ''), 'pk-hex');
       assert.equal(open(newOnly, (await prisma.merchant.findFirstOrThrow()).webhookSecretEnc), 'hook-secret');
@@ -132,10 +132,15 @@ describe('demo merchant seed', () => {
       assert.equal(again.targetWalletAddress, demoPayoutWallet());
       assert.equal(await prisma.merchant.count(), 1);
       assert.equal(await prisma.apiKey.count({ where: { keyHash: hashApiKey('tk_demo_key_number_one_123456') } }), 1);
-      assert.ok(await verifyPassword('second password', again.passwordHash));
-      assert.ok(!(await verifyPassword('first password', again.passwordHash)));
-      const unchanged = await ensureDemoMerchant(prisma, 'tk_demo_key_number_one_123456');
-      assert.equal(unchanged.passwordHash, again.passwordHash, 'no password given: the old one stays');
+      const owner = () => prisma.user.findUniqueOrThrow({ where: { email: again.email } });
+      const hash = (await owner()).passwordHash;
+      assert.ok(await verifyPassword('second password', hash));
+      assert.ok(!(await verifyPassword('first password', hash)));
+      const members = await prisma.membership.findMany({ select: { merchantId: true, role: true, user: { select: { email: true, passwordHash: true } } }, orderBy: { id: 'asc' } });
+      assert.deepEqual(members.map((m) => [m.merchantId, m.user.email, m.role]), [[again.id, 'demo@example.com', 'owner'], [again.id, 'finance@example.com', 'finance']], 'the owner and a second member to try roles with');
+      assert.ok(await verifyPassword('second password', members[1]!.user.passwordHash), 'the second member signs in with the same password');
+      await ensureDemoMerchant(prisma, 'tk_demo_key_number_one_123456');
+      assert.equal((await owner()).passwordHash, hash, 'no password given: the old one stays');
     } finally {
       await prisma.$disconnect();
       await database.drop();

@@ -26,9 +26,9 @@ describe('rows read with pg as Prisma reads them', () => {
     const big = 2n ** 62n + 12_345n; // beyond a float's integers
     const full = await prisma.merchant.create({
       data: {
-        email: 'full@example.com', passwordHash: 'hash', targetWalletAddress: 'TGLheo1KN8M5W5fGbkeYXVFHnbKnN5pLPd', topupWalletAddress: 'Ttopup1', activationWalletAddress: 'Tact1',
+        email: 'full@example.com', targetWalletAddress: 'TGLheo1KN8M5W5fGbkeYXVFHnbKnN5pLPd', topupWalletAddress: 'Ttopup1', activationWalletAddress: 'Tact1',
         webhookUrl: 'https://h.example/w', webhookSecretEnc: 'sealed', amlCheck: true, amlRiskLimit: '55.25', balanceSun: big, activationBalanceSun: big + 1n,
-        ipWhitelist: ['10.0.0.0/8', '2001:db8::1'], nextAddressIndex: 7, accountXpub: 'xpub-x', sessionEpoch: 3, targetWalletChangedAt: new Date('2026-01-02T03:04:05.678Z'),
+        ipWhitelist: ['10.0.0.0/8', '2001:db8::1'], nextAddressIndex: 7, accountXpub: 'xpub-x', targetWalletChangedAt: new Date('2026-01-02T03:04:05.678Z'),
       },
     });
     const bare = await prisma.merchant.create({ data: { email: 'bare@example.com', topupWalletAddress: 'Ttopup2', activationWalletAddress: 'Tact2', webhookSecretEnc: 's' } });

@@ -39,11 +39,51 @@ import { csvResponse } from '../csv';
 import { pageEnvelope } from '../pagination';
 import { releaseHeld } from '../releaseHeld';
 import { idParam, queryObject, readJson } from '../request';
-import { routeOf, type Route } from '../router';
+import { routeOf, type Handler, type Method, type ParamsOf, type Route } from '../router';
 import { listInvoicesRoute } from '../api/routes';
+import { MEMBER_ROLES, type MemberRole } from '@/lib/auth/roles';
+import { inviteMember, invitationSchema, pendingInvitations } from '@/lib/merchants/invitations';
+import { changeMembership, listMembers, MEMBER_NOT_FOUND, requireRole } from '@/lib/merchants/members';
+import { dashboardBaseUrl } from '@/lib/config';
+import { memberRoleSchema } from '@/lib/merchants/schemas';
 import type { DashboardCaller } from './authenticate';
 
 const route = routeOf<DashboardCaller>();
+
+/** A row of the dashboard's table: the router's route and the member roles that may call it, as data (as ApiRoute's scope). */
+export interface DashboardRoute extends Route<DashboardCaller> {
+  readonly roles: readonly MemberRole[];
+}
+
+/**
+ * Who may do what in a store (issue 40, docs/dashboard.md "Roles"): each row of the table below
+ * names one of these. Owner: everything, including members and the payout wallet; admin: settings
+ * and keys, not members; finance: payouts, refunds, held releases, exports; support: read invoices
+ * and transactions, resend webhooks; developer: keys, webhooks, read. What is one's own login (the
+ * password, two-factor sign-in) every member may change.
+ */
+export const ROLES = {
+  read: MEMBER_ROLES,
+  ownLogin: MEMBER_ROLES,
+  invoices: ['owner', 'admin', 'finance'],
+  money: ['owner', 'finance'],
+  exports: ['owner', 'admin', 'finance'],
+  keys: ['owner', 'admin', 'developer'],
+  webhooks: ['owner', 'admin', 'developer'],
+  resend: ['owner', 'admin', 'support', 'developer'],
+  settings: ['owner', 'admin'],
+  audit: ['owner', 'admin'],
+  members: ['owner'],
+} as const satisfies Record<string, readonly MemberRole[]>;
+
+/** A route the caller's role must allow: checked before the handler runs, so a refused call reads and changes nothing. */
+function dashboardRoute<Path extends string>(method: Method, path: Path, roles: readonly MemberRole[], handler: Handler<ParamsOf<Path>, DashboardCaller>): DashboardRoute {
+  const row = route(method, path, async (ctx) => {
+    requireRole(ctx.role, roles);
+    return handler(ctx);
+  });
+  return { ...row, roles };
+}
 
 const noStore = { 'cache-control': 'no-store' };
 // The same secret twice: as the HMAC key of X-Webhook-Signature, and in the `whsec_` form Standard Webhooks libraries read.
@@ -57,29 +97,29 @@ const secretJson = (secret: string) => Response.json({ secret, standard_webhooks
  * account to others or change what customers see ask for a recent sign-in or the password again
  * (`requireRecentAuth`, lib/auth/reauth.ts), each where its handler says.
  */
-export const DASHBOARD_ROUTES: readonly Route<DashboardCaller>[] = [
+export const DASHBOARD_ROUTES: readonly DashboardRoute[] = [
   // The API's GET /payment/list, behind the session.
-  route('GET', '/invoices', listInvoicesRoute),
+  dashboardRoute('GET', '/invoices', ROLES.read, listInvoicesRoute),
 
-  route('POST', '/invoices', async ({ req, db, merchant }) => {
+  dashboardRoute('POST', '/invoices', ROLES.invoices, async ({ req, db, merchant }) => {
     const input = parseOrThrow(createInvoiceSchema, await readJson(req));
     await checkInvoiceCreationRate(`merchant:${merchant.id}`);
     return invoiceJson(await createInvoice(db, rateSource(), merchant, input));
   }),
 
   /** CSV of every invoice the list's filters match (limit and offset are ignored), streamed in batches. */
-  route('GET', '/invoices/export', async ({ url, db, merchant }) => {
+  dashboardRoute('GET', '/invoices/export', ROLES.exports, async ({ url, db, merchant }) => {
     const { filter } = splitPage(parseOrThrow(listInvoicesQuerySchema, queryObject(url)));
     return csvResponse('invoices', csvStream(INVOICE_CSV_HEADER, invoiceBatches(db, merchant, filter), invoiceCsvRow));
   }),
 
   // One invoice with everything that happened to it: payments, sends and webhooks (lib/invoices/detail.ts).
-  route('GET', '/invoices/:id', async ({ params, db, merchant }) => invoiceDetail(db, merchant, idParam(params.id, INVOICE_NOT_FOUND))),
+  dashboardRoute('GET', '/invoices/:id', ROLES.read, async ({ params, db, merchant }) => invoiceDetail(db, merchant, idParam(params.id, INVOICE_NOT_FOUND))),
 
-  route('POST', '/invoices/:id/cancel', async ({ params, db, merchant }) => invoiceJson(await cancelInvoice(db, merchant, idParam(params.id, INVOICE_NOT_FOUND)))),
+  dashboardRoute('POST', '/invoices/:id/cancel', ROLES.invoices, async ({ params, db, merchant }) => invoiceJson(await cancelInvoice(db, merchant, idParam(params.id, INVOICE_NOT_FOUND)))),
 
   // An invoice's refunds, and what is left to refund in each token (docs/dashboard.md, "Refunds").
-  route('GET', '/invoices/:id/refunds', async ({ params, db, merchant }) => {
+  dashboardRoute('GET', '/invoices/:id/refunds', ROLES.read, async ({ params, db, merchant }) => {
     const id = idParam(params.id, INVOICE_NOT_FOUND);
     const [results, refundable] = await Promise.all([listRefunds(db, merchant, id), refundableAmounts(db, merchant, id)]);
     return { results, refundable };
@@ -87,7 +127,7 @@ export const DASHBOARD_ROUTES: readonly Route<DashboardCaller>[] = [
 
   // A refund, as the API's `POST /payment/{id}/refund` makes it (docs/refunds.md). It sends money to
   // an address, or lets whoever holds a link say where: a recent sign-in or the password again.
-  route('POST', '/invoices/:id/refunds', async (ctx) => {
+  dashboardRoute('POST', '/invoices/:id/refunds', ROLES.money, async (ctx) => {
     const id = idParam(ctx.params.id, INVOICE_NOT_FOUND);
     const body = await readJson(ctx.req);
     await requireRecentAuth(ctx);
@@ -95,21 +135,21 @@ export const DASHBOARD_ROUTES: readonly Route<DashboardCaller>[] = [
   }),
 
   // What a refund would cost before it is made: the dialog shows it before the merchant confirms. Creates nothing.
-  route('POST', '/invoices/:id/refunds/estimate', async ({ req, params, db, merchant }) => estimateRefund(db, merchant, idParam(params.id, INVOICE_NOT_FOUND), await readJson(req))),
+  dashboardRoute('POST', '/invoices/:id/refunds/estimate', ROLES.money, async ({ req, params, db, merchant }) => estimateRefund(db, merchant, idParam(params.id, INVOICE_NOT_FOUND), await readJson(req))),
 
   // Cancels a refund waiting for its address or its top-up, as the API's `DELETE /refund/{id}/cancel`.
-  route('POST', '/refunds/:id/cancel', async ({ params, db, merchant }) => cancelRefund(db, merchant, idParam(params.id, REFUND_NOT_FOUND))),
+  dashboardRoute('POST', '/refunds/:id/cancel', ROLES.money, async ({ params, db, merchant }) => cancelRefund(db, merchant, idParam(params.id, REFUND_NOT_FOUND))),
 
   // The API's GET /transaction/list, behind the dashboard session, with the energy pool's operations
   // too (which the API leaves out, docs/api.md), and what became of released held funds.
-  route('GET', '/transactions', async ({ url, db, merchant }) => {
+  dashboardRoute('GET', '/transactions', ROLES.read, async ({ url, db, merchant }) => {
     const { filter, page } = splitPage(parseOrThrow(dashboardTransactionsQuerySchema, queryObject(url)));
     const { count, rows } = await listTransactions(db, merchant.id, filter, page, 'dashboard');
     return pageEnvelope(url, page, count, await dashboardTransactionRows(db, rows));
   }),
 
   // CSV of every transaction the list's filters match (limit and offset are ignored), streamed in batches.
-  route('GET', '/transactions/export', async ({ url, db, merchant }) => {
+  dashboardRoute('GET', '/transactions/export', ROLES.exports, async ({ url, db, merchant }) => {
     const { filter } = splitPage(parseOrThrow(dashboardTransactionsQuerySchema, queryObject(url)));
     return csvResponse('transactions', csvStream(TRANSACTION_CSV_HEADER, dashboardRowBatches(db, transactionBatches(db, merchant.id, filter, 'dashboard')), transactionCsvRow));
   }),
@@ -119,7 +159,7 @@ export const DASHBOARD_ROUTES: readonly Route<DashboardCaller>[] = [
   // again, as a target wallet change does (issue 27, finding 2). A forward goes to the merchant's own
   // target wallet, whose change already needs it, so it does not ask. Answered as the API's
   // `POST /held_payment/{trn_hash}/release` is (lib/http/releaseHeld.ts).
-  route('POST', '/transactions/:hash/release', async (ctx) => {
+  dashboardRoute('POST', '/transactions/:hash/release', ROLES.money, async (ctx) => {
     const release = parseOrThrow(releaseHeldSchema, await readJson(ctx.req));
     if (release.action === 'REFUND') await requireRecentAuth(ctx);
     return releaseHeld(ctx.db, ctx.merchant.id, ctx.params.hash, release, dashboardBy(ctx));
@@ -129,7 +169,7 @@ export const DASHBOARD_ROUTES: readonly Route<DashboardCaller>[] = [
   // It sends the merchant's funds to addresses the caller names, so it needs a recent sign-in or the
   // password again, as a target wallet change does (issue 27, finding 2). The API's own route is
   // authorised by an API key, not a session, and is unchanged.
-  route('POST', '/payouts', async (ctx) => {
+  dashboardRoute('POST', '/payouts', ROLES.money, async (ctx) => {
     const body = await readJson(ctx.req);
     await checkInvoiceCreationRate(`merchant:${ctx.merchant.id}`);
     await requireRecentAuth(ctx);
@@ -137,11 +177,11 @@ export const DASHBOARD_ROUTES: readonly Route<DashboardCaller>[] = [
   }),
 
   // The mass payout cost estimate (spec 2.6), as POST /v1/api/payment/multiple_transfer/calculate answers it.
-  route('POST', '/payouts/estimate', async ({ req, db }) => payoutEstimateResponse(db, await readJson(req))),
+  dashboardRoute('POST', '/payouts/estimate', ROLES.money, async ({ req, db }) => payoutEstimateResponse(db, await readJson(req))),
 
   // A merchant asks for a payout that cannot finish to be returned to an address (docs/payouts.md,
   // "Returning a payout"). It moves funds, so it needs a recent sign-in or the password again.
-  route('POST', '/payouts/:id/return', async (ctx) => {
+  dashboardRoute('POST', '/payouts/:id/return', ROLES.money, async (ctx) => {
     const { address } = parseOrThrow(payoutReturnSchema, await readJson(ctx.req));
     await requireRecentAuth(ctx);
     try {
@@ -154,10 +194,10 @@ export const DASHBOARD_ROUTES: readonly Route<DashboardCaller>[] = [
     }
   }),
 
-  route('GET', '/keys', async ({ db, merchant }) => listApiKeys(db, merchant.id)),
+  dashboardRoute('GET', '/keys', ROLES.keys, async ({ db, merchant }) => listApiKeys(db, merchant.id)),
 
   // The plain key is in this answer only; afterwards the dashboard knows just its prefix.
-  route('POST', '/keys', async (ctx) => {
+  dashboardRoute('POST', '/keys', ROLES.keys, async (ctx) => {
     const { label, scopes } = parseOrThrow(newApiKeySchema, await readJson(ctx.req));
     // A key can create payouts (when its scopes allow it): issuing one needs a recent sign-in or the password.
     await requireRecentAuth(ctx);
@@ -170,7 +210,7 @@ export const DASHBOARD_ROUTES: readonly Route<DashboardCaller>[] = [
     return Response.json({ key }, { headers: noStore });
   }),
 
-  route('DELETE', '/keys/:id', async (ctx) => {
+  dashboardRoute('DELETE', '/keys/:id', ROLES.keys, async (ctx) => {
     // Revoking a key stops the merchant's shop from calling the API (issue 34, item 5): a recent
     // sign-in or the password, asked before the key is looked up, so an unknown id answers alike.
     await requireRecentAuth(ctx);
@@ -179,10 +219,12 @@ export const DASHBOARD_ROUTES: readonly Route<DashboardCaller>[] = [
     return new Response(null, { status: 204 });
   }),
 
-  route('GET', '/settings', async ({ merchant }) => settingsJson(merchant)),
+  dashboardRoute('GET', '/settings', ROLES.read, async ({ merchant }) => settingsJson(merchant)),
 
-  route('PATCH', '/settings', async (ctx) => {
+  dashboardRoute('PATCH', '/settings', ROLES.settings, async (ctx) => {
     const input = parseOrThrow(settingsSchema, await readJson(ctx.req));
+    // Where payments are forwarded is the owner's alone (an admin changes the other settings).
+    if (input.target_wallet_address !== undefined && input.target_wallet_address !== ctx.merchant.targetWalletAddress) requireRole(ctx.role, ['owner'], 'Changing the payout wallet');
     // Where incoming payments are forwarded, what customers see on the payment page, where webhooks
     // go: changing any of them needs a recent sign-in or the password (lib/merchants/settings.ts).
     if (changesGuardedSetting(ctx.merchant, input)) await requireRecentAuth(ctx);
@@ -190,85 +232,114 @@ export const DASHBOARD_ROUTES: readonly Route<DashboardCaller>[] = [
   }),
 
   // Whoever holds the secret can forge webhooks the merchant's shop trusts: both need a recent sign-in or the password.
-  route('GET', '/settings/webhook-secret', async (ctx) => {
+  dashboardRoute('GET', '/settings/webhook-secret', ROLES.webhooks, async (ctx) => {
     await requireRecentAuth(ctx);
     return secretJson(webhookSecret(ctx.merchant));
   }),
 
-  route('POST', '/settings/webhook-secret', async (ctx) => {
+  dashboardRoute('POST', '/settings/webhook-secret', ROLES.webhooks, async (ctx) => {
     await requireRecentAuth(ctx);
     return secretJson(await rotateWebhookSecret(ctx.db, ctx.merchant.id, dashboardBy(ctx)));
   }),
 
   // Who may call the API with the merchant's keys: changes need a recent sign-in or the password.
-  route('POST', '/settings/ip-whitelist', async (ctx) => {
+  dashboardRoute('POST', '/settings/ip-whitelist', ROLES.settings, async (ctx) => {
     const { rule } = parseOrThrow(ipRuleSchema, await readJson(ctx.req));
     await requireRecentAuth(ctx);
     return settingsJson(await addIpRule(ctx.db, ctx.merchant.id, rule, dashboardBy(ctx)));
   }),
 
-  route('DELETE', '/settings/ip-whitelist', async (ctx) => {
+  dashboardRoute('DELETE', '/settings/ip-whitelist', ROLES.settings, async (ctx) => {
     const { rule } = parseOrThrow(ipRuleSchema, queryObject(ctx.url));
     await requireRecentAuth(ctx);
     return settingsJson(await removeIpRule(ctx.db, ctx.merchant.id, rule, dashboardBy(ctx)));
   }),
 
   // Changes the password and signs out every session (the caller's too).
-  route('POST', '/settings/password', async ({ req, db, merchant, ip }) => {
+  dashboardRoute('POST', '/settings/password', ROLES.ownLogin, async ({ req, db, user, ip }) => {
     const input = parseOrThrow(passwordChangeSchema, await readJson(req));
-    await changePassword(db, merchant, ip ?? 'unknown', input);
+    await changePassword(db, user, ip ?? 'unknown', input);
     return new Response(null, { status: 204 });
   }),
 
   // Two-factor sign-in (issue 40, lib/auth/twoFactor.ts): enrolment in two steps, then off with a code.
-  route('GET', '/settings/two-factor', async ({ merchant }) => twoFactorJson(merchant)),
+  dashboardRoute('GET', '/settings/two-factor', ROLES.ownLogin, async ({ user }) => twoFactorJson(user)),
 
   // A new authenticator secret, off until confirmed: shown once, so a recent sign-in or the password.
-  route('POST', '/settings/two-factor/totp', async (ctx) => {
+  dashboardRoute('POST', '/settings/two-factor/totp', ROLES.ownLogin, async (ctx) => {
     await requireRecentAuth(ctx);
-    return Response.json(await startTotp(ctx.db, ctx.merchant), { headers: noStore });
+    return Response.json(await startTotp(ctx.db, ctx.user), { headers: noStore });
   }),
 
   // The recovery codes are in this answer only.
-  route('POST', '/settings/two-factor/totp/confirm', async (ctx) => {
+  dashboardRoute('POST', '/settings/two-factor/totp/confirm', ROLES.ownLogin, async (ctx) => {
     const { code } = parseOrThrow(twoFactorCodeSchema, await readJson(ctx.req));
-    return Response.json(await confirmTotp(ctx.db, ctx.merchant, code, dashboardBy(ctx)), { headers: noStore });
+    return Response.json(await confirmTotp(ctx.db, ctx.user, ctx.merchant.id, code, dashboardBy(ctx)), { headers: noStore });
   }),
 
   // Turning it off takes a code (or a recovery code) besides a recent sign-in: a stolen session alone cannot.
-  route('POST', '/settings/two-factor/totp/disable', async (ctx) => {
+  dashboardRoute('POST', '/settings/two-factor/totp/disable', ROLES.ownLogin, async (ctx) => {
     const { code } = parseOrThrow(twoFactorCodeSchema, await readJson(ctx.req));
     await requireRecentAuth(ctx);
-    const ok = await throttledSignIn(ctx.db, { email: ctx.merchant.email, ip: ctx.ip ?? 'unknown' }, async () => ((await useSecondFactor(ctx.db, ctx.merchant, code)) ? true : null));
+    const ok = await throttledSignIn(ctx.db, { email: ctx.user.email, ip: ctx.ip ?? 'unknown' }, async () => ((await useSecondFactor(ctx.db, ctx.user, code)) ? true : null));
     if (!ok) throw fieldErrors({ code: ['Wrong code.'] });
-    await turnOffTotp(ctx.db, ctx.merchant, dashboardBy(ctx));
-    return twoFactorJson({ ...ctx.merchant, ...TOTP_OFF });
+    await turnOffTotp(ctx.db, ctx.user, ctx.merchant.id, dashboardBy(ctx));
+    return twoFactorJson({ ...ctx.user, ...TOTP_OFF });
   }),
 
   // The store's audit log (docs/dashboard.md, "Audit log"): read only, newest first; no route changes it.
-  route('GET', '/audit', async ({ url, db, merchant }) => {
+  dashboardRoute('GET', '/audit', ROLES.audit, async ({ url, db, merchant }) => {
     const { filter, page } = splitPage(parseOrThrow(auditQuerySchema, queryObject(url)));
     const { count, rows } = await listAudit(db, merchant.id, filter, page);
     return pageEnvelope(url, page, count, rows);
   }),
 
   // CSV of every row the log's filters match (limit and offset are ignored), streamed in batches.
-  route('GET', '/audit/export', async ({ url, db, merchant }) => {
+  dashboardRoute('GET', '/audit/export', ROLES.audit, async ({ url, db, merchant }) => {
     const { filter } = splitPage(parseOrThrow(auditQuerySchema, queryObject(url)));
     return csvResponse('audit-log', csvStream(AUDIT_CSV_HEADER, auditBatches(db, merchant.id, filter), auditCsvRow));
   }),
 
-  route('GET', '/webhooks', async ({ url, db, merchant }) => {
+  dashboardRoute('GET', '/webhooks', ROLES.read, async ({ url, db, merchant }) => {
     const { filter, page } = splitPage(parseOrThrow(deliveriesQuerySchema, queryObject(url)));
     const { count, rows } = await listDeliveries(db, merchant.id, filter, page);
     return pageEnvelope(url, page, count, rows.map(deliveryJson));
   }),
 
   // One delivery with the payload it sent and the receiver's answer (the log's "View").
-  route('GET', '/webhooks/:id', async ({ params, db, merchant }) => {
+  dashboardRoute('GET', '/webhooks/:id', ROLES.read, async ({ params, db, merchant }) => {
     const delivery = await getDelivery(db, merchant.id, idParam(params.id, DELIVERY_NOT_FOUND), DELIVERY_NOT_FOUND);
     return deliveryDetailJson(delivery, await eventIdOf(db, delivery));
   }),
 
-  route('POST', '/webhooks/:id/resend', async ({ params, db, merchant }) => deliveryJson(await resendDelivery(db, merchant.id, idParam(params.id, DELIVERY_NOT_FOUND)))),
+  dashboardRoute('POST', '/webhooks/:id/resend', ROLES.resend, async ({ params, db, merchant }) => deliveryJson(await resendDelivery(db, merchant.id, idParam(params.id, DELIVERY_NOT_FOUND)))),
+
+  // The store's members (docs/dashboard.md, "Members"): every member sees who is in the store; only an owner changes it.
+  dashboardRoute('GET', '/members', ROLES.read, async ({ db, merchant, user, role }) => ({ results: await listMembers(db, merchant.id), you: { user_id: user.id, role } })),
+
+  // Invitations (lib/merchants/invitations.ts): pending ones, and a new one by e-mail with a role; the link is
+  // e-mailed where SMTP is configured, and answered (once, not stored) otherwise.
+  dashboardRoute('GET', '/members/invitations', ROLES.members, async ({ db, merchant }) => ({ results: await pendingInvitations(db, merchant.id) })),
+
+  dashboardRoute('POST', '/members/invitations', ROLES.members, async (ctx) => {
+    const input = parseOrThrow(invitationSchema, await readJson(ctx.req));
+    const invited = await inviteMember(ctx.db, ctx.merchant, input, { actor: { kind: 'dashboard', email: ctx.user.email }, ip: ctx.ip }, dashboardBaseUrl());
+    return Response.json(invited, { headers: noStore });
+  }),
+
+  dashboardRoute('PATCH', '/members/:userId', ROLES.members, async (ctx) => {
+    const { role } = parseOrThrow(memberRoleSchema, await readJson(ctx.req));
+    return changeMembership(ctx.db, ctx.merchant.id, { kind: 'role_changed', userId: idParam(ctx.params.userId, MEMBER_NOT_FOUND), role }, dashboardBy(ctx));
+  }),
+
+  dashboardRoute('DELETE', '/members/:userId', ROLES.members, async (ctx) => {
+    await changeMembership(ctx.db, ctx.merchant.id, { kind: 'removed', userId: idParam(ctx.params.userId, MEMBER_NOT_FOUND) }, dashboardBy(ctx));
+    return new Response(null, { status: 204 });
+  }),
+
+  // The stores the signed-in user is a member of, for the header's selector; switching is next-auth's session update (lib/auth/session.ts).
+  dashboardRoute('GET', '/stores', ROLES.read, async ({ db, user, merchant }) => {
+    const rows = await db.membership.findMany({ where: { userId: user.id }, include: { merchant: { select: { id: true, email: true, storeName: true } } }, orderBy: { createdAt: 'asc' } });
+    return { current: merchant.id, results: rows.map((m) => ({ id: m.merchant.id, name: m.merchant.storeName ?? m.merchant.email, role: m.role })) };
+  }),
 ];
