@@ -149,6 +149,22 @@ export const DOORS: readonly Door[] = [
       { code: 'await prisma.auditLog.findMany({ where: { merchantId }, orderBy: { id: \'desc\' } });', found: [] },
     ],
   },
+  {
+    rule: 'r',
+    columns: 'memberships (its rows: who is a member of a store, with which role)',
+    door: 'lib/merchants/members.ts',
+    via: 'changeMembership',
+    alsoNaming: {
+      'lib/merchants/service.ts': "a store's creation (createMerchant) makes its first owner in the same transaction: there is no store to change the members of before it",
+    },
+    writes: [/\bmembership\s*\.\s*(?:create|createMany|createManyAndReturn|update|updateMany|upsert|delete|deleteMany)\s*\(/g, /\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+"?memberships\b/gi],
+    advice: "add, re-role or remove a member with changeMembership (lib/merchants/members.ts): it keeps a store's last owner and writes the audit row in the same transaction",
+    planted: [
+      { code: "await tx.membership.update({ where: { id }, data: { role: 'owner' } });", found: ['membership.update('] },
+      { code: 'await sql`DELETE FROM memberships WHERE user_id = ${userId}`;', found: ['DELETE FROM memberships'] },
+      { code: 'await prisma.membership.findMany({ where: { merchantId } });', found: [] },
+    ],
+  },
 ];
 
 /** Whether the door's rule binds this file at all: not the door, not a file named beside it, not a folder where the names are another thing's. */
