@@ -1,41 +1,29 @@
 'use client';
 
-import { signIn } from 'next-auth/react';
 import Link from 'next/link';
-import { useRouter } from 'next/navigation';
-import { useState, type FormEvent } from 'react';
+import type { FormEvent } from 'react';
+import { NewPasswordFields, passwordsDiffer, useCredentialsSubmit } from './credentials';
 import { SubmitButton } from './SubmitButton';
 import { Field, FieldError } from './ui';
 
 type SignUpAction = (input: { email: string; password: string }) => Promise<{ errors?: Record<string, string[]> }>;
 
 export function SignUpForm({ action }: { action: SignUpAction }) {
-  const router = useRouter();
-  const [errors, setErrors] = useState<Record<string, string[]>>({});
-  const [busy, setBusy] = useState(false);
+  const { errors, setErrors, busy, submit } = useCredentialsSubmit('/dashboard/settings');
 
-  async function submit(e: FormEvent<HTMLFormElement>) {
+  async function onSubmit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     const form = new FormData(e.currentTarget);
-    const email = String(form.get('email'));
-    const password = String(form.get('password'));
-    if (password !== form.get('confirm')) return setErrors({ confirm: ['The passwords differ.'] });
-    setBusy(true);
-    const result = await action({ email, password });
-    if (result.errors) {
-      setBusy(false);
-      return setErrors(result.errors);
-    }
-    await signIn('credentials', { email, password, redirect: false });
-    router.replace('/dashboard/settings');
-    router.refresh();
+    const differ = passwordsDiffer(form);
+    if (differ) return setErrors(differ);
+    const credentials = { email: String(form.get('email')), password: String(form.get('password')) };
+    await submit(credentials, () => action(credentials));
   }
 
   return (
-    <form onSubmit={submit} className="space-y-4">
+    <form onSubmit={onSubmit} className="space-y-4">
       <Field label="E-mail" name="email" type="email" autoComplete="email" required error={errors.email} />
-      <Field label="Password" name="password" type="password" autoComplete="new-password" minLength={10} required error={errors.password} hint="At least 10 characters." />
-      <Field label="Repeat password" name="confirm" type="password" autoComplete="new-password" required error={errors.confirm} />
+      <NewPasswordFields label="Password" errors={errors} />
       <FieldError messages={errors.form} />
       <SubmitButton disabled={busy} className="w-full">
         Create account
