@@ -7,7 +7,7 @@ import { MAX_API_KEY_LABEL } from '@/lib/auth/limits';
 import { API_KEY_SCOPES, API_KEY_SCOPE_DESCRIPTIONS } from '@/lib/auth/scopes';
 import { dashboardApi, RequestError } from './api';
 import { SubmitButton } from './SubmitButton';
-import { Button, Card, Field, FieldError, Mono, TableBox, formatTime, tableClass } from './ui';
+import { Button, Card, ConfirmButton, Field, FieldError, Mono, TableBox, formatTime, tableClass } from './ui';
 
 export function ApiKeys() {
   const client = useQueryClient();
@@ -116,9 +116,9 @@ export function ApiKeys() {
                     {k.revoked_at ? (
                       <span className="text-slate-500">Revoked {formatTime(k.revoked_at)}</span>
                     ) : (
-                      <Button variant="danger" aria-label={`Revoke ${k.label}`} disabled={revoke.isPending} onClick={() => window.confirm(`Revoke "${k.label}"? Calls with it will be refused.`) && revoke.mutate(k.id)}>
+                      <ConfirmButton variant="danger" aria-label={`Revoke ${k.label}`} disabled={revoke.isPending} confirm={`Revoke "${k.label}"? Calls with it will be refused.`} onConfirm={() => revoke.mutate(k.id)}>
                         Revoke
-                      </Button>
+                      </ConfirmButton>
                     )}
                   </td>
                 </tr>

@@ -13,7 +13,7 @@ import { PayoutTargets } from './PayoutTargets';
 import { Refunds } from './Refunds';
 import { StatusBadge } from './StatusBadge';
 import { TransactionTable } from './TransactionTable';
-import { Button, Card, Facts, FieldError, formatTime } from './ui';
+import { Card, ConfirmButton, Facts, FieldError, formatTime } from './ui';
 
 interface Latest<T> {
   count: number;
@@ -84,9 +84,9 @@ export function InvoiceDetail({ id }: { id: string }) {
           <StatusBadge status={inv.status} kind="invoice" />
         </span>
         {data.cancelable && (
-          <Button variant="danger" className="ml-auto" disabled={cancel.isPending} onClick={() => window.confirm('Cancel this invoice?') && cancel.mutate()}>
+          <ConfirmButton variant="danger" className="ml-auto" disabled={cancel.isPending} confirm="Cancel this invoice?" onConfirm={() => cancel.mutate()}>
             Cancel invoice
-          </Button>
+          </ConfirmButton>
         )}
       </div>
       <FieldError messages={cancel.error ? [cancel.error.message] : undefined} />

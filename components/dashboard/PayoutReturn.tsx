@@ -3,7 +3,7 @@
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { dashboardApi } from './api';
-import { Button, Card, FieldError } from './ui';
+import { Card, ConfirmButton, FieldError } from './ui';
 
 /**
  * A payout that cannot finish (ERROR or TIMEOUT): what remains at its top-up address goes back
@@ -25,9 +25,9 @@ export function PayoutReturn({ id }: { id: number }) {
         <div className="flex flex-wrap items-center gap-1 text-sm">
           <span>Send what remains at the top-up address (the unpaid amounts, and TRX sent there by mistake) to:</span>
           <input aria-label="Return payout to address" className="rounded border px-1" placeholder="T..." value={address} onChange={(e) => setAddress(e.target.value)} />
-          <Button disabled={request.isPending || !address} onClick={() => window.confirm(`Return what remains to ${address}?`) && request.mutate({ address })}>
+          <ConfirmButton disabled={request.isPending || !address} confirm={`Return what remains to ${address}?`} onConfirm={() => request.mutate({ address })}>
             Return
-          </Button>
+          </ConfirmButton>
         </div>
       )}
       <FieldError messages={request.error ? [request.error.message] : undefined} />

@@ -11,7 +11,7 @@ import type { RefundJson } from '@/lib/refunds/schemas';
 import { RequestError, dashboardApi } from './api';
 import { CopyText } from './CopyText';
 import { StatusBadge } from './StatusBadge';
-import { AddressField, Button, Card, dialogClass, Field, FieldError, formatTime } from './ui';
+import { AddressField, Button, Card, ConfirmButton, dialogClass, Field, FieldError, formatTime } from './ui';
 
 interface RefundsJson {
   results: RefundJson[];
@@ -114,9 +114,9 @@ export function Refunds({ invoice }: { invoice: InvoiceJson }) {
               <StatusBadge status={r.status} kind="refund" />
               <span className="text-xs text-slate-600 dark:text-slate-400">{formatTime(r.created_at)}</span>
               {(r.status === 'WAITING_ADDRESS' || r.status === 'WAITING_FUNDS') && (
-                <Button variant="secondary" className="ml-auto" disabled={cancel.isPending} onClick={() => window.confirm(`Cancel refund #${r.id}?`) && cancel.mutate(r.id)}>
+                <ConfirmButton variant="secondary" className="ml-auto" disabled={cancel.isPending} confirm={`Cancel refund #${r.id}?`} onConfirm={() => cancel.mutate(r.id)}>
                   Cancel refund
-                </Button>
+                </ConfirmButton>
               )}
             </div>
             {r.reason && <p className="mt-1 text-slate-700 dark:text-slate-300">Note: {r.reason}</p>}

@@ -7,7 +7,7 @@ import type { InvitationJson, NewInvitation } from '@/lib/merchants/invitations'
 import type { MemberJson } from '@/lib/merchants/members';
 import { SubmitButton } from './SubmitButton';
 import { dashboardApi, RequestError } from './api';
-import { Button, Card, Facts, Field, FieldError, Mono, Select, TableBox, formatTime, tableClass } from './ui';
+import { Card, ConfirmButton, Facts, Field, FieldError, Mono, Select, TableBox, formatTime, tableClass } from './ui';
 
 /** The per-member role select: as the form fields look, sized to its options (a table cell has no width to fill). */
 const roleSelectClass = 'rounded-md border border-slate-300 bg-white px-2 py-1 text-sm shadow-sm focus:border-indigo-500 focus:outline-none focus:ring-1 focus:ring-indigo-500 dark:border-slate-700 dark:bg-slate-900';
@@ -77,9 +77,9 @@ export function Team() {
                   <td>{formatTime(m.created_at)}</td>
                   {isOwner && (
                     <td className="text-right">
-                      <Button variant="danger" aria-label={`Remove ${m.email}`} disabled={remove.isPending} onClick={() => window.confirm(`Remove ${m.email} from this store? Their access ends at once.`) && remove.mutate(m.user_id)}>
+                      <ConfirmButton variant="danger" aria-label={`Remove ${m.email}`} disabled={remove.isPending} confirm={`Remove ${m.email} from this store? Their access ends at once.`} onConfirm={() => remove.mutate(m.user_id)}>
                         Remove
-                      </Button>
+                      </ConfirmButton>
                     </td>
                   )}
                 </tr>

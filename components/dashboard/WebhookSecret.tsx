@@ -3,7 +3,7 @@
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { dashboardApi } from './api';
-import { Button, Card, FieldError, Mono } from './ui';
+import { Button, Card, ConfirmButton, FieldError, Mono } from './ui';
 
 type Secret = { secret: string; standard_webhooks_secret: string };
 
@@ -11,10 +11,6 @@ export function WebhookSecret() {
   const [secret, setSecret] = useState<Secret | null>(null);
   const show = useMutation({ mutationFn: () => dashboardApi<Secret>('/settings/webhook-secret'), onSuccess: setSecret });
   const rotate = useMutation({ mutationFn: () => dashboardApi<Secret>('/settings/webhook-secret', { method: 'POST' }), onSuccess: setSecret });
-
-  function confirmRotate() {
-    if (window.confirm('Rotate the signing secret? Receivers that verify with the old one will reject new webhooks.')) rotate.mutate();
-  }
 
   return (
     <Card title="Webhook signing secret">
@@ -37,9 +33,9 @@ export function WebhookSecret() {
         <Button variant="secondary" onClick={() => (secret ? setSecret(null) : show.mutate())} disabled={show.isPending}>
           {secret ? 'Hide secret' : 'Show secret'}
         </Button>
-        <Button variant="danger" onClick={confirmRotate} disabled={rotate.isPending}>
+        <ConfirmButton variant="danger" confirm="Rotate the signing secret? Receivers that verify with the old one will reject new webhooks." onConfirm={() => rotate.mutate()} disabled={rotate.isPending}>
           Rotate secret
-        </Button>
+        </ConfirmButton>
       </div>
       <FieldError messages={[show.error, rotate.error].filter((e) => e !== null).map((e) => e.message)} />
     </Card>

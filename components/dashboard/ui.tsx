@@ -75,6 +75,11 @@ export function Button({ variant = 'primary', className = '', ...props }: Button
   return <button type="button" className={`rounded-md px-3 py-2 text-sm font-medium disabled:opacity-50 ${LOOKS[variant]} ${className}`} {...props} />;
 }
 
+/** A button whose action is asked about first, in the browser's own dialog ("Revoke this key?"): `onConfirm` runs only on OK. */
+export function ConfirmButton({ confirm, onConfirm, ...props }: Omit<Parameters<typeof Button>[0], 'onClick'> & { confirm: string; onConfirm: () => void }) {
+  return <Button {...props} onClick={() => window.confirm(confirm) && onConfirm()} />;
+}
+
 /** A link that opens a page and looks like a button ("New invoice"). */
 export const linkButtonClass = (variant: keyof typeof LOOKS) => `inline-block rounded-md px-3 py-2 text-sm font-medium ${LOOKS[variant]}`;
 
