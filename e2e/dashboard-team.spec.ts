@@ -64,7 +64,7 @@ test('an owner changes a member’s role and removes it; the member sees the tea
 
 // Invitations (issue 40): without SMTP the owner is shown the link; whoever opens it chooses a
 // password and is signed in to the store with the role it was invited with; axe on the invitation page.
-test('an owner invites by e-mail; the link, opened elsewhere, makes a member with its role', async ({ page, browser, stack }) => {
+test('an owner invites by e-mail and cancels a wrong invitation; the link, opened elsewhere, makes a member with its role', async ({ page, browser, stack }) => {
   const { app } = stack;
   const { merchant } = await signInSeededMerchant(page, app, WALLET, 'invite');
   const email = `e2e-invited-${merchant.id}@example.com`;
@@ -77,6 +77,17 @@ test('an owner invites by e-mail; the link, opened elsewhere, makes a member wit
   expect(link).toContain('/invite/');
   await expect(page.getByRole('table', { name: 'Pending invitations' }).getByRole('row').filter({ hasText: email })).toContainText('finance');
   await expectAccessible(page, 'the Team page with an invitation made');
+
+  // A second invitation, to the wrong address: canceled from its row (after the browser's confirm), its link dead.
+  const wrong = `e2e-wrong-${merchant.id}@example.com`;
+  await page.getByLabel('E-mail').fill(wrong);
+  await page.getByRole('button', { name: 'Send invitation' }).click();
+  await expect(page.getByRole('status').getByLabel('Invitation link')).not.toHaveText(link);
+  const wrongLink = (await page.getByRole('status').getByLabel('Invitation link').textContent()) ?? '';
+  page.once('dialog', (dialog) => void dialog.accept());
+  await page.getByRole('button', { name: `Cancel the invitation of ${wrong}` }).click();
+  await expect(page.getByRole('table', { name: 'Pending invitations' }).getByRole('row').filter({ hasText: wrong })).toHaveCount(0);
+  await expect(page.getByRole('table', { name: 'Pending invitations' }).getByRole('row').filter({ hasText: email })).toHaveCount(1);
 
   const invitedContext = await browser.newContext();
   const invited = await invitedContext.newPage();
@@ -92,6 +103,8 @@ test('an owner invites by e-mail; the link, opened elsewhere, makes a member wit
   expect(await invited.evaluate(async () => (await fetch('/dashboard/api/members')).json())).toMatchObject({ you: { role: 'finance' } });
 
   await invited.goto(link);
+  await expect(invited.getByRole('alert').filter({ hasText: 'This invitation link is not valid' })).toBeVisible();
+  await invited.goto(wrongLink);
   await expect(invited.getByRole('alert').filter({ hasText: 'This invitation link is not valid' })).toBeVisible();
   await invitedContext.close();
 });

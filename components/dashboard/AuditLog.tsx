@@ -25,6 +25,7 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   settings_changed: 'Settings changed',
   two_factor_changed: 'Two-factor sign-in changed',
   member_invited: 'Member invited',
+  member_invitation_canceled: 'Invitation canceled',
   member_added: 'Member added',
   member_role_changed: 'Member role changed',
   member_removed: 'Member removed',

@@ -108,6 +108,10 @@ function Invite() {
       return client.invalidateQueries({ queryKey: ['invitations'] });
     },
   });
+  const cancel = useMutation({
+    mutationFn: (id: number) => dashboardApi(`/members/invitations/${id}`, { method: 'DELETE' }),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['invitations'] }),
+  });
   const errors = invite.error instanceof RequestError ? invite.error.errors : {};
   const refusal = invite.error && !errors.email && !errors.role ? [invite.error.message] : undefined;
 
@@ -159,6 +163,9 @@ function Invite() {
                 <th>Role</th>
                 <th>Invited by</th>
                 <th>Expires</th>
+                <th>
+                  <span className="sr-only">Actions</span>
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -168,12 +175,18 @@ function Invite() {
                   <td>{i.role}</td>
                   <td>{i.invited_by}</td>
                   <td>{formatTime(i.expires_at)}</td>
+                  <td className="text-right">
+                    <ConfirmButton variant="secondary" aria-label={`Cancel the invitation of ${i.email}`} disabled={cancel.isPending} confirm={`Cancel the invitation of ${i.email}? Its link stops working.`} onConfirm={() => cancel.mutate(i.id)}>
+                      Cancel
+                    </ConfirmButton>
+                  </td>
                 </tr>
               ))}
             </tbody>
           </table>
         </TableBox>
       )}
+      <FieldError messages={cancel.error ? [cancel.error.message] : undefined} />
     </Card>
   );
 }

@@ -24,6 +24,7 @@ export const AUDIT_ACTIONS = [
   'settings_changed',
   'two_factor_changed',
   'member_invited',
+  'member_invitation_canceled',
   'member_added',
   'member_role_changed',
   'member_removed',

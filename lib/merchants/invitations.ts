@@ -89,6 +89,22 @@ export async function inviteMember(
   });
 }
 
+export const INVITATION_UNKNOWN = 'Invitation not found.';
+
+/**
+ * Cancels an invitation not yet accepted (a wrong e-mail, a role to give otherwise): its row goes,
+ * so its link answers as one never valid, and member_invitation_canceled is written in the same
+ * transaction. 404 for another store's, an accepted or an unknown invitation.
+ */
+export async function cancelInvitation(prisma: PrismaClient, merchantId: number, id: number, by: AuditBy): Promise<void> {
+  await prisma.$transaction(async (tx) => {
+    const row = await tx.memberInvitation.findFirst({ where: { id, merchantId, acceptedAt: null } });
+    // Deleted only as found (not accepted meanwhile): an acceptance and a cancel at once, one wins.
+    if (!row || (await tx.memberInvitation.deleteMany({ where: { id, acceptedAt: null } })).count !== 1) throw notFound(INVITATION_UNKNOWN);
+    await recordAudit(tx, by, { merchantId, action: 'member_invitation_canceled', subject: row.email, before: { email: row.email, role: row.role, expires_at: row.expiresAt.toISOString() } });
+  });
+}
+
 /** What the invitation page shows: the store, the e-mail and role, and whether that e-mail has a login already. NOT_FOUND when used, expired or unknown. */
 export async function invitationInfo(db: PrismaClient, token: string): Promise<{ store: string; email: string; role: MemberRole; userExists: boolean }> {
   const row = await db.memberInvitation.findUnique({ where: { tokenHash: tokenHash(token) }, include: { merchant: { select: { storeName: true, email: true } } } });

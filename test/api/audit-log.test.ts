@@ -111,6 +111,16 @@ describe('audit log', () => {
       },
     },
     {
+      action: 'member_invitation_canceled',
+      run: async ({ browser }) => {
+        const email = `canceled-${randomBytes(5).toString('hex')}@example.com`;
+        const invited = await browser.api('/members/invitations', 'POST', { email, role: 'support' });
+        ok(invited);
+        ok(await browser.api(`/members/invitations/${invited.json.id}`, 'DELETE'));
+        return { subject: email, before: { email, role: 'support', expires_at: invited.json.expires_at } };
+      },
+    },
+    {
       action: 'member_role_changed',
       run: async ({ browser, id }) => {
         const user = await secondMember(id, 'support');

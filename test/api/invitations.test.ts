@@ -100,6 +100,31 @@ describe('invitations (issue 40)', () => {
     assert.ok(await verifyPassword(PASSWORD, user.passwordHash), 'its password unchanged');
   });
 
+  it('cancels a pending invitation: its link is no longer valid and the cancel is logged; an accepted, unknown or other store\'s one is 404', async () => {
+    const email = newEmail('canceled');
+    const { id, link, expires_at } = await invite(email, 'developer');
+    const canceled = await owner.api(`/members/invitations/${id}`, 'DELETE');
+    assert.equal(canceled.status, 204, canceled.text);
+    await assert.rejects(invitationInfo(app.prisma, tokenOf(link!)), refused(INVITATION_NOT_FOUND));
+    await assert.rejects(acceptInvitation(app.prisma, tokenOf(link!), PASSWORD, null), refused(INVITATION_NOT_FOUND));
+    assert.ok(!((await owner.api('/members/invitations')).json.results as { id: number }[]).some((i) => i.id === id), 'no longer listed');
+    const [row] = await app.prisma.auditLog.findMany({ where: { merchantId: storeId, action: 'member_invitation_canceled', subject: email } });
+    assert.deepEqual([row?.actor, row?.before, row?.after], [ownerEmail, { email, role: 'developer', expires_at }, null]);
+    assert.deepEqual((await owner.api(`/members/invitations/${id}`, 'DELETE')).json, { detail: 'Invitation not found.' });
+
+    const accepted = await invite(newEmail('accepted'), 'support');
+    await acceptInvitation(app.prisma, tokenOf(accepted.link!), PASSWORD, null);
+    assert.equal((await owner.api(`/members/invitations/${accepted.id}`, 'DELETE')).status, 404, 'an accepted invitation is a membership now: removed as a member');
+
+    const otherEmail = newEmail('other-owner');
+    await registerMerchant(app.prisma, { email: otherEmail, password: PASSWORD });
+    const other = new DashboardSession(app.baseUrl);
+    assert.equal(await other.signIn(otherEmail, PASSWORD), null);
+    const mine = await invite(newEmail('mine'), 'finance');
+    assert.equal((await other.api(`/members/invitations/${mine.id}`, 'DELETE')).status, 404, "another store's invitation");
+    assert.ok(await invitationInfo(app.prisma, tokenOf(mine.link!)), 'and it stays valid');
+  });
+
   it('refuses an expired link', async () => {
     const email = newEmail('late');
     const { id, link } = await invite(email, 'finance');

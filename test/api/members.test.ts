@@ -88,8 +88,17 @@ describe('members and roles (issue 40)', () => {
 
   /** The route's path: `:id` a new ACTIVE invoice of the store, `:hash` one no payment has, `:userId` the support member (refused calls) or nobody (allowed ones). */
   async function pathOf(route: DashboardRoute, allowed: boolean): Promise<string> {
-    const id = route.path.includes(':id') ? await newInvoice() : '1';
+    // An invitation's :id is a pending invitation of this store, so a refused cancel would show in state().
+    const id = route.path.startsWith('/members/invitations/') ? await newInvitation() : route.path.includes(':id') ? await newInvoice() : '1';
     return route.path.replace(/:(\w+)/g, (_, name: string) => (name === 'id' ? id : name === 'hash' ? 'f'.repeat(64) : allowed ? NOBODY : String(userIds.get('support'))));
+  }
+
+  /** A pending invitation of the store, made as inviteMember would store it (the token is never used here). */
+  async function newInvitation(): Promise<string> {
+    const row = await app.prisma.memberInvitation.create({
+      data: { merchantId: storeId, email: `invited-${counter++}@example.com`, role: 'support', tokenHash: `test-${Date.now()}-${counter}`, invitedBy: 'members test', expiresAt: new Date(Date.now() + 86_400_000) },
+    });
+    return String(row.id);
   }
 
   function call(role: MemberRole, route: DashboardRoute, path: string): Promise<HttpResponse> {
@@ -98,7 +107,7 @@ describe('members and roles (issue 40)', () => {
     return sessions.get(role)!.api(path, route.method, body);
   }
 
-  /** What a refused call must leave as it was: the store's row, invoices, refunds, keys, members, their logins, deliveries and audit log. */
+  /** What a refused call must leave as it was: the store's row, invoices, refunds, keys, members, invitations, their logins, deliveries and audit log. */
   async function state() {
     const where = { merchantId: storeId };
     return Promise.all([
@@ -107,6 +116,7 @@ describe('members and roles (issue 40)', () => {
       app.prisma.refund.findMany({ where, select: { id: true, state: true, updatedAt: true }, orderBy: { id: 'asc' } }),
       app.prisma.apiKey.findMany({ where, select: { id: true, label: true, revokedAt: true }, orderBy: { id: 'asc' } }),
       app.prisma.membership.findMany({ where, orderBy: { id: 'asc' } }),
+      app.prisma.memberInvitation.findMany({ where, orderBy: { id: 'asc' } }),
       app.prisma.user.findMany({ where: { memberships: { some: where } }, orderBy: { id: 'asc' } }),
       app.prisma.webhookDelivery.count({ where }),
       app.prisma.auditLog.count({ where }),
@@ -121,6 +131,7 @@ describe('members and roles (issue 40)', () => {
     const rolesOf = (method: string, p: string) => DASHBOARD_ROUTES.find((r) => r.method === method && r.path === p)?.roles;
     assert.deepEqual(rolesOf('PATCH', '/members/:userId'), ['owner']);
     assert.deepEqual(rolesOf('DELETE', '/members/:userId'), ['owner']);
+    assert.deepEqual(rolesOf('DELETE', '/members/invitations/:id'), ['owner']);
     for (const [method, p] of [['POST', '/payouts'], ['POST', '/invoices/:id/refunds'], ['POST', '/transactions/:hash/release'], ['POST', '/payouts/:id/return']]) assert.deepEqual(rolesOf(method!, p!), ['owner', 'finance'], `${method} ${p}`);
     for (const p of ['/invoices/export', '/transactions/export']) assert.ok(rolesOf('GET', p)?.includes('finance'), p);
     for (const [method, p] of [['GET', '/keys'], ['POST', '/keys'], ['DELETE', '/keys/:id']]) assert.deepEqual(rolesOf(method!, p!), ['owner', 'admin', 'developer'], `${method} ${p}`);

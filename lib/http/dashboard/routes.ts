@@ -42,7 +42,7 @@ import { idParam, queryObject, readJson } from '../request';
 import { routeOf, type Handler, type Method, type ParamsOf, type Route } from '../router';
 import { listInvoicesRoute } from '../api/routes';
 import { MEMBER_ROLES, type MemberRole } from '@/lib/auth/roles';
-import { inviteMember, invitationSchema, pendingInvitations } from '@/lib/merchants/invitations';
+import { cancelInvitation, INVITATION_UNKNOWN, inviteMember, invitationSchema, pendingInvitations } from '@/lib/merchants/invitations';
 import { changeMembership, listMembers, MEMBER_NOT_FOUND, requireRole } from '@/lib/merchants/members';
 import { dashboardBaseUrl } from '@/lib/config';
 import { memberRoleSchema } from '@/lib/merchants/schemas';
@@ -325,6 +325,11 @@ export const DASHBOARD_ROUTES: readonly DashboardRoute[] = [
     const input = parseOrThrow(invitationSchema, await readJson(ctx.req));
     const invited = await inviteMember(ctx.db, ctx.merchant, input, { actor: { kind: 'dashboard', email: ctx.user.email }, ip: ctx.ip }, dashboardBaseUrl());
     return Response.json(invited, { headers: noStore });
+  }),
+
+  dashboardRoute('DELETE', '/members/invitations/:id', ROLES.members, async (ctx) => {
+    await cancelInvitation(ctx.db, ctx.merchant.id, idParam(ctx.params.id, INVITATION_UNKNOWN), dashboardBy(ctx));
+    return new Response(null, { status: 204 });
   }),
 
   dashboardRoute('PATCH', '/members/:userId', ROLES.members, async (ctx) => {
