@@ -1,4 +1,4 @@
-import type { Resource, SignedTransfer } from '@/lib/chain/types';
+import type { Resource, SignedTransfer, Stake } from '@/lib/chain/types';
 import type { Transaction } from '@/lib/generated/prisma/client';
 import { followSend } from '@/lib/sends/steps';
 import type { WorkerContext } from '@/lib/worker/context';
@@ -59,8 +59,8 @@ export function storePoolOperation(
  * like a stake (type WITHDRAW, purpose POOL_STAKE), or null when nothing has expired. What it
  * returned is read from its receipt when it lands (stake_sun, and the ledger's UNSTAKE row).
  */
-export async function withdrawExpired(ctx: WorkerContext): Promise<Transaction | null> {
-  const stake = await ctx.chain.getStake(ctx.gasWallet.address);
+export async function withdrawExpired(ctx: WorkerContext, read?: Stake): Promise<Transaction | null> {
+  const stake = read ?? (await ctx.chain.getStake(ctx.gasWallet.address));
   if (stake.withdrawableSun === 0n) return null;
   const signed = await ctx.chain.buildSignedResourceOp(ctx.gasWallet.privateKey, { kind: 'withdraw' });
   return storePoolOperation(ctx, 'WITHDRAW', signed, { stakeSun: stake.withdrawableSun });
@@ -69,10 +69,14 @@ export async function withdrawExpired(ctx: WorkerContext): Promise<Transaction |
 /**
  * The energy job's withdrawal: unstaked TRX whose 14 days are over goes back to the gas wallet's
  * balance on its own, one operation at a time (the job follows it to its end like a stake).
+ * `stake` is the pool's as the round read it for the published status: a withdrawal changes
+ * neither what the pool can lend nor what it lent, so one read serves both (issues 37 and 41: the
+ * round asked the node for the gas wallet's account twice).
  */
-export async function withdrawWhenExpired(ctx: WorkerContext): Promise<void> {
+export async function withdrawWhenExpired(ctx: WorkerContext, stake: Stake): Promise<void> {
+  if (stake.withdrawableSun === 0n) return;
   if (await ctx.prisma.transaction.count({ where: { sendPurpose: 'POOL_STAKE', sendState: { in: ['SIGNED', 'BROADCAST'] } } })) return;
-  const row = await withdrawExpired(ctx);
+  const row = await withdrawExpired(ctx, stake);
   if (row) console.log(`energy: withdrawing ${row.stakeSun} sun of expired unstaked TRX to the gas wallet, ${row.trnHash}`);
 }
 

@@ -1,4 +1,4 @@
-import type { Resource } from '@/lib/chain/types';
+import type { Resource, Stake } from '@/lib/chain/types';
 import { ensureSend, followSend } from '@/lib/sends/steps';
 import { OPEN_PAYMENT_STATES } from '@/lib/rules/paymentStates';
 import type { WorkerContext } from '@/lib/worker/context';
@@ -34,14 +34,17 @@ async function busyAt(ctx: WorkerContext, receiver: string): Promise<string | nu
  * (index = that DELEGATE row's id), so a crash never sends it twice. A delegation no lending of
  * ours explains (the books lost it, or someone lent from the gas wallet by hand) is taken back
  * too, as a pool operation of its own. The pool's own operations in flight (an operator's stake)
- * are followed here too.
+ * are followed here too. `stake`: the pool's, as the energy job's round read it; with nothing
+ * delegated there is no one to ask the delegation index about (issues 37 and 41: one request a
+ * round spared while nothing is lent).
  */
-export async function reclaimEnergy(ctx: WorkerContext): Promise<void> {
+export async function reclaimEnergy(ctx: WorkerContext, stake: Stake): Promise<void> {
   const pool = ctx.gasWallet.address;
   // Followed here to their end: a taking back is out of the chain's delegation index as soon as it is in a block.
   for (const row of await ctx.prisma.transaction.findMany({ where: { sendPurpose: { in: ['POOL_STAKE', 'ENERGY_RECLAIM'] }, sendState: { in: ['SIGNED', 'BROADCAST'] } } })) {
     await followSend(ctx, row, row.sendPurpose === 'ENERGY_RECLAIM' ? () => busyAt(ctx, row.toAddress) : undefined);
   }
+  if (stake.delegatedSun.ENERGY + stake.delegatedSun.BANDWIDTH === 0n) return;
   for (const receiver of await ctx.chain.getDelegationReceivers(pool)) {
     if (await busyAt(ctx, receiver)) continue;
     const lent = await ctx.chain.getDelegatedSun(pool, receiver);

@@ -1,7 +1,7 @@
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import type { WorkerContext } from '@/lib/worker/context';
 import { ACTIVATION_BYTES } from './engine';
-import { poolStatus } from './pool';
+import { poolStatus, type PoolStatus } from './pool';
 import { rentalProvider, rentalQuote } from './rentals';
 import { singleton } from '@/lib/singletons';
 
@@ -19,10 +19,10 @@ const FRESH_MS = 120_000;
  * the create-account fee too unless the pool's staked bandwidth covers it); without, with rented
  * energy (the provider's quote for a cold send within ENERGY_RENTAL_MAX_TRX and below burning), its
  * activation and the rental's price. The rental quote is published either way (a payout's quote
- * scales it to its energy).
+ * scales it to its energy). `pool`: the pool as the energy job's round read it.
  */
-export async function publishEnergyStatus(ctx: WorkerContext): Promise<void> {
-  const s = await poolStatus(ctx);
+export async function publishEnergyStatus(ctx: WorkerContext, pool?: PoolStatus): Promise<void> {
+  const s = pool ?? (await poolStatus(ctx));
   const params = await ctx.chain.getChainParameters();
   const bandwidthLeft = s.resources.stakedBandwidthLimit - s.resources.stakedBandwidthUsed;
   const activationSun = params.createAccountSystemFeeSun + (bandwidthLeft >= ACTIVATION_BYTES * params.createAccountBandwidthRate ? 0n : params.createAccountFeeSun);
