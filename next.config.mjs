@@ -8,6 +8,11 @@ const nextConfig = {
   // Clients written for a Django-style API add a trailing slash; answer both forms without a redirect.
   skipTrailingSlashRedirect: true,
   poweredByHeader: false,
+  // Next loads every page and route when a production server starts, so that no first request
+  // waits for its module: about 2 s of CPU, in the background as the server answers. A server that
+  // serves a few pages and stops (a test's) loads them as they are asked for: WEB_PRELOAD_ROUTES=false
+  // (issue 41; docs/configuration.md). Read when the server starts, not when it is built.
+  experimental: { preloadEntriesOnStart: process.env.WEB_PRELOAD_ROUTES !== 'false' },
   // The dev server logs every server function call with its arguments: the sign-up action's
   // include the password (issue 14, finding 9). Nothing secret goes to a log.
   logging: { serverFunctions: false },

@@ -109,7 +109,8 @@ export async function startApp(extraEnv: Record<string, string> = {}, options: S
     const child = spawn(process.execPath, bundled('server'), {
       cwd: ROOT,
       detached: options.detached ?? false,
-      env: { ...webEnv, PORT: env.PORT, NODE_ENV: 'production' },
+      // Pages and routes loaded as the test asks for them, not all at start (next.config.mjs, issue 41).
+      env: { WEB_PRELOAD_ROUTES: 'false', ...webEnv, PORT: env.PORT, NODE_ENV: 'production' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
