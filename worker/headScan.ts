@@ -1,3 +1,4 @@
+import { BlockPace, LONGEST_WAIT_MS } from '@/lib/chain/pace';
 import { scanHead } from '@/lib/payments/headScan';
 import type { JobDeps, WorkerJob } from '@/lib/worker/job';
 import { workerWakeup } from '@/lib/worker/wake';
@@ -8,15 +9,23 @@ import { workerWakeup } from '@/lib/worker/wake';
  * would read the same blocks.
  */
 export function headScanJob({ ctx }: JobDeps): WorkerJob {
+  const pollMs = ctx.settings.HEAD_SCAN_POLL_MS;
+  // The heads read, by which the next read waits for the next block to be due (lib/chain/pace.ts, issue 37).
+  const pace = new BlockPace();
   return {
     name: 'head-scan',
     singleton: true,
-    idleMs: ctx.settings.HEAD_SCAN_POLL_MS,
+    // The longest wait; each step sets the next read's time itself (`after`, lib/worker/wake.ts).
+    idleMs: Math.max(pollMs, LONGEST_WAIT_MS),
     step: async () => {
-      const { more, recorded } = await scanHead(ctx);
+      // When the head was read, near enough: the step reads it first (a lag learnt a little short asks a little early).
+      const readAt = Date.now();
+      const { more, recorded, head } = await scanHead(ctx);
+      if (head) pace.saw(head, readAt);
       // A block read is not work for the others; a payment recorded (or moved by a reorganisation) is.
       if (recorded > 0) workerWakeup().wake();
-      // Again at once only while behind (lib/payments/scan.ts, ScanResult).
+      // Again at once only while behind (lib/payments/scan.ts, ScanResult); else once the next block is due.
+      if (!more) workerWakeup().after(pace.untilNextMs(Date.now(), pollMs));
       return more;
     },
   };

@@ -164,11 +164,21 @@ export class TronChain implements Chain {
   }
 
   async getBlockNumber(): Promise<number> {
-    return (await this.header(false)).block_header.raw_data.number;
+    return (await this.getHead()).number;
+  }
+
+  async getHead(): Promise<{ number: number; timestamp: number }> {
+    const { number, timestamp } = (await this.header(false)).block_header.raw_data;
+    return { number, timestamp };
   }
 
   async getConfirmedBlockNumber(): Promise<number> {
-    return (await this.header(true)).block_header.raw_data.number;
+    return (await this.getConfirmedHead()).number;
+  }
+
+  async getConfirmedHead(): Promise<{ number: number; timestamp: number }> {
+    const { number, timestamp } = (await this.header(true)).block_header.raw_data;
+    return { number, timestamp };
   }
 
   async getBlockTransfers(n: number): Promise<Transfer[] | null> {

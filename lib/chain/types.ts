@@ -12,8 +12,12 @@ export interface Chain {
 
   /** Head block number (includes blocks that may still be reorganised). */
   getBlockNumber(): Promise<number>;
+  /** The head block's number and timestamp (ms): the head scanner paces its reads by it (lib/chain/pace.ts). */
+  getHead(): Promise<{ number: number; timestamp: number }>;
   /** Highest solidified (irreversible) block number. */
   getConfirmedBlockNumber(): Promise<number>;
+  /** The highest solidified block's number and timestamp (ms): the scanner of solidified blocks paces its reads by it. */
+  getConfirmedHead(): Promise<{ number: number; timestamp: number }>;
   /** Every TRX transfer and every USDT Transfer in block `n`; null when the node has no such block yet. */
   getBlockTransfers(n: number): Promise<Transfer[] | null>;
   /**

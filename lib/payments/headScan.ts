@@ -1,10 +1,15 @@
+import type { Head } from '@/lib/chain/pace';
 import type { ChainBlock } from '@/lib/chain/types';
 import { HEAD_CURSOR, SOLIDIFIED_CURSOR } from '@/lib/db/chainCursors';
 import type { WorkerContext } from '@/lib/worker/context';
 import { chainRefOf, rowsFor, type BlockTransfer, type ScanResult } from './scan';
 
 const MAX_BLOCKS = 100;
-const NOTHING: ScanResult = { blocks: 0, recorded: 0, more: false };
+
+/** A step of the head scanner: what it did, and the head it read (null: it read none), by which the job paces its next read. */
+export interface HeadScanResult extends ScanResult {
+  head: Head | null;
+}
 
 /**
  * Reads the blocks above the solidified head once (issue 24) and records every payment to an
@@ -17,7 +22,8 @@ const NOTHING: ScanResult = { blocks: 0, recorded: 0, more: false };
  * whole unsolidified window is then read again, and a payment seen in a block the chain no
  * longer holds is unseen again (no block) or moved to the block it is in now.
  */
-export async function scanHead(ctx: WorkerContext): Promise<ScanResult> {
+export async function scanHead(ctx: WorkerContext): Promise<HeadScanResult> {
+  const NOTHING: HeadScanResult = { blocks: 0, recorded: 0, more: false, head: null };
   const { prisma, chain } = ctx;
   const [solid, cursor] = await Promise.all([
     prisma.chainCursor.findUnique({ where: { name: SOLIDIFIED_CURSOR } }),
@@ -25,20 +31,22 @@ export async function scanHead(ctx: WorkerContext): Promise<ScanResult> {
   ]);
   // The scanner of solidified blocks starts first: it books the gas wallet's opening balance with its cursor.
   if (!solid) return NOTHING;
-  const head = await chain.getBlockNumber();
+  const read = await chain.getHead();
+  const head = read.number;
+  const nothing = { ...NOTHING, head: read };
   const following = cursor !== null && cursor.blockNumber > solid.blockNumber && cursor.blockId !== null;
   const next = following ? cursor.blockNumber + 1 : solid.blockNumber + 1;
-  if (next > head) return NOTHING;
+  if (next > head) return nothing;
   let blocks = await chain.getBlocks(next, Math.min(head, next + MAX_BLOCKS - 1));
-  if (blocks.length === 0) return NOTHING;
+  if (blocks.length === 0) return nothing;
   if (following && blocks[0]!.parentId !== cursor.blockId) {
     // The block the cursor holds is not on the chain any more: read the whole window again.
     console.warn(`head scan: block ${cursor.blockNumber} (${cursor.blockId}) was replaced by a reorganisation; reading from block ${solid.blockNumber + 1} again`);
     blocks = await chain.getBlocks(solid.blockNumber + 1, Math.min(head, solid.blockNumber + MAX_BLOCKS));
-    if (blocks.length === 0) return NOTHING;
+    if (blocks.length === 0) return nothing;
   }
-  if (!contiguous(blocks)) return NOTHING; // the node reorganised while it answered: next round
-  return { blocks: blocks.length, recorded: await record(ctx, blocks), more: blocks.at(-1)!.number < head };
+  if (!contiguous(blocks)) return nothing; // the node reorganised while it answered: next round
+  return { blocks: blocks.length, recorded: await record(ctx, blocks), more: blocks.at(-1)!.number < head, head: read };
 }
 
 /** Each block's parent is the block before it. */

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Head } from '@/lib/chain/pace';
 import type { Transfer } from '@/lib/chain/types';
 import type { Prisma, Transaction } from '@/lib/generated/prisma/client';
 import { SOLIDIFIED_CURSOR } from '@/lib/db/chainCursors';
@@ -32,9 +33,13 @@ export interface CursorAt {
   blockNumber: number;
 }
 
-/** A step of the solidified scanner: what it did, and where it left the cursor (null: unknown, read it next time). */
+/**
+ * A step of the solidified scanner: what it did, where it left the cursor (null: unknown, read it
+ * next time), and the solidified head it read, by which the job paces its next read (lib/chain/pace.ts).
+ */
 export interface SolidifiedScanResult extends ScanResult {
   cursor: CursorAt | null;
+  head: Head;
 }
 
 /**
@@ -47,7 +52,8 @@ export interface SolidifiedScanResult extends ScanResult {
  */
 export async function scanNextBlocks(ctx: WorkerContext, known?: CursorAt): Promise<SolidifiedScanResult> {
   const { prisma, chain, settings } = ctx;
-  const confirmedHead = (await chain.getConfirmedBlockNumber()) - settings.SCAN_EXTRA_CONFIRMATIONS;
+  const head = await chain.getConfirmedHead();
+  const confirmedHead = head.number - settings.SCAN_EXTRA_CONFIRMATIONS;
   // Where the last step left the cursor, if the caller kept it: not read again (issue 41: once
   // every SCAN_POLL_MS). Kept wrong (another worker, or an operator's rescan, moved it), the
   // optimistic update below finds no row, and the next step reads it.
@@ -80,10 +86,10 @@ export async function scanNextBlocks(ctx: WorkerContext, known?: CursorAt): Prom
   const from = cursor.blockNumber + 1;
   const at = { blockNumber: cursor.blockNumber };
   const to = Math.min(confirmedHead, from + settings.SCAN_BATCH_BLOCKS - 1);
-  if (from > to) return { ...NOTHING, cursor: at };
+  if (from > to) return { ...NOTHING, cursor: at, head };
   const blocks = await chain.getBlocks(from, to);
   const last = blocks.at(-1);
-  if (!last) return { ...NOTHING, cursor: at };
+  if (!last) return { ...NOTHING, cursor: at, head };
   const lastBlock = last.number;
   const lastBlockTime = last.timestamp;
   const transfers: BlockTransfer[] = blocks.flatMap((b) => b.transfers.map((t) => ({ ...t, blockId: b.id })));
@@ -105,8 +111,8 @@ export async function scanNextBlocks(ctx: WorkerContext, known?: CursorAt): Prom
     return created.length + finalized.length;
   });
   // A batch another worker took (or the cursor was moved): read it again, at once.
-  if (moved === null) return { ...NOTHING, more: true, cursor: null };
-  return { blocks: lastBlock - from + 1, recorded: moved, more: lastBlock < confirmedHead, cursor: { blockNumber: lastBlock } };
+  if (moved === null) return { ...NOTHING, more: true, cursor: null, head };
+  return { blocks: lastBlock - from + 1, recorded: moved, more: lastBlock < confirmedHead, cursor: { blockNumber: lastBlock }, head };
 }
 
 /**

@@ -1,0 +1,65 @@
+/**
+ * When the next block is due, for a scanner that reads the head or the solidified head (issue 37:
+ * the head scanner asked the node for the head every 500 ms, six times a block on mainnet's 3 s
+ * blocks, and the scanner of solidified blocks for the solidified head three times, though a new
+ * one can only come once a block). A pure value: the scanner tells it each head it read; it
+ * answers how long to wait before asking again.
+ *
+ * Both are learnt from the heads seen, not configured:
+ * - the interval: the shortest of the last few intervals between two heads, each the time between
+ *   their timestamps over the blocks between them, so a missed slot (a 6 s gap on mainnet) does not
+ *   lengthen it, and the devnet's 50 ms blocks in the tests give an interval below the poll, which
+ *   then keeps its own pace;
+ * - the lag: how long after its timestamp a head is first seen, the shortest of the last few. About
+ *   nothing for the head; for the solidified head, the time its block takes to become final (57 s
+ *   on mainnet), as a block's timestamp is when it was made. Our clock's difference from the
+ *   chain's is in it too, so a clock set wrong does not move the reads.
+ */
+export interface Head {
+  number: number;
+  /** The block's timestamp (ms), as the chain stamped it. */
+  timestamp: number;
+}
+
+/** No wait is longer than this, whatever the intervals seen: mainnet's block interval. */
+export const LONGEST_WAIT_MS = 3_000;
+const INTERVALS_KEPT = 8;
+
+export class BlockPace {
+  #last: Head | null = null;
+  readonly #intervals: number[] = [];
+  readonly #lags: number[] = [];
+
+  /** A head read from the node at `now` (our clock, ms). */
+  saw(head: Head, now: number): void {
+    const last = this.#last;
+    if (last && head.number <= last.number) return; // the same head, or an older one from a lagging node: nothing new
+    if (last) keep(this.#intervals, (head.timestamp - last.timestamp) / (head.number - last.number));
+    keep(this.#lags, now - head.timestamp);
+    this.#last = head;
+  }
+
+  /** The interval learnt (ms), or null before two heads were seen. */
+  get intervalMs(): number | null {
+    return this.#intervals.length === 0 ? null : Math.min(...this.#intervals);
+  }
+
+  /**
+   * How long to wait before reading the head again at `now`: until the head after the newest one
+   * seen is due (its timestamp one interval on, plus the lag), when that is further off than
+   * `pollMs`; else `pollMs` (it is due or late: ask at the usual pace until it comes). Never longer
+   * than one interval or LONGEST_WAIT_MS.
+   */
+  untilNextMs(now: number, pollMs: number): number {
+    const interval = this.intervalMs;
+    if (this.#last === null || interval === null || interval <= pollMs) return pollMs;
+    const wait = this.#last.timestamp + Math.min(...this.#lags) + interval - now;
+    return wait <= pollMs ? pollMs : Math.min(wait, interval, LONGEST_WAIT_MS);
+  }
+}
+
+/** Appends `value`, keeping the last INTERVALS_KEPT. */
+function keep(values: number[], value: number): void {
+  values.push(value);
+  if (values.length > INTERVALS_KEPT) values.shift();
+}

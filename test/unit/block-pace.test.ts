@@ -1,0 +1,85 @@
+/**
+ * The scanners' pace (lib/chain/pace.ts, issue 37): they read the head (or the solidified head)
+ * again once the next block is due, not every poll. On fixed heads and a fixed clock: no timer runs
+ * here. What it spares a node is measured by `npm run bench:node-requests` (docs/chain.md).
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { BlockPace, LONGEST_WAIT_MS } from '@/lib/chain/pace';
+
+const POLL = 500;
+/**
+ * A pace that has seen heads `numbers`, mainnet-spaced (block n stamped at n x 3 s) unless `stamp`
+ * says otherwise, each read `lag` ms after its stamp (by our clock).
+ */
+function paceAfter(numbers: number[], { stamp = (n: number) => n * 3_000, lag = 200 }: { stamp?: (n: number) => number; lag?: number } = {}): BlockPace {
+  const pace = new BlockPace();
+  for (const n of numbers) pace.saw({ number: n, timestamp: stamp(n) }, stamp(n) + lag);
+  return pace;
+}
+
+describe('the scanners wait for the next block to be due (issue 37)', () => {
+  it('poll at their own pace until they have seen two heads', () => {
+    assert.equal(new BlockPace().untilNextMs(0, POLL), POLL);
+    assert.equal(paceAfter([10]).untilNextMs(30_200, POLL), POLL);
+  });
+
+  it('on 3 s blocks, having just read a block, wait until the next is due', () => {
+    const pace = paceAfter([10, 11]);
+    assert.equal(pace.intervalMs, 3_000);
+    // Block 11 was stamped at 33 s and seen 200 ms later; block 12 is due to be seen at 36.2 s.
+    assert.equal(pace.untilNextMs(33_300, POLL), 2_900);
+  });
+
+  it('once the next block is due or late, ask at the usual pace until it comes', () => {
+    const pace = paceAfter([10, 11]);
+    assert.equal(pace.untilNextMs(35_900, POLL), POLL, '300 ms before it is due');
+    assert.equal(pace.untilNextMs(36_200, POLL), POLL, 'due now');
+    assert.equal(pace.untilNextMs(37_200, POLL), POLL, 'a second late (a missed slot)');
+  });
+
+  it('the solidified head: its block is a minute old when it becomes final, and the next is due a block later', () => {
+    // Final 19 blocks deep: block n is seen as the solidified head 57 s after its stamp.
+    const pace = paceAfter([10, 11, 12], { lag: 57_000 });
+    assert.equal(pace.untilNextMs(36_000 + 57_000 + 100, POLL), 2_900);
+    assert.equal(pace.untilNextMs(36_000 + 57_000 + 2_800, POLL), POLL);
+  });
+
+  it('the lag is the shortest seen: a head read late (the poll came after it) does not push the next read later', () => {
+    const pace = new BlockPace();
+    pace.saw({ number: 10, timestamp: 30_000 }, 30_100);
+    pace.saw({ number: 11, timestamp: 33_000 }, 33_450); // read 450 ms after its stamp: the poll was late
+    assert.equal(pace.untilNextMs(33_500, POLL), 2_600, 'due at 36.1 s, by the 100 ms seen for block 10');
+  });
+
+  it('a clock set wrong does not move the reads: its difference is in the lag', () => {
+    // Our clock 10 s behind the chain's.
+    const pace = paceAfter([10, 11], { lag: 200 - 10_000 });
+    assert.equal(pace.untilNextMs(33_300 - 10_000, POLL), 2_900);
+  });
+
+  it('a missed slot does not lengthen the interval: the shortest of the last ones counts', () => {
+    // Block 12 missed its slot: 13 came 6 s after 11 (3 s a block over two blocks); 14 then 6 s after 13 in one block.
+    const pace = paceAfter([10, 11, 13, 14], { stamp: (n) => (n === 14 ? 45_000 : n * 3_000) });
+    assert.equal(pace.intervalMs, 3_000);
+    assert.equal(pace.untilNextMs(45_300, POLL), 2_900);
+  });
+
+  it('on blocks faster than the poll (the tests\' devnet), keep the poll', () => {
+    const pace = paceAfter([100, 101, 102], { stamp: (n) => n * 50, lag: 10 });
+    assert.equal(pace.intervalMs, 50);
+    assert.equal(pace.untilNextMs(5_111, POLL), POLL);
+  });
+
+  it('never wait longer than one interval, nor than LONGEST_WAIT_MS', () => {
+    const slow = paceAfter([10, 11], { stamp: (n) => n * 10_000 });
+    assert.equal(slow.untilNextMs(110_300, POLL), LONGEST_WAIT_MS);
+  });
+
+  it('an older head read from a lagging node teaches nothing and does not move it back', () => {
+    const pace = paceAfter([10, 11]);
+    pace.saw({ number: 9, timestamp: 27_000 }, 33_250);
+    assert.equal(pace.intervalMs, 3_000);
+    assert.equal(pace.untilNextMs(33_300, POLL), 2_900);
+  });
+});
