@@ -51,4 +51,22 @@ test('a merchant creates a read-only API key, sees its scopes listed, and the AP
     // The form is back to every scope ticked.
     for (const name of ['read', 'invoices:write', 'payouts:write', 'refunds:write']) await expect(scope(name)).toBeChecked();
   });
+
+  await test.step("the key kept to one server's address: calls from elsewhere are refused, saying which list", async () => {
+    const row = page.getByRole('row').filter({ hasText: 'reporting' });
+    await expect(row).toContainText('Wherever the store allows');
+    await row.getByRole('button', { name: 'Change the allowed addresses of reporting' }).click();
+    const ips = row.getByRole('form', { name: 'Allowed addresses of reporting' });
+    await ips.getByLabel('Allowed IP addresses').fill('127.0.0.2, nonsense');
+    await ips.getByRole('button', { name: 'Save' }).click();
+    await expect(ips.getByRole('alert')).toHaveText('"nonsense" is not an IP address or CIDR range');
+    await expectAccessible(page, 'a key\'s allowed addresses refusing a bad one');
+    await ips.getByLabel('Allowed IP addresses').fill('127.0.0.2');
+    await ips.getByRole('button', { name: 'Save' }).click();
+    await expect(page.getByRole('list', { name: 'Allowed addresses of reporting' }).getByRole('listitem')).toHaveText(['127.0.0.2']);
+    expect((await app.api('/merchant', key, { localAddress: '127.0.0.2' })).status).toBe(200);
+    const refused = await app.api('/merchant', key);
+    expect(refused.status).toBe(403);
+    expect(refused.json.reason).toBe("IP address not allowed: 127.0.0.1 is not in this API key's IP allow-list (dashboard, API keys).");
+  });
 });

@@ -14,6 +14,7 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   sign_in_failed: 'Sign-in failed',
   key_created: 'API key created',
   key_revoked: 'API key revoked',
+  key_changed: 'API key IP allow-list changed',
   payout_wallet_changed: 'Payout wallet changed',
   webhook_url_changed: 'Webhook URL changed',
   webhook_secret_changed: 'Webhook secret changed',

@@ -13,6 +13,7 @@ export const AUDIT_ACTIONS = [
   'sign_in_failed',
   'key_created',
   'key_revoked',
+  'key_changed',
   'payout_wallet_changed',
   'webhook_url_changed',
   'webhook_secret_changed',

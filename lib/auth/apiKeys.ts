@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { ApiKey, PrismaClient } from '@/lib/generated/prisma/client';
-import { notFound } from '@/lib/errors';
+import { recordAudit, type AuditBy } from '@/lib/audit/record';
+import { AppError, notFound } from '@/lib/errors';
 import { isoMicro } from '@/lib/time';
 import { API_KEY_SCOPES, type ApiKeyScope } from './scopes';
 
@@ -36,12 +37,13 @@ export function keyFromAuthorizationHeader(header: string | null): string | null
 
 /**
  * Issues a new API key; the plain key is returned once and only its hash is kept. Without
- * `scopes` it may call everything, as every key could before scopes (issue 40).
+ * `scopes` it may call everything, as every key could before scopes (issue 40); without
+ * `allowedIps` (canonical rules, lib/auth/schemas.ts) from wherever the store's whitelist allows.
  */
-export async function issueApiKey(prisma: PrismaClient, merchantId: number, label: string, scopes: readonly ApiKeyScope[] = API_KEY_SCOPES): Promise<string> {
+export async function issueApiKey(prisma: PrismaClient, merchantId: number, label: string, scopes: readonly ApiKeyScope[] = API_KEY_SCOPES, allowedIps: readonly string[] = []): Promise<string> {
   const { key, prefix, keyHash } = generateApiKey();
   // In the list's order, once each, whatever order the caller chose them in.
-  await prisma.apiKey.create({ data: { merchantId, label, prefix, keyHash, scopes: API_KEY_SCOPES.filter((s) => scopes.includes(s)) } });
+  await prisma.apiKey.create({ data: { merchantId, label, prefix, keyHash, scopes: API_KEY_SCOPES.filter((s) => scopes.includes(s)), allowedIps: [...allowedIps] } });
   return key;
 }
 
@@ -54,6 +56,7 @@ function apiKeyJson(k: ApiKey) {
     label: k.label,
     prefix: k.prefix,
     scopes: k.scopes as ApiKeyScope[],
+    allowed_ips: k.allowedIps,
     created_at: isoMicro(k.createdAt),
     last_used_at: k.lastUsedAt && isoMicro(k.lastUsedAt),
     revoked_at: k.revokedAt && isoMicro(k.revokedAt),
@@ -71,4 +74,22 @@ export async function listApiKeys(prisma: PrismaClient, merchantId: number): Pro
 export async function revokeApiKey(prisma: PrismaClient, merchantId: number, id: number): Promise<void> {
   const { count } = await prisma.apiKey.updateMany({ where: { id, merchantId, revokedAt: null }, data: { revokedAt: new Date() } });
   if (count === 0 && !(await prisma.apiKey.findFirst({ where: { id, merchantId }, select: { id: true } }))) throw notFound(API_KEY_NOT_FOUND);
+}
+
+/**
+ * The one door of a key's own IP allow-list: replaces it with `allowedIps` (canonical rules) and
+ * writes the audit row, with the list as it was and as it is, in the same transaction, under the
+ * key's row lock so two edits cannot drop each other's. Nothing changed, nothing logged. Another
+ * store's key is a 404, as an unknown one; a revoked key's list is refused, it no longer matters.
+ */
+export async function changeApiKeyIps(prisma: PrismaClient, merchantId: number, id: number, allowedIps: readonly string[], by: AuditBy): Promise<ApiKeyJson> {
+  return prisma.$transaction(async (tx) => {
+    const [locked] = await tx.$queryRaw<{ id: number }[]>`SELECT id FROM api_keys WHERE id = ${id} AND merchant_id = ${merchantId} FOR UPDATE`;
+    if (!locked) throw notFound(API_KEY_NOT_FOUND);
+    const key = await tx.apiKey.findUniqueOrThrow({ where: { id } });
+    if (key.revokedAt) throw new AppError('CONFLICT', 'This API key is revoked: it can no longer be used from anywhere.');
+    if (JSON.stringify(key.allowedIps) === JSON.stringify(allowedIps)) return apiKeyJson(key);
+    await recordAudit(tx, by, { merchantId, action: 'key_changed', subject: id, before: { allowed_ips: key.allowedIps }, after: { allowed_ips: allowedIps } });
+    return apiKeyJson(await tx.apiKey.update({ where: { id }, data: { allowedIps: [...allowedIps] } }));
+  });
 }

@@ -11,7 +11,7 @@ const NO_CREDENTIALS = 'Authentication credentials were not provided.';
 const INVALID_KEY = 'Invalid API key';
 const LAST_USED_RESOLUTION_MS = 60_000;
 // A named (prepared) statement: each connection parses and plans it once.
-const KEY_MERCHANT_SQL = `SELECT k.id AS api_key_id, k.scopes AS api_key_scopes, ${MERCHANT_COLUMNS('m')} FROM api_keys k JOIN merchants m ON m.id = k.merchant_id WHERE k.key_hash = $1 AND k.revoked_at IS NULL`;
+const KEY_MERCHANT_SQL = `SELECT k.id AS api_key_id, k.scopes AS api_key_scopes, k.allowed_ips AS api_key_allowed_ips, ${MERCHANT_COLUMNS('m')} FROM api_keys k JOIN merchants m ON m.id = k.merchant_id WHERE k.key_hash = $1 AND k.revoked_at IS NULL`;
 
 /** The caller of an API request, once its key is checked: the merchant and the key it used. */
 export interface ApiCaller {
@@ -51,6 +51,12 @@ export async function authenticateApiKey(prisma: PrismaClient, authorization: st
   // key is live, but a key is of no use from an address the whitelist refuses.
   if (!ipAllowed(merchant.ipWhitelist, clientIp)) {
     const reason = `IP address not allowed: ${clientIp ?? 'unknown'} is not in this merchant's IP whitelist (dashboard, Settings).`;
+    throw new AppError('FORBIDDEN', `${INVALID_KEY}: ${reason}`, { reason });
+  }
+  // The key's own allow-list (issue 40), after the store's: a key for one shop server works from
+  // that server only, even where the store's whitelist lets other keys in. Said the same way.
+  if (!ipAllowed(rows[0].api_key_allowed_ips as string[], clientIp)) {
+    const reason = `IP address not allowed: ${clientIp ?? 'unknown'} is not in this API key's IP allow-list (dashboard, API keys).`;
     throw new AppError('FORBIDDEN', `${INVALID_KEY}: ${reason}`, { reason });
   }
   await touchLastUsed(prisma, keyHash);

@@ -6,3 +6,6 @@
 
 /** Longest API key label. */
 export const MAX_API_KEY_LABEL = 100;
+
+/** Most addresses and ranges one key's own IP allow-list holds. */
+export const MAX_API_KEY_IP_RULES = 20;

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { issueApiKey } from '@/lib/auth/apiKeys';
 import { startApp, type TestApp } from '../helpers/app';
 
 describe('authentication, IP whitelist and routing', () => {
@@ -61,6 +62,26 @@ describe('authentication, IP whitelist and routing', () => {
       assert.ok(res.json.detail.startsWith('Invalid API key'), 'a client matching the start of the spec sample still does');
     }
     assert.deepEqual((await app.api('/merchant', 'tk_nope', { localAddress: '127.0.0.1' })).json, { detail: 'Invalid API key' }, 'a bad key says nothing more');
+  });
+
+  it("refuses a key outside its own IP allow-list, after the store's whitelist, and says which list refused", async () => {
+    const { merchant, key: storeKey } = await app.createMerchant({ ipWhitelist: ['127.0.0.0/24'] });
+    const key = await issueApiKey(app.prisma, merchant.id, 'one server', undefined, ['127.0.0.2', '127.0.0.8/30']);
+    const from = (k: string, localAddress: string) => app.api('/merchant', k, { localAddress });
+    for (const ip of ['127.0.0.2', '127.0.0.9']) assert.equal((await from(key, ip)).status, 200, ip);
+    for (const ip of ['127.0.0.1', '127.0.0.3', '127.0.0.12']) {
+      const res = await from(key, ip);
+      const reason = `IP address not allowed: ${ip} is not in this API key's IP allow-list (dashboard, API keys).`;
+      assert.deepEqual(res.json, { detail: `Invalid API key: ${reason}`, reason }, ip);
+      assert.equal(res.status, 403);
+      // The store's other key, without a list of its own, is let in wherever the store allows.
+      assert.equal((await from(storeKey, ip)).status, 200, `the store's other key from ${ip}`);
+    }
+    // Both lists apply: the key's own list cannot open what the store's whitelist shuts.
+    const wider = await issueApiKey(app.prisma, merchant.id, 'too wide', undefined, ['127.0.1.1']);
+    const res = await from(wider, '127.0.1.1');
+    assert.equal(res.status, 403);
+    assert.match(res.json.reason, /this merchant's IP whitelist/);
   });
 
   it('ignores X-Forwarded-For unless the peer is a trusted proxy', async () => {

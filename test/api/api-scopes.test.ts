@@ -193,5 +193,41 @@ describe('scoped API keys', () => {
       assert.match(notAList.json.detail, /^scopes: /);
       assert.equal(await count(), before);
     });
+
+    it('keeps a key to the addresses given at creation and changed later, canonical and once each, and refuses a bad one', async () => {
+      type Listed = { id: number; label: string; allowed_ips: string[] };
+      const find = async (label: string) => ((await browser.api('/keys')).json as Listed[]).find((k) => k.label === label)!;
+      const key = await createKey({ label: 'shop server', allowed_ips: ['127.0.0.2', '10.1.2.3/8', '127.0.0.2'] });
+      assert.deepEqual((await find('shop server')).allowed_ips, ['127.0.0.2', '10.0.0.0/8']);
+      assert.equal((await app.api('/merchant', key, { localAddress: '127.0.0.2' })).status, 200);
+      assert.equal((await app.api('/merchant', key, { localAddress: '127.0.0.1' })).status, 403);
+      assert.deepEqual((await find('as before')).allowed_ips, [], 'a key made without a list has none');
+
+      const { id } = await find('shop server');
+      const changed = await browser.api(`/keys/${id}`, 'PATCH', { allowed_ips: ['127.0.0.1'] });
+      assert.equal(changed.status, 200, changed.text);
+      assert.deepEqual(changed.json.allowed_ips, ['127.0.0.1']);
+      assert.equal((await app.api('/merchant', key, { localAddress: '127.0.0.1' })).status, 200, 'the change holds at the next call');
+      assert.equal((await app.api('/merchant', key, { localAddress: '127.0.0.2' })).status, 403);
+
+      const bad = await browser.api(`/keys/${id}`, 'PATCH', { allowed_ips: ['127.0.0.1', 'not-an-ip'] });
+      assert.equal(bad.status, 400, bad.text);
+      assert.equal(bad.json.detail, 'allowed_ips[1]: "not-an-ip" is not an IP address or CIDR range');
+      const tooMany = await browser.api('/keys', 'POST', { label: 'many', allowed_ips: Array.from({ length: 21 }, (_, i) => `10.0.0.${i}`) });
+      assert.equal(tooMany.status, 400, tooMany.text);
+      assert.equal(tooMany.json.detail, 'allowed_ips: At most 20 addresses or ranges per key.');
+      assert.equal((await find('many')), undefined);
+      assert.deepEqual((await find('shop server')).allowed_ips, ['127.0.0.1'], 'a refused change changes nothing');
+
+      const cleared = await browser.api(`/keys/${id}`, 'PATCH', { allowed_ips: [] });
+      assert.deepEqual(cleared.json.allowed_ips, []);
+      assert.equal((await app.api('/merchant', key, { localAddress: '127.0.0.2' })).status, 200, 'empty: wherever the store allows');
+
+      assert.equal((await browser.api(`/keys/${id}`, 'DELETE')).status, 204);
+      const revoked = await browser.api(`/keys/${id}`, 'PATCH', { allowed_ips: ['127.0.0.1'] });
+      assert.equal(revoked.status, 409, revoked.text);
+      assert.equal(revoked.json.detail, 'This API key is revoked: it can no longer be used from anywhere.');
+      assert.equal((await browser.api('/keys/999999', 'PATCH', { allowed_ips: [] })).status, 404);
+    });
   });
 });

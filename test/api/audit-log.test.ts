@@ -145,6 +145,15 @@ describe('audit log', () => {
       },
     },
     {
+      action: 'key_changed',
+      run: async ({ browser, id }) => {
+        await issueApiKey(app.prisma, id, 'server');
+        const key = await app.prisma.apiKey.findFirstOrThrow({ where: { merchantId: id, label: 'server' } });
+        ok(await browser.api(`/keys/${key.id}`, 'PATCH', { allowed_ips: ['203.0.113.7', '198.51.100.9/24'] }));
+        return { subject: String(key.id), before: { allowed_ips: [] }, after: { allowed_ips: ['203.0.113.7', '198.51.100.0/24'] } };
+      },
+    },
+    {
       action: 'key_revoked',
       run: async ({ browser, id }) => {
         await issueApiKey(app.prisma, id, 'old');

@@ -36,6 +36,8 @@ const BODIES: Record<string, unknown> = {
   'PATCH /settings': { webhook_url: 'https://hook.example/roles' },
   'PATCH /members/:userId': { role: 'admin' },
   'POST /keys': { label: 'roles' },
+  // The test's own address: were it the store's key the API calls use, they would go on working.
+  'PATCH /keys/:id': { allowed_ips: ['127.0.0.1'] },
   // The test's own address, so the API calls that make its invoices go on working once an allowed role added it.
   'POST /settings/ip-whitelist': { rule: '127.0.0.1' },
   'POST /payouts/estimate': { currency: 'TRX', target_wallets: [{ address: WALLET, amount: 2 }] },
@@ -114,7 +116,7 @@ describe('members and roles (issue 40)', () => {
       app.prisma.merchant.findUniqueOrThrow({ where: { id: storeId } }),
       app.prisma.invoice.findMany({ where, select: { id: true, status: true, updatedAt: true }, orderBy: { id: 'asc' } }),
       app.prisma.refund.findMany({ where, select: { id: true, state: true, updatedAt: true }, orderBy: { id: 'asc' } }),
-      app.prisma.apiKey.findMany({ where, select: { id: true, label: true, revokedAt: true }, orderBy: { id: 'asc' } }),
+      app.prisma.apiKey.findMany({ where, select: { id: true, label: true, revokedAt: true, allowedIps: true }, orderBy: { id: 'asc' } }),
       app.prisma.membership.findMany({ where, orderBy: { id: 'asc' } }),
       app.prisma.memberInvitation.findMany({ where, orderBy: { id: 'asc' } }),
       app.prisma.user.findMany({ where: { memberships: { some: where } }, orderBy: { id: 'asc' } }),
@@ -134,7 +136,7 @@ describe('members and roles (issue 40)', () => {
     assert.deepEqual(rolesOf('DELETE', '/members/invitations/:id'), ['owner']);
     for (const [method, p] of [['POST', '/payouts'], ['POST', '/invoices/:id/refunds'], ['POST', '/transactions/:hash/release'], ['POST', '/payouts/:id/return']]) assert.deepEqual(rolesOf(method!, p!), ['owner', 'finance'], `${method} ${p}`);
     for (const p of ['/invoices/export', '/transactions/export']) assert.ok(rolesOf('GET', p)?.includes('finance'), p);
-    for (const [method, p] of [['GET', '/keys'], ['POST', '/keys'], ['DELETE', '/keys/:id']]) assert.deepEqual(rolesOf(method!, p!), ['owner', 'admin', 'developer'], `${method} ${p}`);
+    for (const [method, p] of [['GET', '/keys'], ['POST', '/keys'], ['PATCH', '/keys/:id'], ['DELETE', '/keys/:id']]) assert.deepEqual(rolesOf(method!, p!), ['owner', 'admin', 'developer'], `${method} ${p}`);
     assert.deepEqual(rolesOf('POST', '/webhooks/:id/resend'), ['owner', 'admin', 'support', 'developer']);
     assert.deepEqual(rolesOf('GET', '/audit'), ['owner', 'admin']);
     assert.deepEqual(rolesOf('PATCH', '/settings'), ['owner', 'admin']);

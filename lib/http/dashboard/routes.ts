@@ -2,9 +2,9 @@ import { AUDIT_CSV_HEADER, auditBatches, auditCsvRow, listAudit } from '@/lib/au
 import { audited } from '@/lib/audit/record';
 import { auditQuerySchema } from '@/lib/audit/schemas';
 import { requireRecentAuth } from '@/lib/auth/reauth';
-import { API_KEY_NOT_FOUND, hashApiKey, issueApiKey, listApiKeys, revokeApiKey } from '@/lib/auth/apiKeys';
+import { API_KEY_NOT_FOUND, changeApiKeyIps, hashApiKey, issueApiKey, listApiKeys, revokeApiKey } from '@/lib/auth/apiKeys';
 import { changePassword, passwordChangeSchema } from '@/lib/auth/passwordChange';
-import { newApiKeySchema, twoFactorCodeSchema } from '@/lib/auth/schemas';
+import { apiKeyIpsSchema, newApiKeySchema, twoFactorCodeSchema } from '@/lib/auth/schemas';
 import { throttledSignIn } from '@/lib/auth/signInThrottle';
 import { confirmTotp, startTotp, TOTP_OFF, turnOffTotp, twoFactorJson, useSecondFactor } from '@/lib/auth/twoFactor';
 import { fieldErrors, invalidInput, notFound } from '@/lib/errors';
@@ -198,16 +198,26 @@ export const DASHBOARD_ROUTES: readonly DashboardRoute[] = [
 
   // The plain key is in this answer only; afterwards the dashboard knows just its prefix.
   dashboardRoute('POST', '/keys', ROLES.keys, async (ctx) => {
-    const { label, scopes } = parseOrThrow(newApiKeySchema, await readJson(ctx.req));
+    const { label, scopes, allowed_ips } = parseOrThrow(newApiKeySchema, await readJson(ctx.req));
     // A key can create payouts (when its scopes allow it): issuing one needs a recent sign-in or the password.
     await requireRecentAuth(ctx);
     // Without `scopes`, every scope (issueApiKey), as the dashboard's keys always had. The key and its audit row
     // commit together; the row names the key by its id, found by its hash (the key itself is never kept).
-    const key = await audited(ctx.db, dashboardBy(ctx), (tx) => issueApiKey(tx, ctx.merchant.id, label, scopes), async (issued, tx) => {
-      const { id, ...after } = await tx.apiKey.findUniqueOrThrow({ where: { keyHash: hashApiKey(issued) }, select: { id: true, label: true, prefix: true, scopes: true } });
-      return { merchantId: ctx.merchant.id, action: 'key_created', subject: id, after };
+    const key = await audited(ctx.db, dashboardBy(ctx), (tx) => issueApiKey(tx, ctx.merchant.id, label, scopes, allowed_ips), async (issued, tx) => {
+      const { id, allowedIps, ...after } = await tx.apiKey.findUniqueOrThrow({ where: { keyHash: hashApiKey(issued) }, select: { id: true, label: true, prefix: true, scopes: true, allowedIps: true } });
+      // The key's own allow-list is named only when it has one: a key without stays logged as before.
+      return { merchantId: ctx.merchant.id, action: 'key_created', subject: id, after: { ...after, ...(allowedIps.length > 0 && { allowed_ips: allowedIps }) } };
     });
     return Response.json({ key }, { headers: noStore });
+  }),
+
+  // Where a key may be used from (issue 40): who may call the API with it, so guarded as the
+  // store's whitelist is. The whole list, replacing the key's; `[]` lets it in wherever the store does.
+  dashboardRoute('PATCH', '/keys/:id', ROLES.keys, async (ctx) => {
+    const { allowed_ips } = parseOrThrow(apiKeyIpsSchema, await readJson(ctx.req));
+    await requireRecentAuth(ctx);
+    const id = idParam(ctx.params.id, API_KEY_NOT_FOUND);
+    return changeApiKeyIps(ctx.db, ctx.merchant.id, id, allowed_ips, dashboardBy(ctx));
   }),
 
   dashboardRoute('DELETE', '/keys/:id', ROLES.keys, async (ctx) => {
