@@ -25,6 +25,8 @@ test('an owner changes a member’s role and removes it; the member sees the tea
     await member.getByLabel('Password').fill(PASSWORD);
     await member.getByRole('button', { name: 'Sign in' }).click();
     await expect(member).toHaveURL(/\/dashboard$/);
+    // The header links to the pages the role can use: no API keys, no audit log for support.
+    await expect(member.getByRole('navigation', { name: 'Dashboard' }).getByRole('link')).toHaveText(['Overview', 'Invoices', 'Transactions', 'Webhooks', 'Settings', 'Team']);
     await member.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Team' }).click();
     await expect(member.getByText('Your role here is support: only an owner changes the team.')).toBeVisible();
     const rows = member.getByRole('table', { name: 'Members' }).getByRole('row');
@@ -44,6 +46,9 @@ test('an owner changes a member’s role and removes it; the member sees the tea
     await select.selectOption('developer');
     await expect(select).toHaveValue('developer');
     await expect.poll(async () => (await app.prisma.membership.findFirstOrThrow({ where: { userId: user.id } })).role).toBe('developer');
+    // The member's next page has the developer's links: the API keys, still no audit log.
+    await member.reload();
+    await expect(member.getByRole('navigation', { name: 'Dashboard' }).getByRole('link')).toHaveText(['Overview', 'Invoices', 'Transactions', 'Webhooks', 'API keys', 'Settings', 'Team']);
   });
 
   await test.step('the last owner cannot demote itself: said on the page', async () => {

@@ -20,7 +20,7 @@ function walletChangeIsRecent(changedAt: Date): boolean {
 export default async function DashboardLayout({ children }: { children: ReactNode }) {
   const session = await currentSession();
   if (!session) redirect('/signin');
-  const { merchant, user } = session;
+  const { merchant, user, role } = session;
   // The stores of the user, for the header's selector (shown with two or more).
   const memberships = await db().membership.findMany({ where: { userId: user.id }, include: { merchant: { select: { id: true, email: true, storeName: true } } }, orderBy: { createdAt: 'asc' } });
   const stores = memberships.map((m) => ({ id: m.merchant.id, name: m.merchant.storeName ?? m.merchant.email, role: m.role }));
@@ -28,7 +28,7 @@ export default async function DashboardLayout({ children }: { children: ReactNod
   const notice = changedAt !== null && walletChangeIsRecent(changedAt);
   return (
     <QueryProvider>
-      <Nav email={user.email} stores={stores} storeId={merchant.id} />
+      <Nav email={user.email} stores={stores} storeId={merchant.id} role={role} />
       {notice && (
         <div role="alert" className="mx-auto mt-4 max-w-6xl rounded-lg border border-amber-300 bg-amber-50 px-4 py-3 text-sm text-amber-900 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100">
           Your payout wallet was changed on {formatTime(changedAt)} to{' '}

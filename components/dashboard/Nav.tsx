@@ -3,18 +3,24 @@
 import { getCsrfToken, signOut } from 'next-auth/react';
 import Link from 'next/link';
 import { usePathname, useRouter } from 'next/navigation';
+import { ROLES, type MemberRole } from '@/lib/auth/roles';
 import { Button } from './ui';
 
-const LINKS = [
-  ['/dashboard', 'Overview'],
-  ['/dashboard/invoices', 'Invoices'],
-  ['/dashboard/transactions', 'Transactions'],
-  ['/dashboard/webhooks', 'Webhooks'],
-  ['/dashboard/keys', 'API keys'],
-  ['/dashboard/settings', 'Settings'],
-  ['/dashboard/audit', 'Audit log'],
-  ['/dashboard/team', 'Team'],
-] as const;
+/**
+ * The header's links, each with the roles that may read what its page lists (the roles of the
+ * page's GET route, lib/http/dashboard/routes.ts): a member sees links to the pages it can use. A
+ * hidden page opened by its address still answers the 403's words, as before.
+ */
+const LINKS: readonly [href: string, label: string, roles: readonly MemberRole[]][] = [
+  ['/dashboard', 'Overview', ROLES.read],
+  ['/dashboard/invoices', 'Invoices', ROLES.read],
+  ['/dashboard/transactions', 'Transactions', ROLES.read],
+  ['/dashboard/webhooks', 'Webhooks', ROLES.read],
+  ['/dashboard/keys', 'API keys', ROLES.keys],
+  ['/dashboard/settings', 'Settings', ROLES.read],
+  ['/dashboard/audit', 'Audit log', ROLES.audit],
+  ['/dashboard/team', 'Team', ROLES.read],
+];
 
 /** A store the signed-in user is a member of, for the selector. */
 export interface NavStore {
@@ -23,7 +29,7 @@ export interface NavStore {
   role: string;
 }
 
-export function Nav({ email, stores, storeId }: { email: string; stores: NavStore[]; storeId: number }) {
+export function Nav({ email, stores, storeId, role }: { email: string; stores: NavStore[]; storeId: number; role: MemberRole }) {
   const pathname = usePathname();
   const router = useRouter();
   // A new payout is made from the invoices list, and is one once made.
@@ -50,7 +56,7 @@ export function Nav({ email, stores, storeId }: { email: string; stores: NavStor
       <div className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-4 gap-y-1 px-4 py-2 md:py-3">
         <span className="font-semibold">Tron Invoicing</span>
         <nav aria-label="Dashboard" className="order-last flex w-full gap-1 overflow-x-auto pb-1 md:order-none md:w-auto md:flex-wrap md:overflow-visible md:pb-0">
-          {LINKS.map(([href, label]) => (
+          {LINKS.filter(([, , roles]) => roles.includes(role)).map(([href, label]) => (
             <Link
               key={href}
               href={href}

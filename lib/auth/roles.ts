@@ -18,6 +18,29 @@ export const MEMBER_ROLE_DESCRIPTIONS: Record<MemberRole, string> = {
   developer: 'API keys, webhooks, and read',
 };
 
+/**
+ * Who may do what in a store (issue 40, docs/dashboard.md "Roles"): each row of the dashboard's
+ * route table (lib/http/dashboard/routes.ts) names one of these, and the header hides the link to a
+ * page whose list the role may not read (components/dashboard/Nav.tsx). Owner: everything,
+ * including members and the payout wallet; admin: settings and keys, not members; finance:
+ * payouts, refunds, held releases, exports; support: read invoices and transactions, resend
+ * webhooks; developer: keys, webhooks, read. What is one's own login (the password, two-factor
+ * sign-in) every member may change.
+ */
+export const ROLES = {
+  read: MEMBER_ROLES,
+  ownLogin: MEMBER_ROLES,
+  invoices: ['owner', 'admin', 'finance'],
+  money: ['owner', 'finance'],
+  exports: ['owner', 'admin', 'finance'],
+  keys: ['owner', 'admin', 'developer'],
+  webhooks: ['owner', 'admin', 'developer'],
+  resend: ['owner', 'admin', 'support', 'developer'],
+  settings: ['owner', 'admin'],
+  audit: ['owner', 'admin'],
+  members: ['owner'],
+} as const satisfies Record<string, readonly MemberRole[]>;
+
 export function isMemberRole(value: unknown): value is MemberRole {
   return (MEMBER_ROLES as readonly unknown[]).includes(value);
 }

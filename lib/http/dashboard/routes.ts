@@ -41,7 +41,7 @@ import { releaseHeld } from '../releaseHeld';
 import { idParam, queryObject, readJson } from '../request';
 import { routeOf, type Handler, type Method, type ParamsOf, type Route } from '../router';
 import { listInvoicesRoute } from '../api/routes';
-import { MEMBER_ROLES, type MemberRole } from '@/lib/auth/roles';
+import { ROLES, type MemberRole } from '@/lib/auth/roles';
 import { cancelInvitation, INVITATION_UNKNOWN, inviteMember, invitationSchema, pendingInvitations } from '@/lib/merchants/invitations';
 import { changeMembership, listMembers, MEMBER_NOT_FOUND, requireRole } from '@/lib/merchants/members';
 import { dashboardBaseUrl } from '@/lib/config';
@@ -55,26 +55,7 @@ export interface DashboardRoute extends Route<DashboardCaller> {
   readonly roles: readonly MemberRole[];
 }
 
-/**
- * Who may do what in a store (issue 40, docs/dashboard.md "Roles"): each row of the table below
- * names one of these. Owner: everything, including members and the payout wallet; admin: settings
- * and keys, not members; finance: payouts, refunds, held releases, exports; support: read invoices
- * and transactions, resend webhooks; developer: keys, webhooks, read. What is one's own login (the
- * password, two-factor sign-in) every member may change.
- */
-export const ROLES = {
-  read: MEMBER_ROLES,
-  ownLogin: MEMBER_ROLES,
-  invoices: ['owner', 'admin', 'finance'],
-  money: ['owner', 'finance'],
-  exports: ['owner', 'admin', 'finance'],
-  keys: ['owner', 'admin', 'developer'],
-  webhooks: ['owner', 'admin', 'developer'],
-  resend: ['owner', 'admin', 'support', 'developer'],
-  settings: ['owner', 'admin'],
-  audit: ['owner', 'admin'],
-  members: ['owner'],
-} as const satisfies Record<string, readonly MemberRole[]>;
+// Who may do what in a store: ROLES (lib/auth/roles.ts), named by each row of the table below.
 
 /** A route the caller's role must allow: checked before the handler runs, so a refused call reads and changes nothing. */
 function dashboardRoute<Path extends string>(method: Method, path: Path, roles: readonly MemberRole[], handler: Handler<ParamsOf<Path>, DashboardCaller>): DashboardRoute {
