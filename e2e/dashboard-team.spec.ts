@@ -1,4 +1,5 @@
 import { systemActor } from '@/lib/audit/record';
+import { generateSync } from 'otplib';
 import { hashPassword } from '@/lib/auth/passwords';
 import { changeMembership } from '@/lib/merchants/members';
 import { signInSeededMerchant } from './dashboardSession';
@@ -141,4 +142,69 @@ test('a member of two stores switches between them from the header', async ({ pa
   await expect(store).toHaveValue(String(second.merchant.id));
   await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Team' }).click();
   await expect(page.getByText('Your role here is developer')).toBeVisible();
+});
+
+// A store that requires two-factor sign-in (issue 40, lib/auth/storeTwoFactor.ts): the owner, with
+// its own second factor, ticks the Team page's box; a member without one signs in to a notice and
+// refusals, sets it up in Settings, and the notice goes and the store's pages answer at once.
+test('an owner requires two-factor sign-in; a member without it is kept to its settings until it sets one up', async ({ page, browser, stack }) => {
+  const { app } = stack;
+  const { merchant } = await signInSeededMerchant(page, app, WALLET, 'require-2fa');
+  const email = `e2e-no-2fa-${merchant.id}@example.com`;
+  const user = await app.prisma.user.create({ data: { email, passwordHash: await hashPassword(PASSWORD) } });
+  await changeMembership(app.prisma, merchant.id, { kind: 'added', userId: user.id, role: 'support' }, systemActor('e2e'));
+
+  await test.step('the owner, with an authenticator app of its own, requires it of every member', async () => {
+    // The owner's own enrolment, as the Settings card makes it (e2e/dashboard-two-factor.spec.ts shows that card).
+    const secret = await page.evaluate(async (password) => {
+      const res = await fetch('/dashboard/api/settings/two-factor/totp', { method: 'POST', headers: { 'x-confirm-password': password } });
+      return ((await res.json()) as { secret: string }).secret;
+    }, 'a long enough password');
+    const confirmed = await page.evaluate(
+      async (code) => (await fetch('/dashboard/api/settings/two-factor/totp/confirm', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code }) })).status,
+      generateSync({ secret }),
+    );
+    expect(confirmed).toBe(200);
+    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Team' }).click();
+    const card = page.getByRole('region', { name: 'Two-factor sign-in for every member' });
+    await card.getByRole('checkbox', { name: 'Require two-factor sign-in' }).click();
+    await expect(card.getByRole('checkbox', { name: 'Require two-factor sign-in' })).toBeChecked();
+    await expect.poll(async () => (await app.prisma.merchant.findUniqueOrThrow({ where: { id: merchant.id } })).requireTwoFactor).toBe(true);
+    const rows = page.getByRole('table', { name: 'Members' }).getByRole('row');
+    await expect(rows.filter({ hasText: merchant.email })).toContainText('On');
+    await expect(rows.filter({ hasText: email })).toContainText('Off');
+    await expectAccessible(page, 'the Team page requiring two-factor sign-in');
+  });
+
+  const memberContext = await browser.newContext();
+  const member = await memberContext.newPage();
+  await test.step('the member without it signs in to a notice, and the store answers only its settings', async () => {
+    await member.goto(`${app.baseUrl}/signin`);
+    await member.getByLabel('E-mail').fill(email);
+    await member.getByLabel('Password').fill(PASSWORD);
+    await member.getByRole('button', { name: 'Sign in' }).click();
+    await expect(member).toHaveURL(/\/dashboard$/);
+    const notice = member.getByRole('alert').filter({ hasText: 'This store requires two-factor sign-in.' });
+    await expect(notice).toBeVisible();
+    await member.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Invoices' }).click();
+    await expect(member.getByText('This store requires two-factor sign-in: set it up for your login in Settings, Two-factor sign-in, first.').first()).toBeVisible();
+    await notice.getByRole('link', { name: 'Settings' }).click();
+    await expect(member.getByRole('region', { name: 'Two-factor sign-in' })).toBeVisible();
+    await expectAccessible(member, 'settings of a member kept out until it sets up two-factor sign-in');
+  });
+
+  await test.step('set up, the notice goes and the store answers', async () => {
+    const card = member.getByRole('region', { name: 'Two-factor sign-in' });
+    await card.getByRole('button', { name: 'Set up an authenticator app' }).click();
+    // Signed in a moment ago: no password asked again (DASHBOARD_REAUTH_MINUTES).
+    const form = card.getByRole('form', { name: 'Confirm the authenticator app' });
+    const secret = (await form.locator('code').textContent())!.trim();
+    await form.getByLabel('Code from the app').fill(generateSync({ secret }));
+    await form.getByRole('button', { name: 'Turn on' }).click();
+    await expect(card.getByTestId('two-factor-state')).toContainText('On');
+    await expect(member.getByRole('alert').filter({ hasText: 'This store requires two-factor sign-in.' })).toHaveCount(0);
+    await member.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Invoices' }).click();
+    await expect(member.getByText('This store requires two-factor sign-in', { exact: false })).toHaveCount(0);
+  });
+  await memberContext.close();
 });

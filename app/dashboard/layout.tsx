@@ -5,6 +5,8 @@ import { db } from '@/lib/db/client';
 import { formatTime } from '@/components/dashboard/ui';
 import { QueryProvider } from '@/components/QueryProvider';
 import { currentSession } from '@/lib/auth/session';
+import { lockedOutUntilTwoFactor } from '@/lib/auth/storeTwoFactor';
+import { TwoFactorRequiredNotice } from '@/components/dashboard/TwoFactorRequiredNotice';
 
 export const dynamic = 'force-dynamic';
 export const metadata = { title: 'Dashboard · Tron Invoicing' };
@@ -29,6 +31,7 @@ export default async function DashboardLayout({ children }: { children: ReactNod
   return (
     <QueryProvider>
       <Nav email={user.email} stores={stores} storeId={merchant.id} role={role} />
+      {lockedOutUntilTwoFactor(merchant, user) && <TwoFactorRequiredNotice />}
       {notice && (
         <div role="alert" className="mx-auto mt-4 max-w-6xl rounded-lg border border-amber-300 bg-amber-50 px-4 py-3 text-sm text-amber-900 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100">
           Your payout wallet was changed on {formatTime(changedAt)} to{' '}

@@ -11,7 +11,17 @@ import { WebhookSecret } from './WebhookSecret';
 
 export function SettingsPanel() {
   const { data, error } = useQuery({ queryKey: ['settings'], queryFn: () => dashboardApi<SettingsJson>('/settings') });
-  if (error) return <p role="alert">{error.message}</p>;
+  // The store's settings refused (a store that requires two-factor sign-in, of a member without it):
+  // what is the member's own login is still here, so it can set the second factor up.
+  if (error) {
+    return (
+      <>
+        <p role="alert">{error.message}</p>
+        <PasswordChange />
+        <TwoFactor />
+      </>
+    );
+  }
   if (!data) return <p>Loading…</p>;
   return (
     <>

@@ -4,7 +4,8 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { MEMBER_ROLE_DESCRIPTIONS, MEMBER_ROLES, type MemberRole } from '@/lib/auth/roles';
 import type { InvitationJson, NewInvitation } from '@/lib/merchants/invitations';
-import type { MemberJson } from '@/lib/merchants/members';
+import type { MemberJson, MemberListJson } from '@/lib/merchants/members';
+import type { SettingsJson } from '@/lib/merchants/settings';
 import { SubmitButton } from './SubmitButton';
 import { dashboardApi, RequestError } from './api';
 import { Card, ConfirmButton, Facts, Field, FieldError, Mono, Select, TableBox, formatTime, tableClass } from './ui';
@@ -13,7 +14,7 @@ import { Card, ConfirmButton, Facts, Field, FieldError, Mono, Select, TableBox, 
 const roleSelectClass = 'rounded-md border border-slate-300 bg-white px-2 py-1 text-sm shadow-sm focus:border-indigo-500 focus:outline-none focus:ring-1 focus:ring-indigo-500 dark:border-slate-700 dark:bg-slate-900';
 
 interface MembersJson {
-  results: MemberJson[];
+  results: MemberListJson[];
   you: { user_id: number; role: MemberRole };
 }
 
@@ -33,6 +34,7 @@ export function Team() {
 
   return (
     <>
+      {you && <StoreTwoFactor isOwner={isOwner} onChanged={refresh} />}
       {isOwner && <Invite />}
       <Card title="Members">
         {you && !isOwner && (
@@ -46,6 +48,7 @@ export function Team() {
               <tr>
                 <th>E-mail</th>
                 <th>Role</th>
+                <th>Two-factor</th>
                 <th>Member since</th>
                 {isOwner && (
                   <th>
@@ -74,6 +77,7 @@ export function Team() {
                       m.role
                     )}
                   </td>
+                  <td>{m.two_factor ? 'On' : 'Off'}</td>
                   <td>{formatTime(m.created_at)}</td>
                   {isOwner && (
                     <td className="text-right">
@@ -187,6 +191,41 @@ function Invite() {
         </TableBox>
       )}
       <FieldError messages={cancel.error ? [cancel.error.message] : undefined} />
+    </Card>
+  );
+}
+
+/**
+ * Whether the store requires two-factor sign-in of every member (issue 40): an owner turns it on
+ * or off here (PATCH /settings, a recent sign-in or the password; refused while the owner has no
+ * second factor itself, said under the box); everyone else reads it.
+ */
+function StoreTwoFactor({ isOwner, onChanged }: { isOwner: boolean; onChanged: () => Promise<void> }) {
+  const client = useQueryClient();
+  const settings = useQuery({ queryKey: ['settings'], queryFn: () => dashboardApi<SettingsJson>('/settings') });
+  const change = useMutation({
+    mutationFn: (require_two_factor: boolean) => dashboardApi<SettingsJson>('/settings', { method: 'PATCH', body: { require_two_factor } }),
+    onSuccess: async (saved) => {
+      client.setQueryData(['settings'], saved);
+      await onChanged();
+    },
+  });
+  const required = settings.data?.require_two_factor;
+  if (required === undefined) return null;
+  return (
+    <Card title="Two-factor sign-in for every member">
+      {isOwner ? (
+        <label className="flex items-start gap-2 text-sm">
+          <input type="checkbox" className="mt-0.5 h-4 w-4" checked={required} disabled={change.isPending} onChange={(e) => change.mutate(e.target.checked)} aria-describedby="require-two-factor-hint" />
+          <span>Require two-factor sign-in</span>
+        </label>
+      ) : (
+        <p className="text-sm">{required ? 'This store requires two-factor sign-in of every member.' : 'This store does not require two-factor sign-in.'}</p>
+      )}
+      <p id="require-two-factor-hint" className="mt-1 text-xs text-slate-500 dark:text-slate-400">
+        A member without it can sign in, but sees nothing of the store until it has set up two-factor sign-in in Settings. The list below says who has.
+      </p>
+      <FieldError messages={change.error ? [change.error.message] : undefined} />
     </Card>
   );
 }

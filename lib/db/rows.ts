@@ -28,7 +28,7 @@ const json = (v: unknown) => v as Prisma.JsonValue;
 /** A select list: each column qualified by the table's alias `t`. */
 const qualified = (columns: string[]) => (t: string) => columns.map((c) => `${t}.${c}`).join(', ');
 
-export const MERCHANT_COLUMNS = qualified(['id', 'email', 'target_wallet_address', 'topup_wallet_address', 'activation_wallet_address', 'webhook_url', 'webhook_secret_enc', 'webhook_retries', 'webhook_held_events', 'webhook_refund_events', 'aml_check', 'aml_risk_limit', 'underpayment_tolerance_percent', 'balance_sun', 'activation_balance_sun', 'ip_whitelist', 'next_address_index', 'account_xpub', 'target_wallet_changed_at', 'store_name', 'support_email', 'support_url', 'logo_url', 'created_at']);
+export const MERCHANT_COLUMNS = qualified(['id', 'email', 'target_wallet_address', 'topup_wallet_address', 'activation_wallet_address', 'webhook_url', 'webhook_secret_enc', 'webhook_retries', 'webhook_held_events', 'webhook_refund_events', 'aml_check', 'aml_risk_limit', 'underpayment_tolerance_percent', 'balance_sun', 'activation_balance_sun', 'ip_whitelist', 'require_two_factor', 'next_address_index', 'account_xpub', 'target_wallet_changed_at', 'store_name', 'support_email', 'support_url', 'logo_url', 'created_at']);
 
 export function merchantFromRow(r: Row): Merchant {
   return {
@@ -48,6 +48,7 @@ export function merchantFromRow(r: Row): Merchant {
     balanceSun: big(r.balance_sun),
     activationBalanceSun: big(r.activation_balance_sun),
     ipWhitelist: r.ip_whitelist as string[],
+    requireTwoFactor: r.require_two_factor as boolean,
     nextAddressIndex: int(r.next_address_index),
     accountXpub: strOrNull(r.account_xpub),
     targetWalletChangedAt: dateOrNull(r.target_wallet_changed_at),

@@ -1,5 +1,6 @@
 import { recordAudit, type AuditBy } from '@/lib/audit/record';
 import { roleNames, type MemberRole } from '@/lib/auth/roles';
+import { signsInWithSecondFactor } from '@/lib/auth/storeTwoFactor';
 import { AppError, invalidInput, notFound } from '@/lib/errors';
 import type { Prisma, PrismaClient } from '@/lib/generated/prisma/client';
 
@@ -27,10 +28,15 @@ export interface MemberJson {
   created_at: string;
 }
 
+/** A member as the Team page lists it: with whether it signs in with a second factor (issue 40). */
+export interface MemberListJson extends MemberJson {
+  two_factor: boolean;
+}
+
 /** The store's members, owners first, then by when they joined. */
-export async function listMembers(db: PrismaClient, merchantId: number): Promise<MemberJson[]> {
-  const rows = await db.membership.findMany({ where: { merchantId }, include: { user: { select: { email: true } } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
-  const json = rows.map((m) => ({ user_id: m.userId, email: m.user.email, role: m.role as MemberRole, created_at: m.createdAt.toISOString() }));
+export async function listMembers(db: PrismaClient, merchantId: number): Promise<MemberListJson[]> {
+  const rows = await db.membership.findMany({ where: { merchantId }, include: { user: { select: { email: true, totpSecretEnc: true, totpEnabledAt: true } } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+  const json = rows.map((m) => ({ user_id: m.userId, email: m.user.email, role: m.role as MemberRole, created_at: m.createdAt.toISOString(), two_factor: signsInWithSecondFactor(m.user) }));
   return [...json.filter((m) => m.role === 'owner'), ...json.filter((m) => m.role !== 'owner')];
 }
 

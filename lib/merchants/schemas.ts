@@ -86,6 +86,8 @@ export const settingsSchema = z
     aml_risk_limit: decimalUpTo(MAX_AML_RISK_LIMIT),
     /** A SINGLE invoice paid within this percentage short of its amount is COMPLETED (issue 36); 0: the service's own band only. */
     underpayment_tolerance_percent: decimalUpTo(MAX_UNDERPAYMENT_TOLERANCE_PERCENT),
+    /** Every member must sign in with a second factor (issue 40): an owner's, who has one (lib/auth/storeTwoFactor.ts). */
+    require_two_factor: z.boolean({ error: 'Must be a boolean.' }),
   })
   .partial();
 

@@ -27,6 +27,7 @@ export function settingsJson(m: Merchant) {
     aml_risk_limit: m.amlRiskLimit.toFixed(),
     underpayment_tolerance_percent: m.underpaymentTolerancePercent.toFixed(),
     ip_whitelist: m.ipWhitelist,
+    require_two_factor: m.requireTwoFactor,
     target_wallet_changed_at: m.targetWalletChangedAt?.toISOString() ?? null,
     store_name: m.storeName,
     support_email: m.supportEmail,
@@ -69,6 +70,7 @@ export async function updateSettings(prisma: PrismaClient, merchant: Merchant, i
         supportEmail: input.support_email,
         supportUrl: input.support_url,
         logoUrl: input.logo_url,
+        requireTwoFactor: input.require_two_factor,
         ...(walletChanged && { targetWalletChangedAt: new Date() }),
       },
     });
@@ -110,6 +112,7 @@ async function auditSettings(tx: Prisma.TransactionClient, by: AuditBy, before: 
  * page can tell them where to pay) and where webhooks carry the merchant's data. Changing one
  * needs a recent sign-in or the password (requireRecentAuth, lib/auth/reauth.ts). So does the
  * underpayment tolerance (issue 36): a thief who is also a buyer would set 50 % and pay half.
+ * And whether the store requires two-factor sign-in of its members (issue 40).
  */
 const GUARDED_SETTINGS = {
   target_wallet_address: 'targetWalletAddress',
@@ -118,6 +121,8 @@ const GUARDED_SETTINGS = {
   support_email: 'supportEmail',
   support_url: 'supportUrl',
   logo_url: 'logoUrl',
+  // Turned off, a phished password of a member is again enough (issue 40).
+  require_two_factor: 'requireTwoFactor',
 } as const satisfies Partial<Record<keyof SettingsInput, keyof Merchant>>;
 
 /**

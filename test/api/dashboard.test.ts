@@ -174,7 +174,7 @@ describe('merchant dashboard', () => {
     assert.equal(ok.status, 200, ok.text);
     assert.deepEqual(
       { ...ok.json, email: undefined, ip_whitelist: undefined, target_wallet_changed_at: undefined },
-      { email: undefined, ip_whitelist: undefined, target_wallet_changed_at: undefined, target_wallet_address: WALLET, webhook_url: 'https://shop.example/hook', aml_check: true, aml_risk_limit: '42.5', underpayment_tolerance_percent: '1.5', webhook_retries: false, webhook_held_events: false, webhook_refund_events: false, store_name: null, support_email: null, support_url: null, logo_url: null },
+      { email: undefined, ip_whitelist: undefined, target_wallet_changed_at: undefined, target_wallet_address: WALLET, webhook_url: 'https://shop.example/hook', aml_check: true, aml_risk_limit: '42.5', underpayment_tolerance_percent: '1.5', webhook_retries: false, webhook_held_events: false, webhook_refund_events: false, store_name: null, support_email: null, support_url: null, logo_url: null, require_two_factor: false },
     );
     // A first wallet is a setting, not a change: no "If this was not you" notice (issue 26).
     assert.equal(ok.json.target_wallet_changed_at, null, 'a first wallet is not reported as a change');

@@ -42,6 +42,7 @@ import { idParam, queryObject, readJson } from '../request';
 import { routeOf, type Handler, type Method, type ParamsOf, type Route } from '../router';
 import { listInvoicesRoute } from '../api/routes';
 import { ROLES, type MemberRole } from '@/lib/auth/roles';
+import { refuseRequirementWithoutOwnFactor, requireStoreTwoFactor } from '@/lib/auth/storeTwoFactor';
 import { cancelInvitation, INVITATION_UNKNOWN, inviteMember, invitationSchema, pendingInvitations } from '@/lib/merchants/invitations';
 import { changeMembership, listMembers, MEMBER_NOT_FOUND, requireRole } from '@/lib/merchants/members';
 import { dashboardBaseUrl } from '@/lib/config';
@@ -50,9 +51,14 @@ import type { DashboardCaller } from './authenticate';
 
 const route = routeOf<DashboardCaller>();
 
-/** A row of the dashboard's table: the router's route and the member roles that may call it, as data (as ApiRoute's scope). */
+/**
+ * A row of the dashboard's table: the router's route and the member roles that may call it, as data
+ * (as ApiRoute's scope), and whether it is the caller's own login (`ownLogin`): those a member of a
+ * store that requires two-factor sign-in may call before it has set one up (lib/auth/storeTwoFactor.ts).
+ */
 export interface DashboardRoute extends Route<DashboardCaller> {
   readonly roles: readonly MemberRole[];
+  readonly ownLogin: boolean;
 }
 
 // Who may do what in a store: ROLES (lib/auth/roles.ts), named by each row of the table below.
@@ -61,9 +67,15 @@ export interface DashboardRoute extends Route<DashboardCaller> {
 function dashboardRoute<Path extends string>(method: Method, path: Path, roles: readonly MemberRole[], handler: Handler<ParamsOf<Path>, DashboardCaller>): DashboardRoute {
   const row = route(method, path, async (ctx) => {
     requireRole(ctx.role, roles);
+    requireStoreTwoFactor(ctx.merchant, ctx.user);
     return handler(ctx);
   });
-  return { ...row, roles };
+  return { ...row, roles, ownLogin: false };
+}
+
+/** A route of the caller's own login, every member's: open before the second factor a store requires is set up. */
+function ownLoginRoute<Path extends string>(method: Method, path: Path, handler: Handler<ParamsOf<Path>, DashboardCaller>): DashboardRoute {
+  return { ...route(method, path, handler), roles: ROLES.ownLogin, ownLogin: true };
 }
 
 const noStore = { 'cache-control': 'no-store' };
@@ -216,6 +228,11 @@ export const DASHBOARD_ROUTES: readonly DashboardRoute[] = [
     const input = parseOrThrow(settingsSchema, await readJson(ctx.req));
     // Where payments are forwarded is the owner's alone (an admin changes the other settings).
     if (input.target_wallet_address !== undefined && input.target_wallet_address !== ctx.merchant.targetWalletAddress) requireRole(ctx.role, ['owner'], 'Changing the payout wallet');
+    // So is what every member must sign in with (issue 40), turned on only by an owner who has a second factor.
+    if (input.require_two_factor !== undefined && input.require_two_factor !== ctx.merchant.requireTwoFactor) {
+      requireRole(ctx.role, ['owner'], 'Requiring two-factor sign-in');
+      refuseRequirementWithoutOwnFactor(input.require_two_factor, ctx.user);
+    }
     // Where incoming payments are forwarded, what customers see on the payment page, where webhooks
     // go: changing any of them needs a recent sign-in or the password (lib/merchants/settings.ts).
     if (changesGuardedSetting(ctx.merchant, input)) await requireRecentAuth(ctx);
@@ -247,29 +264,29 @@ export const DASHBOARD_ROUTES: readonly DashboardRoute[] = [
   }),
 
   // Changes the password and signs out every session (the caller's too).
-  dashboardRoute('POST', '/settings/password', ROLES.ownLogin, async ({ req, db, user, ip }) => {
+  ownLoginRoute('POST', '/settings/password', async ({ req, db, user, ip }) => {
     const input = parseOrThrow(passwordChangeSchema, await readJson(req));
     await changePassword(db, user, ip ?? 'unknown', input);
     return new Response(null, { status: 204 });
   }),
 
   // Two-factor sign-in (issue 40, lib/auth/twoFactor.ts): enrolment in two steps, then off with a code.
-  dashboardRoute('GET', '/settings/two-factor', ROLES.ownLogin, async ({ user }) => twoFactorJson(user)),
+  ownLoginRoute('GET', '/settings/two-factor', async ({ user }) => twoFactorJson(user)),
 
   // A new authenticator secret, off until confirmed: shown once, so a recent sign-in or the password.
-  dashboardRoute('POST', '/settings/two-factor/totp', ROLES.ownLogin, async (ctx) => {
+  ownLoginRoute('POST', '/settings/two-factor/totp', async (ctx) => {
     await requireRecentAuth(ctx);
     return Response.json(await startTotp(ctx.db, ctx.user), { headers: noStore });
   }),
 
   // The recovery codes are in this answer only.
-  dashboardRoute('POST', '/settings/two-factor/totp/confirm', ROLES.ownLogin, async (ctx) => {
+  ownLoginRoute('POST', '/settings/two-factor/totp/confirm', async (ctx) => {
     const { code } = parseOrThrow(twoFactorCodeSchema, await readJson(ctx.req));
     return Response.json(await confirmTotp(ctx.db, ctx.user, ctx.merchant.id, code, dashboardBy(ctx)), { headers: noStore });
   }),
 
   // Turning it off takes a code (or a recovery code) besides a recent sign-in: a stolen session alone cannot.
-  dashboardRoute('POST', '/settings/two-factor/totp/disable', ROLES.ownLogin, async (ctx) => {
+  ownLoginRoute('POST', '/settings/two-factor/totp/disable', async (ctx) => {
     const { code } = parseOrThrow(twoFactorCodeSchema, await readJson(ctx.req));
     await requireRecentAuth(ctx);
     const ok = await throttledSignIn(ctx.db, { email: ctx.user.email, ip: ctx.ip ?? 'unknown' }, async () => ((await useSecondFactor(ctx.db, ctx.user, code)) ? true : null));
@@ -334,7 +351,8 @@ export const DASHBOARD_ROUTES: readonly DashboardRoute[] = [
   }),
 
   // The stores the signed-in user is a member of, for the header's selector; switching is next-auth's session update (lib/auth/session.ts).
-  dashboardRoute('GET', '/stores', ROLES.read, async ({ db, user, merchant }) => {
+  // The user's own, so open before a store's required second factor is set up.
+  ownLoginRoute('GET', '/stores', async ({ db, user, merchant }) => {
     const rows = await db.membership.findMany({ where: { userId: user.id }, include: { merchant: { select: { id: true, email: true, storeName: true } } }, orderBy: { createdAt: 'asc' } });
     return { current: merchant.id, results: rows.map((m) => ({ id: m.merchant.id, name: m.merchant.storeName ?? m.merchant.email, role: m.role })) };
   }),
