@@ -4,9 +4,10 @@ import { auditQuerySchema } from '@/lib/audit/schemas';
 import { requireRecentAuth } from '@/lib/auth/reauth';
 import { API_KEY_NOT_FOUND, hashApiKey, issueApiKey, listApiKeys, revokeApiKey } from '@/lib/auth/apiKeys';
 import { changePassword, passwordChangeSchema } from '@/lib/auth/passwordChange';
-import { newApiKeySchema, twoFactorCodeSchema } from '@/lib/auth/schemas';
+import { newApiKeySchema, newPasskeySchema, twoFactorCodeSchema } from '@/lib/auth/schemas';
+import { PASSKEY_NOT_FOUND, registerPasskey, registrationOptions, removePasskey } from '@/lib/auth/passkeys';
 import { throttledSignIn } from '@/lib/auth/signInThrottle';
-import { confirmTotp, startTotp, TOTP_OFF, turnOffTotp, twoFactorJson, useSecondFactor } from '@/lib/auth/twoFactor';
+import { confirmTotp, currentTwoFactorJson, startTotp, turnOffTotp, twoFactorJson, useSecondFactor } from '@/lib/auth/twoFactor';
 import { fieldErrors, invalidInput, notFound } from '@/lib/errors';
 import { csvStream } from '@/lib/export/csv';
 import { INVOICE_CSV_HEADER, invoiceCsvRow } from '@/lib/invoices/csv';
@@ -284,7 +285,27 @@ export const DASHBOARD_ROUTES: readonly DashboardRoute[] = [
     const ok = await throttledSignIn(ctx.db, { email: ctx.user.email, ip: ctx.ip ?? 'unknown' }, async () => ((await useSecondFactor(ctx.db, ctx.user, code)) ? true : null));
     if (!ok) throw fieldErrors({ code: ['Wrong code.'] });
     await turnOffTotp(ctx.db, ctx.user, ctx.merchant.id, dashboardBy(ctx));
-    return twoFactorJson({ ...ctx.user, ...TOTP_OFF });
+    return currentTwoFactorJson(ctx.db, ctx.user.id);
+  }),
+
+  // Passkeys (lib/auth/passkeys.ts): the options for the browser's startRegistration, then its answer.
+  // Adding one is guarded as setting up an authenticator app is: a recent sign-in or the password (and second factor).
+  dashboardRoute('POST', '/settings/two-factor/passkeys/options', ROLES.ownLogin, async (ctx) => {
+    await requireRecentAuth(ctx);
+    return Response.json(await registrationOptions(ctx.db, ctx.user), { headers: noStore });
+  }),
+
+  // The recovery codes are in this answer only (when this passkey is the user's first second factor).
+  dashboardRoute('POST', '/settings/two-factor/passkeys', ROLES.ownLogin, async (ctx) => {
+    const input = parseOrThrow(newPasskeySchema, await readJson(ctx.req));
+    return Response.json(await registerPasskey(ctx.db, ctx.user, ctx.merchant.id, input, dashboardBy(ctx)), { status: 201, headers: noStore });
+  }),
+
+  // Removing one takes the password and the second factor however recent the sign-in, as turning TOTP off takes a code.
+  dashboardRoute('DELETE', '/settings/two-factor/passkeys/:id', ROLES.ownLogin, async (ctx) => {
+    await requireRecentAuth(ctx, { always: true });
+    await removePasskey(ctx.db, ctx.user, ctx.merchant.id, idParam(ctx.params.id, PASSKEY_NOT_FOUND), dashboardBy(ctx));
+    return currentTwoFactorJson(ctx.db, ctx.user.id);
   }),
 
   // The store's audit log (docs/dashboard.md, "Audit log"): read only, newest first; no route changes it.
