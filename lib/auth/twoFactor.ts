@@ -100,23 +100,26 @@ export async function startTotp(db: PrismaClient, user: User): Promise<{ secret:
  * first second factor, answers the recovery codes: shown this once, stored only as hashes. With a
  * passkey already registered the codes given then stay good, and none are answered (an empty list).
  */
-export async function confirmTotp(db: PrismaClient, user: UserWithPasskeys, merchantId: number, code: string, by: AuditBy): Promise<{ recovery_codes: string[] }> {
+export async function confirmTotp(db: PrismaClient, user: User, merchantId: number, code: string, by: AuditBy): Promise<{ recovery_codes: string[] }> {
   if (user.totpEnabledAt) throw new AppError('CONFLICT', 'Two-factor sign-in is already on.');
   if (!user.totpSecretEnc) throw new AppError('CONFLICT', 'Start the enrolment first: no authenticator secret is waiting for a code.');
   const step = totpStep(open(masterKeyRing(), user.totpSecretEnc), code, null);
   if (step === null) throw fieldErrors({ code: ['Wrong code: enter the 6 digits your authenticator app shows now.'] });
-  const codes = hasSecondFactor(user) ? [] : newRecoveryCodes();
   // Only the secret that was confirmed: a second startTotp in between replaced it, and this code is not from it.
   const secretEnc = user.totpSecretEnc;
-  await db.$transaction(async (tx) => {
+  return db.$transaction(async (tx) => {
+    // Whether a passkey is already a second factor, asked with the user's row held (a passkey added meanwhile waits).
+    await lockUser(tx, user.id);
+    const passkeys = await tx.passkey.count({ where: { userId: user.id } });
+    const codes = passkeys > 0 ? [] : newRecoveryCodes();
     const { count } = await tx.user.updateMany({
       where: { id: user.id, totpSecretEnc: secretEnc, totpEnabledAt: null },
       data: { totpEnabledAt: new Date(), totpLastStep: step, ...(codes.length > 0 && { totpRecoveryHashes: codes.map(recoveryHash) }) },
     });
     if (count !== 1) throw new AppError('CONFLICT', 'The enrolment changed meanwhile; start it again.');
     await recordAudit(tx, by, { merchantId, action: 'two_factor_changed', subject: 'totp', before: { totp: 'pending' }, after: { totp: 'on' } });
+    return { recovery_codes: codes };
   });
-  return { recovery_codes: codes };
 }
 
 /**
