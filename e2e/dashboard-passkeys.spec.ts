@@ -70,11 +70,20 @@ test('a merchant adds a passkey; sign-in, a money-moving change and removing it 
     await expect(page).toHaveURL(/\/dashboard$/);
   });
 
-  await test.step('removing the passkey asks for the password and the passkey, however recent the sign-in', async () => {
+  await test.step('rename the passkey: a label, the session suffices', async () => {
     await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Settings' }).click();
-    await expect(card.getByRole('list', { name: 'Passkeys' })).toContainText('Laptop');
+    await expect(card.getByRole('list', { name: 'Passkeys' })).toContainText(/Laptop.*last used 20/);
+    await card.getByRole('button', { name: 'Rename the passkey Laptop' }).click();
+    const form = card.getByRole('form', { name: 'Rename the passkey Laptop' });
+    await form.getByLabel('New name').fill('Work laptop');
+    await expectAccessible(page, 'settings renaming a passkey');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await expect(card.getByRole('list', { name: 'Passkeys' })).toContainText('Work laptop');
+  });
+
+  await test.step('removing the passkey asks for the password and the passkey, however recent the sign-in', async () => {
     page.once('dialog', (d) => void d.accept());
-    await card.getByRole('button', { name: 'Remove the passkey Laptop' }).click();
+    await card.getByRole('button', { name: 'Remove the passkey Work laptop' }).click();
     const dialog = page.getByRole('dialog', { name: 'This change needs your password and a code or passkey.' });
     await dialog.getByLabel('Password').fill(password);
     await dialog.getByRole('button', { name: 'Use a passkey' }).click();

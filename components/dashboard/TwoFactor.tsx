@@ -64,6 +64,14 @@ export function TwoFactor() {
       void refresh();
     },
   });
+  const [renaming, setRenaming] = useState<{ id: number; name: string } | null>(null);
+  const renamePasskey = useMutation({
+    mutationFn: ({ id, name }: { id: number; name: string }) => dashboardApi(`/settings/two-factor/passkeys/${id}`, { method: 'PATCH', body: { name } }),
+    onSuccess: () => {
+      setRenaming(null);
+      void refresh();
+    },
+  });
   const removePasskey = useMutation({
     mutationFn: (id: number) => dashboardApi<TwoFactorJson>(`/settings/two-factor/passkeys/${id}`, { method: 'DELETE' }),
     onSuccess: () => void refresh(),
@@ -128,15 +136,41 @@ export function TwoFactor() {
         <ul aria-label="Passkeys" className="mb-3 divide-y divide-slate-200 text-sm dark:divide-slate-800">
           {passkeys.map((p) => (
             <li key={p.id} className="flex flex-wrap items-center justify-between gap-2 py-2">
-              <span>
-                <span className="font-medium">{p.name}</span>
-                <span className="block text-xs text-slate-600 dark:text-slate-400">
-                  Added {formatTime(p.created_at)}; last used {p.last_used_at ? formatTime(p.last_used_at) : 'never'}
+              {renaming?.id === p.id ? (
+                <form
+                  onSubmit={(e) => {
+                    e.preventDefault();
+                    renamePasskey.mutate(renaming);
+                  }}
+                  className="flex flex-wrap items-end gap-2"
+                  aria-label={`Rename the passkey ${p.name}`}
+                >
+                  <Field label="New name" name={`passkey-${p.id}-name`} maxLength={64} value={renaming.name} onChange={(e) => setRenaming({ id: p.id, name: e.target.value })} error={renamePasskey.error instanceof RequestError ? renamePasskey.error.errors.name : undefined} required autoFocus />
+                  <Button type="submit" disabled={renamePasskey.isPending}>
+                    Save
+                  </Button>
+                  <Button variant="secondary" onClick={() => setRenaming(null)}>
+                    Cancel
+                  </Button>
+                </form>
+              ) : (
+                <span>
+                  <span className="font-medium">{p.name}</span>
+                  <span className="block text-xs text-slate-600 dark:text-slate-400">
+                    Added {formatTime(p.created_at)}; last used {p.last_used_at ? formatTime(p.last_used_at) : 'never'}
+                  </span>
                 </span>
+              )}
+              <span className="flex gap-2">
+                {renaming?.id !== p.id && (
+                  <Button variant="secondary" aria-label={`Rename the passkey ${p.name}`} onClick={() => setRenaming({ id: p.id, name: p.name })}>
+                    Rename
+                  </Button>
+                )}
+                <ConfirmButton variant="danger" aria-label={`Remove the passkey ${p.name}`} disabled={removePasskey.isPending} confirm={`Remove the passkey "${p.name}"? It no longer signs in.`} onConfirm={() => removePasskey.mutate(p.id)}>
+                  Remove
+                </ConfirmButton>
               </span>
-              <ConfirmButton variant="danger" aria-label={`Remove the passkey ${p.name}`} disabled={removePasskey.isPending} confirm={`Remove the passkey "${p.name}"? It no longer signs in.`} onConfirm={() => removePasskey.mutate(p.id)}>
-                Remove
-              </ConfirmButton>
             </li>
           ))}
         </ul>
@@ -160,7 +194,7 @@ export function TwoFactor() {
       ) : (
         <p className="text-sm">This browser cannot use passkeys.</p>
       )}
-      <FieldError messages={[...otherError(start), ...otherError(confirm), ...otherError(disable), ...otherError(addPasskey), ...otherError(removePasskey)]} />
+      <FieldError messages={[...otherError(start), ...otherError(confirm), ...otherError(disable), ...otherError(addPasskey), ...otherError(removePasskey), ...(renamePasskey.error instanceof RequestError && renamePasskey.error.errors.name ? [] : otherError(renamePasskey))]} />
     </Card>
   );
 }

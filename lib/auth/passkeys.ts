@@ -143,6 +143,17 @@ export async function removePasskey(db: PrismaClient, user: User, merchantId: nu
 
 export const PASSKEY_NOT_FOUND = 'No such passkey.';
 
+/** Gives one of the user's passkeys another label (only what the dashboard lists changes). */
+export async function renamePasskey(db: PrismaClient, user: User, merchantId: number, passkeyId: number, name: string, by: AuditBy): Promise<PasskeyJson> {
+  return db.$transaction(async (tx) => {
+    const before = await tx.passkey.findFirst({ where: { id: passkeyId, userId: user.id }, select: { name: true } });
+    if (!before) throw notFound(PASSKEY_NOT_FOUND);
+    const row = await tx.passkey.update({ where: { id: passkeyId }, data: { name } });
+    await recordAudit(tx, by, { merchantId, action: 'two_factor_changed', subject: 'passkey', before: { name: before.name }, after: { name } });
+    return passkeyJson(row);
+  });
+}
+
 /**
  * The options the browser's startAuthentication takes to sign a challenge with a passkey, at
  * sign-in or re-authentication, and the challenge's id to send back with the response. No

@@ -43,6 +43,11 @@ export const passkeyResponseSchema = z.object({
 
 export type PasskeyResponse = z.output<typeof passkeyResponseSchema>;
 
+/** A passkey's new label. */
+export const passkeyNameSchema = z.object({
+  name: z.string({ error: 'This field is required.' }).trim().min(1, 'This field is required.').max(64, 'Ensure this field has no more than 64 characters.'),
+});
+
 /** A new passkey: the registration's answer and the user's label for it. */
 export const newPasskeySchema = passkeyResponseSchema.extend({
   name: z.string().trim().max(64, 'Ensure this field has no more than 64 characters.').optional(),

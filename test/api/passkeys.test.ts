@@ -93,6 +93,11 @@ describe('passkeys (issue 40)', () => {
     assert.equal(recovery_codes.length, 10, 'the first second factor: recovery codes, as TOTP gives');
     const state = (await browser.api('/settings/two-factor')).json;
     assert.deepEqual(state, { totp: 'off', recovery_codes_left: 10, passkeys: [passkey] });
+    const renamed = await browser.api(`/settings/two-factor/passkeys/${passkey.id}`, 'PATCH', { name: ' Work laptop ' });
+    assert.equal(renamed.status, 200, renamed.text);
+    assert.deepEqual(renamed.json, { ...passkey, name: 'Work laptop' });
+    assert.equal((await browser.api(`/settings/two-factor/passkeys/${passkey.id}`, 'PATCH', { name: '' })).status, 400);
+    assert.equal((await browser.api('/settings/two-factor/passkeys/999999', 'PATCH', { name: 'x' })).status, 404);
 
     // A second passkey: the first is excluded, and no new recovery codes (the ones given stay good).
     const again = await browser.api('/settings/two-factor/passkeys/options', 'POST');
@@ -106,6 +111,7 @@ describe('passkeys (issue 40)', () => {
     const rows = await app.prisma.auditLog.findMany({ where: { merchantId, action: 'two_factor_changed' }, orderBy: { id: 'asc' } });
     assert.deepEqual(rows.map((r) => [r.actor, r.subject, r.before, r.after]), [
       [email, 'passkey', { passkeys: 0 }, { passkeys: 1, added: 'Laptop' }],
+      [email, 'passkey', { name: 'Laptop' }, { name: 'Work laptop' }],
       [email, 'passkey', { passkeys: 1 }, { passkeys: 2, added: 'Passkey' }],
     ]);
   });

@@ -4,8 +4,8 @@ import { auditQuerySchema } from '@/lib/audit/schemas';
 import { requireRecentAuth } from '@/lib/auth/reauth';
 import { API_KEY_NOT_FOUND, hashApiKey, issueApiKey, listApiKeys, revokeApiKey } from '@/lib/auth/apiKeys';
 import { changePassword, passwordChangeSchema } from '@/lib/auth/passwordChange';
-import { newApiKeySchema, newPasskeySchema, twoFactorCodeSchema } from '@/lib/auth/schemas';
-import { PASSKEY_NOT_FOUND, registerPasskey, registrationOptions, removePasskey } from '@/lib/auth/passkeys';
+import { newApiKeySchema, newPasskeySchema, passkeyNameSchema, twoFactorCodeSchema } from '@/lib/auth/schemas';
+import { PASSKEY_NOT_FOUND, registerPasskey, registrationOptions, removePasskey, renamePasskey } from '@/lib/auth/passkeys';
 import { throttledSignIn } from '@/lib/auth/signInThrottle';
 import { confirmTotp, currentTwoFactorJson, startTotp, turnOffTotp, twoFactorJson, useSecondFactor } from '@/lib/auth/twoFactor';
 import { fieldErrors, invalidInput, notFound } from '@/lib/errors';
@@ -299,6 +299,12 @@ export const DASHBOARD_ROUTES: readonly DashboardRoute[] = [
   dashboardRoute('POST', '/settings/two-factor/passkeys', ROLES.ownLogin, async (ctx) => {
     const input = parseOrThrow(newPasskeySchema, await readJson(ctx.req));
     return Response.json(await registerPasskey(ctx.db, ctx.user, ctx.merchant.id, input, dashboardBy(ctx)), { status: 201, headers: noStore });
+  }),
+
+  // A label: nothing a sign-in depends on, so the session suffices.
+  dashboardRoute('PATCH', '/settings/two-factor/passkeys/:id', ROLES.ownLogin, async (ctx) => {
+    const { name } = parseOrThrow(passkeyNameSchema, await readJson(ctx.req));
+    return renamePasskey(ctx.db, ctx.user, ctx.merchant.id, idParam(ctx.params.id, PASSKEY_NOT_FOUND), name, dashboardBy(ctx));
   }),
 
   // Removing one takes the password and the second factor however recent the sign-in, as turning TOTP off takes a code.
