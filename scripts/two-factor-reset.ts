@@ -1,6 +1,6 @@
 /**
  * `npm run two-factor:reset -- <e-mail>`: turns two-factor sign-in off for a user (a dashboard login) that lost
- * both its authenticator app and its recovery codes, and ends its sessions (lib/auth/twoFactor.ts;
+ * its second factors (its authenticator app, its passkeys) and its recovery codes, and ends its sessions; its passkeys are deleted (lib/auth/twoFactor.ts;
  * docs/operations.md says what to check first). Without DATABASE_URL it acts on the local run
  * (`npm run dev`) as it was left (scripts/devEnv.ts).
  */

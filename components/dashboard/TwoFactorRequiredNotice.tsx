@@ -15,7 +15,8 @@ import { dashboardApi } from './api';
 export function TwoFactorRequiredNotice() {
   const client = useQueryClient();
   const state = useQuery({ queryKey: ['two-factor'], queryFn: () => dashboardApi<TwoFactorJson>('/settings/two-factor') });
-  const on = state.data ? state.data.totp === 'on' : null;
+  // On as the server counts it (hasSecondFactor): TOTP on, or a passkey.
+  const on = state.data ? state.data.totp === 'on' || state.data.passkeys.length > 0 : null;
   const wasOff = useRef(false);
   useEffect(() => {
     if (on === false) wasOff.current = true;

@@ -1,3 +1,5 @@
+import { browserSupportsWebAuthn, startAuthentication } from '@simplewebauthn/browser';
+
 /** A refused dashboard request: `detail` as the API writes it, `errors` per field for 400s, `reason` where the API adds one. */
 export class RequestError extends Error {
   constructor(
@@ -34,13 +36,37 @@ function dialogField(id: string, text: string, type: string, autocomplete: AutoF
   return [label, input];
 }
 
+/** The second factor a confirmation sends: a code (X-Confirm-Code) or a passkey's answer (X-Confirm-Passkey). */
+type SecondFactor = { code: string } | { passkey: string };
+
+/**
+ * A passkey's answer to a new challenge (lib/auth/passkeys.ts), as JSON text: the options from the
+ * server, the browser's own passkey prompt, then the challenge's id with the answer.
+ */
+export async function passkeyAssertion(): Promise<string> {
+  const res = await fetch('/api/passkeys/options', { method: 'POST' });
+  const body = (await res.json().catch(() => ({}))) as { challenge_id?: number; options?: Parameters<typeof startAuthentication>[0]['optionsJSON']; detail?: string };
+  if (!res.ok || !body.options) throw new Error(body.detail ?? 'The passkey could not be asked for; try again.');
+  const response = await startAuthentication({ optionsJSON: body.options });
+  return JSON.stringify({ challenge_id: body.challenge_id, response });
+}
+
+/** Whether the signed-in user holds a passkey this browser could use: the dialog then offers it. */
+async function hasPasskey(): Promise<boolean> {
+  if (!browserSupportsWebAuthn()) return false;
+  const res = await fetch('/dashboard/api/settings/two-factor').catch(() => null);
+  const body = res?.ok ? ((await res.json().catch(() => ({}))) as { passkeys?: unknown[] }) : {};
+  return (body.passkeys?.length ?? 0) > 0;
+}
+
 /**
  * Asks for the password in a centred modal dialog (native <dialog>, so focus and Escape work)
  * and sends the change with it through `attempt`. A wrong password is said in the dialog, which
  * stays open for another try (issue 26, item 5); any other answer closes it and is returned.
- * Resolves null when cancelled.
+ * With two-factor sign-in on, a code is asked too, or, for a user with a passkey, "Use a passkey"
+ * sends the password with the passkey's answer instead. Resolves null when cancelled.
  */
-function confirmWithPassword(message: string, twoFactor: boolean, attempt: (password: string, code?: string) => Promise<Response>): Promise<Response | null> {
+function confirmWithPassword(message: string, twoFactor: boolean, passkey: boolean, attempt: (password: string, second?: SecondFactor) => Promise<Response>): Promise<Response | null> {
   return new Promise((resolve) => {
     const id = `reauth-${Math.random().toString(36).slice(2)}`;
     const dialog = document.createElement('dialog');
@@ -55,7 +81,7 @@ function confirmWithPassword(message: string, twoFactor: boolean, attempt: (pass
     title.textContent = message;
     const [label, input] = dialogField(`${id}-password`, 'Password', 'password', 'current-password');
     // With two-factor sign-in on (issue 40), a code from the authenticator app or a recovery code too.
-    const [codeLabel, codeInput] = dialogField(`${id}-code`, 'Authenticator code', 'text', 'one-time-code');
+    const [codeLabel, codeInput] = dialogField(`${id}-code`, passkey ? 'Authenticator code (or use a passkey)' : 'Authenticator code', 'text', 'one-time-code');
     const error = document.createElement('p');
     error.setAttribute('role', 'alert');
     error.className = 'text-sm text-red-700 dark:text-red-400';
@@ -69,19 +95,41 @@ function confirmWithPassword(message: string, twoFactor: boolean, attempt: (pass
     ok.textContent = 'Confirm';
     ok.type = 'submit';
     ok.className = 'rounded bg-slate-900 px-3 py-1.5 text-sm text-white disabled:opacity-50 dark:bg-slate-100 dark:text-slate-900';
-    buttons.append(cancel, ok);
+    const usePasskey = document.createElement('button');
+    usePasskey.textContent = 'Use a passkey';
+    usePasskey.type = 'button';
+    usePasskey.className = 'mr-auto rounded border border-slate-300 px-3 py-1.5 text-sm hover:bg-slate-100 disabled:opacity-50 dark:border-slate-600 dark:hover:bg-slate-800';
+    buttons.append(...(twoFactor && passkey ? [usePasskey] : []), cancel, ok);
     form.append(title, label, input, ...(twoFactor ? [codeLabel, codeInput] : []), error, buttons);
     dialog.append(form);
 
     let answer: Response | null = null;
     cancel.onclick = () => dialog.close();
+    // The password and the passkey: the code field is not needed then.
+    usePasskey.onclick = async () => {
+      if (!input.reportValidity()) return;
+      usePasskey.disabled = true;
+      error.textContent = '';
+      let assertion: string;
+      try {
+        assertion = await passkeyAssertion();
+      } catch {
+        error.textContent = 'The passkey was not used; try again, or enter a code.';
+        usePasskey.disabled = false;
+        return;
+      }
+      await send({ passkey: assertion }).finally(() => (usePasskey.disabled = false));
+    };
     form.onsubmit = async (event) => {
       event.preventDefault();
       if (!input.value || (twoFactor && !codeInput.value)) return;
       ok.disabled = true;
+      await send(twoFactor ? { code: codeInput.value } : undefined).finally(() => (ok.disabled = false));
+    };
+    async function send(second: SecondFactor | undefined): Promise<void> {
       error.textContent = '';
       try {
-        const res = await attempt(input.value, twoFactor ? codeInput.value : undefined);
+        const res = await attempt(input.value, second);
         const refused = await reauthRefusal(res);
         if (refused === null) {
           answer = res;
@@ -94,10 +142,8 @@ function confirmWithPassword(message: string, twoFactor: boolean, attempt: (pass
         input.focus();
       } catch {
         error.textContent = 'The request failed; try again.';
-      } finally {
-        ok.disabled = false;
       }
-    };
+    }
     dialog.addEventListener('close', () => {
       resolve(answer);
       dialog.remove();
@@ -114,19 +160,25 @@ function confirmWithPassword(message: string, twoFactor: boolean, attempt: (pass
  * first refusal is what the caller sees.
  */
 export async function dashboardApi<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
-  const send = (password?: string, code?: string) =>
+  const send = (password?: string, second?: SecondFactor) =>
     fetch(`/dashboard/api${path}`, {
       method: init.method ?? 'GET',
       headers: {
         ...(init.body !== undefined && { 'content-type': 'application/json' }),
         ...(password !== undefined && { 'x-confirm-password': encodeURIComponent(password) }),
-        ...(code !== undefined && { 'x-confirm-code': code.trim() }),
+        ...(second && 'code' in second && { 'x-confirm-code': second.code.trim() }),
+        // JSON, percent-encoded as the password is (header values are bytes).
+        ...(second && 'passkey' in second && { 'x-confirm-passkey': encodeURIComponent(second.passkey) }),
       },
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
     });
   let res = await send();
   const refusal = await reauthRefusal(res);
-  if (refusal !== null) res = (await confirmWithPassword(refusal.twoFactor ? 'This change needs your password and a code.' : 'This change needs your password.', refusal.twoFactor, send)) ?? res;
+  if (refusal !== null) {
+    const passkey = refusal.twoFactor && (await hasPasskey());
+    const message = !refusal.twoFactor ? 'This change needs your password.' : passkey ? 'This change needs your password and a code or passkey.' : 'This change needs your password and a code.';
+    res = (await confirmWithPassword(message, refusal.twoFactor, passkey, send)) ?? res;
+  }
   // A full page load on purpose: an expired session must drop every cached query, not just change route.
   // eslint-disable-next-line @next/next/no-location-assign-relative-destination
   if (res.status === 401) window.location.assign('/signin');

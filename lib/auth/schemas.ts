@@ -54,3 +54,40 @@ export type Credentials = z.output<typeof credentialsSchema>;
 export const twoFactorCodeSchema = z.object({
   code: z.string({ error: 'This field is required.' }).trim().min(1, 'This field is required.').max(64, 'Ensure this field has no more than 64 characters.'),
 });
+
+/**
+ * A passkey's answer to a challenge (lib/auth/passkeys.ts): the challenge's id as the options
+ * answered it, and the browser's credential as @simplewebauthn/browser serialises it. Only its
+ * shape is checked here; @simplewebauthn/server checks what it says.
+ */
+export const passkeyResponseSchema = z.object({
+  challenge_id: z.number({ error: 'This field is required.' }).int().positive(),
+  response: z.looseObject({ id: z.string().min(1).max(1024), rawId: z.string().max(1024), type: z.literal('public-key'), response: z.looseObject({ clientDataJSON: z.string().max(65536) }) }),
+});
+
+export type PasskeyResponse = z.output<typeof passkeyResponseSchema>;
+
+/** A passkey's new label. */
+export const passkeyNameSchema = z.object({
+  name: z.string({ error: 'This field is required.' }).trim().min(1, 'This field is required.').max(64, 'Ensure this field has no more than 64 characters.'),
+});
+
+/** A new passkey: the registration's answer and the user's label for it. */
+export const newPasskeySchema = passkeyResponseSchema.extend({
+  name: z.string().trim().max(64, 'Ensure this field has no more than 64 characters.').optional(),
+});
+
+/**
+ * A passkey's answer as a form field or header carries it (sign-in's `passkey` credential,
+ * re-authentication's X-Confirm-Passkey): JSON text, read to the same shape, or null when it is
+ * not one.
+ */
+export function passkeyResponseFrom(text: string | null | undefined): PasskeyResponse | null {
+  if (!text) return null;
+  try {
+    const parsed = passkeyResponseSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}

@@ -3,12 +3,13 @@ import { getServerSession } from 'next-auth';
 import credentialsModule from 'next-auth/providers/credentials';
 import { dashboardBaseUrl, exportNextAuthUrl, sessionConfig } from '@/lib/config';
 import { db } from '@/lib/db/client';
-import type { Merchant, PrismaClient, User } from '@/lib/generated/prisma/client';
+import type { Merchant, PrismaClient } from '@/lib/generated/prisma/client';
 import { isMemberRole, type MemberRole } from './roles';
 import { CLIENT_IP_HEADER } from '@/lib/auth/clientIp';
 import { verifyPassword } from './passwords';
-import { credentialsSchema } from './schemas';
-import { TWO_FACTOR_REQUIRED, useSecondFactor, WRONG_TWO_FACTOR_CODE } from './twoFactor';
+import { credentialsSchema, passkeyResponseFrom } from './schemas';
+import { usePasskey } from './passkeys';
+import { hasSecondFactor, PASSKEY_SUMMARY, TWO_FACTOR_REQUIRED, useSecondFactor, WRONG_TWO_FACTOR_CODE, type UserWithPasskeys } from './twoFactor';
 import { sameOriginCallback } from './callbackUrl';
 import { throttledSignIn } from './signInThrottle';
 import { derived } from '@/lib/singletons';
@@ -65,17 +66,19 @@ function makeAuthOptions(): AuthOptions {
     providers: [
       CredentialsProvider({
         name: 'E-mail and password',
-        credentials: { email: { label: 'E-mail', type: 'email' }, password: { label: 'Password', type: 'password' }, code: { label: 'Authenticator code', type: 'text' } },
+        credentials: { email: { label: 'E-mail', type: 'email' }, password: { label: 'Password', type: 'password' }, code: { label: 'Authenticator code', type: 'text' }, passkey: { label: 'Passkey', type: 'text' } },
         async authorize(credentials, req) {
           const parsed = credentialsSchema.safeParse(credentials);
           if (!parsed.success) return null;
           const { email, password } = parsed.data;
           const code = typeof credentials?.code === 'string' ? credentials.code.trim() : '';
+          // A passkey's answer instead of a code (lib/auth/passkeys.ts): `{challenge_id, response}` as JSON text.
+          const passkeyText = typeof credentials?.passkey === 'string' ? credentials.passkey : '';
           const clientIp = req.headers?.[CLIENT_IP_HEADER];
           const ip = String(clientIp ?? 'unknown');
           const prisma = db();
           return throttledSignIn(prisma, { email, ip }, async () => {
-            const user = await prisma.user.findUnique({ where: { email }, include: { memberships: { select: { merchantId: true }, orderBy: { createdAt: 'asc' } } } });
+            const user = await prisma.user.findUnique({ where: { email }, include: { memberships: { select: { merchantId: true }, orderBy: { createdAt: 'asc' } }, passkeys: { select: { id: true } } } });
             const ok = await verifyPassword(password, user?.passwordHash ?? null);
             if (!user) return null;
             // Each of the user's stores has in its audit log every sign-in and every wrong password or
@@ -93,10 +96,16 @@ function makeAuthOptions(): AuthOptions {
             // With two-factor sign-in on, the password alone signs in nobody. A thrown error reaches
             // the sign-in form as its `error` (next-auth's credentials flow), and leaves this attempt
             // counted as failed until a complete sign-in clears it, so codes are throttled as passwords are.
-            if (user.totpEnabledAt) {
-              // The right password with the code still to ask for is neither a sign-in nor a failure yet.
-              if (!code) throw new Error(TWO_FACTOR_REQUIRED);
-              if (!(await useSecondFactor(prisma, user, code))) {
+            if (hasSecondFactor(user)) {
+              // The right password with the code (or passkey) still to ask for is neither a sign-in nor a failure yet.
+              if (!code && !passkeyText) throw new Error(TWO_FACTOR_REQUIRED);
+              if (passkeyText) {
+                const passkey = passkeyResponseFrom(passkeyText);
+                if (!passkey || !(await usePasskey(prisma, user, passkey))) {
+                  await failed('passkey');
+                  throw new Error(WRONG_TWO_FACTOR_CODE);
+                }
+              } else if (!(await useSecondFactor(prisma, user, code))) {
                 await failed('two-factor code');
                 throw new Error(WRONG_TWO_FACTOR_CODE);
               }
@@ -154,8 +163,8 @@ async function endAllSessions(prisma: Pick<PrismaClient, 'user'>, userId: number
 }
 
 export interface SignedIn {
-  /** Who signed in. */
-  user: User;
+  /** Who signed in, with its passkeys (two-factor sign-in, lib/auth/twoFactor.ts). */
+  user: UserWithPasskeys;
   /** The store the dashboard shows, one the user is a member of. */
   merchant: Merchant;
   /** The user's role in that store (lib/auth/roles.ts), as it is now. */
@@ -189,7 +198,7 @@ async function signedIn(prisma: PrismaClient, session: Session | null): Promise<
   const userId = session?.userId;
   const storeId = session?.storeId;
   if (!session || !userId || !Number.isInteger(userId) || !storeId || !Number.isInteger(storeId)) return null;
-  const membership = await prisma.membership.findUnique({ where: { userId_merchantId: { userId, merchantId: storeId } }, include: { user: true, merchant: true } });
+  const membership = await prisma.membership.findUnique({ where: { userId_merchantId: { userId, merchantId: storeId } }, include: { user: { include: { passkeys: PASSKEY_SUMMARY } }, merchant: true } });
   if (!membership || session.epoch !== membership.user.sessionEpoch || !isMemberRole(membership.role)) return null;
   return { user: membership.user, merchant: membership.merchant, role: membership.role, authAt: session.authAt ?? 0 };
 }

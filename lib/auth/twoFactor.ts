@@ -15,6 +15,11 @@ import { AppError, fieldErrors } from '@/lib/errors';
  * `startTotp` stores a new secret (off), `confirmTotp` turns it on once a code from it is given and
  * answers the recovery codes, once. On, the second factor is asked at sign-in and with the password
  * when a money-moving change needs re-authentication (lib/auth/reauth.ts).
+ *
+ * Passkeys (lib/auth/passkeys.ts) are the other second factor: two-factor sign-in is on while TOTP
+ * is on or the user holds at least one passkey (`hasSecondFactor`). The recovery codes belong to
+ * two-factor sign-in, not to TOTP: issued with the first second factor (TOTP confirmed or a passkey
+ * registered), kept while either remains, cleared when the last one goes.
  */
 
 const ISSUER = 'Tron Invoicing';
@@ -29,6 +34,30 @@ export const WRONG_TWO_FACTOR_CODE = 'WrongTwoFactorCode';
 
 export type TwoFactorState = 'off' | 'pending' | 'on';
 
+/** The columns of a user's passkeys the dashboard lists; load them with the user (`include: { passkeys: PASSKEY_SUMMARY }`). */
+export const PASSKEY_SUMMARY = { select: { id: true, name: true, createdAt: true, lastUsedAt: true }, orderBy: { id: 'asc' } } as const;
+
+export interface PasskeySummary {
+  id: number;
+  name: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+}
+
+/** A user as loaded with its passkeys (lib/auth/session.ts loads every signed-in user so). */
+export type UserWithPasskeys = User & { passkeys: PasskeySummary[] };
+
+/** What `hasSecondFactor` needs to know: whether TOTP is on, and the user's passkeys (any columns: only their number counts). */
+export type SecondFactors = Pick<User, 'totpEnabledAt'> & { passkeys: readonly unknown[] };
+
+/**
+ * Whether two-factor sign-in is on for the user: TOTP on, or at least one passkey. The one answer
+ * to that question: sign-in, re-authentication and the dashboard all ask it here.
+ */
+export function hasSecondFactor(user: SecondFactors): boolean {
+  return user.totpEnabledAt !== null || user.passkeys.length > 0;
+}
+
 /** The columns of two-factor sign-in when it is off: no secret, no step taken, no recovery codes. */
 export const TOTP_OFF = { totpSecretEnc: null, totpEnabledAt: null, totpLastStep: null, totpRecoveryHashes: [] as string[] };
 
@@ -40,82 +69,113 @@ export function twoFactorState(user: Pick<User, 'totpSecretEnc' | 'totpEnabledAt
 export interface TwoFactorJson {
   totp: TwoFactorState;
   recovery_codes_left: number;
+  passkeys: { id: number; name: string; created_at: string; last_used_at: string | null }[];
 }
 
-/** What the dashboard shows: whether it is on, and how many recovery codes are left. */
-export function twoFactorJson(user: Pick<User, 'totpSecretEnc' | 'totpEnabledAt' | 'totpRecoveryHashes'>): TwoFactorJson {
-  return { totp: twoFactorState(user), recovery_codes_left: user.totpEnabledAt ? user.totpRecoveryHashes.length : 0 };
+/** What the dashboard shows: whether TOTP is on, the passkeys, and how many recovery codes are left. */
+export function twoFactorJson(user: Pick<User, 'totpSecretEnc' | 'totpEnabledAt' | 'totpRecoveryHashes'> & { passkeys: PasskeySummary[] }): TwoFactorJson {
+  return {
+    totp: twoFactorState(user),
+    recovery_codes_left: hasSecondFactor(user) ? user.totpRecoveryHashes.length : 0,
+    passkeys: user.passkeys.map((p) => ({ id: p.id, name: p.name, created_at: p.createdAt.toISOString(), last_used_at: p.lastUsedAt?.toISOString() ?? null })),
+  };
+}
+
+/** twoFactorJson of the user as it is now in the database (after a change). */
+export async function currentTwoFactorJson(db: PrismaClient, userId: number): Promise<TwoFactorJson> {
+  return twoFactorJson(await db.user.findUniqueOrThrow({ where: { id: userId }, include: { passkeys: PASSKEY_SUMMARY } }));
 }
 
 /** Starts (or starts again) enrolment: a new secret, off until confirmed. Refused while on. */
 export async function startTotp(db: PrismaClient, user: User): Promise<{ secret: string; otpauth_uri: string }> {
   if (user.totpEnabledAt) throw new AppError('CONFLICT', 'Two-factor sign-in is already on; turn it off first to enrol another app.');
   const secret = generateSecret();
-  await db.user.update({ where: { id: user.id }, data: { totpSecretEnc: seal(masterKeyRing(), secret), totpLastStep: null, totpRecoveryHashes: [] } });
+  // The recovery codes stay: a passkey may be using them (and with no second factor there are none).
+  await db.user.update({ where: { id: user.id }, data: { totpSecretEnc: seal(masterKeyRing(), secret), totpLastStep: null } });
   return { secret, otpauth_uri: generateURI({ issuer: ISSUER, label: user.email, secret }) };
 }
 
 /**
- * Turns two-factor sign-in on when `code` comes from the secret startTotp stored, and answers the
- * recovery codes: shown this once, stored only as hashes.
+ * Turns TOTP on when `code` comes from the secret startTotp stored, and, when it is the user's
+ * first second factor, answers the recovery codes: shown this once, stored only as hashes. With a
+ * passkey already registered the codes given then stay good, and none are answered (an empty list).
  */
 export async function confirmTotp(db: PrismaClient, user: User, merchantId: number, code: string, by: AuditBy): Promise<{ recovery_codes: string[] }> {
   if (user.totpEnabledAt) throw new AppError('CONFLICT', 'Two-factor sign-in is already on.');
   if (!user.totpSecretEnc) throw new AppError('CONFLICT', 'Start the enrolment first: no authenticator secret is waiting for a code.');
   const step = totpStep(open(masterKeyRing(), user.totpSecretEnc), code, null);
   if (step === null) throw fieldErrors({ code: ['Wrong code: enter the 6 digits your authenticator app shows now.'] });
-  const codes = Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
   // Only the secret that was confirmed: a second startTotp in between replaced it, and this code is not from it.
   const secretEnc = user.totpSecretEnc;
-  await db.$transaction(async (tx) => {
+  return db.$transaction(async (tx) => {
+    // Whether a passkey is already a second factor, asked with the user's row held (a passkey added meanwhile waits).
+    await lockUser(tx, user.id);
+    const passkeys = await tx.passkey.count({ where: { userId: user.id } });
+    const codes = passkeys > 0 ? [] : newRecoveryCodes();
     const { count } = await tx.user.updateMany({
       where: { id: user.id, totpSecretEnc: secretEnc, totpEnabledAt: null },
-      data: { totpEnabledAt: new Date(), totpLastStep: step, totpRecoveryHashes: codes.map(recoveryHash) },
+      data: { totpEnabledAt: new Date(), totpLastStep: step, ...(codes.length > 0 && { totpRecoveryHashes: codes.map(recoveryHash) }) },
     });
     if (count !== 1) throw new AppError('CONFLICT', 'The enrolment changed meanwhile; start it again.');
     await recordAudit(tx, by, { merchantId, action: 'two_factor_changed', subject: 'totp', before: { totp: 'pending' }, after: { totp: 'on' } });
+    return { recovery_codes: codes };
   });
-  return { recovery_codes: codes };
 }
 
-/** Turns two-factor sign-in off; the caller has checked the second factor (a code or a recovery code). */
+/**
+ * Turns TOTP off; the caller has checked the second factor (a code or a recovery code). The
+ * recovery codes go with it only when no passkey remains: two-factor sign-in is still on otherwise.
+ */
 export async function turnOffTotp(db: PrismaClient, user: User, merchantId: number, by: AuditBy): Promise<void> {
   await db.$transaction(async (tx) => {
-    await tx.user.update({ where: { id: user.id }, data: TOTP_OFF });
+    await lockUser(tx, user.id);
+    const passkeys = await tx.passkey.count({ where: { userId: user.id } });
+    const { totpRecoveryHashes: _kept, ...totpOnly } = TOTP_OFF;
+    await tx.user.update({ where: { id: user.id }, data: passkeys > 0 ? totpOnly : TOTP_OFF });
     await recordAudit(tx, by, { merchantId, action: 'two_factor_changed', subject: 'totp', before: { totp: twoFactorState(user) }, after: { totp: 'off' } });
   });
 }
 
 /**
- * The operator's way back in for a user that lost its phone and its recovery codes
+ * The operator's way back in for a user that lost its phone (or its passkeys) and its recovery codes
  * (`npm run two-factor:reset -- <e-mail>`, docs/operations.md), once the operator has made sure
- * out of band that the request comes from the user: two-factor sign-in off and every session
- * ended, so whoever held one must sign in again; a row in the audit log of each of the user's stores.
- * Answers whether it was on; NOT_FOUND for no such account.
+ * out of band that the request comes from the user: two-factor sign-in off (TOTP, every passkey,
+ * the recovery codes) and every session ended, so whoever held one must sign in again; a row in the
+ * audit log of each of the user's stores. Answers whether it was on; NOT_FOUND for no such account.
  */
 export async function resetTwoFactor(db: PrismaClient, email: string, by: AuditBy): Promise<boolean> {
-  const user = await db.user.findUnique({ where: { email: email.trim().toLowerCase() }, include: { memberships: { select: { merchantId: true } } } });
+  const user = await db.user.findUnique({ where: { email: email.trim().toLowerCase() }, include: { memberships: { select: { merchantId: true } }, passkeys: { select: { id: true } } } });
   if (!user) throw new AppError('NOT_FOUND', `No account has the e-mail ${email}.`);
   await db.$transaction(async (tx) => {
     await tx.user.update({
       where: { id: user.id },
       data: { ...TOTP_OFF, sessionEpoch: { increment: 1 } },
     });
+    await tx.passkey.deleteMany({ where: { userId: user.id } });
     for (const { merchantId } of user.memberships) {
-      await recordAudit(tx, by, { merchantId, action: 'two_factor_changed', subject: 'totp', before: { totp: twoFactorState(user) }, after: { totp: 'off', sessions_ended: true } });
+      await recordAudit(tx, by, {
+        merchantId,
+        action: 'two_factor_changed',
+        subject: 'totp',
+        before: { totp: twoFactorState(user), ...(user.passkeys.length > 0 && { passkeys: user.passkeys.length }) },
+        after: { totp: 'off', ...(user.passkeys.length > 0 && { passkeys: 0 }), sessions_ended: true },
+      });
     }
   });
-  return user.totpEnabledAt !== null;
+  return hasSecondFactor(user);
 }
 
 /**
  * Whether `code` is a second factor of the user's, used up by this check: a TOTP code newer than
  * the last one accepted (each good once), or an unused recovery code (removed). Both are taken with
- * a conditional UPDATE, so two requests with the same code cannot both pass.
+ * a conditional UPDATE, so two requests with the same code cannot both pass. A recovery code is
+ * good while two-factor sign-in is on by either factor (a passkey's user has them too); a passkey
+ * itself is checked by lib/auth/passkeys.ts.
  */
-export async function useSecondFactor(db: PrismaClient, user: User, code: string): Promise<boolean> {
-  if (!user.totpEnabledAt || !user.totpSecretEnc) return false;
+export async function useSecondFactor(db: PrismaClient, user: User & SecondFactors, code: string): Promise<boolean> {
+  if (!hasSecondFactor(user)) return false;
   if (totpToken(code) !== null) {
+    if (!user.totpEnabledAt || !user.totpSecretEnc) return false;
     const step = totpStep(open(masterKeyRing(), user.totpSecretEnc), code, user.totpLastStep);
     if (step === null) return false;
     const { count } = await db.user.updateMany({
@@ -127,8 +187,23 @@ export async function useSecondFactor(db: PrismaClient, user: User, code: string
   const hash = recoveryHash(code);
   const taken = await db.$executeRaw`
     UPDATE users SET totp_recovery_hashes = array_remove(totp_recovery_hashes, ${hash})
-    WHERE id = ${user.id} AND totp_enabled_at IS NOT NULL AND ${hash} = ANY(totp_recovery_hashes)`;
+    WHERE id = ${user.id} AND ${hash} = ANY(totp_recovery_hashes)
+      AND (totp_enabled_at IS NOT NULL OR EXISTS (SELECT 1 FROM passkeys WHERE passkeys.user_id = users.id))`;
   return taken === 1;
+}
+
+/**
+ * Holds the user's row until the transaction ends: changes to its second factors (TOTP off, a
+ * passkey added or removed) are serialised, so "is this the first (or the last) factor" is
+ * answered once, by one of them.
+ */
+export async function lockUser(tx: Pick<PrismaClient, '$queryRaw'>, userId: number): Promise<void> {
+  await tx.$queryRaw`SELECT id FROM users WHERE id = ${userId} FOR UPDATE`;
+}
+
+/** A new set of recovery codes (shown once; keep `recoveryHash` of each). */
+export function newRecoveryCodes(): string[] {
+  return Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
 }
 
 /** The time step `code` was made for, if it is one of this secret's codes newer than `after`; else null. */
@@ -154,6 +229,6 @@ function newRecoveryCode(): string {
 }
 
 /** Recovery codes are random (about 49 bits), so a fast hash suffices; case, spaces and dashes do not count. */
-function recoveryHash(code: string): string {
+export function recoveryHash(code: string): string {
   return createHash('sha256').update(code.toLowerCase().replace(/[\s-]/g, '')).digest('hex');
 }

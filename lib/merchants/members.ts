@@ -1,6 +1,6 @@
 import { recordAudit, type AuditBy } from '@/lib/audit/record';
 import { roleNames, type MemberRole } from '@/lib/auth/roles';
-import { signsInWithSecondFactor } from '@/lib/auth/storeTwoFactor';
+import { hasSecondFactor } from '@/lib/auth/twoFactor';
 import { AppError, invalidInput, notFound } from '@/lib/errors';
 import type { Prisma, PrismaClient } from '@/lib/generated/prisma/client';
 
@@ -35,8 +35,8 @@ export interface MemberListJson extends MemberJson {
 
 /** The store's members, owners first, then by when they joined. */
 export async function listMembers(db: PrismaClient, merchantId: number): Promise<MemberListJson[]> {
-  const rows = await db.membership.findMany({ where: { merchantId }, include: { user: { select: { email: true, totpSecretEnc: true, totpEnabledAt: true } } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
-  const json = rows.map((m) => ({ user_id: m.userId, email: m.user.email, role: m.role as MemberRole, created_at: m.createdAt.toISOString(), two_factor: signsInWithSecondFactor(m.user) }));
+  const rows = await db.membership.findMany({ where: { merchantId }, include: { user: { select: { email: true, totpEnabledAt: true, passkeys: { select: { id: true } } } } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+  const json = rows.map((m) => ({ user_id: m.userId, email: m.user.email, role: m.role as MemberRole, created_at: m.createdAt.toISOString(), two_factor: hasSecondFactor(m.user) }));
   return [...json.filter((m) => m.role === 'owner'), ...json.filter((m) => m.role !== 'owner')];
 }
 

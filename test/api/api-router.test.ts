@@ -81,7 +81,7 @@ describe('the route tables of the merchant API and the dashboard, on one router'
   });
 
   it("answers every route of the dashboard's table at its method, and lists exactly its methods in Allow", async () => {
-    assert.equal(DASHBOARD_ROUTES.length, 42, 'every route of the 21 Next route files that were under app/dashboard/api (issue 39), the four of two-factor sign-in, the audit log with its export, the members, invitations (and their cancelling), the stores of a user and a key\'s IP allow-list (issue 40)');
+    assert.equal(DASHBOARD_ROUTES.length, 46, 'every route of the 21 Next route files that were under app/dashboard/api (issue 39), the four of two-factor sign-in and four of its passkeys, the audit log with its export, the members, invitations (and their cancelling), the stores of a user and a key\'s IP allow-list (issue 40)');
     const send = (path: string, method: string) => browser.api(path.slice('/dashboard/api'.length), method, method === 'POST' || method === 'PATCH' ? {} : undefined);
     // Signed out: the session comes before the 405, as the API key does in the merchant API.
     await checkTable({ routes: DASHBOARD_ROUTES, base: '/dashboard/api', params: { id: '1', hash: 'f'.repeat(64), userId: '999999' } }, send, { status: 401, headers: { 'sec-fetch-site': 'same-origin' } });

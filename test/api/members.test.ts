@@ -150,7 +150,8 @@ describe('members and roles (issue 40)', () => {
         const p = await pathOf(route, allowed);
         if (allowed) {
           const res = await call(role, route, p);
-          assert.notEqual(res.status, 403, `${role}: ${res.status} ${res.text.slice(0, 200)}`);
+          // Allowed for its role; a route that then asks for the password again (removing a passkey asks always) is no role refusal.
+          assert.ok(res.status !== 403 || res.json.code === 'reauth_required', `${role}: ${res.status} ${res.text.slice(0, 200)}`);
           continue;
         }
         const beforeCall = await state();

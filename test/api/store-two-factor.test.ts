@@ -17,6 +17,7 @@ import { changeMembership } from '@/lib/merchants/members';
 import { registerMerchant } from '@/lib/merchants/signup';
 import { startApp, type TestApp } from '../helpers/app';
 import { DashboardSession } from '../helpers/session';
+import { SoftAuthenticator } from '../helpers/webauthn';
 
 const PASSWORD = 'correct horse battery';
 const REQUIRED = 'This store requires two-factor sign-in: set it up for your login in Settings, Two-factor sign-in, first.';
@@ -113,6 +114,18 @@ describe('a store that requires two-factor sign-in (issue 40)', () => {
     assert.equal((await support.browser.api('/invoices')).status, 200, 'in, at the next request');
     assert.equal(((await owner.api('/members')).json.results as { email: string; two_factor: boolean }[]).find((m) => m.email === support.email)?.two_factor, true);
 
+    // A passkey is a second factor as TOTP is (hasSecondFactor): a member with only one is in.
+    const developer = await member('developer');
+    assert.equal((await developer.browser.api('/invoices')).status, 403);
+    const options = await developer.browser.api('/settings/two-factor/passkeys/options', 'POST');
+    assert.equal(options.status, 200, options.text);
+    const { challenge_id, options: creation } = options.json as { challenge_id: number; options: { challenge: string; rp: { id?: string }; user: { id: string } } };
+    const authenticator = new SoftAuthenticator(`http://localhost:${new URL(app.baseUrl).port}`);
+    const added = await developer.browser.api('/settings/two-factor/passkeys', 'POST', { challenge_id, response: authenticator.register(creation) });
+    assert.equal(added.status, 201, added.text);
+    assert.equal((await developer.browser.api('/invoices')).status, 200, 'in with a passkey alone');
+    assert.equal(((await owner.api('/members')).json.results as { email: string; two_factor: boolean }[]).find((m) => m.email === developer.email)?.two_factor, true);
+
     // Turned off by the owner, the member without a second factor is in again.
     assert.equal((await owner.api('/settings', 'PATCH', { require_two_factor: false })).status, 200);
     assert.equal((await finance.browser.api('/invoices')).status, 200);
@@ -120,7 +133,7 @@ describe('a store that requires two-factor sign-in (issue 40)', () => {
 
   it("lets through, before the second factor, exactly the routes of one's own login", () => {
     const open = DASHBOARD_ROUTES.filter((r) => r.ownLogin).map((r) => `${r.method} ${r.path}`);
-    for (const row of open) assert.match(row, /^(GET|POST) \/(settings\/(password|two-factor)|stores$)/, row);
+    for (const row of open) assert.match(row, /^(GET|POST|PATCH|DELETE) \/(settings\/(password|two-factor)|stores$)/, row);
     assert.ok(open.includes('GET /settings/two-factor') && open.includes('POST /settings/two-factor/totp/confirm') && open.includes('GET /stores'));
   });
 });

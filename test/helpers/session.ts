@@ -28,12 +28,14 @@ export class DashboardSession {
 
   /** Returns next-auth's error, or null when signed in. */
   /** Signs in; null when signed in, else next-auth's error (`CredentialsSignin`, `TwoFactorRequired`, ...). */
-  async signIn(email: string, password: string, code?: string): Promise<string | null> {
+  /** `code` is an authenticator or recovery code, or `{ passkey }` a passkey's answer (JSON text, as the sign-in form sends it). */
+  async signIn(email: string, password: string, code?: string | { passkey: string }): Promise<string | null> {
     const { csrfToken } = (await this.request('/api/auth/csrf')).json as { csrfToken: string };
+    const second: Record<string, string> = code === undefined ? {} : typeof code === 'string' ? { code } : code;
     const res = await this.request('/api/auth/callback/credentials', {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ csrfToken, email, password, ...(code !== undefined && { code }), json: 'true' }).toString(),
+      body: new URLSearchParams({ csrfToken, email, password, ...second, json: 'true' }).toString(),
     });
     return new URL((res.json as { url: string }).url).searchParams.get('error');
   }

@@ -4,9 +4,10 @@ import { auditQuerySchema } from '@/lib/audit/schemas';
 import { requireRecentAuth } from '@/lib/auth/reauth';
 import { API_KEY_NOT_FOUND, changeApiKeyIps, hashApiKey, issueApiKey, listApiKeys, revokeApiKey } from '@/lib/auth/apiKeys';
 import { changePassword, passwordChangeSchema } from '@/lib/auth/passwordChange';
-import { apiKeyIpsSchema, newApiKeySchema, twoFactorCodeSchema } from '@/lib/auth/schemas';
+import { apiKeyIpsSchema, newApiKeySchema, newPasskeySchema, passkeyNameSchema, twoFactorCodeSchema } from '@/lib/auth/schemas';
+import { PASSKEY_NOT_FOUND, registerPasskey, registrationOptions, removePasskey, renamePasskey } from '@/lib/auth/passkeys';
 import { throttledSignIn } from '@/lib/auth/signInThrottle';
-import { confirmTotp, startTotp, TOTP_OFF, turnOffTotp, twoFactorJson, useSecondFactor } from '@/lib/auth/twoFactor';
+import { confirmTotp, currentTwoFactorJson, startTotp, turnOffTotp, twoFactorJson, useSecondFactor } from '@/lib/auth/twoFactor';
 import { fieldErrors, invalidInput, notFound } from '@/lib/errors';
 import { csvStream } from '@/lib/export/csv';
 import { INVOICE_CSV_HEADER, invoiceCsvRow } from '@/lib/invoices/csv';
@@ -292,7 +293,33 @@ export const DASHBOARD_ROUTES: readonly DashboardRoute[] = [
     const ok = await throttledSignIn(ctx.db, { email: ctx.user.email, ip: ctx.ip ?? 'unknown' }, async () => ((await useSecondFactor(ctx.db, ctx.user, code)) ? true : null));
     if (!ok) throw fieldErrors({ code: ['Wrong code.'] });
     await turnOffTotp(ctx.db, ctx.user, ctx.merchant.id, dashboardBy(ctx));
-    return twoFactorJson({ ...ctx.user, ...TOTP_OFF });
+    return currentTwoFactorJson(ctx.db, ctx.user.id);
+  }),
+
+  // Passkeys (lib/auth/passkeys.ts): the options for the browser's startRegistration, then its answer.
+  // Adding one is guarded as setting up an authenticator app is: a recent sign-in or the password (and second factor).
+  ownLoginRoute('POST', '/settings/two-factor/passkeys/options', async (ctx) => {
+    await requireRecentAuth(ctx);
+    return Response.json(await registrationOptions(ctx.db, ctx.user), { headers: noStore });
+  }),
+
+  // The recovery codes are in this answer only (when this passkey is the user's first second factor).
+  ownLoginRoute('POST', '/settings/two-factor/passkeys', async (ctx) => {
+    const input = parseOrThrow(newPasskeySchema, await readJson(ctx.req));
+    return Response.json(await registerPasskey(ctx.db, ctx.user, ctx.merchant.id, input, dashboardBy(ctx)), { status: 201, headers: noStore });
+  }),
+
+  // A label: nothing a sign-in depends on, so the session suffices.
+  ownLoginRoute('PATCH', '/settings/two-factor/passkeys/:id', async (ctx) => {
+    const { name } = parseOrThrow(passkeyNameSchema, await readJson(ctx.req));
+    return renamePasskey(ctx.db, ctx.user, ctx.merchant.id, idParam(ctx.params.id, PASSKEY_NOT_FOUND), name, dashboardBy(ctx));
+  }),
+
+  // Removing one takes the password and the second factor however recent the sign-in, as turning TOTP off takes a code.
+  ownLoginRoute('DELETE', '/settings/two-factor/passkeys/:id', async (ctx) => {
+    await requireRecentAuth(ctx, { always: true });
+    await removePasskey(ctx.db, ctx.user, ctx.merchant.id, idParam(ctx.params.id, PASSKEY_NOT_FOUND), dashboardBy(ctx));
+    return currentTwoFactorJson(ctx.db, ctx.user.id);
   }),
 
   // The store's audit log (docs/dashboard.md, "Audit log"): read only, newest first; no route changes it.
