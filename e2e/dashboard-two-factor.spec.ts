@@ -73,7 +73,7 @@ test('a merchant turns on two-factor sign-in; sign-in and a money-moving change 
     await page.getByLabel('E-mail').fill(email);
     await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect(page.getByText('Enter the code from your authenticator app, or a recovery code.')).toBeVisible();
+    await expect(page.getByText('Enter the code from your authenticator app or a recovery code, or use your passkey.')).toBeVisible();
     await expectAccessible(page, 'sign-in asking for the code');
     // The enrolment took this step's code: the next step's is the new one.
     await page.getByLabel('Authenticator code').fill(codeFor(secret, 1));

@@ -11,7 +11,7 @@ import { Button, Field, FieldError } from './ui';
 
 const MESSAGES: Record<string, string> = {
   CredentialsSignin: 'Wrong e-mail or password.',
-  TwoFactorRequired: 'Enter the code from your authenticator app, or a recovery code.',
+  TwoFactorRequired: 'Enter the code from your authenticator app or a recovery code, or use your passkey.',
   WrongTwoFactorCode: 'Wrong code or passkey: enter the code your authenticator app shows now or an unused recovery code, or use your passkey again.',
 };
 
