@@ -1,19 +1,8 @@
-import { test as base } from '@playwright/test';
-import { startApp, type TestApp } from '../test/helpers/app';
-import { signUp } from './dashboardSession';
+import { signUp, strictReauthTest } from './dashboardSession';
 import { expect, expectAccessible, screenshotBothSizes } from './fixtures';
 
-// DASHBOARD_REAUTH_MINUTES=0: every sign-in counts as old, so each money-moving change asks again.
-const test = base.extend<object, { app: TestApp }>({
-  app: [
-    async ({}, use) => {
-      const app = await startApp({ DASHBOARD_REAUTH_MINUTES: '0' });
-      await use(app);
-      await app.stop();
-    },
-    { scope: 'worker' },
-  ],
-});
+// Every sign-in counts as old here, so each money-moving change asks again.
+const test = strictReauthTest;
 
 test('a merchant adds a passkey; sign-in, a money-moving change and removing it then take the passkey (issue 40)', async ({ page, app }) => {
   // The dashboard's configured origin (no NEXTAUTH_URL or PUBLIC_BASE_URL in tests: http://localhost:PORT) is the

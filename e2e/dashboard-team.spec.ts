@@ -2,7 +2,7 @@ import { systemActor } from '@/lib/audit/record';
 import { generateSync } from 'otplib';
 import { hashPassword } from '@/lib/auth/passwords';
 import { changeMembership } from '@/lib/merchants/members';
-import { signInSeededMerchant } from './dashboardSession';
+import { signIn, signInSeededMerchant } from './dashboardSession';
 import { expect, expectAccessible, screenshotBothSizes, test } from './fixtures';
 
 const WALLET = 'TGLheo1KN8M5W5fGbkeYXVFHnbKnN5pLPd';
@@ -21,11 +21,7 @@ test('an owner changes a member’s role and removes it; the member sees the tea
   const memberContext = await browser.newContext();
   const member = await memberContext.newPage();
   await test.step('the support member signs in and sees the team read-only', async () => {
-    await member.goto(`${app.baseUrl}/signin`);
-    await member.getByLabel('E-mail').fill(email);
-    await member.getByLabel('Password').fill(PASSWORD);
-    await member.getByRole('button', { name: 'Sign in' }).click();
-    await expect(member).toHaveURL(/\/dashboard$/);
+    await signIn(member, app.baseUrl, email, PASSWORD);
     // The header links to the pages the role can use: no API keys, no audit log for support.
     await expect(member.getByRole('navigation', { name: 'Dashboard' }).getByRole('link')).toHaveText(['Overview', 'Invoices', 'Transactions', 'Webhooks', 'Settings', 'Team']);
     await member.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Team' }).click();
@@ -128,11 +124,7 @@ test('a member of two stores switches between them from the header', async ({ pa
   await changeMembership(app.prisma, first.merchant.id, { kind: 'added', userId: user.id, role: 'support' }, systemActor('e2e'));
   await changeMembership(app.prisma, second.merchant.id, { kind: 'added', userId: user.id, role: 'developer' }, systemActor('e2e'));
 
-  await page.goto(`${app.baseUrl}/signin`);
-  await page.getByLabel('E-mail').fill(email);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page).toHaveURL(/\/dashboard$/);
+  await signIn(page, app.baseUrl, email, PASSWORD);
   const store = page.getByRole('combobox', { name: 'Store' });
   await expect(store.getByRole('option')).toHaveText(['First Shop (support)', 'Second Shop (developer)']);
   await expect(store).toHaveValue(String(first.merchant.id));
@@ -179,11 +171,7 @@ test('an owner requires two-factor sign-in; a member without it is kept to its s
   const memberContext = await browser.newContext();
   const member = await memberContext.newPage();
   await test.step('the member without it signs in to a notice, and the store answers only its settings', async () => {
-    await member.goto(`${app.baseUrl}/signin`);
-    await member.getByLabel('E-mail').fill(email);
-    await member.getByLabel('Password').fill(PASSWORD);
-    await member.getByRole('button', { name: 'Sign in' }).click();
-    await expect(member).toHaveURL(/\/dashboard$/);
+    await signIn(member, app.baseUrl, email, PASSWORD);
     const notice = member.getByRole('alert').filter({ hasText: 'This store requires two-factor sign-in.' });
     await expect(notice).toBeVisible();
     await member.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Invoices' }).click();

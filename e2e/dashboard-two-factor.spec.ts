@@ -1,23 +1,12 @@
-import { test as base } from '@playwright/test';
 import { generateSync } from 'otplib';
-import { startApp, type TestApp } from '../test/helpers/app';
-import { signUp } from './dashboardSession';
+import { signUp, strictReauthTest } from './dashboardSession';
 import { expect, expectAccessible, screenshotBothSizes } from './fixtures';
 
 /** The code an authenticator app shows `stepsAhead` 30-second steps from now (the server takes one step either side). */
 const codeFor = (secret: string, stepsAhead = 0) => generateSync({ secret, epoch: Math.floor(Date.now() / 1000) + 30 * stepsAhead });
 
-// DASHBOARD_REAUTH_MINUTES=0: every sign-in counts as old, so each money-moving change asks again.
-const test = base.extend<object, { app: TestApp }>({
-  app: [
-    async ({}, use) => {
-      const app = await startApp({ DASHBOARD_REAUTH_MINUTES: '0' });
-      await use(app);
-      await app.stop();
-    },
-    { scope: 'worker' },
-  ],
-});
+// Every sign-in counts as old here, so each money-moving change asks again.
+const test = strictReauthTest;
 
 test('a merchant turns on two-factor sign-in; sign-in and a money-moving change then ask for a code (issue 40)', async ({ page, app }) => {
   const { email, password } = await signUp(page, app.baseUrl);

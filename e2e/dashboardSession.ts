@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { Page } from '@playwright/test';
+import { test as base, type Page } from '@playwright/test';
 import { hashPassword } from '@/lib/auth/passwords';
-import type { TestApp } from '../test/helpers/app';
+import { startApp, type TestApp } from '../test/helpers/app';
 import { expect, expectAccessible } from './fixtures';
 
 export interface Account {
@@ -51,10 +51,30 @@ export async function signInSeededMerchant(page: Page, app: TestApp, wallet: str
   await app.prisma.merchant.update({ where: { id: merchant.id }, data: { email } });
   // The store's owner (migration 0101: a user apart from the store) signs in with the same e-mail.
   await app.prisma.user.updateMany({ where: { memberships: { some: { merchantId: merchant.id, role: 'owner' } } }, data: { email, passwordHash: await hashPassword(password) } });
-  await page.goto(`${app.baseUrl}/signin`);
+  await signIn(page, app.baseUrl, email, password);
+  return { merchant: { ...merchant, email }, key };
+}
+
+/** Signs a user in on the sign-in page (no second factor asked); the dashboard opens on its overview. */
+export async function signIn(page: Page, baseUrl: string, email: string, password: string): Promise<void> {
+  await page.goto(`${baseUrl}/signin`);
   await page.getByLabel('E-mail').fill(email);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await expect(page).toHaveURL(/\/dashboard$/);
-  return { merchant: { ...merchant, email }, key };
 }
+
+/**
+ * A test with an app of its own, started once per worker, where every sign-in counts as old
+ * (DASHBOARD_REAUTH_MINUTES=0), so each money-moving change asks for the password (and second factor) again.
+ */
+export const strictReauthTest = base.extend<object, { app: TestApp }>({
+  app: [
+    async ({}, use) => {
+      const app = await startApp({ DASHBOARD_REAUTH_MINUTES: '0' });
+      await use(app);
+      await app.stop();
+    },
+    { scope: 'worker' },
+  ],
+});
