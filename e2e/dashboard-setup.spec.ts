@@ -15,6 +15,8 @@ test('a new merchant is walked through setup on the overview, each step ticked a
   await expect(checklist.getByRole('heading', { name: 'Get set up: 0 of 5 done' })).toBeVisible();
   for (const id of ['wallet', 'key', 'webhook', 'profile', 'payment']) await expect(step(id)).toHaveAttribute('data-done', 'false');
   await expect(step('wallet')).toContainText('Set your payout wallet (to do): Needed before creating invoices');
+  // The webhook step recommends retries: off by default, so a failed delivery is otherwise never sent again (issue 38, item 1).
+  await expect(step('webhook')).toContainText('turn on retries there too');
   await screenshotBothSizes(page, 'dashboard-setup-new');
   await expectAccessible(page, 'the overview of a new merchant with the setup checklist');
 
@@ -30,6 +32,8 @@ test('a new merchant is walked through setup on the overview, each step ticked a
   await page.getByRole('link', { name: 'Overview' }).click();
   await expect(checklist.getByRole('heading', { name: 'Get set up: 3 of 5 done' })).toBeVisible();
   for (const id of ['wallet', 'webhook', 'profile']) await expect(step(id)).toHaveAttribute('data-done', 'true');
+  await screenshotBothSizes(page, 'dashboard-setup-partly-done');
+  await expectAccessible(page, 'the overview with three of five setup steps done');
 
   await step('key').getByRole('link', { name: 'API keys' }).click();
   await page.getByLabel('Label').fill('shop');
@@ -44,6 +48,8 @@ test('a new merchant is walked through setup on the overview, each step ticked a
   await page.getByRole('link', { name: 'Invoices' }).click();
   await expect(page.getByTestId('invoices-empty')).toHaveText('No invoices yet. Use \u201cNew invoice\u201d above, or create one from your shop with the API (POST /v1/api/payment/create, see the API docs).');
   await expect(page.getByTestId('invoices-empty').getByRole('link', { name: 'API docs' })).toHaveAttribute('href', '/docs');
+  await screenshotBothSizes(page, 'dashboard-invoices-empty');
+  await expectAccessible(page, 'the empty invoice list');
   await page.getByLabel('Status').selectOption({ label: 'Completed' });
   await expect(page.getByTestId('invoices-empty')).toHaveText('No invoice matches these filters.');
   await page.getByRole('link', { name: 'Overview' }).click();

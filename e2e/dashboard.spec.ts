@@ -1,6 +1,6 @@
 import type { ConsoleMessage } from '@playwright/test';
 import { signUp } from './dashboardSession';
-import { devnetPay, expect, expectAccessible, screenshotPath, test } from './fixtures';
+import { devnetPay, expect, expectAccessible, screenshotBothSizes, screenshotPath, test } from './fixtures';
 
 const WALLET = 'TGLheo1KN8M5W5fGbkeYXVFHnbKnN5pLPd';
 
@@ -149,7 +149,7 @@ test('a merchant signs up, configures the account, uses a key and follows an inv
     await expect(page.getByRole('img', { name: /QR code of the service-fee balance/ })).toBeVisible();
     await expect(page.getByRole('img', { name: /QR code of the activation balance/ })).toBeVisible();
     await expect(page.getByText('50 received')).toBeVisible();
-    await page.screenshot({ path: screenshotPath('dashboard-overview'), fullPage: true });
+    await screenshotBothSizes(page, 'dashboard-overview');
     await expectAccessible(page, 'the overview with a payment in the chart');
     await page.emulateMedia({ colorScheme: 'dark' });
     await page.screenshot({ path: screenshotPath('dashboard-overview-dark'), fullPage: true });

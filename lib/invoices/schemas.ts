@@ -150,7 +150,7 @@ export const invoiceSchema = z
     currencies_amounts: perCurrencySchema.describe('Amount to pay in each accepted token; for a mass payout the top-up'),
     transfer_amounts: z.object({ input: perCurrencySchema, output: perCurrencySchema }).describe('input: received; output: forwarded (or, for a mass payout, sent)'),
     cost: z.number().nullable().describe('Service fee kept, in the token paid; null until a payment is processed'),
-    network_cost_trx: z.number().describe('Addition to the spec: what the network cost for the invoice\'s sends, in TRX (burned for energy, bandwidth and activations, and rented energy\'s price), whoever paid it; docs/api.md'),
+    network_cost_trx: z.number().describe('Addition to the spec: what the network cost for the invoice\'s sends, in TRX (burned for energy, bandwidth and activations, and rented energy\'s price), whoever paid it'),
     order_id: z.string().nullable(),
     address: z.string(),
     client_comission: z.boolean().describe('Spelling of the spec tables; always equal to client_commission'),
@@ -166,7 +166,7 @@ export const invoiceSchema = z
     expired_at: timestampSchema,
     created_at: timestampSchema,
   })
-  .meta({ id: 'Invoice', description: 'Spec 2.1; also the webhook payload' });
+  .meta({ id: 'Invoice', description: 'An invoice; also the invoice webhook\'s payload' });
 
 export type InvoiceJson = z.output<typeof invoiceSchema>;
 

@@ -118,7 +118,7 @@ export const merchantAccountSchema = z
     aml_check: z.boolean(),
     aml_risk_limit: z.number(),
   })
-  .meta({ id: 'Merchant', description: 'Spec 2.4' });
+  .meta({ id: 'Merchant', description: 'The merchant\'s account' });
 
 export type MerchantAccountJson = z.output<typeof merchantAccountSchema>;
 

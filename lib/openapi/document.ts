@@ -29,7 +29,7 @@ const paymentHeldEventSchema = transactionSchema
 /** The opt-in refund webhooks' body (lib/refunds/events.ts): the Refund object led by `event`. */
 const refundEventSchema = refundSchema
   .extend({ event: z.enum(REFUND_EVENTS).describe('refund.created; refund.claimed (the customer entered the address: top it up); refund.sent; refund.failed') })
-  .meta({ id: 'RefundEvent', description: 'The opt-in refund webhooks (docs/refunds.md)' });
+  .meta({ id: 'RefundEvent', description: 'The opt-in refund webhooks: refund.created, refund.claimed, refund.sent and refund.failed' });
 
 /** Components derived from the zod schemas, requests as they are read, responses as they are written. */
 const REQUESTS = { CreateInvoiceRequest: createInvoiceSchema, PayoutRequest: payoutRequestSchema, ReleaseRequest: releaseHeldSchema, RefundRequest: createRefundSchema };
@@ -137,7 +137,7 @@ function paths(): Json {
       delete: {
         operationId: 'cancelInvoice',
         summary: 'Cancel an invoice',
-        description: 'Only an ACTIVE invoice can be canceled (docs/api.md); a mass payout only until its top-up has arrived.',
+        description: 'Only an ACTIVE invoice can be canceled; a mass payout only until its top-up has arrived.',
         tags: ['Invoices'],
         parameters: [invoiceId],
         responses: { 200: json(ref('Invoice'), 'The invoice, now CANCELED'), 400: error('`Invoice cannot be canceled`'), 403: forbidden('invoices:write'), 404: INVOICE_404 },
@@ -196,7 +196,7 @@ function paths(): Json {
         operationId: 'createRefund',
         summary: 'Refund a sale, in full or in part',
         description:
-          'Not in the specification (docs/refunds.md). The merchant funds a refund (the service forwarded the sale to them): once its address is known, a one-target mass payout with no service fee is created (`payout`), and the refund goes out once `topup_amount` has arrived at `topup_address`. With `address`, the merchant names it; without, the answer\'s `claim_url` is a page where the customer enters it. At most what the invoice received in `currency`, less its other refunds still standing.',
+          'Not in the specification. The merchant funds a refund (the service forwarded the sale to them): once its address is known, a one-target mass payout with no service fee is created (`payout`), and the refund goes out once `topup_amount` has arrived at `topup_address`. With `address`, the merchant names it; without, the answer\'s `claim_url` is a page where the customer enters it. At most what the invoice received in `currency`, less its other refunds still standing.',
         tags: ['Refunds'],
         parameters: [invoiceId, IDEMPOTENCY_KEY],
         requestBody: { required: true, content: { 'application/json': { schema: ref('RefundRequest') } } },
@@ -244,7 +244,7 @@ function paths(): Json {
         operationId: 'listHeldPayments',
         summary: 'List held payments',
         description:
-          'Not in the specification (docs/api.md, "Held payments"). The payments the service keeps at their address instead of forwarding them (`held.reason` says why: paid after the invoice was canceled, a token the invoice does not take, too small to forward, or a forward that failed), newest first. Release one with `POST /held_payment/{trn_hash}/release`.',
+          'Not in the specification. The payments the service keeps at their address instead of forwarding them (`held.reason` says why: paid after the invoice was canceled, a token the invoice does not take, too small to forward, or a forward that failed), newest first. Release one with `POST /held_payment/{trn_hash}/release`.',
         tags: ['Held payments'],
         parameters: queryParameters(listHeldPaymentsQuerySchema),
         responses: { 200: json(ref('HeldPaymentPage'), 'A page of held payments'), 400: error('An invalid filter, named in `detail`'), 403: forbidden('read') },
@@ -265,7 +265,7 @@ function paths(): Json {
         operationId: 'releaseHeldPayment',
         summary: 'Release a held payment: forward it, or return it to an address',
         description:
-          'Not in the specification; the dashboard\'s release, with its rules (docs/dashboard.md). FORWARD sends the funds to the merchant\'s target wallet as any payment (screened first when AML is on and they never were); REFUND returns them to `address`, its network cost taken out of them. The address must be a Tron account, not a contract, and for USDT not frozen by Tether.',
+          'Not in the specification; the dashboard\'s release, with its rules. FORWARD sends the funds to the merchant\'s target wallet as any payment (screened first when AML is on and they never were); REFUND returns them to `address`, its network cost taken out of them. The address must be a Tron account, not a contract, and for USDT not frozen by Tether.',
         tags: ['Held payments'],
         parameters: [pathParam('trn_hash', { type: 'string' }, 'The held payment\'s transaction hash'), IDEMPOTENCY_KEY],
         requestBody: { required: true, content: { 'application/json': { schema: ref('ReleaseRequest') } } },
@@ -355,7 +355,7 @@ function webhooks(): Json {
           post: {
             operationId: `${event.replace('.', '_').replace(/_(\w)/, (_m, c: string) => c.toUpperCase())}Webhook`,
             summary: { 'refund.created': 'A refund was made (opt-in)', 'refund.claimed': 'The customer entered the refund\'s address: top it up (opt-in)', 'refund.sent': 'A refund reached the customer (opt-in)', 'refund.failed': 'A refund could not be sent (opt-in)' }[event],
-            description: 'Off by default (dashboard: Settings, "Send webhooks about refunds"). Sent to the refunded invoice\'s `webhook_url`, or else the merchant\'s default; told apart from the invoice webhook by its `event` field (docs/refunds.md).',
+            description: 'Off by default (dashboard: Settings, "Send webhooks about refunds"). Sent to the refunded invoice\'s `webhook_url`, or else the merchant\'s default; told apart from the invoice webhook by its `event` field.',
             tags: ['Webhooks'],
             parameters: WEBHOOK_HEADERS,
             requestBody: { required: true, content: { 'application/json': { schema: ref('RefundEvent') } } },
@@ -382,7 +382,7 @@ function makeDocument(): Json {
       title: 'Tron invoicing API',
       version: '1',
       description:
-        'Merchant API for TRX and USDT (TRC-20) invoices, transactions and mass payouts. Every error is `{"detail": ...}`. The choices where the specification is silent are in docs/api.md; webhooks (Standard Webhooks signed) in docs/webhooks.md.',
+        'Merchant API for TRX and USDT (TRC-20) invoices, transactions and mass payouts. Every error is `{"detail": ...}`. Where the specification is silent, each operation says what this service does; the webhooks it sends (signed as Standard Webhooks) are in the `webhooks` section.',
     },
     servers: [{ url: '/v1/api', description: 'This service' }],
     security: [{ apiKey: [] }],

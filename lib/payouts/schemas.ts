@@ -38,7 +38,7 @@ export const payoutRequestSchema = z.object({
     })
     .transform((targets) => targets.map((t) => ({ address: t.address, units: t.amount }))),
   currency: z.preprocess(upperCase, z.enum(CURRENCIES, { error: 'Must be "TRX" or "USDT".' })).describe('The payout token; case-insensitive'),
-}).meta({ id: 'PayoutRequest', description: 'Spec 4.5 and 4.6: at most 1,000 targets, each address once; amounts in the payout token, > 0, at most 6 decimals.' });
+}).meta({ id: 'PayoutRequest', description: 'At most 1,000 targets, each address once; amounts in the payout token, > 0, at most 6 decimals.' });
 
 export type PayoutRequest = z.output<typeof payoutRequestSchema>;
 /** One target as a client sends it (the dashboard form builds these from its textarea). */
@@ -62,7 +62,7 @@ export const payoutEstimateSchema = z
     topup_amount: z.number().describe('Sum of the amounts + cost + activation_cost'),
     energy_source: z.enum(['POOL', 'RENTAL', 'BURN']).nullable().describe('Addition: what a USDT payout\'s energy is quoted with (the service\'s staked pool, rented energy, or burned TRX); the run follows it. null for TRX'),
   })
-  .meta({ id: 'PayoutEstimate', description: 'Spec 2.6 plus the parts it is made of' });
+  .meta({ id: 'PayoutEstimate', description: 'What a mass payout costs, and the parts it is made of' });
 
 export type PayoutEstimateJson = z.output<typeof payoutEstimateSchema>;
 

@@ -8,6 +8,6 @@ export const rateSchema = z
     rate: z.number().describe('USD per token'),
     fee: z.number().describe('TOPUP_FEE_PERCENT: percentage charged on USDT balance top-ups'),
   })
-  .meta({ id: 'Rate', description: 'Spec 2.5' });
+  .meta({ id: 'Rate', description: 'A token\'s rate in USD' });
 
 export type RateJson = z.output<typeof rateSchema>;

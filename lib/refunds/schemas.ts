@@ -46,7 +46,7 @@ export const refundSchema = z
     trn_hash: z.string().nullable().describe('The transfer to the customer, once sent'),
     created_at: timestampSchema,
   })
-  .meta({ id: 'Refund', description: 'A merchant\'s refund of a sale (docs/refunds.md)' });
+  .meta({ id: 'Refund', description: 'A merchant\'s refund of a sale' });
 
 export type RefundJson = z.output<typeof refundSchema>;
 

@@ -76,7 +76,7 @@ export const transactionSchema = z
   .object({
     trn_hash: z.string(),
     invoice: z.int().nullable().describe('Null for a transaction of no invoice (e.g. a balance top-up)'),
-    type: z.enum(API_TRANSACTION_TYPES).describe('Spec 2.2: the energy pool\'s own operations are never listed (docs/api.md)'),
+    type: z.enum(API_TRANSACTION_TYPES).describe('What the transaction was for; the energy pool\'s own operations are never listed'),
     from_address: z.string(),
     to_address: z.string(),
     amount: z.number().describe('In `currency`'),
@@ -85,11 +85,11 @@ export const transactionSchema = z
     held: z
       .object({ reason: z.string().describe('Why the service keeps the funds at the address instead of forwarding them') })
       .nullable()
-      .describe('Added to spec 2.2 (which has no status): set while the payment is held; its merchant releases it from the dashboard (docs/api.md)'),
+      .describe('An addition to the transaction: set while the payment is held; its merchant releases it from the dashboard or with POST /held_payment/{trn_hash}/release'),
     event_id: z.string().nullable().describe('UUID shared by an incoming payment and its forwarding'),
     created_at: timestampSchema,
   })
-  .meta({ id: 'Transaction', description: 'Spec 2.2' });
+  .meta({ id: 'Transaction', description: 'A transaction at one of the merchant\'s addresses' });
 
 export type TransactionJson = z.output<typeof transactionSchema>;
 

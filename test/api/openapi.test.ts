@@ -118,6 +118,10 @@ describe('OpenAPI document, reference page and a client generated from it', () =
     assert.ok(held.required?.includes('held_reason') && held.required.includes('trn_hash'));
     const summaries = Object.values(doc.paths).flatMap((methods) => Object.values(methods).map((op) => (op as unknown as { summary: string }).summary));
     for (const summary of summaries) assert.doesNotMatch(summary, /spec|\bor estimate\b/i, summary);
+    // Nor does any text of the document send its reader to a spec section or a file of this repository.
+    const texts = [...JSON.stringify(doc).matchAll(/"(?:description|summary)":"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]!);
+    assert.ok(texts.length > 50, 'the document\'s texts were read');
+    for (const text of texts) assert.doesNotMatch(text, /\bspec \d|docs\/[\w-]+\.md|\blib\/|\.tsx?\b/i, text);
   });
 
   it('every schema in it is valid JSON Schema 2020-12', () => {

@@ -48,7 +48,7 @@ export interface paths {
         post?: never;
         /**
          * Cancel an invoice
-         * @description Only an ACTIVE invoice can be canceled (docs/api.md); a mass payout only until its top-up has arrived.
+         * @description Only an ACTIVE invoice can be canceled; a mass payout only until its top-up has arrived.
          */
         delete: operations["cancelInvoice"];
         options?: never;
@@ -155,7 +155,7 @@ export interface paths {
         put?: never;
         /**
          * Refund a sale, in full or in part
-         * @description Not in the specification (docs/refunds.md). The merchant funds a refund (the service forwarded the sale to them): once its address is known, a one-target mass payout with no service fee is created (`payout`), and the refund goes out once `topup_amount` has arrived at `topup_address`. With `address`, the merchant names it; without, the answer's `claim_url` is a page where the customer enters it. At most what the invoice received in `currency`, less its other refunds still standing.
+         * @description Not in the specification. The merchant funds a refund (the service forwarded the sale to them): once its address is known, a one-target mass payout with no service fee is created (`payout`), and the refund goes out once `topup_amount` has arrived at `topup_address`. With `address`, the merchant names it; without, the answer's `claim_url` is a page where the customer enters it. At most what the invoice received in `currency`, less its other refunds still standing.
          */
         post: operations["createRefund"];
         delete?: never;
@@ -230,7 +230,7 @@ export interface paths {
         };
         /**
          * List held payments
-         * @description Not in the specification (docs/api.md, "Held payments"). The payments the service keeps at their address instead of forwarding them (`held.reason` says why: paid after the invoice was canceled, a token the invoice does not take, too small to forward, or a forward that failed), newest first. Release one with `POST /held_payment/{trn_hash}/release`.
+         * @description Not in the specification. The payments the service keeps at their address instead of forwarding them (`held.reason` says why: paid after the invoice was canceled, a token the invoice does not take, too small to forward, or a forward that failed), newest first. Release one with `POST /held_payment/{trn_hash}/release`.
          */
         get: operations["listHeldPayments"];
         put?: never;
@@ -272,7 +272,7 @@ export interface paths {
         put?: never;
         /**
          * Release a held payment: forward it, or return it to an address
-         * @description Not in the specification; the dashboard's release, with its rules (docs/dashboard.md). FORWARD sends the funds to the merchant's target wallet as any payment (screened first when AML is on and they never were); REFUND returns them to `address`, its network cost taken out of them. The address must be a Tron account, not a contract, and for USDT not frozen by Tether.
+         * @description Not in the specification; the dashboard's release, with its rules. FORWARD sends the funds to the merchant's target wallet as any payment (screened first when AML is on and they never were); REFUND returns them to `address`, its network cost taken out of them. The address must be a Tron account, not a contract, and for USDT not frozen by Tether.
          */
         post: operations["releaseHeldPayment"];
         delete?: never;
@@ -368,7 +368,7 @@ export interface webhooks {
         put?: never;
         /**
          * A refund was made (opt-in)
-         * @description Off by default (dashboard: Settings, "Send webhooks about refunds"). Sent to the refunded invoice's `webhook_url`, or else the merchant's default; told apart from the invoice webhook by its `event` field (docs/refunds.md).
+         * @description Off by default (dashboard: Settings, "Send webhooks about refunds"). Sent to the refunded invoice's `webhook_url`, or else the merchant's default; told apart from the invoice webhook by its `event` field.
          */
         post: operations["refundCreatedWebhook"];
         delete?: never;
@@ -388,7 +388,7 @@ export interface webhooks {
         put?: never;
         /**
          * The customer entered the refund's address: top it up (opt-in)
-         * @description Off by default (dashboard: Settings, "Send webhooks about refunds"). Sent to the refunded invoice's `webhook_url`, or else the merchant's default; told apart from the invoice webhook by its `event` field (docs/refunds.md).
+         * @description Off by default (dashboard: Settings, "Send webhooks about refunds"). Sent to the refunded invoice's `webhook_url`, or else the merchant's default; told apart from the invoice webhook by its `event` field.
          */
         post: operations["refundClaimedWebhook"];
         delete?: never;
@@ -408,7 +408,7 @@ export interface webhooks {
         put?: never;
         /**
          * A refund reached the customer (opt-in)
-         * @description Off by default (dashboard: Settings, "Send webhooks about refunds"). Sent to the refunded invoice's `webhook_url`, or else the merchant's default; told apart from the invoice webhook by its `event` field (docs/refunds.md).
+         * @description Off by default (dashboard: Settings, "Send webhooks about refunds"). Sent to the refunded invoice's `webhook_url`, or else the merchant's default; told apart from the invoice webhook by its `event` field.
          */
         post: operations["refundSentWebhook"];
         delete?: never;
@@ -428,7 +428,7 @@ export interface webhooks {
         put?: never;
         /**
          * A refund could not be sent (opt-in)
-         * @description Off by default (dashboard: Settings, "Send webhooks about refunds"). Sent to the refunded invoice's `webhook_url`, or else the merchant's default; told apart from the invoice webhook by its `event` field (docs/refunds.md).
+         * @description Off by default (dashboard: Settings, "Send webhooks about refunds"). Sent to the refunded invoice's `webhook_url`, or else the merchant's default; told apart from the invoice webhook by its `event` field.
          */
         post: operations["refundFailedWebhook"];
         delete?: never;
@@ -469,7 +469,7 @@ export interface components {
             redirect_url?: string | null;
             description?: string | null;
         };
-        /** @description Spec 4.5 and 4.6: at most 1,000 targets, each address once; amounts in the payout token, > 0, at most 6 decimals. */
+        /** @description At most 1,000 targets, each address once; amounts in the payout token, > 0, at most 6 decimals. */
         PayoutRequest: {
             target_wallets: {
                 address: string;
@@ -503,7 +503,7 @@ export interface components {
             /** @description A note for the merchant's records; never shown to the customer */
             reason?: string | null;
         };
-        /** @description Spec 2.1; also the webhook payload */
+        /** @description An invoice; also the invoice webhook's payload */
         Invoice: {
             id: number;
             /** @enum {string} */
@@ -537,7 +537,7 @@ export interface components {
             };
             /** @description Service fee kept, in the token paid; null until a payment is processed */
             cost: number | null;
-            /** @description Addition to the spec: what the network cost for the invoice's sends, in TRX (burned for energy, bandwidth and activations, and rented energy's price), whoever paid it; docs/api.md */
+            /** @description Addition to the spec: what the network cost for the invoice's sends, in TRX (burned for energy, bandwidth and activations, and rented energy's price), whoever paid it */
             network_cost_trx: number;
             order_id: string | null;
             address: string;
@@ -584,13 +584,13 @@ export interface components {
             previous: string | null;
             results: components["schemas"]["Invoice"][];
         };
-        /** @description Spec 2.2 */
+        /** @description A transaction at one of the merchant's addresses */
         Transaction: {
             trn_hash: string;
             /** @description Null for a transaction of no invoice (e.g. a balance top-up) */
             invoice: number | null;
             /**
-             * @description Spec 2.2: the energy pool's own operations are never listed (docs/api.md)
+             * @description What the transaction was for; the energy pool's own operations are never listed
              * @enum {string}
              */
             type: "PAYMENT" | "TRANSFER" | "TOPUP" | "ACTIVATION";
@@ -601,7 +601,7 @@ export interface components {
             /** @enum {string} */
             currency: "TRX" | "USDT";
             aml_check: components["schemas"]["AmlCheck"] | null;
-            /** @description Added to spec 2.2 (which has no status): set while the payment is held; its merchant releases it from the dashboard (docs/api.md) */
+            /** @description An addition to the transaction: set while the payment is held; its merchant releases it from the dashboard or with POST /held_payment/{trn_hash}/release */
             held: {
                 /** @description Why the service keeps the funds at the address instead of forwarding them */
                 reason: string;
@@ -645,7 +645,7 @@ export interface components {
             previous: string | null;
             results: components["schemas"]["Transaction"][];
         };
-        /** @description Spec 2.4 */
+        /** @description The merchant's account */
         Merchant: {
             email: string;
             /** @description Service-fee balance, TRX */
@@ -659,7 +659,7 @@ export interface components {
             aml_check: boolean;
             aml_risk_limit: number;
         };
-        /** @description Spec 2.5 */
+        /** @description A token's rate in USD */
         Rate: {
             /** @enum {string} */
             currency: "TRX" | "USDT";
@@ -668,7 +668,7 @@ export interface components {
             /** @description TOPUP_FEE_PERCENT: percentage charged on USDT balance top-ups */
             fee: number;
         };
-        /** @description Spec 2.6 plus the parts it is made of */
+        /** @description What a mass payout costs, and the parts it is made of */
         PayoutEstimate: {
             /** @description USD value of the amounts to send */
             amount: number;
@@ -698,7 +698,7 @@ export interface components {
             /** @description Null for a transaction of no invoice (e.g. a balance top-up) */
             invoice: number | null;
             /**
-             * @description Spec 2.2: the energy pool's own operations are never listed (docs/api.md)
+             * @description What the transaction was for; the energy pool's own operations are never listed
              * @enum {string}
              */
             type: "PAYMENT" | "TRANSFER" | "TOPUP" | "ACTIVATION";
@@ -709,7 +709,7 @@ export interface components {
             /** @enum {string} */
             currency: "TRX" | "USDT";
             aml_check: components["schemas"]["AmlCheck"] | null;
-            /** @description Added to spec 2.2 (which has no status): set while the payment is held; its merchant releases it from the dashboard (docs/api.md) */
+            /** @description An addition to the transaction: set while the payment is held; its merchant releases it from the dashboard or with POST /held_payment/{trn_hash}/release */
             held: {
                 /** @description Why the service keeps the funds at the address instead of forwarding them */
                 reason: string;
@@ -736,7 +736,7 @@ export interface components {
             /** @description Null for a transaction of no invoice (e.g. a balance top-up) */
             invoice: number | null;
             /**
-             * @description Spec 2.2: the energy pool's own operations are never listed (docs/api.md)
+             * @description What the transaction was for; the energy pool's own operations are never listed
              * @enum {string}
              */
             type: "PAYMENT" | "TRANSFER" | "TOPUP" | "ACTIVATION";
@@ -747,7 +747,7 @@ export interface components {
             /** @enum {string} */
             currency: "TRX" | "USDT";
             aml_check: components["schemas"]["AmlCheck"] | null;
-            /** @description Added to spec 2.2 (which has no status): set while the payment is held; its merchant releases it from the dashboard (docs/api.md) */
+            /** @description An addition to the transaction: set while the payment is held; its merchant releases it from the dashboard or with POST /held_payment/{trn_hash}/release */
             held: {
                 /** @description Why the service keeps the funds at the address instead of forwarding them */
                 reason: string;
@@ -790,7 +790,7 @@ export interface components {
                 explorer_url: string | null;
             } | null;
         };
-        /** @description A merchant's refund of a sale (docs/refunds.md) */
+        /** @description A merchant's refund of a sale */
         Refund: {
             id: number;
             /** @description The invoice refunded */
@@ -829,7 +829,7 @@ export interface components {
              */
             created_at: string;
         };
-        /** @description The opt-in refund webhooks (docs/refunds.md) */
+        /** @description The opt-in refund webhooks: refund.created, refund.claimed, refund.sent and refund.failed */
         RefundEvent: {
             id: number;
             /** @description The invoice refunded */
