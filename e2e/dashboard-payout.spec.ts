@@ -82,6 +82,11 @@ test('a merchant estimates and creates a mass payout in the dashboard and sees i
     // The copy button's name goes on for screen readers: "Copy address of target 0".
     for (const [i, t] of targets.entries()) await expect(listed.nth(i + 1)).toHaveText(new RegExp(`^${i}${t.address}Copy address of target ${i}${t.amount} TRX$`));
     await expect(page.getByRole('table', { name: 'Failed payout targets' })).toHaveCount(0);
+    // Its own page says how to top it up too, until something arrives (issue 38, item 5).
+    const topUp = page.getByRole('region', { name: 'Top up this payout' });
+    await expect(topUp.getByRole('img', { name: `QR code to top up ${topupAmount} TRX to ${topupAddress}` })).toHaveAttribute('data-qr-value', `tron:${topupAddress}?amount=${topupAmount}`);
+    await expect(topUp.getByRole('link', { name: 'Open the top-up page' })).toHaveAttribute('href', /\/payment\/\d+(\?k=[\w-]{22})?$/);
+    await screenshotBothSizes(page, 'dashboard-payout-open');
     await expectAccessible(page, 'an open payout\'s page with its targets');
   });
 
@@ -91,6 +96,7 @@ test('a merchant estimates and creates a mass payout in the dashboard and sees i
       await page.reload();
       await expect(page.getByTestId('invoice-status')).toHaveText('Completed', { timeout: 1_000 });
     }).toPass({ timeout: 40_000, intervals: [1_000] });
+    await expect(page.getByRole('region', { name: 'Top up this payout' })).toHaveCount(0);
     const chain = createChain({ fullNodeUrl: devnet.url, apiKey: null, usdtContract: devnet.usdtContract, txExpirationMs: 60_000 });
     for (const t of targets) expect(await chain.getTrxBalance(t.address)).toBe(tokenUnits(t.amount));
     // A payout's cost is its whole fee, known once it ends: the quoted top-up less the amounts sent.

@@ -55,7 +55,12 @@ for (const size of SIZES) {
       if (phone) {
         await expect(wallet).toHaveAttribute('href', `tron:${invoice.address}?amount=40`);
         await expect(page.getByText('Before you confirm, check that the wallet sends exactly this amount of TRX to this address.')).toBeVisible();
-        await expect(qr).toBeAttached();
+        // Below the wallet button (for paying from a second device), and there when scrolled to.
+        const [qrBox, walletBox] = [await qr.boundingBox(), await wallet.boundingBox()];
+        expect(qrBox!.y).toBeGreaterThanOrEqual(walletBox!.y + walletBox!.height);
+        await qr.scrollIntoViewIfNeeded();
+        await expect(qr).toBeInViewport();
+        await page.evaluate(() => window.scrollTo(0, 0));
       } else {
         await expect(wallet).toBeHidden();
       }

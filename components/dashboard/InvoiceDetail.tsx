@@ -10,6 +10,7 @@ import { CopyText } from './CopyText';
 import { DeliveryTable } from './DeliveryTable';
 import { INVOICE_TYPE_LABELS, labelOf } from './labels';
 import { PayoutTargets } from './PayoutTargets';
+import { PayoutTopUp } from './PayoutTopUp';
 import { Refunds } from './Refunds';
 import { StatusBadge } from './StatusBadge';
 import { TransactionTable } from './TransactionTable';
@@ -93,6 +94,12 @@ export function InvoiceDetail({ id }: { id: string }) {
       <Card title="Details">
         <Facts rows={facts} />
       </Card>
+      {/* An open payout nothing has topped up yet: how to top it up, as where it was created. Once part has arrived, its top-up page says what is left. */}
+      {payout && inv.currency && inv.status === 'ACTIVE' && Object.values(inv.transfer_amounts.input).every((a) => a === 0) && (
+        <Card title="Top up this payout">
+          <PayoutTopUp address={inv.address} token={inv.currency} amount={String(inv.currencies_amounts[inv.currency])} paymentURL={inv.paymentURL} />
+        </Card>
+      )}
       {payout && <PayoutTargets invoice={inv} />}
       {!payout && <Refunds invoice={inv} />}
       <Card title="Transactions">

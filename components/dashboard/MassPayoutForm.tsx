@@ -9,9 +9,7 @@ import { MAX_PAYOUT_TARGETS } from '@/lib/payouts/limits';
 import type { PayoutEstimateJson, PayoutTargetInput } from '@/lib/payouts/schemas';
 import { dashboardApi, RequestError } from './api';
 import { SubmitButton } from './SubmitButton';
-import { CopyText } from './CopyText';
-import { QrCode } from '@/components/payment/QrCode';
-import { walletUri } from '@/components/payment/walletUri';
+import { PayoutTopUp } from './PayoutTopUp';
 import { Button, Card, Facts, FieldError, formatTime, inputClass, Select } from './ui';
 
 interface PayoutRequest {
@@ -207,24 +205,7 @@ export function MassPayoutForm() {
               </Link>
               . Send the top-up before {formatTime(created.expired_at)}; the targets are paid once it arrives.
             </p>
-            <div className="flex flex-wrap items-start gap-4">
-              <div className="w-40 shrink-0">
-                <QrCode value={walletUri(created.address, token, String(created.currencies_amounts[token]))} label={`QR code to top up ${created.currencies_amounts[token]} ${token} to ${created.address}`} />
-              </div>
-              <div className="grid min-w-0 flex-1 gap-2">
-                <Facts
-                  label="Payout top-up"
-                  rows={[
-                    ['Top-up address', <span key="a" data-testid="payout-topup-address"><CopyText text={created.address} what="top-up address" /></span>],
-                    ['Top-up amount', <strong key="t"><span data-testid="payout-topup-amount">{created.currencies_amounts[token]}</span> {token}</strong>],
-                  ]}
-                />
-                {/* The payout's paymentURL is its top-up page (docs/payment-page.md): to pay from a wallet elsewhere, or to hand on. */}
-                <a className="text-indigo-600 underline dark:text-indigo-400" href={created.paymentURL} target="_blank" rel="noopener noreferrer">
-                  Open the top-up page
-                </a>
-              </div>
-            </div>
+            <PayoutTopUp address={created.address} token={token} amount={String(created.currencies_amounts[token])} paymentURL={created.paymentURL} />
           </div>
         )}
       </form>
