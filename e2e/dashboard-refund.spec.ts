@@ -74,6 +74,16 @@ test('a merchant refunds the overpaid part of an invoice from its page, sees the
   await expect(row.getByRole('link', { name: 'See the transfer' })).toBeVisible();
   expect(await chain.getTrxBalance(customer), 'the customer received exactly the overpaid part').toBe(5_000_000n);
 
+  // In Transactions the refund is one row of its own, naming the refund and its invoice (issue 38, item 4).
+  await page.goto(`${app.baseUrl}/dashboard/transactions`);
+  const listed = page.getByRole('table', { name: 'Transactions', exact: true }).locator(':scope > tbody > tr').filter({ hasText: `#${refund.id} of invoice #${invoiceId}` });
+  await expect(listed).toHaveCount(1);
+  await expect(listed).toContainText('Refund');
+  await expect(listed).toContainText('5 TRX');
+  await screenshotBoth(page, 'dashboard-refund-in-transactions', listed);
+  await expectAccessible(page, 'the transactions list with a sent refund');
+  await page.goto(`${app.baseUrl}/dashboard/invoices/${invoiceId}`);
+
   // A claim link for part of the rest, costed "at most", then canceled: its amount is refundable again.
   await refunds.getByRole('button', { name: 'Refund…' }).click();
   await expect(dialog.getByLabel('Amount the customer receives (TRX)')).toHaveValue('50');
