@@ -4,28 +4,31 @@ import { MAX_API_KEY_IP_RULES, MAX_API_KEY_LABEL } from './limits';
 import { API_KEY_SCOPES } from './scopes';
 
 /**
- * The dashboard's "new API key" body. `scopes` left out is every scope, as keys made before
- * scopes have (issue 40); a key that may call nothing, or a scope no route checks, is refused.
+ * An IP address or CIDR range as a rule stores it: canonical ("10.0.0.5/8" is "10.0.0.0/8"), or
+ * refused with what is wrong with it. The store's whitelist and each key's allow-list read rules so.
  */
+export const ipRuleTextSchema = z.string().transform((rule, ctx) => {
+  try {
+    return canonicalIpRule(rule);
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: err instanceof IpRuleError ? err.message : 'Invalid IP rule.' });
+    return z.NEVER;
+  }
+});
+
 /**
- * A key's own IP allow-list: addresses and CIDR ranges, each stored canonical ("10.0.0.5/8" is
- * "10.0.0.0/8") and once, in the order given. Empty: the key may be used wherever the store's
- * whitelist allows.
+ * A key's own IP allow-list: rules, each once, in the order given. Empty: the key may be used
+ * wherever the store's whitelist allows.
  */
 const keyIpRulesSchema = z
-  .array(
-    z.string().transform((rule, ctx) => {
-      try {
-        return canonicalIpRule(rule);
-      } catch (err) {
-        ctx.addIssue({ code: 'custom', message: err instanceof IpRuleError ? err.message : 'Invalid IP rule.' });
-        return z.NEVER;
-      }
-    }),
-  )
+  .array(ipRuleTextSchema)
   .max(MAX_API_KEY_IP_RULES, `At most ${MAX_API_KEY_IP_RULES} addresses or ranges per key.`)
   .transform((rules) => [...new Set(rules)]);
 
+/**
+ * The dashboard's "new API key" body. `scopes` left out is every scope, as keys made before
+ * scopes have (issue 40); a key that may call nothing, or a scope no route checks, is refused.
+ */
 export const newApiKeySchema = z.object({
   label: z.string().trim().min(1, 'This field is required.').max(MAX_API_KEY_LABEL, `Ensure this field has no more than ${MAX_API_KEY_LABEL} characters.`),
   scopes: z

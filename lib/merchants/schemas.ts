@@ -1,6 +1,6 @@
 import { MEMBER_ROLES } from '@/lib/auth/roles';
 import { z } from 'zod';
-import { canonicalIpRule, IpRuleError } from '@/lib/ipAllowList';
+import { ipRuleTextSchema } from '@/lib/auth/schemas';
 import { tronAddressSchema } from '@/lib/schemas/tronAddress';
 import { httpUrlSchema } from '@/lib/schemas/url';
 import { formatScaled, parseScaled } from '@/lib/money/decimal';
@@ -93,16 +93,7 @@ export const settingsSchema = z
 
 export type SettingsInput = z.output<typeof settingsSchema>;
 
-export const ipRuleSchema = z.object({
-  rule: z.string().transform((rule, ctx) => {
-    try {
-      return canonicalIpRule(rule);
-    } catch (err) {
-      ctx.addIssue({ code: 'custom', message: err instanceof IpRuleError ? err.message : 'Invalid IP rule.' });
-      return z.NEVER;
-    }
-  }),
-});
+export const ipRuleSchema = z.object({ rule: ipRuleTextSchema });
 
 // ---- Output (spec 2.4).
 
