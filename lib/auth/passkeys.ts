@@ -8,7 +8,7 @@ import { AppError, fieldErrors, notFound } from '@/lib/errors';
 import { addressKey, RateLimiter } from '@/lib/rateLimit';
 import { derived } from '@/lib/singletons';
 import type { PasskeyResponse } from './schemas';
-import { hasSecondFactor, lockUser, newRecoveryCodes, recoveryHash, TOTP_OFF } from './twoFactor';
+import { hasSecondFactor, lockUser, newRecoveryCodes, passkeyJson, recoveryHash, TOTP_OFF, type PasskeyJson } from './twoFactor';
 
 /**
  * Passkeys (WebAuthn) as a second factor (issue 40), through @simplewebauthn/server. A passkey is
@@ -77,13 +77,6 @@ export async function registrationOptions(db: PrismaClient, user: User): Promise
     authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
   });
   return { challenge_id: await storeChallenge(db, options.challenge, 'register', user.id), options };
-}
-
-export interface PasskeyJson {
-  id: number;
-  name: string;
-  created_at: string;
-  last_used_at: string | null;
 }
 
 /**
@@ -213,10 +206,5 @@ export async function usePasskey(db: PrismaClient, user: Pick<User, 'id'>, input
     UPDATE passkeys SET counter = ${BigInt(newCounter)}, last_used_at = now()
     WHERE id = ${passkey.id} AND (counter < ${BigInt(newCounter)} OR (counter = 0 AND ${BigInt(newCounter)} = 0))`;
   return taken === 1;
-}
-
-/** A passkey as the dashboard lists it. */
-export function passkeyJson(p: { id: number; name: string; createdAt: Date; lastUsedAt: Date | null }): PasskeyJson {
-  return { id: p.id, name: p.name, created_at: p.createdAt.toISOString(), last_used_at: p.lastUsedAt?.toISOString() ?? null };
 }
 

@@ -66,10 +66,22 @@ export function twoFactorState(user: Pick<User, 'totpSecretEnc' | 'totpEnabledAt
   return user.totpSecretEnc ? 'pending' : 'off';
 }
 
+/** A passkey as the dashboard lists it. */
+export interface PasskeyJson {
+  id: number;
+  name: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export function passkeyJson(p: PasskeySummary): PasskeyJson {
+  return { id: p.id, name: p.name, created_at: p.createdAt.toISOString(), last_used_at: p.lastUsedAt?.toISOString() ?? null };
+}
+
 export interface TwoFactorJson {
   totp: TwoFactorState;
   recovery_codes_left: number;
-  passkeys: { id: number; name: string; created_at: string; last_used_at: string | null }[];
+  passkeys: PasskeyJson[];
 }
 
 /** What the dashboard shows: whether TOTP is on, the passkeys, and how many recovery codes are left. */
@@ -77,7 +89,7 @@ export function twoFactorJson(user: Pick<User, 'totpSecretEnc' | 'totpEnabledAt'
   return {
     totp: twoFactorState(user),
     recovery_codes_left: hasSecondFactor(user) ? user.totpRecoveryHashes.length : 0,
-    passkeys: user.passkeys.map((p) => ({ id: p.id, name: p.name, created_at: p.createdAt.toISOString(), last_used_at: p.lastUsedAt?.toISOString() ?? null })),
+    passkeys: user.passkeys.map(passkeyJson),
   };
 }
 
