@@ -1,6 +1,6 @@
 import { systemActor } from '@/lib/audit/record';
 import { generateSync } from 'otplib';
-import { hashPassword } from '@/lib/auth/passwords';
+import { passwordHash } from '../test/helpers/accounts';
 import { changeMembership } from '@/lib/merchants/members';
 import { signIn, signInSeededMerchant } from './dashboardSession';
 import { expect, expectAccessible, screenshotBothSizes, test } from './fixtures';
@@ -15,7 +15,7 @@ test('an owner changes a member’s role and removes it; the member sees the tea
   const { app } = stack;
   const { merchant } = await signInSeededMerchant(page, app, WALLET, 'team');
   const email = `e2e-support-${merchant.id}@example.com`;
-  const user = await app.prisma.user.create({ data: { email, passwordHash: await hashPassword(PASSWORD) } });
+  const user = await app.prisma.user.create({ data: { email, passwordHash: await passwordHash(PASSWORD) } });
   await changeMembership(app.prisma, merchant.id, { kind: 'added', userId: user.id, role: 'support' }, systemActor('e2e'));
 
   const memberContext = await browser.newContext();
@@ -120,7 +120,7 @@ test('a member of two stores switches between them from the header', async ({ pa
   await app.prisma.merchant.update({ where: { id: first.merchant.id }, data: { storeName: 'First Shop' } });
   await app.prisma.merchant.update({ where: { id: second.merchant.id }, data: { storeName: 'Second Shop' } });
   const email = `e2e-two-stores-${first.merchant.id}@example.com`;
-  const user = await app.prisma.user.create({ data: { email, passwordHash: await hashPassword(PASSWORD) } });
+  const user = await app.prisma.user.create({ data: { email, passwordHash: await passwordHash(PASSWORD) } });
   await changeMembership(app.prisma, first.merchant.id, { kind: 'added', userId: user.id, role: 'support' }, systemActor('e2e'));
   await changeMembership(app.prisma, second.merchant.id, { kind: 'added', userId: user.id, role: 'developer' }, systemActor('e2e'));
 
@@ -143,7 +143,7 @@ test('an owner requires two-factor sign-in; a member without it is kept to its s
   const { app } = stack;
   const { merchant } = await signInSeededMerchant(page, app, WALLET, 'require-2fa');
   const email = `e2e-no-2fa-${merchant.id}@example.com`;
-  const user = await app.prisma.user.create({ data: { email, passwordHash: await hashPassword(PASSWORD) } });
+  const user = await app.prisma.user.create({ data: { email, passwordHash: await passwordHash(PASSWORD) } });
   await changeMembership(app.prisma, merchant.id, { kind: 'added', userId: user.id, role: 'support' }, systemActor('e2e'));
 
   await test.step('the owner, with an authenticator app of its own, requires it of every member', async () => {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { test as base, type Page } from '@playwright/test';
-import { hashPassword } from '@/lib/auth/passwords';
+import { passwordHash } from '../test/helpers/accounts';
 import { startApp, type TestApp } from '../test/helpers/app';
 import { expect, expectAccessible } from './fixtures';
 
@@ -50,7 +50,7 @@ export async function signInSeededMerchant(page: Page, app: TestApp, wallet: str
   const password = 'a long enough password';
   await app.prisma.merchant.update({ where: { id: merchant.id }, data: { email } });
   // The store's owner (migration 0101: a user apart from the store) signs in with the same e-mail.
-  await app.prisma.user.updateMany({ where: { memberships: { some: { merchantId: merchant.id, role: 'owner' } } }, data: { email, passwordHash: await hashPassword(password) } });
+  await app.prisma.user.updateMany({ where: { memberships: { some: { merchantId: merchant.id, role: 'owner' } } }, data: { email, passwordHash: await passwordHash(password) } });
   await signIn(page, app.baseUrl, email, password);
   return { merchant: { ...merchant, email }, key };
 }

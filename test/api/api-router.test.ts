@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { registerMerchant } from '@/lib/merchants/signup';
+import { registerTestMerchant } from '../helpers/accounts';
 import { startApp, type TestApp } from '../helpers/app';
 import { httpRequest, type HttpResponse } from '../helpers/http';
 import { DashboardSession } from '../helpers/session';
@@ -25,7 +25,7 @@ describe('the route tables of the merchant API and the dashboard, on one router'
     // One invoice, so get/cancel/list have something to find.
     const created = await app.api('/payment/create', key, { method: 'POST', body: { type: 'SINGLE', amount: 50, currencies: ['TRX'], order_id: 'o-1', description: 'router' } });
     assert.equal(created.status, 200, created.text);
-    await registerMerchant(app.prisma, { email: 'router@example.com', password: 'correct horse battery' });
+    await registerTestMerchant(app.prisma, { email: 'router@example.com', password: 'correct horse battery' });
     browser = new DashboardSession(app.baseUrl);
     assert.equal(await browser.signIn('router@example.com', 'correct horse battery'), null);
   });

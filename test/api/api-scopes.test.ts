@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { issueApiKey } from '@/lib/auth/apiKeys';
 import { API_KEY_SCOPES, type ApiKeyScope } from '@/lib/auth/scopes';
 import { API_ROUTES, type ApiRoute } from '@/lib/http/api/routes';
-import { registerMerchant } from '@/lib/merchants/signup';
+import { registerTestMerchant } from '../helpers/accounts';
 import { startApp, type TestApp } from '../helpers/app';
 import type { HttpResponse } from '../helpers/http';
 import { DashboardSession } from '../helpers/session';
@@ -150,7 +150,7 @@ describe('scoped API keys', () => {
     let browser: DashboardSession;
     before(async () => {
       const email = `scopes-${randomUUID()}@example.com`;
-      await registerMerchant(app.prisma, { email, password: PASSWORD });
+      await registerTestMerchant(app.prisma, { email, password: PASSWORD });
       browser = new DashboardSession(app.baseUrl);
       assert.equal(await browser.signIn(email, PASSWORD), null);
     });

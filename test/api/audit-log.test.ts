@@ -8,7 +8,7 @@ import { deriveAccount } from '@/lib/chain/keys';
 import { issueApiKey } from '@/lib/auth/apiKeys';
 import { AUDIT_ACTIONS, systemActor } from '@/lib/audit/record';
 import { changeMembership } from '@/lib/merchants/members';
-import { registerMerchant } from '@/lib/merchants/signup';
+import { registerTestMerchant } from '../helpers/accounts';
 import { addIpRule, rotateWebhookSecret, updateSettings } from '@/lib/merchants/settings';
 import type { AuditLog } from '@/lib/generated/prisma/client';
 import { startApp, TEST_MNEMONIC, type TestApp } from '../helpers/app';
@@ -47,7 +47,7 @@ describe('audit log', () => {
 
   async function store() {
     const email = `audit-${randomBytes(5).toString('hex')}@example.com`;
-    const merchant = await registerMerchant(app.prisma, { email, password: PASSWORD });
+    const merchant = await registerTestMerchant(app.prisma, { email, password: PASSWORD });
     await app.prisma.merchant.update({ where: { id: merchant.id }, data: { targetWalletAddress: WALLET } });
     const browser = new DashboardSession(app.baseUrl, BROWSER_IP);
     assert.equal(await browser.signIn(email, PASSWORD), null);
@@ -289,7 +289,7 @@ describe('audit log', () => {
 
   it('sign_in and sign_in_failed: by the e-mail tried, from its address; an e-mail no store has writes nothing', async () => {
     const email = `audit-${randomBytes(5).toString('hex')}@example.com`;
-    const { id } = await registerMerchant(app.prisma, { email, password: PASSWORD });
+    const { id } = await registerTestMerchant(app.prisma, { email, password: PASSWORD });
     const browser = new DashboardSession(app.baseUrl, BROWSER_IP);
     assert.equal(await browser.signIn(email, 'not the password'), 'CredentialsSignin');
     assert.equal(await browser.signIn(email, PASSWORD), null);

@@ -7,7 +7,7 @@ import { decode, encode } from 'next-auth/jwt';
 import { TronWeb } from 'tronweb';
 import { deriveAccount } from '@/lib/chain/keys';
 import { issueApiKey, listApiKeys } from '@/lib/auth/apiKeys';
-import { registerMerchant } from '@/lib/merchants/signup';
+import { registerTestMerchant } from '../helpers/accounts';
 import { MAX_ATTEMPTS_PER_IP, MAX_FAILED_SIGN_INS, MAX_SIGN_UPS_PER_IP, throttledSignIn, TooManyAttempts } from '@/lib/auth/signInThrottle';
 import { receivedVolumeByDay } from '@/lib/transactions/volume';
 import { startApp, TEST_MNEMONIC, type TestApp } from '../helpers/app';
@@ -50,7 +50,7 @@ describe('merchant dashboard', () => {
   const newEmail = () => `d-${randomBytes(5).toString('hex')}@example.com`;
   async function signedIn(): Promise<{ browser: Browser; email: string; id: number }> {
     const email = newEmail();
-    const merchant = await registerMerchant(app.prisma, { email, password: PASSWORD });
+    const merchant = await registerTestMerchant(app.prisma, { email, password: PASSWORD });
     const browser = new Browser(app);
     assert.equal(await browser.signIn(email, PASSWORD), null);
     return { browser, email, id: merchant.id };
@@ -86,7 +86,7 @@ describe('merchant dashboard', () => {
 
   it('refuses a wrong password and never stores the plain one', async () => {
     const email = newEmail();
-    await registerMerchant(app.prisma, { email, password: PASSWORD });
+    await registerTestMerchant(app.prisma, { email, password: PASSWORD });
     assert.equal(await new Browser(app).signIn(email, 'wrong password!'), 'CredentialsSignin');
     const row = await app.prisma.user.findUniqueOrThrow({ where: { email } });
     assert.match(row.passwordHash ?? '', /^\$2[aby]\$12\$/);
@@ -94,7 +94,7 @@ describe('merchant dashboard', () => {
 
   it(`locks an e-mail out from one IP after ${MAX_FAILED_SIGN_INS} failures, not from another IP`, async () => {
     const email = newEmail();
-    await registerMerchant(app.prisma, { email, password: PASSWORD });
+    await registerTestMerchant(app.prisma, { email, password: PASSWORD });
     const attacker = new Browser(app, '127.0.0.1');
     for (let i = 0; i < MAX_FAILED_SIGN_INS; i++) assert.equal(await attacker.signIn(email, `guess ${i} is wrong`), 'CredentialsSignin');
     // Even the right password is refused now, so guessing gains nothing.
@@ -125,7 +125,7 @@ describe('merchant dashboard', () => {
   it(`refuses an IP after ${MAX_ATTEMPTS_PER_IP} failures across e-mails, not another IP`, async () => {
     const ip = '127.0.0.3';
     const email = newEmail();
-    await registerMerchant(app.prisma, { email, password: PASSWORD });
+    await registerTestMerchant(app.prisma, { email, password: PASSWORD });
     // One wrong guess at each of many e-mails: no single e-mail reaches its own limit.
     for (let i = 0; i < MAX_ATTEMPTS_PER_IP - 1; i++) assert.equal(await throttledSignIn(app.prisma, { email: newEmail(), ip }, async () => null), null);
     assert.equal(await new Browser(app, ip).signIn(newEmail(), PASSWORD), 'CredentialsSignin');

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { registerMerchant } from '@/lib/merchants/signup';
+import { registerTestMerchant } from '../helpers/accounts';
 import { csvCell, csvLine } from '@/lib/export/csv';
 import type { Prisma } from '@/lib/generated/prisma/client';
 import { listInvoicesQuerySchema } from '@/lib/invoices/schemas';
@@ -57,7 +57,7 @@ describe('CSV exports of the dashboard lists', () => {
   before(async () => {
     app = await startApp();
     const email = `x-${randomBytes(5).toString('hex')}@example.com`;
-    const merchant = await registerMerchant(app.prisma, { email, password: PASSWORD });
+    const merchant = await registerTestMerchant(app.prisma, { email, password: PASSWORD });
     merchantId = merchant.id;
     await app.prisma.merchant.update({ where: { id: merchant.id }, data: { targetWalletAddress: 'TGLheo1KN8M5W5fGbkeYXVFHnbKnN5pLPd' } });
     key = await issueApiKey(app.prisma, merchant.id, 'exports');
@@ -192,7 +192,7 @@ describe('CSV exports of the dashboard lists', () => {
   it('is for the signed-in merchant only', async () => {
     assert.equal((await httpRequest(`${app.baseUrl}/dashboard/api/invoices/export`)).status, 401);
     assert.equal((await httpRequest(`${app.baseUrl}/dashboard/api/transactions/export`)).status, 401);
-    const other = await registerMerchant(app.prisma, { email: `o-${randomBytes(4).toString('hex')}@example.com`, password: PASSWORD });
+    const other = await registerTestMerchant(app.prisma, { email: `o-${randomBytes(4).toString('hex')}@example.com`, password: PASSWORD });
     const stranger = new DashboardSession(app.baseUrl);
     assert.equal(await stranger.signIn(other.email, PASSWORD), null);
     assert.deepEqual(parseCsv((await stranger.request('/dashboard/api/invoices/export')).text).length, 1, 'only the header');

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { registerMerchant } from '@/lib/merchants/signup';
+import { registerTestMerchant } from '../helpers/accounts';
 import { deriveAccount } from '@/lib/chain/keys';
 import { startApp, TEST_MNEMONIC, type TestApp } from '../helpers/app';
 import { startDevnetProcess, type DevnetProcess } from '../helpers/devnet';
@@ -202,7 +202,7 @@ describe(`fuzz: ${COUNT} generated bad inputs, seed ${SEED}`, () => {
     // The API merchant and the dashboard merchant differ, so a whitelist rule the fuzzer adds in the dashboard does not lock out the API calls.
     apiKey = (await app.createMerchant()).key;
     const email = `fuzz-${randomBytes(4).toString('hex')}@example.com`;
-    await registerMerchant(app.prisma, { email, password: PASSWORD });
+    await registerTestMerchant(app.prisma, { email, password: PASSWORD });
     const jar = new Map<string, string>();
     const keep = (h: string | string[] | undefined) => {
       for (const line of Array.isArray(h) ? h : h ? [h] : []) {

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { TronWeb } from 'tronweb';
-import { registerMerchant } from '@/lib/merchants/signup';
+import { registerTestMerchant } from '../helpers/accounts';
 import { startApp, type TestApp } from '../helpers/app';
 import { startDevnetProcess, type DevnetProcess } from '../helpers/devnet';
 import { httpRequest, type HttpResponse, rawExchange } from '../helpers/http';
@@ -56,7 +56,7 @@ describe('security hardening (issue 14)', () => {
   const newEmail = () => `h-${randomBytes(5).toString('hex')}@example.com`;
   async function signedIn(ip = '127.0.0.1'): Promise<{ browser: Browser; email: string; id: number }> {
     const email = newEmail();
-    const merchant = await registerMerchant(app.prisma, { email, password: PASSWORD });
+    const merchant = await registerTestMerchant(app.prisma, { email, password: PASSWORD });
     const browser = new Browser(app, ip);
     assert.equal(await browser.signIn(email, PASSWORD), null);
     return { browser, email, id: merchant.id };
@@ -317,7 +317,7 @@ describe('security hardening (issue 14)', () => {
       const strict = await startApp({ ...chainEnv(), DASHBOARD_REAUTH_MINUTES: '0', MASTER_KEY: app.env.MASTER_KEY! });
       try {
         const email = newEmail();
-        await registerMerchant(strict.prisma, { email, password: PASSWORD });
+        await registerTestMerchant(strict.prisma, { email, password: PASSWORD });
         const browser = new Browser(strict);
         assert.equal(await browser.signIn(email, PASSWORD), null);
         const moves: [string, string, unknown][] = [
@@ -389,7 +389,7 @@ describe('security hardening (issue 14)', () => {
       const offline = await startApp({ TRON_FULL_NODE_URL: 'http://127.0.0.1:9', TRON_USDT_CONTRACT: devnet.usdtContract, MASTER_KEY: app.env.MASTER_KEY! });
       try {
         const email = newEmail();
-        await registerMerchant(offline.prisma, { email, password: PASSWORD });
+        await registerTestMerchant(offline.prisma, { email, password: PASSWORD });
         const browser = new Browser(offline);
         assert.equal(await browser.signIn(email, PASSWORD), null);
         const res = await browser.api('/settings', 'PATCH', { target_wallet_address: WALLET });

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { verifyPassword } from '@/lib/auth/passwords';
 import { AppError } from '@/lib/errors';
 import { acceptInvitation, INVITATION_DAYS, INVITATION_NOT_FOUND, invitationInfo } from '@/lib/merchants/invitations';
-import { registerMerchant } from '@/lib/merchants/signup';
+import { registerTestMerchant } from '../helpers/accounts';
 import { startApp, type TestApp } from '../helpers/app';
 import { DashboardSession } from '../helpers/session';
 
@@ -29,7 +29,7 @@ describe('invitations (issue 40)', () => {
   before(async () => {
     app = await startApp();
     ownerEmail = newEmail('owner');
-    storeId = (await registerMerchant(app.prisma, { email: ownerEmail, password: PASSWORD })).id;
+    storeId = (await registerTestMerchant(app.prisma, { email: ownerEmail, password: PASSWORD })).id;
     owner = new DashboardSession(app.baseUrl);
     assert.equal(await owner.signIn(ownerEmail, PASSWORD), null);
   });
@@ -88,7 +88,7 @@ describe('invitations (issue 40)', () => {
 
   it('adds an existing user, of another store, once it gives its password; it then has two stores', async () => {
     const email = newEmail('existing');
-    const other = await registerMerchant(app.prisma, { email, password: PASSWORD });
+    const other = await registerTestMerchant(app.prisma, { email, password: PASSWORD });
     const { link } = await invite(email, 'developer');
     const token = tokenOf(link!);
     assert.equal((await invitationInfo(app.prisma, token)).userExists, true);
@@ -117,7 +117,7 @@ describe('invitations (issue 40)', () => {
     assert.equal((await owner.api(`/members/invitations/${accepted.id}`, 'DELETE')).status, 404, 'an accepted invitation is a membership now: removed as a member');
 
     const otherEmail = newEmail('other-owner');
-    await registerMerchant(app.prisma, { email: otherEmail, password: PASSWORD });
+    await registerTestMerchant(app.prisma, { email: otherEmail, password: PASSWORD });
     const other = new DashboardSession(app.baseUrl);
     assert.equal(await other.signIn(otherEmail, PASSWORD), null);
     const mine = await invite(newEmail('mine'), 'finance');
@@ -156,7 +156,7 @@ describe('invitations with SMTP configured', () => {
 
   it('e-mails the link (queued with the invitation) and does not show it', async () => {
     const ownerEmail = newEmail('smtp-owner');
-    const store = await registerMerchant(app.prisma, { email: ownerEmail, password: PASSWORD });
+    const store = await registerTestMerchant(app.prisma, { email: ownerEmail, password: PASSWORD });
     const owner = new DashboardSession(app.baseUrl);
     assert.equal(await owner.signIn(ownerEmail, PASSWORD), null);
     const email = newEmail('smtp');

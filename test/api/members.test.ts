@@ -6,12 +6,12 @@ import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { systemActor } from '@/lib/audit/record';
 import { hashApiKey, issueApiKey } from '@/lib/auth/apiKeys';
-import { hashPassword } from '@/lib/auth/passwords';
+import { passwordHash } from '../helpers/accounts';
 import { MEMBER_ROLES, ROLES, roleNames, type MemberRole } from '@/lib/auth/roles';
 import { migrate, MIGRATIONS_DIR } from '@/lib/db/migrate';
 import { DASHBOARD_ROUTES, type DashboardRoute } from '@/lib/http/dashboard/routes';
 import { changeMembership, LAST_OWNER } from '@/lib/merchants/members';
-import { registerMerchant } from '@/lib/merchants/signup';
+import { registerTestMerchant } from '../helpers/accounts';
 import { startApp, type TestApp } from '../helpers/app';
 import type { HttpResponse } from '../helpers/http';
 import { DashboardSession } from '../helpers/session';
@@ -55,7 +55,7 @@ describe('members and roles (issue 40)', () => {
   /** A new user of `role` in `store`, signed in. */
   async function member(store: number, role: MemberRole): Promise<{ userId: number; email: string; browser: DashboardSession }> {
     const email = `member-${role}-${Date.now()}-${counter++}@example.com`;
-    const user = await app.prisma.user.create({ data: { email, passwordHash: await hashPassword(PASSWORD) } });
+    const user = await app.prisma.user.create({ data: { email, passwordHash: await passwordHash(PASSWORD) } });
     await changeMembership(app.prisma, store, { kind: 'added', userId: user.id, role }, systemActor('members test'));
     const browser = new DashboardSession(app.baseUrl);
     assert.equal(await browser.signIn(email, PASSWORD), null);
@@ -65,7 +65,7 @@ describe('members and roles (issue 40)', () => {
   before(async () => {
     app = await startApp();
     const ownerEmail = `owner-${Date.now()}@example.com`;
-    storeId = (await registerMerchant(app.prisma, { email: ownerEmail, password: PASSWORD })).id;
+    storeId = (await registerTestMerchant(app.prisma, { email: ownerEmail, password: PASSWORD })).id;
     await app.prisma.merchant.update({ where: { id: storeId }, data: { targetWalletAddress: WALLET } });
     key = await issueApiKey(app.prisma, storeId, 'roles');
     const owner = new DashboardSession(app.baseUrl);
@@ -213,7 +213,7 @@ describe('members and roles (issue 40)', () => {
   });
 
   it('keeps an owner: the last one can be neither removed nor demoted, with a 400 that says why', async () => {
-    const store = (await registerMerchant(app.prisma, { email: `last-owner-${Date.now()}@example.com`, password: PASSWORD })).id;
+    const store = (await registerTestMerchant(app.prisma, { email: `last-owner-${Date.now()}@example.com`, password: PASSWORD })).id;
     const first = await app.prisma.membership.findFirstOrThrow({ where: { merchantId: store } });
     const browser = new DashboardSession(app.baseUrl);
     assert.equal(await browser.signIn((await app.prisma.user.findUniqueOrThrow({ where: { id: first.userId } })).email, PASSWORD), null);
@@ -233,7 +233,7 @@ describe('members and roles (issue 40)', () => {
   });
 
   it('lets a user in two stores list them and switch, only to a store it is a member of', async () => {
-    const other = (await registerMerchant(app.prisma, { email: `second-store-${Date.now()}@example.com`, password: PASSWORD })).id;
+    const other = (await registerTestMerchant(app.prisma, { email: `second-store-${Date.now()}@example.com`, password: PASSWORD })).id;
     const finance = await member(storeId, 'finance');
     await changeMembership(app.prisma, other, { kind: 'added', userId: finance.userId, role: 'admin' }, systemActor('members test'));
     const stores = await finance.browser.api('/stores');
@@ -273,7 +273,7 @@ describe('migration 0101 (users and stores apart)', () => {
       const key = 'tk_migrated_key_0123456789abcdef';
       const client = new pg.Client({ connectionString: database.url });
       await client.connect();
-      const hash = await hashPassword(PASSWORD);
+      const hash = await passwordHash(PASSWORD);
       const { rows } = await client.query(
         `INSERT INTO merchants (id, email, password_hash, topup_wallet_address, activation_wallet_address, webhook_secret_enc, session_epoch, account_xpub)
          VALUES (7, 'old@example.com', $1, 'Ttopup-old', 'Tactivation-old', 'unused', 3, 'xpub-unused') RETURNING id`,

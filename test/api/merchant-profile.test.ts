@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { registerMerchant } from '@/lib/merchants/signup';
+import { registerTestMerchant } from '../helpers/accounts';
 import { linkKeyWith } from '@/lib/invoices/linkKey';
 import { MAX_STORE_NAME } from '@/lib/merchants/limits';
 import { issueApiKey } from '@/lib/auth/apiKeys';
@@ -25,7 +25,7 @@ describe('merchant profile on the payment page', () => {
 
   async function signedIn(): Promise<{ browser: DashboardSession; id: number; key: string; email: string }> {
     const email = `p-${randomBytes(5).toString('hex')}@example.com`;
-    const merchant = await registerMerchant(app.prisma, { email, password: PASSWORD });
+    const merchant = await registerTestMerchant(app.prisma, { email, password: PASSWORD });
     // Invoices need a wallet to forward to.
     await app.prisma.merchant.update({ where: { id: merchant.id }, data: { targetWalletAddress: WALLET } });
     const browser = new DashboardSession(app.baseUrl);

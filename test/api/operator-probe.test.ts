@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { TronWeb } from 'tronweb';
-import { registerMerchant } from '@/lib/merchants/signup';
+import { registerTestMerchant } from '../helpers/accounts';
 import { startApp, type TestApp } from '../helpers/app';
 import { startDevnetProcess, type DevnetProcess } from '../helpers/devnet';
 import { httpRequest, rawExchange } from '../helpers/http';
@@ -21,7 +21,7 @@ const newEmail = () => `p-${randomBytes(5).toString('hex')}@example.com`;
 
 async function signedIn(app: TestApp): Promise<DashboardSession> {
   const email = newEmail();
-  await registerMerchant(app.prisma, { email, password: PASSWORD });
+  await registerTestMerchant(app.prisma, { email, password: PASSWORD });
   const browser = new DashboardSession(app.baseUrl);
   assert.equal(await browser.signIn(email, PASSWORD), null);
   return browser;

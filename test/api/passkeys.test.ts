@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { generateSync } from 'otplib';
-import { registerMerchant } from '@/lib/merchants/signup';
+import { registerTestMerchant } from '../helpers/accounts';
 import { startApp, type TestApp } from '../helpers/app';
 import { DashboardSession } from '../helpers/session';
 import { SoftAuthenticator } from '../helpers/webauthn';
@@ -51,7 +51,7 @@ describe('passkeys (issue 40)', () => {
   /** A merchant signed in with its password that added a passkey: its authenticator, the recovery codes answered, its session. */
   async function enrolled(on: TestApp = app, headers: Record<string, string> = {}): Promise<{ email: string; authenticator: SoftAuthenticator; recovery: string[]; browser: DashboardSession }> {
     const email = newEmail();
-    await registerMerchant(on.prisma, { email, password: PASSWORD });
+    await registerTestMerchant(on.prisma, { email, password: PASSWORD });
     const browser = new DashboardSession(on.baseUrl);
     assert.equal(await browser.signIn(email, PASSWORD), null);
     const authenticator = new SoftAuthenticator(originOf(on));
@@ -69,7 +69,7 @@ describe('passkeys (issue 40)', () => {
 
   it('enrols a passkey for the dashboard as relying party, answers the recovery codes once, and lists it', async () => {
     const email = newEmail();
-    await registerMerchant(app.prisma, { email, password: PASSWORD });
+    await registerTestMerchant(app.prisma, { email, password: PASSWORD });
     const browser = new DashboardSession(app.baseUrl);
     assert.equal(await browser.signIn(email, PASSWORD), null);
     const authenticator = new SoftAuthenticator(originOf(app));

@@ -10,11 +10,11 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { generateSync } from 'otplib';
 import { systemActor } from '@/lib/audit/record';
-import { hashPassword } from '@/lib/auth/passwords';
+import { passwordHash } from '../helpers/accounts';
 import type { MemberRole } from '@/lib/auth/roles';
 import { DASHBOARD_ROUTES } from '@/lib/http/dashboard/routes';
 import { changeMembership } from '@/lib/merchants/members';
-import { registerMerchant } from '@/lib/merchants/signup';
+import { registerTestMerchant } from '../helpers/accounts';
 import { startApp, type TestApp } from '../helpers/app';
 import { DashboardSession } from '../helpers/session';
 import { SoftAuthenticator } from '../helpers/webauthn';
@@ -31,7 +31,7 @@ describe('a store that requires two-factor sign-in (issue 40)', () => {
   /** A new user of `role` in the store, signed in with its password. */
   async function member(role: MemberRole): Promise<{ email: string; browser: DashboardSession }> {
     const email = newEmail(role);
-    const user = await app.prisma.user.create({ data: { email, passwordHash: await hashPassword(PASSWORD) } });
+    const user = await app.prisma.user.create({ data: { email, passwordHash: await passwordHash(PASSWORD) } });
     await changeMembership(app.prisma, storeId, { kind: 'added', userId: user.id, role }, systemActor('store two-factor test'));
     const browser = new DashboardSession(app.baseUrl);
     assert.equal(await browser.signIn(email, PASSWORD), null);
@@ -52,7 +52,7 @@ describe('a store that requires two-factor sign-in (issue 40)', () => {
   before(async () => {
     app = await startApp();
     const email = newEmail('owner');
-    storeId = (await registerMerchant(app.prisma, { email, password: PASSWORD })).id;
+    storeId = (await registerTestMerchant(app.prisma, { email, password: PASSWORD })).id;
     owner = new DashboardSession(app.baseUrl);
     assert.equal(await owner.signIn(email, PASSWORD), null);
   });

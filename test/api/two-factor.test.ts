@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { generateSync } from 'otplib';
-import { registerMerchant } from '@/lib/merchants/signup';
+import { registerTestMerchant } from '../helpers/accounts';
 import { startApp, type TestApp } from '../helpers/app';
 import { DashboardSession } from '../helpers/session';
 
@@ -37,7 +37,7 @@ describe('two-factor sign-in (issue 40)', () => {
   /** A merchant signed in with its password and enrolled: the secret its app holds and its recovery codes. */
   async function enrolled(on: TestApp = app): Promise<{ email: string; secret: string; recovery: string[]; browser: DashboardSession }> {
     const email = newEmail();
-    await registerMerchant(on.prisma, { email, password: PASSWORD });
+    await registerTestMerchant(on.prisma, { email, password: PASSWORD });
     const browser = new DashboardSession(on.baseUrl);
     assert.equal(await browser.signIn(email, PASSWORD), null);
     const start = await browser.api('/settings/two-factor/totp', 'POST', undefined, { 'x-confirm-password': PASSWORD });
@@ -52,7 +52,7 @@ describe('two-factor sign-in (issue 40)', () => {
 
   it('turns on only once a code from the new secret is confirmed, and answers ten recovery codes once', async () => {
     const email = newEmail();
-    await registerMerchant(app.prisma, { email, password: PASSWORD });
+    await registerTestMerchant(app.prisma, { email, password: PASSWORD });
     const browser = new DashboardSession(app.baseUrl);
     assert.equal(await browser.signIn(email, PASSWORD), null);
     assert.deepEqual((await browser.api('/settings/two-factor')).json, { totp: 'off', recovery_codes_left: 0, passkeys: [] });

@@ -6,7 +6,7 @@ import addFormats from 'ajv-formats';
 import { Webhook } from 'standardwebhooks';
 import { TronWeb } from 'tronweb';
 import { issueApiKey } from '@/lib/auth/apiKeys';
-import { registerMerchant } from '@/lib/merchants/signup';
+import { registerTestMerchant } from '../helpers/accounts';
 import { createChain, type Chain } from '@/lib/chain';
 import { deriveAccount } from '@/lib/chain/keys';
 import { webhookSecret } from '@/lib/merchants/settings';
@@ -141,7 +141,7 @@ describe('a held payment is told to the merchant', () => {
 
   it('a return the node refuses for good ends at once with one alert and holds the payment again, releasable to another address; a smart contract is refused as the address (issue 34)', async () => {
     const email = `r-${randomBytes(5).toString('hex')}@example.com`;
-    const m = await registerMerchant(app.prisma, { email, password: PASSWORD });
+    const m = await registerTestMerchant(app.prisma, { email, password: PASSWORD });
     await app.prisma.merchant.update({ where: { id: m.id }, data: { targetWalletAddress: randomAddress() } });
     const key = await issueApiKey(app.prisma, m.id, 'test');
     const browser = new DashboardSession(app.baseUrl);
@@ -189,7 +189,7 @@ describe('a held payment is told to the merchant', () => {
 
   it('holds a payment rather than forward it to a target wallet that is a smart contract (set before such wallets were refused); a new wallet and a release forward it (issue 34)', async () => {
     const email = `c-${randomBytes(5).toString('hex')}@example.com`;
-    const m = await registerMerchant(app.prisma, { email, password: PASSWORD });
+    const m = await registerTestMerchant(app.prisma, { email, password: PASSWORD });
     // A wallet stored before the dashboard asked the node (the column as an old version left it): USDT sent there would land and be lost.
     await app.prisma.merchant.update({ where: { id: m.id }, data: { targetWalletAddress: devnet.usdtContract } });
     const key = await issueApiKey(app.prisma, m.id, 'test');
@@ -305,7 +305,7 @@ describe('a held payment is told to the merchant', () => {
     const down = await startHookReceiver({ down: true });
     try {
       const email = `w-${randomBytes(5).toString('hex')}@example.com`;
-      const m = await registerMerchant(app.prisma, { email, password: PASSWORD });
+      const m = await registerTestMerchant(app.prisma, { email, password: PASSWORD });
       await app.prisma.merchant.update({ where: { id: m.id }, data: { targetWalletAddress: randomAddress(), webhookUrl: down.url } });
       const key = await issueApiKey(app.prisma, m.id, 'test');
       const browser = new DashboardSession(app.baseUrl);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { hashPassword } from '@/lib/auth/passwords';
+import { passwordHash } from '../helpers/accounts';
 import { PAYMENT_TRANSITIONS, paymentStateDiagram } from '@/lib/rules/paymentStates';
 import { waitFor } from '../helpers/devnet';
 import { DashboardSession } from '../helpers/session';
@@ -102,7 +102,7 @@ describe('payment door on the devnet: nothing orphaned, griefed, canceled under 
 
   it('case 8: an invoice with a payment detected, being forwarded or partly settled cannot be canceled, in the API and the dashboard', async () => {
     const { merchant, key } = await newMerchant();
-    await s.app.prisma.user.updateMany({ where: { memberships: { some: { merchantId: merchant.id } } }, data: { passwordHash: await hashPassword('door password 1') } });
+    await s.app.prisma.user.updateMany({ where: { memberships: { some: { merchantId: merchant.id } } }, data: { passwordHash: await passwordHash('door password 1') } });
     const dashboard = new DashboardSession(s.app.baseUrl);
     assert.equal(await dashboard.signIn(merchant.email, 'door password 1'), null);
     const inv = await invoice(key, { type: 'SINGLE', amount: 100, currencies: ['TRX'] });

@@ -6,7 +6,7 @@ import { TronWeb } from 'tronweb';
 import { createChain, type Chain } from '@/lib/chain';
 import { deriveAccount } from '@/lib/chain/keys';
 import { tokenAmountJson, tokenUnits } from '@/lib/money/tokens';
-import { hashPassword } from '@/lib/auth/passwords';
+import { passwordHash } from '../helpers/accounts';
 import { startApp, TEST_MNEMONIC, type TestApp } from '../helpers/app';
 import { startDevnetProcess, waitFor, type DevnetProcess } from '../helpers/devnet';
 import { startHookReceiver, type HookReceiver } from '../helpers/http';
@@ -327,7 +327,7 @@ describe('mass payouts (MULTIPLE_TRANSFER) on the devnet', () => {
 
   it('returns a TIMEOUT payout from the dashboard, only the signed-in merchant\'s and only one that cannot finish', async () => {
     const merchant = await app.prisma.merchant.findFirstOrThrow({ where: { apiKeys: { some: {} } }, orderBy: { id: 'asc' } });
-    await app.prisma.user.updateMany({ where: { memberships: { some: { merchantId: merchant.id } } }, data: { passwordHash: await hashPassword('payout return pw') } });
+    await app.prisma.user.updateMany({ where: { memberships: { some: { merchantId: merchant.id } } }, data: { passwordHash: await passwordHash('payout return pw') } });
     const session = new DashboardSession(app.baseUrl);
     assert.equal(await session.signIn(merchant.email, 'payout return pw'), null);
     const open = (await post('/payment/multiple_transfer/create', { currency: 'TRX', target_wallets: [{ address: randomAddress(), amount: 5 }] })).json;

@@ -9,7 +9,7 @@ import { deriveAccount } from '@/lib/chain/keys';
 import { tokenAmountText, tokenUnits } from '@/lib/money/tokens';
 import { startApp, TEST_MNEMONIC, type TestApp } from '../helpers/app';
 import { startDevnetProcess, waitFor, type DevnetProcess } from '../helpers/devnet';
-import { hashPassword } from '@/lib/auth/passwords';
+import { passwordHash } from '../helpers/accounts';
 import { httpRequest, startHookReceiver, type HookReceiver } from '../helpers/http';
 import { DashboardSession } from '../helpers/session';
 import { assertReconciled } from '../helpers/reconcile';
@@ -117,7 +117,7 @@ describe('merchant refunds on the devnet', () => {
     assert.deepEqual([body.status, body.trn_hash], ['SENT', sent.trn_hash]);
 
     // The dashboard lists and exports the send as a REFUND of the sale; the API answers it as the TRANSFER it is (spec 2.2).
-    await app.prisma.user.updateMany({ where: { memberships: { some: { merchantId: merchant.id } } }, data: { passwordHash: await hashPassword('refund dashboard pw') } });
+    await app.prisma.user.updateMany({ where: { memberships: { some: { merchantId: merchant.id } } }, data: { passwordHash: await passwordHash('refund dashboard pw') } });
     const browser = new DashboardSession(app.baseUrl);
     assert.equal(await browser.signIn(merchant.email, 'refund dashboard pw'), null);
     const refunds = (await browser.api('/transactions?type=REFUND')).json.results as { trn_hash: string; type: string; invoice: number; refund: unknown }[];
@@ -248,7 +248,7 @@ describe('merchant refunds on the devnet', () => {
     await refusedAbove('3.000001', '3', 15, 12);
     const noTrx = await post(`/payment/${inv.id}/refund`, { currency: 'TRX', amount: 1, address: customer });
     assert.equal(noTrx.json.detail, `amount: Invoice #${inv.id} has received no TRX to refund.`, 'the limit is per token');
-    await app.prisma.user.updateMany({ where: { memberships: { some: { merchantId: merchant.id } } }, data: { passwordHash: await hashPassword('refund dashboard pw') } });
+    await app.prisma.user.updateMany({ where: { memberships: { some: { merchantId: merchant.id } } }, data: { passwordHash: await passwordHash('refund dashboard pw') } });
     const browser = new DashboardSession(app.baseUrl);
     assert.equal(await browser.signIn(merchant.email, 'refund dashboard pw'), null);
     assert.deepEqual((await browser.api(`/invoices/${inv.id}/refunds`)).json.refundable, { TRX: 0, USDT: 3 });

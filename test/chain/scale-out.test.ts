@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { MAX_FAILED_SIGN_INS } from '@/lib/auth/signInThrottle';
-import { registerMerchant } from '@/lib/merchants/signup';
+import { registerTestMerchant } from '../helpers/accounts';
 import { waitFor } from '../helpers/devnet';
 import { assertReconciled } from '../helpers/reconcile';
 import { DashboardSession } from '../helpers/session';
@@ -69,7 +69,7 @@ describe('two hosts (web process + worker each) on one PostgreSQL and one devnet
   it('failed sign-ins against both hosts from one address count towards one limit (sign_in_attempts)', async () => {
     const email = `s-${randomBytes(5).toString('hex')}@example.com`;
     const password = 'correct horse battery';
-    await registerMerchant(stack.app.prisma, { email, password });
+    await registerTestMerchant(stack.app.prisma, { email, password });
     // MAX_FAILED_SIGN_INS wrong guesses, alternating the hosts: counted per process, each host would have seen fewer.
     for (let i = 0; i < MAX_FAILED_SIGN_INS; i++) {
       assert.equal(await new DashboardSession(stack.apps[i % 2]!.baseUrl).signIn(email, `guess ${i} is wrong`), 'CredentialsSignin');

@@ -4,7 +4,7 @@ import { TronWeb } from 'tronweb';
 import type { Merchant, Transaction } from '@/lib/generated/prisma/client';
 import { createChain, type Chain } from '@/lib/chain';
 import { deriveAccount } from '@/lib/chain/keys';
-import { hashPassword } from '@/lib/auth/passwords';
+import { passwordHash } from '../helpers/accounts';
 import { tokenUnits } from '@/lib/money/tokens';
 import { dashboardTransactionRows, type DashboardTransactionRow } from '@/lib/transactions/releases';
 import { dashboardTransactionsQuerySchema, listTransactionsQuerySchema } from '@/lib/transactions/schemas';
@@ -132,7 +132,7 @@ describe('transactions grouped by what the merchant cares about', () => {
     assert.deepEqual([onlyRefund.count, onlyRefund.rows[0]!.plumbing.length], [1, refundRow.plumbing.length]);
 
     // The dashboard's route answers the groups; its CSV has every row, each with its own cost and the row it is listed under.
-    await app.prisma.user.updateMany({ where: { memberships: { some: { merchantId: merchant.id } } }, data: { passwordHash: await hashPassword('groups dashboard pw') } });
+    await app.prisma.user.updateMany({ where: { memberships: { some: { merchantId: merchant.id } } }, data: { passwordHash: await passwordHash('groups dashboard pw') } });
     const browser = new DashboardSession(app.baseUrl);
     assert.equal(await browser.signIn(merchant.email, 'groups dashboard pw'), null);
     const answered = (await browser.api('/transactions?limit=300')).json as { count: number; results: DashboardTransactionRow[] };

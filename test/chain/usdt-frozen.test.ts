@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { TronWeb } from 'tronweb';
-import { hashPassword } from '@/lib/auth/passwords';
+import { passwordHash } from '../helpers/accounts';
 import { waitFor } from '../helpers/devnet';
 import { assertReconciled } from '../helpers/reconcile';
 import { DashboardSession } from '../helpers/session';
@@ -108,7 +108,7 @@ describe("USDT addresses frozen by Tether's blacklist (issue 37)", () => {
     const email = `frozen-${merchant.id}@example.com`;
     const password = 'a long enough password';
     await s.app.prisma.merchant.update({ where: { id: merchant.id }, data: { email } });
-    await s.app.prisma.user.updateMany({ where: { memberships: { some: { merchantId: merchant.id } } }, data: { email, passwordHash: await hashPassword(password) } });
+    await s.app.prisma.user.updateMany({ where: { memberships: { some: { merchantId: merchant.id } } }, data: { email, passwordHash: await passwordHash(password) } });
     const browser = new DashboardSession(s.app.baseUrl);
     assert.equal(await browser.signIn(email, password), null);
     // Paid after the invoice was canceled: held for the merchant to forward or return.
