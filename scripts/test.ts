@@ -26,11 +26,12 @@ const browserResults = path.join(work, 'browser.json');
  * the web, workers, or a whole `npm start`, and share the two cores with the devnet's blocks.
  */
 const LANES: { name: string; folders: string[]; concurrency: number }[] = [
-  { name: 'unit tests', folders: ['unit'], concurrency: 4 },
-  { name: 'api tests', folders: ['api'], concurrency: 3 },
-  // Three at a time since the idle worker's cut (docs/testing.md, "The idle worker"): 528 s against
-  // 655-661 s at two, all passing, on a fresh clone of 6849078 on an otherwise quiet machine.
-  { name: 'chain tests', folders: ['chain', 'run'], concurrency: 3 },
+  // One lane since 2026-11-30 (docs/testing.md, "Fifteen minutes"): each was bound by the CPU, and
+  // the units' lane ended on its three longest files with a core idle, before the API lane began.
+  { name: 'unit and api tests', folders: ['unit', 'api'], concurrency: 3 },
+  // Four at a time since 2026-11-30 (docs/testing.md, "Fifteen minutes"): at three the two cores
+  // were 13 % idle, waiting on blocks and expiring transactions; at four 3 %, and the lane shorter.
+  { name: 'chain tests', folders: ['chain', 'run'], concurrency: 4 },
 ];
 
 /**
@@ -40,7 +41,12 @@ const LANES: { name: string; folders: string[]; concurrency: number }[] = [
 // As measured in the chain lane, two files at a time, on 2026-11-29 (s): settlement 150, embedded-default 119,
 // energy-pool 98, payouts 93, fast-forward 66, send-binding 57, payouts-safety 57, energy-rental 53,
 // reconcile-proof 53, energy-safety 49, worker 43, reconcile-wallets 42.
-const LONG_FILES = ['chain/settlement', 'run/embedded-default', 'chain/energy-pool', 'chain/payouts', 'chain/fast-forward', 'chain/send-binding', 'chain/payouts-safety', 'chain/energy-rental', 'chain/reconcile-proof', 'chain/energy-safety', 'chain/worker', 'chain/reconcile-wallets', 'run/supervision', 'api/dashboard', 'api/hardening', 'api/fuzz', 'api/operator-probe'];
+// As measured on 2026-11-30 in the api lane (three at a time) and the unit lane (four) before they were one (s): dashboard 44, audit-log 33, hardening 33,
+// passkeys 28, members 22, operator-probe 19, two-factor 18, fuzz 14, webhook-fairness 14, logs 14, database 12.
+const LONG_FILES = [
+  ...['chain/settlement', 'run/embedded-default', 'chain/energy-pool', 'chain/payouts', 'chain/fast-forward', 'chain/send-binding', 'chain/payouts-safety', 'chain/energy-rental', 'chain/reconcile-proof', 'chain/energy-safety', 'chain/worker', 'chain/reconcile-wallets', 'run/supervision'],
+  ...['api/dashboard', 'api/audit-log', 'api/hardening', 'api/passkeys', 'api/members', 'api/operator-probe', 'api/two-factor', 'api/fuzz', 'unit/webhook-fairness', 'unit/logs', 'unit/database'],
+];
 
 const phases: Phase[] = [
   // Next's build leaves its own type check out (NEXT_SKIP_TYPECHECK) and writes the route types
