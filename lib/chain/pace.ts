@@ -1,3 +1,5 @@
+import type { Head } from './types';
+
 /**
  * When the next block is due, for a scanner that reads the head or the solidified head (issue 37:
  * the head scanner asked the node for the head every 500 ms, six times a block on mainnet's 3 s
@@ -15,12 +17,6 @@
  *   on mainnet), as a block's timestamp is when it was made. Our clock's difference from the
  *   chain's is in it too, so a clock set wrong does not move the reads.
  */
-export interface Head {
-  number: number;
-  /** The block's timestamp (ms), as the chain stamped it. */
-  timestamp: number;
-}
-
 /** No wait is longer than this, whatever the intervals seen: mainnet's block interval. */
 export const LONGEST_WAIT_MS = 3_000;
 const INTERVALS_KEPT = 8;

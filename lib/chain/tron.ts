@@ -31,6 +31,7 @@ import type {
   Chain,
   ChainBlock,
   ChainParameters,
+  Head,
   RefBlock,
   Resource,
   ResourceOp,
@@ -167,7 +168,7 @@ export class TronChain implements Chain {
     return (await this.getHead()).number;
   }
 
-  async getHead(): Promise<{ number: number; timestamp: number }> {
+  async getHead(): Promise<Head> {
     const { number, timestamp } = (await this.header(false)).block_header.raw_data;
     return { number, timestamp };
   }
@@ -176,7 +177,7 @@ export class TronChain implements Chain {
     return (await this.getConfirmedHead()).number;
   }
 
-  async getConfirmedHead(): Promise<{ number: number; timestamp: number }> {
+  async getConfirmedHead(): Promise<Head> {
     const { number, timestamp } = (await this.header(true)).block_header.raw_data;
     return { number, timestamp };
   }

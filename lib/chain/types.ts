@@ -7,17 +7,24 @@ import type { Currency } from '@/lib/money/tokens';
  */
 export type BalanceAt = 'head' | 'solidified';
 
+/** A block as the scanners pace their reads by it (lib/chain/pace.ts): its number and timestamp. */
+export interface Head {
+  number: number;
+  /** The block's timestamp (ms), as the chain stamped it. */
+  timestamp: number;
+}
+
 export interface Chain {
   readonly usdtContract: string;
 
   /** Head block number (includes blocks that may still be reorganised). */
   getBlockNumber(): Promise<number>;
   /** The head block's number and timestamp (ms): the head scanner paces its reads by it (lib/chain/pace.ts). */
-  getHead(): Promise<{ number: number; timestamp: number }>;
+  getHead(): Promise<Head>;
   /** Highest solidified (irreversible) block number. */
   getConfirmedBlockNumber(): Promise<number>;
   /** The highest solidified block's number and timestamp (ms): the scanner of solidified blocks paces its reads by it. */
-  getConfirmedHead(): Promise<{ number: number; timestamp: number }>;
+  getConfirmedHead(): Promise<Head>;
   /** Every TRX transfer and every USDT Transfer in block `n`; null when the node has no such block yet. */
   getBlockTransfers(n: number): Promise<Transfer[] | null>;
   /**

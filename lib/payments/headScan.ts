@@ -1,5 +1,4 @@
-import type { Head } from '@/lib/chain/pace';
-import type { ChainBlock } from '@/lib/chain/types';
+import type { ChainBlock, Head } from '@/lib/chain/types';
 import { HEAD_CURSOR, SOLIDIFIED_CURSOR } from '@/lib/db/chainCursors';
 import type { WorkerContext } from '@/lib/worker/context';
 import { chainRefOf, rowsFor, type BlockTransfer, type ScanResult } from './scan';

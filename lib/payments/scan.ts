@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Head } from '@/lib/chain/pace';
-import type { Transfer } from '@/lib/chain/types';
+import type { Head, Transfer } from '@/lib/chain/types';
 import type { Prisma, Transaction } from '@/lib/generated/prisma/client';
 import { SOLIDIFIED_CURSOR } from '@/lib/db/chainCursors';
 import { bookIncoming } from '@/lib/ledger/book';
@@ -50,7 +49,7 @@ export interface SolidifiedScanResult extends ScanResult {
  * cursor move in one DB transaction, and chain_ref is unique, so a crash or a
  * second worker never records a transfer twice.
  */
-export async function scanNextBlocks(ctx: WorkerContext, known?: CursorAt): Promise<SolidifiedScanResult> {
+export async function scanNextBlocks(ctx: WorkerContext, known: CursorAt | null = null): Promise<SolidifiedScanResult> {
   const { prisma, chain, settings } = ctx;
   const head = await chain.getConfirmedHead();
   const confirmedHead = head.number - settings.SCAN_EXTRA_CONFIRMATIONS;

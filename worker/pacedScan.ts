@@ -1,0 +1,40 @@
+import { BlockPace, LONGEST_WAIT_MS } from '@/lib/chain/pace';
+import type { Head } from '@/lib/chain/types';
+import type { WorkerJob } from '@/lib/worker/job';
+import { workerWakeup } from '@/lib/worker/wake';
+
+/** What one read of a block scanner did (lib/payments/scan.ts, headScan.ts). */
+export interface ScanStep {
+  /** More blocks were there than one read takes: read again at once. */
+  more: boolean;
+  /** Payments or top-ups recorded (or moved by a reorganisation): work for the other jobs. */
+  recorded: number;
+  /** The head the read asked the node for; null when it asked for none. */
+  head: Head | null;
+}
+
+/**
+ * The step of a block scanner's job and how long it sleeps: it asks the node again once the next
+ * block is due (lib/chain/pace.ts, issue 37), and every `pollMs` while it is late, however long the
+ * other jobs sleep when idle. The scanner of solidified blocks and the head scanner are both this,
+ * with their own `read`; each job says its name and that it is a singleton.
+ */
+export function pacedScan(pollMs: number, read: () => Promise<ScanStep>): Pick<WorkerJob, 'idleMs' | 'step'> {
+  // The heads read, by which the next read waits for the next block to be due.
+  const pace = new BlockPace();
+  return {
+    // The longest wait; each step sets the next read's time itself (`after`, lib/worker/wake.ts).
+    idleMs: Math.max(pollMs, LONGEST_WAIT_MS),
+    async step() {
+      // When the head was read, near enough: the read asks for it first (a lag learnt a little short asks a little early).
+      const readAt = Date.now();
+      const { more, recorded, head } = await read();
+      if (head) pace.saw(head, readAt);
+      // A block read is not work for the others; a payment or top-up recorded is (lib/worker/wake.ts).
+      if (recorded > 0) workerWakeup().wake();
+      // Again at once only while behind (lib/payments/scan.ts, ScanResult); else once the next block is due.
+      if (!more) workerWakeup().after(pace.untilNextMs(Date.now(), pollMs));
+      return more;
+    },
+  };
+}
