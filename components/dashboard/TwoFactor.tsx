@@ -86,13 +86,13 @@ export function TwoFactor() {
 
   if (state.error) return <Card title="Two-factor sign-in"><p role="alert">{state.error.message}</p></Card>;
   if (!state.data) return <Card title="Two-factor sign-in"><p>Loading…</p></Card>;
-  const on = state.data.totp === 'on';
+  const totpOn = state.data.totp === 'on';
   const passkeys = state.data.passkeys;
-  const asked = on && passkeys.length > 0 ? 'a code from your authenticator app or a passkey' : on ? 'a code from your authenticator app' : 'a passkey';
+  const asked = totpOn && passkeys.length > 0 ? 'a code from your authenticator app or a passkey' : totpOn ? 'a code from your authenticator app' : 'a passkey';
   return (
     <Card title="Two-factor sign-in">
       <p className="mb-3 text-sm text-slate-600 dark:text-slate-400" data-testid="two-factor-state">
-        {on || passkeys.length > 0
+        {state.data.on
           ? `On: signing in and money-moving changes ask for ${asked}. ${state.data.recovery_codes_left} recovery codes left.`
           : 'Off: a password alone signs in. With an authenticator app or a passkey, a stolen password moves no money.'}
       </p>
@@ -106,12 +106,12 @@ export function TwoFactor() {
           </ul>
         </div>
       )}
-      {!on && !enrolment && (
+      {!totpOn && !enrolment && (
         <Button onClick={() => start.mutate()} disabled={start.isPending}>
           Set up an authenticator app
         </Button>
       )}
-      {!on && enrolment && (
+      {!totpOn && enrolment && (
         <form onSubmit={(e) => submit(e, confirm)} className="space-y-3" aria-label="Confirm the authenticator app">
           <p className="text-sm">
             Add this key to your authenticator app, or <a className="text-indigo-600 underline dark:text-indigo-400" href={enrolment.otpauth_uri}>open it in the app</a> on this device:
@@ -123,7 +123,7 @@ export function TwoFactor() {
           </Button>
         </form>
       )}
-      {on && (
+      {totpOn && (
         <form onSubmit={(e) => submit(e, disable)} className="space-y-3" aria-label="Turn off two-factor sign-in">
           <Field label="Code or recovery code" name="code" autoComplete="one-time-code" value={code} onChange={(e) => setCode(e.target.value)} error={fieldError(disable)} required />
           <Button type="submit" variant="danger" disabled={disable.isPending}>

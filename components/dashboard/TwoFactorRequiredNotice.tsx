@@ -15,8 +15,8 @@ import { dashboardApi } from './api';
 export function TwoFactorRequiredNotice() {
   const client = useQueryClient();
   const state = useQuery({ queryKey: ['two-factor'], queryFn: () => dashboardApi<TwoFactorJson>('/settings/two-factor') });
-  // On as the server counts it (hasSecondFactor): TOTP on, or a passkey.
-  const on = state.data ? state.data.totp === 'on' || state.data.passkeys.length > 0 : null;
+  // On as the server counts it (hasSecondFactor: TOTP on, or a passkey); null until read.
+  const on = state.data?.on ?? null;
   const wasOff = useRef(false);
   useEffect(() => {
     if (on === false) wasOff.current = true;

@@ -79,6 +79,8 @@ export function passkeyJson(p: PasskeySummary): PasskeyJson {
 }
 
 export interface TwoFactorJson {
+  /** Two-factor sign-in on, as `hasSecondFactor` counts it (TOTP on, or a passkey): what the dashboard's notices read. */
+  on: boolean;
   totp: TwoFactorState;
   recovery_codes_left: number;
   passkeys: PasskeyJson[];
@@ -87,6 +89,7 @@ export interface TwoFactorJson {
 /** What the dashboard shows: whether TOTP is on, the passkeys, and how many recovery codes are left. */
 export function twoFactorJson(user: Pick<User, 'totpSecretEnc' | 'totpEnabledAt' | 'totpRecoveryHashes'> & { passkeys: PasskeySummary[] }): TwoFactorJson {
   return {
+    on: hasSecondFactor(user),
     totp: twoFactorState(user),
     recovery_codes_left: hasSecondFactor(user) ? user.totpRecoveryHashes.length : 0,
     passkeys: user.passkeys.map(passkeyJson),

@@ -92,7 +92,7 @@ describe('passkeys (issue 40)', () => {
     assert.equal(passkey.name, 'Laptop');
     assert.equal(recovery_codes.length, 10, 'the first second factor: recovery codes, as TOTP gives');
     const state = (await browser.api('/settings/two-factor')).json;
-    assert.deepEqual(state, { totp: 'off', recovery_codes_left: 10, passkeys: [passkey] });
+    assert.deepEqual(state, { on: true, totp: 'off', recovery_codes_left: 10, passkeys: [passkey] });
     const renamed = await browser.api(`/settings/two-factor/passkeys/${passkey.id}`, 'PATCH', { name: ' Work laptop ' });
     assert.equal(renamed.status, 200, renamed.text);
     assert.deepEqual(renamed.json, { ...passkey, name: 'Work laptop' });
@@ -193,7 +193,7 @@ describe('passkeys (issue 40)', () => {
     assert.equal((await browser.api('/settings/two-factor/passkeys/999999', 'DELETE', undefined, { 'x-confirm-password': PASSWORD, 'x-confirm-passkey': encodeURIComponent(await assertion(app, authenticator, browser)) })).status, 404);
     const off = await remove({ 'x-confirm-password': PASSWORD, 'x-confirm-passkey': encodeURIComponent(await assertion(app, authenticator, browser)) });
     assert.equal(off.status, 200, off.text);
-    assert.deepEqual(off.json, { totp: 'off', recovery_codes_left: 0, passkeys: [] });
+    assert.deepEqual(off.json, { on: false, totp: 'off', recovery_codes_left: 0, passkeys: [] });
     assert.equal(await new DashboardSession(app.baseUrl).signIn(email, PASSWORD), null, 'the password alone signs in again');
     assert.deepEqual((await app.prisma.user.findUniqueOrThrow({ where: { email } })).totpRecoveryHashes, []);
   });
@@ -228,7 +228,7 @@ describe('passkeys (issue 40)', () => {
     assert.equal((await browser.api('/settings')).status, 401);
     const again = new DashboardSession(app.baseUrl);
     assert.equal(await again.signIn(email, PASSWORD), null);
-    assert.deepEqual((await again.api('/settings/two-factor')).json, { totp: 'off', recovery_codes_left: 0, passkeys: [] });
+    assert.deepEqual((await again.api('/settings/two-factor')).json, { on: false, totp: 'off', recovery_codes_left: 0, passkeys: [] });
     const { id: merchantId } = await app.prisma.merchant.findUniqueOrThrow({ where: { email } });
     const reset = await app.prisma.auditLog.findFirstOrThrow({ where: { merchantId, action: 'two_factor_changed', actorKind: 'system' } });
     assert.deepEqual([reset.before, reset.after], [{ totp: 'off', passkeys: 1 }, { totp: 'off', passkeys: 0, sessions_ended: true }]);

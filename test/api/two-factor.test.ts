@@ -55,10 +55,10 @@ describe('two-factor sign-in (issue 40)', () => {
     await registerTestMerchant(app.prisma, { email, password: PASSWORD });
     const browser = new DashboardSession(app.baseUrl);
     assert.equal(await browser.signIn(email, PASSWORD), null);
-    assert.deepEqual((await browser.api('/settings/two-factor')).json, { totp: 'off', recovery_codes_left: 0, passkeys: [] });
+    assert.deepEqual((await browser.api('/settings/two-factor')).json, { on: false, totp: 'off', recovery_codes_left: 0, passkeys: [] });
     assert.equal((await browser.api('/settings/two-factor/totp/confirm', 'POST', { code: '123456' })).status, 409, 'nothing to confirm before the start');
     const { secret } = (await browser.api('/settings/two-factor/totp', 'POST')).json as { secret: string };
-    assert.deepEqual((await browser.api('/settings/two-factor')).json, { totp: 'pending', recovery_codes_left: 0, passkeys: [] });
+    assert.deepEqual((await browser.api('/settings/two-factor')).json, { on: false, totp: 'pending', recovery_codes_left: 0, passkeys: [] });
     // Pending is off: the password alone still signs in.
     assert.equal(await new DashboardSession(app.baseUrl).signIn(email, PASSWORD), null);
     const wrong = await browser.api('/settings/two-factor/totp/confirm', 'POST', { code: codeFor(secret, 5) });
@@ -73,7 +73,7 @@ describe('two-factor sign-in (issue 40)', () => {
     assert.equal(codes.length, 10);
     assert.equal(new Set(codes).size, 10);
     for (const c of codes) assert.match(c, /^[a-z2-9]{5}-[a-z2-9]{5}$/);
-    assert.deepEqual((await browser.api('/settings/two-factor')).json, { totp: 'on', recovery_codes_left: 10, passkeys: [] });
+    assert.deepEqual((await browser.api('/settings/two-factor')).json, { on: true, totp: 'on', recovery_codes_left: 10, passkeys: [] });
     assert.equal((await browser.api('/settings/two-factor/totp', 'POST')).status, 409, 'a second enrolment while on');
     // Stored sealed, and the recovery codes only as hashes.
     const row = await app.prisma.user.findUniqueOrThrow({ where: { email } });
@@ -100,7 +100,7 @@ describe('two-factor sign-in (issue 40)', () => {
     const typed = recovery[0]!.toUpperCase().replace('-', ' ');
     assert.equal(await fresh().signIn(email, PASSWORD, typed), null);
     assert.equal(await fresh().signIn(email, PASSWORD, recovery[0]!), 'WrongTwoFactorCode', 'a recovery code is used up');
-    assert.deepEqual((await browser.api('/settings/two-factor')).json, { totp: 'on', recovery_codes_left: 9, passkeys: [] });
+    assert.deepEqual((await browser.api('/settings/two-factor')).json, { on: true, totp: 'on', recovery_codes_left: 9, passkeys: [] });
   });
 
   it('asks for the password and a code before a money-moving change once the sign-in is old', async () => {
@@ -134,7 +134,7 @@ describe('two-factor sign-in (issue 40)', () => {
     assert.deepEqual((await browser.api('/settings/two-factor')).json.totp, 'on');
     const off = await browser.api('/settings/two-factor/totp/disable', 'POST', { code: recovery[3]! });
     assert.equal(off.status, 200, off.text);
-    assert.deepEqual(off.json, { totp: 'off', recovery_codes_left: 0, passkeys: [] });
+    assert.deepEqual(off.json, { on: false, totp: 'off', recovery_codes_left: 0, passkeys: [] });
     assert.equal(await new DashboardSession(app.baseUrl).signIn(email, PASSWORD), null);
     const row = await app.prisma.user.findUniqueOrThrow({ where: { email } });
     assert.equal(row.totpSecretEnc, null);
@@ -155,7 +155,7 @@ describe('two-factor sign-in (issue 40)', () => {
     assert.equal((await browser.api('/settings')).status, 401, 'the session from before the reset is over');
     const again = new DashboardSession(app.baseUrl);
     assert.equal(await again.signIn(email, PASSWORD), null, 'the password alone signs in');
-    assert.deepEqual((await again.api('/settings/two-factor')).json, { totp: 'off', recovery_codes_left: 0, passkeys: [] });
+    assert.deepEqual((await again.api('/settings/two-factor')).json, { on: false, totp: 'off', recovery_codes_left: 0, passkeys: [] });
     await assert.rejects(reset('nobody@example.com'), (err: { code?: number; stderr?: string }) => err.code === 1 && /No account has the e-mail nobody@example.com/.test(err.stderr ?? ''));
   });
 });
