@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -10,7 +10,8 @@ import path from 'node:path';
  */
 interface Phase {
   name: string;
-  command: string[];
+  /** A function when the command is decided as the phase starts (a lane's files at a time). */
+  command: string[] | (() => string[]);
   env?: Record<string, string>;
   /** Run at the same time as the phases before it that say so too (each single-threaded); the run stops if any fails. */
   beside?: boolean;
@@ -25,14 +26,53 @@ const browserResults = path.join(work, 'browser.json');
  * chain's finality, so they run first and more at once; the chain lane's files each run a devnet,
  * the web, workers, or a whole `npm start`, and share the two cores with the devnet's blocks.
  */
-const LANES: { name: string; folders: string[]; concurrency: number }[] = [
+const LANES: { name: string; folders: string[]; concurrency: number; besideAnother?: number }[] = [
   // One lane since 2026-11-30 (docs/testing.md, "Fifteen minutes"): each was bound by the CPU, and
   // the units' lane ended on its three longest files with a core idle, before the API lane began.
   { name: 'unit and api tests', folders: ['unit', 'api'], concurrency: 3 },
   // Four at a time since 2026-11-30 (docs/testing.md, "Fifteen minutes"): at three the two cores
   // were 13 % idle, waiting on blocks and expiring transactions; at four 3 %, and the lane shorter.
-  { name: 'chain tests', folders: ['chain', 'run'], concurrency: 4 },
+  // Three while another npm test runs on this machine: two suites at four (eight chain files on two
+  // cores, load above 20) timed a gas return out in reconcile-proof; at three each, both passed.
+  { name: 'chain tests', folders: ['chain', 'run'], concurrency: 4, besideAnother: 3 },
 ];
+
+/**
+ * Each running `npm test` on this machine leaves a file named by its pid here while it runs, so a
+ * lane can see that another suite shares the cores (CI beside a developer's run, issue 41). A file
+ * whose process is gone (a suite killed by a signal leaves its own) is removed when seen.
+ */
+const SUITES_DIR = path.join(tmpdir(), 'npm-test-suites');
+mkdirSync(SUITES_DIR, { recursive: true });
+const ownMarker = path.join(SUITES_DIR, String(process.pid));
+writeFileSync(ownMarker, `${process.cwd()}\n`);
+process.on('exit', () => rmSync(ownMarker, { force: true }));
+
+/** The other `npm test` runs on this machine now, by pid. */
+function otherSuites(): number[] {
+  return readdirSync(SUITES_DIR)
+    .map(Number)
+    .filter((pid) => {
+      if (!Number.isInteger(pid) || pid === process.pid) return false;
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'EPERM') return true; // alive, another user's
+        rmSync(path.join(SUITES_DIR, String(pid)), { force: true });
+        return false;
+      }
+    });
+}
+
+/** How many of a lane's files run at once: fewer while another suite shares the cores. */
+function filesAtOnce(lane: (typeof LANES)[number]): number {
+  if (lane.besideAnother === undefined) return lane.concurrency;
+  const others = otherSuites();
+  if (others.length === 0) return lane.concurrency;
+  console.log(`npm test: ${lane.name}, ${lane.besideAnother} files at a time, not ${lane.concurrency}: another npm test runs on this machine (pid ${others.join(', ')})`);
+  return lane.besideAnother;
+}
 
 /**
  * The longest files (from the timing report), started first in their lane, longest first: a lane
@@ -59,7 +99,7 @@ const phases: Phase[] = [
     name: lane.name,
     // Node's runner in the files' order (`node --test` would sort them by name): the usual report
     // on the terminal, and ours (scripts/testTimings.mjs) to a file.
-    command: ['node', '--import', 'tsx', 'scripts/testLane.mjs', String(lane.concurrency), laneResults(lane.name), ...laneFiles(lane.folders)],
+    command: () => ['node', '--import', 'tsx', 'scripts/testLane.mjs', String(filesAtOnce(lane)), laneResults(lane.name), ...laneFiles(lane.folders)],
   })),
   { name: 'browser tests', command: ['npx', 'playwright', 'test', '--reporter=list,json'], env: { PLAYWRIGHT_JSON_OUTPUT_NAME: browserResults } },
 ];
@@ -86,7 +126,8 @@ if (strays.length > 0 || lost.length > 0) {
 
 function run(phase: Phase): Promise<number> {
   return new Promise((resolve) => {
-    const child = spawn(phase.command[0]!, phase.command.slice(1), { stdio: 'inherit', env: { ...process.env, ...phase.env } });
+    const command = typeof phase.command === 'function' ? phase.command() : phase.command;
+    const child = spawn(command[0]!, command.slice(1), { stdio: 'inherit', env: { ...process.env, ...phase.env } });
     child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
   });
 }
