@@ -135,19 +135,6 @@ export async function costInUnits(ctx: WorkerContext, currency: Currency, costSu
 }
 
 /**
- * The energy an address must hold for a send paid with lent energy: its estimate with
- * ENERGY_MARGIN_PERCENT (what its fee_limit pays for when it is built), or, for a stored send not
- * yet out, all its fee_limit pays for at the price now, if more (a lower price, or a send built on
- * a higher estimate): so nothing it may use is burned (energyShort).
- */
-export async function energyToHold(ctx: WorkerContext, estimate: () => Promise<TransferCost>, signedLimit: bigint | null): Promise<bigint> {
-  const e = withMargin((await estimate()).energy, ctx.settings.ENERGY_MARGIN_PERCENT);
-  if (signedLimit === null) return e;
-  const byLimit = divCeil(signedLimit, (await ctx.chain.getChainParameters()).energyFeeSun);
-  return byLimit > e ? byLimit : e;
-}
-
-/**
  * Takes a send's part of the energy at an address that parallel sends share in one round (a
  * payout's wave): the address's energy is read once, and each send's check takes what it needs
  * from what is left, so two sends never count the same energy.

@@ -109,6 +109,15 @@ export async function recordNotRented(ctx: WorkerContext, p: Pick<Transaction, '
   });
 }
 
+/**
+ * Whether a send the rental pays for is built: the attempt's own send, or for a payout's wave
+ * (attempt = the wave) any target's send built since the order was recorded.
+ */
+async function sendBuilt(ctx: WorkerContext, anchorId: number, purpose: RentalPurpose, attempt: number, rental: EnergyRental): Promise<boolean> {
+  const where = purpose === 'PAYOUT_TARGET' ? { sourceId: anchorId, sendPurpose: purpose, createdAt: { gte: rental.createdAt } } : { sourceId: anchorId, sendPurpose: purpose, sendAttempt: attempt };
+  return (await ctx.prisma.transaction.count({ where })) > 0;
+}
+
 /** The attempt's rental row, if one was recorded. */
 export function rentalFor(ctx: WorkerContext, paymentId: number, purpose: RentalPurpose, attempt: number): Promise<EnergyRental | null> {
   return ctx.prisma.energyRental.findUnique({ where: { outTradeNo: outTradeNo(paymentId, purpose, attempt) } });
@@ -119,8 +128,8 @@ export type RentalStep = { state: 'ready' } | { state: 'waiting'; reason: string
 /**
  * Drives the attempt's rental one round: records and places the order, then waits for the
  * energy on chain. `burnAllowed` says whether burning instead is within the cap now (a fallback
- * that would only wait is not taken: the order may still fill). A payout's wave passes the number
- * of its sends (the cap is per send) and whether any of them is built yet.
+ * that would only wait is not taken: the order may still fill), and never once a send it paid for is
+ * built (`sendBuilt`). A payout's wave passes the number of its sends (the cap is per send).
  */
 export async function rentEnergy(
   ctx: WorkerContext,
@@ -130,14 +139,14 @@ export async function rentEnergy(
   address: string,
   need: bigint,
   burnAllowed: () => Promise<boolean>,
-  wave: { sends: number; built: (rental: EnergyRental) => Promise<boolean> } = { sends: 1, built: async () => (await ctx.prisma.transaction.count({ where: { sourceId: p.id, sendPurpose: purpose, sendAttempt: attempt } })) > 0 },
+  sends = 1,
 ): Promise<RentalStep> {
   const key = outTradeNo(p.id, purpose, attempt);
   const what = purpose === 'PAYOUT_TARGET' ? `payout ${p.invoiceId} (wave ${attempt})` : purpose === 'PAYOUT_RETURN' ? `payout ${p.invoiceId} (return)` : `payment ${p.id}`;
   let row = await ctx.prisma.energyRental.findUnique({ where: { outTradeNo: key } });
   if (row?.state === 'FAILED' || row?.state === 'ABANDONED') return { state: 'fallback', reason: row.error ?? 'the rental failed' };
   const client = rentalProvider(ctx.settings);
-  const capSun = capSunFor(ctx.settings, wave.sends);
+  const capSun = capSunFor(ctx.settings, sends);
   // An order posted in an earlier round whose answer never came may have been placed and charged:
   // said with any end of the row that follows, and reconcile points at it.
   const postedBefore = row?.orderPostedAt ?? null;
@@ -193,7 +202,7 @@ export async function rentEnergy(
   }
   const waitMs = ctx.settings.ENERGY_RENTAL_WAIT_SECONDS * 1000;
   // The attempt may burn instead only while its send is not built: once built it may be out (a dead worker's broadcast).
-  const mayFallBack = async (current: EnergyRental) => !(await wave.built(current)) && (await burnAllowed());
+  const mayFallBack = async (current: EnergyRental) => !(await sendBuilt(ctx, p.id, purpose, attempt, current)) && (await burnAllowed());
   const abandon = async (current: EnergyRental, reason: string): Promise<RentalStep> => {
     await ctx.prisma.energyRental.updateMany({ where: { id: current.id, state: current.state }, data: { state: 'ABANDONED', error: reason } });
     console.error(`ALERT ${what}: energy rental ${key} abandoned: ${reason}${current.priceSun === null ? unanswered(current.orderPostedAt) : ''}; the send burns instead`);

@@ -1,12 +1,11 @@
 import type { RefBlock, TransferCost } from '@/lib/chain/types';
 import type { Transaction } from '@/lib/generated/prisma/client';
-import { withMargin } from '@/lib/money/fees';
 import { type Currency } from '@/lib/money/tokens';
 import type { WorkerContext } from '@/lib/worker/context';
-import { EnergyUnavailable, energyAvailable, lend } from '@/lib/energy/pool';
-import { burnWithinCap, cheapestCostSun, costInUnits, energyShort, energySourceFor, energyToHold, noteWaiting } from '@/lib/energy/engine';
-import { rentEnergy, rentalFor } from '@/lib/energy/rentals';
-import { ensureGas, spendableTrx } from '@/lib/sends/gas';
+import { cheapestCostSun, costInUnits, energyShort, energySourceFor, noteWaiting } from '@/lib/energy/engine';
+import { carryOut, feeLimitSun, paidWithLent, planSend, sendPlanCost, type SendPlan } from '@/lib/energy/plan';
+import { rentalFor } from '@/lib/energy/rentals';
+import { spendableTrx } from '@/lib/sends/gas';
 import { ensureSend, exhausted, feeLimitOf, latestSend, nextAttempt, type PlannedSend, type SendOutcome } from '@/lib/sends/steps';
 import { type Payment, toDecimal, invoiceKey } from './payment';
 import { paymentFee } from '@/lib/rules/settlement';
@@ -88,131 +87,40 @@ export async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: '
   }
   let estimated: Promise<TransferCost> | undefined;
   const estimate = () => (estimated ??= ctx.chain.estimateTransfer({ token, from: address, to, amount: p.amountUnits }));
-  // What the send burns (energy and bandwidth); its fee_limit, and the gas the address must hold, add GAS_MARGIN_PERCENT.
+  const cost = async () => sendPlanCost(await estimate());
+  // What the send burns (energy and bandwidth): judges an OUT_OF_ENERGY failure.
   const burnNow = async () => {
-    const cost = await estimate();
-    return cost.energyFeeSun + cost.bandwidthFeeSun;
-  };
-  const feeLimitNow = async () => withMargin(await burnNow(), ctx.settings.GAS_MARGIN_PERCENT);
-  // A call may use at most fee_limit / price energy, its own (lent or rented) included (java-tron's rule,
-  // modelled by the devnet). So a send paid with lent or rented energy carries the energy it was lent for
-  // (the estimate with ENERGY_MARGIN_PERCENT, as lent) at the price: all of it the address's own energy,
-  // never more than it holds, so it can burn no TRX for energy, and none that is not gas (the address may
-  // hold a customer's TRX or a kept fee: issue 23; checked again before broadcast, energyShort). An
-  // estimate short of the energy then fails OUT_OF_ENERGY on lent energy and is judged as any such failure.
-  const lentFeeLimit = async () => {
-    const [cost, params] = await Promise.all([estimate(), ctx.chain.getChainParameters()]);
-    return withMargin(cost.energy * params.energyFeeSun, ctx.settings.ENERGY_MARGIN_PERCENT);
-  };
-  // Burning after a partly filled rental: the whole energy's burn (see the BURN step below), all of it gas.
-  const wholeBurnFeeLimit = async () => {
-    const [cost, params] = await Promise.all([estimate(), ctx.chain.getChainParameters()]);
-    return withMargin(cost.energy * params.energyFeeSun + cost.bandwidthFeeSun, ctx.settings.GAS_MARGIN_PERCENT);
-  };
-  const costPayer = purpose === 'FORWARD' ? 'MERCHANT' : 'SERVICE';
-  // Issue 24: the send goes out once what it needs (activation, lent or rented energy) is in a head
-  // block, referencing that block, instead of once it is final. Not for burning: the gas is counted
-  // from the ledger (spendableTrx), which books it only when final.
-  const fast = ctx.settings.FORWARD_BEFORE_FINALITY;
-  const gasFor = (attempt: number, needSun: () => Promise<bigint>, energySource: 'POOL' | 'RENTAL' | 'BURN') =>
-    ensureGas(ctx, p, { purpose: purpose === 'FORWARD' ? 'FORWARD_GAS' : 'REFUND_GAS', index: attempt, address }, address, needSun, costPayer, { topUp: true, energySource, landed: fast && energySource !== 'BURN' });
-  // With the pool's energy the address needs TRX only to exist (activation: the gas wallet pays the
-  // 1 TRX fee, the smallest transfer suffices); bandwidth beyond its free daily allowance is lent too.
-  const poolGasNeed = async () => ((await ctx.chain.isActivated(address)) ? 0n : 1n);
-  // Bytes to lend: none while the free allowance (or stake) covers the send, which the estimate says by burning nothing for it.
-  const bandwidthToLend = async () => ((await estimate()).bandwidthFeeSun > 0n ? (await estimate()).bandwidth : 0n);
-  /** Energy and gas for one attempt from the source chosen for it (lib/energy/engine.ts); null when the send may go. */
-  let source: 'POOL' | 'RENTAL' | 'BURN' = 'BURN';
-  let fullLimit = false;
-  const arrange = async (attempt: number, signedLimit: bigint | null): Promise<SendOutcome | null> => {
-    const worth = worthOf(ctx, p, purpose);
-    const choice = await energySourceFor(ctx, p, purpose, attempt, address, estimate, worth);
-    if (choice.source === 'WAIT') {
-      await noteWaiting(ctx, p, choice.reason);
-      return { state: 'pending' };
-    }
-    if (choice.source === 'HOLD') {
-      // Never while a send of the attempt is stored (it may be out): it waits for its energy instead.
-      if (signedLimit !== null) {
-        await noteWaiting(ctx, p, `waiting for energy: the stored send's energy is not there, and ${choice.how} would cost more than the payment is worth`);
-        return { state: 'pending' };
-      }
-      // Not worth it by any source the service has, and no pool to wait for: held as uneconomic (the merchant may release it).
-      await noteWaiting(ctx, p, null);
-      return { state: 'skipped', reason: uneconomicReason(p, choice.costSun, await costInUnits(ctx, p.currency as Currency, choice.costSun), worth ?? 0n, choice.how) };
-    }
-    source = choice.source;
-    if (choice.source === 'BURN') {
-      // A call may use at most fee_limit / price energy, its own energy included (java-tron's rule, modelled
-      // by the devnet): after a partly filled rental, or with energy lent earlier still there, the address holds
-      // some energy and the estimate's burn is only the rest, so the fee_limit (and the gas, which must cover
-      // it) carries the whole energy's burn.
-      fullLimit = ((await rentalFor(ctx, p.id, purpose, attempt))?.priceSun ?? null) !== null || (await energyAvailable(ctx, address)) > 0n;
-      const gas = await gasFor(attempt, signedLimit === null ? (fullLimit ? wholeBurnFeeLimit : feeLimitNow) : async () => signedLimit, 'BURN');
-      return gas.state === 'pending' || gas.state === 'exhausted' ? gas : null;
-    }
-    if (choice.source === 'RENTAL') {
-      // Rented energy (lib/energy/rentals.ts): the provider delegates only to an account, so the gas
-      // wallet activates the address first (1 sun, as for the pool); bandwidth beyond the free
-      // allowance is the address's to burn, so its gas covers that.
-      const rentalGas = async () => ((await ctx.chain.isActivated(address)) ? withMargin((await estimate()).bandwidthFeeSun, ctx.settings.GAS_MARGIN_PERCENT) : 1n);
-      const gas = await gasFor(attempt, rentalGas, 'RENTAL');
-      if (gas.state === 'pending' || gas.state === 'exhausted') return gas;
-      const rented = await rentEnergy(ctx, p, purpose, attempt, address, (await estimate()).energy, () => burnWithinCap(ctx, estimate));
-      if (rented.state === 'waiting') {
-        await noteWaiting(ctx, p, rented.reason);
-        return { state: 'pending' };
-      }
-      // Fallen back: the next round chooses again (burn within the cap, or wait), with the reason recorded.
-      if (rented.state === 'fallback') return { state: 'pending' };
-      await noteWaiting(ctx, p, null);
-      return null;
-    }
-    const gas = await gasFor(attempt, poolGasNeed, 'POOL');
-    if (gas.state === 'pending' || gas.state === 'exhausted') return gas;
-    try {
-      const energy = await lend(ctx, p, { purpose: purpose === 'FORWARD' ? 'FORWARD_ENERGY' : 'REFUND_ENERGY', index: attempt }, address, 'ENERGY', () => energyToHold(ctx, estimate, signedLimit), costPayer, { landed: fast, margin: false });
-      if (energy.state === 'pending' || energy.state === 'exhausted') return energy;
-      const bandwidth = await lend(ctx, p, { purpose: purpose === 'FORWARD' ? 'FORWARD_BANDWIDTH' : 'REFUND_BANDWIDTH', index: attempt }, address, 'BANDWIDTH', bandwidthToLend, costPayer, { landed: fast }).catch(async (err: unknown) => {
-        if (!(err instanceof EnergyUnavailable)) throw err;
-        // The pool's bandwidth is used up for today: the address burns its few hundred bytes instead (gas for them).
-        return gasFor(attempt, async () => (await estimate()).bandwidthFeeSun, 'POOL');
-      });
-      if (bandwidth.state === 'pending' || bandwidth.state === 'exhausted') return bandwidth;
-      await noteWaiting(ctx, p, null);
-    } catch (err) {
-      if (!(err instanceof EnergyUnavailable)) throw err;
-      await noteWaiting(ctx, p, `waiting for energy: ${err.message}`);
-      return { state: 'pending' };
-    }
-    return null;
+    const c = await estimate();
+    return c.energyFeeSun + c.bandwidthFeeSun;
   };
   const latest = await latestSend(ctx, p.id, step);
   const attempt = nextAttempt(latest);
-  // The attempt a send built this round is (ensureSend numbers it the same way).
-  const attemptBuilt = attempt;
+  // The attempt's plan (lib/energy/plan.ts): for the attempt to build, or for the stored one not yet out, whose
+  // address must hold its energy (pool) or its fee_limit in gas (burn) before it is broadcast, topped up for
+  // the same attempt if short (it is never rebuilt unless proven dead: a worker that died after broadcasting
+  // it may not have recorded that).
+  let plan: SendPlan | null = null;
   if (attempt !== null) {
     // No gas for an attempt that will not be made (issue 22, case 6): the attempt limit first.
     const spent = await exhausted(ctx, p, step, burnNow);
     if (spent) return { state: 'exhausted', ...spent };
-    const notReady = await arrange(attempt, null);
-    if (notReady) return notReady;
-  } else if (latest?.sendState === 'SIGNED') {
-    // Stored and not known to be out: before it is broadcast the address holds its energy (pool) or
-    // its fee_limit in gas (burn), topped up for the same attempt if short (it is never rebuilt
-    // unless proven dead: a worker that died after broadcasting it may not have recorded that).
-    const limit = feeLimitOf(latest);
-    if (limit !== null) {
-      const notReady = await arrange(latest.sendAttempt ?? 1, limit);
-      if (notReady) return notReady;
-    }
   }
-  const plan = async (refBlock: RefBlock | undefined): Promise<PlannedSend | null> => {
-    const cost = await estimate();
+  const stored = latest?.sendState === 'SIGNED' ? feeLimitOf(latest) : null;
+  if (attempt !== null || stored !== null) {
+    const planned = await planAttempt(ctx, p, purpose, attempt ?? latest?.sendAttempt ?? 1, estimate, stored);
+    if (!('needs' in planned)) return planned;
+    const notReady = await carryOut(ctx, p, planned, address, cost, purpose === 'FORWARD' ? 'MERCHANT' : 'SERVICE');
+    if (notReady) return notReady;
+    plan = planned;
+  }
+  const build = async (refBlock: RefBlock | undefined): Promise<PlannedSend | null> => {
+    // Built without a plan only when another worker's send of the attempt died between our read and ensureSend's:
+    // burning, as it was; its check before broadcast (underfunded) keeps it back until its gas is there.
+    const used = plan ?? BURNING;
+    const c = await estimate();
     // With lent or rented energy the send burns only its bandwidth; a refund also deducts what the energy was rented for.
-    const pool = source !== 'BURN';
-    const rented = source === 'RENTAL' && attemptBuilt !== null ? ((await rentalFor(ctx, p.id, purpose, attemptBuilt))?.priceSun ?? 0n) : 0n;
-    const amount = await amountFor(pool ? cost.bandwidthFeeSun + rented : cost.energyFeeSun + cost.bandwidthFeeSun);
+    const rented = used.source === 'RENTAL' && attempt !== null ? ((await rentalFor(ctx, p.id, purpose, attempt))?.priceSun ?? 0n) : 0n;
+    const amount = await amountFor(paidWithLent(used) ? c.bandwidthFeeSun + rented : c.energyFeeSun + c.bandwidthFeeSun);
     if (amount <= 0n) return null;
     return {
       type: 'TRANSFER',
@@ -222,13 +130,59 @@ export async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: '
       currency: token,
       // A USDT forward's energy is the merchant's; a refund's is deducted from what is returned.
       costPayer: purpose === 'FORWARD' ? 'MERCHANT' : 'PAYMENT',
-      signed: await ctx.chain.buildSignedUsdtTransfer(privateKey, to, amount, pool ? await lentFeeLimit() : fullLimit ? await wholeBurnFeeLimit() : await feeLimitNow(), refBlock),
-      energy: { energySource: source, energyUnits: cost.energy },
+      signed: await ctx.chain.buildSignedUsdtTransfer(privateKey, to, amount, await feeLimitSun(ctx, used.feeLimit, c), refBlock),
+      energy: { energySource: used.source, energyUnits: c.energy },
     };
   };
-  const outcome = await ensureSend(ctx, p, step, plan, { burnNowSun: burnNow, beforeBroadcast: (row) => underfunded(ctx, row) });
+  const outcome = await ensureSend(ctx, p, step, build, { burnNowSun: burnNow, beforeBroadcast: (row) => underfunded(ctx, row) });
   if (outcome.state !== 'pending' && p.waitingReason) await noteWaiting(ctx, p, null);
   return outcome;
+}
+
+const BURNING: SendPlan = { source: 'BURN', feeLimit: 'BURN', needs: [] };
+
+/** The steps a forward's or a refund's attempt keeps its prerequisites under. */
+const PREREQUISITES = {
+  FORWARD: { gas: 'FORWARD_GAS', energy: 'FORWARD_ENERGY', bandwidth: 'FORWARD_BANDWIDTH' },
+  REFUND: { gas: 'REFUND_GAS', energy: 'REFUND_ENERGY', bandwidth: 'REFUND_BANDWIDTH' },
+} as const;
+
+/**
+ * The plan of one attempt of a forward or refund (lib/energy/plan.ts), from the source the energy
+ * engine chooses for it (lib/energy/engine.ts), or the outcome when there is none to carry out:
+ * it waits for energy, or it is held as not worth any source the service has.
+ */
+async function planAttempt(ctx: WorkerContext, p: Payment, purpose: 'FORWARD' | 'REFUND', attempt: number, estimate: () => Promise<TransferCost>, signedLimit: bigint | null): Promise<SendPlan | SendOutcome> {
+  const { address } = invoiceKey(p);
+  const worth = worthOf(ctx, p, purpose);
+  const choice = await energySourceFor(ctx, p, purpose, attempt, address, estimate, worth);
+  if (choice.source === 'WAIT') {
+    await noteWaiting(ctx, p, choice.reason);
+    return { state: 'pending' };
+  }
+  if (choice.source === 'HOLD') {
+    // Never while a send of the attempt is stored (it may be out): it waits for its energy instead.
+    if (signedLimit !== null) {
+      await noteWaiting(ctx, p, `waiting for energy: the stored send's energy is not there, and ${choice.how} would cost more than the payment is worth`);
+      return { state: 'pending' };
+    }
+    // Not worth it by any source the service has, and no pool to wait for: held as uneconomic (the merchant may release it).
+    await noteWaiting(ctx, p, null);
+    return { state: 'skipped', reason: uneconomicReason(p, choice.costSun, await costInUnits(ctx, p.currency as Currency, choice.costSun), worth ?? 0n, choice.how) };
+  }
+  const steps = PREREQUISITES[purpose];
+  return planSend(ctx, p.id, choice.source, {
+    address,
+    gas: { purpose: steps.gas, index: attempt, address },
+    energy: { purpose: steps.energy, index: attempt },
+    bandwidth: { purpose: steps.bandwidth, index: attempt },
+    rental: { purpose, attempt },
+    // Issue 24: the send goes out once what it needs is in a head block, referencing that block, instead of once it is final.
+    landed: ctx.settings.FORWARD_BEFORE_FINALITY,
+    // Its stored send is checked before broadcast (underfunded) and its gas topped up for the same attempt.
+    burnTopUp: true,
+    signedFeeLimitSun: signedLimit,
+  });
 }
 
 /**

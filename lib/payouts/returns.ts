@@ -4,16 +4,14 @@ import { chain } from '@/lib/chain';
 import type { Chain } from '@/lib/chain/types';
 import { refuseContractTargets, refuseFrozenTargets } from '@/lib/rules/receivers';
 import type { TransferCost } from '@/lib/chain/types';
-import type { EnergySource, Invoice, PayoutReturn, Prisma, PrismaClient, Transaction } from '@/lib/generated/prisma/client';
-import { burnWithinCap, energyShort, energySourceFor, energyToHold, noteWaiting } from '@/lib/energy/engine';
-import { EnergyUnavailable, lend } from '@/lib/energy/pool';
-import { rentEnergy } from '@/lib/energy/rentals';
+import type { Invoice, PayoutReturn, Prisma, PrismaClient, Transaction } from '@/lib/generated/prisma/client';
+import { energyShort, energySourceFor, noteWaiting } from '@/lib/energy/engine';
+import { carryOut, feeLimitSun, planSend, sendPlanCost, type SendPlan } from '@/lib/energy/plan';
 import { invoiceAccount } from '@/lib/merchants/accounts';
-import { withMargin } from '@/lib/money/fees';
 import { toJsonNumber } from '@/lib/money/decimal';
 import { TOKEN_DECIMALS } from '@/lib/money/tokens';
 import type { WorkerContext } from '@/lib/worker/context';
-import { ensureGas, trxNotGas } from '@/lib/sends/gas';
+import { trxNotGas } from '@/lib/sends/gas';
 import { ensureSend, feeLimitOf, latestSend, type SendOutcome, type SendStep } from '@/lib/sends/steps';
 import { loadPayout } from './load';
 import { changeTargetState, RETURNABLE, UNPAID_TARGET_STATES } from './targets';
@@ -161,15 +159,14 @@ async function sendBack(ctx: WorkerContext, payout: Invoice, anchor: Transaction
     const estimate = () => (estimated ??= ctx.chain.estimateTransfer({ token: 'USDT', from: address, to, amount: usdt > 0n ? usdt : latest!.amountUnits }));
     // Energy for the attempt to build (or the stored one not yet out), from the pool, rented or burned:
     // keyed by the attempt it pays for, as a forward's, so an attempt that failed on chain gets fresh energy, a live one none.
-    let source: EnergySource = latest?.energySource ?? 'BURN';
+    let plan: SendPlan = { source: latest?.energySource ?? 'BURN', feeLimit: 'BURN', needs: [] };
     if (!latest || latest.sendState === 'FAILED' || latest.sendState === 'SIGNED') {
       const signedLimit = latest?.sendState === 'SIGNED' ? feeLimitOf(latest) : null;
       const attempt = latest?.sendState === 'SIGNED' ? (latest.sendAttempt ?? 1) : (latest?.sendAttempt ?? 0) + 1;
-      const ready = await returnEnergy(ctx, payout, anchor, attempt, address, estimate, signedLimit);
-      if (ready.state !== 'ready') return alert(ready) ? ended(ready) : false;
-      source = ready.source;
+      const ready = await returnPlan(ctx, payout, anchor, attempt, address, estimate, signedLimit);
+      if (!('needs' in ready)) return alert(ready) ? ended(ready) : false;
+      plan = ready;
     }
-    const lent = source !== 'BURN';
     const sent = await ensureSend(
       ctx,
       anchor,
@@ -177,11 +174,10 @@ async function sendBack(ctx: WorkerContext, payout: Invoice, anchor: Transaction
       async (refBlock) => {
         const units = await usdtHeld(ctx, address);
         if (units <= 0n) return null;
-        const [cost, params] = await Promise.all([estimate(), ctx.chain.getChainParameters()]);
+        const cost = await estimate();
         // Lent or rented energy: the fee_limit pays for the energy lent (lib/energy/engine.ts, energyShort), so it burns no TRX.
-        const feeLimit = lent ? withMargin(cost.energy * params.energyFeeSun, ctx.settings.ENERGY_MARGIN_PERCENT) : withMargin(cost.energyFeeSun + cost.bandwidthFeeSun, ctx.settings.GAS_MARGIN_PERCENT);
-        const signed = await ctx.chain.buildSignedUsdtTransfer(privateKey, to, units, feeLimit, refBlock);
-        return { type: 'TRANSFER', from: address, to, amountUnits: units, currency: 'USDT', costPayer: 'PAYOUT', signed, energy: { energySource: source, energyUnits: cost.energy } };
+        const signed = await ctx.chain.buildSignedUsdtTransfer(privateKey, to, units, await feeLimitSun(ctx, plan.feeLimit, cost), refBlock);
+        return { type: 'TRANSFER', from: address, to, amountUnits: units, currency: 'USDT', costPayer: 'PAYOUT', signed, energy: { energySource: plan.source, energyUnits: cost.energy } };
       },
       { beforeBroadcast: (row) => (row.energySource === 'POOL' || row.energySource === 'RENTAL' ? energyShort(ctx, row) : Promise.resolve(null)) },
     );
@@ -194,15 +190,16 @@ async function sendBack(ctx: WorkerContext, payout: Invoice, anchor: Transaction
 }
 
 /**
- * Energy for one attempt of a USDT payout's return (docs/energy.md, "Payouts"), chosen as for a
- * forward (lib/energy/engine.ts) and kept for the attempt: the pool lends the return's energy
- * (PAYOUT_RETURN_ENERGY, index = the attempt), or it is rented (energy_rentals, purpose
- * PAYOUT_RETURN), or burned as before with gas from the gas wallet (PAYOUT_RETURN_GAS), within
- * ENERGY_MAX_BURN_TRX; else the return waits, visibly (on the payout's first top-up). The service
- * pays a return's network cost (it kept the payout's quoted fee); with lent energy, only the bytes
- * beyond the address's free bandwidth are burned, from gas.
+ * The plan of one attempt of a USDT payout's return (docs/energy.md, "Payouts"; lib/energy/plan.ts),
+ * its source chosen as for a forward (lib/energy/engine.ts) and kept for the attempt: the pool lends
+ * the return's energy (PAYOUT_RETURN_ENERGY, index = the attempt), or it is rented (energy_rentals,
+ * purpose PAYOUT_RETURN), or burned as before with gas from the gas wallet (PAYOUT_RETURN_GAS),
+ * within ENERGY_MAX_BURN_TRX; else the return waits, visibly (on the payout's first top-up). The
+ * service pays a return's network cost (it kept the payout's quoted fee); with lent energy, only the
+ * bytes beyond the address's free bandwidth are burned, from gas. Carried out here; the plan, once
+ * every need is done.
  */
-async function returnEnergy(
+async function returnPlan(
   ctx: WorkerContext,
   payout: Invoice,
   anchor: Transaction,
@@ -210,36 +207,24 @@ async function returnEnergy(
   address: string,
   estimate: () => Promise<TransferCost>,
   signedLimit: bigint | null,
-): Promise<{ state: 'ready'; source: EnergySource } | SendOutcome> {
+): Promise<SendPlan | SendOutcome> {
   const what = `payout ${payout.id} (return)`;
   const choice = await energySourceFor(ctx, anchor, 'PAYOUT_RETURN', attempt, address, estimate, null);
   if (choice.source === 'WAIT' || choice.source === 'HOLD') {
     await noteWaiting(ctx, anchor, choice.source === 'WAIT' ? choice.reason : 'waiting for energy', what);
     return { state: 'pending' };
   }
-  const gasStep = { purpose: 'PAYOUT_RETURN_GAS', index: attempt, address } as const;
-  // Lent or rented energy: gas for the bytes beyond the free bandwidth only, at least what makes the address an account (lending needs one).
-  const bytesGas = async () => {
-    const bytes = withMargin((await estimate()).bandwidthFeeSun, ctx.settings.GAS_MARGIN_PERCENT);
-    return bytes > 0n || (await ctx.chain.isActivated(address)) ? bytes : 1n;
-  };
-  const burnGas = async () => signedLimit ?? withMargin((await estimate()).totalFeeSun, ctx.settings.GAS_MARGIN_PERCENT);
-  const gas = await ensureGas(ctx, anchor, gasStep, address, choice.source === 'BURN' ? burnGas : bytesGas, 'PAYOUT', { topUp: choice.source !== 'BURN', energySource: choice.source });
-  if (gas.state === 'pending' || gas.state === 'exhausted') return gas;
-  if (choice.source === 'RENTAL') {
-    const rented = await rentEnergy(ctx, anchor, 'PAYOUT_RETURN', attempt, address, (await estimate()).energy, () => burnWithinCap(ctx, estimate));
-    if (rented.state === 'waiting') await noteWaiting(ctx, anchor, rented.reason, what);
-    if (rented.state !== 'ready') return { state: 'pending' };
-  } else if (choice.source === 'POOL') {
-    const lent = await lend(ctx, anchor, { purpose: 'PAYOUT_RETURN_ENERGY', index: attempt }, address, 'ENERGY', () => energyToHold(ctx, estimate, signedLimit), 'PAYOUT', { margin: false }).catch(async (err: unknown) => {
-      if (!(err instanceof EnergyUnavailable)) throw err;
-      await noteWaiting(ctx, anchor, `waiting for energy: ${err.message}`, what);
-      return { state: 'pending' } as const;
-    });
-    if (lent.state === 'pending' || lent.state === 'exhausted') return lent;
-  }
-  await noteWaiting(ctx, anchor, null, what);
-  return { state: 'ready', source: choice.source };
+  const plan = await planSend(ctx, anchor.id, choice.source, {
+    address,
+    gas: { purpose: 'PAYOUT_RETURN_GAS', index: attempt, address },
+    energy: { purpose: 'PAYOUT_RETURN_ENERGY', index: attempt },
+    bandwidth: null,
+    rental: { purpose: 'PAYOUT_RETURN', attempt },
+    landed: false,
+    burnTopUp: false,
+    signedFeeLimitSun: signedLimit,
+  });
+  return (await carryOut(ctx, anchor, plan, address, async () => sendPlanCost(await estimate()), 'PAYOUT', what)) ?? plan;
 }
 
 /** USDT at the address: the smaller of what the chain and the ledger say. */

@@ -1,13 +1,12 @@
 import { budgetOf } from '@/lib/chain/costs';
 import { invoiceAccount } from '@/lib/merchants/accounts';
-import type { EnergySource, InvoiceStatus, PayoutTarget as TargetRow, PayoutTargetState, Transaction } from '@/lib/generated/prisma/client';
+import type { InvoiceStatus, PayoutTarget as TargetRow, PayoutTargetState, Transaction } from '@/lib/generated/prisma/client';
 import { changeInvoiceStatus } from '@/lib/invoices/transitions';
 import { Prisma } from '@/lib/generated/prisma/client';
-import { ensureGas } from '@/lib/sends/gas';
 import { energyShort, sharedEnergy } from '@/lib/energy/engine';
 import { arrangeWave } from '@/lib/energy/waves';
+import { feeLimitSun, type SendPlan } from '@/lib/energy/plan';
 import { extendLease, workThrough } from '@/lib/worker/lease';
-import { withMargin } from '@/lib/money/fees';
 import { tokenAmountJson, type Currency } from '@/lib/money/tokens';
 import type { WorkerContext } from '@/lib/worker/context';
 import { ensureSend, exhausted, followOut, type SendOutcome } from '@/lib/sends/steps';
@@ -27,8 +26,6 @@ const PARALLEL_SENDS = 16;
 
 // `to`: the target's address, so that a send to an account made by a transfer not final yet is bound to that transfer's block (bindingBlock).
 const targetStep = (i: number, to: string) => ({ purpose: 'PAYOUT_TARGET', index: i, to }) as const;
-// A payout's gas is paid by its own top-up (the quote includes it), not the merchant's activation balance.
-const gasStep = (wave: number) => ({ purpose: 'PAYOUT_GAS', index: wave }) as const;
 const attemptOfLatest = (row: Transaction | undefined) => row?.sendAttempt ?? 0;
 
 /**
@@ -138,8 +135,8 @@ async function payTargets(ctx: WorkerContext, payout: Payout, anchor: Transactio
     ));
   const buildOrder = new Map(toBuild.map((i, k) => [i, k]));
   let buildable = toBuild;
-  // Whether lent or rented energy pays this wave's (lib/energy/waves.ts): the sends' fee_limit and their check before broadcast follow it.
-  let source: EnergySource = 'BURN';
+  // The wave's plan (lib/energy/waves.ts): its sends' energy source, fee_limit and check before broadcast follow it.
+  let plan: Pick<SendPlan, 'source' | 'feeLimit'> = { source: 'BURN', feeLimit: 'BURN' };
   // Nothing can leave an address the USDT contract has frozen (issue 37): a wave from it would only burn its energy.
   if (currency === 'USDT' && toBuild.length > 0 && (await ctx.chain.isUsdtFrozen(payout.address))) {
     for (const i of toBuild) failures.push({ index: i, error: `frozen: the USDT contract has frozen ${payout.address}, the payout's address (Tether's blacklist); nothing can leave it` });
@@ -148,18 +145,14 @@ async function payTargets(ctx: WorkerContext, payout: Payout, anchor: Transactio
     const wave = Math.max(...toBuild.map((i) => attemptOfLatest(latest.get(i)) + 1));
     if (!latestGas(wave) && inFlight.length > 0) buildable = [];
     else {
-      const need = async () => withMargin((await estimateToBuild()).totalFeeSun, ctx.settings.GAS_MARGIN_PERCENT);
-      const burn = () => ensureGas(ctx, anchor, gasStep(wave), payout.address, need, 'PAYOUT', { energySource: 'BURN' });
-      const ready = await arrangeWave(ctx, anchor, wave, payout.address, payout.quotedEnergySource, estimateToBuild, burn);
-      if (ready.state === 'ready') source = ready.source;
+      const ready = await arrangeWave(ctx, anchor, wave, payout.address, payout.quotedEnergySource, estimateToBuild);
+      if (ready.state === 'ready') plan = ready.plan;
       else if (ready.state === 'exhausted') {
         for (const i of toBuild) failures.push({ index: i, error: ready.error });
         buildable = [];
       } else buildable = [];
     }
   }
-  const lent = source !== 'BURN';
-  const params = lent ? await ctx.chain.getChainParameters() : null;
   // The wave's energy at the address, shared by the round's parallel sends: each takes its part before broadcast.
   const share = sharedEnergy(ctx, payout.address);
 
@@ -187,9 +180,8 @@ async function payTargets(ctx: WorkerContext, payout: Payout, anchor: Transactio
       // Paid with lent or rented energy, a send burns nothing for energy, but a call's energy is capped at fee_limit / price,
       // its own included: its fee_limit pays for the energy lent for it (its estimate with ENERGY_MARGIN_PERCENT), all of
       // which the wave's lending or rental put at the address, so it can burn no TRX (lib/energy/engine.ts, energyShort).
-      const feeLimit = params ? withMargin(cost.energy * params.energyFeeSun, ctx.settings.ENERGY_MARGIN_PERCENT) : withMargin(cost.energyFeeSun + cost.bandwidthFeeSun, ctx.settings.GAS_MARGIN_PERCENT);
-      const signed = await ctx.chain.buildSignedUsdtTransfer(privateKey, t.address, t.units, feeLimit, refBlock);
-      return { type: 'TRANSFER', from: payout.address, to: t.address, amountUnits: t.units, currency, costPayer: 'PAYOUT', signed, energy: { energySource: source, energyUnits: cost.energy } };
+      const signed = await ctx.chain.buildSignedUsdtTransfer(privateKey, t.address, t.units, await feeLimitSun(ctx, plan.feeLimit, cost), refBlock);
+      return { type: 'TRANSFER', from: payout.address, to: t.address, amountUnits: t.units, currency, costPayer: 'PAYOUT', signed, energy: { energySource: plan.source, energyUnits: cost.energy } };
     }, { beforeBroadcast: (row) => (row.energySource === 'POOL' || row.energySource === 'RENTAL' ? energyShort(ctx, row, share) : Promise.resolve(null)) });
   };
   const work = [...inFlight, ...buildable];
