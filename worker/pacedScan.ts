@@ -1,17 +1,15 @@
 import { BlockPace, LONGEST_WAIT_MS } from '@/lib/chain/pace';
 import type { Head } from '@/lib/chain/types';
+import type { ScanResult } from '@/lib/payments/scan';
 import type { WorkerJob } from '@/lib/worker/job';
 import { workerWakeup } from '@/lib/worker/wake';
 
-/** What one read of a block scanner did (lib/payments/scan.ts, headScan.ts). */
-export interface ScanStep {
-  /** More blocks were there than one read takes: read again at once. */
-  more: boolean;
-  /** Payments or top-ups recorded (or moved by a reorganisation): work for the other jobs. */
-  recorded: number;
-  /** The head the read asked the node for; null when it asked for none. */
-  head: Head | null;
-}
+/**
+ * What one read of a block scanner did (lib/payments/scan.ts, headScan.ts): `more`, read again at
+ * once; `recorded`, work for the other jobs; and the head the read asked the node for (null when it
+ * asked for none).
+ */
+export type ScanStep = Pick<ScanResult, 'more' | 'recorded'> & { head: Head | null };
 
 /**
  * The step of a block scanner's job and how long it sleeps: it asks the node again once the next

@@ -165,7 +165,8 @@ function singletonViolations(file: string, source: string): string[] {
   if (!file.startsWith('worker/') || file === 'worker/main.ts') return [];
   const code = stripComments(source);
   const dir = path.posix.dirname(file);
-  const shared = importsOf(code)
+  // A type-only import runs nothing of the scanner (worker/pacedScan.ts names its result's type).
+  const shared = importsOf(code.replace(/^import type [^;]*;$/gm, ''))
     .map((spec) => (spec.startsWith('.') ? path.posix.join(dir, spec) : spec.replace(/^@\//, '')))
     .filter((target) => SINGLETON_SOURCES.some((re) => re.test(target)));
   return shared.length > 0 && !/\bsingleton\s*:\s*true\b/.test(code) ? shared.map((t) => `imports ${t} but its job is not singleton: true`) : [];
@@ -251,6 +252,8 @@ describe('architecture (docs/architecture.md)', () => {
     assert.deepEqual(singletonViolations('worker/pool.ts', "import { autostake } from '@/lib/energy/operator';\n// singleton: true\nreturn { name: 'pool', step };"), ['imports lib/energy/operator but its job is not singleton: true']);
     assert.deepEqual(singletonViolations('worker/headScan.ts', "import { scanHead } from '@/lib/payments/headScan';\nreturn { name: 'head-scan', singleton: true, step };"), []);
     assert.deepEqual(singletonViolations('worker/payments.ts', "import { processPayments } from '@/lib/payments/process';"), []);
+    assert.deepEqual(singletonViolations('worker/pacedScan.ts', "import type { ScanResult } from '@/lib/payments/scan';\nexport type ScanStep = ScanResult;"), []);
+    assert.deepEqual(singletonViolations('worker/scan.ts', "import type { ScanResult } from '@/lib/payments/scan';\nimport { scanNextBlocks } from '@/lib/payments/scan';\nreturn { name: 'scan', step };"), ['imports lib/payments/scan but its job is not singleton: true']);
     assert.deepEqual(zodSchemaViolations("import { z } from 'zod';\nconst bodySchema = z.object({ currency: z.enum(CURRENCIES) });"), ["import { z } from 'zod'", 'z.object(', 'z.enum(']);
     assert.deepEqual(zodSchemaViolations('const schema = z\n  .string().min(1); const n = z.coerce.number();'), ['z\n  .string(', 'z.coerce.number(']);
     assert.deepEqual(zodSchemaViolations("import type { z } from 'zod';\ntype In = z.input<typeof createInvoiceSchema>; // z.object({})\nparseOrThrow(releaseHeldSchema, body); viz.object(1);"), []);
