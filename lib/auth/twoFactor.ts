@@ -88,10 +88,11 @@ export interface TwoFactorJson {
 
 /** What the dashboard shows: whether TOTP is on, the passkeys, and how many recovery codes are left. */
 export function twoFactorJson(user: Pick<User, 'totpSecretEnc' | 'totpEnabledAt' | 'totpRecoveryHashes'> & { passkeys: PasskeySummary[] }): TwoFactorJson {
+  const on = hasSecondFactor(user);
   return {
-    on: hasSecondFactor(user),
+    on,
     totp: twoFactorState(user),
-    recovery_codes_left: hasSecondFactor(user) ? user.totpRecoveryHashes.length : 0,
+    recovery_codes_left: on ? user.totpRecoveryHashes.length : 0,
     passkeys: user.passkeys.map(passkeyJson),
   };
 }
