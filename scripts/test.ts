@@ -50,19 +50,19 @@ process.on('exit', () => rmSync(ownMarker, { force: true }));
 
 /** The other `npm test` runs on this machine now, by pid. */
 function otherSuites(): number[] {
-  return readdirSync(SUITES_DIR)
-    .map(Number)
-    .filter((pid) => {
-      if (!Number.isInteger(pid) || pid === process.pid) return false;
-      try {
-        process.kill(pid, 0);
-        return true;
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'EPERM') return true; // alive, another user's
-        rmSync(path.join(SUITES_DIR, String(pid)), { force: true });
-        return false;
-      }
-    });
+  const pids = readdirSync(SUITES_DIR).map(Number).filter((pid) => Number.isInteger(pid) && pid !== process.pid);
+  // A marker whose suite died without removing it (killed) is removed here, so it is not counted again.
+  for (const pid of pids.filter((pid) => !alive(pid))) rmSync(path.join(SUITES_DIR, String(pid)), { force: true });
+  return pids.filter(alive);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'; // alive, another user's
+  }
 }
 
 /** How many of a lane's files run at once: fewer while another suite shares the cores. */
