@@ -5,6 +5,7 @@ import { test as base, expect, type Page } from '@playwright/test';
 import type { AxeResults } from 'axe-core';
 import { createChain } from '../lib/chain';
 import { deriveAccount } from '../lib/chain/keys';
+import type { NetworkName } from '../lib/networks';
 import { freePort, startApp, TEST_MNEMONIC, type TestApp } from '../test/helpers/app';
 import { startDevnetProcess, type DevnetProcess } from '../test/helpers/devnet';
 import { assertReconciled } from '../test/helpers/reconcile';
@@ -26,15 +27,25 @@ export interface Stack {
  * such a stack is torn down, after its last spec, the books are reconciled
  * against the chain (`npm run reconcile`'s proof, docs/worker.md) and a mismatch
  * fails the run. (Without the worker nothing is booked, so there is nothing to prove.)
+ *
+ * `network` is TRON_NETWORK as an operator sets it (docs/chain.md): the web server and the worker
+ * still use the devnet's node and USDT contract (TRON_FULL_NODE_URL, TRON_USDT_CONTRACT), and the
+ * preset names the network everything else is shown for (a block explorer's links).
  */
-export const test = base.extend<object, { withWorker: boolean; solidifiedDepth: number; stack: Stack }>({
+export const test = base.extend<object, { withWorker: boolean; solidifiedDepth: number; network: NetworkName; stack: Stack }>({
   withWorker: [false, { scope: 'worker', option: true }],
+  network: ['devnet', { scope: 'worker', option: true }],
   // How many blocks below the head are final: 2 makes payments final at once; a file that watches a payment confirm sets more.
   solidifiedDepth: [2, { scope: 'worker', option: true }],
   stack: [
-    async ({ withWorker, solidifiedDepth }, use) => {
+    async ({ withWorker, solidifiedDepth, network }, use) => {
       const devnet = await startDevnetProcess({ blockMs: 200, solidifiedDepth });
-      const app = await startApp({ TRON_FULL_NODE_URL: devnet.url, TRON_USDT_CONTRACT: devnet.usdtContract });
+      // The worker is started with the web server's settings (app.env): these reach both.
+      const app = await startApp({
+        TRON_FULL_NODE_URL: devnet.url,
+        TRON_USDT_CONTRACT: devnet.usdtContract,
+        ...(network !== 'devnet' && { TRON_NETWORK: network }),
+      });
       const hooks: Stack['hooks'] = [];
       const receiver = createServer((req, res) => {
         let body = '';
