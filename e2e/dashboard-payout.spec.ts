@@ -142,3 +142,55 @@ test('a merchant estimates and creates a mass payout in the dashboard and sees i
     await expectAccessible(page, 'a payout that ended in error, with its return form');
   });
 });
+
+test('a USDT payout made in the dashboard completes with the Total fee its estimate showed (issue 38)', async ({ page, stack }) => {
+  const { devnet } = stack;
+  // A holder of USDT already and an address that is not yet an account: both kinds of USDT send.
+  const targets = [
+    { address: randomAddress(), amount: '3.5' },
+    { address: randomAddress(), amount: '1.000001' },
+  ];
+  await devnetPay(stack, targets[0]!.address, '1', 'USDT');
+  await signUp(page, stack.app.baseUrl);
+  await page.getByLabel('Target wallet address').fill(WALLET);
+  await page.getByRole('button', { name: 'Save settings' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Saved.' })).toBeVisible();
+
+  const form = page.getByRole('form', { name: 'New mass payout' });
+  await page.getByRole('link', { name: 'Invoices' }).click();
+  await page.getByRole('link', { name: 'New mass payout' }).click();
+  await form.getByLabel('Payout token').selectOption('USDT');
+  await form.getByLabel(/^Targets/).fill(targets.map((t) => `${t.address}, ${t.amount}`).join('\n'));
+  await form.getByRole('button', { name: 'Estimate cost' }).click();
+  await expect(page.getByTestId('payout-estimate-topup')).toBeVisible();
+  // What the merchant reads before confirming: the fee the payout will report when it ends.
+  const quotedFee = (await page.getByTestId('payout-estimate-total-fee').textContent()) ?? '';
+  const quoted = (await page.getByTestId('payout-estimate-topup').textContent()) ?? '';
+  expect(tokenUnits(quotedFee)).toBeGreaterThan(0n);
+  await expectAccessible(page, 'a USDT payout\'s estimate');
+  await form.getByRole('button', { name: 'Create payout' }).click();
+  const created = form.getByRole('status', { name: 'Created payout' });
+  await expect(created).toContainText('Payout created as invoice #');
+  const topupAddress = (await page.getByTestId('payout-topup-address').locator('code').textContent()) ?? '';
+  const topupAmount = (await page.getByTestId('payout-topup-amount').textContent()) ?? '';
+  expect(topupAmount).toBe(quoted);
+  await expect(created.getByRole('img', { name: `QR code to top up ${topupAmount} USDT to ${topupAddress}` })).toBeVisible();
+  await created.getByRole('link', { name: /^invoice #\d+$/ }).click();
+  await expect(page.getByTestId('invoice-status')).toHaveText('Active');
+
+  // Topped up in USDT on the devnet; the worker pays the targets, the gas wallet paying the energy.
+  await devnetPay(stack, topupAddress, topupAmount, 'USDT');
+  await expect(async () => {
+    await page.reload();
+    await expect(page.getByTestId('invoice-status')).toHaveText('Completed', { timeout: 1_000 });
+  }).toPass({ timeout: 60_000, intervals: [1_000] });
+  const chain = createChain({ fullNodeUrl: devnet.url, apiKey: null, usdtContract: devnet.usdtContract, txExpirationMs: 60_000 });
+  for (const [i, t] of targets.entries()) expect(await chain.getUsdtBalance(t.address)).toBe(tokenUnits(t.amount) + (i === 0 ? 1_000_000n : 0n));
+  // The completed payout's fee is the estimate's, not what the sends happened to burn (issue 38, item 5).
+  await expect(page.locator('dt:text-is("Total fee") + dd')).toHaveText(`${quotedFee} USDT`);
+  const sent = targets.reduce((sum, t) => sum + tokenUnits(t.amount), 0n);
+  await expect(page.locator('dt:text-is("Sent to targets") + dd')).toHaveText(`${tokenAmountText(sent)} USDT`);
+  expect(tokenAmountText(tokenUnits(topupAmount) - sent), 'the fee is what the top-up kept beyond the targets').toBe(quotedFee);
+  await screenshotBothSizes(page, 'dashboard-payout-usdt-completed');
+  await expectAccessible(page, 'a completed USDT payout\'s page');
+});

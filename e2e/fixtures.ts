@@ -5,8 +5,10 @@ import { test as base, expect, type Page } from '@playwright/test';
 import type { AxeResults } from 'axe-core';
 import { createChain } from '../lib/chain';
 import { deriveAccount } from '../lib/chain/keys';
+import type { NetworkName } from '../lib/networks';
 import { freePort, startApp, TEST_MNEMONIC, type TestApp } from '../test/helpers/app';
 import { startDevnetProcess, type DevnetProcess } from '../test/helpers/devnet';
+import { startSmtpSink, type SmtpSink } from '../test/helpers/smtp';
 import { assertReconciled } from '../test/helpers/reconcile';
 import { startWorker } from '../test/helpers/worker';
 
@@ -16,6 +18,8 @@ export interface Stack {
   /** A local webhook receiver (requests land in `hooks`); only with the worker. */
   hookUrl: string;
   hooks: { body: string; signature: string }[];
+  /** The SMTP server the web server and the worker send the merchants' e-mails to; only with `withSmtp`. */
+  smtp: SmtpSink | null;
 }
 
 /**
@@ -26,15 +30,29 @@ export interface Stack {
  * such a stack is torn down, after its last spec, the books are reconciled
  * against the chain (`npm run reconcile`'s proof, docs/worker.md) and a mismatch
  * fails the run. (Without the worker nothing is booked, so there is nothing to prove.)
+ *
+ * `network` is TRON_NETWORK as an operator sets it (docs/chain.md): the web server and the worker
+ * still use the devnet's node and USDT contract (TRON_FULL_NODE_URL, TRON_USDT_CONTRACT), and the
+ * preset names the network everything else is shown for (a block explorer's links). `withSmtp`
+ * gives both processes SMTP_URL, a local sink (`stack.smtp`) keeping every e-mail sent.
  */
-export const test = base.extend<object, { withWorker: boolean; solidifiedDepth: number; stack: Stack }>({
+export const test = base.extend<object, { withWorker: boolean; solidifiedDepth: number; network: NetworkName; withSmtp: boolean; stack: Stack }>({
   withWorker: [false, { scope: 'worker', option: true }],
+  network: ['devnet', { scope: 'worker', option: true }],
+  withSmtp: [false, { scope: 'worker', option: true }],
   // How many blocks below the head are final: 2 makes payments final at once; a file that watches a payment confirm sets more.
   solidifiedDepth: [2, { scope: 'worker', option: true }],
   stack: [
-    async ({ withWorker, solidifiedDepth }, use) => {
+    async ({ withWorker, solidifiedDepth, network, withSmtp }, use) => {
       const devnet = await startDevnetProcess({ blockMs: 200, solidifiedDepth });
-      const app = await startApp({ TRON_FULL_NODE_URL: devnet.url, TRON_USDT_CONTRACT: devnet.usdtContract });
+      const smtp = withSmtp ? await startSmtpSink() : null;
+      // The worker is started with the web server's settings (app.env): these reach both.
+      const app = await startApp({
+        TRON_FULL_NODE_URL: devnet.url,
+        TRON_USDT_CONTRACT: devnet.usdtContract,
+        ...(network !== 'devnet' && { TRON_NETWORK: network }),
+        ...(smtp && { SMTP_URL: smtp.url, MAIL_FROM: 'payments@pay.example.com' }),
+      });
       const hooks: Stack['hooks'] = [];
       const receiver = createServer((req, res) => {
         let body = '';
@@ -52,13 +70,14 @@ export const test = base.extend<object, { withWorker: boolean; solidifiedDepth: 
         await devnet.pay(gas, '10000', 'TRX');
         worker = startWorker(app.env, devnet);
       }
-      await use({ devnet, app, hookUrl: `http://127.0.0.1:${port}/hook`, hooks });
+      await use({ devnet, app, hookUrl: `http://127.0.0.1:${port}/hook`, hooks, smtp });
       try {
         // While the worker still runs, so payments in progress can close first.
         if (worker) await assertReconciled(app.prisma, createChain({ fullNodeUrl: devnet.url, apiKey: null, usdtContract: devnet.usdtContract, txExpirationMs: 60_000 }), 30_000);
       } finally {
         await worker?.stop();
         receiver.close();
+        smtp?.close();
         await app.stop();
         await devnet.stop();
       }
