@@ -110,20 +110,19 @@ export interface SendShape {
 }
 
 /**
- * The plan for an attempt paid by `source`. Lending and its activation count once in a head block
- * when the shape allows it; never a rental's (the provider's delegation is not ours to reference,
- * so a fork without it would leave the send burning: it waits for finality) nor the gas for
- * burning (counted from the ledger, spendableTrx, which books it only when final).
+ * The plan for an attempt paid by `source`. The activation and the pool's lending count once in a
+ * head block when the shape allows it (the send references their block: they are ours, bindingBlock);
+ * never the gas a send burns (for its energy, or its bytes when the pool's bandwidth is used up):
+ * counted from the ledger (spendableTrx), which books it only when final, so nothing is gained.
  */
 export async function planSend(ctx: WorkerContext, anchorId: number, source: EnergySource, shape: SendShape): Promise<SendPlan> {
-  const { gas, energy, bandwidth, signedFeeLimitSun } = shape;
-  const landed = shape.landed && source === 'POOL';
+  const { gas, energy, bandwidth, signedFeeLimitSun, landed } = shape;
   if (source === 'BURN') {
     const feeLimit: FeeLimitRule = (await energyThere(ctx, anchorId, shape)) ? 'WHOLE_BURN' : 'BURN';
     return { source, feeLimit, needs: [{ kind: 'GAS', step: gas, gas: signedFeeLimitSun === null ? 'FEE_LIMIT' : { signedFeeLimitSun }, topUp: shape.burnTopUp, landed: false }] };
   }
   if (source === 'RENTAL') {
-    return { source, feeLimit: 'LENT', needs: [{ kind: 'GAS', step: gas, gas: 'BYTES', topUp: true, landed: false }, { kind: 'RENT', ...shape.rental }] };
+    return { source, feeLimit: 'LENT', needs: [{ kind: 'GAS', step: gas, gas: 'BYTES', topUp: true, landed }, { kind: 'RENT', ...shape.rental }] };
   }
   const bytesGas = { kind: 'GAS', step: gas, gas: 'BYTES', topUp: true, landed: false } as const;
   const needs: Need[] = [{ kind: 'GAS', step: gas, gas: bandwidth ? 'ACTIVATION' : 'BYTES', topUp: true, landed }, { kind: 'LEND_ENERGY', step: energy, signedFeeLimitSun, landed }];

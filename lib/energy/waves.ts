@@ -52,8 +52,8 @@ export async function arrangeWave(
     energy: { purpose: 'PAYOUT_ENERGY', index: wave },
     bandwidth: { purpose: 'PAYOUT_BANDWIDTH', index: wave },
     rental: { purpose: 'PAYOUT_TARGET', attempt: wave },
-    // Issue 24: with the pool, the wave's sends go out once the activation and the lending are in a head
-    // block, each referencing the newest of them (lib/sends/steps.ts, bindingBlock), instead of once they are final.
+    // Issue 24: the wave's sends go out once the activation and the pool's lending are in a head block,
+    // each referencing the newest of them (lib/sends/steps.ts, bindingBlock), instead of once they are final.
     landed: ctx.settings.FORWARD_BEFORE_FINALITY,
     burnTopUp: false,
     signedFeeLimitSun: null,
