@@ -97,6 +97,12 @@ export const stakeReply = z.object({
   account_resource: z.object({ delegated_frozenV2_balance_for_energy: opt64 }).default({ delegated_frozenV2_balance_for_energy: 0n }),
 });
 
+/** wallet/getaccount's stake lent to the account by others (proto3: absent when zero). */
+export const acquiredReply = z.object({
+  acquired_delegated_frozenV2_balance_for_bandwidth: opt64,
+  account_resource: z.object({ acquired_delegated_frozenV2_balance_for_energy: opt64 }).default({ acquired_delegated_frozenV2_balance_for_energy: 0n }),
+});
+
 export const canDelegateReply = z.object({ max_size: opt64 });
 
 export const delegatedResourceReply = z.object({

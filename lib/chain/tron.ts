@@ -5,6 +5,7 @@ import { batchCost, budgetOf, transactionBandwidth, transferCost, type ResourceB
 import { ChainError, ChainResponseError, ChainUnavailableError, isConnectionReset, TxRejectedError } from './errors';
 import {
   accountReply,
+  acquiredReply,
   accountResourceReply,
   blockHeaderReply,
   blockReceiptsReply,
@@ -223,11 +224,7 @@ export class TronChain implements Chain {
   }
 
   async getTrxBalance(address: string, at: BalanceAt = 'head'): Promise<bigint> {
-    const payload = { address: this.hex(address) };
-    const raw =
-      at === 'solidified'
-        ? await this.guard('getaccount', () => this.tronWeb.solidityNode.request('walletsolidity/getaccount', payload, 'post'), 'idempotent')
-        : await this.request('getaccount', 'wallet/getaccount', payload);
+    const raw = await this.account(address, at);
     return this.parse('getaccount', accountReply, raw).balance;
   }
 
@@ -353,12 +350,22 @@ export class TronChain implements Chain {
     return (await this.usdtView('isBlackListed', address)) !== 0n;
   }
 
-  async isActivated(address: string, at: BalanceAt = 'head'): Promise<boolean> {
+  /** wallet/getaccount as of the head, or walletsolidity/getaccount as of the solidified head. */
+  private account(address: string, at: BalanceAt): Promise<unknown> {
     const payload = { address: this.hex(address) };
-    const raw =
-      at === 'solidified'
-        ? await this.guard('getaccount', () => this.tronWeb.solidityNode.request('walletsolidity/getaccount', payload, 'post'), 'idempotent')
-        : await this.request('getaccount', 'wallet/getaccount', payload);
+    return at === 'solidified'
+      ? this.guard('getaccount', () => this.tronWeb.solidityNode.request('walletsolidity/getaccount', payload, 'post'), 'idempotent')
+      : this.request('getaccount', 'wallet/getaccount', payload);
+  }
+
+  async getDelegatedInSun(address: string, resource: Resource, at: BalanceAt = 'head'): Promise<bigint> {
+    const raw = await this.account(address, at);
+    const account = this.parse('getaccount', acquiredReply, raw);
+    return resource === 'ENERGY' ? account.account_resource.acquired_delegated_frozenV2_balance_for_energy : account.acquired_delegated_frozenV2_balance_for_bandwidth;
+  }
+
+  async isActivated(address: string, at: BalanceAt = 'head'): Promise<boolean> {
+    const raw = await this.account(address, at);
     return this.parse('getaccount', accountReply, raw).address !== undefined;
   }
 

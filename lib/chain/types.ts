@@ -58,6 +58,12 @@ export interface Chain {
   findUsdtHolder(minUnits: bigint): Promise<string | null>;
   getAccountResources(address: string): Promise<AccountResources>;
   /**
+   * The stake others lent the address for `resource` (sun: `acquired_delegated_frozenV2_balance_for_*`),
+   * as of the head or of the solidified head. More at the head than there: a delegation to the address
+   * is in a block that is not final yet (a rental provider's, which no send of ours can reference).
+   */
+  getDelegatedInSun(address: string, resource: Resource, at?: BalanceAt): Promise<bigint>;
+  /**
    * Whether the address exists as an account (has received TRX); USDT alone does not activate it. As
    * of the head, or of the solidified head (`'solidified'`): an account at the head and not there was
    * made by a transfer that is not final yet (issue 35, case 2).

@@ -200,7 +200,8 @@ export async function carryOut(ctx: WorkerContext, anchor: Anchor & Pick<Transac
         const rented = await rentEnergy(ctx, anchor, need.purpose, need.attempt, address, c.lendEnergy, async () => (await cost()).maxSendBurnSun <= capSun, c.sends);
         if (rented.state === 'waiting') return wait(rented.reason);
         // Fallen back: the next round chooses again (the pool, or burning within the cap, or waiting), with the reason recorded.
-        if (rented.state === 'fallback') return { state: 'pending' };
+        // Settling: the energy is there, its delegation not final yet (lib/energy/rentals.ts).
+        if (rented.state === 'fallback' || rented.state === 'settling') return { state: 'pending' };
         continue;
       }
     } catch (err) {

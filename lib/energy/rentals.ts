@@ -123,7 +123,8 @@ export function rentalFor(ctx: WorkerContext, paymentId: number, purpose: Rental
   return ctx.prisma.energyRental.findUnique({ where: { outTradeNo: outTradeNo(paymentId, purpose, attempt) } });
 }
 
-export type RentalStep = { state: 'ready' } | { state: 'waiting'; reason: string } | { state: 'fallback'; reason: string };
+/** `settling`: the energy is there, in a block that is not final yet; asked again next round. */
+export type RentalStep = { state: 'ready' } | { state: 'settling' } | { state: 'waiting'; reason: string } | { state: 'fallback'; reason: string };
 
 /**
  * Drives the attempt's rental one round: records and places the order, then waits for the
@@ -242,6 +243,12 @@ export async function rentEnergy(
   const have = await energyAvailable(ctx, address);
   if (have >= need) {
     if (row.state === 'ORDERED') await ctx.prisma.energyRental.updateMany({ where: { id: row.id, state: 'ORDERED' }, data: { state: 'FILLED' } });
+    // The provider's delegation is its transaction, not ours: a send cannot reference its block (bindingBlock binds
+    // ours). Built on it before it is final, a send that a reorganisation left without it would run without the
+    // energy and burn TRX at the address, a customer's held TRX among it (issue 35). So it waits until every
+    // delegation to the address is final: the energy as of the solidified head. Not a wait worth an alert.
+    const [headSun, finalSun] = await Promise.all([ctx.chain.getDelegatedInSun(address, 'ENERGY'), ctx.chain.getDelegatedInSun(address, 'ENERGY', 'solidified')]);
+    if (headSun > finalSun) return { state: 'settling' };
     return { state: 'ready' };
   }
   let filled: string;

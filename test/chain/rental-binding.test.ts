@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { TronWeb } from 'tronweb';
+import { DEVNET_RENTAL_API_KEY, DEVNET_RENTAL_API_SECRET } from '@/devnet/rentalAccount';
+import { waitFor } from '../helpers/devnet';
+import { assertReconciled, TEST_RULES } from '../helpers/reconcile';
+import { SettlementStack } from '../helpers/settlementStack';
+
+// Issue 35, with a rental in place of the pool: a USDT forward paid with rented energy relies on the
+// provider's DelegateResource, a transaction of the provider's that no send of ours can reference
+// (TaPoS binds only what the send names). Built on it before it is final, a reorganisation that left
+// the delegation out would run the forward without the energy, burning TRX at the address: at a
+// static address, a customer's held TRX. So the send waits until every delegation to the address is
+// final (lib/energy/rentals.ts). Final 150 blocks deep at 100 ms: 15 s before a block is final.
+const DEPTH = 150;
+const TRX = 1_000_000n;
+const USDT = 1_000_000n;
+
+describe('a send paid with rented energy waits for the provider\'s delegation to be final (issue 35)', () => {
+  const s = new SettlementStack();
+  const customer = TronWeb.createRandom() as unknown as { address: string; privateKey: string };
+  const env: Record<string, string> = {
+    ENERGY_POOL: 'off',
+    ENERGY_RENTAL_WAIT_SECONDS: '3',
+    ENERGY_RENTAL_API_KEY: DEVNET_RENTAL_API_KEY,
+    ENERGY_RENTAL_API_SECRET: DEVNET_RENTAL_API_SECRET,
+    SEND_RETRY_BASE_MS: '300',
+    HEAD_SCAN_POLL_MS: '50',
+    TRON_TX_EXPIRATION_MS: '10000',
+  };
+
+  before(async () => {
+    // The worker's environment is read once the devnet is up (its URL is the provider's).
+    await s.start(env, async () => {
+      env.ENERGY_RENTAL_URL = s.devnet.url;
+      await s.pay(customer.address, '1000', 'TRX');
+      await s.pay(customer.address, '1000', 'USDT');
+    }, { blockMs: 100, solidifiedDepth: DEPTH });
+  });
+  after(() => s.stop());
+
+  /** The provider's delegation to `address` in the blocks from `fromBlock` to the head, or null. */
+  async function delegationTo(address: string, fromBlock: number): Promise<{ txid: string; block: number } | null> {
+    const hex = TronWeb.address.toHex(address).toLowerCase();
+    const head = await s.chain.getBlockNumber();
+    for (let from = fromBlock; from <= head; from += 100) {
+      const reply = (await (await fetch(`${s.devnet.url}/wallet/getblockbylimitnext`, { method: 'POST', body: JSON.stringify({ startNum: from, endNum: Math.min(from + 100, head + 1) }) })).json()) as {
+        block?: { block_header: { raw_data: { number: number } }; transactions?: { txID: string; raw_data: { contract: { type: string; parameter: { value: { receiver_address?: string } } }[] } }[] }[];
+      };
+      for (const b of reply.block ?? []) {
+        for (const tx of b.transactions ?? []) {
+          const c = tx.raw_data.contract[0]!;
+          if (c.type === 'DelegateResourceContract' && c.parameter.value.receiver_address?.toLowerCase() === hex) return { txid: tx.txID, block: b.block_header.raw_data.number };
+        }
+      }
+    }
+    return null;
+  }
+
+  test('a reorganisation that leaves the rented energy out cannot burn the held TRX at a static address: the forward is built only once the delegation is final', async () => {
+    const { key, target } = await s.newMerchant();
+    const inv = await s.invoice(key, { type: 'MULTIPLE', currencies: ['USDT'] });
+    // A customer's 20 TRX at the static USDT address: not accepted, held for the merchant (and the address an account).
+    const heldPaid = await s.chain.buildSignedTrxTransfer(customer.privateKey, inv.address, 20n * TRX);
+    await s.chain.broadcast(heldPaid.signedTx);
+    const heldRow = await waitFor('the TRX recorded', () => s.app.prisma.transaction.findFirst({ where: { trnHash: heldPaid.txId, type: 'PAYMENT' } }), 60_000);
+    const held = await s.finalizing(() => s.paymentState(heldRow.id, ['HELD'], 120_000));
+
+    const paid = await s.chain.buildSignedUsdtTransfer(customer.privateKey, inv.address, 50n * USDT, 100n * TRX);
+    await s.chain.broadcast(paid.signedTx);
+    const payment = await waitFor('the USDT recorded', () => s.app.prisma.transaction.findFirst({ where: { trnHash: paid.txId, type: 'PAYMENT' } }), 60_000);
+    // The worker rents the forward's energy; the provider delegates it in a block that is not final yet.
+    const rental = await waitFor('the rental filled', () => s.app.prisma.energyRental.findFirst({ where: { paymentId: payment.id, state: 'FILLED' } }), 60_000);
+    const delegation = await waitFor('the provider\'s delegation in a block', () => delegationTo(inv.address, payment.blockNumber ?? 1), 30_000);
+    // Thirty blocks on (3 s at 100 ms, far from final): a forward built on the energy at the head would be out and in a block by now.
+    await waitFor('thirty blocks on', async () => ((await s.chain.getBlockNumber()) >= delegation.block + 30 ? true : null), 30_000);
+    assert.ok((await s.chain.getBlockNumber()) < delegation.block + DEPTH, 'the delegation is not final yet');
+    const early = await s.app.prisma.transaction.findMany({ where: { sourceId: payment.id, sendPurpose: 'FORWARD' } });
+
+    // The reorganisation leaves the delegation out: the energy is gone, the held TRX stays.
+    const reorg = await s.devnet.reorg({ fromBlock: delegation.block, leaveOut: [delegation.txid] });
+    assert.ok((await s.chain.getTrxBalance(inv.address)) >= held.amountUnits, `the held ${held.amountUnits} sun are still at the address after the reorganisation (${await s.chain.getTrxBalance(inv.address)}; forwards before it: ${JSON.stringify(early.map((r) => [r.trnHash, r.sendState]))}): ${JSON.stringify(reorg.dropped)}`);
+    assert.deepEqual(early.map((r) => [r.trnHash, r.sendState]), [], `no forward is built on rented energy whose delegation is not final (order ${rental.outTradeNo})`);
+
+    // The rental is given up (its energy never comes back) and the forward burns gas the gas wallet sends instead, once.
+    await s.finalizing(() => s.paymentState(payment.id, ['SETTLED'], 180_000));
+    const forwards = await s.app.prisma.transaction.findMany({ where: { sourceId: payment.id, sendPurpose: 'FORWARD', sendState: 'CONFIRMED' } });
+    assert.equal(forwards.length, 1);
+    assert.equal(await s.chain.getUsdtBalance(target), forwards[0]!.amountUnits);
+    assert.equal((await s.app.prisma.transaction.findUniqueOrThrow({ where: { id: held.id } })).paymentState, 'HELD');
+    assert.ok((await s.chain.getTrxBalance(inv.address)) >= held.amountUnits, 'the held TRX is still at the address');
+    await s.finalizing(() => assertReconciled(s.app.prisma, s.chain, 60_000, TEST_RULES));
+  });
+});
