@@ -2,7 +2,7 @@ import { TronWeb } from 'tronweb';
 import { createChain } from '@/lib/chain';
 import { assertReconciled } from '../test/helpers/reconcile';
 import { signInSeededMerchant } from './dashboardSession';
-import { devnetPay, expect, expectAccessible, expectAccessibleHere, screenshotBothSizes, screenshotPath, SIZES, test, type Stack } from './fixtures';
+import { devnetPay, expect, expectAccessible, expectAccessibleHere, refundedSale, screenshotBothSizes, screenshotPath, SIZES, test, type Stack } from './fixtures';
 
 const NILE_TX = 'https://nile.tronscan.org/#/transaction/';
 const randomAddress = () => (TronWeb.createRandom() as unknown as { address: string }).address;
@@ -68,12 +68,7 @@ for (const size of SIZES) {
 test("a refund's claim page links the refund's transfer to Tronscan on Nile", async ({ page, stack }) => {
   await finalizing(stack, async () => {
     const { key } = await stack.app.createMerchant({ targetWallet: randomAddress() });
-    const sale = (await stack.app.api('/payment/create', key, { method: 'POST', body: { type: 'SINGLE', amount: 10, currencies: ['TRX'] } })).json;
-    await devnetPay(stack, sale.address, '40', 'TRX');
-    await expect.poll(async () => (await stack.app.api(`/payment/get/${sale.id}`, key)).json.status, { timeout: 60_000 }).toBe('COMPLETED');
-    const created = await stack.app.api(`/payment/${sale.id}/refund`, key, { method: 'POST', body: { currency: 'TRX', amount: 12.5 } });
-    expect(created.status, created.text).toBe(200);
-    const refund = created.json;
+    const { refund } = await refundedSale(stack, key);
     await page.goto(refund.claim_url.replace(/^https?:\/\/[^/]+/, stack.app.baseUrl));
     const customer = randomAddress();
     await page.getByLabel('Your Tron address').fill(customer);

@@ -175,3 +175,16 @@ export async function screenshotBothSizes(page: Page, name: string, { fullPage =
 export async function devnetPay(stack: Stack, address: string, amount: string, currency: 'TRX' | 'USDT'): Promise<void> {
   await stack.devnet.pay(address, amount, currency);
 }
+
+/**
+ * A 10 USD TRX sale paid with 40 TRX and completed by the worker, and a 12.5 TRX refund of it made
+ * through the API without an address: the refund's answer, whose `claim_url` the customer opens.
+ */
+export async function refundedSale(stack: Stack, key: string): Promise<{ sale: { id: number; address: string }; refund: { id: number; claim_url: string } }> {
+  const sale = (await stack.app.api('/payment/create', key, { method: 'POST', body: { type: 'SINGLE', amount: 10, currencies: ['TRX'] } })).json;
+  await devnetPay(stack, sale.address, '40', 'TRX');
+  await expect.poll(async () => (await stack.app.api(`/payment/get/${sale.id}`, key)).json.status, { timeout: 60_000 }).toBe('COMPLETED');
+  const created = await stack.app.api(`/payment/${sale.id}/refund`, key, { method: 'POST', body: { currency: 'TRX', amount: 12.5 } });
+  expect(created.status, created.text).toBe(200);
+  return { sale, refund: created.json };
+}

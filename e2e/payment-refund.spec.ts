@@ -1,6 +1,6 @@
 import { TronWeb } from 'tronweb';
 import { createChain } from '../lib/chain';
-import { devnetPay, expect, expectAccessibleHere, SIZES, screenshotPath, test } from './fixtures';
+import { devnetPay, expect, expectAccessibleHere, refundedSale, SIZES, screenshotPath, test } from './fixtures';
 
 test.use({ withWorker: true });
 
@@ -19,12 +19,7 @@ for (const size of SIZES) {
     test("a customer enters their address at a refund's claim link and follows it to the transfer", async ({ page, stack }) => {
       const { merchant, key } = await stack.app.createMerchant({ targetWallet: randomAddress() });
       await stack.app.prisma.merchant.update({ where: { id: merchant.id }, data: { storeName: 'Teapot Corner', supportEmail: 'help@teapot.example' } });
-      const sale = (await stack.app.api('/payment/create', key, { method: 'POST', body: { type: 'SINGLE', amount: 10, currencies: ['TRX'] } })).json;
-      await devnetPay(stack, sale.address, '40', 'TRX');
-      await expect.poll(async () => (await stack.app.api(`/payment/get/${sale.id}`, key)).json.status, { timeout: 60_000 }).toBe('COMPLETED');
-      const created = await stack.app.api(`/payment/${sale.id}/refund`, key, { method: 'POST', body: { currency: 'TRX', amount: 12.5 } });
-      expect(created.status, created.text).toBe(200);
-      const refund = created.json;
+      const { sale, refund } = await refundedSale(stack, key);
 
       await page.goto(refund.claim_url.replace(/^https?:\/\/[^/]+/, stack.app.baseUrl));
       const status = page.getByTestId('refund-status');
