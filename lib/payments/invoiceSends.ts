@@ -99,24 +99,23 @@ export async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: '
   // address must hold its energy (pool) or its fee_limit in gas (burn) before it is broadcast, topped up for
   // the same attempt if short (it is never rebuilt unless proven dead: a worker that died after broadcasting
   // it may not have recorded that).
-  let plan: SendPlan | null = null;
   if (attempt !== null) {
     // No gas for an attempt that will not be made (issue 22, case 6): the attempt limit first.
     const spent = await exhausted(ctx, p, step, burnNow);
     if (spent) return { state: 'exhausted', ...spent };
   }
   const stored = latest?.sendState === 'SIGNED' ? feeLimitOf(latest) : null;
-  if (attempt !== null || stored !== null) {
-    const planned = await planAttempt(ctx, p, purpose, attempt ?? latest?.sendAttempt ?? 1, estimate, stored);
-    if (!('needs' in planned)) return planned;
+  const planned = attempt !== null || stored !== null ? await planAttempt(ctx, p, purpose, attempt ?? latest?.sendAttempt ?? 1, estimate, stored) : null;
+  if (planned && !('needs' in planned)) return planned;
+  if (planned) {
     const notReady = await carryOut(ctx, p, planned, address, cost, purpose === 'FORWARD' ? 'MERCHANT' : 'SERVICE');
     if (notReady) return notReady;
-    plan = planned;
   }
+  // No plan when a send of the attempt is out (ensureSend follows it, nothing is built), or when another worker's
+  // send of the attempt died between our read and ensureSend's: built burning, as it always was; its check before
+  // broadcast (underfunded) keeps it back until its gas is there.
+  const used = planned ?? BURNING;
   const build = async (refBlock: RefBlock | undefined): Promise<PlannedSend | null> => {
-    // Built without a plan only when another worker's send of the attempt died between our read and ensureSend's:
-    // burning, as it was; its check before broadcast (underfunded) keeps it back until its gas is there.
-    const used = plan ?? BURNING;
     const c = await estimate();
     // With lent or rented energy the send burns only its bandwidth; a refund also deducts what the energy was rented for.
     const rented = used.source === 'RENTAL' && attempt !== null ? ((await rentalFor(ctx, p.id, purpose, attempt))?.priceSun ?? 0n) : 0n;
