@@ -19,8 +19,10 @@ import type { DashboardTransactionType, ListTransactionsQuery } from './schemas'
  * - anything else (a payment, a top-up, a send with no anchor) is a group of its own.
  *
  * The group's head is its first principal send (the transfer itself), or its first row when none is
- * listed (the transfer not built yet, or failed); the other rows are its plumbing. Written in SQL so
- * that the list pages and counts by groups in the database, never splitting one across pages.
+ * listed (the transfer not built yet, or failed); the other rows are its plumbing. A payout's group
+ * holds all its targets' transfers (they share the anchor), so its row says what they moved together
+ * (payoutTotalOf), not what the head alone did. Written in SQL so that the list pages and counts by
+ * groups in the database, never splitting one across pages.
  */
 
 /** The steps a group is named after: the transfers a merchant sees as money moving. */
@@ -55,6 +57,22 @@ const GROUP_KEY = Prisma.sql`CASE
   WHEN t.send_purpose = 'GAS_RETURN' THEN t.source_id || ':' || CASE WHEN s.payment_state IN ('REFUNDING', 'REFUNDED') THEN 'REFUND' ELSE 'FORWARD' END
   ELSE COALESCE(t.source_id || ':' || ${family(Prisma.sql`t.send_purpose`)}, 'own:' || t.id)
 END`;
+
+/**
+ * What a payout's group moved (issue 38, item 4): when its head is a payout's target transfer, the
+ * total of the target transfers listed in the group, in its token (a payout's targets are all in the
+ * payout's one token), and how many addresses they went to. Null for any other group, and when no
+ * target is listed yet (the head is then a step). A refund is a one-target payout: its total is its
+ * one transfer. `members` is the group's visible rows, head first (groupsOf).
+ */
+export function payoutTotalOf(members: readonly Transaction[]): { units: bigint; addresses: number } | null {
+  const head = members[0];
+  if (!head || head.sendPurpose !== 'PAYOUT_TARGET') return null;
+  const targets = members.filter((m) => m.sendPurpose === 'PAYOUT_TARGET');
+  // Never (a payout has one token); were it to happen, no total of two tokens: the row shows its head as before.
+  if (targets.some((t) => t.currency !== head.currency)) return null;
+  return { units: targets.reduce((sum, t) => sum + t.amountUnits, 0n), addresses: new Set(targets.map((t) => t.toAddress)).size };
+}
 
 /** 0 for a group's transfers, 1 for its plumbing: the head is the first row by (rank, id). */
 const RANK = Prisma.sql`CASE WHEN t.send_purpose IN (${literals(PRINCIPAL)}) THEN 0 ELSE 1 END`;
