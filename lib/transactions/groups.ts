@@ -126,8 +126,9 @@ function rowMatches(q: Omit<ListTransactionsQuery, 'limit' | 'offset'>): Prisma.
 function headOrder(ordering: string): Prisma.Sql {
   const direction = ordering.startsWith('-') ? Prisma.sql`DESC` : Prisma.sql`ASC`;
   const field = ordering.replace(/^-/, '');
-  // As the flat list orders its rows (service.ts), on each group's head.
-  if (field === 'amount') return Prisma.sql`h.amount_units ${direction}, h.id ${direction}`;
+  // As the flat list orders its rows (service.ts), on each group's head; by amount, on the amount its
+  // row shows: a payout's the total of its targets (payoutTotalOf, `targets_units`), any other the head's.
+  if (field === 'amount') return Prisma.sql`CASE WHEN h.send_purpose = 'PAYOUT_TARGET' THEN h.targets_units ELSE h.amount_units END ${direction}, h.id ${direction}`;
   if (field === 'status') return Prisma.sql`h.send_state ${direction}, h.payment_state ${direction}, h.id ${direction}`;
   return Prisma.sql`h.created_at ${direction}, h.id ${direction}`;
 }
@@ -139,13 +140,17 @@ function headOrder(ordering: string): Prisma.Sql {
  * (releases.ts) adds each head's plumbing.
  */
 export async function listTransactionGroups(prisma: PrismaClient, merchantId: number, q: Omit<ListTransactionsQuery, 'limit' | 'offset'>, page: Page): Promise<{ count: number; rows: Transaction[] }> {
+  // The total of each group's payout targets, summed only when the list is ordered by amount (the one ordering that reads it).
+  const targetsUnits = q.ordering.replace(/^-/, '') === 'amount'
+    ? Prisma.sql`sum(v.amount_units) FILTER (WHERE v.send_purpose = 'PAYOUT_TARGET') OVER (PARTITION BY v.gkey)`
+    : Prisma.sql`NULL::numeric`;
   const found = await prisma.$queryRaw<{ total: bigint; id: number | null }[]>`
     WITH v AS (
-      SELECT t.id, t.created_at, t.amount_units, t.send_state, t.payment_state, ${GROUP_KEY} AS gkey, ${RANK} AS rank, (${rowMatches(q)}) AS hit
+      SELECT t.id, t.created_at, t.amount_units, t.send_state, t.payment_state, t.send_purpose, ${GROUP_KEY} AS gkey, ${RANK} AS rank, (${rowMatches(q)}) AS hit
       ${JOINS}
       WHERE t.merchant_id = ${merchantId} AND ${VISIBLE}
     ), heads AS (
-      SELECT DISTINCT ON (v.gkey) v.* FROM v WHERE v.gkey IN (SELECT gkey FROM v WHERE hit) ORDER BY v.gkey, v.rank, v.id
+      SELECT DISTINCT ON (v.gkey) v.*, ${targetsUnits} AS targets_units FROM v WHERE v.gkey IN (SELECT gkey FROM v WHERE hit) ORDER BY v.gkey, v.rank, v.id
     )
     SELECT c.total, p.id FROM (SELECT count(*) AS total FROM heads) c
     LEFT JOIN LATERAL (SELECT h.id FROM heads h ORDER BY ${headOrder(q.ordering)} LIMIT ${page.limit} OFFSET ${page.offset}) p ON true`;
