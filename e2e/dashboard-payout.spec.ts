@@ -1,11 +1,53 @@
+import type { Page } from '@playwright/test';
 import { TronWeb } from 'tronweb';
 import { createChain } from '@/lib/chain';
 import { tokenAmountText, tokenUnits } from '@/lib/money/tokens';
 import { signUp } from './dashboardSession';
-import { devnetPay, expect, expectAccessible, screenshotBothSizes, test } from './fixtures';
+import { DESKTOP, devnetPay, expect, expectAccessible, PHONE, screenshotBothSizes, screenshotPath, test } from './fixtures';
 
 const WALLET = 'TGLheo1KN8M5W5fGbkeYXVFHnbKnN5pLPd';
 const randomAddress = () => (TronWeb.createRandom() as unknown as { address: string }).address;
+
+/**
+ * Issue 38, item 4 (docs/dashboard.md, "Transactions, grouped"): a completed payout is one row of the
+ * Transactions list, and it says what the payout moved, the total of its targets in its token and to
+ * how many addresses ("Mass payout", "3.250001 TRX", "to 3 addresses"), not its first target's
+ * transfer; every target is there, the first on the row, the others behind "Network steps". At
+ * desktop and phone size, with axe-core and screenshots `<name>-desktop`, `<name>-phone`.
+ */
+async function expectPayoutRow(page: Page, baseUrl: string, invoiceId: number, targets: { address: string; amount: string }[], currency: 'TRX' | 'USDT', name: string) {
+  const total = tokenAmountText(targets.reduce((sum, t) => sum + tokenUnits(t.amount), 0n));
+  const table = page.getByRole('table', { name: 'Transactions', exact: true });
+  const rows = table.locator(':scope > tbody > tr');
+  const row = rows.filter({ hasText: 'Mass payout' });
+  const amount = row.getByRole('cell').nth(1);
+  // Every target's transfer final and listed (the top-up's block too): the row's total is then theirs.
+  await expect(async () => {
+    await page.goto(`${baseUrl}/dashboard/transactions?invoice_id=${invoiceId}`);
+    await expect(amount).toHaveText(new RegExp(`^${total.replace('.', '\\.')} ${currency}to ${targets.length} addressesnetwork cost [\\d.]+ TRX$`), { timeout: 1_000 });
+  }).toPass({ timeout: 40_000, intervals: [1_000] });
+  // The payout and its top-up: the targets are not rows of their own, and no row reads as one target's "Transfer out".
+  await expect(rows).toHaveCount(2);
+  await expect(rows.filter({ hasText: 'Transfer out' })).toHaveCount(0);
+  await expect(row.getByRole('cell').nth(4)).toContainText(`and ${targets.length - 1} more`);
+  const toggle = row.getByRole('button', { name: /Network steps \(\d+\)$/ });
+  for (const size of [DESKTOP, PHONE]) {
+    const at = size === DESKTOP ? 'desktop' : 'phone';
+    await page.setViewportSize(size);
+    await expect(amount).toBeVisible();
+    await page.screenshot({ path: screenshotPath(`${name}-${at}`), fullPage: true });
+    await expectAccessible(page, `a payout's row in the transactions list (${at})`, { otherSize: false });
+    await toggle.click();
+    const steps = page.getByRole('table', { name: 'Network steps' });
+    // The other targets, each its own transfer among the steps; with the row's own, every target.
+    await expect(steps.getByRole('row').filter({ hasText: 'Transfer out' })).toHaveCount(targets.length - 1);
+    for (const t of targets) await expect(table).toContainText(t.address);
+    await expectAccessible(page, `a payout's network steps shown (${at})`, { otherSize: false });
+    await toggle.click();
+    await expect(steps).toHaveCount(0);
+  }
+  await page.setViewportSize(DESKTOP);
+}
 
 // The payout made in the UI is topped up on the devnet and paid out by the real worker.
 test.use({ withWorker: true });
@@ -118,6 +160,11 @@ test('a merchant estimates and creates a mass payout in the dashboard and sees i
     await expectAccessible(page, 'a completed payout\'s page');
   });
 
+  await test.step('the Transactions list shows the payout as one row: its total, to 3 addresses', async () => {
+    const { id } = await app.prisma.invoice.findUniqueOrThrow({ where: { address: topupAddress } });
+    await expectPayoutRow(page, app.baseUrl, id, targets, 'TRX', 'dashboard-payout-transactions');
+  });
+
   await test.step('an ERROR payout lists the targets it could not pay', async () => {
     // A send cannot be made to fail for good from here: the payout is ended in the
     // database as the worker ends one (status ERROR with failed_targets, docs/payouts.md).
@@ -193,4 +240,8 @@ test('a USDT payout made in the dashboard completes with the Total fee its estim
   expect(tokenAmountText(tokenUnits(topupAmount) - sent), 'the fee is what the top-up kept beyond the targets').toBe(quotedFee);
   await screenshotBothSizes(page, 'dashboard-payout-usdt-completed');
   await expectAccessible(page, 'a completed USDT payout\'s page');
+
+  // The Transactions list: "4.500001 USDT to 2 addresses", not the first target's "Transfer out 3.5 USDT".
+  const { id } = await stack.app.prisma.invoice.findUniqueOrThrow({ where: { address: topupAddress } });
+  await expectPayoutRow(page, stack.app.baseUrl, id, targets, 'USDT', 'dashboard-payout-usdt-transactions');
 });

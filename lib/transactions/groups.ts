@@ -19,8 +19,10 @@ import type { DashboardTransactionType, ListTransactionsQuery } from './schemas'
  * - anything else (a payment, a top-up, a send with no anchor) is a group of its own.
  *
  * The group's head is its first principal send (the transfer itself), or its first row when none is
- * listed (the transfer not built yet, or failed); the other rows are its plumbing. Written in SQL so
- * that the list pages and counts by groups in the database, never splitting one across pages.
+ * listed (the transfer not built yet, or failed); the other rows are its plumbing. A payout's group
+ * holds all its targets' transfers (they share the anchor), so its row says what they moved together
+ * (payoutTotalOf), not what the head alone did. Written in SQL so that the list pages and counts by
+ * groups in the database, never splitting one across pages.
  */
 
 /** The steps a group is named after: the transfers a merchant sees as money moving. */
@@ -55,6 +57,22 @@ const GROUP_KEY = Prisma.sql`CASE
   WHEN t.send_purpose = 'GAS_RETURN' THEN t.source_id || ':' || CASE WHEN s.payment_state IN ('REFUNDING', 'REFUNDED') THEN 'REFUND' ELSE 'FORWARD' END
   ELSE COALESCE(t.source_id || ':' || ${family(Prisma.sql`t.send_purpose`)}, 'own:' || t.id)
 END`;
+
+/**
+ * What a payout's group moved (issue 38, item 4): when its head is a payout's target transfer, the
+ * total of the target transfers listed in the group, in its token (a payout's targets are all in the
+ * payout's one token), and how many addresses they went to. Null for any other group, and when no
+ * target is listed yet (the head is then a step). A refund is a one-target payout: its total is its
+ * one transfer. `members` is the group's visible rows, head first (groupsOf).
+ */
+export function payoutTotalOf(members: readonly Transaction[]): { units: bigint; addresses: number } | null {
+  const head = members[0];
+  if (!head || head.sendPurpose !== 'PAYOUT_TARGET') return null;
+  const targets = members.filter((m) => m.sendPurpose === 'PAYOUT_TARGET');
+  // Never (a payout has one token); were it to happen, no total of two tokens: the row shows its head as before.
+  if (targets.some((t) => t.currency !== head.currency)) return null;
+  return { units: targets.reduce((sum, t) => sum + t.amountUnits, 0n), addresses: new Set(targets.map((t) => t.toAddress)).size };
+}
 
 /** 0 for a group's transfers, 1 for its plumbing: the head is the first row by (rank, id). */
 const RANK = Prisma.sql`CASE WHEN t.send_purpose IN (${literals(PRINCIPAL)}) THEN 0 ELSE 1 END`;
@@ -108,8 +126,9 @@ function rowMatches(q: Omit<ListTransactionsQuery, 'limit' | 'offset'>): Prisma.
 function headOrder(ordering: string): Prisma.Sql {
   const direction = ordering.startsWith('-') ? Prisma.sql`DESC` : Prisma.sql`ASC`;
   const field = ordering.replace(/^-/, '');
-  // As the flat list orders its rows (service.ts), on each group's head.
-  if (field === 'amount') return Prisma.sql`h.amount_units ${direction}, h.id ${direction}`;
+  // As the flat list orders its rows (service.ts), on each group's head; by amount, on the amount its
+  // row shows: a payout's the total of its targets (payoutTotalOf, `targets_units`), any other the head's.
+  if (field === 'amount') return Prisma.sql`CASE WHEN h.send_purpose = 'PAYOUT_TARGET' THEN h.targets_units ELSE h.amount_units END ${direction}, h.id ${direction}`;
   if (field === 'status') return Prisma.sql`h.send_state ${direction}, h.payment_state ${direction}, h.id ${direction}`;
   return Prisma.sql`h.created_at ${direction}, h.id ${direction}`;
 }
@@ -121,13 +140,17 @@ function headOrder(ordering: string): Prisma.Sql {
  * (releases.ts) adds each head's plumbing.
  */
 export async function listTransactionGroups(prisma: PrismaClient, merchantId: number, q: Omit<ListTransactionsQuery, 'limit' | 'offset'>, page: Page): Promise<{ count: number; rows: Transaction[] }> {
+  // The total of each group's payout targets, summed only when the list is ordered by amount (the one ordering that reads it).
+  const targetsUnits = q.ordering.replace(/^-/, '') === 'amount'
+    ? Prisma.sql`sum(v.amount_units) FILTER (WHERE v.send_purpose = 'PAYOUT_TARGET') OVER (PARTITION BY v.gkey)`
+    : Prisma.sql`NULL::numeric`;
   const found = await prisma.$queryRaw<{ total: bigint; id: number | null }[]>`
     WITH v AS (
-      SELECT t.id, t.created_at, t.amount_units, t.send_state, t.payment_state, ${GROUP_KEY} AS gkey, ${RANK} AS rank, (${rowMatches(q)}) AS hit
+      SELECT t.id, t.created_at, t.amount_units, t.send_state, t.payment_state, t.send_purpose, ${GROUP_KEY} AS gkey, ${RANK} AS rank, (${rowMatches(q)}) AS hit
       ${JOINS}
       WHERE t.merchant_id = ${merchantId} AND ${VISIBLE}
     ), heads AS (
-      SELECT DISTINCT ON (v.gkey) v.* FROM v WHERE v.gkey IN (SELECT gkey FROM v WHERE hit) ORDER BY v.gkey, v.rank, v.id
+      SELECT DISTINCT ON (v.gkey) v.*, ${targetsUnits} AS targets_units FROM v WHERE v.gkey IN (SELECT gkey FROM v WHERE hit) ORDER BY v.gkey, v.rank, v.id
     )
     SELECT c.total, p.id FROM (SELECT count(*) AS total FROM heads) c
     LEFT JOIN LATERAL (SELECT h.id FROM heads h ORDER BY ${headOrder(q.ordering)} LIMIT ${page.limit} OFFSET ${page.offset}) p ON true`;

@@ -2,7 +2,7 @@ import { NETWORKS } from '@/lib/networks';
 import { chainConfig } from '@/lib/config';
 import type { PrismaClient, SendPurpose, Transaction } from '@/lib/generated/prisma/client';
 import { tokenAmountJson } from '@/lib/money/tokens';
-import { familyKey, familyOf, groupsOf, type Groups } from './groups';
+import { familyKey, familyOf, groupsOf, payoutTotalOf, type Groups } from './groups';
 import { notFound } from '@/lib/errors';
 import type { Page } from '@/lib/schemas/page';
 import type { DashboardTransactionJson, HeldPaymentJson, ListHeldPaymentsQuery, ReleaseJson } from './schemas';
@@ -31,11 +31,16 @@ export type DashboardTransactionPart = DashboardTransactionJson & {
  * The dashboard's transaction row (issue 38, item 4): a row with its group. `part_of` is the hash of
  * the row its group is listed under (null when this is that row); the head carries the group's other
  * rows (`plumbing`: gas, energy and bandwidth lent and taken back) and the group's network cost,
- * `group_network_cost_trx`, the exact sum of every row's `network_cost_trx` in it.
+ * `group_network_cost_trx`, the exact sum of every row's `network_cost_trx` in it. A payout's head
+ * also says what the payout moved: `group_amount`, the exact sum of its target transfers listed in the
+ * group (in the row's `currency`, the payout's token), and `group_targets`, how many addresses they
+ * went to; both null on every other row (a refund's send too: it is one transfer, its `amount`).
  */
 export type DashboardTransactionRow = DashboardTransactionPart & {
   part_of: string | null;
   group_network_cost_trx: number;
+  group_amount: number | null;
+  group_targets: number | null;
   plumbing: DashboardTransactionPart[];
 };
 
@@ -52,10 +57,13 @@ export async function dashboardTransactionRows(prisma: PrismaClient, rows: Trans
     const head = members[0]!;
     // Summed in sun, converted once: the group's cost is exactly its rows' costs.
     const total = members.reduce((sum, m) => sum + (costs.get(m.id) ?? 0n), 0n);
+    const payout = head.id === r.id && !refunds.has(r.id) ? payoutTotalOf(members) : null;
     return {
       ...part(r),
       part_of: head.id === r.id ? null : head.trnHash,
       group_network_cost_trx: tokenAmountJson(total),
+      group_amount: payout && tokenAmountJson(payout.units),
+      group_targets: payout && payout.addresses,
       plumbing: head.id === r.id ? members.slice(1).map(part) : [],
     };
   });

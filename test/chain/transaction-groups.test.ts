@@ -5,7 +5,7 @@ import type { Merchant, Transaction } from '@/lib/generated/prisma/client';
 import { createChain, type Chain } from '@/lib/chain';
 import { deriveAccount } from '@/lib/chain/keys';
 import { passwordHash } from '../helpers/accounts';
-import { tokenUnits } from '@/lib/money/tokens';
+import { tokenAmountJson, tokenUnits } from '@/lib/money/tokens';
 import { dashboardTransactionRows, type DashboardTransactionRow } from '@/lib/transactions/releases';
 import { dashboardTransactionsQuerySchema, listTransactionsQuerySchema } from '@/lib/transactions/schemas';
 import { listTransactions, transactionBatches } from '@/lib/transactions/service';
@@ -23,7 +23,8 @@ const randomAddress = () => (TronWeb.createRandom() as unknown as { address: str
  * and 8 USDT of it refunded by the real worker on the devnet, with the pool's lending, gas and the
  * taking back that go with each. One row per payment, forward and refund; the plumbing in the group
  * of the send it was for, its cost folded in exactly; pages of groups; the CSV with every row and its
- * group; the merchant API's list unchanged (every row, flat).
+ * group; the merchant API's list unchanged (every row, flat). Then a two-target USDT payout: one row
+ * saying the total of its targets and how many addresses.
  */
 describe('transactions grouped by what the merchant cares about', () => {
   let devnet: DevnetProcess;
@@ -156,6 +157,90 @@ describe('transactions grouped by what the merchant cares about', () => {
     assert.ok(api.results.some((t) => t.type === 'ACTIVATION'), 'the gas sends are still listed by the API');
     const { filter, page } = splitPage(listTransactionsQuerySchema.parse({ limit: '300' }));
     assert.equal((await listTransactions(app.prisma, merchant.id, filter, page, 'api')).rows.length, apiTypes.length);
+
+    await assertReconciled(app.prisma, chain);
+  });
+
+  // Issue 38, item 4: a mass payout is one group, and its row said its first target's transfer ("Transfer out 1 USDT")
+  // as if that were all it moved; it says the total of its targets and how many addresses.
+  it('a two-target payout\'s row says the total of its targets and to how many addresses, its targets behind it', async () => {
+    // The first target is less than the sale's payment (10 USDT), the total more: ordered by amount, the payout goes by its total.
+    const targets = [{ address: randomAddress(), amount: 1.000001 }, { address: randomAddress(), amount: 9.5 }];
+    const created = await app.api('/payment/multiple_transfer/create', key, { method: 'POST', body: { currency: 'USDT', target_wallets: targets } });
+    assert.equal(created.status, 200, created.text);
+    const payout = created.json as { id: number; address: string; currencies_amounts: Record<string, number> };
+    await devnet.pay(payout.address, String(payout.currencies_amounts.USDT), 'USDT');
+    await waitFor(`payout ${payout.id} COMPLETED`, async () => (await app.api(`/payment/get/${payout.id}`, key)).json.status === 'COMPLETED', 90_000);
+    // As above: every send final, and what the pool lent each address (the payout's too) taken back.
+    await waitFor('the payout\'s sends final and its lending taken back', async () => {
+      const open = await app.prisma.transaction.count({ where: { merchantId: merchant.id, sendState: { in: ['SIGNED', 'BROADCAST'] } } });
+      const lent = await app.prisma.transaction.findMany({ where: { merchantId: merchant.id, type: 'DELEGATE', sendState: 'CONFIRMED' }, select: { toAddress: true, resource: true } });
+      const back = await app.prisma.transaction.count({ where: { merchantId: merchant.id, sendPurpose: 'ENERGY_RECLAIM', sendState: 'CONFIRMED' } });
+      return open === 0 && back >= new Set(lent.map((l) => `${l.toAddress}:${l.resource}`)).size;
+    }, 120_000);
+
+    const sent = await app.prisma.transaction.findMany({ where: { invoiceId: payout.id, sendPurpose: 'PAYOUT_TARGET', sendState: 'CONFIRMED' }, orderBy: { id: 'asc' } });
+    assert.deepEqual(sent.map((t) => t.toAddress).sort(), targets.map((t) => t.address).sort(), 'one transfer per target');
+    const total = sent.reduce((sum, t) => sum + t.amountUnits, 0n);
+    assert.equal(total, tokenUnits(10.500001));
+
+    const all = await flat();
+    const { count, rows } = await groups();
+    assert.equal(count, rows.length);
+    const payoutRows = rows.filter((r) => r.invoice === payout.id);
+    assert.deepEqual(payoutRows.map((r) => [r.type, r.send_purpose]).sort(), [['TOPUP', null], ['TRANSFER', 'PAYOUT_TARGET']], `the payout is one row, its top-up another: ${JSON.stringify(payoutRows.map((r) => [r.type, r.send_purpose, r.amount]))}`);
+    const row = payoutRows.find((r) => r.send_purpose === 'PAYOUT_TARGET')!;
+    // What the payout moved: the sum of its targets' transfers, in its token, and to how many addresses.
+    assert.equal(row.currency, 'USDT');
+    assert.equal(row.group_amount, tokenAmountJson(total));
+    assert.equal(row.group_targets, 2);
+    assert.equal(row.trn_hash, sent[0]!.trnHash, 'listed under its first target\'s transfer');
+    assert.equal(row.amount, tokenAmountJson(sent[0]!.amountUnits), 'the row\'s own transfer is still its amount');
+    // The other target is behind it with the steps, so the row and its steps add up to the total.
+    const groupTargets = [row, ...row.plumbing].filter((p) => p.send_purpose === 'PAYOUT_TARGET');
+    assert.deepEqual(groupTargets.map((p) => p.to_address).sort(), targets.map((t) => t.address).sort());
+    assert.equal(groupTargets.reduce((sum, p) => sum + tokenUnits(p.amount), 0n), tokenUnits(row.group_amount!));
+    assert.ok(row.plumbing.some((p) => p.send_purpose === 'PAYOUT_ENERGY' || p.send_purpose === 'PAYOUT_GAS'), `the payout's steps: ${row.plumbing.map((p) => p.send_purpose)}`);
+    // Its network cost is still the group's: every row's.
+    assert.equal(tokenUnits(row.group_network_cost_trx), [row, ...row.plumbing].reduce((sum, m) => sum + tokenUnits(m.network_cost_trx), 0n));
+    // Every other row is as it was: a refund is one transfer, its amount; a payment, a forward, a top-up have no targets.
+    for (const other of rows.filter((r) => r !== row)) assert.deepEqual([other.group_amount, other.group_targets], [null, null], `${other.type} ${other.trn_hash}`);
+    for (const step of rows.flatMap((r) => r.plumbing)) assert.equal((step as Partial<DashboardTransactionRow>).group_amount, undefined, 'steps carry no total');
+    assert.equal(rows.find((r) => r.type === 'REFUND')!.amount, 8);
+
+    // Ordered by amount, each group by the amount its row shows (the payout by its total, not its first target's).
+    const shown = (r: DashboardTransactionRow) => tokenUnits(r.group_amount ?? r.amount);
+    for (const ordering of ['amount', '-amount']) {
+      const ordered = (await groups({ ordering })).rows.map(shown);
+      const sorted = [...ordered].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      assert.deepEqual(ordered, ordering === 'amount' ? sorted : sorted.reverse(), `ordering=${ordering}: ${ordered}`);
+    }
+    // The type filter still finds it as a TRANSFER; REFUND does not.
+    assert.ok((await groups({ type: 'TRANSFER' })).rows.some((r) => r.trn_hash === row.trn_hash));
+    assert.ok(!(await groups({ type: 'REFUND' })).rows.some((r) => r.trn_hash === row.trn_hash));
+
+    // The route answers the same; the CSV is flat as before, each target its own line under the payout's row, adding up to its total.
+    await app.prisma.user.updateMany({ where: { memberships: { some: { merchantId: merchant.id } } }, data: { passwordHash: await passwordHash('groups dashboard pw') } });
+    const browser = new DashboardSession(app.baseUrl);
+    assert.equal(await browser.signIn(merchant.email, 'groups dashboard pw'), null);
+    const answered = (await browser.api('/transactions?limit=300')).json as { results: DashboardTransactionRow[] };
+    assert.deepEqual(answered.results.find((r) => r.invoice === payout.id && r.send_purpose === 'PAYOUT_TARGET'), JSON.parse(JSON.stringify(row)));
+    const detail = (await browser.api(`/invoices/${payout.id}`)).json as { transactions: { results: DashboardTransactionRow[] } };
+    const listed = detail.transactions.results.find((r) => r.trn_hash === row.trn_hash);
+    assert.deepEqual([listed?.group_amount, listed?.group_targets], [row.group_amount, 2], 'the invoice\'s transactions say it too');
+    const csv = (await browser.request('/dashboard/api/transactions/export')).text.replace(/^\uFEFF/, '').trim().split('\r\n');
+    const header = csv[0]!.split(',');
+    const lines = csv.slice(1).map((l) => Object.fromEntries(l.split(',').map((c, i) => [header[i], c])));
+    assert.equal(lines.length, all.length);
+    const targetLines = lines.filter((l) => l.group === row.trn_hash && targets.some((t) => t.address === l.to_address));
+    assert.equal(targetLines.length, 2);
+    assert.equal(targetLines.reduce((sum, l) => sum + tokenUnits(l.amount!), 0n), total);
+
+    // The merchant API is unchanged: the targets are two flat TRANSFER rows, with the spec's fields only.
+    const api = (await app.api(`/transaction/list?limit=300&invoice_id=${payout.id}&type=TRANSFER`, key)).json as { results: Record<string, unknown>[] };
+    const apiTargets = api.results.filter((t) => targets.some((x) => x.address === t.to_address));
+    assert.deepEqual(apiTargets.map((t) => t.amount).sort(), targets.map((t) => t.amount).sort());
+    for (const t of api.results) assert.deepEqual(Object.keys(t).sort(), ['aml_check', 'amount', 'created_at', 'currency', 'event_id', 'from_address', 'held', 'invoice', 'to_address', 'trn_hash', 'type']);
 
     await assertReconciled(app.prisma, chain);
   });
