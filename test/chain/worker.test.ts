@@ -66,7 +66,9 @@ describe('worker: detection, AML, forwarding, statuses and webhooks on the devne
     // The service's gas wallet pays the energy of USDT forwarding; the faucet funds it.
     await pay(deriveAccount(TEST_MNEMONIC, 0, 'gas').address, '10000', 'TRX');
     await pay(flagged.address, '500', 'TRX');
-    worker = startWorker(app.env, devnet, { AML_FLAGGED_ADDRESSES: flagged.address, AML_CHECK_COST_TRX: '0.5' });
+    // The devnet's payer contract is flagged too: TRX a contract paid, failing AML, has no wallet to go back to.
+    const { payerContract } = await devnetControl<{ payerContract: string }>(devnet.url, 'GET', 'info');
+    worker = startWorker(app.env, devnet, { AML_FLAGGED_ADDRESSES: `${flagged.address},${payerContract}`, AML_CHECK_COST_TRX: '0.5' });
   });
 
   after(async () => {
@@ -316,7 +318,9 @@ describe('worker: detection, AML, forwarding, statuses and webhooks on the devne
     await pay(inv.address, '40', 'TRX');
     await waitFor('a forward in flight', () => app.prisma.transaction.findFirst({ where: { invoiceId: inv.id, type: 'TRANSFER', sendState: { in: ['SIGNED', 'BROADCAST'] } } }), 30_000);
     await worker.kill();
-    worker = startWorker(app.env, devnet, { AML_FLAGGED_ADDRESSES: flagged.address, AML_CHECK_COST_TRX: '0.5' });
+    // The devnet's payer contract is flagged too: TRX a contract paid, failing AML, has no wallet to go back to.
+    const { payerContract } = await devnetControl<{ payerContract: string }>(devnet.url, 'GET', 'info');
+    worker = startWorker(app.env, devnet, { AML_FLAGGED_ADDRESSES: `${flagged.address},${payerContract}`, AML_CHECK_COST_TRX: '0.5' });
     const done = await waitStatus(key, inv.id, 'COMPLETED');
     const transfers = await app.prisma.transaction.findMany({ where: { invoiceId: inv.id, type: 'TRANSFER' } });
     assert.equal(transfers.length, 1, 'exactly one send was ever built');
@@ -376,6 +380,19 @@ describe('worker: detection, AML, forwarding, statuses and webhooks on the devne
     const transfer = await app.prisma.transaction.findFirstOrThrow({ where: { invoiceId: inv.id, type: 'TRANSFER' } });
     assert.equal(transfer.toAddress, target);
     await waitFor('target balance', async () => (await chain.getTrxBalance(target)) === transfer.amountUnits && transfer.amountUnits > 0n);
+  });
+
+  it('holds TRX a flagged contract paid, for the merchant: an AML refund never goes to a smart contract (issues 34, 37)', async () => {
+    const { key } = await newMerchant({ aml: true });
+    const inv = await invoice(key, { type: 'SINGLE', amount: 10, currencies: ['TRX'], order_id: 'flagged-contract' });
+    const { payerContract } = await devnetControl<{ payerContract: string }>(devnet.url, 'GET', 'info');
+    const txid = await devnet.payViaContract(inv.address, '40', 'TRX');
+    const payment = await waitFor('held', () => app.prisma.transaction.findFirst({ where: { trnHash: txid, type: 'PAYMENT', paymentState: 'HELD' } }), 60_000);
+    assert.equal(payment.fromAddress, payerContract, 'its sender is the contract');
+    assert.equal((payment.amlCheck as { status?: string } | null)?.status, 'FAILED', 'the check failed it');
+    assert.match(payment.heldReason ?? '', new RegExp(`its sender ${payerContract} is a smart contract`));
+    assert.deepEqual(await app.prisma.transaction.findMany({ where: { sourceId: payment.id } }), [], 'nothing sent, no gas bought');
+    assert.equal(await chain.getTrxBalance(inv.address), 40n * TRX, 'the 40 TRX stay at the address, for the merchant to release');
   });
 
   it('completes a USDT invoice paid by a contract with transferFrom, and ignores a look-alike "Tether USD" token (issue 37)', async () => {
