@@ -118,12 +118,6 @@ export async function energySourceFor(
   return { source: 'BURN' };
 }
 
-/** Whether the attempt may burn instead now: the burn within ENERGY_MAX_BURN_TRX (a rental's fallback). */
-export async function burnWithinCap(ctx: WorkerContext, estimate: () => Promise<TransferCost>): Promise<boolean> {
-  const cost = await estimate();
-  return cost.energyFeeSun + cost.bandwidthFeeSun <= parseScaled(ctx.settings.ENERGY_MAX_BURN_TRX, TOKEN_DECIMALS);
-}
-
 /**
  * A network cost (sun) as the payment's token judges it: with GAS_MARGIN_PERCENT, and for USDT
  * at the current rates. The one worth rule: a send is worth it while this is below the payment's worth.

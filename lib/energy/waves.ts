@@ -41,7 +41,7 @@ export async function arrangeWave(
   estimate: () => Promise<BatchCost>,
 ): Promise<{ state: 'ready'; plan: SendPlan } | SendOutcome> {
   const what = `payout ${anchor.invoiceId}, wave ${wave}`;
-  const source = await waveSource(ctx, anchor, wave, address, quoted, estimate);
+  const source = await waveSource(ctx, anchor, wave, address, quoted, estimate, what);
   if (typeof source !== 'string') {
     await noteWaiting(ctx, anchor, source.wait, what);
     return { state: 'pending' };
@@ -63,8 +63,7 @@ export async function arrangeWave(
 }
 
 /** The wave's energy source: the one it already uses, else chosen now; or why it waits. */
-async function waveSource(ctx: WorkerContext, anchor: Anchor, wave: number, address: string, quoted: EnergySource | null, estimate: () => Promise<BatchCost>): Promise<EnergySource | { wait: string }> {
-  const what = `payout ${anchor.invoiceId}, wave ${wave}`;
+async function waveSource(ctx: WorkerContext, anchor: Anchor, wave: number, address: string, quoted: EnergySource | null, estimate: () => Promise<BatchCost>, what: string): Promise<EnergySource | { wait: string }> {
   const chosen = await ctx.prisma.transaction.findFirst({
     where: { sourceId: anchor.id, sendPurpose: { in: ['PAYOUT_GAS', 'PAYOUT_ENERGY', 'PAYOUT_BANDWIDTH'] }, sendIndex: wave, energySource: { not: null } },
     orderBy: { id: 'asc' },
