@@ -48,7 +48,8 @@ const children = (name: string) =>
 
 const devnet = await startDevnetProcess({ blockMs: BLOCK_MS });
 const app = await startApp({ TRON_FULL_NODE_URL: devnet.url, TRON_USDT_CONTRACT: devnet.usdtContract });
-const worker = startWorker(app.env, devnet);
+// BENCH_WORKER_ENV: settings for the worker beyond the tests' (JSON), to compare one against another.
+const worker = startWorker(app.env, devnet, JSON.parse(process.env.BENCH_WORKER_ENV ?? '{}') as Record<string, string>);
 try {
   await new Promise((r) => setTimeout(r, WARMUP_SECONDS * 1000));
   const dbName = new URL(app.database.url).pathname.slice(1);
@@ -62,8 +63,11 @@ try {
   const sample = () => Object.fromEntries(Object.entries(groups()).map(([k, pids]) => [k, new Map(pids.map((p) => [p, cpu(p) ?? 0]))]));
   const transactions = async () =>
     Number((await app.prisma.$queryRawUnsafe<{ n: bigint }[]>('SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()'))[0]!.n);
+  const tables = async () =>
+    new Map((await app.prisma.$queryRawUnsafe<{ t: string; n: bigint }[]>('SELECT relname AS t, COALESCE(seq_scan, 0) + COALESCE(idx_scan, 0) AS n FROM pg_stat_user_tables')).map((r) => [r.t, Number(r.n)]));
   const before = sample();
   const xactBefore = await transactions();
+  const tablesBefore = await tables();
   await new Promise((r) => setTimeout(r, SECONDS * 1000));
   const xactAfter = await transactions();
   for (const [k, pids] of Object.entries(before)) {
@@ -73,6 +77,10 @@ try {
     console.log(`idle_cpu_s_per_min{process=${k}}=${((seconds * 60) / SECONDS).toFixed(2)}`);
   }
   console.log(`idle_db_transactions_per_s=${((xactAfter - xactBefore) / SECONDS).toFixed(1)}`);
+  // Which tables the idle stack reads (scans a second, the busiest first): which jobs poll.
+  const tablesAfter = await tables();
+  const scans = [...tablesAfter].map(([t, n]) => [t, (n - (tablesBefore.get(t) ?? 0)) / SECONDS] as const).filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]);
+  console.log(`# idle scans a second by table: ${scans.map(([t, n]) => `${t} ${n.toFixed(1)}`).join(', ')}`);
 } finally {
   await worker.stop();
   await app.stop();
