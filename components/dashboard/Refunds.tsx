@@ -11,7 +11,8 @@ import type { RefundJson } from '@/lib/refunds/schemas';
 import { RequestError, dashboardApi } from './api';
 import { CopyText } from './CopyText';
 import { StatusBadge } from './StatusBadge';
-import { AddressField, Button, Card, ConfirmButton, dialogClass, Field, FieldError, formatTime } from './ui';
+import { FormDialog } from './FormDialog';
+import { AddressField, Button, Card, ConfirmButton, Field, FieldError, formatTime } from './ui';
 
 interface RefundsJson {
   results: RefundJson[];
@@ -162,116 +163,98 @@ export function Refunds({ invoice }: { invoice: InvoiceJson }) {
       </ul>
       <FieldError messages={cancel.error ? [cancel.error.message] : undefined} />
 
-      <dialog
-        ref={dialog}
-        aria-labelledby={`${id}-title`}
-        className={dialogClass}
+      <FormDialog
+        dialogRef={dialog}
+        title={`Refund invoice #${invoice.id}`}
+        onSubmit={() => (estimate.data ? create.mutate() : estimate.mutate())}
+        action={estimate.data ? `Create refund of ${estimate.data.amount} ${estimate.data.currency}` : 'Show the cost'}
+        actionDisabled={estimate.isPending || create.isPending || !token || !amount.trim() || (destination === 'ADDRESS' && !address.trim())}
       >
-        <form
-          className="space-y-4"
-          onSubmit={(e) => {
-            e.preventDefault();
-            if (estimate.data) create.mutate();
-            else estimate.mutate();
-          }}
-        >
-          <h2 id={`${id}-title`} className="text-base font-semibold">
-            Refund invoice #{invoice.id}
-          </h2>
-          {tokens.length > 1 && (
-            <fieldset className="space-y-1">
-              <legend className="font-medium">Token</legend>
-              {tokens.map(([c, max]) => (
-                <label key={c} className="flex items-center gap-2">
-                  <input
-                    type="radio"
-                    name="currency"
-                    value={c}
-                    checked={token === c}
-                    onChange={() => {
-                      changed(setCurrency)(c);
-                      setAmount(String(max));
-                    }}
-                  />
-                  {c} (up to {max})
-                </label>
-              ))}
-            </fieldset>
-          )}
-          <Field
-            label={`Amount the customer receives (${token ?? ''})`}
-            id={`${id}-amount`}
-            name="amount"
-            inputMode="decimal"
-            autoComplete="off"
-            required
-            value={amount}
-            onChange={(e) => changed(setAmount)(e.target.value)}
-            error={fieldErrorOf('amount') ?? fieldErrorOf('currency')}
-            hint={left !== undefined ? `Up to ${left} ${token}: what the invoice received, less its other refunds.` : undefined}
-          />
-          <div className="flex flex-wrap gap-2">
-            {left !== undefined && (
-              <Button variant="secondary" onClick={() => changed(setAmount)(String(left))}>
-                All of it ({left})
-              </Button>
-            )}
-            {overpaid !== null && left !== undefined && overpaid <= left && (
-              <Button variant="secondary" onClick={() => changed(setAmount)(String(overpaid))}>
-                The overpaid part ({overpaid})
-              </Button>
-            )}
-          </div>
-          <fieldset className="space-y-2">
-            <legend className="font-medium">Where it goes</legend>
-            <label className="flex items-start gap-2">
-              <input type="radio" name="destination" value="ADDRESS" checked={destination === 'ADDRESS'} onChange={() => changed(setDestination)('ADDRESS')} className="mt-1" />
-              <span>To an address you enter</span>
-            </label>
-            <label className="flex items-start gap-2">
-              <input type="radio" name="destination" value="CLAIM" checked={destination === 'CLAIM'} onChange={() => changed(setDestination)('CLAIM')} className="mt-1" />
-              <span>
-                The customer enters it
-                <span className="block text-xs text-slate-600 dark:text-slate-400">You get a link to send them; the refund is costed and topped up once they have entered it.</span>
-              </span>
-            </label>
+        {tokens.length > 1 && (
+          <fieldset className="space-y-1">
+            <legend className="font-medium">Token</legend>
+            {tokens.map(([c, max]) => (
+              <label key={c} className="flex items-center gap-2">
+                <input
+                  type="radio"
+                  name="currency"
+                  value={c}
+                  checked={token === c}
+                  onChange={() => {
+                    changed(setCurrency)(c);
+                    setAmount(String(max));
+                  }}
+                />
+                {c} (up to {max})
+              </label>
+            ))}
           </fieldset>
-          {destination === 'ADDRESS' && (
-            <AddressField
-              label="Customer's address"
-              id={`${id}-address`}
-              name="address"
-              value={address}
-              onChange={(e) => changed(setAddress)(e.target.value)}
-              error={fieldErrorOf('address')}
-              hint="A Tron wallet address. Check it with the customer: a transfer cannot be undone."
-            />
-          )}
-          <Field label="Note (optional, for your records)" id={`${id}-note`} name="reason" maxLength={500} value={note} onChange={(e) => changed(setNote)(e.target.value)} error={fieldErrorOf('reason')} />
-          {estimate.data && (
-            <p role="status" className="rounded-md bg-slate-100 p-3 dark:bg-slate-800" data-testid="refund-cost">
-              {estimate.data.address_known ? (
-                <>
-                  Network cost <strong>{estimate.data.cost} {estimate.data.currency}</strong>: you top up <strong>{estimate.data.topup_amount} {estimate.data.currency}</strong>, and the customer receives {estimate.data.amount} {estimate.data.currency}. No service fee.
-                </>
-              ) : (
-                <>
-                  Network cost at most <strong>{estimate.data.cost} {estimate.data.currency}</strong> (known once the customer has entered their address): you then top up at most <strong>{estimate.data.topup_amount} {estimate.data.currency}</strong>. No service fee.
-                </>
-              )}
-            </p>
-          )}
-          <FieldError messages={otherError} />
-          <div className="flex justify-end gap-2">
-            <Button variant="secondary" onClick={() => dialog.current?.close()}>
-              Cancel
+        )}
+        <Field
+          label={`Amount the customer receives (${token ?? ''})`}
+          id={`${id}-amount`}
+          name="amount"
+          inputMode="decimal"
+          autoComplete="off"
+          required
+          value={amount}
+          onChange={(e) => changed(setAmount)(e.target.value)}
+          error={fieldErrorOf('amount') ?? fieldErrorOf('currency')}
+          hint={left !== undefined ? `Up to ${left} ${token}: what the invoice received, less its other refunds.` : undefined}
+        />
+        <div className="flex flex-wrap gap-2">
+          {left !== undefined && (
+            <Button variant="secondary" onClick={() => changed(setAmount)(String(left))}>
+              All of it ({left})
             </Button>
-            <Button type="submit" disabled={estimate.isPending || create.isPending || !token || !amount.trim() || (destination === 'ADDRESS' && !address.trim())}>
-              {estimate.data ? `Create refund of ${estimate.data.amount} ${estimate.data.currency}` : 'Show the cost'}
+          )}
+          {overpaid !== null && left !== undefined && overpaid <= left && (
+            <Button variant="secondary" onClick={() => changed(setAmount)(String(overpaid))}>
+              The overpaid part ({overpaid})
             </Button>
-          </div>
-        </form>
-      </dialog>
+          )}
+        </div>
+        <fieldset className="space-y-2">
+          <legend className="font-medium">Where it goes</legend>
+          <label className="flex items-start gap-2">
+            <input type="radio" name="destination" value="ADDRESS" checked={destination === 'ADDRESS'} onChange={() => changed(setDestination)('ADDRESS')} className="mt-1" />
+            <span>To an address you enter</span>
+          </label>
+          <label className="flex items-start gap-2">
+            <input type="radio" name="destination" value="CLAIM" checked={destination === 'CLAIM'} onChange={() => changed(setDestination)('CLAIM')} className="mt-1" />
+            <span>
+              The customer enters it
+              <span className="block text-xs text-slate-600 dark:text-slate-400">You get a link to send them; the refund is costed and topped up once they have entered it.</span>
+            </span>
+          </label>
+        </fieldset>
+        {destination === 'ADDRESS' && (
+          <AddressField
+            label="Customer's address"
+            id={`${id}-address`}
+            name="address"
+            value={address}
+            onChange={(e) => changed(setAddress)(e.target.value)}
+            error={fieldErrorOf('address')}
+            hint="A Tron wallet address. Check it with the customer: a transfer cannot be undone."
+          />
+        )}
+        <Field label="Note (optional, for your records)" id={`${id}-note`} name="reason" maxLength={500} value={note} onChange={(e) => changed(setNote)(e.target.value)} error={fieldErrorOf('reason')} />
+        {estimate.data && (
+          <p role="status" className="rounded-md bg-slate-100 p-3 dark:bg-slate-800" data-testid="refund-cost">
+            {estimate.data.address_known ? (
+              <>
+                Network cost <strong>{estimate.data.cost} {estimate.data.currency}</strong>: you top up <strong>{estimate.data.topup_amount} {estimate.data.currency}</strong>, and the customer receives {estimate.data.amount} {estimate.data.currency}. No service fee.
+              </>
+            ) : (
+              <>
+                Network cost at most <strong>{estimate.data.cost} {estimate.data.currency}</strong> (known once the customer has entered their address): you then top up at most <strong>{estimate.data.topup_amount} {estimate.data.currency}</strong>. No service fee.
+              </>
+            )}
+          </p>
+        )}
+        <FieldError messages={otherError} />
+      </FormDialog>
     </Card>
   );
 }

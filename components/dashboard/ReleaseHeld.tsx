@@ -6,7 +6,8 @@ import { useId, useRef, useState } from 'react';
 import type { ReleaseJson } from '@/lib/transactions/releases';
 import { RequestError, dashboardApi } from './api';
 import { CopyText } from './CopyText';
-import { AddressField, Button, dialogClass, FieldError } from './ui';
+import { FormDialog } from './FormDialog';
+import { AddressField, Button, FieldError } from './ui';
 
 interface Held {
   hash: string;
@@ -49,61 +50,44 @@ export function ReleaseHeld({ hash, reason, amount, currency, invoice }: Held) {
       <Button variant="secondary" aria-haspopup="dialog" onClick={open}>
         Release {what}…
       </Button>
-      <dialog
-        ref={dialog}
-        aria-labelledby={`${id}-title`}
-        className={dialogClass}
+      <FormDialog
+        dialogRef={dialog}
+        title={`Release ${what} held${invoice !== null ? ` on invoice #${invoice}` : ''}`}
+        onSubmit={() => release.mutate(action === 'FORWARD' ? { action } : { action, address: address.trim() })}
+        action={action === 'FORWARD' ? `Forward ${what}` : `Return ${what}`}
+        actionDisabled={release.isPending || (action === 'REFUND' && !address.trim())}
       >
-        <form
-          className="space-y-4"
-          onSubmit={(e) => {
-            e.preventDefault();
-            release.mutate(action === 'FORWARD' ? { action } : { action, address: address.trim() });
-          }}
-        >
-          <h2 id={`${id}-title`} className="text-base font-semibold">
-            Release {what} held{invoice !== null ? ` on invoice #${invoice}` : ''}
-          </h2>
-          <p className="text-slate-700 dark:text-slate-300">Held because: {reason}</p>
-          <fieldset className="space-y-2">
-            <legend className="font-medium">What to do with it</legend>
-            <label className="flex items-start gap-2">
-              <input type="radio" name="action" value="FORWARD" checked={action === 'FORWARD'} onChange={() => setAction('FORWARD')} className="mt-1" />
-              <span>
-                Forward to your payout wallet
-                <span className="block text-xs text-slate-600 dark:text-slate-400">As any payment: the service fee and the network cost are taken out.</span>
-              </span>
-            </label>
-            <label className="flex items-start gap-2">
-              <input type="radio" name="action" value="REFUND" checked={action === 'REFUND'} onChange={() => setAction('REFUND')} className="mt-1" />
-              <span>
-                Return to an address
-                <span className="block text-xs text-slate-600 dark:text-slate-400">The network cost is taken out of what is returned.</span>
-              </span>
-            </label>
-          </fieldset>
-          {action === 'REFUND' && (
-            <AddressField
-              label="Return to address"
-              id={`${id}-address`}
-              name="address"
-              value={address}
-              onChange={(e) => setAddress(e.target.value)}
-              error={fieldError}
-              hint="A Tron wallet address. Check it with the customer: a transfer cannot be undone."
-            />
-          )}
-          <FieldError messages={release.error && !fieldError ? [release.error.message] : undefined} />
-          <div className="flex justify-end gap-2">
-            <Button variant="secondary" onClick={() => dialog.current?.close()}>
-              Cancel
-            </Button>
-            <Button type="submit" disabled={release.isPending || (action === 'REFUND' && !address.trim())}>
-              {action === 'FORWARD' ? `Forward ${what}` : `Return ${what}`}
-            </Button>
-          </div>
-        </form>
-      </dialog>
+        <p className="text-slate-700 dark:text-slate-300">Held because: {reason}</p>
+        <fieldset className="space-y-2">
+          <legend className="font-medium">What to do with it</legend>
+          <label className="flex items-start gap-2">
+            <input type="radio" name="action" value="FORWARD" checked={action === 'FORWARD'} onChange={() => setAction('FORWARD')} className="mt-1" />
+            <span>
+              Forward to your payout wallet
+              <span className="block text-xs text-slate-600 dark:text-slate-400">As any payment: the service fee and the network cost are taken out.</span>
+            </span>
+          </label>
+          <label className="flex items-start gap-2">
+            <input type="radio" name="action" value="REFUND" checked={action === 'REFUND'} onChange={() => setAction('REFUND')} className="mt-1" />
+            <span>
+              Return to an address
+              <span className="block text-xs text-slate-600 dark:text-slate-400">The network cost is taken out of what is returned.</span>
+            </span>
+          </label>
+        </fieldset>
+        {action === 'REFUND' && (
+          <AddressField
+            label="Return to address"
+            id={`${id}-address`}
+            name="address"
+            value={address}
+            onChange={(e) => setAddress(e.target.value)}
+            error={fieldError}
+            hint="A Tron wallet address. Check it with the customer: a transfer cannot be undone."
+          />
+        )}
+        <FieldError messages={release.error && !fieldError ? [release.error.message] : undefined} />
+      </FormDialog>
     </div>
   );
 }
