@@ -12,10 +12,11 @@
  */
 export const LIB_LAYERS = [
   ['generated'], // the Prisma client, generated from prisma/schema.prisma
-  ['backoff', 'errors', 'export', 'i18n', 'idempotency', 'ipAllowList', 'ledger', 'log', 'money', 'networks', 'rateLimit', 'singletons', 'time'],
-  ['config', 'validation', 'worker'],
+  ['backoff', 'errors', 'export', 'i18n', 'ipAllowList', 'log', 'money', 'networks', 'rateLimit', 'singletons', 'time'],
+  ['config', 'validation'],
   ['aml', 'chain', 'crypto', 'db', 'rates'],
-  ['devnet', 'operations', 'rules', 'schemas'],
+  // idempotency, ledger and worker run raw SQL through lib/db/sql.ts (issue 39): above db.
+  ['devnet', 'idempotency', 'ledger', 'operations', 'rules', 'schemas', 'worker'],
   ['audit', 'transactions'],
   ['auth', 'webhooks'],
   ['notify'],

@@ -11,7 +11,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { Prisma } from '@/lib/generated/prisma/client';
+import { sql } from '@/lib/db/sql';
 import { PrismaClient } from '@/lib/generated/prisma/client';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { WorkerContext } from '@/lib/worker/context';
@@ -20,7 +20,7 @@ import { parseWorkerSettings } from '@/lib/config';
 import { createTestDatabase } from '../test/helpers/db';
 
 const CAP_MS = Number(process.env.BENCH_QUEUE_MAX_WAIT_MS ?? 180_000);
-const DUE = Prisma.sql`payment_state = 'DETECTED'`;
+const DUE = sql`payment_state = 'DETECTED'`;
 const [, , role, impl, dbUrl] = process.argv;
 
 function leaseContext(url: string): WorkerContext {

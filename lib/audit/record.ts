@@ -1,4 +1,5 @@
 import type { Prisma, PrismaClient } from '@/lib/generated/prisma/client';
+import { execute, sql, type PrismaRaw } from '@/lib/db/sql';
 
 /*
  * The one door of the audit log (issue 40, migration 0098): every security-relevant and
@@ -56,7 +57,7 @@ export interface AuditEntry {
 }
 
 /** A client that can run SQL: the process's, or a transaction's (Prisma's transaction client lacks $transaction and the rest). */
-type Db = Pick<PrismaClient, '$executeRaw'>;
+type Db = PrismaRaw;
 
 const jsonOrNull = (v: AuditValue | undefined) => (v === undefined || v === null ? null : JSON.stringify(v));
 
@@ -70,10 +71,10 @@ export async function recordAudit(db: Db, by: AuditBy, entry: AuditEntry): Promi
   const keyId = actor.kind === 'api_key' ? actor.keyId : null;
   const name = actor.kind === 'dashboard' ? actor.email : actor.kind === 'system' ? actor.name : null;
   const subject = entry.subject === undefined || entry.subject === null ? null : String(entry.subject);
-  await db.$executeRaw`
+  await execute(db, sql`
     INSERT INTO audit_log (merchant_id, actor_kind, actor, api_key_id, action, client_ip, subject, before, after)
     VALUES (${entry.merchantId}, ${actor.kind}, COALESCE(${name}::text, (SELECT prefix FROM api_keys WHERE id = ${keyId}::int)), ${keyId}::int,
-            ${entry.action}, ${by.ip}, ${subject}, ${jsonOrNull(entry.before)}::jsonb, ${jsonOrNull(entry.after)}::jsonb)`;
+            ${entry.action}, ${by.ip}, ${subject}, ${jsonOrNull(entry.before)}::jsonb, ${jsonOrNull(entry.after)}::jsonb)`);
 }
 
 /** An operator command or the service itself, by name (`npm run payout:return`, say). */

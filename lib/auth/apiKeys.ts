@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { ApiKey, PrismaClient } from '@/lib/generated/prisma/client';
+import { queryRows, sql } from '@/lib/db/sql';
 import { recordAudit, type AuditBy } from '@/lib/audit/record';
 import { AppError, notFound } from '@/lib/errors';
 import { isoMicro } from '@/lib/time';
@@ -84,7 +85,7 @@ export async function revokeApiKey(prisma: PrismaClient, merchantId: number, id:
  */
 export async function changeApiKeyIps(prisma: PrismaClient, merchantId: number, id: number, allowedIps: readonly string[], by: AuditBy): Promise<ApiKeyJson> {
   return prisma.$transaction(async (tx) => {
-    const [locked] = await tx.$queryRaw<{ id: number }[]>`SELECT id FROM api_keys WHERE id = ${id} AND merchant_id = ${merchantId} FOR UPDATE`;
+    const [locked] = await queryRows<{ id: number }>(tx, sql`SELECT id FROM api_keys WHERE id = ${id} AND merchant_id = ${merchantId} FOR UPDATE`);
     if (!locked) throw notFound(API_KEY_NOT_FOUND);
     const key = await tx.apiKey.findUniqueOrThrow({ where: { id } });
     if (key.revokedAt) throw new AppError('CONFLICT', 'This API key is revoked: it can no longer be used from anywhere.');

@@ -1,6 +1,7 @@
 import { generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse } from '@simplewebauthn/server';
 import type { AuthenticationResponseJSON, AuthenticatorTransport, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { Prisma, type PrismaClient, type User } from '@/lib/generated/prisma/client';
+import { execute, queryRows, sql, type PrismaRaw } from '@/lib/db/sql';
 import { recordAudit, type AuditBy } from '@/lib/audit/record';
 import { dashboardBaseUrl } from '@/lib/config';
 import { db as processDb, sqlPool } from '@/lib/db/client';
@@ -47,12 +48,12 @@ async function storeChallenge(db: PrismaClient, challenge: string, purpose: Purp
 }
 
 /** Takes the challenge once: its text when it is `purpose`'s (and the user's, when one is given) and unexpired; else null. */
-async function takeChallenge(db: Pick<PrismaClient, '$queryRaw'>, id: number, purpose: Purpose, userId: number | null): Promise<string | null> {
-  const rows = await db.$queryRaw<{ challenge: string }[]>`
+async function takeChallenge(db: PrismaRaw, id: number, purpose: Purpose, userId: number | null): Promise<string | null> {
+  const rows = await queryRows<{ challenge: string }>(db, sql`
     DELETE FROM webauthn_challenges
     WHERE id = ${id} AND purpose = ${purpose} AND expires_at > now()
       AND (${userId}::int IS NULL OR user_id = ${userId}::int)
-    RETURNING challenge`;
+    RETURNING challenge`);
   return rows[0]?.challenge ?? null;
 }
 
@@ -202,9 +203,9 @@ export async function usePasskey(db: PrismaClient, user: Pick<User, 'id'>, input
     return false;
   }
   // Authenticators that keep no counter (0 always, as many synced passkeys) are taken as they are.
-  const taken = await db.$executeRaw`
+  const taken = await execute(db, sql`
     UPDATE passkeys SET counter = ${BigInt(newCounter)}, last_used_at = now()
-    WHERE id = ${passkey.id} AND (counter < ${BigInt(newCounter)} OR (counter = 0 AND ${BigInt(newCounter)} = 0))`;
+    WHERE id = ${passkey.id} AND (counter < ${BigInt(newCounter)} OR (counter = 0 AND ${BigInt(newCounter)} = 0))`);
   return taken === 1;
 }
 

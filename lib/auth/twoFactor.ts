@@ -1,6 +1,7 @@
 import { createHash, randomInt } from 'node:crypto';
 import { generateSecret, generateURI, verifySync } from 'otplib';
 import type { PrismaClient, User } from '@/lib/generated/prisma/client';
+import { execute, queryRows, sql, type PrismaRaw } from '@/lib/db/sql';
 import { masterKeyRing } from '@/lib/crypto/masterKey';
 import { open, seal } from '@/lib/crypto/secretBox';
 import { recordAudit, type AuditBy } from '@/lib/audit/record';
@@ -201,10 +202,10 @@ export async function useSecondFactor(db: PrismaClient, user: User & SecondFacto
     return count === 1;
   }
   const hash = recoveryHash(code);
-  const taken = await db.$executeRaw`
+  const taken = await execute(db, sql`
     UPDATE users SET totp_recovery_hashes = array_remove(totp_recovery_hashes, ${hash})
     WHERE id = ${user.id} AND ${hash} = ANY(totp_recovery_hashes)
-      AND (totp_enabled_at IS NOT NULL OR EXISTS (SELECT 1 FROM passkeys WHERE passkeys.user_id = users.id))`;
+      AND (totp_enabled_at IS NOT NULL OR EXISTS (SELECT 1 FROM passkeys WHERE passkeys.user_id = users.id))`);
   return taken === 1;
 }
 
@@ -213,8 +214,8 @@ export async function useSecondFactor(db: PrismaClient, user: User & SecondFacto
  * passkey added or removed) are serialised, so "is this the first (or the last) factor" is
  * answered once, by one of them.
  */
-export async function lockUser(tx: Pick<PrismaClient, '$queryRaw'>, userId: number): Promise<void> {
-  await tx.$queryRaw`SELECT id FROM users WHERE id = ${userId} FOR UPDATE`;
+export async function lockUser(tx: PrismaRaw, userId: number): Promise<void> {
+  await queryRows(tx, sql`SELECT id FROM users WHERE id = ${userId} FOR UPDATE`);
 }
 
 /** A new set of recovery codes (shown once; keep `recoveryHash` of each). */

@@ -1,11 +1,14 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
+import type { Prisma } from '@/lib/generated/prisma/client';
 
 /**
- * A small typed SQL builder for the API's reads through pg (docs/architecture.md, "Reads and
- * writes"): a query is written once as fragments (a filter, an ordering, a search predicate) and
- * composed by the count, the page, the deep page and the export that use it. Values are always
- * parameters ($1, $2, ... numbered when the query is built); only fragments become text.
+ * The one way raw SQL is written here (docs/architecture.md, "Reads and writes"; issue 39): a
+ * small typed builder whose query is written once as fragments (a filter, an ordering, a search
+ * predicate) and composed by whatever uses it. Values are always parameters ($1, $2, ... numbered
+ * when the query is built); only fragments become text. It runs on two executors: pg on the pool
+ * (`Queryable`, the API's hot reads) and Prisma's client or transaction (`queryRows`, `execute`,
+ * for SQL that must run inside a Prisma transaction or beside Prisma's writes).
  */
 export class Sql {
   private constructor(
@@ -66,4 +69,34 @@ export const not = (condition: Sql): Sql => sql`(${condition}) IS NOT TRUE`;
 /** A pool, or one of its clients inside a transaction. */
 export interface Queryable {
   query(config: pg.QueryConfig): Promise<pg.QueryResult>;
+}
+
+/**
+ * Prisma's client or an interactive transaction's client (`prisma.$transaction(async (tx) => ...)`):
+ * only the two methods that run SQL text with parameters, so both fit.
+ */
+export interface PrismaRaw {
+  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Prisma.PrismaPromise<T>;
+  $executeRawUnsafe(query: string, ...values: unknown[]): Prisma.PrismaPromise<number>;
+}
+
+/*
+ * Prisma's tagged `$queryRaw` builds the same `$1`-numbered text and hands it and the values to the
+ * same raw query as `$queryRawUnsafe(text, ...values)` does (its client maps both to one request,
+ * the values serialised alike: bigint, Date, Decimal, arrays), so a query moved from Prisma's tag to
+ * this one runs, and returns, as it did. The values stay parameters: nothing of them enters the text.
+ * A Prisma promise is returned, not awaited: it runs when awaited, and can be one of a batch
+ * `$transaction([...])`.
+ */
+
+/** The rows of `q`, run on Prisma's client or transaction `client`. */
+export function queryRows<T = unknown>(client: PrismaRaw, q: Sql): Prisma.PrismaPromise<T[]> {
+  const { text, values = [] } = q.query();
+  return client.$queryRawUnsafe<T[]>(text, ...values);
+}
+
+/** Runs `q` (an UPDATE, DELETE, INSERT ...) on Prisma's client or transaction `client`: the number of rows it touched. */
+export function execute(client: PrismaRaw, q: Sql): Prisma.PrismaPromise<number> {
+  const { text, values = [] } = q.query();
+  return client.$executeRawUnsafe(text, ...values);
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
+import { execute, queryRows, sql } from '@/lib/db/sql';
 
 /** How long a key's first answer is kept and given again (Stripe's 24 hours). */
 export const IDEMPOTENCY_TTL_HOURS = 24;
@@ -42,17 +43,17 @@ function canonicalJson(v: unknown): string {
  */
 export async function claimKey(prisma: PrismaClient, merchantId: number, key: string, hash: string): Promise<KeyClaim> {
   // A key past its 24 hours is free again; a few other expired keys go with it.
-  await prisma.$executeRaw`DELETE FROM idempotency_keys WHERE merchant_id = ${merchantId} AND key = ${key} AND created_at < now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})`;
-  const claimed = await prisma.$queryRaw<{ key: string }[]>`
+  await execute(prisma, sql`DELETE FROM idempotency_keys WHERE merchant_id = ${merchantId} AND key = ${key} AND created_at < now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})`);
+  const claimed = await queryRows<{ key: string }>(prisma, sql`
     INSERT INTO idempotency_keys (merchant_id, key, request_hash) VALUES (${merchantId}, ${key}, ${hash})
-    ON CONFLICT (merchant_id, key) DO NOTHING RETURNING key`;
+    ON CONFLICT (merchant_id, key) DO NOTHING RETURNING key`);
   if (claimed.length > 0) {
     await purgeExpired(prisma);
     return { kind: 'claimed' };
   }
-  const [row] = await prisma.$queryRaw<{ request_hash: string; response_status: number | null; response_body: string | null; stale: boolean }[]>`
+  const [row] = await queryRows<{ request_hash: string; response_status: number | null; response_body: string | null; stale: boolean }>(prisma, sql`
     SELECT request_hash, response_status, response_body, created_at < now() - make_interval(secs => ${IDEMPOTENCY_STALE_SECONDS}) AS stale
-    FROM idempotency_keys WHERE merchant_id = ${merchantId} AND key = ${key}`;
+    FROM idempotency_keys WHERE merchant_id = ${merchantId} AND key = ${key}`);
   // Released between the two statements (the first request failed): try again.
   if (!row) return claimKey(prisma, merchantId, key, hash);
   if (row.request_hash !== hash) return { kind: 'mismatch' };
@@ -62,16 +63,16 @@ export async function claimKey(prisma: PrismaClient, merchantId: number, key: st
 
 /** Records the answer the claimed key gives from now on. */
 export async function completeKey(prisma: PrismaClient, merchantId: number, key: string, responseStatus: number, responseBody: string): Promise<void> {
-  await prisma.$executeRaw`UPDATE idempotency_keys SET response_status = ${responseStatus}, response_body = ${responseBody}, completed_at = now() WHERE merchant_id = ${merchantId} AND key = ${key}`;
+  await execute(prisma, sql`UPDATE idempotency_keys SET response_status = ${responseStatus}, response_body = ${responseBody}, completed_at = now() WHERE merchant_id = ${merchantId} AND key = ${key}`);
 }
 
 /** Frees the key of a request that created nothing (refused or failed), so a retry may run. */
 export async function releaseKey(prisma: PrismaClient, merchantId: number, key: string): Promise<void> {
-  await prisma.$executeRaw`DELETE FROM idempotency_keys WHERE merchant_id = ${merchantId} AND key = ${key} AND response_status IS NULL`;
+  await execute(prisma, sql`DELETE FROM idempotency_keys WHERE merchant_id = ${merchantId} AND key = ${key} AND response_status IS NULL`);
 }
 
 async function purgeExpired(prisma: PrismaClient): Promise<void> {
-  await prisma.$executeRaw`
+  await execute(prisma, sql`
     DELETE FROM idempotency_keys WHERE ctid IN (
-      SELECT ctid FROM idempotency_keys WHERE created_at < now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS}) ORDER BY created_at LIMIT ${PURGE_BATCH})`;
+      SELECT ctid FROM idempotency_keys WHERE created_at < now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS}) ORDER BY created_at LIMIT ${PURGE_BATCH})`);
 }

@@ -4,6 +4,7 @@ import { config } from '@/lib/config';
 import { addressFromXpub } from '@/lib/chain/keys';
 import { NO_ACCOUNT_PREPARED } from '@/lib/merchants/accounts';
 import { Prisma, type InvoiceStatus, type Merchant, type PrismaClient } from '@/lib/generated/prisma/client';
+import { queryRows, sql } from '@/lib/db/sql';
 import { OPEN_PAYMENT_STATES } from '@/lib/rules/paymentStates';
 import { AppError, fieldErrors, invalidInput, notFound } from '@/lib/errors';
 import { formatScaled, parseScaled } from '@/lib/money/decimal';
@@ -53,7 +54,7 @@ async function nextAddressIndex(prisma: PrismaClient): Promise<number> {
   if (!block) indexBlocks.set(prisma, (block = { spare: [], refill: null }));
   const b = block;
   while (b.spare.length === 0) {
-    b.refill ??= prisma.$queryRaw<{ index: number }[]>`SELECT nextval('invoice_address_index_seq')::int AS index FROM generate_series(1, ${INDEX_BLOCK}::int)`
+    b.refill ??= queryRows<{ index: number }>(prisma, sql`SELECT nextval('invoice_address_index_seq')::int AS index FROM generate_series(1, ${INDEX_BLOCK}::int)`)
       .then((rows) => void b.spare.push(...rows.map((r) => r.index).sort((x, y) => x - y)))
       .finally(() => (b.refill = null));
     await b.refill;

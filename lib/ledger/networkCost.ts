@@ -1,4 +1,5 @@
 import type { PrismaClient } from '@/lib/generated/prisma/client';
+import { execute, sql, type PrismaRaw } from '@/lib/db/sql';
 
 /** Deltas folded per transaction: a round's worth on a busy service, a short lock on each invoice. */
 const BATCH = 500;
@@ -11,14 +12,14 @@ const BATCH = 500;
  * in the transaction that adds it, so none counts twice; rows another worker is folding are skipped.
  * Returns how many were folded.
  */
-export async function foldNetworkCosts(prisma: Pick<PrismaClient, '$executeRaw'>): Promise<number> {
-  return prisma.$executeRaw`
+export async function foldNetworkCosts(prisma: PrismaRaw): Promise<number> {
+  return execute(prisma, sql`
     WITH taken AS (
       DELETE FROM invoice_network_cost_deltas
        WHERE id IN (SELECT id FROM invoice_network_cost_deltas ORDER BY id LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
       RETURNING invoice_id, sun
     ), summed AS (SELECT invoice_id, SUM(sun)::bigint AS sun FROM taken GROUP BY invoice_id)
-    UPDATE invoices i SET network_cost_sun = i.network_cost_sun + summed.sun FROM summed WHERE i.id = summed.invoice_id`;
+    UPDATE invoices i SET network_cost_sun = i.network_cost_sun + summed.sun FROM summed WHERE i.id = summed.invoice_id`);
 }
 
 /** What the ledger booked for each invoice and the worker has not folded in yet (reconcile counts it): the query, for reconcile's snapshot. */

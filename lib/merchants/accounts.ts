@@ -2,6 +2,7 @@ import { accountXpub, addressFromXpub, deriveAccount, type DerivedAccount } from
 import { config } from '@/lib/config';
 import { AppError } from '@/lib/errors';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
+import { queryRows, sql, type PrismaRaw } from '@/lib/db/sql';
 import { cell } from '@/lib/singletons';
 
 /** Free merchant accounts kept prepared; sign-up takes one each. */
@@ -39,7 +40,7 @@ export async function prepareAccounts(prisma: PrismaClient, mnemonic: string, ah
   if (!(await prisma.hdAccount.findUnique({ where: { account: SERVICE_ACCOUNT } }))) rows.push({ account: SERVICE_ACCOUNT, xpub: accountXpub(mnemonic, SERVICE_ACCOUNT) });
   const free = await prisma.hdAccount.count({ where: { account: { gt: SERVICE_ACCOUNT } } });
   if (free < ahead) {
-    const [row] = await prisma.$queryRaw<{ top: number }[]>`SELECT GREATEST((SELECT max(id) FROM merchants), (SELECT max(account) FROM hd_accounts), 0)::int AS top`;
+    const [row] = await queryRows<{ top: number }>(prisma, sql`SELECT GREATEST((SELECT max(id) FROM merchants), (SELECT max(account) FROM hd_accounts), 0)::int AS top`);
     const top = row?.top ?? 0;
     for (let i = 1; i <= ahead - free; i++) rows.push({ account: top + i, xpub: accountXpub(mnemonic, top + i) });
   }
@@ -49,11 +50,11 @@ export async function prepareAccounts(prisma: PrismaClient, mnemonic: string, ah
 export const NO_ACCOUNT_PREPARED = 'No account keys are prepared yet; the worker prepares them, try again in a minute.';
 
 /** Takes the lowest free prepared account (SKIP LOCKED: parallel sign-ups take different ones), in the caller's transaction. */
-export async function claimAccount(tx: Pick<PrismaClient, '$queryRaw'>): Promise<{ account: number; xpub: string }> {
-  const [claimed] = await tx.$queryRaw<{ account: number; xpub: string }[]>`
+export async function claimAccount(tx: PrismaRaw): Promise<{ account: number; xpub: string }> {
+  const [claimed] = await queryRows<{ account: number; xpub: string }>(tx, sql`
     DELETE FROM hd_accounts WHERE account = (
       SELECT account FROM hd_accounts WHERE account > ${SERVICE_ACCOUNT} ORDER BY account LIMIT 1 FOR UPDATE SKIP LOCKED
-    ) RETURNING account, xpub`;
+    ) RETURNING account, xpub`);
   if (!claimed) throw new AppError('UNAVAILABLE', NO_ACCOUNT_PREPARED);
   return claimed;
 }

@@ -3,6 +3,7 @@ import { roleNames, type MemberRole } from '@/lib/auth/roles';
 import { hasSecondFactor } from '@/lib/auth/twoFactor';
 import { AppError, invalidInput, notFound } from '@/lib/errors';
 import type { Prisma, PrismaClient } from '@/lib/generated/prisma/client';
+import { queryRows, sql } from '@/lib/db/sql';
 
 /*
  * The one door of a store's memberships (issue 40, "users and stores apart"), as
@@ -52,7 +53,7 @@ export function changeMembership(prisma: PrismaClient, merchantId: number, chang
 
 /** changeMembership inside the caller's transaction (an invitation accepted with it: lib/merchants/invitations.ts). */
 export async function changeMembershipIn(tx: Prisma.TransactionClient, merchantId: number, change: MembershipChange, by: AuditBy): Promise<MemberJson | null> {
-  await tx.$queryRaw`SELECT id FROM merchants WHERE id = ${merchantId} FOR UPDATE`;
+  await queryRows(tx, sql`SELECT id FROM merchants WHERE id = ${merchantId} FOR UPDATE`);
   const user = await tx.user.findUnique({ where: { id: change.userId }, select: { id: true, email: true } });
   const current = await tx.membership.findUnique({ where: { userId_merchantId: { userId: change.userId, merchantId } } });
   if (change.kind === 'added') {

@@ -4,6 +4,7 @@ import { open, seal } from '@/lib/crypto/secretBox';
 import { chain } from '@/lib/chain';
 import type { Chain } from '@/lib/chain/types';
 import type { Merchant, Prisma, PrismaClient } from '@/lib/generated/prisma/client';
+import { queryRows, sql } from '@/lib/db/sql';
 import { recordAudit, type AuditBy } from '@/lib/audit/record';
 import { canonicalIpRule } from '@/lib/ipAllowList';
 import { fieldErrors } from '@/lib/errors';
@@ -53,7 +54,7 @@ export async function updateSettings(prisma: PrismaClient, merchant: Merchant, i
   // The audit rows' "before" is the row as this transaction locked it, not as the request read it:
   // a change committed in between is another change, with its own rows.
   const updated = await prisma.$transaction(async (tx) => {
-    await tx.$queryRaw`SELECT id FROM merchants WHERE id = ${merchant.id} FOR UPDATE`;
+    await queryRows(tx, sql`SELECT id FROM merchants WHERE id = ${merchant.id} FOR UPDATE`);
     const current = await tx.merchant.findUniqueOrThrow({ where: { id: merchant.id } });
     const row = await tx.merchant.update({
       where: { id: merchant.id },
@@ -154,7 +155,7 @@ export async function rotateWebhookSecret(prisma: PrismaClient, merchantId: numb
 // The audit row is written under the same lock, with the list as it was and as it is (nothing when the edit changed nothing).
 async function editWhitelist(prisma: PrismaClient, merchantId: number, by: AuditBy, edit: (rules: string[]) => string[]): Promise<Merchant> {
   return prisma.$transaction(async (tx) => {
-    await tx.$queryRaw`SELECT id FROM merchants WHERE id = ${merchantId} FOR UPDATE`;
+    await queryRows(tx, sql`SELECT id FROM merchants WHERE id = ${merchantId} FOR UPDATE`);
     const { ipWhitelist } = await tx.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { ipWhitelist: true } });
     const rules = edit(ipWhitelist);
     if (JSON.stringify(rules) !== JSON.stringify(ipWhitelist)) await recordAudit(tx, by, { merchantId, action: 'ip_whitelist_changed', before: ipWhitelist, after: rules });

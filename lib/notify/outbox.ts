@@ -1,4 +1,5 @@
 import type { MailOutbox, Prisma, PrismaClient } from '@/lib/generated/prisma/client';
+import { queryRows, sql } from '@/lib/db/sql';
 import { config } from '@/lib/config';
 import { backoffMs, type Backoff } from '@/lib/backoff';
 import { deliverMail, type Mail, type MailSettings } from './mail';
@@ -35,7 +36,7 @@ export async function queueMail(tx: Prisma.TransactionClient, merchantId: number
 
 /** Claims the oldest mail that is due (or was left SENDING by a dead worker); one worker each. */
 async function claim(prisma: PrismaClient): Promise<MailOutbox | null> {
-  const rows = await prisma.$queryRaw<{ id: number }[]>`
+  const rows = await queryRows<{ id: number }>(prisma, sql`
     UPDATE mail_outbox SET status = 'SENDING', attempts = attempts + 1, claimed_at = now()
     WHERE id = (
       SELECT id FROM mail_outbox
@@ -43,7 +44,7 @@ async function claim(prisma: PrismaClient): Promise<MailOutbox | null> {
          OR (status = 'SENDING' AND claimed_at < now() - ${STALE_CLAIM_SECONDS} * interval '1 second')
       ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED
     )
-    RETURNING id`;
+    RETURNING id`);
   const id = rows[0]?.id;
   return id === undefined ? null : prisma.mailOutbox.findUnique({ where: { id } });
 }

@@ -1,4 +1,4 @@
-import { Prisma } from '@/lib/generated/prisma/client';
+import { sql } from '@/lib/db/sql';
 import { workThrough } from '@/lib/worker/lease';
 import type { WorkerContext } from '@/lib/worker/context';
 import { spendableTrx } from '@/lib/sends/gas';
@@ -57,7 +57,7 @@ async function returnGas(ctx: WorkerContext, p: Payment): Promise<void> {
   await ctx.prisma.transaction.updateMany({ where: { id: p.id, leaseOwner: ctx.owner }, data: { gasReturnDue: false } });
 }
 
-const GAS_RETURN_DUE = Prisma.sql`gas_return_due AND NOT (payment_state = ANY(${[...OPEN_PAYMENT_STATES]}::"PaymentState"[]))`;
+const GAS_RETURN_DUE = sql`gas_return_due AND NOT (payment_state = ANY(${[...OPEN_PAYMENT_STATES]}::"PaymentState"[]))`;
 
 /**
  * The gas returns job (worker/gasReturns.ts): closed payments of single-use addresses flagged by

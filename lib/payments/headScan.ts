@@ -1,4 +1,5 @@
 import type { ChainBlock, Head } from '@/lib/chain/types';
+import { queryRows, sql } from '@/lib/db/sql';
 import { HEAD_CURSOR, SOLIDIFIED_CURSOR } from '@/lib/db/chainCursors';
 import type { WorkerContext } from '@/lib/worker/context';
 import { chainRefOf, rowsFor, type BlockTransfer, type ScanResult } from './scan';
@@ -69,7 +70,7 @@ async function record(ctx: WorkerContext, blocks: ChainBlock[]): Promise<number>
   return ctx.prisma.$transaction(async (tx) => {
     // The solidified scanner's cursor, held for this transaction: a block it has booked (or books
     // meanwhile) is its own, so a payment is never recorded unfinal in a block already final.
-    const [solid] = await tx.$queryRaw<{ block_number: number }[]>`SELECT block_number FROM chain_cursors WHERE name = ${SOLIDIFIED_CURSOR} FOR SHARE`;
+    const [solid] = await queryRows<{ block_number: number }>(tx, sql`SELECT block_number FROM chain_cursors WHERE name = ${SOLIDIFIED_CURSOR} FOR SHARE`);
     const window = blocks.filter((b) => b.number > (solid?.block_number ?? Infinity));
     if (window.length === 0) return 0;
     const inWindow = transfers.filter((t) => t.blockNumber >= window[0]!.number);

@@ -1,4 +1,5 @@
 import type { Invoice, InvoiceCurrency, InvoiceStatus, Transaction } from '@/lib/generated/prisma/client';
+import { queryRows, sql } from '@/lib/db/sql';
 import { noteWaiting } from '@/lib/energy/engine';
 import { changeInvoiceStatus } from '@/lib/invoices/transitions';
 import { parseScaled } from '@/lib/money/decimal';
@@ -41,7 +42,7 @@ export async function settle(ctx: WorkerContext, p: Payment, state: 'SETTLED' | 
   const forwarded = state === 'SETTLED' && sent ? sent.amountUnits : 0n;
   const kept = state === 'SETTLED' ? fee : sent ? p.amountUnits - sent.amountUnits - (p.currency === 'TRX' ? (sent.feeSun ?? 0n) : 0n) : 0n;
   await ctx.prisma.$transaction(async (tx) => {
-    if (invoice) await tx.$queryRaw`SELECT id FROM invoices WHERE id = ${invoice.id} FOR UPDATE`;
+    if (invoice) await queryRows(tx, sql`SELECT id FROM invoices WHERE id = ${invoice.id} FOR UPDATE`);
     // The door books what is kept and the static address's webhook, and flags a single-use address's gas for return.
     if (!(await move(tx, ctx, p, { to: state, keptUnits: kept, data: { feeUnits: fee, error: null } }))) return;
     if (!invoice) return;
@@ -117,7 +118,7 @@ const MAX_TRANSACTION_LIFE_MS = 24 * 3600_000 + 3600_000;
 export async function failPayment(ctx: WorkerContext, p: Payment, error: string): Promise<void> {
   if (!p.solidified) return; // failed for good once final; a payment that may vanish is not reported (issue 24)
   await ctx.prisma.$transaction(async (tx) => {
-    if (p.invoice) await tx.$queryRaw`SELECT id FROM invoices WHERE id = ${p.invoice.id} FOR UPDATE`;
+    if (p.invoice) await queryRows(tx, sql`SELECT id FROM invoices WHERE id = ${p.invoice.id} FOR UPDATE`);
     if (!(await move(tx, ctx, p, { to: 'FAILED', reason: `send failed: ${error}`, data: { error } }))) return;
     // A static address is reported by the door's per-payment webhook and stays open.
     if (!p.invoice || p.invoice.type === 'MULTIPLE') return;

@@ -1,6 +1,6 @@
 import { backoffMs } from '@/lib/backoff';
 import { ChainResponseError } from '@/lib/chain/errors';
-import { Prisma } from '@/lib/generated/prisma/client';
+import { sql } from '@/lib/db/sql';
 import { workThrough } from '@/lib/worker/lease';
 import { parseScaled } from '@/lib/money/decimal';
 import { TOKEN_DECIMALS, type Currency } from '@/lib/money/tokens';
@@ -14,7 +14,7 @@ import { refund } from './refund';
 import { creditTopup } from './topup';
 
 /** Payments (and merchants' top-ups) whose money is still to be moved; a closed payment's gas return is its own job (gasReturn.ts). */
-const DUE = Prisma.sql`payment_state = ANY(${[...OPEN_PAYMENT_STATES]}::"PaymentState"[])`;
+const DUE = sql`payment_state = ANY(${[...OPEN_PAYMENT_STATES]}::"PaymentState"[])`;
 
 /**
  * The payments job (worker/payments.ts): works through due payments, each advanced as far as the

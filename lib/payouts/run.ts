@@ -1,8 +1,8 @@
 import { budgetOf } from '@/lib/chain/costs';
 import { invoiceAccount } from '@/lib/merchants/accounts';
 import type { InvoiceStatus, PayoutTarget as TargetRow, PayoutTargetState, Transaction } from '@/lib/generated/prisma/client';
+import { sql } from '@/lib/db/sql';
 import { changeInvoiceStatus } from '@/lib/invoices/transitions';
-import { Prisma } from '@/lib/generated/prisma/client';
 import { energyShort, sharedEnergy } from '@/lib/energy/engine';
 import { arrangeWave } from '@/lib/energy/waves';
 import { feeLimitSun, type SendPlan } from '@/lib/energy/plan';
@@ -40,9 +40,9 @@ export async function processPayouts(ctx: WorkerContext, max = 20): Promise<numb
       console.error(`payout ${id}: ${(err as Error).message}`);
     }
   };
-  const paying = await workThrough(ctx, 'invoices', Prisma.sql`type = 'MULTIPLE_TRANSFER' AND status = 'ACTIVE'`, max, guarded(advancePayout));
+  const paying = await workThrough(ctx, 'invoices', sql`type = 'MULTIPLE_TRANSFER' AND status = 'ACTIVE'`, max, guarded(advancePayout));
   // Returns asked for are few (payout_returns, migration 0056): the claim reads them, not every invoice.
-  const returning = await workThrough(ctx, 'invoices', Prisma.sql`id IN (SELECT invoice_id FROM payout_returns WHERE returned_at IS NULL)`, max, guarded(advanceReturn));
+  const returning = await workThrough(ctx, 'invoices', sql`id IN (SELECT invoice_id FROM payout_returns WHERE returned_at IS NULL)`, max, guarded(advanceReturn));
   return paying + returning;
 }
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { TronWeb } from 'tronweb';
 import type { Currency, Merchant, Prisma, PrismaClient } from '@/lib/generated/prisma/client';
+import { queryRows, sql } from '@/lib/db/sql';
 import { recordAudit, type AuditBy } from '@/lib/audit/record';
 import { chain as defaultChain } from '@/lib/chain';
 import type { Chain } from '@/lib/chain/types';
@@ -101,7 +102,7 @@ export async function createRefund(prisma: PrismaClient, merchant: Merchant, inv
  * locked first, in the caller's transaction, so concurrent refunds are counted one after another.
  */
 async function refuseOverRefund(tx: Prisma.TransactionClient, invoiceId: number, currency: Currency, units: bigint): Promise<void> {
-  await tx.$queryRaw`SELECT id FROM invoices WHERE id = ${invoiceId} FOR UPDATE`;
+  await queryRows(tx, sql`SELECT id FROM invoices WHERE id = ${invoiceId} FOR UPDATE`);
   refuseAbove(invoiceId, currency, units, await refundable(tx, invoiceId, currency));
 }
 

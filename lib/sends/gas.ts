@@ -1,4 +1,5 @@
 import type { CostPayer } from '@/lib/generated/prisma/client';
+import { queryRows, sql } from '@/lib/db/sql';
 import { singleton } from '@/lib/singletons';
 import type { WorkerContext } from '@/lib/worker/context';
 import { ensureSend, type Anchor, type SendOptions, type SendOutcome, type SendStep } from './steps';
@@ -10,11 +11,11 @@ import { ensureSend, type Anchor, type SendOptions, type SendOutcome, type SendS
  * return). A TRX send's cost is taken out of the TRX it moves, so it is not gas.
  */
 async function gasBooked(ctx: WorkerContext, address: string): Promise<bigint> {
-  const [row] = await ctx.prisma.$queryRaw<{ gas: bigint }[]>`
+  const [row] = await queryRows<{ gas: bigint }>(ctx.prisma, sql`
     SELECT COALESCE(SUM(e.delta_units), 0)::bigint AS gas
     FROM ledger_entries e LEFT JOIN transactions s ON s.id = e.transaction_id
     WHERE e.address = ${address} AND e.currency = 'TRX'
-      AND (e.kind IN ('GAS_IN', 'GAS_RETURN_OUT') OR (e.kind = 'NETWORK_COST' AND (s.currency = 'USDT' OR s.send_purpose = 'GAS_RETURN')))`;
+      AND (e.kind IN ('GAS_IN', 'GAS_RETURN_OUT') OR (e.kind = 'NETWORK_COST' AND (s.currency = 'USDT' OR s.send_purpose = 'GAS_RETURN')))`);
   return row?.gas ?? 0n;
 }
 

@@ -1,4 +1,5 @@
-import { Prisma, type PrismaClient, type SendPurpose, type Transaction } from '@/lib/generated/prisma/client';
+import type { PrismaClient, SendPurpose, Transaction } from '@/lib/generated/prisma/client';
+import { join, queryRows, Sql, sql } from '@/lib/db/sql';
 import type { Page } from '@/lib/schemas/page';
 import { likeLiteral } from '@/lib/schemas/listQuery';
 import { CURRENCIES } from '@/lib/money/tokens';
@@ -46,16 +47,16 @@ export function familyOf(purpose: SendPurpose): keyof typeof FAMILIES | null {
 export const familyKey = (anchorId: number, name: string) => `${anchorId}:${name}`;
 
 // Literals, not parameters: a text parameter does not compare with an enum column.
-const literals = (values: readonly string[]) => Prisma.raw(values.map((v) => `'${v}'`).join(', '));
-const family = (purpose: Prisma.Sql) =>
-  Prisma.sql`CASE ${Prisma.join(Object.entries(FAMILIES).map(([name, steps]) => Prisma.sql`WHEN ${purpose} IN (${literals(steps)}) THEN ${Prisma.raw(`'${name}'`)}`), ' ')} END`;
+const literals = (values: readonly string[]) => Sql.raw(values.map((v) => `'${v}'`).join(', '));
+const family = (purpose: Sql) =>
+  sql`CASE ${join(Object.entries(FAMILIES).map(([name, steps]) => sql`WHEN ${purpose} IN (${literals(steps)}) THEN ${Sql.raw(`'${name}'`)}`), ' ')} END`;
 
 /** The group key of row `t`, with `s` its anchor and `l` (for a taking back) the lending it takes back. */
-const GROUP_KEY = Prisma.sql`CASE
+const GROUP_KEY = sql`CASE
   WHEN t.source_id IS NULL OR t.send_purpose IS NULL THEN 'own:' || t.id
-  WHEN t.send_purpose = 'ENERGY_RECLAIM' THEN COALESCE(t.source_id || ':' || ${family(Prisma.sql`l.send_purpose`)}, 'own:' || t.id)
+  WHEN t.send_purpose = 'ENERGY_RECLAIM' THEN COALESCE(t.source_id || ':' || ${family(sql`l.send_purpose`)}, 'own:' || t.id)
   WHEN t.send_purpose = 'GAS_RETURN' THEN t.source_id || ':' || CASE WHEN s.payment_state IN ('REFUNDING', 'REFUNDED') THEN 'REFUND' ELSE 'FORWARD' END
-  ELSE COALESCE(t.source_id || ':' || ${family(Prisma.sql`t.send_purpose`)}, 'own:' || t.id)
+  ELSE COALESCE(t.source_id || ':' || ${family(sql`t.send_purpose`)}, 'own:' || t.id)
 END`;
 
 /**
@@ -75,9 +76,9 @@ export function payoutTotalOf(members: readonly Transaction[]): { units: bigint;
 }
 
 /** 0 for a group's transfers, 1 for its plumbing: the head is the first row by (rank, id). */
-const RANK = Prisma.sql`CASE WHEN t.send_purpose IN (${literals(PRINCIPAL)}) THEN 0 ELSE 1 END`;
+const RANK = sql`CASE WHEN t.send_purpose IN (${literals(PRINCIPAL)}) THEN 0 ELSE 1 END`;
 
-const JOINS = Prisma.sql`FROM transactions t
+const JOINS = sql`FROM transactions t
   LEFT JOIN transactions s ON s.id = t.source_id
   LEFT JOIN transactions l ON l.id = t.send_index AND t.send_purpose = 'ENERGY_RECLAIM'`;
 
@@ -85,52 +86,52 @@ const JOINS = Prisma.sql`FROM transactions t
  * What the list shows at all (lib/transactions/service.ts, `visible`): in a final block, not a send
  * that failed, not a send for a payment whose block is not final yet.
  */
-const VISIBLE = Prisma.sql`t.solidified AND (t.send_state IS NULL OR t.send_state <> 'FAILED') AND (s.id IS NULL OR s.solidified)`;
+const VISIBLE = sql`t.solidified AND (t.send_state IS NULL OR t.send_state <> 'FAILED') AND (s.id IS NULL OR s.solidified)`;
 
 /** A refund's send (docs/refunds.md): the TRANSFER of a payout that is a refund's (REFUND_SEND in service.ts). */
-const REFUND_SEND = Prisma.sql`(t.type = 'TRANSFER' AND t.send_purpose = 'PAYOUT_TARGET' AND EXISTS (SELECT 1 FROM refunds r WHERE r.payout_id = t.invoice_id))`;
+const REFUND_SEND = sql`(t.type = 'TRANSFER' AND t.send_purpose = 'PAYOUT_TARGET' AND EXISTS (SELECT 1 FROM refunds r WHERE r.payout_id = t.invoice_id))`;
 
-function typeMatch(type: DashboardTransactionType): Prisma.Sql {
+function typeMatch(type: DashboardTransactionType): Sql {
   if (type === 'REFUND') return REFUND_SEND;
-  if (type === 'TRANSFER') return Prisma.sql`(t.type = 'TRANSFER' AND NOT COALESCE(${REFUND_SEND}, false))`;
-  return Prisma.sql`t.type::text = ${type}`;
+  if (type === 'TRANSFER') return sql`(t.type = 'TRANSFER' AND NOT COALESCE(${REFUND_SEND}, false))`;
+  return sql`t.type::text = ${type}`;
 }
 
 /** The dashboard's filters on one row, as transactionListQuery (service.ts) writes them for Prisma. */
-function rowMatches(q: Omit<ListTransactionsQuery, 'limit' | 'offset'>): Prisma.Sql {
-  const and: Prisma.Sql[] = [Prisma.sql`true`];
+function rowMatches(q: Omit<ListTransactionsQuery, 'limit' | 'offset'>): Sql {
+  const and: Sql[] = [sql`true`];
   if (q.type) and.push(typeMatch(q.type));
-  if (q.invoice_id !== undefined) and.push(Prisma.sql`t.invoice_id = ${q.invoice_id}`);
-  if (q.from_address) and.push(Prisma.sql`t.from_address = ${q.from_address}`);
-  if (q.to_address) and.push(Prisma.sql`t.to_address = ${q.to_address}`);
-  if (q.trn_hash) and.push(Prisma.sql`t.trn_hash = ${q.trn_hash}`);
-  if (q.has_aml !== undefined) and.push(q.has_aml ? Prisma.sql`t.aml_check IS NOT NULL` : Prisma.sql`t.aml_check IS NULL`);
-  if (q.currency) and.push(Prisma.sql`t.currency::text = ${q.currency}`);
+  if (q.invoice_id !== undefined) and.push(sql`t.invoice_id = ${q.invoice_id}`);
+  if (q.from_address) and.push(sql`t.from_address = ${q.from_address}`);
+  if (q.to_address) and.push(sql`t.to_address = ${q.to_address}`);
+  if (q.trn_hash) and.push(sql`t.trn_hash = ${q.trn_hash}`);
+  if (q.has_aml !== undefined) and.push(q.has_aml ? sql`t.aml_check IS NOT NULL` : sql`t.aml_check IS NULL`);
+  if (q.currency) and.push(sql`t.currency::text = ${q.currency}`);
   // As seconds since the epoch: a Date parameter would be read in the session's time zone, and an
   // ISO text of the day after 9999-12-31 (+010000-01-01...) is one PostgreSQL cannot read (a 500).
-  if (q.date_from) and.push(Prisma.sql`t.created_at >= to_timestamp(${dayStartUtc(q.date_from).getTime() / 1000})`);
-  if (q.date_to) and.push(Prisma.sql`t.created_at < to_timestamp(${nextDayStartUtc(q.date_to).getTime() / 1000})`);
+  if (q.date_from) and.push(sql`t.created_at >= to_timestamp(${dayStartUtc(q.date_from).getTime() / 1000})`);
+  if (q.date_to) and.push(sql`t.created_at < to_timestamp(${nextDayStartUtc(q.date_to).getTime() / 1000})`);
   if (q.search) {
     const like = `%${likeLiteral(q.search)}%`;
-    const or: Prisma.Sql[] = [Prisma.sql`t.trn_hash ILIKE ${like}`, Prisma.sql`t.from_address ILIKE ${like}`, Prisma.sql`t.to_address ILIKE ${like}`];
-    if (/^\d{1,9}$/.test(q.search)) or.push(Prisma.sql`t.invoice_id = ${Number(q.search)}`);
+    const or: Sql[] = [sql`t.trn_hash ILIKE ${like}`, sql`t.from_address ILIKE ${like}`, sql`t.to_address ILIKE ${like}`];
+    if (/^\d{1,9}$/.test(q.search)) or.push(sql`t.invoice_id = ${Number(q.search)}`);
     const upper = q.search.toUpperCase();
-    if ((Object.values(TransactionType) as string[]).includes(upper)) or.push(Prisma.sql`t.type::text = ${upper}`);
+    if ((Object.values(TransactionType) as string[]).includes(upper)) or.push(sql`t.type::text = ${upper}`);
     if (upper === 'REFUND') or.push(REFUND_SEND);
-    if ((CURRENCIES as readonly string[]).includes(upper)) or.push(Prisma.sql`t.currency::text = ${upper}`);
-    and.push(Prisma.sql`(${Prisma.join(or, ' OR ')})`);
+    if ((CURRENCIES as readonly string[]).includes(upper)) or.push(sql`t.currency::text = ${upper}`);
+    and.push(sql`(${join(or, ' OR ')})`);
   }
-  return Prisma.join(and, ' AND ');
+  return join(and, ' AND ');
 }
 
-function headOrder(ordering: string): Prisma.Sql {
-  const direction = ordering.startsWith('-') ? Prisma.sql`DESC` : Prisma.sql`ASC`;
+function headOrder(ordering: string): Sql {
+  const direction = ordering.startsWith('-') ? sql`DESC` : sql`ASC`;
   const field = ordering.replace(/^-/, '');
   // As the flat list orders its rows (service.ts), on each group's head; by amount, on the amount its
   // row shows: a payout's the total of its targets (payoutTotalOf, `targets_units`), any other the head's.
-  if (field === 'amount') return Prisma.sql`CASE WHEN h.send_purpose = 'PAYOUT_TARGET' THEN h.targets_units ELSE h.amount_units END ${direction}, h.id ${direction}`;
-  if (field === 'status') return Prisma.sql`h.send_state ${direction}, h.payment_state ${direction}, h.id ${direction}`;
-  return Prisma.sql`h.created_at ${direction}, h.id ${direction}`;
+  if (field === 'amount') return sql`CASE WHEN h.send_purpose = 'PAYOUT_TARGET' THEN h.targets_units ELSE h.amount_units END ${direction}, h.id ${direction}`;
+  if (field === 'status') return sql`h.send_state ${direction}, h.payment_state ${direction}, h.id ${direction}`;
+  return sql`h.created_at ${direction}, h.id ${direction}`;
 }
 
 /**
@@ -142,9 +143,9 @@ function headOrder(ordering: string): Prisma.Sql {
 export async function listTransactionGroups(prisma: PrismaClient, merchantId: number, q: Omit<ListTransactionsQuery, 'limit' | 'offset'>, page: Page): Promise<{ count: number; rows: Transaction[] }> {
   // The total of each group's payout targets, summed only when the list is ordered by amount (the one ordering that reads it).
   const targetsUnits = q.ordering.replace(/^-/, '') === 'amount'
-    ? Prisma.sql`sum(v.amount_units) FILTER (WHERE v.send_purpose = 'PAYOUT_TARGET') OVER (PARTITION BY v.gkey)`
-    : Prisma.sql`NULL::numeric`;
-  const found = await prisma.$queryRaw<{ total: bigint; id: number | null }[]>`
+    ? sql`sum(v.amount_units) FILTER (WHERE v.send_purpose = 'PAYOUT_TARGET') OVER (PARTITION BY v.gkey)`
+    : sql`NULL::numeric`;
+  const found = await queryRows<{ total: bigint; id: number | null }>(prisma, sql`
     WITH v AS (
       SELECT t.id, t.created_at, t.amount_units, t.send_state, t.payment_state, t.send_purpose, ${GROUP_KEY} AS gkey, ${RANK} AS rank, (${rowMatches(q)}) AS hit
       ${JOINS}
@@ -153,7 +154,7 @@ export async function listTransactionGroups(prisma: PrismaClient, merchantId: nu
       SELECT DISTINCT ON (v.gkey) v.*, ${targetsUnits} AS targets_units FROM v WHERE v.gkey IN (SELECT gkey FROM v WHERE hit) ORDER BY v.gkey, v.rank, v.id
     )
     SELECT c.total, p.id FROM (SELECT count(*) AS total FROM heads) c
-    LEFT JOIN LATERAL (SELECT h.id FROM heads h ORDER BY ${headOrder(q.ordering)} LIMIT ${page.limit} OFFSET ${page.offset}) p ON true`;
+    LEFT JOIN LATERAL (SELECT h.id FROM heads h ORDER BY ${headOrder(q.ordering)} LIMIT ${page.limit} OFFSET ${page.offset}) p ON true`);
   const ids = found.flatMap((r) => (r.id === null ? [] : [r.id]));
   const rows = ids.length ? await prisma.transaction.findMany({ where: { id: { in: ids } } }) : [];
   const byId = new Map(rows.map((r) => [r.id, r]));
@@ -175,11 +176,11 @@ export async function groupsOf(prisma: PrismaClient, rows: Transaction[]): Promi
   const ids = rows.map((r) => r.id);
   const anchors = [...new Set(rows.flatMap((r) => (r.sourceId === null ? [] : [r.sourceId])))];
   const merchants = [...new Set(rows.flatMap((r) => (r.merchantId === null ? [] : [r.merchantId])))];
-  const keyed = await prisma.$queryRaw<{ id: number; gkey: string; rank: number }[]>`
+  const keyed = await queryRows<{ id: number; gkey: string; rank: number }>(prisma, sql`
     SELECT t.id, ${GROUP_KEY} AS gkey, ${RANK} AS rank
     ${JOINS}
     WHERE (t.id = ANY(${ids}::int[]) OR t.source_id = ANY(${anchors}::int[]))
-      AND t.merchant_id = ANY(${merchants}::int[]) AND ${VISIBLE}`;
+      AND t.merchant_id = ANY(${merchants}::int[]) AND ${VISIBLE}`);
   const known = new Map(rows.map((r) => [r.id, r]));
   const missing = keyed.filter((k) => !known.has(k.id)).map((k) => k.id);
   for (const r of missing.length ? await prisma.transaction.findMany({ where: { id: { in: missing } } }) : []) known.set(r.id, r);

@@ -1,4 +1,5 @@
 import type { PrismaClient } from '@/lib/generated/prisma/client';
+import { queryRows, sql } from '@/lib/db/sql';
 import { tokenAmountText, type Currency } from '@/lib/money/tokens';
 
 const DAY_MS = 86_400_000;
@@ -28,11 +29,11 @@ export async function receivedVolumeByDay(prisma: PrismaClient, merchantId: numb
   const since = new Date(today - (count - 1) * DAY_MS);
   const until = new Date(today + DAY_MS);
   const days = Array.from({ length: count }, (_, i) => new Date(since.getTime() + i * DAY_MS).toISOString().slice(0, 10));
-  const rows = await prisma.$queryRaw<{ day: string; currency: Currency; units: string }[]>`
+  const rows = await queryRows<{ day: string; currency: Currency; units: string }>(prisma, sql`
     SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, currency::text AS currency, SUM(amount_units)::text AS units
     FROM transactions
     WHERE merchant_id = ${merchantId} AND type = 'PAYMENT' AND created_at >= ${since} AND created_at < ${until}
       AND (payment_state IS NULL OR payment_state NOT IN ('REFUNDING', 'REFUNDED'))
-    GROUP BY 1, 2 ORDER BY 1, 2`;
+    GROUP BY 1, 2 ORDER BY 1, 2`);
   return { days, volumes: rows.map((r) => ({ ...r, amount: tokenAmountText(BigInt(r.units)) })) };
 }

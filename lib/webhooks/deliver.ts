@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { Prisma, PrismaClient, WebhookDelivery } from '@/lib/generated/prisma/client';
+import { execute, queryRows, sql } from '@/lib/db/sql';
 import { backoffMs } from '@/lib/backoff';
 import { masterKeyRing } from '@/lib/crypto/masterKey';
 import { open } from '@/lib/crypto/secretBox';
@@ -148,12 +149,12 @@ async function claim(prisma: PrismaClient, fastReceiversOnly: boolean): Promise<
   // Nothing due (a worker's senders find that once a second each while idle): one indexed read,
   // not a transaction that takes the claim lock (issue 41). A delivery queued after this read is
   // claimed at the next round, as one queued after the claim's own read would be.
-  const [due] = await prisma.$queryRaw<{ due: boolean }[]>`
-    SELECT EXISTS (SELECT 1 FROM webhook_deliveries WHERE status = 'PENDING' AND (not_before IS NULL OR not_before <= now())) AS due`;
+  const [due] = await queryRows<{ due: boolean }>(prisma, sql`
+    SELECT EXISTS (SELECT 1 FROM webhook_deliveries WHERE status = 'PENDING' AND (not_before IS NULL OR not_before <= now())) AS due`);
   if (!due?.due) return null;
   const [, rows] = await prisma.$transaction([
-    prisma.$executeRaw`SELECT pg_advisory_xact_lock(${CLAIM_LOCK_ID}::bigint)`,
-    prisma.$queryRaw<{ id: number }[]>`
+    execute(prisma, sql`SELECT pg_advisory_xact_lock(${CLAIM_LOCK_ID}::bigint)`),
+    queryRows<{ id: number }>(prisma, sql`
       WITH in_flight AS (
         SELECT merchant_id, count(*) AS n, count(*) FILTER (WHERE reserved) AS reserved, min(sent_at) AS oldest
         FROM webhook_deliveries WHERE status = 'SENDING' GROUP BY merchant_id
@@ -170,7 +171,7 @@ async function claim(prisma: PrismaClient, fastReceiversOnly: boolean): Promise<
       )
       UPDATE webhook_deliveries SET status = 'SENDING', attempts = attempts + 1, sent_at = now(), post_started_at = NULL, reserved = ${fastReceiversOnly}
       WHERE id = (SELECT id FROM candidate)
-      RETURNING id`,
+      RETURNING id`),
   ]);
   const id = rows[0]?.id;
   return id === undefined ? null : prisma.webhookDelivery.findUnique({ where: { id } });

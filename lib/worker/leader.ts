@@ -1,4 +1,4 @@
-import type { PrismaClient } from '@/lib/generated/prisma/client';
+import { execute, queryRows, sql, type PrismaRaw } from '@/lib/db/sql';
 
 /**
  * The lease that makes a worker job a singleton (`WorkerJob.singleton`, docs/operations.md,
@@ -25,7 +25,7 @@ export class LeaderLease {
   private trustedUntil = 0;
 
   constructor(
-    private readonly prisma: Pick<PrismaClient, '$queryRaw' | '$executeRaw'>,
+    private readonly prisma: PrismaRaw,
     readonly job: string,
     readonly owner: string,
     private readonly seconds: number,
@@ -37,14 +37,14 @@ export class LeaderLease {
     // a third of its length from here can never outlast it.
     const asked = Date.now();
     if (this.leading && asked < this.trustedUntil) return true;
-    const rows = await this.prisma.$queryRaw<{ previous: string | null }[]>`
+    const rows = await queryRows<{ previous: string | null }>(this.prisma, sql`
       WITH previous AS (SELECT owner FROM job_leases WHERE job = ${this.job})
       INSERT INTO job_leases AS l (job, owner, lease_until, since)
       VALUES (${this.job}, ${this.owner}, now() + make_interval(secs => ${this.seconds}), now())
       ON CONFLICT (job) DO UPDATE SET owner = EXCLUDED.owner, lease_until = EXCLUDED.lease_until,
         since = CASE WHEN l.owner = EXCLUDED.owner THEN l.since ELSE now() END
       WHERE l.owner = EXCLUDED.owner OR l.lease_until < now()
-      RETURNING (SELECT owner FROM previous) AS previous`;
+      RETURNING (SELECT owner FROM previous) AS previous`);
     const won = rows.length > 0;
     if (won && !this.leading) {
       const previous = rows[0]!.previous;
@@ -77,6 +77,6 @@ export class LeaderLease {
   async release(): Promise<void> {
     if (!this.leading) return;
     this.leading = false;
-    await this.prisma.$executeRaw`DELETE FROM job_leases WHERE job = ${this.job} AND owner = ${this.owner}`;
+    await execute(this.prisma, sql`DELETE FROM job_leases WHERE job = ${this.job} AND owner = ${this.owner}`);
   }
 }

@@ -1,4 +1,4 @@
-import { Prisma } from '@/lib/generated/prisma/client';
+import { execute, queryRows, Sql, sql } from '@/lib/db/sql';
 import type { WorkerContext } from './context';
 import { workerWakeup } from './wake';
 
@@ -11,28 +11,28 @@ export type LeasedTable = 'transactions' | 'invoices';
  * the same row and a crashed worker's claim runs out after LEASE_SECONDS.
  * `due` is the table's own condition (a trusted SQL fragment).
  */
-export async function claimOne(ctx: WorkerContext, table: LeasedTable, due: Prisma.Sql): Promise<number | null> {
-  const t = Prisma.raw(`"${table}"`);
-  const rows = await ctx.prisma.$queryRaw<{ id: number }[]>`
+export async function claimOne(ctx: WorkerContext, table: LeasedTable, due: Sql): Promise<number | null> {
+  const t = Sql.raw(`"${table}"`);
+  const rows = await queryRows<{ id: number }>(ctx.prisma, sql`
     UPDATE ${t} SET lease_owner = ${ctx.owner}, lease_until = now() + make_interval(secs => ${ctx.settings.LEASE_SECONDS})
     WHERE id = (
       SELECT id FROM ${t}
       WHERE (${due}) AND (lease_until IS NULL OR lease_until < now())
       ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
-    RETURNING id`;
+    RETURNING id`);
   return rows[0]?.id ?? null;
 }
 
 /** Keeps a long step's claim alive. */
 export async function extendLease(ctx: WorkerContext, table: LeasedTable, id: number): Promise<void> {
-  const t = Prisma.raw(`"${table}"`);
-  await ctx.prisma.$executeRaw`UPDATE ${t} SET lease_until = now() + make_interval(secs => ${ctx.settings.LEASE_SECONDS}) WHERE id = ${id} AND lease_owner = ${ctx.owner}`;
+  const t = Sql.raw(`"${table}"`);
+  await execute(ctx.prisma, sql`UPDATE ${t} SET lease_until = now() + make_interval(secs => ${ctx.settings.LEASE_SECONDS}) WHERE id = ${id} AND lease_owner = ${ctx.owner}`);
 }
 
 /** Releases a claim; the row is due again after `delayMs` (a poll interval, or a backoff). */
 async function releaseLease(ctx: WorkerContext, table: LeasedTable, id: number, delayMs: number): Promise<void> {
-  const t = Prisma.raw(`"${table}"`);
-  await ctx.prisma.$executeRaw`UPDATE ${t} SET lease_owner = NULL, lease_until = now() + make_interval(secs => ${delayMs / 1000}) WHERE id = ${id} AND lease_owner = ${ctx.owner}`;
+  const t = Sql.raw(`"${table}"`);
+  await execute(ctx.prisma, sql`UPDATE ${t} SET lease_owner = NULL, lease_until = now() + make_interval(secs => ${delayMs / 1000}) WHERE id = ${id} AND lease_owner = ${ctx.owner}`);
 }
 
 /**
@@ -42,7 +42,7 @@ async function releaseLease(ctx: WorkerContext, table: LeasedTable, id: number, 
 export async function workThrough(
   ctx: WorkerContext,
   table: LeasedTable,
-  due: Prisma.Sql,
+  due: Sql,
   max: number,
   step: (id: number) => Promise<number | void>,
 ): Promise<number> {

@@ -5,6 +5,7 @@ import { decode, encode } from 'next-auth/jwt';
 import { generateSync } from 'otplib';
 import { TronWeb } from 'tronweb';
 import { deriveAccount } from '@/lib/chain/keys';
+import { execute, queryRows, sql } from '@/lib/db/sql';
 import { issueApiKey } from '@/lib/auth/apiKeys';
 import { AUDIT_ACTIONS, systemActor } from '@/lib/audit/record';
 import { changeMembership } from '@/lib/merchants/members';
@@ -283,7 +284,7 @@ describe('audit log', () => {
     ok(await s.browser.api('/settings', 'PATCH', { webhook_url: current.webhook_url, aml_check: current.aml_check, store_name: current.store_name }));
     const rows = await app.prisma.auditLog.findMany({ where: { merchantId: s.id, NOT: { action: 'sign_in' } } });
     assert.deepEqual(rows.map((r) => r.action), ['webhook_secret_changed']);
-    const text = (await app.prisma.$queryRaw<{ t: string }[]>`SELECT string_agg(audit_log::text, ' ') AS t FROM audit_log WHERE merchant_id = ${s.id}`)[0]!.t;
+    const text = (await queryRows<{ t: string }>(app.prisma, sql`SELECT string_agg(audit_log::text, ' ') AS t FROM audit_log WHERE merchant_id = ${s.id}`))[0]!.t;
     assert.ok(!text.includes(secret), 'the secret is in no row');
   });
 
@@ -425,8 +426,8 @@ describe('audit log', () => {
     const s = await store();
     const [row] = await rowsOf(s.id, 'sign_in');
     assert.ok(row);
-    await assert.rejects(app.prisma.$executeRaw`UPDATE audit_log SET action = 'nothing' WHERE id = ${row.id}`, /append-only: UPDATE refused/);
-    await assert.rejects(app.prisma.$executeRaw`DELETE FROM audit_log WHERE id = ${row.id}`, /append-only: DELETE refused/);
+    await assert.rejects(execute(app.prisma, sql`UPDATE audit_log SET action = 'nothing' WHERE id = ${row.id}`), /append-only: UPDATE refused/);
+    await assert.rejects(execute(app.prisma, sql`DELETE FROM audit_log WHERE id = ${row.id}`), /append-only: DELETE refused/);
     await assert.rejects(app.prisma.$executeRawUnsafe('TRUNCATE audit_log'), /append-only: TRUNCATE refused/);
     // Nor by Prisma's own model calls, which the application would use.
     await assert.rejects(app.prisma.auditLog.deleteMany({ where: { merchantId: s.id } }), /append-only/);

@@ -3,6 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { registerTestMerchant } from '../helpers/accounts';
 import { csvCell, csvLine } from '@/lib/export/csv';
+import { execute, sql } from '@/lib/db/sql';
 import type { Prisma } from '@/lib/generated/prisma/client';
 import { listInvoicesQuerySchema } from '@/lib/invoices/schemas';
 import { invoiceBatches, listInvoices } from '@/lib/invoices/list';
@@ -167,8 +168,8 @@ describe('CSV exports of the dashboard lists', () => {
   it('streams in keyset batches that add up to exactly the list, in every order', async () => {
     // PostgreSQL keeps microseconds, a JS Date milliseconds: rows a few microseconds apart
     // must neither be lost nor repeated at a batch boundary.
-    await app.prisma.$executeRaw`UPDATE transactions SET created_at = '2025-03-01T10:00:00.000100Z'::timestamptz + (id % 5) * interval '1 microsecond' WHERE trn_hash LIKE 'ee%'`;
-    await app.prisma.$executeRaw`UPDATE invoices SET created_at = '2025-03-01T10:00:00.000100Z'::timestamptz + (id % 7) * interval '1 microsecond' WHERE merchant_id = ${merchantId} AND order_id LIKE 'order-%'`;
+    await execute(app.prisma, sql`UPDATE transactions SET created_at = '2025-03-01T10:00:00.000100Z'::timestamptz + (id % 5) * interval '1 microsecond' WHERE trn_hash LIKE 'ee%'`);
+    await execute(app.prisma, sql`UPDATE invoices SET created_at = '2025-03-01T10:00:00.000100Z'::timestamptz + (id % 7) * interval '1 microsecond' WHERE merchant_id = ${merchantId} AND order_id LIKE 'order-%'`);
     for (const ordering of ['created_at', '-created_at', 'amount', '-amount', 'status', '-status']) {
       const { limit: _limit, offset: _offset, ...q } = listInvoicesQuerySchema.parse({ ordering });
       const { rows } = await listInvoices(app.prisma, { id: merchantId, email: 'unused@example.com' }, q, { limit: 300, offset: 0 });

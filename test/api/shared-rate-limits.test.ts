@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { createPrisma, sqlPool, type PrismaClient } from '@/lib/db/client';
+import { execute, sql } from '@/lib/db/sql';
 import { RateLimiter } from '@/lib/rateLimit';
 import { startApp, type TestApp } from '../helpers/app';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
@@ -129,7 +130,7 @@ describe('RateLimiter on PostgreSQL', () => {
   });
 
   it('deletes keys whose time has passed (full buckets) and keeps the others', async () => {
-    await prisma.$executeRaw`INSERT INTO rate_limits (key, tat_us) VALUES ('old:x', 1), ('old:y', (extract(epoch FROM clock_timestamp()) * 1000000)::bigint + 600000000)`;
+    await execute(prisma, sql`INSERT INTO rate_limits (key, tat_us) VALUES ('old:x', 1), ('old:y', (extract(epoch FROM clock_timestamp()) * 1000000)::bigint + 600000000)`);
     // A new limiter cleans at its first take.
     assert.equal(await new RateLimiter('c', 6, () => sqlPool(prisma)).take('k'), null);
     const keys = async () => (await prisma.rateLimit.findMany({ where: { key: { startsWith: 'old:' } }, select: { key: true } })).map((r) => r.key);

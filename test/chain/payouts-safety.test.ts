@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { TronWeb } from 'tronweb';
 import { createChain, type Chain } from '@/lib/chain';
+import { queryRows, sql } from '@/lib/db/sql';
 import { deriveAccount } from '@/lib/chain/keys';
 import { tokenUnits } from '@/lib/money/tokens';
 import { changeTargetState } from '@/lib/payouts/targets';
@@ -227,7 +228,7 @@ describe('mass payouts: crash windows and racing workers', () => {
       assert.equal(await app.prisma.transaction.count({ where: { invoiceId: inv.id, sendPurpose: 'PAYOUT_TARGET', sendState: 'BROADCAST' } }), targets.length);
       process.kill(a.pid, 'SIGSTOP');
       await claim.release();
-      await waitFor("worker A's claim on the payout run out", async () => (await app.prisma.$queryRaw<{ out: boolean }[]>`SELECT lease_until < now() AS out FROM invoices WHERE id = ${inv.id}`)[0]?.out === true, 30_000);
+      await waitFor("worker A's claim on the payout run out", async () => (await queryRows<{ out: boolean }>(app.prisma, sql`SELECT lease_until < now() AS out FROM invoices WHERE id = ${inv.id}`))[0]?.out === true, 30_000);
       // Worker B takes the payout over, follows the sends A broadcast to their blocks and finishes it.
       b = startWorker(app.env, devnet, WORKER_ENV);
       await assertPaidOnce(inv, targets);

@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createPrisma, type PrismaClient } from '@/lib/db/client';
+import { queryRows, sql } from '@/lib/db/sql';
 import { parseWorkerSettings } from '@/lib/config';
 import { LeaderLease } from '@/lib/worker/leader';
 import { startJob, type Loop } from '@/lib/worker/loop';
@@ -80,7 +81,7 @@ describe('a singleton job runs on one worker at a time (lib/worker/leader.ts)', 
         name: 'orphaned',
         singleton: true,
         async step() {
-          const [row] = await prisma.$queryRaw<{ after: boolean }[]>`SELECT now() > ${leaseUntil}::timestamptz AS after`;
+          const [row] = await queryRows<{ after: boolean }>(prisma, sql`SELECT now() > ${leaseUntil}::timestamptz AS after`);
           rounds.push(row!.after);
           return false;
         },

@@ -53,6 +53,12 @@ import { boundBy, DOORS, writesIn } from './doors';
  * (o) a refund's state is written only by changeRefundState (lib/refunds/states.ts; DOORS).
  * (p) a payout target's state is written only by changeTargetState (lib/payouts/targets.ts; DOORS).
  * (q) the audit log's rows are written only by recordAudit (lib/audit/record.ts; DOORS).
+ * (r) raw SQL is written one way, the `sql` tag of lib/db/sql.ts, whose values are always parameters
+ *     (issue 39): none of Prisma's raw-SQL forms (`Prisma.sql`, `Prisma.join`, `Prisma.raw`,
+ *     `Prisma.empty`, the tagged `$queryRaw` and `$executeRaw`, their builders imported from Prisma's
+ *     runtime) in the source or the tests; `$queryRawUnsafe` and `$executeRawUnsafe` only in
+ *     lib/db/sql.ts, the executor on Prisma's client or transaction (`queryRows`, `execute`).
+ *     Tests may run fixed text with `$executeRawUnsafe` (DDL, fixtures).
  */
 const ROOT = path.resolve(import.meta.dirname, '../..');
 /** The configuration `npm run lint` gives dependency-cruiser, and its layers of lib/ (low to high). */
@@ -172,7 +178,32 @@ function singletonViolations(file: string, source: string): string[] {
   return shared.length > 0 && !/\bsingleton\s*:\s*true\b/.test(code) ? shared.map((t) => `imports ${t} but its job is not singleton: true`) : [];
 }
 
+/**
+ * (r): Prisma's raw-SQL forms. `$queryRawUnsafe`/`$executeRawUnsafe` run text as it is given, so
+ * outside the executor (lib/db/sql.ts) they are one more way to write SQL, and the one that takes a
+ * value into the text; `tests` says whether the file is a test, where fixed text may run that way.
+ */
+const SQL_HOME = 'lib/db/sql.ts';
+/** (r) The files that name Prisma's raw-SQL forms on purpose, each with its reason. */
+const PRISMA_SQL_ALLOWED: Record<string, string> = {
+  'test/unit/architecture.test.ts': 'plants them, to show rule (r) fires',
+  'test/unit/db-sql.test.ts': "compares the sql tag's rows with Prisma's own tag's for the same query",
+};
+function prismaSqlViolations(file: string, source: string): string[] {
+  const code = stripComments(source);
+  const unsafe = file !== SQL_HOME && !file.startsWith('test/');
+  return [
+    ...[...code.matchAll(/\bPrisma\s*\.\s*(?:sql|join|raw|empty|Sql)\b/g)].map((m) => m[0].replace(/\s+/g, '')),
+    // `\b` after the name: `$queryRawUnsafe` is not `$queryRaw`.
+    ...[...code.matchAll(/\$(?:queryRaw|executeRaw)\b/g)].map((m) => m[0]),
+    ...(unsafe ? [...code.matchAll(/\$(?:queryRaw|executeRaw)Unsafe\b/g)].map((m) => m[0]) : []),
+    ...[...code.matchAll(/\bimport\s+(?:type\s+)?\{[^}]*\b(?:sql|sqltag|join|raw|empty|Sql)\b[^}]*\}\s*from\s*['"](?:@prisma\/client[^'"]*|[^'"]*generated\/prisma[^'"]*)['"]/g)].map((m) => m[0].replace(/\s+/g, ' ')),
+  ];
+}
+
 const files = [...SOURCE_DIRS.flatMap(sourceFiles), ...ROOT_FILES];
+/** (r) The tests too (test/helpers, the browser tests of e2e/): their raw SQL is written as the code's is. */
+const testFiles = ['test', 'e2e'].flatMap(sourceFiles);
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
 const domain = files.filter((f) => f.startsWith('lib/') && !f.startsWith('lib/http/') && !f.startsWith('lib/openapi/'));
 
@@ -237,6 +268,14 @@ describe('architecture (docs/architecture.md)', () => {
     assert.ok(handDoublings(read(BACKOFF_HOME)).length > 0, 'the doubling itself is where it is');
   });
 
+  it('(r) raw SQL is written only with the sql tag (lib/db/sql.ts)', () => {
+    const bad = [...files, ...testFiles].filter((f) => !(f in PRISMA_SQL_ALLOWED)).flatMap((f) => prismaSqlViolations(f, read(f)).map((v) => `${f}: ${v}`));
+    assert.deepEqual(bad, [], "write it with sql`...` (lib/db/sql.ts), values as parameters, and run it with queryRows/execute on the Prisma client or transaction, or with pg on the pool (sqlPool)");
+    assert.ok(testFiles.includes('test/unit/db-sql.test.ts') && testFiles.includes('test/helpers/db.ts'));
+    for (const file of Object.keys(PRISMA_SQL_ALLOWED)) assert.ok(testFiles.includes(file), `${file} exists`);
+    assert.ok(/\$queryRawUnsafe\b/.test(stripComments(read(SQL_HOME))) && /\$executeRawUnsafe\b/.test(stripComments(read(SQL_HOME))), "the executor itself runs Prisma's raw query");
+  });
+
   // The rules must catch what they are meant to: each one, on a planted violation.
   it('catches planted violations', () => {
     assert.deepEqual(httpViolations("import { notFound } from '@/lib/http/errors';\nthrow new ApiError(404, 'x');"), ["ApiError", "new ApiError(404", "ApiError(404"]);
@@ -276,6 +315,17 @@ describe('architecture (docs/architecture.md)', () => {
     assert.deepEqual(handDoublings('const delayMs = Math.pow(2, n) * 100; waitMs *= 2; const timeoutMs = 1 << tries;'), ['Math.pow(2,', 'waitMs *= 2', '<<']);
     assert.deepEqual(
       handDoublings("(n << 8n) | BigInt(octet); if (value >= 2 ** 31) throw new RangeError('out of range'); const deadline = Date.now() + 30_000 + info.blockMs * 2; // retry in 2 ** n ms"),
+      [],
+    );
+    // (r): each of Prisma's forms the code had (issue 39), then the executor, the tests' fixed text, and what is no raw SQL.
+    assert.deepEqual(prismaSqlViolations('lib/x.ts', "const DUE = Prisma.sql`payment_state = ANY(${s}::\"PaymentState\"[])`;\nconst t = Prisma.raw(`\"${table}\"`);\nPrisma.join(and, ' AND '); Prisma.empty; let q: Prisma . Sql;"), ['Prisma.sql', 'Prisma.raw', 'Prisma.join', 'Prisma.empty', 'Prisma.Sql']);
+    assert.deepEqual(prismaSqlViolations('lib/x.ts', 'const [locked] = await tx.$queryRaw<{ id: number }[]>`SELECT id FROM api_keys WHERE id = ${id} FOR UPDATE`;\nawait prisma.$executeRaw`DELETE FROM x`; db: Pick<PrismaClient, \'$queryRaw\'>'), ['$queryRaw', '$executeRaw', '$queryRaw']);
+    assert.deepEqual(prismaSqlViolations('scripts/x.ts', "await prisma.$queryRawUnsafe(`SELECT * FROM invoices WHERE id = ${id}`); await tx.$executeRawUnsafe('TRUNCATE x');"), ['$queryRawUnsafe', '$executeRawUnsafe']);
+    assert.deepEqual(prismaSqlViolations('test/api/x.test.ts', "await app.prisma.$executeRawUnsafe('DROP TRIGGER refuse ON invoices'); await app.prisma.$queryRaw`SELECT 1`;"), ['$queryRaw']);
+    assert.deepEqual(prismaSqlViolations('lib/x.ts', "import { sql, join } from '@prisma/client/runtime/client';\nimport { Prisma, empty } from '@/lib/generated/prisma/client';"), ["import { sql, join } from '@prisma/client/runtime/client'", "import { Prisma, empty } from '@/lib/generated/prisma/client'"]);
+    assert.deepEqual(prismaSqlViolations(SQL_HOME, 'return client.$queryRawUnsafe<T[]>(text, ...values); return client.$executeRawUnsafe(text, ...values);'), []);
+    assert.deepEqual(
+      prismaSqlViolations('lib/x.ts', "import { execute, queryRows, sql, Sql } from '@/lib/db/sql';\nawait queryRows(tx, sql`SELECT id FROM invoices WHERE id = ${id} FOR UPDATE`); // not tx.$queryRaw`...`\nnew Prisma.Decimal(1); tx: Prisma.TransactionClient; Prisma.PrismaPromise; Prisma.sqlState; Sql.raw('t');"),
       [],
     );
     assert.deepEqual(

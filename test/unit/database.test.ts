@@ -5,6 +5,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import pg from 'pg';
 import { createPrisma } from '@/lib/db/client';
+import { queryRows, sql } from '@/lib/db/sql';
 import { startEmbeddedPostgres } from '@/lib/db/embedded';
 import { migrate, MIGRATIONS_DIR } from '@/lib/db/migrate';
 import { freePort } from '../helpers/app';
@@ -69,7 +70,7 @@ describe('embedded PostgreSQL (the npm run dev default)', () => {
         [web, worker].flatMap((client) =>
           Array.from({ length: 10 }, () =>
             client.$transaction(async (tx) => {
-              const [m] = await tx.$queryRaw<{ id: number; next: number }[]>`SELECT id, next_address_index AS next FROM merchants WHERE email = 'a@x' FOR UPDATE`;
+              const [m] = await queryRows<{ id: number; next: number }>(tx, sql`SELECT id, next_address_index AS next FROM merchants WHERE email = 'a@x' FOR UPDATE`);
               await tx.merchant.update({ where: { id: m!.id }, data: { nextAddressIndex: m!.next + 1 } });
             }, TXN_WAIT),
           ),

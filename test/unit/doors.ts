@@ -47,7 +47,7 @@ export const DOORS: readonly Door[] = [
     advice: 'move a payment with changePaymentState: it checks the transition table, refuses under a send in flight and books the ledger',
     planted: [
       { code: "await tx.transaction.updateMany({ where: { id }, data: { error: null, paymentState: 'HELD' } });", found: ['data: { error: null, paymentState:'] },
-      { code: "await prisma.$executeRaw`UPDATE transactions SET payment_state = 'FORWARDING' WHERE id = ${id}`;", found: ['SET payment_state ='] },
+      { code: "await execute(prisma, sql`UPDATE transactions SET payment_state = 'FORWARDING' WHERE id = ${id}`);", found: ['SET payment_state ='] },
       { code: "await tx.transaction.findFirst({ where: { id, paymentState: 'HELD' } });", found: [] },
     ],
   },
@@ -131,7 +131,7 @@ export const DOORS: readonly Door[] = [
     advice: 'move a payout target with changeTargetState (lib/payouts/targets.ts): it checks the transition table and refuses FAILED or RETURNED under a send in flight',
     planted: [
       { code: "await tx.payoutTarget.updateMany({ where: { invoiceId, index }, data: { state: 'PAID' } });", found: ["payoutTarget.updateMany({ where: { invoiceId, index }, data: { state:"] },
-      { code: "await tx.$executeRaw`UPDATE payout_targets SET error = NULL, state = 'PENDING' WHERE invoice_id = ${id}`;", found: ['UPDATE payout_targets SET error = NULL, state ='] },
+      { code: "await execute(tx, sql`UPDATE payout_targets SET error = NULL, state = 'PENDING' WHERE invoice_id = ${id}`);", found: ['UPDATE payout_targets SET error = NULL, state ='] },
       { code: "row.state = (await tx.payoutTarget.findUniqueOrThrow({ where: { invoiceId_index: key } })).state; await tx.payoutTarget.createMany({ data: targets });", found: [] },
     ],
   },
