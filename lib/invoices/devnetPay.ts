@@ -1,3 +1,4 @@
+import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { AppError, invalidInput, notFound } from '@/lib/errors';
 import { devnetUrl, payFromFaucet } from '@/lib/devnet/faucet';
 import type { Currency } from '@/lib/money/tokens';
@@ -20,10 +21,10 @@ export interface DevnetPayment {
  * still missing in that token, or a demo amount on a static address. On any other chain it is
  * NOT_FOUND, as if the page's devnet-pay route did not exist (docs/payment-page.md).
  */
-export async function payInvoiceFromDevnet(idText: string, currency: Currency | null): Promise<DevnetPayment> {
+export async function payInvoiceFromDevnet(prisma: PrismaClient, idText: string, currency: Currency | null): Promise<DevnetPayment> {
   const url = await devnetUrl();
   if (!url) throw notFound('Not found.');
-  const view = await loadPublicInvoice(idText);
+  const view = await loadPublicInvoice(prisma, idText);
   if (!view) throw notFound(INVOICE_NOT_FOUND);
   const token = view.tokens.find((t) => t.currency === currency);
   if (!token) throw invalidInput(`currency: must be one of ${view.tokens.map((t) => t.currency).join(', ')}`);

@@ -1,6 +1,6 @@
 import { NETWORKS } from '@/lib/networks';
 import { chainConfig } from '@/lib/config';
-import { db } from '@/lib/db/client';
+import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { chainProgress } from '@/lib/db/chainCursors';
 import { parseId } from '@/lib/schemas/id';
 import { confirmedTopUpUnits } from './topUps';
@@ -16,10 +16,10 @@ const MAX_PAYMENTS = 50;
  * or null for an unknown or malformed id. Without the paymentURL's key `k`
  * only the limited view (docs/payment-page.md).
  */
-export async function loadPublicInvoice(idText: string, linkKey: string | null = null): Promise<PublicInvoice | null> {
+export async function loadPublicInvoice(prisma: PrismaClient, idText: string, linkKey: string | null = null): Promise<PublicInvoice | null> {
   const id = parseId(idText);
   if (id === null) return null;
-  const invoice = await db().invoice.findUnique({
+  const invoice = await prisma.invoice.findUnique({
     where: { id },
     select: {
       id: true,
@@ -52,13 +52,13 @@ export async function loadPublicInvoice(idText: string, linkKey: string | null =
   const { transactions: payments, merchant, customerEmail, ...rest } = invoice;
   const payout = invoice.type === 'MULTIPLE_TRANSFER';
   const payoutToken = invoice.currencies[0];
-  const toppedUp = payout && payoutToken ? await confirmedTopUpUnits(db(), invoice.id, payoutToken) : 0n;
+  const toppedUp = payout && payoutToken ? await confirmedTopUpUnits(prisma, invoice.id, payoutToken) : 0n;
   // Only while nothing is booked does the node say more than the worker's rows. A payout sends
   // nothing before a confirmed top-up, so until then its balance is exactly what was topped up.
   const readChain = invoice.status === 'ACTIVE' && (payout ? toppedUp === 0n : invoice.type === 'SINGLE' && payments.length === 0);
   const unconfirmed = readChain ? await unconfirmedBalances(invoice.address, invoice.currencies) : null;
   // How far the worker has read the chain, only while some payment waits for finality (two rows, no node call).
-  const chain = payments.some((p) => !p.solidified && p.blockNumber !== null) ? await chainProgress(db()) : null;
+  const chain = payments.some((p) => !p.solidified && p.blockNumber !== null) ? await chainProgress(prisma) : null;
   const view = publicInvoiceView({ invoice: rest, merchant, payments, toppedUp, unconfirmed, chain, explorerTx: NETWORKS[chainConfig().network].explorerTx, ...(receiptEmailsOffered() && { receiptEmail: customerEmail }), now: new Date() });
   return isPaymentLinkKey(invoice.id, linkKey) ? view : limitedView(view);
 }

@@ -4,6 +4,7 @@ import { cache } from 'react';
 import { PaymentView } from '@/components/payment/PaymentView';
 import { fill } from '@/lib/i18n';
 import { chainConfig } from '@/lib/config';
+import { db } from '@/lib/db/client';
 import { devnetUrl } from '@/lib/devnet/faucet';
 import { loadPublicInvoice } from '@/lib/invoices/loadPublic';
 import { trustWalletAssets } from '@/lib/networks';
@@ -20,7 +21,7 @@ async function linkKeyOf(searchParams: Props['searchParams']): Promise<string | 
 }
 
 // The title depends on the invoice's type: one load per request serves the metadata and the page.
-const loadView = cache(loadPublicInvoice);
+const loadView = cache((id: string, linkKey: string | null) => loadPublicInvoice(db(), id, linkKey));
 
 export async function generateMetadata({ params, searchParams }: Props): Promise<Metadata> {
   const { id } = await params;

@@ -1,3 +1,4 @@
+import { db } from '@/lib/db/client';
 import { otherMethods } from '@/lib/http/route';
 import { publicRoute } from '@/lib/http/publicRoute';
 import { payInvoiceFromDevnet } from '@/lib/invoices/devnetPay';
@@ -10,7 +11,7 @@ export const dynamic = 'force-dynamic';
  * try the whole flow without a wallet. On any other chain the route does not exist.
  */
 export const POST = publicRoute({ params: paymentPageParamsSchema, body: devnetPayBodySchema, status: 202 }, async ({ params, body }) =>
-  payInvoiceFromDevnet(params.id, body?.currency ?? null),
+  payInvoiceFromDevnet(db(), params.id, body?.currency ?? null),
 );
 
 // Any other method: a JSON 405, not Next's empty one.

@@ -1,3 +1,4 @@
+import { db } from '@/lib/db/client';
 import { otherMethods } from '@/lib/http/route';
 import { publicRoute } from '@/lib/http/publicRoute';
 import { notFound } from '@/lib/errors';
@@ -11,7 +12,7 @@ export const dynamic = 'force-dynamic';
 export const GET = publicRoute(
   { params: paymentPageParamsSchema, query: paymentStatusQuerySchema, headers: { 'cache-control': 'no-store', 'x-robots-tag': 'noindex' } },
   async ({ params, query }) => {
-    const view = await loadPublicInvoice(params.id, query.k ?? null);
+    const view = await loadPublicInvoice(db(), params.id, query.k ?? null);
     if (!view) throw notFound(INVOICE_NOT_FOUND);
     return view;
   },
