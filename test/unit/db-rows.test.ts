@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
 /**
@@ -11,6 +13,8 @@ Object.assign(process.env, { MASTER_KEY: randomBytes(32).toString('hex'), DATABA
 const { createTestDatabase } = await import('../helpers/db');
 const { createPrisma, sqlPool } = await import('@/lib/db/client');
 const { INVOICE_COLUMNS, INVOICE_CURRENCY_COLUMNS, MERCHANT_COLUMNS, invoiceCurrencyFromRow, invoiceFromRow, invoicesWithAmounts, merchantFromRow } = await import('@/lib/db/rows');
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
 
 /** Values as they can be told apart: a BigInt is not its string, a Decimal is its digits, a Date its instant. */
 const plain = (v: unknown) => JSON.parse(JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `${x}n` : x)));
@@ -66,6 +70,14 @@ describe('rows read with pg as Prisma reads them', () => {
     }
     const { rows } = await sqlPool(prisma).query(`SELECT ${INVOICE_CURRENCY_COLUMNS} FROM invoice_currencies WHERE invoice_id = $1 ORDER BY currency`, [ids.fullInvoice]);
     assert.deepEqual(plain(rows.map(invoiceCurrencyFromRow)), plain(await prisma.invoiceCurrency.findMany({ where: { invoiceId: ids.fullInvoice }, orderBy: { currency: 'asc' } })));
+  });
+
+  it('are derived from prisma/schema.prisma, made at npm install: the table is current, and a column added to a model is read without being written down again', async () => {
+    const { rowModelsSource } = await import('../../scripts/rowModels');
+    assert.equal(readFileSync(path.join(ROOT, 'lib/generated/rowModels.ts'), 'utf8'), rowModelsSource(), 'lib/generated/rowModels.ts is stale: run npm install (its postinstall) after changing prisma/schema.prisma');
+    const schema = readFileSync(path.join(ROOT, 'prisma/schema.prisma'), 'utf8').replace('model InvoiceCurrency {', 'model InvoiceCurrency {\n  noteUnits BigInt? @map("note_units")');
+    assert.match(rowModelsSource(schema), /"field": "noteUnits",\s*"column": "note_units",\s*"type": "BigInt",\s*"nullable": true/);
+    assert.doesNotMatch(rowModelsSource(), /noteUnits/);
   });
 
   it('invoicesWithAmounts: the merchant\'s invoices only, in the order asked, each with its rows', async () => {

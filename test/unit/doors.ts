@@ -34,8 +34,6 @@ export interface Door {
   planted: readonly { file?: string; code: string; found: string[] }[];
 }
 
-const ROWS_READ = 'maps a row read through pg to the model type (a read)';
-
 export const DOORS: readonly Door[] = [
   {
     rule: 'd',
@@ -56,9 +54,6 @@ export const DOORS: readonly Door[] = [
     columns: 'merchants.balance_sun, merchants.activation_balance_sun',
     door: 'lib/merchants/balance.ts',
     via: 'changeMerchantBalance',
-    alsoNaming: {
-      'lib/db/rows.ts': ROWS_READ,
-    },
     notOurs: { 'devnet/': "the chain simulator: its balanceSun is an account's TRX on chain, not a merchant's" },
     // A Prisma data field given a value (a select, `balanceSun: true`, is none), a computed key, an SQL assignment.
     writes: [
@@ -81,7 +76,6 @@ export const DOORS: readonly Door[] = [
     door: 'lib/ledger/networkCost.ts',
     via: 'foldNetworkCosts',
     alsoNaming: {
-      'lib/db/rows.ts': ROWS_READ,
       'lib/invoices/service.ts': "the record of the invoice just inserted: the column's default, 0, as the INSERT wrote it",
     },
     writes: [/\bnetworkCostSun\s*:\s*(?!true\b|false\b)[^\s,}]|\bnetwork_cost_sun"?\s*(?:=(?!=)|\+=|-=)/g],
