@@ -12,7 +12,7 @@ import { RequestError, dashboardApi } from './api';
 import { CopyText } from './CopyText';
 import { StatusBadge } from './StatusBadge';
 import { FormDialog } from './FormDialog';
-import { AddressField, Button, Card, ConfirmButton, Field, FieldError, formatTime } from './ui';
+import { AddressField, Button, Card, ConfirmButton, Field, FieldError, formatTime, RadioChoices } from './ui';
 
 interface RefundsJson {
   results: RefundJson[];
@@ -214,20 +214,16 @@ export function Refunds({ invoice }: { invoice: InvoiceJson }) {
             </Button>
           )}
         </div>
-        <fieldset className="space-y-2">
-          <legend className="font-medium">Where it goes</legend>
-          <label className="flex items-start gap-2">
-            <input type="radio" name="destination" value="ADDRESS" checked={destination === 'ADDRESS'} onChange={() => changed(setDestination)('ADDRESS')} className="mt-1" />
-            <span>To an address you enter</span>
-          </label>
-          <label className="flex items-start gap-2">
-            <input type="radio" name="destination" value="CLAIM" checked={destination === 'CLAIM'} onChange={() => changed(setDestination)('CLAIM')} className="mt-1" />
-            <span>
-              The customer enters it
-              <span className="block text-xs text-slate-600 dark:text-slate-400">You get a link to send them; the refund is costed and topped up once they have entered it.</span>
-            </span>
-          </label>
-        </fieldset>
+        <RadioChoices
+          legend="Where it goes"
+          name="destination"
+          value={destination}
+          onChange={changed(setDestination)}
+          choices={[
+            { value: 'ADDRESS', label: 'To an address you enter' },
+            { value: 'CLAIM', label: 'The customer enters it', hint: 'You get a link to send them; the refund is costed and topped up once they have entered it.' },
+          ]}
+        />
         {destination === 'ADDRESS' && (
           <AddressField
             label="Customer's address"

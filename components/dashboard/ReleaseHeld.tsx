@@ -7,7 +7,7 @@ import type { ReleaseJson } from '@/lib/transactions/releases';
 import { RequestError, dashboardApi } from './api';
 import { CopyText } from './CopyText';
 import { FormDialog } from './FormDialog';
-import { AddressField, Button, FieldError } from './ui';
+import { AddressField, Button, FieldError, RadioChoices } from './ui';
 
 interface Held {
   hash: string;
@@ -58,23 +58,16 @@ export function ReleaseHeld({ hash, reason, amount, currency, invoice }: Held) {
         actionDisabled={release.isPending || (action === 'REFUND' && !address.trim())}
       >
         <p className="text-slate-700 dark:text-slate-300">Held because: {reason}</p>
-        <fieldset className="space-y-2">
-          <legend className="font-medium">What to do with it</legend>
-          <label className="flex items-start gap-2">
-            <input type="radio" name="action" value="FORWARD" checked={action === 'FORWARD'} onChange={() => setAction('FORWARD')} className="mt-1" />
-            <span>
-              Forward to your payout wallet
-              <span className="block text-xs text-slate-600 dark:text-slate-400">As any payment: the service fee and the network cost are taken out.</span>
-            </span>
-          </label>
-          <label className="flex items-start gap-2">
-            <input type="radio" name="action" value="REFUND" checked={action === 'REFUND'} onChange={() => setAction('REFUND')} className="mt-1" />
-            <span>
-              Return to an address
-              <span className="block text-xs text-slate-600 dark:text-slate-400">The network cost is taken out of what is returned.</span>
-            </span>
-          </label>
-        </fieldset>
+        <RadioChoices
+          legend="What to do with it"
+          name="action"
+          value={action}
+          onChange={setAction}
+          choices={[
+            { value: 'FORWARD', label: 'Forward to your payout wallet', hint: 'As any payment: the service fee and the network cost are taken out.' },
+            { value: 'REFUND', label: 'Return to an address', hint: 'The network cost is taken out of what is returned.' },
+          ]}
+        />
         {action === 'REFUND' && (
           <AddressField
             label="Return to address"

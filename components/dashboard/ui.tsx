@@ -28,6 +28,27 @@ export function AddressField(props: Omit<InputHTMLAttributes<HTMLInputElement>, 
 /** A modal dialog's box: Tailwind's reset drops the browser's centring of a modal dialog, put back here. */
 export const dialogClass = 'fixed inset-0 m-auto h-fit w-full max-w-md rounded-lg bg-white p-6 text-sm text-slate-900 shadow-xl backdrop:bg-black/40 dark:bg-slate-900 dark:text-slate-100';
 
+/**
+ * A form's one-of choice as radio buttons in a fieldset with its legend, each with its words and,
+ * below them, an optional hint (a dialog's "What to do with it", "Where it goes").
+ */
+export function RadioChoices<V extends string>({ legend, name, value, onChange, choices }: { legend: string; name: string; value: V; onChange: (v: V) => void; choices: readonly { value: V; label: string; hint?: string }[] }) {
+  return (
+    <fieldset className="space-y-2">
+      <legend className="font-medium">{legend}</legend>
+      {choices.map((c) => (
+        <label key={c.value} className="flex items-start gap-2">
+          <input type="radio" name={name} value={c.value} checked={value === c.value} onChange={() => onChange(c.value)} className="mt-1" />
+          <span>
+            {c.label}
+            {c.hint && <span className="block text-xs text-slate-600 dark:text-slate-400">{c.hint}</span>}
+          </span>
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
 /** A list filter's choices: "Any" (no filter), then each value of a domain enum, in words where `labels` has them. */
 export function AnyOf({ values, labels = {} }: { values: readonly string[]; labels?: Record<string, string> }) {
   return (
