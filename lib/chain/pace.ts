@@ -20,18 +20,35 @@ import type { Head } from './types';
 /** No wait is longer than this, whatever the intervals seen: mainnet's block interval. */
 export const LONGEST_WAIT_MS = 3_000;
 const INTERVALS_KEPT = 8;
+/**
+ * A read waited for is made a share of the interval after the next block is due (the head
+ * scanner's: a thirtieth, 100 ms on mainnet's 3 s blocks): a block a little later than the
+ * earliest one seen is then found by that read, not by a second one a poll later (issue 37: one
+ * read in twenty to ten found nothing on the devnet's mainnet timing, its blocks a few ms late or
+ * early; the solidified head, seen a block 19 blocks on, varies more).
+ */
+export const HEAD_MARGIN_SHARE = 30;
 
 export class BlockPace {
   #last: Head | null = null;
   readonly #intervals: number[] = [];
   readonly #lags: number[] = [];
+  /** The margin the wait last told added to the due time (0: it told the poll, not a wait for a block). */
+  #marginMs = 0;
 
-  /** A head read from the node at `now` (our clock, ms). */
+  /** `marginShare`: the read waited for is made interval / marginShare after the block is due. */
+  constructor(private readonly marginShare = HEAD_MARGIN_SHARE) {}
+
+  /** A head read from the node at `now` (our clock, ms): when the read was asked for. */
   saw(head: Head, now: number): void {
     const last = this.#last;
+    // The read waited for the margin beyond the due time: seen by then, the head counts as seen that much sooner,
+    // so the lag learnt is what it would be without the margin, and the reads do not drift later block after block.
+    const margin = this.#marginMs;
+    this.#marginMs = 0;
     if (last && head.number <= last.number) return; // the same head, or an older one from a lagging node: nothing new
     if (last) keep(this.#intervals, (head.timestamp - last.timestamp) / (head.number - last.number));
-    keep(this.#lags, now - head.timestamp);
+    keep(this.#lags, now - margin - head.timestamp);
     this.#last = head;
   }
 
@@ -42,15 +59,21 @@ export class BlockPace {
 
   /**
    * How long to wait before reading the head again at `now`: until the head after the newest one
-   * seen is due (its timestamp one interval on, plus the lag), when that is further off than
+   * seen is due (its timestamp one interval on, plus the lag) and a margin (`marginShare`), when that is further off than
    * `pollMs`; else `pollMs` (it is due or late: ask at the usual pace until it comes). Never longer
    * than one interval or LONGEST_WAIT_MS.
    */
   untilNextMs(now: number, pollMs: number): number {
+    this.#marginMs = 0;
     const interval = this.intervalMs;
     if (this.#last === null || interval === null || interval <= pollMs) return pollMs;
-    const wait = this.#last.timestamp + Math.min(...this.#lags) + interval - now;
-    return wait <= pollMs ? pollMs : Math.min(wait, interval, LONGEST_WAIT_MS);
+    const margin = interval / this.marginShare;
+    const wait = this.#last.timestamp + Math.min(...this.#lags) + interval + margin - now;
+    if (wait <= pollMs) return pollMs;
+    const until = Math.min(wait, interval, LONGEST_WAIT_MS);
+    // Only a read made at the due time and its margin is known to be that late; one cut short by the caps is not.
+    if (until === wait) this.#marginMs = margin;
+    return until;
   }
 }
 

@@ -195,9 +195,14 @@ export class TronChain implements Chain {
     return { transfers: blocks.flatMap((b) => b.transfers), lastBlock: last?.number ?? null, lastBlockTime: last?.timestamp ?? null };
   }
 
-  async getBlocks(from: number, to: number): Promise<ChainBlock[]> {
+  async getBlocks(from: number, to: number, at: BalanceAt = 'head'): Promise<ChainBlock[]> {
     if (to < from || to - from + 1 > MAX_RANGE) throw new RangeError(`a range holds 1..${MAX_RANGE} blocks`);
-    const raw = await this.request('getblockbylimitnext', 'wallet/getblockbylimitnext', { startNum: from, endNum: to + 1 });
+    const range = { startNum: from, endNum: to + 1 };
+    const solidPath = 'walletsolidity/getblockbylimitnext';
+    const raw =
+      at === 'solidified'
+        ? await this.guard(solidPath, () => this.tronWeb.solidityNode.request(solidPath, range, 'post'), 'idempotent')
+        : await this.request('getblockbylimitnext', 'wallet/getblockbylimitnext', range);
     const list = (raw as { block?: unknown[] } | null)?.block ?? [];
     const blocks = list.map((b) => this.parse('getblockbylimitnext', blockReply, b)).sort((a, b) => a.block_header.raw_data.number - b.block_header.raw_data.number);
     const contiguous: BlockReply[] = [];

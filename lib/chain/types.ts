@@ -36,8 +36,12 @@ export interface Chain {
    * Blocks `from`..`to` inclusive (at most 100) as the node's head chain holds them now, each with its
    * id, its parent's id and its transfers; stops at the first missing block. Blocks above the
    * solidified head may still be replaced by a reorganisation: compare ids (lib/payments/headScan.ts).
+   * A range reaching past the head is answered with the blocks there are: a scanner asks for the
+   * blocks after its cursor without asking for the head first (issue 37: one request a block).
+   * `at` 'solidified': only solidified (irreversible) blocks, from the node's solidity interface
+   * (walletsolidity/getblockbylimitnext), so the range stops at the solidified head.
    */
-  getBlocks(from: number, to: number): Promise<ChainBlock[]>;
+  getBlocks(from: number, to: number, at?: BalanceAt): Promise<ChainBlock[]>;
   /** The id of block `n` once it is solidified (irreversible); null while it is not, or the node lacks it. */
   getSolidifiedBlockId(n: number): Promise<string | null>;
   /** The id of the block at height `n` of the head chain if that block holds transaction `txId`, else null. */

@@ -1,3 +1,4 @@
+import type { ChainParameters } from '@/lib/chain/types';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import type { WorkerContext } from '@/lib/worker/context';
 import { ACTIVATION_BYTES } from './engine';
@@ -19,11 +20,13 @@ const FRESH_MS = 120_000;
  * the create-account fee too unless the pool's staked bandwidth covers it); without, with rented
  * energy (the provider's quote for a cold send within ENERGY_RENTAL_MAX_TRX and below burning), its
  * activation and the rental's price. The rental quote is published either way (a payout's quote
- * scales it to its energy). `pool`: the pool as the energy job's round read it.
+ * scales it to its energy). `pool`: the pool as the energy job's round read it; `chainParameters`:
+ * as the job last read them (lib/energy/upkeep.ts: at most an hour old; the status is a quote, and
+ * every send reads the price fresh).
  */
-export async function publishEnergyStatus(ctx: WorkerContext, pool?: PoolStatus): Promise<void> {
+export async function publishEnergyStatus(ctx: WorkerContext, pool?: PoolStatus, chainParameters?: ChainParameters): Promise<void> {
   const s = pool ?? (await poolStatus(ctx));
-  const params = await ctx.chain.getChainParameters();
+  const params = chainParameters ?? (await ctx.chain.getChainParameters());
   const bandwidthLeft = s.resources.stakedBandwidthLimit - s.resources.stakedBandwidthUsed;
   const activationSun = params.createAccountSystemFeeSun + (bandwidthLeft >= ACTIVATION_BYTES * params.createAccountBandwidthRate ? 0n : params.createAccountFeeSun);
   const rentalColdSendPriceSun = await coldSendRentalPrice(ctx, COLD_USDT_SEND_NEED * params.energyFeeSun);

@@ -6,7 +6,7 @@ import { chainRefOf, rowsFor, type BlockTransfer, type ScanResult } from './scan
 
 const MAX_BLOCKS = 100;
 
-/** A step of the head scanner: what it did, and the head it read (null: it read none), by which the job paces its next read. */
+/** A step of the head scanner: what it did, and the newest block it read (null: none), by which the job paces its next read. */
 export interface HeadScanResult extends ScanResult {
   head: Head | null;
 }
@@ -31,22 +31,24 @@ export async function scanHead(ctx: WorkerContext): Promise<HeadScanResult> {
   ]);
   // The scanner of solidified blocks starts first: it books the gas wallet's opening balance with its cursor.
   if (!solid) return NOTHING;
-  const read = await chain.getHead();
-  const head = read.number;
-  const nothing = { ...NOTHING, head: read };
   const following = cursor !== null && cursor.blockNumber > solid.blockNumber && cursor.blockId !== null;
   const next = following ? cursor.blockNumber + 1 : solid.blockNumber + 1;
-  if (next > head) return nothing;
-  let blocks = await chain.getBlocks(next, Math.min(head, next + MAX_BLOCKS - 1));
-  if (blocks.length === 0) return nothing;
+  // The blocks after the cursor, as many as there are: no request for the head first (issue 37: the
+  // head and the blocks were two requests a block). None: the next block is not made yet.
+  let blocks = await chain.getBlocks(next, next + MAX_BLOCKS - 1);
+  if (blocks.length === 0) return NOTHING;
   if (following && blocks[0]!.parentId !== cursor.blockId) {
     // The block the cursor holds is not on the chain any more: read the whole window again.
     console.warn(`head scan: block ${cursor.blockNumber} (${cursor.blockId}) was replaced by a reorganisation; reading from block ${solid.blockNumber + 1} again`);
-    blocks = await chain.getBlocks(solid.blockNumber + 1, Math.min(head, solid.blockNumber + MAX_BLOCKS));
-    if (blocks.length === 0) return nothing;
+    blocks = await chain.getBlocks(solid.blockNumber + 1, solid.blockNumber + MAX_BLOCKS);
+    if (blocks.length === 0) return NOTHING;
   }
-  if (!contiguous(blocks)) return nothing; // the node reorganised while it answered: next round
-  return { blocks: blocks.length, recorded: await record(ctx, blocks), more: blocks.at(-1)!.number < head, head: read };
+  const last = blocks.at(-1)!;
+  // The newest block read is the head, unless the range was full (then there may be more: read again at once).
+  const head = { number: last.number, timestamp: last.timestamp };
+  const more = blocks.length === MAX_BLOCKS;
+  if (!contiguous(blocks)) return { ...NOTHING, head }; // the node reorganised while it answered: next round
+  return { blocks: blocks.length, recorded: await record(ctx, blocks), more, head };
 }
 
 /** Each block's parent is the block before it. */

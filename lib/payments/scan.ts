@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Head, Transfer } from '@/lib/chain/types';
+import type { ChainBlock, Head, Transfer } from '@/lib/chain/types';
 import type { Prisma, Transaction } from '@/lib/generated/prisma/client';
 import { SOLIDIFIED_CURSOR } from '@/lib/db/chainCursors';
 import { bookIncoming } from '@/lib/ledger/book';
@@ -34,11 +34,12 @@ export interface CursorAt {
 
 /**
  * A step of the solidified scanner: what it did, where it left the cursor (null: unknown, read it
- * next time), and the solidified head it read, by which the job paces its next read (lib/chain/pace.ts).
+ * next time), and the newest solidified block it read (null: none), by which the job paces its next
+ * read (lib/chain/pace.ts).
  */
 export interface SolidifiedScanResult extends ScanResult {
   cursor: CursorAt | null;
-  head: Head;
+  head: Head | null;
 }
 
 /**
@@ -50,9 +51,7 @@ export interface SolidifiedScanResult extends ScanResult {
  * second worker never records a transfer twice.
  */
 export async function scanNextBlocks(ctx: WorkerContext, known: CursorAt | null = null): Promise<SolidifiedScanResult> {
-  const { prisma, chain, settings } = ctx;
-  const head = await chain.getConfirmedHead();
-  const confirmedHead = head.number - settings.SCAN_EXTRA_CONFIRMATIONS;
+  const { prisma, settings } = ctx;
   // Where the last step left the cursor, if the caller kept it: not read again (issue 41: once
   // every SCAN_POLL_MS). Kept wrong (another worker, or an operator's rescan, moved it), the
   // optimistic update below finds no row, and the next step reads it.
@@ -84,9 +83,8 @@ export async function scanNextBlocks(ctx: WorkerContext, known: CursorAt | null 
   }
   const from = cursor.blockNumber + 1;
   const at = { blockNumber: cursor.blockNumber };
-  const to = Math.min(confirmedHead, from + settings.SCAN_BATCH_BLOCKS - 1);
-  if (from > to) return { ...NOTHING, cursor: at, head };
-  const blocks = await chain.getBlocks(from, to);
+  const read = await nextSolidifiedBlocks(ctx, from);
+  const { blocks, head } = read;
   const last = blocks.at(-1);
   if (!last) return { ...NOTHING, cursor: at, head };
   const lastBlock = last.number;
@@ -111,7 +109,29 @@ export async function scanNextBlocks(ctx: WorkerContext, known: CursorAt | null 
   });
   // A batch another worker took (or the cursor was moved): read it again, at once.
   if (moved === null) return { ...NOTHING, more: true, cursor: null, head };
-  return { blocks: lastBlock - from + 1, recorded: moved, more: lastBlock < confirmedHead, cursor: { blockNumber: lastBlock }, head };
+  return { blocks: lastBlock - from + 1, recorded: moved, more: read.more, cursor: { blockNumber: lastBlock }, head };
+}
+
+/**
+ * The solidified blocks from `from` on, at most SCAN_BATCH_BLOCKS; `more`: there may be more now;
+ * `head`: the newest solidified block the read saw (null: none), by which the job paces its next read.
+ * With SCAN_EXTRA_CONFIRMATIONS 0 (the default), one request: the node's solidity interface answers
+ * the blocks after the cursor up to its solidified head, so the head need not be asked first
+ * (issue 37: the solidified head and the blocks were two requests a block). With extra
+ * confirmations, the solidified head is read first, and the blocks up to that many below it.
+ */
+async function nextSolidifiedBlocks(ctx: WorkerContext, from: number): Promise<{ blocks: ChainBlock[]; more: boolean; head: Head | null }> {
+  const { chain, settings } = ctx;
+  const batch = settings.SCAN_BATCH_BLOCKS;
+  if (settings.SCAN_EXTRA_CONFIRMATIONS === 0) {
+    const blocks = await chain.getBlocks(from, from + batch - 1, 'solidified');
+    const last = blocks.at(-1);
+    return { blocks, more: blocks.length === batch, head: last ? { number: last.number, timestamp: last.timestamp } : null };
+  }
+  const head = await chain.getConfirmedHead();
+  const to = Math.min(head.number - settings.SCAN_EXTRA_CONFIRMATIONS, from + batch - 1);
+  const blocks = from > to ? [] : await chain.getBlocks(from, to);
+  return { blocks, more: (blocks.at(-1)?.number ?? from - 1) < head.number - settings.SCAN_EXTRA_CONFIRMATIONS && blocks.length > 0, head };
 }
 
 /**

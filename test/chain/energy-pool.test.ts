@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { TronWeb } from 'tronweb';
 import { after, before, describe, test } from 'node:test';
+import { energyForStake } from '@/lib/energy/pool';
 import { withMargin } from '@/lib/money/fees';
 import { requestPayoutReturn } from '@/lib/payouts/returns';
 import { systemActor } from '@/lib/audit/record';
@@ -18,6 +19,9 @@ import { startWorker } from '../helpers/worker';
 
 const TRX = 1_000_000n;
 const run = promisify(execFile);
+
+/** What the energy upkeep reads the pool and the chain parameters with (lib/energy/upkeep.ts). */
+const UPKEEP_ENDPOINTS = ['wallet/getaccount', 'wallet/getaccountresource', 'wallet/getcandelegatedmaxsize', 'wallet/getchainparameters'];
 
 const gauge = (body: string, name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(body)?.[1]);
 
@@ -38,6 +42,58 @@ describe('a USDT forward paid with the pool', () => {
     await waitFor('the pool staked', async () => (await s.app.prisma.transaction.count({ where: { sendPurpose: 'POOL_STAKE', sendState: 'CONFIRMED' } })) === 2 || null, 180_000);
   });
   after(() => s.stop());
+
+  test("an idle worker's energy upkeep asks the node nothing between its refreshes, and reads the pool again after a forward on its energy (issue 37)", async () => {
+    /** The worker's requests of the endpoints the upkeep reads the pool and the chain parameters with, as its heartbeat last wrote them. */
+    const upkeepRequests = async () => {
+      const [beat] = await s.app.prisma.workerHeartbeat.findMany({ orderBy: { scannedAt: 'desc' }, take: 1 });
+      const counts = (beat?.nodeRequests as { requests?: Record<string, number> } | null)?.requests ?? {};
+      const n = UPKEEP_ENDPOINTS.reduce((sum, e) => sum + (counts[e] ?? 0), 0);
+      return { at: beat?.scannedAt ?? new Date(0), n, counts };
+    };
+    const idleStatus = await waitFor('the pool published, nothing in flight', async () => {
+      const r = await s.app.prisma.energyStatus.findUnique({ where: { id: 1 } });
+      const inFlight = await s.app.prisma.transaction.count({ where: { sendState: { in: ['SIGNED', 'BROADCAST'] } } });
+      return r?.poolEnabled && r.lentEnergy === 0n && inFlight === 0 ? r : null;
+    }, 60_000);
+    // A heartbeat written after the pool was published idle, then two more (each every 5 s): about twenty energy rounds
+    // at the tests' ENERGY_POLL_MS (500), each of which asked the node four times before.
+    const first = await waitFor('a heartbeat after that', async () => {
+      const r = await upkeepRequests();
+      return r.at > idleStatus.updatedAt ? r : null;
+    }, 30_000);
+    const fromBlock = await s.chain.getBlockNumber();
+    const later = await waitFor('two heartbeats later', async () => {
+      const r = await upkeepRequests();
+      return r.at.getTime() >= first.at.getTime() + 9_000 ? r : null;
+    }, 60_000);
+    const blocks = (await s.chain.getBlockNumber()) - fromBlock;
+    const rounds = await s.app.prisma.energyStatus.findUniqueOrThrow({ where: { id: 1 } });
+    assert.ok(rounds.updatedAt > first.at, 'the status is still published every round, for the web to believe');
+    assert.ok(blocks >= 10, `${blocks} blocks went by`);
+    // Nothing of ours happened and nothing is lent: the pool read last is still what the chain holds (lib/energy/upkeep.ts).
+    assert.equal(later.n - first.n, 0, `the upkeep asked the node ${later.n - first.n} times in ${blocks} idle blocks: ${JSON.stringify(first.counts)} -> ${JSON.stringify(later.counts)}`);
+
+    // A forward on the pool's energy: lent, used, taken back (its usage returns to the pool with the stake).
+    const { key } = await s.newMerchant();
+    const invoice = await s.invoice(key, { type: 'SINGLE', amount: 10, currencies: ['USDT'] });
+    await s.pay(invoice.address, String(invoice.currencies_amounts.USDT), 'USDT');
+    await s.waitStatus(key, invoice.id, 'COMPLETED', 120_000);
+    const payment = await s.app.prisma.transaction.findFirstOrThrow({ where: { invoiceId: invoice.id, type: 'PAYMENT' } });
+    assert.equal((await s.app.prisma.transaction.findFirstOrThrow({ where: { sourceId: payment.id, sendPurpose: 'FORWARD' } })).energySource, 'POOL');
+    await waitFor('the energy taken back', () => s.app.prisma.transaction.findFirst({ where: { sourceId: payment.id, type: 'UNDELEGATE', sendState: 'CONFIRMED' } }), 180_000);
+    // The pool read again: what it publishes is what the chain holds after the taking back, not the idle figure of before.
+    const chainNow = async () => {
+      const [resources, lendable] = await Promise.all([s.chain.getAccountResources(s.gasWallet.address), s.chain.getDelegatableSun(s.gasWallet.address, 'ENERGY')]);
+      return energyForStake(lendable, resources);
+    };
+    const after = await waitFor('the status published from a read after the taking back', async () => {
+      const r = await s.app.prisma.energyStatus.findUniqueOrThrow({ where: { id: 1 } });
+      return r.lentEnergy === 0n && r.lendableEnergy === (await chainNow()) ? r : null;
+    }, 60_000);
+    assert.ok(after.lendableEnergy < idleStatus.lendableEnergy, `the forward's energy came back to the pool as used: ${after.lendableEnergy} lendable, ${idleStatus.lendableEnergy} before`);
+    await waitFor('the upkeep asking the node again, on a later heartbeat', async () => ((await upkeepRequests()).n > later.n ? true : null), 30_000);
+  });
 
   test('a fresh address costs its activation only: the energy is lent, the forward burns nothing, and the energy comes back', async () => {
     const { key, target } = await s.newMerchant();

@@ -20,7 +20,9 @@ const newAddress = () => (TronWeb.createRandom() as unknown as { address: string
 
 describe('the energy pool through crashes and races', () => {
   const s = new SettlementStack();
-  const env = { ENERGY_POOL_AUTOSTAKE: '300000:30000', ENERGY_MARGIN_PERCENT: '200' };
+  // Stake delegated by hand from the gas wallet (below) is nothing of ours: the energy upkeep sees it when it reads the pool
+  // again, at the latest every ENERGY_REFRESH_MS (10 min by default; lib/energy/upkeep.ts), here every 2 s.
+  const env = { ENERGY_POOL_AUTOSTAKE: '300000:30000', ENERGY_MARGIN_PERCENT: '200', ENERGY_REFRESH_MS: '2000' };
   const restart = () => {
     s.worker = startWorker(s.app.env, s.devnet, { AML_FLAGGED_ADDRESSES: s.flagged.address, ...env });
   };

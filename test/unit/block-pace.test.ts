@@ -27,8 +27,9 @@ describe('the scanners wait for the next block to be due (issue 37)', () => {
   it('on 3 s blocks, having just read a block, wait until the next is due', () => {
     const pace = paceAfter([10, 11]);
     assert.equal(pace.intervalMs, 3_000);
-    // Block 11 was stamped at 33 s and seen 200 ms later; block 12 is due to be seen at 36.2 s.
-    assert.equal(pace.untilNextMs(33_300, POLL), 2_900);
+    // Block 11 was stamped at 33 s and seen 200 ms later; block 12 is due to be seen at 36.2 s, and asked for a
+    // thirtieth of the interval (100 ms) after.
+    assert.equal(pace.untilNextMs(33_300, POLL), 3_000);
   });
 
   it('once the next block is due or late, ask at the usual pace until it comes', () => {
@@ -41,7 +42,7 @@ describe('the scanners wait for the next block to be due (issue 37)', () => {
   it('the solidified head: its block is a minute old when it becomes final, and the next is due a block later', () => {
     // Final 19 blocks deep: block n is seen as the solidified head 57 s after its stamp.
     const pace = paceAfter([10, 11, 12], { lag: 57_000 });
-    assert.equal(pace.untilNextMs(36_000 + 57_000 + 100, POLL), 2_900);
+    assert.equal(pace.untilNextMs(36_000 + 57_000 + 200, POLL), 2_900);
     assert.equal(pace.untilNextMs(36_000 + 57_000 + 2_800, POLL), POLL);
   });
 
@@ -49,20 +50,32 @@ describe('the scanners wait for the next block to be due (issue 37)', () => {
     const pace = new BlockPace();
     pace.saw({ number: 10, timestamp: 30_000 }, 30_100);
     pace.saw({ number: 11, timestamp: 33_000 }, 33_450); // read 450 ms after its stamp: the poll was late
-    assert.equal(pace.untilNextMs(33_500, POLL), 2_600, 'due at 36.1 s, by the 100 ms seen for block 10');
+    assert.equal(pace.untilNextMs(33_500, POLL), 2_700, 'due at 36.1 s, by the 100 ms seen for block 10, and asked 100 ms after');
   });
 
   it('a clock set wrong does not move the reads: its difference is in the lag', () => {
     // Our clock 10 s behind the chain's.
     const pace = paceAfter([10, 11], { lag: 200 - 10_000 });
-    assert.equal(pace.untilNextMs(33_300 - 10_000, POLL), 2_900);
+    assert.equal(pace.untilNextMs(33_400 - 10_000, POLL), 2_900);
   });
 
   it('a missed slot does not lengthen the interval: the shortest of the last ones counts', () => {
     // Block 12 missed its slot: 13 came 6 s after 11 (3 s a block over two blocks); 14 then 6 s after 13 in one block.
     const pace = paceAfter([10, 11, 13, 14], { stamp: (n) => (n === 14 ? 45_000 : n * 3_000) });
     assert.equal(pace.intervalMs, 3_000);
-    assert.equal(pace.untilNextMs(45_300, POLL), 2_900);
+    assert.equal(pace.untilNextMs(45_400, POLL), 2_900);
+  });
+
+  it('a block found by the read made at its due time and margin teaches the lag without the margin: the reads do not drift later', () => {
+    const pace = paceAfter([10, 11]);
+    let now = 33_300;
+    for (let n = 12; n < 40; n++) {
+      const readAt = now + pace.untilNextMs(now, POLL);
+      // Each block seen 200 ms after its stamp, as the first two were; the read asked 100 ms after that.
+      assert.equal(readAt, n * 3_000 + 300, `block ${n} asked for 300 ms after its stamp`);
+      pace.saw({ number: n, timestamp: n * 3_000 }, readAt);
+      now = readAt + 100;
+    }
   });
 
   it('on blocks faster than the poll (the tests\' devnet), keep the poll', () => {
@@ -80,6 +93,6 @@ describe('the scanners wait for the next block to be due (issue 37)', () => {
     const pace = paceAfter([10, 11]);
     pace.saw({ number: 9, timestamp: 27_000 }, 33_250);
     assert.equal(pace.intervalMs, 3_000);
-    assert.equal(pace.untilNextMs(33_300, POLL), 2_900);
+    assert.equal(pace.untilNextMs(33_400, POLL), 2_900);
   });
 });

@@ -1,0 +1,107 @@
+import type { ChainParameters } from '@/lib/chain/types';
+import type { WorkerContext } from '@/lib/worker/context';
+import { poolStatus, type PoolStatus } from './pool';
+
+/**
+ * What the energy job's rounds read from the node, kept between rounds while nothing could have
+ * changed it (issue 37: the upkeep read the gas wallet's account, its resources, what it can lend
+ * and the chain parameters every ENERGY_POLL_MS, four requests every 3 s, half of what an idle
+ * deployment asked of its node provider).
+ *
+ * Only the upkeep reads through this: the published status (energy_status, a quote the web shows
+ * and a payout's estimate counts on), the taking back of lent energy and the withdrawal of expired
+ * unstaked TRX. Every decision that spends money reads the node itself, fresh: the source of a send
+ * (lib/energy/engine.ts, energySourceFor: poolStatus and lendingNeed), a lending (lib/energy/pool.ts,
+ * lend: lendingNeed inside the send's build), the energy and price a send is checked against before
+ * broadcast (energyShort), a rental (lib/energy/rental.ts). So a kept read can make the status
+ * published late, never a send burn TRX or count energy that is not there.
+ *
+ * Why a kept read of the pool is still what the chain holds:
+ * - the pool's account (its stake, what it lent, what it is unstaking) changes only by a
+ *   transaction from the gas wallet (stake, unstake, withdraw, delegate, undelegate), and every one
+ *   of ours is a stored send, a new row in the books before it is broadcast: the pool is read again
+ *   when the books have a new row, each round while a send from the gas wallet is in flight, and
+ *   once more when one stops being in flight (it landed or failed);
+ * - its resources: the energy it used regenerates (linearly over 24 h), so a kept read shows less
+ *   free energy than there is, never more (published late, on the safe side); the energy its lent
+ *   stake carried comes back with an undelegate, ours, as above; what a send on lent energy used is
+ *   the receiver's, not the pool's, until that undelegate;
+ * - while anything is lent, the pool is read every round, as before: the taking back is due as soon
+ *   as the receiver is done with it (lib/energy/reclaim.ts), and reading its figures then costs
+ *   nothing an idle deployment spends;
+ * - what nothing of ours does (a delegation or stake made by hand from the gas wallet, expired
+ *   unstaked TRX becoming withdrawable after its 14 days, the network's totals by which stake
+ *   converts to energy drifting as others stake) is seen at the next read, at most
+ *   ENERGY_REFRESH_MS later.
+ * The chain parameters (the energy price, the create-account fees) change only by a committee
+ * proposal, applied at a maintenance period (every 6 h on mainnet): the upkeep reads them once
+ * every CHAIN_PARAMETERS_MS for the published status; sends read them fresh (lib/chain/tron.ts,
+ * getChainParameters, issue 22).
+ */
+
+/** How often the upkeep reads the chain parameters for the published status. */
+export const CHAIN_PARAMETERS_MS = 3_600_000;
+
+/** What the books say of our sends that could change the pool: compared between rounds. */
+interface BooksMark {
+  /** The newest row of the books (every send of ours is a new row before it is broadcast). */
+  lastId: number;
+  /** The gas wallet's sends in flight (signed or broadcast, not final), by id. */
+  inFlight: string;
+}
+
+interface Kept<T> {
+  value: T;
+  at: number;
+}
+
+export interface PoolUpkeepReads {
+  /** The pool as the round may count on it: read from the node, or the last read while nothing could have changed it. */
+  pool(ctx: WorkerContext): Promise<PoolStatus>;
+  /** The chain parameters for the published status: read at most every CHAIN_PARAMETERS_MS. */
+  chainParameters(ctx: WorkerContext): Promise<ChainParameters>;
+}
+
+/** The upkeep's reads of one worker's energy job (a singleton: one at a time), kept in memory between its rounds. */
+export function poolUpkeepReads(now: () => number = Date.now): PoolUpkeepReads {
+  let pool: (Kept<PoolStatus> & { mark: BooksMark }) | null = null;
+  let params: Kept<ChainParameters> | null = null;
+  return {
+    async pool(ctx) {
+      const mark = await booksMark(ctx);
+      const t = now();
+      if (pool && !mustRead(pool, mark, t, ctx.settings.ENERGY_REFRESH_MS)) return pool.value;
+      // Kept only once read: a read that throws leaves the next round to read again.
+      pool = null;
+      pool = { value: await poolStatus(ctx), at: t, mark };
+      return pool.value;
+    },
+    async chainParameters(ctx) {
+      const t = now();
+      if (params && t - params.at < CHAIN_PARAMETERS_MS) return params.value;
+      params = { value: await ctx.chain.getChainParameters(), at: t };
+      return params.value;
+    },
+  };
+}
+
+/** Whether the kept read of the pool may be stale now (see above): then the round reads it again. */
+function mustRead(kept: Kept<PoolStatus> & { mark: BooksMark }, mark: BooksMark, now: number, refreshMs: number): boolean {
+  const { stake } = kept.value;
+  return (
+    now - kept.at >= refreshMs ||
+    mark.lastId !== kept.mark.lastId ||
+    mark.inFlight !== kept.mark.inFlight ||
+    mark.inFlight !== '' ||
+    stake.delegatedSun.ENERGY + stake.delegatedSun.BANDWIDTH > 0n
+  );
+}
+
+/** Two queries on indexes (the primary key, sendState): nothing of the node. */
+async function booksMark(ctx: WorkerContext): Promise<BooksMark> {
+  const [last, inFlight] = await Promise.all([
+    ctx.prisma.transaction.findFirst({ orderBy: { id: 'desc' }, select: { id: true } }),
+    ctx.prisma.transaction.findMany({ where: { sendState: { in: ['SIGNED', 'BROADCAST'] }, fromAddress: ctx.gasWallet.address }, select: { id: true }, orderBy: { id: 'asc' } }),
+  ]);
+  return { lastId: last?.id ?? 0, inFlight: inFlight.map((r) => r.id).join(',') };
+}
