@@ -197,12 +197,9 @@ export class TronChain implements Chain {
 
   async getBlocks(from: number, to: number, at: BalanceAt = 'head'): Promise<ChainBlock[]> {
     if (to < from || to - from + 1 > MAX_RANGE) throw new RangeError(`a range holds 1..${MAX_RANGE} blocks`);
-    const range = { startNum: from, endNum: to + 1 };
-    const solidPath = 'walletsolidity/getblockbylimitnext';
-    const raw =
-      at === 'solidified'
-        ? await this.guard(solidPath, () => this.tronWeb.solidityNode.request(solidPath, range, 'post'), 'idempotent')
-        : await this.request('getblockbylimitnext', 'wallet/getblockbylimitnext', range);
+    const solid = at === 'solidified';
+    const path = solid ? 'walletsolidity/getblockbylimitnext' : 'wallet/getblockbylimitnext';
+    const raw = await this.request(solid ? path : 'getblockbylimitnext', path, { startNum: from, endNum: to + 1 }, at);
     const list = (raw as { block?: unknown[] } | null)?.block ?? [];
     const blocks = list.map((b) => this.parse('getblockbylimitnext', blockReply, b)).sort((a, b) => a.block_header.raw_data.number - b.block_header.raw_data.number);
     const contiguous: BlockReply[] = [];
@@ -222,7 +219,7 @@ export class TronChain implements Chain {
 
   async getSolidifiedBlockId(n: number): Promise<string | null> {
     const path = 'walletsolidity/getblock';
-    const raw = await this.guard(path, () => this.tronWeb.solidityNode.request(path, { id_or_num: String(n), detail: false }, 'post'), 'idempotent');
+    const raw = await this.request(path, path, { id_or_num: String(n), detail: false }, 'solidified');
     if (!raw || typeof raw !== 'object' || !Object.keys(raw).length) return null;
     const block = this.parse(path, blockHeaderReply, raw);
     return block.block_header.raw_data.number === n ? block.blockID : null;
@@ -358,9 +355,7 @@ export class TronChain implements Chain {
   /** wallet/getaccount as of the head, or walletsolidity/getaccount as of the solidified head. */
   private account(address: string, at: BalanceAt): Promise<unknown> {
     const payload = { address: this.hex(address) };
-    return at === 'solidified'
-      ? this.guard('getaccount', () => this.tronWeb.solidityNode.request('walletsolidity/getaccount', payload, 'post'), 'idempotent')
-      : this.request('getaccount', 'wallet/getaccount', payload);
+    return this.request('getaccount', at === 'solidified' ? 'walletsolidity/getaccount' : 'wallet/getaccount', payload, at);
   }
 
   async getDelegatedInSun(address: string, resource: Resource, at: BalanceAt = 'head'): Promise<bigint> {
@@ -571,15 +566,18 @@ export class TronChain implements Chain {
 
   private async header(solid: boolean) {
     const path = solid ? 'walletsolidity/getblock' : 'wallet/getblock';
-    const raw = solid
-      ? await this.guard(path, () => this.tronWeb.solidityNode.request(path, { detail: false }, 'post'), 'idempotent')
-      : await this.request(path, path, { detail: false });
+    const raw = await this.request(path, path, { detail: false }, solid ? 'solidified' : 'head');
     return this.parse(path, blockHeaderReply, raw);
   }
 
-  /** A read of the node's HTTP API (every path it is called with is one). */
-  private request(what: string, path: string, payload: Record<string, unknown>): Promise<unknown> {
-    return this.guard(what, () => this.tronWeb.fullNode.request(path, payload, 'post'), 'idempotent');
+  /**
+   * A read of the node's HTTP API (every path it is called with is one): of the full node's head
+   * chain, or (`solidified`) of its solidity interface, whose `walletsolidity/` paths answer as of
+   * the solidified head.
+   */
+  private request(what: string, path: string, payload: Record<string, unknown>, at: BalanceAt = 'head'): Promise<unknown> {
+    const node = at === 'solidified' ? this.tronWeb.solidityNode : this.tronWeb.fullNode;
+    return this.guard(what, () => node.request(path, payload, 'post'), 'idempotent');
   }
 
   /**

@@ -2,7 +2,7 @@ import type { ChainBlock, Head } from '@/lib/chain/types';
 import { queryRows, sql } from '@/lib/db/sql';
 import { HEAD_CURSOR, SOLIDIFIED_CURSOR } from '@/lib/db/chainCursors';
 import type { WorkerContext } from '@/lib/worker/context';
-import { chainRefOf, rowsFor, type BlockTransfer, type ScanResult } from './scan';
+import { chainRefOf, headOf, rowsFor, type BlockTransfer, type ScanResult } from './scan';
 
 const MAX_BLOCKS = 100;
 
@@ -45,7 +45,7 @@ export async function scanHead(ctx: WorkerContext): Promise<HeadScanResult> {
   }
   const last = blocks.at(-1)!;
   // The newest block read is the head, unless the range was full (then there may be more: read again at once).
-  const head = { number: last.number, timestamp: last.timestamp };
+  const head = headOf(last);
   const more = blocks.length === MAX_BLOCKS;
   if (!contiguous(blocks)) return { ...NOTHING, head }; // the node reorganised while it answered: next round
   return { blocks: blocks.length, recorded: await record(ctx, blocks), more, head };

@@ -112,6 +112,11 @@ export async function scanNextBlocks(ctx: WorkerContext, known: CursorAt | null 
   return { blocks: lastBlock - from + 1, recorded: moved, more: read.more, cursor: { blockNumber: lastBlock }, head };
 }
 
+/** A block read as the head it was when read: by the newest one, a scanner paces its next read (lib/chain/pace.ts). */
+export function headOf(block: ChainBlock): Head {
+  return { number: block.number, timestamp: block.timestamp };
+}
+
 /**
  * The solidified blocks from `from` on, at most SCAN_BATCH_BLOCKS; `more`: there may be more now;
  * `head`: the newest solidified block the read saw (null: none), by which the job paces its next read.
@@ -126,12 +131,14 @@ async function nextSolidifiedBlocks(ctx: WorkerContext, from: number): Promise<{
   if (settings.SCAN_EXTRA_CONFIRMATIONS === 0) {
     const blocks = await chain.getBlocks(from, from + batch - 1, 'solidified');
     const last = blocks.at(-1);
-    return { blocks, more: blocks.length === batch, head: last ? { number: last.number, timestamp: last.timestamp } : null };
+    return { blocks, more: blocks.length === batch, head: last ? headOf(last) : null };
   }
   const head = await chain.getConfirmedHead();
-  const to = Math.min(head.number - settings.SCAN_EXTRA_CONFIRMATIONS, from + batch - 1);
+  const confirmed = head.number - settings.SCAN_EXTRA_CONFIRMATIONS;
+  const to = Math.min(confirmed, from + batch - 1);
   const blocks = from > to ? [] : await chain.getBlocks(from, to);
-  return { blocks, more: (blocks.at(-1)?.number ?? from - 1) < head.number - settings.SCAN_EXTRA_CONFIRMATIONS && blocks.length > 0, head };
+  const last = blocks.at(-1);
+  return { blocks, more: last !== undefined && last.number < confirmed, head };
 }
 
 /**
