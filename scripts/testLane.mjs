@@ -16,7 +16,13 @@ if (!Number(concurrency) || !results || files.length === 0) {
   process.exit(2);
 }
 let failed = false;
-const tests = run({ files, concurrency: Number(concurrency) });
+// A file that never ends (a wait with no deadline, a handle left open) would hold the whole run until
+// CI's own limit, printing nothing of where it stood: the CI run of 78eb008 stopped printing after
+// the chain lane's first file and was cut at 5,400 s. Past FILE_TIMEOUT_MS a file fails with Node's
+// "test timed out" and its process is killed, and the lane goes on. The longest file took 510 s in
+// the slowest hour on record (docs/testing.md), so the limit leaves room for a busy machine.
+const FILE_TIMEOUT_MS = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 1_500_000);
+const tests = run({ files, concurrency: Number(concurrency), timeout: FILE_TIMEOUT_MS });
 tests.on('test:fail', (data) => {
   if (!data.todo && !data.skip) failed = true;
 });

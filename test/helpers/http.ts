@@ -35,6 +35,8 @@ export async function httpRequest(url: string, opts: RequestOptions = {}): Promi
   }
 }
 
+const REQUEST_IDLE_MS = 180_000;
+
 function requestOnce(url: string, opts: RequestOptions): Promise<HttpResponse> {
   const body = opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
   return new Promise((resolve, reject) => {
@@ -62,6 +64,9 @@ function requestOnce(url: string, opts: RequestOptions): Promise<HttpResponse> {
       },
     );
     req.on('error', (err) => reject(Object.assign(err, { reusedSocket: req.reusedSocket })));
+    // A server that accepted and never answers fails the request instead of holding the test (and the
+    // suite) forever: no answer of the app takes minutes, even on a busy machine.
+    req.setTimeout(REQUEST_IDLE_MS, () => req.destroy(new Error(`${opts.method ?? 'GET'} ${url}: no answer for ${REQUEST_IDLE_MS / 1000} s`)));
     if (body !== undefined) req.write(body);
     req.end();
   });

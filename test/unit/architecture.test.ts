@@ -76,6 +76,7 @@ const ENV_ALLOWED: Record<string, string> = {
   'scripts/run.ts': 'builds the environment of the web, worker and devnet children it starts',
   'scripts/devEnv.ts': "resolves the local run's environment for scripts/run.ts and the operator commands (npm run reconcile, payment:retry), before any configuration is read",
   'scripts/test.ts': "npm test's phases: hands its environment on to each phase's command, adding only the browser report's file",
+  'scripts/testLane.mjs': "a test lane's runner: reads only TEST_FILE_TIMEOUT_MS, how long one test file may run (not the service's configuration)",
   'next.config.mjs': "Next's configuration (NEXT_DIST_DIR, set by the tests; NEXT_SKIP_TYPECHECK, set by npm test; WEB_PRELOAD_ROUTES, read as the server starts), read before any of our code",
   'playwright.config.ts': 'the browser tests\' harness configuration',
   'prisma.config.ts': "the Prisma CLI's configuration",
