@@ -1,7 +1,7 @@
 import type { AccountResources, TransferCost } from '@/lib/chain/types';
 import type { EnergySource, Transaction } from '@/lib/generated/prisma/client';
-import { convertUnits, withMargin } from '@/lib/money/fees';
-import { RATE_DECIMALS, TOKEN_DECIMALS, type Currency } from '@/lib/money/tokens';
+import { gasInUsdt } from '@/lib/rates';
+import { TOKEN_DECIMALS, type Currency } from '@/lib/money/tokens';
 import type { WorkerContext } from '@/lib/worker/context';
 import { spendableTrx } from '@/lib/sends/gas';
 import { feeLimitOf } from '@/lib/sends/steps';
@@ -124,8 +124,7 @@ export async function energySourceFor(
  */
 export async function costInUnits(ctx: WorkerContext, currency: Currency, costSun: bigint): Promise<bigint> {
   if (currency === 'TRX') return costSun;
-  const [trx, usdt] = await Promise.all([ctx.rates.quote('TRX'), ctx.rates.quote('USDT')]);
-  return convertUnits(withMargin(costSun, ctx.settings.GAS_MARGIN_PERCENT), parseScaled(trx.rateUsd, RATE_DECIMALS), parseScaled(usdt.rateUsd, RATE_DECIMALS));
+  return (await gasInUsdt(ctx.rates, costSun, ctx.settings.GAS_MARGIN_PERCENT)).units;
 }
 
 /**

@@ -18,3 +18,4 @@ export function rateSource(): RateSource {
 }
 
 export type { Quote, RateSource } from './source';
+export { gasInUsdt, type GasInUsdt } from './gas';

@@ -3,6 +3,8 @@ import { describe, it } from 'node:test';
 import { divCeil, formatScaled, parseScaled, toJsonNumber } from '@/lib/money/decimal';
 import { amountDue, percentOf, usdToTokenUnits } from '@/lib/money/fees';
 import { tokenAmountJson, tokenAmountText, tokenUnits } from '@/lib/money/tokens';
+import { gasInUsdt } from '@/lib/rates/gas';
+import { FixedRateSource } from '@/lib/rates/fixed';
 
 describe('fixed-point money', () => {
   it('parses decimal text and JSON numbers exactly', () => {
@@ -58,6 +60,15 @@ describe('token amount helpers (lib/money/tokens.ts)', () => {
     assert.equal(tokenAmountJson(1n), 0.000001);
     assert.equal(tokenAmountJson(123_456_789_012_345n), 123456789.012345);
     assert.throws(() => tokenUnits('0.0000001'));
+  });
+});
+
+describe('a network cost in USDT (lib/rates/gas.ts, the one conversion)', () => {
+  it('raises the burn by the margin, converts it at both rates and rounds up', async () => {
+    // 1 TRX of burn, 20 % margin: 1.2 TRX at 0.25 USD, paid with USDT at 1 USD: 0.3 USDT.
+    assert.deepEqual(await gasInUsdt(new FixedRateSource({ TRX: '0.25', USDT: '1' }), 1_000_000n, '20'), { gasSun: 1_200_000n, units: 300_000n, trxRateUsd: '0.25', usdtRateUsd: '1' });
+    // A third of a unit is still a unit: the service never charges less than the send costs it.
+    assert.equal((await gasInUsdt(new FixedRateSource({ TRX: '1', USDT: '3' }), 1n, '0')).units, 1n);
   });
 });
 
