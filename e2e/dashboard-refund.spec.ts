@@ -69,10 +69,19 @@ test('a merchant refunds the overpaid part of an invoice from its page, sees the
   // The merchant tops it up from their wallet (here the devnet faucet), as the row says.
   const refund = await app.prisma.refund.findFirstOrThrow({ where: { invoiceId }, include: { payout: { include: { amounts: true } } } });
   await expect(row).toContainText(`Top up ${tokenAmountText(refund.payout!.amounts[0]!.dueUnits)} TRX`);
-  await devnetPay(stack, refund.payout!.address, tokenAmountText(refund.payout!.amounts[0]!.dueUnits), 'TRX');
+  // 2 TRX more than asked: the customer still gets exactly the amount, and the card offers the excess back (docs/payouts.md, "Returning the excess").
+  await devnetPay(stack, refund.payout!.address, tokenAmountText(refund.payout!.amounts[0]!.dueUnits + 2_000_000n), 'TRX');
   await expect(row.getByTitle('SENT')).toHaveText('Sent', { timeout: 60_000 });
   await expect(row.getByRole('link', { name: 'See the transfer' })).toBeVisible();
   expect(await chain.getTrxBalance(customer), 'the customer received exactly the overpaid part').toBe(5_000_000n);
+  const excess = row.getByTestId('refund-payout-excess');
+  await expect(excess).toContainText('2 TRX more than needed arrived at its top-up address', { timeout: 20_000 });
+  await excess.getByLabel(`Return payout #${refund.payoutId} to address`).fill(WALLET);
+  await screenshotBoth(page, 'dashboard-refund-excess', excess);
+  await expectAccessible(page, "a sent refund whose payout holds an excess");
+  page.once('dialog', (d) => void d.accept());
+  await excess.getByRole('button', { name: 'Return' }).click();
+  await expect(excess.getByTestId('payout-return-requested')).toContainText(`Returned to ${WALLET}`, { timeout: 60_000 });
 
   // In Transactions the refund is one row of its own, naming the refund and its invoice (issue 38, item 4).
   await page.goto(`${app.baseUrl}/dashboard/transactions`);

@@ -1,6 +1,7 @@
 /**
  * `npm run payout:return -- <payout id> <address>`: an operator asks for what remains at a payout
- * that cannot finish (ERROR or TIMEOUT) to be returned to `address` (lib/payouts/returns.ts). The
+ * that cannot finish (ERROR or TIMEOUT), or the excess of a COMPLETED one (docs/payouts.md,
+ * "Returning the excess"), to be returned to `address` (lib/payouts/returns.ts). The
  * worker, which holds the keys, makes the sends on its next round; the payout's page shows them.
  * Without DATABASE_URL it acts on the local run (`npm run dev`) as it was left (scripts/devEnv.ts).
  */

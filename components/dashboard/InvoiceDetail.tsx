@@ -5,10 +5,12 @@ import Link from 'next/link';
 import type { ReactNode } from 'react';
 import type { InvoiceDetailJson } from '@/lib/invoices/detail';
 import type { InvoiceJson } from '@/lib/invoices/serialize';
+import type { PayoutReturnJson } from '@/lib/payouts/returns';
 import { dashboardApi } from './api';
 import { CopyText } from './CopyText';
 import { DeliveryTable } from './DeliveryTable';
 import { INVOICE_TYPE_LABELS, labelOf } from './labels';
+import { PayoutReturn } from './PayoutReturn';
 import { PayoutTargets } from './PayoutTargets';
 import { PayoutTopUp } from './PayoutTopUp';
 import { Refunds } from './Refunds';
@@ -48,7 +50,7 @@ function MoreNote({ list, href }: { list: Latest<unknown>; href: string }) {
 
 export function InvoiceDetail({ id }: { id: string }) {
   const client = useQueryClient();
-  const { data, error } = useQuery({ queryKey: ['invoice', id], queryFn: () => dashboardApi<InvoiceDetailJson>(`/invoices/${id}`), refetchInterval: 10_000 });
+  const { data, error } = useQuery({ queryKey: ['invoice', id], queryFn: () => dashboardApi<InvoiceDetailJson & { payout_return: PayoutReturnJson | null }>(`/invoices/${id}`), refetchInterval: 10_000 });
   const cancel = useMutation({
     mutationFn: () => dashboardApi<InvoiceJson>(`/invoices/${id}/cancel`, { method: 'POST' }),
     onSuccess: () => Promise.all([client.invalidateQueries({ queryKey: ['invoice', id] }), client.invalidateQueries({ queryKey: ['invoices'] })]),
@@ -100,7 +102,7 @@ export function InvoiceDetail({ id }: { id: string }) {
           <PayoutTopUp address={inv.address} token={inv.currency} amount={String(inv.currencies_amounts[inv.currency])} paymentURL={inv.paymentURL} />
         </Card>
       )}
-      {payout && <PayoutTargets invoice={inv} />}
+      {payout && <PayoutTargets invoice={inv} returnCard={data.payout_return && <PayoutReturn id={inv.id} info={data.payout_return} status={inv.status} />} />}
       {!payout && <Refunds invoice={inv} />}
       <Card title="Transactions">
         <TransactionTable rows={data.transactions.results} label="Invoice transactions" />

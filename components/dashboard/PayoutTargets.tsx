@@ -1,7 +1,6 @@
+import type { ReactNode } from 'react';
 import type { InvoiceJson } from '@/lib/invoices/serialize';
 import type { PayoutTargetJson } from '@/lib/invoices/storedTargets';
-import { RETURNABLE } from '@/lib/payouts/targets';
-import { PayoutReturn } from './PayoutReturn';
 import { CopyText } from './CopyText';
 import { Card, TableBox, tableClass } from './ui';
 
@@ -44,9 +43,10 @@ function TargetTable({ label, rows, currency }: { label: string; rows: (PayoutTa
 /**
  * A mass payout's targets, and those it could not pay (status ERROR) in a table
  * of their own, so they are found without reading a list of up to 1,000.
- * Indexes are the API's (from 0), as in `target_wallets[i]` and the webhook.
+ * Indexes are the API's (from 0), as in `target_wallets[i]` and the webhook. `returnCard`: what can
+ * go back (the unpaid amounts, or a COMPLETED payout's excess), shown after the failed targets.
  */
-export function PayoutTargets({ invoice }: { invoice: InvoiceJson }) {
+export function PayoutTargets({ invoice, returnCard }: { invoice: InvoiceJson; returnCard?: ReactNode }) {
   const currency = invoice.currency ?? '';
   // `{}` on an invoice that is not a payout (spec 2.1).
   const targets = (Array.isArray(invoice.target_wallets) ? invoice.target_wallets : []).map((t, index) => ({ ...t, index }));
@@ -62,7 +62,7 @@ export function PayoutTargets({ invoice }: { invoice: InvoiceJson }) {
           <TargetTable label="Failed payout targets" rows={failed} currency={currency} />
         </Card>
       )}
-      {(RETURNABLE as readonly string[]).includes(invoice.status) && <PayoutReturn id={invoice.id} />}
+      {returnCard}
       <Card title="Payout targets">
         <TargetTable label="Payout targets" rows={targets} currency={currency} />
       </Card>

@@ -7,17 +7,21 @@ import { QrCode } from '@/components/payment/QrCode';
 import { walletUri } from '@/components/payment/walletUri';
 import type { InvoiceJson } from '@/lib/invoices/serialize';
 import type { Currency } from '@/lib/money/tokens';
+import type { PayoutReturnJson } from '@/lib/payouts/returns';
 import type { RefundJson } from '@/lib/refunds/schemas';
 import { RequestError, dashboardApi } from './api';
 import { CopyText } from './CopyText';
 import { StatusBadge } from './StatusBadge';
 import { FormDialog } from './FormDialog';
+import { PayoutReturnForm } from './PayoutReturn';
 import { AddressField, Button, Card, ConfirmButton, Field, FieldError, formatTime, RadioChoices } from './ui';
 
 interface RefundsJson {
   results: RefundJson[];
   /** What is left to refund in each token the invoice takes. */
   refundable: Partial<Record<Currency, number>>;
+  /** Each refund's payout's return, by payout id: its excess once it has sent (docs/payouts.md, "Returning the excess"). */
+  payout_returns: Record<string, PayoutReturnJson | null>;
 }
 
 interface Estimate {
@@ -25,6 +29,8 @@ interface Estimate {
   amount: number;
   cost: number;
   topup_amount: number;
+  /** Money the service holds for the invoice that pays for the refund first (0: none). */
+  held_amount: number;
   address_known: boolean;
 }
 
@@ -132,11 +138,17 @@ export function Refunds({ invoice }: { invoice: InvoiceJson }) {
                 <CopyText text={r.claim_url} what="claim link" />
               </div>
             )}
-            {r.status === 'WAITING_FUNDS' && r.topup_address && r.topup_amount !== null && (
+            {r.funded_from_held && (
+              <p className="mt-1" data-testid="refund-held">
+                Paid first from {r.funded_from_held.amount} {r.currency} the service held for this invoice ({r.funded_from_held.cost} {r.currency} of the network cost is releasing it).
+              </p>
+            )}
+            {r.status === 'WAITING_FUNDS' && r.funded_from_held && r.topup_amount === 0 && <p className="mt-1">The held money is on its way to the refund: nothing to top up.</p>}
+            {r.status === 'WAITING_FUNDS' && r.topup_address && r.topup_amount !== null && r.topup_amount > 0 && (
               <div className="mt-2 flex flex-wrap items-start gap-4">
                 <div>
                   <p>
-                    Top up <strong>{r.topup_amount} {r.currency}</strong> ({r.amount} for the customer, {r.cost} network cost) to:
+                    Top up <strong>{r.topup_amount} {r.currency}</strong> ({r.funded_from_held ? 'what the held money does not cover' : `${r.amount} for the customer, ${r.cost} network cost`}) to:
                   </p>
                   <CopyText text={r.topup_address} what={`top-up address of refund ${r.id}`} />
                   {r.payout !== null && (
@@ -158,6 +170,7 @@ export function Refunds({ invoice }: { invoice: InvoiceJson }) {
               </p>
             )}
             {r.failure_reason && <p className="mt-1 text-red-700 dark:text-red-400">{r.failure_reason}</p>}
+            {r.status === 'SENT' && r.payout !== null && <RefundPayoutExcess payout={r.payout} info={data.payout_returns[String(r.payout)] ?? null} />}
           </li>
         ))}
       </ul>
@@ -238,6 +251,11 @@ export function Refunds({ invoice }: { invoice: InvoiceJson }) {
         <Field label="Note (optional, for your records)" id={`${id}-note`} name="reason" maxLength={500} value={note} onChange={(e) => changed(setNote)(e.target.value)} error={fieldErrorOf('reason')} />
         {estimate.data && (
           <p role="status" className="rounded-md bg-slate-100 p-3 dark:bg-slate-800" data-testid="refund-cost">
+            {estimate.data.held_amount > 0 && (
+              <>
+                The {estimate.data.held_amount} {estimate.data.currency} the service holds for this invoice pays for it first (releasing it is in the cost).{' '}
+              </>
+            )}
             {estimate.data.address_known ? (
               <>
                 Network cost <strong>{estimate.data.cost} {estimate.data.currency}</strong>: you top up <strong>{estimate.data.topup_amount} {estimate.data.currency}</strong>, and the customer receives {estimate.data.amount} {estimate.data.currency}. No service fee.
@@ -252,5 +270,27 @@ export function Refunds({ invoice }: { invoice: InvoiceJson }) {
         <FieldError messages={otherError} />
       </FormDialog>
     </Card>
+  );
+}
+
+/** A sent refund whose payout was topped up with more than it needed: the excess, returned from here as from the payout's page. */
+function RefundPayoutExcess({ payout, info }: { payout: number; info: PayoutReturnJson | null }) {
+  if (!info || (info.excess <= 0 && !info.return)) return null;
+  return (
+    <div className="mt-2" data-testid="refund-payout-excess">
+      {info.excess > 0 && (
+        <p>
+          <strong>
+            {info.excess} {info.currency}
+          </strong>{' '}
+          more than needed arrived at its top-up address (
+          <Link className="text-indigo-600 underline dark:text-indigo-400" href={`/dashboard/invoices/${payout}`}>
+            payout #{payout}
+          </Link>
+          ).
+        </p>
+      )}
+      <PayoutReturnForm id={payout} info={info} status="COMPLETED" />
+    </div>
   );
 }

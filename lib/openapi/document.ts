@@ -196,7 +196,7 @@ function paths(): Json {
         operationId: 'createRefund',
         summary: 'Refund a sale, in full or in part',
         description:
-          'Not in the specification. The merchant funds a refund (the service forwarded the sale to them): once its address is known, a one-target mass payout with no service fee is created (`payout`), and the refund goes out once `topup_amount` has arrived at `topup_address`. With `address`, the merchant names it; without, the answer\'s `claim_url` is a page where the customer enters it. At most what the invoice received in `currency`, less its other refunds still standing.',
+          'Not in the specification. The merchant funds a refund (the service forwarded the sale to them): once its address is known, a one-target mass payout with no service fee is created (`payout`), and the refund goes out once `topup_amount` has arrived at `topup_address`. With `address`, the merchant names it; without, the answer\'s `claim_url` is a page where the customer enters it. At most what the invoice received in `currency` (money the service holds for it included), less its other refunds still standing. Held money pays for the refund first (`funded_from_held`) when the key also has `payouts:write`; with `refunds:write` alone the merchant tops up the whole.',
         tags: ['Refunds'],
         parameters: [invoiceId, IDEMPOTENCY_KEY],
         requestBody: { required: true, content: { 'application/json': { schema: ref('RefundRequest') } } },

@@ -8,6 +8,8 @@ import { type AppError, fieldErrors, invalidInput, notFound } from '@/lib/errors
 import { HELD_PAYMENT_NOT_FOUND } from '@/lib/transactions/releases';
 import { tokenAmountJson } from '@/lib/money/tokens';
 import { changePaymentState } from './states';
+import { queryRows, sql } from '@/lib/db/sql';
+import { refundStands, refundStatusInclude } from '@/lib/rules/refundStatus';
 
 // An operator's or a merchant's action refused throws the domain's AppError (lib/errors.ts), whose code the
 // HTTP edge maps to a status and `npm run payment:retry` prints the detail of (issue 35): not found is
@@ -59,8 +61,14 @@ export async function releaseHeldPayment(prisma: PrismaClient, merchantId: numbe
     if (held?.currency === 'USDT') await refuseFrozenTargets(node(), { address: release.address });
   }
   return prisma.$transaction(async (tx) => {
-    const p = await tx.transaction.findFirst({ where: { id, merchantId, type: 'PAYMENT' }, include: { invoice: { select: { type: true } }, merchant: { select: { amlCheck: true } } } });
+    // Locked first: a refund committing this payment (lib/refunds/held.ts) and this release are one after the other.
+    await queryRows(tx, sql`SELECT id FROM transactions WHERE id = ${id} FOR UPDATE`);
+    const p = await tx.transaction.findFirst({ where: { id, merchantId, type: 'PAYMENT' }, include: { invoice: { select: { type: true } }, merchant: { select: { amlCheck: true } }, fundsRefund: { include: refundStatusInclude } } });
     if (!p || p.paymentState !== 'HELD') throw invalidInput('Only held funds can be released.');
+    // Committed to fund a merchant's refund still standing (docs/refunds.md "Funded from held money"): it goes to that refund, never also elsewhere.
+    if (p.fundsRefund && refundStands(p.fundsRefund)) {
+      throw invalidInput(`This payment funds refund #${p.fundsRefund.id} of invoice #${p.fundsRefund.invoiceId}; cancel that refund to release it another way.`);
+    }
     // Funds held before screening (dust, a canceled invoice, a token not accepted) are screened
     // before they are forwarded when the merchant has AML on: a flagged sender's money is then
     // returned (or held) by the AML rules, never forwarded unseen (issue 13).
@@ -71,6 +79,9 @@ export async function releaseHeldPayment(prisma: PrismaClient, merchantId: numbe
       data: {
         releaseAction: release.action,
         releaseAddress: release.action === 'REFUND' ? release.address : null,
+        // A refund it was committed to no longer stands (canceled, failed): it is free, and no longer counted as the refund's.
+        refundId: null,
+        refundCostUnits: null,
         retries: 0,
         error: null,
         leaseOwner: null,

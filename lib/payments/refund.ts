@@ -1,6 +1,4 @@
-import { parseScaled } from '@/lib/money/decimal';
-import { convertUnits, withMargin } from '@/lib/money/fees';
-import { RATE_DECIMALS } from '@/lib/money/tokens';
+import { gasInUsdt } from '@/lib/rates';
 import type { WorkerContext } from '@/lib/worker/context';
 import { type Payment } from './payment';
 import { followOut, latestSend } from '@/lib/sends/steps';
@@ -9,8 +7,9 @@ import { REFUND_NOT_WORTH_IT, frozenReason, uneconomic, sendFromInvoice } from '
 
 /** Returns a payment that failed AML to its sender, less the network cost of doing so. */
 export async function refund(ctx: WorkerContext, p: Payment): Promise<void> {
-  // Its gas and lending, out before it (issue 24), are followed to their end and booked.
-  await followOut(ctx, p);
+  // Its gas and lending, out before it (issue 24), are followed to their end and booked; nothing of the refund
+  // can go on while one is in no block yet (as for a forward: forward.ts).
+  if ((await followOut(ctx, p)).inNoBlock > 0) return;
   // A merchant's release may name where held funds go back to; otherwise the sender.
   const to = p.releaseAddress ?? p.fromAddress;
   // Never to a smart contract (issue 34: a sender that is one, or an address named before releases refused them).
@@ -29,10 +28,9 @@ export async function refund(ctx: WorkerContext, p: Payment): Promise<void> {
       await ctx.prisma.transaction.update({ where: { id: p.id }, data: { costSun: burnSun } });
       return p.amountUnits - burnSun;
     }
-    const [trx, usdt] = await Promise.all([ctx.rates.quote('TRX'), ctx.rates.quote('USDT')]);
-    const gasSun = withMargin(burnSun, ctx.settings.GAS_MARGIN_PERCENT);
-    await ctx.prisma.transaction.update({ where: { id: p.id }, data: { costSun: gasSun, trxRateUsd: trx.rateUsd, usdtRateUsd: usdt.rateUsd } });
-    return p.amountUnits - convertUnits(gasSun, parseScaled(trx.rateUsd, RATE_DECIMALS), parseScaled(usdt.rateUsd, RATE_DECIMALS));
+    const gas = await gasInUsdt(ctx.rates, burnSun, ctx.settings.GAS_MARGIN_PERCENT);
+    await ctx.prisma.transaction.update({ where: { id: p.id }, data: { costSun: gas.gasSun, trxRateUsd: gas.trxRateUsd, usdtRateUsd: gas.usdtRateUsd } });
+    return p.amountUnits - gas.units;
   });
   if (outcome.state === 'pending') return;
   // Refused for good (issue 34): held again, so the merchant can release it to another address; never burned, never reported done.

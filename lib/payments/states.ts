@@ -23,7 +23,7 @@ export type DoorPayment = Pick<Transaction, 'id' | 'type' | 'paymentState' | 'in
 export interface PaymentMove {
   to: PaymentState;
   /** Columns written with the state (held_reason, error, fee_units, aml_check, the release's fields...). */
-  data?: Prisma.TransactionUpdateManyMutationInput;
+  data?: Prisma.TransactionUncheckedUpdateManyInput;
   /** A worker's move: only while this lease owner still holds the payment. */
   leaseOwner?: string;
   /** SETTLED: the service fee kept at the address; REFUNDED: the part of the payment the refund's network cost took. */

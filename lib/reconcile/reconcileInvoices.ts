@@ -243,7 +243,8 @@ async function provePayout(payout: Inv, rows: Transaction[], receipt: Receipts, 
   if (due.receivedUnits > topUps) out.push(`${where} transfer_amounts input: reported ${fmt(due.receivedUnits)}, its top-ups brought ${fmt(topUps)}`);
   if (sends.length > 0 && due.receivedUnits < due.dueUnits) out.push(`${where} transfer_amounts input: reported ${fmt(due.receivedUnits)} below the ${fmt(due.dueUnits)} it needed before paying`);
   // cost: the quoted fee once it ended COMPLETED or ERROR; after a return, what was kept of the
-  // top-up (input less output less what came back on chain), never the quote that went back.
+  // top-up (input less output less what came back on chain), never the quote that went back (ERROR,
+  // TIMEOUT) nor less than it (COMPLETED: only the excess came back).
   const returnedSends = rows.filter((r) => r.sendPurpose === 'PAYOUT_RETURN' && r.sendState === 'CONFIRMED' && r.currency === due.currency);
   let returned = 0n;
   for (const s of returnedSends) {
@@ -257,6 +258,10 @@ async function provePayout(payout: Inv, rows: Transaction[], receipt: Receipts, 
     const kept = due.receivedUnits - due.forwardedUnits - returned;
     const expected = kept > 0n ? kept : 0n;
     if (cost !== expected) out.push(`${where} cost: reported ${cost === null ? 'null' : fmt(cost)}, after its return it kept ${fmt(expected)} ${due.currency}`);
+    // A COMPLETED payout returns only its excess (docs/payouts.md, "Returning the excess"): what came back on chain
+    // is at most what arrived beyond its quoted top-up, so its fee stayed and it still kept at least that.
+    const excess = due.receivedUnits - due.dueUnits;
+    if (payout.status === 'COMPLETED' && returned > excess) out.push(`${where} return: ${fmt(returned)} ${due.currency} came back on chain, more than the ${fmt(excess > 0n ? excess : 0n)} that arrived beyond its top-up: its fee went with it`);
   } else if ((payout.status === 'COMPLETED' || payout.status === 'ERROR') && cost !== due.feeUnits) {
     out.push(`${where} cost: reported ${cost === null ? 'null' : fmt(cost)}, its quoted fee is ${fmt(due.feeUnits)} ${due.currency}`);
   }

@@ -7,13 +7,15 @@ import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { publicMerchant, type PublicMerchant } from '@/lib/invoices/publicView';
 import { allocateInvoiceAddress } from '@/lib/invoices/service';
 import { tokenAmountText, type Currency } from '@/lib/money/tokens';
+import { notifyRefundClaimed } from '@/lib/notify/refundClaimed';
 import { parseOrThrow } from '@/lib/validation';
 import { isRefundClaimKey } from './claimKey';
 import { claimRefundSchema, type RefundStatus } from './schemas';
 import { quoteRefund, refuseBadRefundAddress, REFUND_NOT_FOUND, writeRefundPayout } from './service';
 import { tellRefund } from './events';
 import { changeRefundState } from './states';
-import { refundInclude, refundStatus, type RefundRecord } from './view';
+import { refundInclude, refundStatus, refundTrnHash, type RefundRecord } from './view';
+import { heldCommittedTo, releaseCommitted } from './held';
 
 /**
  * What the customer sees at a refund's claim link (`/payment/refund/<id>?k=<key>`, docs/refunds.md): what
@@ -59,7 +61,7 @@ async function claimable(prisma: PrismaClient, id: number, key: string | null): 
 
 function claimView(r: Awaited<ReturnType<typeof claimable>>): RefundClaimView {
   const { status } = refundStatus(r);
-  const trnHash = r.payout?.transactions[0]?.trnHash ?? null;
+  const trnHash = refundTrnHash(r);
   const explorerTx = NETWORKS[chainConfig().network].explorerTx;
   return {
     id: r.id,
@@ -102,12 +104,20 @@ export async function claimRefund(prisma: PrismaClient, idText: string, key: str
   await refuseBadRefundAddress(node(), refund.currency, 'address', address);
   const quote = await quoteRefund(prisma, refund.currency, address, refund.amountUnits);
   const payoutAddress = await allocateInvoiceAddress(prisma, { id: refund.merchantId, accountXpub: (await prisma.merchant.findUniqueOrThrow({ where: { id: refund.merchantId }, select: { accountXpub: true } })).accountXpub });
+  // Held money kept for the refund (docs/refunds.md "Funded from held money"), its release costed to the payout's own address.
+  const held = await heldCommittedTo(prisma, node(), refund.id, payoutAddress.address);
   await prisma.$transaction(async (tx) => {
     const payoutId = await writeRefundPayout(tx, refund.merchantId, refund.invoiceId, quote, payoutAddress);
     // Two claims at once, or a claim and a cancel: the later finds the refund moved, and its payout is rolled back with it.
     if (!(await changeRefundState(tx, refund, { to: 'PAYOUT', address, payoutId }))) throw invalidInput(ADDRESS_SET);
-    // The opt-in refund.claimed webhook: the merchant can now top the refund up.
+    // Released into the payout in the same transaction: the payout and the money on its way to it are one step.
+    await releaseCommitted(tx, refund.id, held, payoutAddress.address);
+    // The opt-in refund.claimed webhook, and an e-mail to the merchant (where SMTP is configured): the merchant can now top the refund up.
     await tellRefund(tx, refund.id, 'refund.claimed');
+    // What is left to top up once the held money kept for it has arrived (0 when it covers everything).
+    const heldBrings = held.reduce((sum, h) => sum + h.amountUnits - h.costUnits, 0n);
+    const topupUnits = quote.topupUnits > heldBrings ? quote.topupUnits - heldBrings : 0n;
+    await notifyRefundClaimed(tx, { ...refund, address, topupAddress: payoutAddress.address, topupUnits });
   });
   return loadRefundClaim(prisma, idText, key);
 }

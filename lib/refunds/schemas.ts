@@ -41,8 +41,16 @@ export const refundSchema = z
     reason: z.string().nullable().describe('The merchant\'s note'),
     payout: z.int().nullable().describe('The one-target mass payout (MULTIPLE_TRANSFER invoice) that sends it, once the address is known'),
     topup_address: z.string().nullable().describe('Where the merchant sends the refund\'s money; null until the address is known'),
-    topup_amount: z.number().nullable().describe('What is still to be sent to topup_address: the amount and its network cost, less what arrived; 0 once funded; null until the address is known'),
-    cost: z.number().nullable().describe('The network cost (with margin and the temporary address\'s activation), in `currency`, paid by the merchant; no service fee; null until the address is known'),
+    topup_amount: z.number().nullable().describe('What is still to be sent to topup_address: the amount and its network cost, less what arrived and what held money (funded_from_held) is bringing; 0 once funded; null until the address is known'),
+    cost: z.number().nullable().describe('The network cost (with margin and the temporary address\'s activation, and the release of any held money funding it), in `currency`, paid by the merchant; no service fee; null until the address is known'),
+    funded_from_held: z
+      .object({
+        payments: z.array(z.string()).describe('The held payments (their trn_hash) released into the refund\'s payout, each whole'),
+        amount: z.number().describe('What those payments hold, in `currency`'),
+        cost: z.number().describe('The network cost of releasing them into the payout (estimated until their send is built), in `currency`; part of `cost`'),
+      })
+      .nullable()
+      .describe('Money the service held for the invoice (a payment after cancel or expiry, dust, a refused forward) that funds this refund before any top-up; null when none does'),
     trn_hash: z.string().nullable().describe('The transfer to the customer, once sent'),
     created_at: timestampSchema,
   })

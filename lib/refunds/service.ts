@@ -16,6 +16,8 @@ import { createRefundSchema, type RefundJson } from './schemas';
 import { tellRefund } from './events';
 import { changeRefundState } from './states';
 import { claimUrl, COMMITTED_STATUSES, refundInclude, refundJson, refundStatus, type RefundRecord } from './view';
+import { refundStatusInclude } from '@/lib/rules/refundStatus';
+import { commitHeld, freeCommitted, heldForInvoice, heldToFund } from './held';
 import { queueRefundClaimMail } from '@/lib/notify/customer';
 
 /*
@@ -26,6 +28,9 @@ import { queueRefundClaimMail } from '@/lib/notify/customer';
  */
 
 export const REFUND_NOT_FOUND = 'No Refund matches the given query.';
+
+/** An address new to the network: what a refund costs to an address not known yet is quoted to it, the dearest case. */
+const newAddress = () => TronWeb.address.fromHex(`41${randomBytes(20).toString('hex')}`);
 
 /** The address checks every money target passes (issue 34, 37): not a contract; for USDT, not frozen by Tether. Named as `field`. */
 export async function refuseBadRefundAddress(node: Chain, currency: Currency, field: string, address: string): Promise<void> {
@@ -67,7 +72,12 @@ async function saleOf(prisma: PrismaClient, merchant: Pick<Merchant, 'id'>, invo
  * the invoice's row so two refunds at once cannot both pass, the amount against what the invoice
  * received in the token less its other refunds still standing (400 `amount`).
  */
-export async function createRefund(prisma: PrismaClient, merchant: Merchant, invoiceId: number, body: unknown, by: AuditBy, node: () => Chain = defaultChain): Promise<RefundJson> {
+/**
+ * `fromHeld`: whether money the service holds for the invoice may fund the refund. Held money then
+ * leaves to the refund's address without a top-up, which is what releasing it needs a right for:
+ * an API key without `payouts:write` makes refunds the merchant tops up (docs/api.md, "Key scopes").
+ */
+export async function createRefund(prisma: PrismaClient, merchant: Merchant, invoiceId: number, body: unknown, by: AuditBy, node: () => Chain = defaultChain, fromHeld = true): Promise<RefundJson> {
   const { sale, input } = await refundRequest(prisma, merchant, invoiceId, body);
   const address = input.address ?? null;
   let payout: { quote: PayoutQuote; address: { address: string; addressIndex: number } } | null = null;
@@ -76,6 +86,11 @@ export async function createRefund(prisma: PrismaClient, merchant: Merchant, inv
     const quote = await quoteRefund(prisma, input.currency, address, input.amount);
     payout = { quote, address: await allocateInvoiceAddress(prisma, merchant) };
   }
+  // Money the service still holds for the invoice in the token funds the refund first (docs/refunds.md
+  // "Funded from held money"), released into the payout's address; for a claim link, estimated to an
+  // address new to the network until the customer's is known.
+  const to = payout?.address.address ?? newAddress();
+  const held = fromHeld ? await heldToFund(prisma, node(), sale.id, input.currency, () => to, async () => payout?.quote.topupUnits ?? (await quoteRefund(prisma, input.currency, newAddress(), input.amount)).topupUnits) : [];
   const id = await prisma.$transaction(async (tx) => {
     await refuseOverRefund(tx, sale.id, input.currency, input.amount);
     const refund = await tx.refund.create({
@@ -86,9 +101,11 @@ export async function createRefund(prisma: PrismaClient, merchant: Merchant, inv
       const payoutId = await writeRefundPayout(tx, merchant.id, sale.id, payout.quote, payout.address);
       await changeRefundState(tx, refund, { to: 'PAYOUT', address, payoutId });
     }
+    // Committed under the invoice's lock, in the refund's transaction: released into the payout now when it exists, kept for it otherwise.
+    await commitHeld(tx, refund.id, held, payout?.address.address ?? null);
     // The opt-in refund.created webhook, stored if and only if the refund is; so is its audit row.
     await tellRefund(tx, refund.id, 'refund.created');
-    await recordAudit(tx, by, { merchantId: merchant.id, action: 'refund_created', subject: refund.id, after: { invoice_id: sale.id, currency: input.currency, amount: tokenAmountJson(input.amount), address } });
+    await recordAudit(tx, by, { merchantId: merchant.id, action: 'refund_created', subject: refund.id, after: { invoice_id: sale.id, currency: input.currency, amount: tokenAmountJson(input.amount), address, ...(held.length > 0 && { funded_from_held: held.map((h) => h.trnHash) }) } });
     // Without an address, the claim link to the customer's e-mail where one was given on the payment page.
     if (address === null) await queueRefundClaimMail(tx, { id: refund.id, invoiceId: sale.id, amountUnits: input.amount, currency: input.currency }, claimUrl(refund.id));
     return refund.id;
@@ -107,22 +124,34 @@ async function refuseOverRefund(tx: Prisma.TransactionClient, invoiceId: number,
 }
 
 /** 400 `amount` when `units` is more than what is left to refund (the rule of refuseOverRefund, and of the estimate without the lock). */
-function refuseAbove(invoiceId: number, currency: Currency, units: bigint, { received, committed }: { received: bigint; committed: bigint }): void {
-  if (received === 0n) throw fieldErrors({ amount: [`Invoice #${invoiceId} has received no ${currency} to refund.`] });
-  if (committed + units > received) {
-    const left = received > committed ? received - committed : 0n;
+function refuseAbove(invoiceId: number, currency: Currency, units: bigint, { received, held, committed }: Refundable): void {
+  const total = received + held;
+  if (total === 0n) throw fieldErrors({ amount: [`Invoice #${invoiceId} has received no ${currency} to refund.`] });
+  if (committed + units > total) {
+    const left = total > committed ? total - committed : 0n;
+    // The held part is named only when there is one: the message is otherwise as it always was.
+    const heldPart = held > 0n ? ` (${tokenAmountText(held)} of it held by the service)` : '';
     throw fieldErrors({
-      amount: [`At most ${tokenAmountText(left)} ${currency} can be refunded: invoice #${invoiceId} received ${tokenAmountText(received)} ${currency}, and ${tokenAmountText(committed)} is refunded or being refunded.`],
+      amount: [`At most ${tokenAmountText(left)} ${currency} can be refunded: invoice #${invoiceId} received ${tokenAmountText(total)} ${currency}${heldPart}, and ${tokenAmountText(committed)} is refunded or being refunded.`],
     });
   }
 }
 
-/** What the invoice received in `currency`, and how much of it its refunds still standing take (waiting, sending or sent). */
-async function refundable(db: Prisma.TransactionClient | PrismaClient, invoiceId: number, currency: Currency): Promise<{ received: bigint; committed: bigint }> {
+interface Refundable {
+  /** What its booked payments brought (`received_units`). */
+  received: bigint;
+  /** What the service holds for it, or released into a refund (lib/refunds/held.ts): received too, never forwarded. */
+  held: bigint;
+  /** What its refunds still standing take (waiting, sending or sent). */
+  committed: bigint;
+}
+
+/** What the invoice received in `currency` (booked, and held by the service), and how much of it its refunds still standing take. */
+async function refundable(db: Prisma.TransactionClient | PrismaClient, invoiceId: number, currency: Currency): Promise<Refundable> {
   const row = await db.invoiceCurrency.findUnique({ where: { invoiceId_currency: { invoiceId, currency } }, select: { receivedUnits: true } });
-  const others = await db.refund.findMany({ where: { invoiceId, currency }, include: refundInclude });
+  const others = await db.refund.findMany({ where: { invoiceId, currency }, include: refundStatusInclude });
   const committed = others.filter((r) => COMMITTED_STATUSES.includes(refundStatus(r).status)).reduce((sum, r) => sum + r.amountUnits, 0n);
-  return { received: row?.receivedUnits ?? 0n, committed };
+  return { received: row?.receivedUnits ?? 0n, held: await heldForInvoice(db, invoiceId, currency), committed };
 }
 
 /** What is left to refund in each token the invoice takes (the dashboard's refund dialog offers these). */
@@ -131,8 +160,8 @@ export async function refundableAmounts(prisma: PrismaClient, merchant: Pick<Mer
   if (sale.type === 'MULTIPLE_TRANSFER') return {};
   const left = await Promise.all(
     sale.currencies.map(async (currency) => {
-      const { received, committed } = await refundable(prisma, sale.id, currency);
-      return [currency, tokenAmountJson(received > committed ? received - committed : 0n)] as const;
+      const { received, held, committed } = await refundable(prisma, sale.id, currency);
+      return [currency, tokenAmountJson(received + held > committed ? received + held - committed : 0n)] as const;
     }),
   );
   return Object.fromEntries(left);
@@ -148,10 +177,22 @@ export async function estimateRefund(prisma: PrismaClient, merchant: Merchant, i
   const { sale, input } = await refundRequest(prisma, merchant, invoiceId, body);
   refuseAbove(sale.id, input.currency, input.amount, await refundable(prisma, sale.id, input.currency));
   if (input.address) await refuseBadRefundAddress(node(), input.currency, 'address', input.address);
-  const to = input.address ?? TronWeb.address.fromHex(`41${randomBytes(20).toString('hex')}`);
+  const to = input.address ?? newAddress();
   const quote = await quoteRefund(prisma, input.currency, to, input.amount);
-  const cost = quote.costUnits + quote.activationUnits;
-  return { currency: input.currency, amount: tokenAmountJson(input.amount), cost: tokenAmountJson(cost), topup_amount: tokenAmountJson(quote.topupUnits), address_known: Boolean(input.address) };
+  // Held money would fund it first (as createRefund does): released into the payout's address, new to the network.
+  const held = await heldToFund(prisma, node(), sale.id, input.currency, newAddress, async () => quote.topupUnits);
+  const heldBrings = held.reduce((sum, h) => sum + h.amountUnits - h.costUnits, 0n);
+  const heldCost = held.reduce((sum, h) => sum + h.costUnits, 0n);
+  const cost = quote.costUnits + quote.activationUnits + heldCost;
+  const topup = quote.topupUnits > heldBrings ? quote.topupUnits - heldBrings : 0n;
+  return {
+    currency: input.currency,
+    amount: tokenAmountJson(input.amount),
+    cost: tokenAmountJson(cost),
+    topup_amount: tokenAmountJson(topup),
+    held_amount: tokenAmountJson(held.reduce((sum, h) => sum + h.amountUnits, 0n)),
+    address_known: Boolean(input.address),
+  };
 }
 
 /** `GET /v1/api/payment/{id}/refunds`: the invoice's refunds, oldest first (404 another merchant's invoice). */
@@ -182,14 +223,24 @@ export async function cancelRefund(prisma: PrismaClient, merchant: Merchant, id:
   const { status } = refundStatus(refund);
   const refused = invalidInput(`Refund cannot be canceled: it is ${status}.`);
   if (status === 'WAITING_ADDRESS') {
-    if (!(await prisma.$transaction((tx) => changeRefundState(tx, refund, { to: 'CANCELED' })))) throw refused;
+    const canceled = await prisma.$transaction(async (tx) => {
+      if (!(await changeRefundState(tx, refund, { to: 'CANCELED' }))) return false;
+      // The held payments kept for it are free again, to release or to fund another refund.
+      await freeCommitted(tx, refund.id);
+      return true;
+    });
+    if (!canceled) throw refused;
   } else if (status === 'WAITING_FUNDS' && refund.payoutId !== null) {
+    // Held money on its way to the payout (or there) cannot be called back: the refund goes on, or fails and its payout's money is returned.
+    if (refund.heldFunds.some((h) => h.paymentState !== 'HELD')) throw invalidInput('Refund cannot be canceled: the held money funding it is being sent to it.');
     try {
       await cancelInvoice(prisma, merchant, refund.payoutId);
     } catch (err) {
       if (err instanceof AppError) throw refused;
       throw err;
     }
+    // Freed once the payout is canceled; a refund that no longer stands frees them anyway, should this not run.
+    await freeCommitted(prisma, refund.id);
   } else {
     throw refused;
   }

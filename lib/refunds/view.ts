@@ -2,54 +2,73 @@ import { paymentPageBase } from '@/lib/config';
 import type { Prisma } from '@/lib/generated/prisma/client';
 import { tokenAmountJson } from '@/lib/money/tokens';
 import { isoMicro } from '@/lib/time';
+import { COMMITTED_STATUSES, refundStatus, refundStatusInclude } from '@/lib/rules/refundStatus';
 import { refundClaimKey } from './claimKey';
-import type { RefundJson, RefundStatus } from './schemas';
+import type { RefundJson } from './schemas';
 
-/** What a refund is read with: its payout, the payout's one target, and the transfer that paid it. */
+/**
+ * What a refund is read with: its payout (its status, lib/rules/refundStatus.ts), the payout's top-ups
+ * and the transfer that paid the customer, and the held payments committed to fund it with their
+ * release's send (docs/refunds.md, "Funded from held money").
+ */
 export const refundInclude = {
   payout: {
     select: {
-      id: true,
-      status: true,
-      address: true,
-      expiredAt: true,
-      amounts: { select: { dueUnits: true, receivedUnits: true, feeUnits: true } },
-      payoutTargets: { select: { state: true, error: true } },
-      transactions: { where: { sendPurpose: 'PAYOUT_TARGET', sendState: 'CONFIRMED' }, select: { trnHash: true }, take: 1 },
+      ...refundStatusInclude.payout.select,
+      transactions: {
+        where: { OR: [{ sendPurpose: 'PAYOUT_TARGET', sendState: 'CONFIRMED' }, { type: 'TOPUP' }] },
+        select: { trnHash: true, type: true, sendPurpose: true, currency: true, amountUnits: true },
+        orderBy: { id: 'asc' },
+      },
     },
+  },
+  heldFunds: {
+    select: {
+      trnHash: true,
+      amountUnits: true,
+      paymentState: true,
+      refundCostUnits: true,
+      // The release's latest send not known to have failed: what it carries is what reaches the payout.
+      sends: { where: { sendPurpose: 'REFUND', sendState: { in: ['SIGNED', 'BROADCAST', 'CONFIRMED'] } }, select: { trnHash: true, amountUnits: true }, orderBy: { id: 'desc' }, take: 1 },
+    },
+    orderBy: { id: 'asc' },
   },
 } as const satisfies Prisma.RefundInclude;
 
 export type RefundRecord = Prisma.RefundGetPayload<{ include: typeof refundInclude }>;
 
-/**
- * Where a refund stands. Before its payout exists the refund's own state says it (waiting for the
- * customer's address, or canceled); from then on the payout does, read here rather than copied, so
- * the two can never disagree: its one target paid is SENT; being sent, or funded, SENDING; failed,
- * returned, or the payout timed out before it was funded (a payout's TIMEOUT is final: it never
- * sends afterwards) is FAILED; the payout canceled is CANCELED; else it waits for the merchant's
- * top-up.
- */
-export function refundStatus(r: RefundRecord): { status: RefundStatus; failureReason: string | null } {
-  if (r.state === 'WAITING_ADDRESS') return { status: 'WAITING_ADDRESS', failureReason: null };
-  const payout = r.payout;
-  if (r.state === 'CANCELED' || !payout) return { status: 'CANCELED', failureReason: null };
-  const target = payout.payoutTargets[0];
-  const due = payout.amounts[0];
-  if (target?.state === 'PAID') return { status: 'SENT', failureReason: null };
-  if (payout.status === 'CANCELED') return { status: 'CANCELED', failureReason: null };
-  if (target?.state === 'FAILED' || target?.state === 'RETURNED' || payout.status === 'ERROR') {
-    return { status: 'FAILED', failureReason: target?.error ?? `The payout (#${payout.id}) that sends it failed.` };
-  }
-  if (payout.status === 'TIMEOUT') {
-    return { status: 'FAILED', failureReason: `The top-up did not arrive before ${isoMicro(payout.expiredAt)}; what arrived can be returned from the payout (#${payout.id}).` };
-  }
-  if (target?.state === 'SENDING' || (due && due.receivedUnits >= due.dueUnits)) return { status: 'SENDING', failureReason: null };
-  return { status: 'WAITING_FUNDS', failureReason: null };
-}
+export { refundStatus, COMMITTED_STATUSES };
 
-/** Statuses whose amount is spent or still on its way: counted against what the invoice received. */
-export const COMMITTED_STATUSES: readonly RefundStatus[] = ['WAITING_ADDRESS', 'WAITING_FUNDS', 'SENDING', 'SENT'];
+/** The transfer that paid the customer, once confirmed. */
+export const refundTrnHash = (r: RefundRecord): string | null => r.payout?.transactions.find((t) => t.sendPurpose === 'PAYOUT_TARGET')?.trnHash ?? null;
+
+/**
+ * What the held payments committed to a refund bring to its payout (docs/refunds.md, "Funded from
+ * held money"): each is released whole into the payout's address, its release's network cost taken
+ * out of it. Per payment, what it carries (its release's send once built, else the payment less the
+ * cost estimated when committed), whether that has reached the payout (a top-up the scanner
+ * recorded), and the cost. A payment held again after its release was refused, or failed, brings
+ * nothing: the merchant tops up the whole then.
+ */
+export function heldFunding(r: RefundRecord): { payments: string[]; amountUnits: bigint; costUnits: bigint; pendingUnits: bigint } | null {
+  const arrived = new Set((r.payout?.transactions ?? []).filter((t) => t.type === 'TOPUP').map((t) => t.trnHash));
+  let amountUnits = 0n;
+  let costUnits = 0n;
+  let pendingUnits = 0n;
+  const payments: string[] = [];
+  for (const p of r.heldFunds) {
+    const send = p.sends[0];
+    const coming = send !== undefined || p.paymentState === 'REFUNDING' || p.paymentState === 'REFUNDED' || (p.paymentState === 'HELD' && r.state === 'WAITING_ADDRESS');
+    if (!coming) continue;
+    const estimated = p.amountUnits - (p.refundCostUnits ?? 0n);
+    const carried = send ? send.amountUnits : estimated > 0n ? estimated : 0n;
+    payments.push(p.trnHash);
+    amountUnits += p.amountUnits;
+    costUnits += p.amountUnits - carried;
+    if (!send || !arrived.has(send.trnHash)) pendingUnits += carried;
+  }
+  return payments.length ? { payments, amountUnits, costUnits, pendingUnits } : null;
+}
 
 export function claimUrl(refundId: number): string {
   return `${paymentPageBase()}/payment/refund/${refundId}?k=${refundClaimKey(refundId)}`;
@@ -59,7 +78,13 @@ export function claimUrl(refundId: number): string {
 export function refundJson(r: RefundRecord): RefundJson {
   const { status, failureReason } = refundStatus(r);
   const due = r.payout?.amounts[0];
-  const owed = due ? (status === 'WAITING_FUNDS' && due.dueUnits > due.receivedUnits ? due.dueUnits - due.receivedUnits : 0n) : null;
+  const held = heldFunding(r);
+  // What reached the payout: its top-ups as the scanner recorded them (the payout loop counts the same rows), or as booked.
+  const toppedUp = (r.payout?.transactions ?? []).filter((t) => t.type === 'TOPUP' && t.currency === r.currency).reduce((sum, t) => sum + t.amountUnits, 0n);
+  const received = due ? (due.receivedUnits > toppedUp ? due.receivedUnits : toppedUp) : 0n;
+  // Still to send: the payout's need less what arrived and what the held money committed to it is bringing.
+  const short = due ? due.dueUnits - received - (held?.pendingUnits ?? 0n) : 0n;
+  const owed = due ? (status === 'WAITING_FUNDS' && short > 0n ? short : 0n) : null;
   return {
     id: r.id,
     invoice: r.invoiceId,
@@ -73,8 +98,10 @@ export function refundJson(r: RefundRecord): RefundJson {
     payout: r.payout?.id ?? null,
     topup_address: r.payout?.address ?? null,
     topup_amount: owed === null ? null : tokenAmountJson(owed),
-    cost: due ? tokenAmountJson(due.feeUnits) : null,
-    trn_hash: r.payout?.transactions[0]?.trnHash ?? null,
+    // Both hops are the merchant's: the held money's release into the payout, then the payout's send.
+    cost: due ? tokenAmountJson(due.feeUnits + (held?.costUnits ?? 0n)) : null,
+    funded_from_held: held && { payments: held.payments, amount: tokenAmountJson(held.amountUnits), cost: tokenAmountJson(held.costUnits) },
+    trn_hash: refundTrnHash(r),
     created_at: isoMicro(r.createdAt),
   };
 }

@@ -4,13 +4,16 @@ import { singleton } from '@/lib/singletons';
 import type { WorkerContext } from '@/lib/worker/context';
 import { ensureSend, type Anchor, type SendOptions, type SendOutcome, type SendStep } from './steps';
 
+/** What reading an address's TRX needs: the books and the chain, in the worker or the web app. */
+type ChainAndBooks = Pick<WorkerContext, 'prisma' | 'chain'>;
+
 /**
  * The gas at `address`, from the ledger: the TRX the gas wallet sent there for sends (GAS_IN),
  * less what went back to it (GAS_RETURN_OUT) and what the sends that gas pays for burned there
  * (the NETWORK_COST of USDT sends, and of gas returns, which pay their fee out of the gas they
  * return). A TRX send's cost is taken out of the TRX it moves, so it is not gas.
  */
-async function gasBooked(ctx: WorkerContext, address: string): Promise<bigint> {
+async function gasBooked(ctx: ChainAndBooks, address: string): Promise<bigint> {
   const [row] = await queryRows<{ gas: bigint }>(ctx.prisma, sql`
     SELECT COALESCE(SUM(e.delta_units), 0)::bigint AS gas
     FROM ledger_entries e LEFT JOIN transactions s ON s.id = e.transaction_id
@@ -20,7 +23,7 @@ async function gasBooked(ctx: WorkerContext, address: string): Promise<bigint> {
 }
 
 /** What the chain and the ledger say of the TRX at `address`, and the part of the ledger's that is gas. */
-async function trxAt(ctx: WorkerContext, address: string): Promise<{ chainSun: bigint; gasSun: bigint; notGasSun: bigint }> {
+async function trxAt(ctx: ChainAndBooks, address: string): Promise<{ chainSun: bigint; gasSun: bigint; notGasSun: bigint }> {
   const [chainSun, ledger, gasSun] = await Promise.all([
     ctx.chain.getTrxBalance(address),
     ctx.prisma.ledgerEntry.aggregate({ where: { address, currency: 'TRX' }, _sum: { deltaUnits: true } }),
@@ -67,9 +70,9 @@ function alertNegativeGas(address: string, shortSun: bigint, chainSun: bigint, n
 /**
  * TRX at `address` that is not gas: the merchant's or customers' (the rest of the ledger's
  * balance there), never more than the chain holds beside the gas. A payout's return sends it
- * back (lib/payouts/returns.ts).
+ * back (lib/payouts/returns.ts); the web app reads it too, to refuse a return with nothing worth sending.
  */
-export async function trxNotGas(ctx: WorkerContext, address: string): Promise<bigint> {
+export async function trxNotGas(ctx: ChainAndBooks, address: string): Promise<bigint> {
   const { chainSun, gasSun, notGasSun } = await trxAt(ctx, address);
   const onChain = chainSun - (gasSun > 0n ? gasSun : 0n);
   return notGasSun < onChain ? notGasSun : onChain;

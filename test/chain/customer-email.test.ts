@@ -15,7 +15,8 @@ const randomAddress = () => (TronWeb.createRandom() as unknown as { address: str
 /**
  * The customer's optional e-mail (issue 36): given on the payment page's full view where the
  * service sends e-mail, it brings the receipt when the real worker completes the invoice (or at
- * once when given after), and the claim link of a refund the merchant makes without an address.
+ * once when given after), and the claim link of a refund the merchant makes without an address;
+ * the merchant is e-mailed when the customer claims it.
  * Real devnet payments, the real app and worker, an SMTP sink.
  */
 describe("the customer's e-mail: a receipt and a refund's claim link (issue 36)", () => {
@@ -25,6 +26,7 @@ describe("the customer's e-mail: a receipt and a refund's claim link (issue 36)"
   let chain: Chain;
   let smtp: SmtpSink;
   let key: string;
+  let merchantEmail: string;
 
   type Invoice = { id: number; address: string; paymentURL: string; currencies_amounts: Record<string, number> };
   const linkKey = (inv: Invoice) => new URL(inv.paymentURL).searchParams.get('k')!;
@@ -51,6 +53,7 @@ describe("the customer's e-mail: a receipt and a refund's claim link (issue 36)"
     chain = createChain({ fullNodeUrl: devnet.url, apiKey: null, usdtContract: devnet.usdtContract, txExpirationMs: 60_000 });
     const created = await app.createMerchant({ targetWallet: randomAddress() });
     key = created.key;
+    merchantEmail = created.merchant.email;
     await app.prisma.merchant.update({ where: { id: created.merchant.id }, data: { storeName: 'Corner Shop', supportEmail: 'help@corner.example' } });
     await devnet.pay(deriveAccount(TEST_MNEMONIC, 0, 'gas').address, '10000', 'TRX');
     worker = startWorker(app.env, devnet, mail);
@@ -90,6 +93,19 @@ describe("the customer's e-mail: a receipt and a refund's claim link (issue 36)"
     const claimUrl = (refund.json as { claim_url: string }).claim_url;
     const claim = await mailTo('buyer@example.com', 'Corner Shop is refunding 1 TRX to you');
     assert.ok(claim.includes(claimUrl), 'the claim link');
+
+    // The customer claims it: the merchant is told by e-mail, queued with the claim, what to top up where.
+    const refundId = (refund.json as { id: number }).id;
+    const customerAddress = randomAddress();
+    const claimed = await httpRequest(`${app.baseUrl}/payment/refund/${refundId}/claim?k=${new URL(claimUrl).searchParams.get('k')}`, { method: 'POST', body: { address: customerAddress } });
+    assert.equal(claimed.status, 200, claimed.text);
+    const waiting = (await app.api(`/refund/${refundId}`, key)).json as { status: string; topup_amount: number; topup_address: string };
+    assert.equal(waiting.status, 'WAITING_FUNDS');
+    const told = await mailTo(merchantEmail, `Refund #${refundId} claimed: top up ${waiting.topup_amount} TRX to send it`);
+    assert.match(told, new RegExp(`refund #${refundId} of invoice #${inv.id} \\(order MAIL-1\\): 1 TRX goes to ${customerAddress}\\.`));
+    assert.ok(told.includes(waiting.topup_address), 'where to top it up');
+    assert.ok(told.includes(`/dashboard/invoices/${inv.id}`), "the invoice's page");
+    assert.equal(await app.prisma.mailOutbox.count({ where: { eventKey: `refund:${refundId}:claimed` } }), 1, 'one e-mail for the claim');
     // One receipt, however the mails are counted.
     assert.equal(smtp.messages.filter((m) => m.includes('Subject: Receipt: your payment to Corner Shop') && m.includes(`#${inv.id} `)).length, 1);
   });

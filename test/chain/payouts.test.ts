@@ -361,6 +361,92 @@ describe('mass payouts (MULTIPLE_TRANSFER) on the devnet', () => {
     assert.equal((await get(open.id)).cost, tokenAmountJson(back.feeSun ?? 0n), 'its cost is only the network cost of sending it back');
   });
 
+  it("returns the excess of a COMPLETED TRX payout topped up too much: exactly the excess less the return's network cost arrives, the fee stays, nothing uneconomic is sent", async () => {
+    const merchant = await app.prisma.merchant.findFirstOrThrow({ where: { apiKeys: { some: {} } }, orderBy: { id: 'asc' } });
+    await app.prisma.user.updateMany({ where: { memberships: { some: { merchantId: merchant.id } } }, data: { passwordHash: await passwordHash('payout excess pw') } });
+    const session = new DashboardSession(app.baseUrl);
+    assert.equal(await session.signIn(merchant.email, 'payout excess pw'), null);
+    const target = { address: randomAddress(), amount: 5 };
+    const inv = (await post('/payment/multiple_transfer/create', { currency: 'TRX', target_wallets: [target] })).json;
+    const topUp = tokenUnits(inv.currencies_amounts.TRX);
+    const fee = topUp - tokenUnits(target.amount); // the quoted fee: service fee, network fee with margin (no activation for TRX)
+    await pay(inv.address, String(inv.currencies_amounts.TRX), 'TRX');
+    await waitStatus(inv.id, 'COMPLETED', 60_000);
+    const to = randomAddress();
+    const ask = (address: string) => session.api(`/payouts/${inv.id}/return`, 'POST', { address });
+    const shown = async () => (await session.api(`/invoices/${inv.id}`)).json.payout_return;
+
+    // Topped up exactly: the address holds only the fee, the service's.
+    assert.deepEqual(await shown(), { currency: 'TRX', excess: 0, returnable: false, return: null });
+    const exact = await ask(to);
+    assert.equal(exact.status, 400, exact.text);
+    assert.match(exact.json.detail, /^Nothing to return: this payout received no more than its top-up of [\d.]+ TRX, and what remains at its address is its fee\.$/);
+
+    // 0.5 TRX too much: less than sending it to a new account costs (1.1 TRX to create it, and the bytes), so nothing is sent.
+    await pay(inv.address, '0.5', 'TRX');
+    await waitFor('the 0.5 TRX excess shown', async () => (await shown()).excess === 0.5);
+    const small = await ask(to);
+    assert.equal(small.status, 400, small.text);
+    assert.match(small.json.detail, /^Nothing to return: the 0\.5 TRX that arrived beyond this payout's top-up would not pay the 1\.\d+ TRX network cost of sending it back\.$/);
+    assert.equal(await app.prisma.payoutReturn.count({ where: { invoiceId: inv.id } }), 0, 'nothing uneconomic is asked for');
+
+    // 1 TRX more: 1.5 TRX beyond the top-up, shown on the payout's page, returned from there by the rules of any return.
+    await pay(inv.address, '1', 'TRX');
+    await waitFor('the 1.5 TRX excess shown', async () => (await shown()).excess === 1.5);
+    assert.deepEqual(await shown(), { currency: 'TRX', excess: 1.5, returnable: true, return: null });
+    assert.match((await ask(inv.address)).json.detail, /own top-up address/);
+    const contract = await ask(devnet.usdtContract);
+    assert.equal(contract.status, 400, contract.text);
+    assert.match(contract.json.detail, /^address: This address is a smart contract/);
+    const asked = await ask(to);
+    assert.equal(asked.status, 200, asked.text);
+    assert.match((await ask(randomAddress())).json.detail, /already asked for/);
+    await waitFor('the excess returned', async () => (await app.prisma.payoutReturn.findUniqueOrThrow({ where: { invoiceId: inv.id } })).returnedAt, 60_000);
+
+    const back = await app.prisma.transaction.findFirstOrThrow({ where: { invoiceId: inv.id, sendPurpose: 'PAYOUT_RETURN', sendState: 'CONFIRMED' } });
+    assert.equal(await chain.getTrxBalance(to), back.amountUnits, 'the address received what the return sent');
+    assert.ok(back.feeSun! > 1_000_000n, `the return paid to create the account: ${back.feeSun}`);
+    assert.equal(back.amountUnits, 1_500_000n - back.feeSun!, 'exactly the excess less the network cost of sending it');
+    const targetSend = await app.prisma.transaction.findFirstOrThrow({ where: { invoiceId: inv.id, sendPurpose: 'PAYOUT_TARGET', sendState: 'CONFIRMED' } });
+    assert.equal(await chain.getTrxBalance(inv.address), fee - targetSend.feeSun!, "the fee stays at the payout's address: the quote less what the target's send burned");
+    const ended = await get(inv.id);
+    assert.equal(ended.status, 'COMPLETED', 'the payout still says it paid every target');
+    assert.equal(ended.transfer_amounts.input.TRX, tokenAmountJson(topUp + 1_500_000n), 'its input counts the late top-ups that went back');
+    assert.equal(ended.cost, tokenAmountJson(fee + back.feeSun!), 'its cost: the quoted fee and the network cost of the return, taken from the excess');
+    assert.deepEqual((await shown()).excess, 0);
+    assert.ok((await shown()).return.returned_at);
+  });
+
+  it('returns the excess of a COMPLETED USDT payout less its network cost in USDT: the fee stays, the cost says what the return took', async () => {
+    const merchant = await app.prisma.merchant.findFirstOrThrow({ where: { apiKeys: { some: {} } }, orderBy: { id: 'asc' } });
+    await app.prisma.user.updateMany({ where: { memberships: { some: { merchantId: merchant.id } } }, data: { passwordHash: await passwordHash('payout usdt excess pw') } });
+    const session = new DashboardSession(app.baseUrl);
+    assert.equal(await session.signIn(merchant.email, 'payout usdt excess pw'), null);
+    const target = { address: randomAddress(), amount: 2 };
+    const inv = (await post('/payment/multiple_transfer/create', { currency: 'USDT', target_wallets: [target] })).json;
+    const topUp = tokenUnits(inv.currencies_amounts.USDT);
+    const fee = topUp - tokenUnits(target.amount);
+    // 10 USDT too much, in the same transfer.
+    await pay(inv.address, String(tokenAmountJson(topUp + 10_000_000n)), 'USDT');
+    await waitStatus(inv.id, 'COMPLETED', 90_000);
+    const shown = async () => (await session.api(`/invoices/${inv.id}`)).json.payout_return;
+    assert.deepEqual(await shown(), { currency: 'USDT', excess: 10, returnable: true, return: null });
+    const to = randomAddress();
+    const asked = await session.api(`/payouts/${inv.id}/return`, 'POST', { address: to });
+    assert.equal(asked.status, 200, asked.text);
+    await waitFor('the USDT excess returned', async () => (await app.prisma.payoutReturn.findUniqueOrThrow({ where: { invoiceId: inv.id } })).returnedAt, 90_000);
+    const back = await app.prisma.transaction.findFirstOrThrow({ where: { invoiceId: inv.id, sendPurpose: 'PAYOUT_RETURN', sendState: 'CONFIRMED' } });
+    assert.equal(await chain.getUsdtBalance(to), back.amountUnits, 'the address received what the return sent');
+    const deducted = 10_000_000n - back.amountUnits;
+    // Its network cost (a transfer to a new holder, about 13 TRX burned, with the margin, at 0.25 USD per TRX) is taken from the excess, in USDT.
+    assert.ok(deducted > 1_000_000n && deducted < 6_000_000n, `deducted ${deducted}`);
+    assert.equal(await chain.getUsdtBalance(inv.address), fee + deducted, "the fee stays at the payout's address, with what the return's cost took");
+    const ended = await get(inv.id);
+    assert.equal(ended.status, 'COMPLETED');
+    assert.equal(ended.cost, tokenAmountJson(fee + deducted), "its cost: the quoted fee and the return's network cost");
+    assert.equal((await shown()).excess, 0);
+  });
+
   // Last: every top-up, target payment, gas send and burn is in the books and matches the chain (npm run reconcile).
   it("a TRX payout to a merchant's fresh wallet and that merchant's forward: only one is costed with creating its account, the forward keeps nothing back for it (issue 35, case 3)", async () => {
     const wallet = randomAddress();

@@ -82,7 +82,7 @@ describe('merchant refunds on the devnet', () => {
     const r = created.json;
     assert.deepEqual(
       { ...r, id: 0, payout: 0, topup_address: '', topup_amount: 0, cost: 0, created_at: '' },
-      { id: 0, invoice: sale.id, status: 'WAITING_FUNDS', failure_reason: null, currency: 'TRX', amount: 15, address: customer, claim_url: null, reason: 'Returned the blue teapot', payout: 0, topup_address: '', topup_amount: 0, cost: 0, trn_hash: null, created_at: '' },
+      { id: 0, invoice: sale.id, status: 'WAITING_FUNDS', failure_reason: null, currency: 'TRX', amount: 15, address: customer, claim_url: null, reason: 'Returned the blue teapot', payout: 0, topup_address: '', topup_amount: 0, cost: 0, funded_from_held: null, trn_hash: null, created_at: '' },
     );
     // The customer's 15 TRX and its network cost, no service fee; the new account's creation is in the cost.
     assert.ok(r.cost > 1 && r.cost < 3, `cost ${r.cost}`);
@@ -129,6 +129,28 @@ describe('merchant refunds on the devnet', () => {
     assert.equal((await app.api('/transaction/list?type=REFUND', key)).status, 400, 'the API has no REFUND type');
     const csv = (await browser.request('/dashboard/api/transactions/export?type=REFUND')).text;
     assert.match(csv, new RegExp(`,${sent.trn_hash},${r.payout},REFUND,TRX,15,`));
+
+    // The 1 TRX too much is the merchant's: the refund's card shows it, and it goes back by its payout's return (docs/payouts.md, "Returning the excess").
+    const excessOf = async () => (await browser.api(`/invoices/${sale.id}/refunds`)).json.payout_returns[String(r.payout)];
+    assert.deepEqual(await excessOf(), { currency: 'TRX', excess: 1, returnable: true, return: null });
+    // To a new account it would cost more than it is (1.1 TRX to create the account): refused, nothing burned.
+    const uneconomic = await browser.api(`/payouts/${r.payout}/return`, 'POST', { address: randomAddress() });
+    assert.equal(uneconomic.status, 400, uneconomic.text);
+    assert.match(uneconomic.json.detail, /^Nothing to return: the 1 TRX that arrived beyond this payout's top-up would not pay the 1\.\d+ TRX network cost of sending it back\.$/);
+    const wallet = randomAddress();
+    await devnet.pay(wallet, '1', 'TRX');
+    const asked = await browser.api(`/payouts/${r.payout}/return`, 'POST', { address: wallet });
+    assert.equal(asked.status, 200, asked.text);
+    await waitFor('the excess returned', async () => (await excessOf()).return?.returned_at, 60_000);
+    const back = await app.prisma.transaction.findFirstOrThrow({ where: { invoiceId: r.payout, sendPurpose: 'PAYOUT_RETURN', sendState: 'CONFIRMED' } });
+    assert.equal(back.amountUnits + back.feeSun!, 1_000_000n, 'exactly the excess, less what sending it cost');
+    assert.equal(await chain.getTrxBalance(wallet), 1_000_000n + back.amountUnits, 'the address received it');
+    assert.equal(await chain.getTrxBalance(customer), 15_000_000n, 'the customer still has exactly the refund');
+    const payoutRow = await app.prisma.invoice.findUniqueOrThrow({ where: { id: r.payout }, include: { amounts: true } });
+    const toCustomer = await app.prisma.transaction.findFirstOrThrow({ where: { invoiceId: r.payout, sendPurpose: 'PAYOUT_TARGET', sendState: 'CONFIRMED' } });
+    assert.equal(await chain.getTrxBalance(r.topup_address), payoutRow.amounts[0]!.feeUnits - toCustomer.feeSun!, 'what stays is the network margin the refund was quoted, less what its send burned');
+    assert.deepEqual([(await refund(r.id)).status, (await refund(r.id)).cost], ['SENT', r.cost], 'the refund is unchanged');
+    assert.equal((await excessOf()).excess, 0);
     await assertReconciled(app.prisma, chain);
   });
 

@@ -155,7 +155,7 @@ export interface paths {
         put?: never;
         /**
          * Refund a sale, in full or in part
-         * @description Not in the specification. The merchant funds a refund (the service forwarded the sale to them): once its address is known, a one-target mass payout with no service fee is created (`payout`), and the refund goes out once `topup_amount` has arrived at `topup_address`. With `address`, the merchant names it; without, the answer's `claim_url` is a page where the customer enters it. At most what the invoice received in `currency`, less its other refunds still standing.
+         * @description Not in the specification. The merchant funds a refund (the service forwarded the sale to them): once its address is known, a one-target mass payout with no service fee is created (`payout`), and the refund goes out once `topup_amount` has arrived at `topup_address`. With `address`, the merchant names it; without, the answer's `claim_url` is a page where the customer enters it. At most what the invoice received in `currency` (money the service holds for it included), less its other refunds still standing. Held money pays for the refund first (`funded_from_held`) when the key also has `payouts:write`; with `refunds:write` alone the merchant tops up the whole.
          */
         post: operations["createRefund"];
         delete?: never;
@@ -816,10 +816,19 @@ export interface components {
             payout: number | null;
             /** @description Where the merchant sends the refund's money; null until the address is known */
             topup_address: string | null;
-            /** @description What is still to be sent to topup_address: the amount and its network cost, less what arrived; 0 once funded; null until the address is known */
+            /** @description What is still to be sent to topup_address: the amount and its network cost, less what arrived and what held money (funded_from_held) is bringing; 0 once funded; null until the address is known */
             topup_amount: number | null;
-            /** @description The network cost (with margin and the temporary address's activation), in `currency`, paid by the merchant; no service fee; null until the address is known */
+            /** @description The network cost (with margin and the temporary address's activation, and the release of any held money funding it), in `currency`, paid by the merchant; no service fee; null until the address is known */
             cost: number | null;
+            /** @description Money the service held for the invoice (a payment after cancel or expiry, dust, a refused forward) that funds this refund before any top-up; null when none does */
+            funded_from_held: {
+                /** @description The held payments (their trn_hash) released into the refund's payout, each whole */
+                payments: string[];
+                /** @description What those payments hold, in `currency` */
+                amount: number;
+                /** @description The network cost of releasing them into the payout (estimated until their send is built), in `currency`; part of `cost` */
+                cost: number;
+            } | null;
             /** @description The transfer to the customer, once sent */
             trn_hash: string | null;
             /**
@@ -855,10 +864,19 @@ export interface components {
             payout: number | null;
             /** @description Where the merchant sends the refund's money; null until the address is known */
             topup_address: string | null;
-            /** @description What is still to be sent to topup_address: the amount and its network cost, less what arrived; 0 once funded; null until the address is known */
+            /** @description What is still to be sent to topup_address: the amount and its network cost, less what arrived and what held money (funded_from_held) is bringing; 0 once funded; null until the address is known */
             topup_amount: number | null;
-            /** @description The network cost (with margin and the temporary address's activation), in `currency`, paid by the merchant; no service fee; null until the address is known */
+            /** @description The network cost (with margin and the temporary address's activation, and the release of any held money funding it), in `currency`, paid by the merchant; no service fee; null until the address is known */
             cost: number | null;
+            /** @description Money the service held for the invoice (a payment after cancel or expiry, dust, a refused forward) that funds this refund before any top-up; null when none does */
+            funded_from_held: {
+                /** @description The held payments (their trn_hash) released into the refund's payout, each whole */
+                payments: string[];
+                /** @description What those payments hold, in `currency` */
+                amount: number;
+                /** @description The network cost of releasing them into the payout (estimated until their send is built), in `currency`; part of `cost` */
+                cost: number;
+            } | null;
             /** @description The transfer to the customer, once sent */
             trn_hash: string | null;
             /**

@@ -103,7 +103,10 @@ export const API_ROUTES: readonly ApiRoute[] = [
     const id = idParam(ctx.params.id, INVOICE_NOT_FOUND);
     const body = await readJson(ctx.req);
     // With an Idempotency-Key, a repeat gets the first refund again instead of a second one (docs/api.md).
-    return idempotent(ctx, body, () => createRefund(ctx.db, ctx.merchant, id, body, apiKeyBy(ctx)));
+    // Held money funds a refund only for a key that may also release it (payouts:write): with
+    // refunds:write alone a key cannot make the service's money leave without the merchant's top-up.
+    const fromHeld = ctx.apiKey.scopes.includes('payouts:write');
+    return idempotent(ctx, body, () => createRefund(ctx.db, ctx.merchant, id, body, apiKeyBy(ctx), undefined, fromHeld));
   }),
 
   apiRoute('GET', '/payment/:id/refunds', 'read', async ({ db, merchant, params }) => listRefunds(db, merchant, idParam(params.id, INVOICE_NOT_FOUND))),

@@ -19,7 +19,7 @@ import { invoiceJson } from '@/lib/invoices/serialize';
 import { cancelInvoice, createInvoice, INVOICE_NOT_FOUND } from '@/lib/invoices/service';
 import { ipRuleSchema, settingsSchema } from '@/lib/merchants/schemas';
 import { addIpRule, changesGuardedSetting, removeIpRule, rotateWebhookSecret, settingsJson, updateSettings, webhookSecret } from '@/lib/merchants/settings';
-import { PayoutReturnError, requestPayoutReturn } from '@/lib/payouts/returns';
+import { PayoutReturnError, payoutReturnJson, requestPayoutReturn } from '@/lib/payouts/returns';
 import { payoutReturnSchema } from '@/lib/payouts/schemas';
 import { createPayoutResponse, payoutEstimateResponse } from '@/lib/payouts/service';
 import { rateSource } from '@/lib/rates';
@@ -108,7 +108,11 @@ export const DASHBOARD_ROUTES: readonly DashboardRoute[] = [
   }),
 
   // One invoice with everything that happened to it: payments, sends and webhooks (lib/invoices/detail.ts).
-  dashboardRoute('GET', '/invoices/:id', ROLES.read, async ({ params, db, merchant }) => invoiceDetail(db, merchant, idParam(params.id, INVOICE_NOT_FOUND))),
+  // A payout's page also shows what it can give back (its excess, once COMPLETED) and its return: `payout_return`, null for other invoices.
+  dashboardRoute('GET', '/invoices/:id', ROLES.read, async ({ params, db, merchant }) => {
+    const detail = await invoiceDetail(db, merchant, idParam(params.id, INVOICE_NOT_FOUND));
+    return { ...detail, payout_return: await payoutReturnJson(db, detail.invoice.id) };
+  }),
 
   dashboardRoute('POST', '/invoices/:id/cancel', ROLES.invoices, async ({ params, db, merchant }) => invoiceJson(await cancelInvoice(db, merchant, idParam(params.id, INVOICE_NOT_FOUND)))),
 
@@ -116,7 +120,9 @@ export const DASHBOARD_ROUTES: readonly DashboardRoute[] = [
   dashboardRoute('GET', '/invoices/:id/refunds', ROLES.read, async ({ params, db, merchant }) => {
     const id = idParam(params.id, INVOICE_NOT_FOUND);
     const [results, refundable] = await Promise.all([listRefunds(db, merchant, id), refundableAmounts(db, merchant, id)]);
-    return { results, refundable };
+    // Each refund's payout's return (its excess, once sent), by payout id: returned from the refund's card too.
+    const payouts = await Promise.all(results.filter((r) => r.payout !== null).map(async (r) => [r.payout!, await payoutReturnJson(db, r.payout!)] as const));
+    return { results, refundable, payout_returns: Object.fromEntries(payouts) };
   }),
 
   // A refund, as the API's `POST /payment/{id}/refund` makes it (docs/refunds.md). It sends money to
