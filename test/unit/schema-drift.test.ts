@@ -30,6 +30,7 @@ const SQL_ONLY_INDEXES: Record<string, string> = {
   invoices_merchant_id_created_at_id_search_idx: 'index with INCLUDE columns, which Prisma cannot express: a search page walks the newest invoices testing address, description and order id in the index, not in each row (issue 16, migrations 0055 and 0061)',
   invoices_merchant_id_lower_order_id_idx: 'expression index (lower(order_id) text_pattern_ops), which Prisma cannot express: the list search finds an order id by its start, case-insensitively, as a range of this index (issue 26, migration 0061)',
   refunds_outcome_untold: 'partial index (WHERE state = PAYOUT AND outcome_told IS NULL): the worker finds the refunds whose outcome it has yet to tell without scanning every refund (issue 36, migration 0095)',
+  invoices_active_expiry_idx: 'partial index (WHERE status = ACTIVE) on expired_at: the expiry job and the idle scanner\'s deadline check find open invoices past their deadline without walking every invoice of the status (issue 37, migration 0107)',
   invoices_open_payouts_idx: 'partial index (WHERE type = MULTIPLE_TRANSFER AND status = ACTIVE), which Prisma cannot express: the payout loop finds open payouts without scanning every invoice (migration 0005)',
 };
 
