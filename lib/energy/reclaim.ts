@@ -36,15 +36,24 @@ async function busyAt(ctx: WorkerContext, receiver: string): Promise<string | nu
  * too, as a pool operation of its own. The pool's own operations in flight (an operator's stake)
  * are followed here too. `stake`: the pool's, as the energy job's round read it; with nothing
  * delegated there is no one to ask the delegation index about (issues 37 and 41: one request a
- * round spared while nothing is lent).
+ * round spared while nothing is lent). `lookForLent` false: the round's pool is the last one read,
+ * kept because nothing of ours changed it nor what keeps its receivers busy (lib/energy/upkeep.ts),
+ * so a look for what to take back would find what the last one did; it is not made.
+ *
+ * Answers whether a taking back is due and was not made for a reason only time ends, with nothing
+ * of it in flight: its last attempt died unsent and the next waits out its backoff
+ * (SEND_RETRY_BASE_MS), or another send's block it must reference is not seen yet. The books do
+ * not change when that wait is over, so the caller must look again next round, not keep the read
+ * (before 2026-12-01 a taking back the network dropped waited for ENERGY_REFRESH_MS, 10 minutes).
  */
-export async function reclaimEnergy(ctx: WorkerContext, stake: Stake): Promise<void> {
+export async function reclaimEnergy(ctx: WorkerContext, stake: Stake, lookForLent = true): Promise<boolean> {
   const pool = ctx.gasWallet.address;
   // Followed here to their end: a taking back is out of the chain's delegation index as soon as it is in a block.
   for (const row of await ctx.prisma.transaction.findMany({ where: { sendPurpose: { in: ['POOL_STAKE', 'ENERGY_RECLAIM'] }, sendState: { in: ['SIGNED', 'BROADCAST'] } } })) {
     await followSend(ctx, row, row.sendPurpose === 'ENERGY_RECLAIM' ? () => busyAt(ctx, row.toAddress) : undefined);
   }
-  if (stake.delegatedSun.ENERGY + stake.delegatedSun.BANDWIDTH === 0n) return;
+  if (!lookForLent || stake.delegatedSun.ENERGY + stake.delegatedSun.BANDWIDTH === 0n) return false;
+  let lookAgain = false;
   for (const receiver of await ctx.chain.getDelegationReceivers(pool)) {
     if (await busyAt(ctx, receiver)) continue;
     const lent = await ctx.chain.getDelegatedSun(pool, receiver);
@@ -81,8 +90,17 @@ export async function reclaimEnergy(ctx: WorkerContext, stake: Stake): Promise<v
         { beforeBroadcast: () => busyAt(ctx, receiver) },
       );
       if (outcome.state === 'exhausted') console.error(`ALERT ${resource} lent to ${receiver} not taken back: ${outcome.error}`);
+      // One in flight is followed each round above, and its end changes the books (upkeep.ts, BooksMark); none is only time.
+      if (outcome.state === 'pending' && !(await inFlight(ctx, lending.id))) lookAgain = true;
     }
   }
+  return lookAgain;
+}
+
+/** Whether the taking back of the lending `lendingId` has an attempt signed or broadcast, not final. */
+async function inFlight(ctx: WorkerContext, lendingId: number): Promise<boolean> {
+  const row = await ctx.prisma.transaction.findFirst({ where: { sendPurpose: 'ENERGY_RECLAIM', sendIndex: lendingId, sendState: { in: ['SIGNED', 'BROADCAST'] } }, select: { id: true } });
+  return row !== null;
 }
 
 /**

@@ -287,6 +287,31 @@ describe('a USDT forward paid with the pool', () => {
     await waitFor('the energy taken back', async () => ((await s.chain.getDelegatedSun(s.gasWallet.address, payout.address)).ENERGY === 0n ? true : null), 180_000);
   });
 
+  test('a taking back the network dropped is built again once its backoff is over, not at the next full read of the pool (ENERGY_REFRESH_MS, 10 min)', async () => {
+    const { key } = await s.newMerchant();
+    const invoice = await s.invoice(key, { type: 'SINGLE', amount: 10, currencies: ['USDT'] });
+    await s.pay(invoice.address, '10', 'USDT');
+    const payment = await s.paymentOf(invoice.id, 10_000_000n, 180_000);
+    // The lending is in a block: the gas wallet's next send to the address is a taking back. Dropped, it dies unsent
+    // (TRON_TX_EXPIRATION_MS) and its next attempt waits SEND_RETRY_BASE_MS: nothing in the books changes then.
+    try {
+      await waitFor('the lending in a block', () => s.app.prisma.transaction.findFirst({ where: { sourceId: payment.id, type: 'DELEGATE', blockNumber: { not: null } } }), 180_000);
+      // Every broadcast of it (the worker broadcasts a stored send again while it lives), until it is proven dead.
+      await s.devnet.fault.drop({ from: s.gasWallet.address, to: invoice.address });
+      await s.paymentState(payment.id, ['SETTLED'], 180_000);
+      await waitFor('the dropped taking back proven dead', () => s.app.prisma.transaction.findFirst({ where: { sourceId: payment.id, sendPurpose: 'ENERGY_RECLAIM', sendState: 'FAILED' } }), 180_000);
+      await s.devnet.fault.clear();
+      await waitFor('the energy taken back', async () => {
+        const lent = await s.chain.getDelegatedSun(s.gasWallet.address, invoice.address);
+        return lent.ENERGY + lent.BANDWIDTH === 0n;
+      }, 90_000);
+    } finally {
+      await s.devnet.fault.clear();
+    }
+    const reclaims = await s.app.prisma.transaction.findMany({ where: { sourceId: payment.id, sendPurpose: 'ENERGY_RECLAIM' }, orderBy: { id: 'asc' } });
+    assert.deepEqual(reclaims.filter((r) => r.sendState === 'FAILED').map((r) => r.blockNumber), [null], 'one taking back dropped, never in a block');
+  });
+
   test('what the network cost is on each invoice (network_cost_trx), proven by reconcile; /metrics shows the pool and what burned today', async () => {
     const { key } = await s.newMerchant();
     const invoice = await s.invoice(key, { type: 'SINGLE', amount: 10, currencies: ['USDT'] });
