@@ -14,13 +14,14 @@
  *   - `node_requests_*`: as bench:node-requests, without traffic (BENCH_IDLE_S, default 60;
  *     BENCH_INVOICES, default 2).
  * Needs PostgreSQL at TEST_DATABASE_URL and a build.
- *   npm run bench:ingest        (BENCH_WINDOW_S, default 60: the 1x window)
+ *   npm run bench:ingest        (BENCH_WINDOW_S, default 60: the 1x window, which also counts
+ *   what an idle deployment asks of its node under mainnet's traffic, by endpoint)
  */
 import { readFileSync } from 'node:fs';
 import { TronWeb } from 'tronweb';
 import { HEAD_CURSOR } from '@/lib/db/chainCursors';
 import { waitFor } from '../test/helpers/devnet';
-import { BLOCK_MS, completedHooks, createInvoices, DEPTH, FINALITY_MS, nodeRequestLines, payInvoice, startMainnetStack, type MainnetStack } from './mainnetStack';
+import { BLOCK_MS, completedHooks, createInvoices, DEPTH, FINALITY_MS, nodeRequestLines, over, payInvoice, startMainnetStack, type MainnetStack } from './mainnetStack';
 
 const WINDOW_MS = Number(process.env.BENCH_WINDOW_S ?? 60) * 1000;
 const PAYMENTS = Number(process.env.BENCH_PAYMENTS ?? 6);
@@ -77,9 +78,13 @@ const stack = await startMainnetStack();
 const lines = { push: (...xs: string[]) => xs.forEach((x) => console.log(x)) };
 console.log(`# blocks every ${BLOCK_MS} ms, final ${DEPTH} deep; traffic ${MAINNET_TX_PER_BLOCK} (1x) and ${10 * MAINNET_TX_PER_BLOCK} (10x) transactions a block, ${USDT_SHARE * 100} % USDT; worker with the default run's settings`);
 try {
-  const oneX = await underTraffic(stack, MAINNET_TX_PER_BLOCK, () => new Promise((r) => setTimeout(r, WINDOW_MS)));
+  // The 1x window is also what an idle deployment asks of its node under mainnet's traffic (no invoice paid).
+  let asked: Awaited<ReturnType<typeof over>> | undefined;
+  const oneX = await underTraffic(stack, MAINNET_TX_PER_BLOCK, async () => (asked = await over(stack.app, WINDOW_MS)));
   lines.push(`scan_cpu_ms_per_block{load=1x}=${oneX.cpuMsPerBlock.toFixed(1)}`);
   lines.push(`# 1x: ${oneX.blocks} blocks scanned in ${WINDOW_MS / 1000} s; lag p99 ${quantile(oneX.lags, 0.99)} blocks`);
+  const perBlock = (n: number) => ((n / asked!.ms) * BLOCK_MS).toFixed(2);
+  lines.push(`# 1x, no invoice: node requests per block ${perBlock(asked!.requests)}: ${[...asked!.byEndpoint].filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]).map(([e, n]) => `${e} ${perBlock(n)}`).join(', ')}`);
 
   const target = (TronWeb.createRandom() as unknown as { address: string }).address;
   const { merchant, key } = await stack.app.createMerchant({ targetWallet: target });

@@ -83,7 +83,7 @@ async function requestsSoFar(app: TestApp): Promise<{ total: number; byEndpoint:
 }
 
 /** Requests counted over `ms` of waiting (or over `work`), with the time it really took. */
-async function over(app: TestApp, ms: number, work: () => Promise<unknown> = () => new Promise((r) => setTimeout(r, ms))): Promise<{ requests: number; ms: number; byEndpoint: Map<string, number> }> {
+export async function over(app: TestApp, ms: number, work: () => Promise<unknown> = () => new Promise((r) => setTimeout(r, ms))): Promise<{ requests: number; ms: number; byEndpoint: Map<string, number> }> {
   // The worker writes its counts with its heartbeat (every 5 s): read them after a beat on both sides.
   await new Promise((r) => setTimeout(r, 6_000));
   const before = await requestsSoFar(app);
@@ -125,6 +125,15 @@ export async function nodeRequestLines(stack: MainnetStack, idleMs: number, perT
     });
     const beyondIdle = paid.requests - idlePerMs * paid.ms;
     lines.push(`node_requests_per_invoice{token=${token}}=${Math.round(beyondIdle / perToken)}`);
+    // Where they went: each endpoint's requests during the invoices less its own idle rate over the
+    // same time, per invoice (an endpoint the idle worker also asks, the scanners' block reads, is
+    // what the invoices added to it; rounding, the figures need not sum to the line above).
+    const byEndpoint = [...paid.byEndpoint]
+      .map(([e, n]) => [e, (n - ((idle.byEndpoint.get(e) ?? 0) / idle.ms) * paid.ms) / perToken] as const)
+      .filter(([, n]) => Math.abs(n) >= 0.5)
+      .sort((a, b) => b[1] - a[1])
+      .map(([e, n]) => `${e} ${n.toFixed(1)}`);
+    lines.push(`# ${token}, per invoice beyond idle, by endpoint: ${byEndpoint.join(', ')}`);
   }
   return lines;
 }

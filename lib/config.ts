@@ -200,6 +200,14 @@ const workerSchema = z.object({
   SCAN_START_BLOCK: z.coerce.number().int().min(0).optional(),
   SCAN_BATCH_BLOCKS: z.coerce.number().int().min(1).max(100).default(50),
   /**
+   * While nothing waits for finality (no payment seen at the head and not final, no top-up seen
+   * there, no deadline passed and not yet scanned past, the head scanner reading ahead), the scanner
+   * of solidified blocks reads once every this many blocks, in one request, not once a block (issue
+   * 37); once something waits, once a block again. What only it would find (a payment the head
+   * scanner missed) is found up to this many blocks later. 1: once a block always.
+   */
+  SCAN_IDLE_BLOCKS: z.coerce.number().int().min(1).max(100).default(10),
+  /**
    * Issue 24: payments are recorded from the head block and forwarded at once, each send bound to the
    * payment's block (TaPoS) so it can never execute on a fork without the payment; statuses and
    * webhooks still wait until the payment and its forward are solidified. `false` waits for a

@@ -1,5 +1,7 @@
 import type { RestartCounts } from '@/lib/operations/restarts';
 import type { NodeRequestState } from '@/lib/chain/meter';
+import type { SendLook } from '@/lib/sends/steps';
+import type { ScannedHeads } from '@/lib/db/chainCursors';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import type { Balances } from '@/lib/invoices/unconfirmedBalances';
 import type { ChainFacts } from '@/lib/operations/metrics';
@@ -71,6 +73,10 @@ interface Singletons {
   restartCounts: Cell<RestartCounts | undefined>;
   /** lib/chain/meter.ts: this process's requests to the node by endpoint, and the provider's throttling kept. */
   nodeRequests: NodeRequestState;
+  /** lib/sends/steps.ts: what this process last learnt of each send it follows, by txid, and when (issue 37). */
+  sendLooks: Map<string, SendLook>;
+  /** lib/sends/steps.ts: the scanners' cursors as last read, by database client, so a round of follows reads them once (issue 37). */
+  scannedHeadsRead: WeakMap<PrismaClient, { at: number; read: Promise<ScannedHeads | null> }>;
 }
 
 type Primitive = string | number | bigint | boolean | symbol | null | undefined | void;

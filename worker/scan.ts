@@ -1,7 +1,7 @@
 import { scanHeartbeat } from '@/lib/operations/heartbeat';
-import { scanNextBlocks, type CursorAt } from '@/lib/payments/scan';
+import { finalityAwaited, scanNextBlocks, type CursorAt } from '@/lib/payments/scan';
 import type { JobDeps, WorkerJob } from '@/lib/worker/job';
-import { pacedScan } from './pacedScan';
+import { pacedScan, type IdleReads } from './pacedScan';
 
 /**
  * The scanner of solidified blocks asks for its next block a sixth of a block (500 ms on mainnet)
@@ -23,7 +23,28 @@ export function scanJob({ ctx }: JobDeps): WorkerJob {
     cursor = result.cursor;
     await beat(); // read by /healthz: this worker is scanning
     return result;
-  }, SOLIDIFIED_MARGIN_SHARE);
+  }, SOLIDIFIED_MARGIN_SHARE, idleReads(ctx, beat));
   // One worker reads the blocks; with several, each would read every block and all but one throw theirs away.
   return { name: 'scan', singleton: true, ...paced };
+}
+
+/**
+ * While nothing waits for finality, the scanner reads once every SCAN_IDLE_BLOCKS blocks (issue 37:
+ * a read a block was half of an idle deployment's node requests); as soon as something waits, once
+ * a block (lib/payments/scan.ts, `finalityAwaited`). Only with the head scanner on: without it
+ * (FORWARD_BEFORE_FINALITY=false) this scanner is the one that sees payments at all.
+ */
+function idleReads(ctx: JobDeps['ctx'], beat: () => Promise<void>): IdleReads | undefined {
+  const { settings } = ctx;
+  if (!settings.FORWARD_BEFORE_FINALITY || settings.SCAN_IDLE_BLOCKS <= 1) return undefined;
+  return {
+    blocks: settings.SCAN_IDLE_BLOCKS,
+    async awaited() {
+      const awaited = await finalityAwaited(ctx.prisma);
+      // A round that found nothing waiting is a completed scan step too: /healthz and the node request
+      // counts /metrics shows keep their pace (at most every 5 s), not the reads' (every SCAN_IDLE_BLOCKS blocks).
+      await beat();
+      return awaited;
+    },
+  };
 }

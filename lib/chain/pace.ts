@@ -58,22 +58,32 @@ export class BlockPace {
   }
 
   /**
-   * How long to wait before reading the head again at `now`: until the head after the newest one
-   * seen is due (its timestamp one interval on, plus the lag) and a margin (`marginShare`), when that is further off than
-   * `pollMs`; else `pollMs` (it is due or late: ask at the usual pace until it comes). Never longer
-   * than one interval or LONGEST_WAIT_MS.
+   * How long to wait before reading the head again at `now`: until the head `blocks` after the newest
+   * one seen is due (its timestamp `blocks` intervals on, plus the lag) and a margin (`marginShare`),
+   * when that is further off than `pollMs`; else `pollMs` (it is due or late: ask at the usual pace
+   * until it comes). Never longer than `blocks` intervals or `blocks` x LONGEST_WAIT_MS. `blocks`
+   * above 1: the scanner of solidified blocks while nothing waits for finality (worker/scan.ts).
    */
-  untilNextMs(now: number, pollMs: number): number {
+  untilNextMs(now: number, pollMs: number, blocks = 1): number {
     this.#marginMs = 0;
     const interval = this.intervalMs;
-    if (this.#last === null || interval === null || interval <= pollMs) return pollMs;
+    if (this.#last === null || interval === null || interval * blocks <= pollMs) return pollMs;
     const margin = interval / this.marginShare;
-    const wait = this.#last.timestamp + Math.min(...this.#lags) + interval + margin - now;
+    const wait = this.#last.timestamp + Math.min(...this.#lags) + interval * blocks + margin - now;
     if (wait <= pollMs) return pollMs;
-    const until = Math.min(wait, interval, LONGEST_WAIT_MS);
+    const until = Math.min(wait, interval * blocks, LONGEST_WAIT_MS * blocks);
     // Only a read made at the due time and its margin is known to be that late; one cut short by the caps is not.
     if (until === wait) this.#marginMs = margin;
     return until;
+  }
+
+  /**
+   * The next read is not the one the last wait told: it is made sooner (something came to wait for
+   * the blocks, worker/pacedScan.ts), so what it sees is not discounted by that wait's margin (else
+   * the lag learnt would be short by it, and the reads drift earlier).
+   */
+  unplanned(): void {
+    this.#marginMs = 0;
   }
 }
 

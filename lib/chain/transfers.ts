@@ -1,7 +1,7 @@
 import { TronWeb } from 'tronweb';
 import { base58Address } from './address';
 import { ChainResponseError } from './errors';
-import type { BlockReply, TxInfoReply } from './replies';
+import type { BlockReceipt, BlockReply } from './replies';
 import type { Transfer } from './types';
 
 const TRANSFER_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
@@ -29,7 +29,7 @@ export function needsReceipts(block: BlockReply): boolean {
  * them (../shared/notes/tron.md); such a transfer moved nothing and is left
  * out. A transfer carrying a TRC-10 token (`tokenId`) is not TRX.
  */
-export function blockTransfers(block: BlockReply, receipts: TxInfoReply[], usdtContract: string): Transfer[] {
+export function blockTransfers(block: BlockReply, receipts: BlockReceipt[], usdtContract: string): Transfer[] {
   const blockNumber = block.block_header.raw_data.number;
   const usdtHex = TronWeb.address.toHex(usdtContract).toLowerCase();
   const byId = new Map(receipts.map((r) => [r.id, r]));

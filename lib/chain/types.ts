@@ -115,9 +115,13 @@ export interface Chain {
   broadcast(signedTx: SignedTransaction): Promise<BroadcastResult>;
   /**
    * Where a transaction stands. Pass the `expiresAt` from `SignedTransfer` to learn
-   * whether an unknown transaction can still land (`expired: false`) or never will.
+   * whether an unknown transaction can still land (`expired: false`) or never will. `solidifiedHead`:
+   * a block known final (read from the node's solidity interface before this call, e.g. the
+   * scanner's cursor), judged by instead of asking the node for its solidified head (one request
+   * fewer; issue 37). An older one than the node's is only more cautious: a send is then called
+   * final, or expired, a little later.
    */
-  getTransactionStatus(txId: string, expiresAt?: number): Promise<TransactionStatus>;
+  getTransactionStatus(txId: string, expiresAt?: number, solidifiedHead?: Head): Promise<TransactionStatus>;
 }
 
 export type { Currency };

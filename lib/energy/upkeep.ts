@@ -1,5 +1,6 @@
 import type { ChainParameters } from '@/lib/chain/types';
 import type { WorkerContext } from '@/lib/worker/context';
+import { OPEN_PAYMENT_STATES } from '@/lib/rules/paymentStates';
 import { poolStatus, type PoolStatus } from './pool';
 
 /**
@@ -20,15 +21,26 @@ import { poolStatus, type PoolStatus } from './pool';
  * - the pool's account (its stake, what it lent, what it is unstaking) changes only by a
  *   transaction from the gas wallet (stake, unstake, withdraw, delegate, undelegate), and every one
  *   of ours is a stored send, a new row in the books before it is broadcast: the pool is read again
- *   when the books have a new row, each round while a send from the gas wallet is in flight, and
- *   once more when one stops being in flight (it landed or failed);
+ *   when the books have a new row, while such a send is out as the next point says, and once more
+ *   when one stops being in flight (it landed or failed);
  * - its resources: the energy it used regenerates (linearly over 24 h), so a kept read shows less
  *   free energy than there is, never more (published late, on the safe side); the energy its lent
  *   stake carried comes back with an undelegate, ours, as above; what a send on lent energy used is
  *   the receiver's, not the pool's, until that undelegate;
- * - while anything is lent, the pool is read every round, as before: the taking back is due as soon
- *   as the receiver is done with it (lib/energy/reclaim.ts), and reading its figures then costs
- *   nothing an idle deployment spends;
+ * - a send of ours in flight that changes the pool when it lands (a lending, an activation, a stake)
+ *   is read for every round until it is seen in a block (the payments job records the block of a
+ *   lending or an activation other sends wait for), then once when it is seen there and once when
+ *   it is final (the mark changes each time); a taking back, which only gives the pool back its
+ *   stake, is not read for while it waits for finality: a kept read shows less than the pool can
+ *   lend, never more. Before 2026-11-30 the pool was read every round while any send of the gas
+ *   wallet was in flight or anything was lent, about 40 rounds of four requests for each USDT
+ *   forward (issue 37);
+ * - while anything is lent, the pool (and the accounts it lent to) is read again when what keeps
+ *   its receivers busy changes (lib/energy/reclaim.ts, busyAt: our sends in flight, open payments,
+ *   active payouts): the taking back is due as soon as the receiver is done with it, and that is a
+ *   change in the books; a taking back that is due and waits only for time (its retry's backoff
+ *   after an attempt that died unsent), nothing of it in flight, is no change in the books: the
+ *   energy job forgets the kept read then (reclaimEnergy says so), so the next round looks again;
  * - what nothing of ours does (a delegation or stake made by hand from the gas wallet, expired
  *   unstaked TRX becoming withdrawable after its 14 days, the network's totals by which stake
  *   converts to energy drifting as others stake) is seen at the next read, at most
@@ -46,8 +58,12 @@ export const CHAIN_PARAMETERS_MS = 3_600_000;
 interface BooksMark {
   /** The newest row of the books (every send of ours is a new row before it is broadcast). */
   lastId: number;
-  /** The gas wallet's sends in flight (signed or broadcast, not final), by id. */
+  /** The gas wallet's sends in flight (signed or broadcast, not final), by id, with the block each was seen in. */
   inFlight: string;
+  /** One of them changes the pool out when it lands and is not seen in a block yet (not a taking back). */
+  unseen: boolean;
+  /** What keeps the accounts the pool lent to busy (reclaim.ts, busyAt): our sends in flight, open payments, active payouts. */
+  busy: string;
 }
 
 interface Kept<T> {
@@ -56,8 +72,14 @@ interface Kept<T> {
 }
 
 export interface PoolUpkeepReads {
-  /** The pool as the round may count on it: read from the node, or the last read while nothing could have changed it. */
-  pool(ctx: WorkerContext): Promise<PoolStatus>;
+  /**
+   * The pool as the round may count on it: read from the node (`fresh`), or the last read while
+   * nothing could have changed it, nor what keeps the accounts it lent to busy (then a look for
+   * what to take back would find what the last one found: `fresh` false).
+   */
+  pool(ctx: WorkerContext): Promise<{ status: PoolStatus; fresh: boolean }>;
+  /** Forgets the kept read: the next round reads again (a round that failed after reading). */
+  forget(): void;
   /** The chain parameters for the published status: read at most every CHAIN_PARAMETERS_MS. */
   chainParameters(ctx: WorkerContext): Promise<ChainParameters>;
 }
@@ -70,11 +92,14 @@ export function poolUpkeepReads(now: () => number = Date.now): PoolUpkeepReads {
     async pool(ctx) {
       const mark = await booksMark(ctx);
       const t = now();
-      if (pool && !mustRead(pool, mark, t, ctx.settings.ENERGY_REFRESH_MS)) return pool.value;
+      if (pool && !mustRead(pool, mark, t, ctx.settings.ENERGY_REFRESH_MS)) return { status: pool.value, fresh: false };
       // Kept only once read: a read that throws leaves the next round to read again.
       pool = null;
       pool = { value: await poolStatus(ctx), at: t, mark };
-      return pool.value;
+      return { status: pool.value, fresh: true };
+    },
+    forget() {
+      pool = null;
     },
     async chainParameters(ctx) {
       const t = now();
@@ -88,20 +113,29 @@ export function poolUpkeepReads(now: () => number = Date.now): PoolUpkeepReads {
 /** Whether the kept read of the pool may be stale now (see above): then the round reads it again. */
 function mustRead(kept: Kept<PoolStatus> & { mark: BooksMark }, mark: BooksMark, now: number, refreshMs: number): boolean {
   const { stake } = kept.value;
+  const lent = stake.delegatedSun.ENERGY + stake.delegatedSun.BANDWIDTH > 0n;
   return (
     now - kept.at >= refreshMs ||
     mark.lastId !== kept.mark.lastId ||
     mark.inFlight !== kept.mark.inFlight ||
-    mark.inFlight !== '' ||
-    stake.delegatedSun.ENERGY + stake.delegatedSun.BANDWIDTH > 0n
+    mark.unseen ||
+    (lent && mark.busy !== kept.mark.busy)
   );
 }
 
-/** Two queries on indexes (the primary key, sendState): nothing of the node. */
+/** Queries on indexes (the primary key, sendState, paymentState, an invoice's status): nothing of the node. */
 async function booksMark(ctx: WorkerContext): Promise<BooksMark> {
-  const [last, inFlight] = await Promise.all([
+  const [last, inFlight, open, payouts] = await Promise.all([
     ctx.prisma.transaction.findFirst({ orderBy: { id: 'desc' }, select: { id: true } }),
-    ctx.prisma.transaction.findMany({ where: { sendState: { in: ['SIGNED', 'BROADCAST'] }, fromAddress: ctx.gasWallet.address }, select: { id: true }, orderBy: { id: 'asc' } }),
+    ctx.prisma.transaction.findMany({ where: { sendState: { in: ['SIGNED', 'BROADCAST'] } }, select: { id: true, fromAddress: true, type: true, blockId: true }, orderBy: { id: 'asc' } }),
+    ctx.prisma.transaction.findMany({ where: { type: 'PAYMENT', paymentState: { in: [...OPEN_PAYMENT_STATES] } }, select: { id: true }, orderBy: { id: 'asc' } }),
+    ctx.prisma.invoice.findMany({ where: { type: 'MULTIPLE_TRANSFER', status: 'ACTIVE' }, select: { id: true }, orderBy: { id: 'asc' } }),
   ]);
-  return { lastId: last?.id ?? 0, inFlight: inFlight.map((r) => r.id).join(',') };
+  const ours = inFlight.filter((r) => r.fromAddress === ctx.gasWallet.address);
+  return {
+    lastId: last?.id ?? 0,
+    inFlight: ours.map((r) => `${r.id}@${r.blockId ?? ''}`).join(','),
+    unseen: ours.some((r) => r.blockId === null && r.type !== 'UNDELEGATE'),
+    busy: [inFlight.map((r) => r.id).join(','), open.map((r) => r.id).join(','), payouts.map((r) => r.id).join(',')].join(';'),
+  };
 }

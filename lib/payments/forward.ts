@@ -11,8 +11,11 @@ import { frozenReason, uneconomic, sendFromInvoice } from './invoiceSends';
  * it cannot be made economically, failed when it cannot succeed.
  */
 export async function forward(ctx: WorkerContext, p: Payment): Promise<void> {
-  // Its gas and lending, out before it (issue 24), are followed to their end and booked.
-  await followOut(ctx, p);
+  // Its gas and lending, out before it (issue 24), are followed to their end and booked. While one is in
+  // no block yet, nothing of the forward can go on (it is built once they land): its checks and its plan
+  // are made when they have, not every round before (issue 37: whether the target is a contract, the blacklist
+  // and the estimate were asked every round, 68 and 136 requests in 5 s of a test's 50 ms rounds; none now).
+  if ((await followOut(ctx, p)).inNoBlock > 0) return;
   // A forward already signed goes where it was built to go: its fate is followed to the end, whatever
   // the merchant's wallet is now (a wallet cleared or changed mid-forward must not orphan it; issue 22,
   // case 3). A new attempt, after a proven death, goes to the wallet set then.

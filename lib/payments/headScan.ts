@@ -1,6 +1,6 @@
 import type { ChainBlock, Head } from '@/lib/chain/types';
-import { queryRows, sql } from '@/lib/db/sql';
-import { HEAD_CURSOR, SOLIDIFIED_CURSOR } from '@/lib/db/chainCursors';
+import { execute, queryRows, sql, type PrismaRaw } from '@/lib/db/sql';
+import { AWAITED_MARK, HEAD_CURSOR, SOLIDIFIED_CURSOR } from '@/lib/db/chainCursors';
 import type { WorkerContext } from '@/lib/worker/context';
 import { chainRefOf, headOf, rowsFor, type BlockTransfer, type ScanResult } from './scan';
 
@@ -54,7 +54,10 @@ export async function scanHead(ctx: WorkerContext): Promise<HeadScanResult> {
 /** Each block's parent is the block before it. */
 const contiguous = (blocks: ChainBlock[]) => blocks.every((b, i) => i === 0 || b.parentId === blocks[i - 1]!.id);
 
-/** Records the blocks' payments; returns how many payments it recorded or moved (0 when only the cursor moved). */
+/**
+ * Records the blocks' payments; returns how many payments it recorded or moved, or 1 for top-ups it
+ * only marked (0 when only the cursor moved): either is work for another job (the job wakes them).
+ */
 async function record(ctx: WorkerContext, blocks: ChainBlock[]): Promise<number> {
   const last = blocks.at(-1)!;
   const cursor = { blockNumber: last.number, blockId: last.id, blockTime: new Date(last.timestamp) };
@@ -65,11 +68,16 @@ async function record(ctx: WorkerContext, blocks: ChainBlock[]): Promise<number>
     rowsFor(ctx.prisma, transfers),
     ctx.prisma.transaction.count({ where: { solidified: false, type: 'PAYMENT', blockNumber: { gte: blocks[0]!.number, lte: last.number } } }),
   ]);
+  // A top-up (of a payout, of a merchant's wallet) is recorded only once final, by the scanner of solidified
+  // blocks: marked, so that scanner reads once a block until it is past it (issue 37; scan.ts, finalityAwaited).
+  const topUpAt = candidates.filter((r) => r.type !== 'PAYMENT').reduce((n, r) => Math.max(n, r.blockNumber ?? -1), -1);
+  if (topUpAt >= 0) await markAwaited(ctx.prisma, topUpAt);
+  const marked = topUpAt >= 0 ? 1 : 0;
   if (!candidates.some((r) => r.type === 'PAYMENT') && recordedThere === 0) {
     await ctx.prisma.chainCursor.upsert({ where: { name: HEAD_CURSOR }, create: { name: HEAD_CURSOR, ...cursor }, update: cursor });
-    return 0;
+    return marked;
   }
-  return ctx.prisma.$transaction(async (tx) => {
+  const recorded = await ctx.prisma.$transaction(async (tx) => {
     // The solidified scanner's cursor, held for this transaction: a block it has booked (or books
     // meanwhile) is its own, so a payment is never recorded unfinal in a block already final.
     const [solid] = await queryRows<{ block_number: number }>(tx, sql`SELECT block_number FROM chain_cursors WHERE name = ${SOLIDIFIED_CURSOR} FOR SHARE`);
@@ -93,4 +101,14 @@ async function record(ctx: WorkerContext, blocks: ChainBlock[]): Promise<number>
     await tx.chainCursor.upsert({ where: { name: HEAD_CURSOR }, create: { name: HEAD_CURSOR, ...cursor }, update: cursor });
     return Math.max(1, rows.length);
   });
+  return Math.max(recorded, marked);
+}
+
+/** Marks `block` as holding something the scanner of solidified blocks alone records (lib/db/chainCursors.ts, AWAITED_MARK); the mark only moves up. */
+async function markAwaited(prisma: PrismaRaw, block: number): Promise<void> {
+  await execute(
+    prisma,
+    sql`INSERT INTO chain_cursors (name, block_number, updated_at) VALUES (${AWAITED_MARK}, ${block}, now())
+        ON CONFLICT (name) DO UPDATE SET block_number = GREATEST(chain_cursors.block_number, EXCLUDED.block_number), updated_at = now()`,
+  );
 }

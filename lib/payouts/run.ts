@@ -203,7 +203,7 @@ async function payTargets(ctx: WorkerContext, payout: Payout, anchor: Transactio
   const sent = [...confirmed.values()].reduce((sum, row) => sum + row.amountUnits, 0n);
   // Every target ended; the wave's activation and lending, out before the sends (issue 24), are followed
   // to their end and booked before the payout ends, as nothing follows them once it has.
-  if (confirmed.size + failures.length < targets.length || (await followOut(ctx, anchor)) > 0) {
+  if (confirmed.size + failures.length < targets.length || (await followOut(ctx, anchor)).out > 0) {
     await book(ctx, payout, received, sent);
     return;
   }

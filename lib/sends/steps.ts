@@ -1,10 +1,12 @@
 import { backoffMs } from '@/lib/backoff';
 import { isPermanentRefusal, TxRejectedError } from '@/lib/chain/errors';
-import type { RefBlock, SignedTransfer } from '@/lib/chain/types';
+import type { RefBlock, SignedTransfer, TransactionStatus } from '@/lib/chain/types';
+import { scannedHeads, type ScannedHeads } from '@/lib/db/chainCursors';
 import type { CostPayer, SendPurpose, Transaction, TransactionType } from '@/lib/generated/prisma/client';
 import { bookSendLanded, rentalPriceOf } from '@/lib/ledger/book';
 import { withMargin } from '@/lib/money/fees';
 import { changeMerchantBalance } from '@/lib/merchants/balance';
+import { singleton } from '@/lib/singletons';
 import type { Currency } from '@/lib/money/tokens';
 import type { WorkerContext } from '@/lib/worker/context';
 
@@ -277,16 +279,20 @@ const PREREQUISITES: SendPurpose[] = ['FORWARD_GAS', 'REFUND_GAS', 'FORWARD_ENER
 /**
  * Follows the anchor's prerequisite sends that are out and not final (its gas, its lending) to their
  * end, so each is booked when final although the step that needed it has moved on (issue 24); the
- * forward, refund or payout target itself is followed by its own step. How many are still out.
+ * forward, refund or payout target itself is followed by its own step. How many are still out, and
+ * of them how many are in no block yet (or failed there, not final): the step that needs them
+ * cannot go on before they land.
  */
-export async function followOut(ctx: WorkerContext, anchor: Anchor): Promise<number> {
+export async function followOut(ctx: WorkerContext, anchor: Anchor): Promise<{ out: number; inNoBlock: number }> {
   const rows = await ctx.prisma.transaction.findMany({ where: { sourceId: anchor.id, sendState: 'BROADCAST', sendPurpose: { in: PREREQUISITES } } });
   let out = 0;
+  let inNoBlock = 0;
   for (const row of rows) {
     const outcome = await advanceSend(ctx, row, { landed: true, anchorFinal: anchor.solidified });
     if (outcome.state === 'pending' || outcome.state === 'landed') out++;
+    if (outcome.state === 'pending') inNoBlock++;
   }
-  return out;
+  return { out, inNoBlock };
 }
 
 /** The fee_limit a stored USDT call carries (sun); null for a TRX transfer. */
@@ -446,6 +452,90 @@ async function markFailed(ctx: WorkerContext, row: Transaction, error: string, l
 /** Follows a stored send one round (broadcast, landed, proven dead): for sends built outside a step (an operator's stake). */
 export const followSend = (ctx: WorkerContext, row: Transaction, beforeBroadcast?: SendOptions['beforeBroadcast']): Promise<SendOutcome> => advanceSend(ctx, row, { beforeBroadcast, anchorFinal: true });
 
+/**
+ * What a follow of a send last learnt from the node (`getTransactionStatus`), per process
+ * (lib/singletons.ts), by txid: the scanners' newest block then (`head`, lib/db/chainCursors.ts),
+ * when (ms), what it said (`final`: confirmed and booked, or failed in a final block: its row says so
+ * from now on), and the block it
+ * was in (null: none).
+ */
+export interface SendLook {
+  head: number;
+  at: number;
+  status: TransactionStatus['status'] | 'final';
+  blockNumber: number | null;
+}
+
+/**
+ * A send not looked at for this long is looked at whatever the scanners say: a scanner stopped or
+ * behind (its cursors then do not move) delays a send's end by at most this, and a send that left
+ * its block in a reorganisation is seen before the height is final when that comes sooner.
+ */
+const LOOK_AT_LEAST_EVERY_MS = 90_000;
+/**
+ * Cursors no scanner has moved for this long (five mainnet blocks) say nothing of the chain: the
+ * worker is stopped (an operator's `npm run energy` following its stake alone) or its scanners
+ * cannot read; a send is then looked at whenever it is followed, judged by the node's own
+ * solidified head, as before issue 37 (the solidified cursor, left behind, would never make it final).
+ */
+const SCANNERS_STILL_MS = 15_000;
+
+const sendLooks = () => singleton('sendLooks', () => new Map<string, SendLook>());
+
+/**
+ * The scanners' cursors, read from the database at most once per SCANNED_HEADS_FRESH_MS for a
+ * database client: a round of the sends job follows every send in flight, and each read them
+ * before (one query per send per round, on the follow's hot path). A read this young is older
+ * than no block the scanners could have booked in between that matters: at worst a look waits
+ * for the next round, never is skipped for good.
+ */
+const SCANNED_HEADS_FRESH_MS = 250;
+
+function currentScannedHeads(prisma: WorkerContext['prisma'], now: number): Promise<ScannedHeads | null> {
+  const memo = singleton('scannedHeadsRead', () => new WeakMap());
+  const kept = memo.get(prisma);
+  if (kept && now - kept.at < SCANNED_HEADS_FRESH_MS) return kept.read;
+  const read = scannedHeads(prisma);
+  // A failed read is not kept: the next follow asks again.
+  read.catch(() => {
+    if (memo.get(prisma)?.read === read) memo.delete(prisma);
+  });
+  memo.set(prisma, { at: now, read });
+  return read;
+}
+
+/**
+ * Whether a send looked at before may stand otherwise now (issue 37: every send in flight was
+ * looked at every worker round, two requests each, 300 of a paid USDT invoice's 430): judged by how
+ * far the scanners have read (no request). In no block at the last look: once the scanners have
+ * read a newer block (it may be in that one; the re-broadcast of an unknown send follows the look,
+ * so it too is once a block). In a block, not final: once that block can be final (the scanner of
+ * solidified blocks has read it), when the receipt is read once. Final while its anchor was not:
+ * once the anchor is. And at least every LOOK_AT_LEAST_EVERY_MS, and every time while the scanners' heads are
+ * unknown or still (SCANNERS_STILL_MS).
+ * What the look decides is as before: a reorganisation that took the send out of its block is seen
+ * at the next look (a send that followed it references its block and cannot execute without it).
+ */
+function lookDue(look: SendLook, scanned: ScannedHeads | null, anchorFinal: boolean, now: number): boolean {
+  if (!scanned || now - look.at >= LOOK_AT_LEAST_EVERY_MS) return true;
+  if (look.status === 'final') return true;
+  if (look.blockNumber === null) return scanned.head > look.head;
+  if (look.status === 'confirmed') return anchorFinal;
+  return (scanned.solidified?.number ?? -1) >= look.blockNumber;
+}
+
+/** Keeps what a look learnt; forgets a send that is final (its row says so from now on), and the oldest beyond a bound. */
+function keepLook(looks: Map<string, SendLook>, txId: string, look: SendLook): void {
+  if (look.status === 'final') {
+    looks.delete(txId);
+    return;
+  }
+  looks.delete(txId);
+  looks.set(txId, look);
+  // Insertion order is the order of the last look: the first is the longest unlooked-at, a send long over.
+  if (looks.size > 10_000) looks.delete(looks.keys().next().value!);
+}
+
 interface Follow {
   beforeBroadcast?: SendOptions['beforeBroadcast'];
   /** Report a send in a head block, executed, as `landed` (SendOptions.landed). */
@@ -484,7 +574,26 @@ async function advanceSend(ctx: WorkerContext, row: Transaction, follow: Follow)
       permanent = err.permanent;
     }
   }
-  const status = await ctx.chain.getTransactionStatus(row.trnHash, expiresAt);
+  // Looked at only when the node could say something new (issue 37; `lookDue`): a send just
+  // broadcast is in no block before the next one, and one in a block changes only once that block
+  // can be final. A refusal is looked into at once: the chain says whether it is in a block anyway.
+  const now = Date.now();
+  // Cursors no scanner moves say nothing of the chain (SCANNERS_STILL_MS): neither when to look nor what is final.
+  const cursors = await currentScannedHeads(ctx.prisma, now);
+  const scanned = cursors && now - cursors.movedAt < SCANNERS_STILL_MS ? cursors : null;
+  const looks = sendLooks();
+  const look = looks.get(row.trnHash);
+  // Broadcast for the first time in this process: looked at from the next block on. (A caller that
+  // passes the same row again, still SIGNED as it read it, finds the look kept and goes on below.)
+  if (refusal === null && row.sendState === 'SIGNED' && !keptBack && !look) {
+    keepLook(looks, row.trnHash, { head: scanned?.head ?? 0, at: now, status: 'unknown', blockNumber: null });
+    return { state: 'pending' };
+  }
+  if (refusal === null && look && !lookDue(look, scanned, follow.anchorFinal, now)) {
+    return look.status !== 'unknown' && look.status !== 'failed' && look.blockNumber !== null ? landedSend(ctx, row, look.blockNumber, follow) : { state: 'pending' };
+  }
+  const status = await ctx.chain.getTransactionStatus(row.trnHash, expiresAt, scanned?.solidified ?? undefined);
+  keepLook(looks, row.trnHash, { head: scanned?.head ?? 0, at: now, status: (status.status === 'confirmed' && follow.anchorFinal) || (status.status === 'failed' && status.solidified) ? 'final' : status.status, blockNumber: status.blockNumber });
   if ((status.status === 'pending' || (status.status === 'confirmed' && !follow.anchorFinal)) && status.blockNumber !== null) return landedSend(ctx, row, status.blockNumber, follow);
   if (status.status === 'unknown' && row.blockId !== null) {
     // It was in a head block that a reorganisation replaced: not landed any more (what referenced that block is dead).

@@ -81,8 +81,13 @@ describe('chain layer against the devnet', () => {
       { token: 'USDT', from: sender.address, to: holder.address, amount: 7n },
       { token: 'TRX', from: sender.address, to: holder.address, amount: 5n },
     ];
+    const heads = () => nodeRequestCounts().requests['wallet/getblock'] ?? 0;
+    await chain.getBlockNumber();
     for (const request of cases) {
+      const asked = heads();
       const cost = await chain.estimateTransfer(request);
+      // Its transaction is weighed on a head read before, of any age: every block gives the same size (issue 37).
+      assert.equal(heads(), asked, 'the estimate asked the node for no head');
       const trxBefore = await chain.getTrxBalance(sender.address);
       const build =
         request.token === 'TRX'
@@ -239,6 +244,55 @@ describe('chain layer against the devnet', () => {
     await assert.rejects(chain.getBlockNumber(), paused);
     assert.equal((await devnet.fault.list()).throttle.answered, 1);
     await waitFor('the wait over', async () => chain.getBlockNumber().catch(() => null), 10_000);
+  });
+
+  test('final blocks read at the head are taken from that read after one request for the solidified head, and read again once a reorganisation replaced one (issue 37)', async () => {
+    // Its own devnet: a reorganisation needs blocks deeper than the shared one's three, and traffic
+    // makes blocks worth keeping (a quiet chain's are read again: HEAD_READS_WORTH_TRANSFERS).
+    const deep = await startDevnetProcess({ blockMs: 200, solidifiedDepth: 20 });
+    try {
+      const config = parseChainConfig({ TRON_FULL_NODE_URL: deep.url, TRON_USDT_CONTRACT: deep.usdtContract });
+      const c = createChain(config);
+      /** The truth: a chain layer that read nothing at the head reads every final block from the node. */
+      const finalRead = (from: number, to: number) => createChain(config).getBlocks(from, to, 'solidified');
+      const count = (endpoint: string) => nodeRequestCounts().requests[endpoint] ?? 0;
+      const solidHead = () => c.getConfirmedBlockNumber();
+      await deep.traffic(30, 0.7);
+
+      // A payment in a head block, read at the head with ten blocks after it; then that block and
+      // those after it are replaced, the payment left out of them.
+      await waitFor('a few blocks made', async () => ((await c.getBlockNumber()) >= 5 ? true : null));
+      const payee = (await newAccount()).address;
+      const paid = await deep.pay(payee, '5', 'TRX');
+      const inBlock = await waitFor('the payment in a block', async () => (await c.getTransactionStatus(paid)).blockNumber);
+      await waitFor('ten blocks after it', async () => ((await c.getBlockNumber()) >= inBlock + 10 ? true : null));
+      const from = inBlock - 3;
+      const atHead = await c.getBlocks(from, from + 99);
+      assert.ok(atHead.some((b) => b.transfers.some((t) => t.txId === paid)), 'the head read holds the payment');
+      await deep.reorg({ fromBlock: inBlock, leaveOut: [paid] });
+      await waitFor('the replaced blocks final', async () => ((await solidHead()) >= inBlock ? true : null), 30_000);
+      const full = count('walletsolidity/getblockbylimitnext');
+      const afterReorg = await c.getBlocks(from, from + 99, 'solidified');
+      assert.equal(count('walletsolidity/getblockbylimitnext'), full + 1, 'a replaced block is read again, never taken from the head read');
+      assert.deepEqual(afterReorg, await finalRead(from, afterReorg.at(-1)!.number), 'the blocks as the final chain holds them');
+      assert.notEqual(afterReorg.find((b) => b.number === inBlock)?.id, atHead.find((b) => b.number === inBlock)?.id, 'the payment\'s block was replaced');
+
+      // A payment after it, read at the head: once final, its blocks are taken from that read, with one request.
+      const next = (await solidHead()) + 1;
+      const later = await deep.pay(payee, '6', 'TRX');
+      const laterBlock = await waitFor('the later payment in a block', async () => (await c.getTransactionStatus(later)).blockNumber);
+      // Read at the head ten blocks on: the solidified head reaches the payment's block well before it passes the blocks read.
+      await waitFor('ten blocks after it', async () => ((await c.getBlockNumber()) >= laterBlock + 10 ? true : null));
+      await c.getBlocks(next, next + 99);
+      await waitFor('its block final', async () => ((await solidHead()) >= laterBlock ? true : null), 30_000);
+      const [blocksReads, headReads] = [count('walletsolidity/getblockbylimitnext'), count('walletsolidity/getblock')];
+      const taken = await c.getBlocks(next, next + 99, 'solidified');
+      assert.deepEqual([count('walletsolidity/getblockbylimitnext') - blocksReads, count('walletsolidity/getblock') - headReads], [0, 1], 'one request: the solidified head');
+      assert.ok(taken.some((b) => b.transfers.some((t) => t.txId === later)), 'the later payment among them');
+      assert.deepEqual(taken, await finalRead(next, taken.at(-1)!.number), 'the same blocks, ids and transfers as a read of them now');
+    } finally {
+      await deep.stop();
+    }
   });
 
   test('scanning a range of blocks returns every transfer exactly once', async () => {

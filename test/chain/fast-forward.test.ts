@@ -136,6 +136,74 @@ describe('forwarding before finality (issue 24)', () => {
     assert.ok((await s.chain.getUsdtBalance(target)) > 0n);
   });
 
+  test('a USDT payment\'s sends, in blocks not final, are not looked at again until their blocks can be final; each is then read once and booked (issue 37)', async () => {
+    /** The worker's requests to the node by endpoint, as its heartbeat (every 5 s) last wrote them, with when. */
+    const beat = async () => {
+      const [b] = await s.app.prisma.workerHeartbeat.findMany({ orderBy: { scannedAt: 'desc' }, take: 1 });
+      return { at: b?.scannedAt ?? new Date(0), counts: (b?.nodeRequests as { requests?: Record<string, number> } | null)?.requests ?? {} };
+    };
+    const beatAfter = (t: Date) => waitFor(`a heartbeat after ${t.toISOString()}`, async () => ((await beat()).at > t ? beat() : null), 30_000);
+    const { key } = await s.newMerchant();
+    const inv = await s.invoice(key, { type: 'SINGLE', amount: 10, currencies: ['USDT'] });
+    const paid = await customerPays(inv.address, BigInt(Math.round(inv.currencies_amounts.USDT! * 1e6)), 'USDT');
+    const p = await paymentRow(paid.txId);
+    await send(p.id, 'FORWARD');
+    const sends = await s.app.prisma.transaction.findMany({ where: { sourceId: p.id, sendPurpose: { in: ['FORWARD', 'FORWARD_GAS', 'FORWARD_ENERGY'] } } });
+    assert.equal(sends.length, 3, 'activation, lending and forward out');
+    for (const r of sends) await blockOf(r.trnHash);
+    // Two heartbeats apart while the three are in blocks that are not final (150 blocks deep: 15 s).
+    const first = await beatAfter(new Date());
+    const later = await beatAfter(first.at);
+    const stillOut = !(await s.app.prisma.transaction.findUniqueOrThrow({ where: { id: p.id } })).solidified;
+    const delta = (endpoint: string) => (later.counts[endpoint] ?? 0) - (first.counts[endpoint] ?? 0);
+    const seen = JSON.stringify(Object.fromEntries(Object.keys(later.counts).map((e) => [e, delta(e)]).filter(([, n]) => n !== 0)));
+    // Looked at every worker round (50 ms), each look two requests, they were read about 200 times in those 5 s.
+    // Now: none while their blocks cannot be final (and at most one each, had one of them become final meanwhile).
+    assert.ok(delta('wallet/gettransactioninfobyid') <= (stillOut ? 1 : 3), `receipts read while the sends wait for finality: ${seen}`);
+    assert.ok(delta('walletsolidity/getblock') <= 1, `the solidified head is taken from the scanner, not asked for each look: ${seen}`);
+    const before = later;
+    await s.finalizing(() => s.waitStatus(key, inv.id, 'COMPLETED', 120_000));
+    const done = await s.app.prisma.transaction.findMany({ where: { sourceId: p.id, sendPurpose: { in: ['FORWARD', 'FORWARD_GAS', 'FORWARD_ENERGY'] } } });
+    assert.deepEqual(done.map((r) => r.sendState), done.map(() => 'CONFIRMED'), 'each booked when final');
+    assert.ok(done.every((r) => r.feeSun !== null), 'each with its receipt\'s fee');
+    const after = await beatAfter(new Date());
+    const receipts = (after.counts['wallet/gettransactioninfobyid'] ?? 0) - (before.counts['wallet/gettransactioninfobyid'] ?? 0);
+    // Once each when final, once more for a send final before its payment was booked, and the taking back of the lending.
+    assert.ok(receipts <= 10, `receipts read from finality to COMPLETED: ${receipts}`);
+  });
+
+  test('while a USDT payment\'s activation is in no block, its forward is not planned again each round: no checks, no estimate, until it lands (issue 37)', async () => {
+    const beat = async () => {
+      const [b] = await s.app.prisma.workerHeartbeat.findMany({ orderBy: { scannedAt: 'desc' }, take: 1 });
+      return { at: b?.scannedAt ?? new Date(0), counts: (b?.nodeRequests as { requests?: Record<string, number> } | null)?.requests ?? {} };
+    };
+    const beatAfter = (t: Date) => waitFor(`a heartbeat after ${t.toISOString()}`, async () => ((await beat()).at > t ? beat() : null), 30_000);
+    const { key } = await s.newMerchant();
+    const inv = await s.invoice(key, { type: 'SINGLE', amount: 10, currencies: ['USDT'] });
+    // Every broadcast of the gas wallet's to the address is dropped: the activation is out and in no block, broadcast
+    // again at each look, rebuilt each time it is proven dead (10 s).
+    await s.devnet.fault.drop({ from: s.gasWallet.address, to: inv.address });
+    try {
+      const paid = await customerPays(inv.address, BigInt(Math.round(inv.currencies_amounts.USDT! * 1e6)), 'USDT');
+      const p = await paymentRow(paid.txId);
+      await send(p.id, 'FORWARD_GAS', ['BROADCAST']);
+      const first = await beatAfter(new Date());
+      const later = await beatAfter(first.at);
+      const delta = (endpoint: string) => (later.counts[endpoint] ?? 0) - (first.counts[endpoint] ?? 0);
+      const seen = JSON.stringify(Object.fromEntries(Object.keys(later.counts).map((e) => [e, delta(e)]).filter(([, n]) => n !== 0)));
+      // Planned every worker round (50 ms) before: whether the target is a contract, the blacklist for both addresses
+      // and the estimate, 68 and 136 requests in those 5 s here. Now none while it is out; in the rounds after it is
+      // proven dead, until it is rebuilt (SEND_RETRY_BASE_MS, 300 ms), the forward is planned again: a few.
+      assert.ok(delta('wallet/getcontract') <= 10, `the target checked while the activation is in no block: ${seen}`);
+      assert.ok(delta('wallet/triggerconstantcontract') <= 20, `the blacklist and the estimate asked while the activation is in no block: ${seen}`);
+      assert.equal((await s.app.prisma.transaction.count({ where: { sourceId: p.id, sendPurpose: 'FORWARD' } })), 0, 'no forward built');
+    } finally {
+      await s.devnet.fault.clear();
+    }
+    // Once it lands, the forward goes out: COMPLETED.
+    await s.finalizing(() => s.waitStatus(key, inv.id, 'COMPLETED', 120_000));
+  });
+
   test('a payment reorganised away after its forward went out: the forward never executes, nothing is sent from the held funds beside it, no webhook, the payment is dropped', async () => {
     const { merchant, key, target } = await s.newMerchant();
     const inv = await s.invoice(key, { type: 'MULTIPLE', currencies: ['TRX'] });

@@ -75,8 +75,8 @@ function comm(pid: number): string {
   }
 }
 
-
-async function waitUntil(what: string, check: () => boolean | Promise<boolean>, ms: number, log: () => string): Promise<void> {
+/** Polls `check` until it holds; past `ms`, throws `what` with what `log` says. */
+export async function waitUntil(what: string, check: () => boolean | Promise<boolean>, ms: number, log: () => string): Promise<void> {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
     if (await check()) return;

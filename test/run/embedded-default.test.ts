@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { createPrisma } from '@/lib/db/client';
 import { alive } from '@/lib/db/embedded';
 import { freePort } from '../helpers/app';
-import { startDevRun, type DevRun, type DevRunPorts } from '../helpers/devRun';
+import { startDevRun, waitUntil, type DevRun, type DevRunPorts } from '../helpers/devRun';
 import { httpRequest, type HttpResponse } from '../helpers/http';
 
 /**
@@ -142,7 +142,15 @@ describe('npm run dev on the embedded PostgreSQL', () => {
       }
     }
     const creators = Array.from({ length: 16 }, creator);
-    while (acknowledged.size < 200) await new Promise((r) => setTimeout(r, 20));
+    // A deadline, not a bare wait: creations that stopped answering 200 would otherwise hold the
+    // file (and the suite) forever, saying nothing.
+    try {
+      await waitUntil('200 creations were not acknowledged', () => acknowledged.size >= 200, 180_000, () => `(${acknowledged.size} were); the run logged:\n${run.output().slice(-3000)}`);
+    } catch (err) {
+      cut = true;
+      await Promise.all(creators);
+      throw err;
+    }
     await run.powerCut();
     cut = true;
     await Promise.all(creators);
@@ -173,7 +181,8 @@ describe('npm run dev on the embedded PostgreSQL', () => {
   // DATABASE_URL, MASTER_KEY or chain variables, only the data directory this run was given (issue 22).
   it('runs npm run reconcile, payment:retry and payout:return on the run as it is, and with the run stopped, with no variables', async () => {
     const bare = { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir } as unknown as NodeJS.ProcessEnv;
-    const npm = (...args: string[]) => spawnSync('npm', ['run', '--silent', ...args], { cwd: ROOT, env: bare, encoding: 'utf8' });
+    // A command that never ends fails the test (SIGTERM after 3 minutes) instead of holding the suite.
+    const npm = (...args: string[]) => spawnSync('npm', ['run', '--silent', ...args], { cwd: ROOT, env: bare, encoding: 'utf8', timeout: 180_000 });
     const reconciled = npm('reconcile');
     assert.equal(reconciled.status, 0, `${reconciled.stdout}${reconciled.stderr}`);
     assert.match(reconciled.stdout, /balanced/);

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BlockPace, LONGEST_WAIT_MS } from '@/lib/chain/pace';
+import { pacedScan } from '@/worker/pacedScan';
 
 const POLL = 500;
 /**
@@ -89,10 +90,54 @@ describe('the scanners wait for the next block to be due (issue 37)', () => {
     assert.equal(slow.untilNextMs(110_300, POLL), LONGEST_WAIT_MS);
   });
 
+  it('the scanner of solidified blocks while nothing waits: until the block ten on is due, and the reads do not drift', () => {
+    // Final 19 blocks deep, a sixth of a block's margin (worker/scan.ts): block 12 seen at 93.2 s; block 22 due 30 s on, asked for 500 ms after.
+    const pace = new BlockPace(6);
+    for (const n of [10, 11, 12]) pace.saw({ number: n, timestamp: n * 3_000 }, n * 3_000 + 57_200);
+    assert.equal(pace.untilNextMs(93_700, POLL, 10), 30_000);
+    assert.equal(pace.untilNextMs(93_700, POLL, 1), 3_000, 'once a block, as before');
+    let now = 93_700;
+    let last = 12;
+    for (let i = 0; i < 5; i++) {
+      const readAt = now + pace.untilNextMs(now, POLL, 10);
+      last += 10;
+      assert.equal(readAt, last * 3_000 + 57_700, `block ${last} asked for 500 ms after it is due`);
+      pace.saw({ number: last, timestamp: last * 3_000 }, readAt);
+      now = readAt + 500;
+    }
+  });
+
+  it('a read made sooner than the wait told (something came to wait) teaches the lag it saw, not less by the margin', () => {
+    const pace = new BlockPace(6);
+    for (const n of [10, 11, 12]) pace.saw({ number: n, timestamp: n * 3_000 }, n * 3_000 + 57_200);
+    pace.untilNextMs(93_700, POLL, 10);
+    // Read 4 s later, sooner than planned: block 13 was seen 57.2 s after its stamp, as the others.
+    pace.unplanned();
+    pace.saw({ number: 13, timestamp: 39_000 }, 96_200);
+    assert.equal(pace.untilNextMs(96_700, POLL), 3_000, 'block 14 due at 99.2 s and asked 500 ms after (taking the margin off its lag: at 99.2 s)');
+  });
+
   it('an older head read from a lagging node teaches nothing and does not move it back', () => {
     const pace = paceAfter([10, 11]);
     pace.saw({ number: 9, timestamp: 27_000 }, 33_250);
     assert.equal(pace.intervalMs, 3_000);
     assert.equal(pace.untilNextMs(33_400, POLL), 2_900);
+  });
+});
+
+describe('a scanner woken before its next read is due (worker/pacedScan.ts, issue 37)', () => {
+  it('does not read again: every job is woken when any makes progress, and no block is due sooner for that', async () => {
+    let reads = 0;
+    // A minute's poll: the read after the first is planned a minute on, whatever the machine's speed.
+    const paced = pacedScan(60_000, async () => {
+      reads++;
+      return { more: false, recorded: 0, head: { number: 10 + reads, timestamp: Date.now() } };
+    });
+    assert.equal(await paced.step(), false);
+    assert.equal(reads, 1, 'the first step reads');
+    // Woken five times (a door changed a state, a scanner recorded a payment): read at each before, four to six reads a
+    // block on mainnet while a paid invoice was worked on (npm run bench:node-requests).
+    for (let i = 0; i < 5; i++) await paced.step();
+    assert.equal(reads, 1, 'no read before the planned one');
   });
 });

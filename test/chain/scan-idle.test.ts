@@ -1,0 +1,140 @@
+/**
+ * The scanner of solidified blocks while nothing waits for finality (issue 37): it reads once every
+ * SCAN_IDLE_BLOCKS blocks, one request for all of them, and once a block again as soon as something
+ * waits (lib/payments/scan.ts, `finalityAwaited`; worker/pacedScan.ts). Here SCAN_IDLE_BLOCKS is 50,
+ * five seconds of the devnet's 100 ms blocks, so a read put off while something waited shows as a
+ * booking some 50 blocks after the block became final; counts of blocks, never times.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { TronWeb } from 'tronweb';
+import { createChain, type Chain } from '@/lib/chain';
+import { deriveAccount } from '@/lib/chain/keys';
+import { SOLIDIFIED_CURSOR } from '@/lib/db/chainCursors';
+import { startApp, TEST_MNEMONIC, type TestApp } from '../helpers/app';
+import { startDevnetProcess, waitFor, type DevnetProcess } from '../helpers/devnet';
+import { startWorker, type WorkerProcess } from '../helpers/worker';
+
+const IDLE_BLOCKS = 50;
+/** A booking this many blocks or more past its block was put off (an idle read waits IDLE_BLOCKS); by the first read after finality, a few. */
+const PROMPT_BLOCKS = IDLE_BLOCKS / 2;
+
+describe('the scanner of solidified blocks reads every SCAN_IDLE_BLOCKS blocks while nothing waits for finality (issue 37)', () => {
+  let devnet: DevnetProcess;
+  let app: TestApp;
+  let worker: WorkerProcess;
+  let chain: Chain;
+
+  const cursor = async () => (await app.prisma.chainCursor.findUnique({ where: { name: SOLIDIFIED_CURSOR } }))?.blockNumber ?? -1;
+  /** Returns just after the scanner of solidified blocks made a read that moved its cursor: an idle one's next read is IDLE_BLOCKS blocks on. */
+  async function justAfterARead(): Promise<number> {
+    const from = await cursor();
+    for (;;) {
+      const now = await cursor();
+      if (now !== from) return now;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
+  before(async () => {
+    devnet = await startDevnetProcess({ blockMs: 100, solidifiedDepth: 3 });
+    app = await startApp({ TRON_FULL_NODE_URL: devnet.url, TRON_USDT_CONTRACT: devnet.usdtContract });
+    chain = createChain({ fullNodeUrl: devnet.url, apiKey: null, usdtContract: devnet.usdtContract, txExpirationMs: 60_000 });
+    await devnet.pay(deriveAccount(TEST_MNEMONIC, 0, 'gas').address, '10000', 'TRX');
+    worker = startWorker(app.env, devnet, { SCAN_IDLE_BLOCKS: String(IDLE_BLOCKS) });
+  });
+
+  after(async () => {
+    if (process.env.DEBUG_WORKER) (await import('node:fs')).writeFileSync(process.env.DEBUG_WORKER, worker?.output() ?? '');
+    await worker?.stop();
+    await app?.stop();
+    await devnet?.stop();
+  });
+
+  it('an idle worker reads the solidified blocks about once every SCAN_IDLE_BLOCKS blocks, not once a block', async () => {
+    /** The worker's requests by endpoint, as its heartbeat last wrote them (every 5 s), and the devnet's head then. */
+    const requests = async () => {
+      const [beat] = await app.prisma.workerHeartbeat.findMany({ orderBy: { scannedAt: 'desc' }, take: 1 });
+      return { at: beat?.scannedAt ?? new Date(0), counts: (beat?.nodeRequests as { requests?: Record<string, number> } | null)?.requests ?? {}, head: await chain.getBlockNumber() };
+    };
+    // Past its start: both scanners' cursors set, the gas wallet's funding booked, a heartbeat written after that.
+    await waitFor('the scanners started', async () => ((await app.prisma.chainCursor.count({ where: { name: { in: [SOLIDIFIED_CURSOR, 'head'] } } })) === 2 ? true : null), 60_000);
+    await waitFor('the gas wallet funding booked', async () => ((await app.prisma.ledgerEntry.count()) > 0 ? true : null), 60_000);
+    const startedAt = new Date();
+    const first = await waitFor('a heartbeat', async () => {
+      const r = await requests();
+      return r.at > startedAt ? r : null;
+    }, 30_000);
+    const later = await waitFor('two heartbeats later', async () => {
+      const r = await requests();
+      return r.at.getTime() >= first.at.getTime() + 9_000 ? r : null;
+    }, 60_000);
+    const reads = (later.counts['walletsolidity/getblockbylimitnext'] ?? 0) - (first.counts['walletsolidity/getblockbylimitnext'] ?? 0);
+    const headReads = (later.counts['wallet/getblockbylimitnext'] ?? 0) - (first.counts['wallet/getblockbylimitnext'] ?? 0);
+    const blocks = later.head - first.head;
+    const seen = `${reads} reads of solidified blocks and ${headReads} of the head's in ${blocks} blocks`;
+    assert.ok(blocks >= 50, `the devnet made blocks: ${seen}`);
+    assert.ok(reads >= 1, `it still reads: ${seen}`);
+    // Once a block (here once every SCAN_POLL_MS, 2 blocks) was 0.5 a block; once every 50 blocks is 0.02.
+    assert.ok(reads * 10 <= blocks, `fewer than one read in ten blocks: ${seen}`);
+    // The head scanner reads as before: it is what sees a payment first.
+    assert.ok(headReads * 10 > blocks, `the head scanner reads on: ${seen}`);
+  });
+
+  it('a payment seen at the head is booked final by the first read after its block is final, not the next idle one', async () => {
+    const { key } = await app.createMerchant({ targetWallet: (TronWeb.createRandom() as unknown as { address: string }).address });
+    const res = await app.api('/payment/create', key, { method: 'POST', body: { type: 'SINGLE', amount: 10, currencies: ['TRX'] } });
+    assert.equal(res.status, 200, res.text);
+    const inv = res.json as { id: number; address: string; currencies_amounts: Record<string, number> };
+    // Paid just after an idle read: the next idle read would come IDLE_BLOCKS blocks on.
+    await justAfterARead();
+    await devnet.pay(inv.address, String(inv.currencies_amounts.TRX), 'TRX');
+    const { payment, at } = await waitFor('the payment booked final', async () => {
+      const p = await app.prisma.transaction.findFirst({ where: { invoiceId: inv.id, type: 'PAYMENT' } });
+      return p?.solidified ? { payment: p, at: await cursor() } : null;
+    }, 30_000);
+    assert.notEqual(payment.expiresAt, null, 'recorded by the head scanner (it keeps the transaction expiration), then made final');
+    assert.ok(at - payment.blockNumber! < PROMPT_BLOCKS, `booked by a read that ended at block ${at}, the payment in block ${payment.blockNumber}`);
+  });
+
+  it("a payment's forward is booked final by the first read after its block is final: a send out waits too, not the next idle read", async () => {
+    const { key } = await app.createMerchant({ targetWallet: (TronWeb.createRandom() as unknown as { address: string }).address });
+    const res = await app.api('/payment/create', key, { method: 'POST', body: { type: 'SINGLE', amount: 10, currencies: ['TRX'] } });
+    assert.equal(res.status, 200, res.text);
+    const inv = res.json as { id: number; address: string; currencies_amounts: Record<string, number> };
+    await devnet.pay(inv.address, String(inv.currencies_amounts.TRX), 'TRX');
+    // The forward's follow reads the node once this scanner has read its block (lib/sends/steps.ts,
+    // lookDue): with nothing else waiting once the payment is final, it must still read once a block.
+    const { send, at } = await waitFor('the forward confirmed', async () => {
+      const f = await app.prisma.transaction.findFirst({ where: { invoiceId: inv.id, sendPurpose: 'FORWARD', sendState: 'CONFIRMED' } });
+      return f ? { send: f, at: await cursor() } : null;
+    }, 60_000);
+    assert.ok(at - send.blockNumber! < PROMPT_BLOCKS, `confirmed after a read that ended at block ${at}, the forward in block ${send.blockNumber}`);
+  });
+
+  it('a top-up of a merchant wallet, seen at the head and recorded only once final, is recorded by the first read after its block is final', async () => {
+    const { merchant } = await app.createMerchant();
+    await justAfterARead();
+    await devnet.pay(merchant.topupWalletAddress, '5', 'TRX');
+    const { topup, at } = await waitFor('the top-up recorded', async () => {
+      const t = await app.prisma.transaction.findFirst({ where: { merchantId: merchant.id, type: 'TOPUP' } });
+      return t ? { topup: t, at: await cursor() } : null;
+    }, 30_000);
+    assert.ok(at - topup.blockNumber! < PROMPT_BLOCKS, `recorded by a read that ended at block ${at}, the top-up in block ${topup.blockNumber}`);
+  });
+
+  it('an invoice whose deadline passes while the worker is idle times out by the first read past it, not the next idle one', async () => {
+    const { key } = await app.createMerchant();
+    const res = await app.api('/payment/create', key, { method: 'POST', body: { type: 'SINGLE', amount: 10, currencies: ['TRX'] } });
+    assert.equal(res.status, 200, res.text);
+    const inv = res.json as { id: number };
+    // Its deadline a moment after an idle read: the next idle read would come IDLE_BLOCKS blocks on.
+    await justAfterARead();
+    const expiredAt = new Date(Date.now() + 500);
+    await app.prisma.invoice.update({ where: { id: inv.id }, data: { expiredAt } });
+    const due = await waitFor('the deadline passed', async () => (Date.now() > expiredAt.getTime() ? chain.getBlockNumber() : null));
+    const at = await waitFor('the invoice timed out', async () => ((await app.api(`/payment/get/${inv.id}`, key)).json.status === 'TIMEOUT' ? cursor() : null), 30_000);
+    // Judged by the scanned chain time: the read that passed the deadline ends a few blocks past the head when it passed.
+    assert.ok(at - due < PROMPT_BLOCKS, `timed out after a read that ended at block ${at}, the head at block ${due} when the deadline passed`);
+  });
+});
