@@ -79,6 +79,18 @@ describe('forwarding before finality (issue 24)', () => {
   }
   /** When the block that made block `n` final was made (ms): nothing about `n` may be reported before it. */
   const finalAt = (n: number) => s.finalAt(n, DEPTH);
+  /** The worker's requests to the node by endpoint, as its heartbeat (every 5 s) last wrote them, with when. */
+  const beat = async () => {
+    const [b] = await s.app.prisma.workerHeartbeat.findMany({ orderBy: { scannedAt: 'desc' }, take: 1 });
+    return { at: b?.scannedAt ?? new Date(0), counts: (b?.nodeRequests as { requests?: Record<string, number> } | null)?.requests ?? {} };
+  };
+  const beatAfter = (t: Date) => waitFor(`a heartbeat after ${t.toISOString()}`, async () => ((await beat()).at > t ? beat() : null), 30_000);
+  /** What the worker asked the node between two heartbeats: by endpoint, and every endpoint that moved, for a failure's message. */
+  const asked = (first: Awaited<ReturnType<typeof beat>>, later: Awaited<ReturnType<typeof beat>>) => {
+    const delta = (endpoint: string) => (later.counts[endpoint] ?? 0) - (first.counts[endpoint] ?? 0);
+    const seen = JSON.stringify(Object.fromEntries(Object.keys(later.counts).map((e) => [e, delta(e)]).filter(([, n]) => n !== 0)));
+    return { delta, seen };
+  };
 
   test('a TRX payment: seen on its page and forwarded while its block is not final, bound to it; reported only once both are final', async () => {
     const { key, target } = await s.newMerchant();
@@ -137,12 +149,6 @@ describe('forwarding before finality (issue 24)', () => {
   });
 
   test('a USDT payment\'s sends, in blocks not final, are not looked at again until their blocks can be final; each is then read once and booked (issue 37)', async () => {
-    /** The worker's requests to the node by endpoint, as its heartbeat (every 5 s) last wrote them, with when. */
-    const beat = async () => {
-      const [b] = await s.app.prisma.workerHeartbeat.findMany({ orderBy: { scannedAt: 'desc' }, take: 1 });
-      return { at: b?.scannedAt ?? new Date(0), counts: (b?.nodeRequests as { requests?: Record<string, number> } | null)?.requests ?? {} };
-    };
-    const beatAfter = (t: Date) => waitFor(`a heartbeat after ${t.toISOString()}`, async () => ((await beat()).at > t ? beat() : null), 30_000);
     const { key } = await s.newMerchant();
     const inv = await s.invoice(key, { type: 'SINGLE', amount: 10, currencies: ['USDT'] });
     const paid = await customerPays(inv.address, BigInt(Math.round(inv.currencies_amounts.USDT! * 1e6)), 'USDT');
@@ -155,8 +161,7 @@ describe('forwarding before finality (issue 24)', () => {
     const first = await beatAfter(new Date());
     const later = await beatAfter(first.at);
     const stillOut = !(await s.app.prisma.transaction.findUniqueOrThrow({ where: { id: p.id } })).solidified;
-    const delta = (endpoint: string) => (later.counts[endpoint] ?? 0) - (first.counts[endpoint] ?? 0);
-    const seen = JSON.stringify(Object.fromEntries(Object.keys(later.counts).map((e) => [e, delta(e)]).filter(([, n]) => n !== 0)));
+    const { delta, seen } = asked(first, later);
     // Looked at every worker round (50 ms), each look two requests, they were read about 200 times in those 5 s.
     // Now: none while their blocks cannot be final (and at most one each, had one of them become final meanwhile).
     assert.ok(delta('wallet/gettransactioninfobyid') <= (stillOut ? 1 : 3), `receipts read while the sends wait for finality: ${seen}`);
@@ -173,11 +178,6 @@ describe('forwarding before finality (issue 24)', () => {
   });
 
   test('while a USDT payment\'s activation is in no block, its forward is not planned again each round: no checks, no estimate, until it lands (issue 37)', async () => {
-    const beat = async () => {
-      const [b] = await s.app.prisma.workerHeartbeat.findMany({ orderBy: { scannedAt: 'desc' }, take: 1 });
-      return { at: b?.scannedAt ?? new Date(0), counts: (b?.nodeRequests as { requests?: Record<string, number> } | null)?.requests ?? {} };
-    };
-    const beatAfter = (t: Date) => waitFor(`a heartbeat after ${t.toISOString()}`, async () => ((await beat()).at > t ? beat() : null), 30_000);
     const { key } = await s.newMerchant();
     const inv = await s.invoice(key, { type: 'SINGLE', amount: 10, currencies: ['USDT'] });
     // Every broadcast of the gas wallet's to the address is dropped: the activation is out and in no block, broadcast
@@ -189,8 +189,7 @@ describe('forwarding before finality (issue 24)', () => {
       await send(p.id, 'FORWARD_GAS', ['BROADCAST']);
       const first = await beatAfter(new Date());
       const later = await beatAfter(first.at);
-      const delta = (endpoint: string) => (later.counts[endpoint] ?? 0) - (first.counts[endpoint] ?? 0);
-      const seen = JSON.stringify(Object.fromEntries(Object.keys(later.counts).map((e) => [e, delta(e)]).filter(([, n]) => n !== 0)));
+      const { delta, seen } = asked(first, later);
       // Planned every worker round (50 ms) before: whether the target is a contract, the blacklist for both addresses
       // and the estimate, 68 and 136 requests in those 5 s here. Now none while it is out; in the rounds after it is
       // proven dead, until it is rebuilt (SEND_RETRY_BASE_MS, 300 ms), the forward is planned again: a few.
