@@ -237,9 +237,11 @@ export class TronChain implements Chain {
       timestamp: b.block_header.raw_data.timestamp,
       transfers: perBlock[i]!,
     }));
-    if (!solid) this.keepHeadReads(read);
-    const newest = read.at(-1);
-    if (!solid && newest) this.sawHead({ number: newest.number, id: newest.id, timestamp: newest.timestamp });
+    if (!solid) {
+      this.keepHeadReads(read);
+      const newest = read.at(-1);
+      if (newest) this.sawHead({ number: newest.number, id: newest.id, timestamp: newest.timestamp });
+    }
     return read;
   }
 
