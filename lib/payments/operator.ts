@@ -19,12 +19,29 @@ import { refundStands, refundStatusInclude } from '@/lib/rules/refundStatus';
  * `npm run payment:retry -- <id>`: an operator sends a FAILED payment round again, once
  * the cause is fixed (e.g. a target that reverted). It gets SEND_MAX_ATTEMPTS more sends
  * that may fail on chain; its funds leave the HELD bucket of the ledger as they move.
+ *
+ * A payment released into a merchant's refund (docs/refunds.md, "Funded from held money") goes to
+ * that refund's payout only while the refund stands: once its payout is canceled or timed out,
+ * nothing waits at that address for it, and sending it there would strand the money on a payout
+ * that never pays out. It is held again instead, free of the refund, for the merchant to release
+ * or to fund another refund (and told, as every hold is).
  */
 export async function retryFailedPayment(prisma: PrismaClient, id: number): Promise<Transaction> {
   return prisma.$transaction(async (tx) => {
-    const p = await tx.transaction.findUnique({ where: { id }, include: { invoice: { select: { type: true } } } });
+    const p = await tx.transaction.findUnique({ where: { id }, include: { invoice: { select: { type: true } }, fundsRefund: { include: refundStatusInclude } } });
     if (!p || p.type !== 'PAYMENT') throw notFound(`payment ${id} not found`);
     if (p.paymentState !== 'FAILED') throw invalidInput(`payment ${id} is ${p.paymentState}, not FAILED`);
+    if (p.fundsRefund && !refundStands(p.fundsRefund)) {
+      // Why it was held first (a canceled invoice's late payment...) stays its reason; the ledger row says why it is held again.
+      const reason = `refund #${p.fundsRefund.id} it was released into no longer stands: release it again`;
+      const held = await changePaymentState(tx, p, {
+        to: 'HELD',
+        reason,
+        data: { heldReason: p.heldReason ?? reason, refundId: null, refundCostUnits: null, releaseAction: null, releaseAddress: null, operatorRetries: { increment: 1 }, error: null, leaseOwner: null, leaseUntil: null },
+      });
+      if (!held) throw await refusal(tx, id, `payment ${id} changed meanwhile`);
+      return tx.transaction.findUniqueOrThrow({ where: { id } });
+    }
     const moved = await changePaymentState(tx, p, {
       to: p.releaseAction === 'REFUND' || (p.amlCheck !== null && (p.amlCheck as { status?: string }).status === 'FAILED') ? 'REFUNDING' : 'FORWARDING',
       data: { operatorRetries: { increment: 1 }, error: null, leaseOwner: null, leaseUntil: null },

@@ -19,8 +19,9 @@ export const PAYMENT_TRANSITIONS: Record<PaymentState, readonly PaymentState[]> 
   REFUNDING: ['REFUNDED', 'HELD', 'FAILED', 'DROPPED'],
   // Released by the merchant: screened first, forwarded, or returned to an address they name.
   HELD: ['AML_PENDING', 'FORWARDING', 'REFUNDING'],
-  // An operator's retry (npm run payment:retry).
-  FAILED: ['FORWARDING', 'REFUNDING'],
+  // An operator's retry (npm run payment:retry); held again instead when it was released into a
+  // merchant's refund that no longer stands (its payout canceled or timed out: docs/refunds.md).
+  FAILED: ['FORWARDING', 'REFUNDING', 'HELD'],
   SETTLED: [],
   REFUNDED: [],
   DROPPED: [],

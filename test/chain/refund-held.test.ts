@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { TronWeb } from 'tronweb';
 import { createChain, type Chain } from '@/lib/chain';
 import { issueApiKey } from '@/lib/auth/apiKeys';
+import { retryFailedPayment } from '@/lib/payments/operator';
 import { deriveAccount } from '@/lib/chain/keys';
 import { tokenAmountText, tokenUnits } from '@/lib/money/tokens';
 import { startApp, TEST_MNEMONIC, type TestApp } from '../helpers/app';
@@ -171,6 +172,54 @@ describe('refunds funded from held money on the devnet', () => {
     await waitRefund(r.id, 'SENT');
     assert.equal(await chain.getUsdtBalance(customer), 10_000_000n, 'the customer received exactly the amount');
     await waitFor('the held payment released into the payout', async () => (await heldPayment(trnHash)).release?.state === 'RETURNED', 60_000);
+    await assertReconciled(app.prisma, chain);
+  });
+
+  it("a held payment whose release into a refund FAILED is held again by the operator's retry once that refund's payout timed out, never sent to the dead payout; the merchant then releases it", async () => {
+    const { invoice, trnHash } = await heldLatePayment('20', 'USDT');
+    const payment = await app.prisma.transaction.findFirstOrThrow({ where: { trnHash, type: 'PAYMENT' } });
+    // Every USDT send from the payment's address reverts on chain: the release into the refund's payout fails each attempt.
+    await devnet.fault.fail({ from: invoice.address, result: 'REVERT' });
+    let payoutAddress = '';
+    // Nothing of the payment's in flight, and no gas left at its address to go back (each close of it returns it: lib/payments/gasReturn.ts).
+    const settledDown = () => waitFor('the payment\'s gas returned, nothing of it in flight', async () => {
+      const row = await app.prisma.transaction.findUniqueOrThrow({ where: { id: payment.id } });
+      const inFlight = await app.prisma.transaction.count({ where: { sourceId: payment.id, sendState: { in: ['SIGNED', 'BROADCAST'] } } });
+      return !row.gasReturnDue && inFlight === 0 ? true : null;
+    }, 60_000);
+    try {
+      const r = (await post(`/payment/${invoice.id}/refund`, { currency: 'USDT', amount: 5, address: randomAddress() })).json;
+      assert.deepEqual(r.funded_from_held.payments, [trnHash]);
+      await waitFor('the release FAILED after its attempts', async () => (await app.prisma.transaction.findUniqueOrThrow({ where: { id: payment.id } })).paymentState === 'FAILED', 120_000);
+      const { payoutId } = await app.prisma.refund.findUniqueOrThrow({ where: { id: r.id } });
+      payoutAddress = (await app.prisma.invoice.findUniqueOrThrow({ where: { id: payoutId! } })).address!;
+      // Nothing arrives at the refund's payout: it times out (its deadline brought forward), and the refund with it.
+      await app.prisma.invoice.update({ where: { id: payoutId! }, data: { expiredAt: new Date(Date.now() - 1000) } });
+      const failed = await waitRefund(r.id, 'FAILED');
+      assert.match(failed.failure_reason, /top-up did not arrive/);
+
+      // The operator's retry (as the door says, once nothing of the payment's is in flight: the gas left at its address
+      // goes back to the gas wallet once it has failed): the refund it was released into no longer stands, so it is held again, free of it.
+      await settledDown();
+      const retried = await retryFailedPayment(app.prisma, payment.id);
+      assert.deepEqual([retried.paymentState, retried.refundId, retried.releaseAction, retried.releaseAddress], ['HELD', null, null, null]);
+      const held = await heldPayment(trnHash);
+      assert.deepEqual([held.held_reason, held.release], ['canceled', null]);
+    } finally {
+      await devnet.fault.clear();
+    }
+    // The merchant releases it as any held payment (once the gas sent back at its hold has gone), returned to the customer; the books balance.
+    await settledDown();
+    const customer = randomAddress();
+    const released = await post(`/held_payment/${trnHash}/release`, { action: 'REFUND', address: customer });
+    assert.equal(released.status, 200, released.text);
+    await waitFor('the held payment returned', async () => ((await heldPayment(trnHash)).release?.state === 'RETURNED' ? true : null), 120_000);
+    // The customer gets it less the return's network cost, which stays at the address (kept by the service: a release REFUND's cost).
+    const [toCustomer, keptThere] = [await chain.getUsdtBalance(customer), await chain.getUsdtBalance(invoice.address)];
+    assert.ok(toCustomer > 0n, 'the customer received it');
+    assert.equal(toCustomer + keptThere, 20_000_000n, `${toCustomer} to the customer, ${keptThere} kept at the address`);
+    assert.equal(await app.prisma.transaction.count({ where: { sourceId: payment.id, toAddress: payoutAddress, sendState: { not: 'FAILED' } } }), 0, 'nothing of it went to the timed-out payout');
+    assert.equal(await chain.getUsdtBalance(payoutAddress), 0n);
     await assertReconciled(app.prisma, chain);
   });
 
