@@ -8,6 +8,7 @@ import { withMargin } from '@/lib/money/fees';
 import { requestPayoutReturn } from '@/lib/payouts/returns';
 import { systemActor } from '@/lib/audit/record';
 import { waitFor } from '../helpers/devnet';
+import { lastBeat } from '../helpers/heartbeat';
 import { assertApiTransactionTypes, listedTypesOf, SPEC_TRANSACTION_TYPES } from '../helpers/apiTransactions';
 import { assertReconciled } from '../helpers/reconcile';
 import { SettlementStack } from '../helpers/settlementStack';
@@ -46,10 +47,8 @@ describe('a USDT forward paid with the pool', () => {
   test("an idle worker's energy upkeep asks the node nothing between its refreshes, and reads the pool again after a forward on its energy (issue 37)", async () => {
     /** The worker's requests of the endpoints the upkeep reads the pool and the chain parameters with, as its heartbeat last wrote them. */
     const upkeepRequests = async () => {
-      const [beat] = await s.app.prisma.workerHeartbeat.findMany({ orderBy: { scannedAt: 'desc' }, take: 1 });
-      const counts = (beat?.nodeRequests as { requests?: Record<string, number> } | null)?.requests ?? {};
-      const n = UPKEEP_ENDPOINTS.reduce((sum, e) => sum + (counts[e] ?? 0), 0);
-      return { at: beat?.scannedAt ?? new Date(0), n, counts };
+      const { at, counts } = await lastBeat(s.app.prisma);
+      return { at, n: UPKEEP_ENDPOINTS.reduce((sum, e) => sum + (counts[e] ?? 0), 0), counts };
     };
     const idleAt = await waitFor('the pool published, nothing in flight', async () => {
       const r = await s.app.prisma.energyStatus.findUnique({ where: { id: 1 } });

@@ -5,6 +5,7 @@ import { createChain } from '@/lib/chain';
 import type { SignedTransfer } from '@/lib/chain/types';
 import type { Transaction } from '@/lib/generated/prisma/client';
 import { linkKeyWith } from '@/lib/invoices/linkKey';
+import { asked, beatAfter as beatAfterIn } from '../helpers/heartbeat';
 import { waitFor } from '../helpers/devnet';
 import { reconcile } from '@/lib/reconcile/reconcile';
 import { assertReconciled, TEST_RULES } from '../helpers/reconcile';
@@ -79,18 +80,7 @@ describe('forwarding before finality (issue 24)', () => {
   }
   /** When the block that made block `n` final was made (ms): nothing about `n` may be reported before it. */
   const finalAt = (n: number) => s.finalAt(n, DEPTH);
-  /** The worker's requests to the node by endpoint, as its heartbeat (every 5 s) last wrote them, with when. */
-  const beat = async () => {
-    const [b] = await s.app.prisma.workerHeartbeat.findMany({ orderBy: { scannedAt: 'desc' }, take: 1 });
-    return { at: b?.scannedAt ?? new Date(0), counts: (b?.nodeRequests as { requests?: Record<string, number> } | null)?.requests ?? {} };
-  };
-  const beatAfter = (t: Date) => waitFor(`a heartbeat after ${t.toISOString()}`, async () => ((await beat()).at > t ? beat() : null), 30_000);
-  /** What the worker asked the node between two heartbeats: by endpoint, and every endpoint that moved, for a failure's message. */
-  const asked = (first: Awaited<ReturnType<typeof beat>>, later: Awaited<ReturnType<typeof beat>>) => {
-    const delta = (endpoint: string) => (later.counts[endpoint] ?? 0) - (first.counts[endpoint] ?? 0);
-    const seen = JSON.stringify(Object.fromEntries(Object.keys(later.counts).map((e) => [e, delta(e)]).filter(([, n]) => n !== 0)));
-    return { delta, seen };
-  };
+  const beatAfter = (t: Date) => beatAfterIn(s.app.prisma, t);
 
   test('a TRX payment: seen on its page and forwarded while its block is not final, bound to it; reported only once both are final', async () => {
     const { key, target } = await s.newMerchant();

@@ -13,6 +13,7 @@ import { deriveAccount } from '@/lib/chain/keys';
 import { SOLIDIFIED_CURSOR } from '@/lib/db/chainCursors';
 import { startApp, TEST_MNEMONIC, type TestApp } from '../helpers/app';
 import { startDevnetProcess, waitFor, type DevnetProcess } from '../helpers/devnet';
+import { asked, beatAfter } from '../helpers/heartbeat';
 import { startWorker, type WorkerProcess } from '../helpers/worker';
 
 const IDLE_BLOCKS = 50;
@@ -53,25 +54,17 @@ describe('the scanner of solidified blocks reads every SCAN_IDLE_BLOCKS blocks w
 
   it('an idle worker reads the solidified blocks about once every SCAN_IDLE_BLOCKS blocks, not once a block', async () => {
     /** The worker's requests by endpoint, as its heartbeat last wrote them (every 5 s), and the devnet's head then. */
-    const requests = async () => {
-      const [beat] = await app.prisma.workerHeartbeat.findMany({ orderBy: { scannedAt: 'desc' }, take: 1 });
-      return { at: beat?.scannedAt ?? new Date(0), counts: (beat?.nodeRequests as { requests?: Record<string, number> } | null)?.requests ?? {}, head: await chain.getBlockNumber() };
-    };
     // Past its start: both scanners' cursors set, the gas wallet's funding booked, a heartbeat written after that.
     await waitFor('the scanners started', async () => ((await app.prisma.chainCursor.count({ where: { name: { in: [SOLIDIFIED_CURSOR, 'head'] } } })) === 2 ? true : null), 60_000);
     await waitFor('the gas wallet funding booked', async () => ((await app.prisma.ledgerEntry.count()) > 0 ? true : null), 60_000);
-    const startedAt = new Date();
-    const first = await waitFor('a heartbeat', async () => {
-      const r = await requests();
-      return r.at > startedAt ? r : null;
-    }, 30_000);
-    const later = await waitFor('two heartbeats later', async () => {
-      const r = await requests();
-      return r.at.getTime() >= first.at.getTime() + 9_000 ? r : null;
-    }, 60_000);
-    const reads = (later.counts['walletsolidity/getblockbylimitnext'] ?? 0) - (first.counts['walletsolidity/getblockbylimitnext'] ?? 0);
-    const headReads = (later.counts['wallet/getblockbylimitnext'] ?? 0) - (first.counts['wallet/getblockbylimitnext'] ?? 0);
-    const blocks = later.head - first.head;
+    // The blocks made in the window: the head as each heartbeat is found (within a poll of its writing).
+    const first = await beatAfter(app.prisma, new Date());
+    const firstHead = await chain.getBlockNumber();
+    const later = await beatAfter(app.prisma, new Date(first.at.getTime() + 9_000 - 1));
+    const blocks = (await chain.getBlockNumber()) - firstHead;
+    const { delta } = asked(first, later);
+    const reads = delta('walletsolidity/getblockbylimitnext');
+    const headReads = delta('wallet/getblockbylimitnext');
     const seen = `${reads} reads of solidified blocks and ${headReads} of the head's in ${blocks} blocks`;
     assert.ok(blocks >= 50, `the devnet made blocks: ${seen}`);
     assert.ok(reads >= 1, `it still reads: ${seen}`);

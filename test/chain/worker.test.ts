@@ -10,6 +10,7 @@ import { Webhook } from 'standardwebhooks';
 import { standardWebhooksSecret, verifyWebhook } from '@/lib/webhooks/signature';
 import { startApp, TEST_MNEMONIC, type TestApp } from '../helpers/app';
 import { devnetControl, startDevnetProcess, waitFor, type DevnetProcess } from '../helpers/devnet';
+import { asked, beatWindow } from '../helpers/heartbeat';
 import { httpRequest, startHookReceiver, type HookReceiver, type ReceivedHook } from '../helpers/http';
 import { assertReconciled } from '../helpers/reconcile';
 import { startWorker, type WorkerProcess } from '../helpers/worker';
@@ -81,23 +82,10 @@ describe('worker: detection, AML, forwarding, statuses and webhooks on the devne
 
   it('an idle worker reads the blocks of each scanner with one request a read, asking neither the head nor the solidified head (issue 37)', async () => {
     /** The worker's requests by endpoint, as its heartbeat last wrote them (every 5 s). */
-    const requests = async () => {
-      const [beat] = await app.prisma.workerHeartbeat.findMany({ orderBy: { scannedAt: 'desc' }, take: 1 });
-      return { at: beat?.scannedAt ?? new Date(0), counts: (beat?.nodeRequests as { requests?: Record<string, number> } | null)?.requests ?? {} };
-    };
     // Past its start (the scanners' cursors set, the gas wallet's funding booked) and a heartbeat written after that.
     await waitFor('the scanners started', async () => ((await app.prisma.chainCursor.count()) === 2 ? true : null), 60_000);
-    const startedAt = new Date();
-    const first = await waitFor('a heartbeat', async () => {
-      const r = await requests();
-      return r.at > startedAt ? r : null;
-    }, 30_000);
-    const later = await waitFor('two heartbeats later', async () => {
-      const r = await requests();
-      return r.at.getTime() >= first.at.getTime() + 9_000 ? r : null;
-    }, 60_000);
-    const delta = (endpoint: string) => (later.counts[endpoint] ?? 0) - (first.counts[endpoint] ?? 0);
-    const seen = JSON.stringify(first.counts) + ' -> ' + JSON.stringify(later.counts);
+    const { first, later } = await beatWindow(app.prisma, new Date());
+    const { delta, seen } = asked(first, later);
     // Each read asks for the blocks after the cursor, as many as there are: the head scanner of the node's head chain,
     // the scanner of solidified blocks of its solidity interface, which answers only solidified ones.
     assert.ok(delta('wallet/getblockbylimitnext') > 0 && delta('walletsolidity/getblockbylimitnext') > 0, `both scanners read blocks: ${seen}`);
