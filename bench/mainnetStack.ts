@@ -46,8 +46,12 @@ export async function startMainnetStack(appEnv: Record<string, string> = {}): Pr
     await devnet.pay(customer.address, '1000000', 'USDT');
     await waitFor('the energy pool staked', async () => (await chain.getStake(gas)).frozenSun.ENERGY > 0n, 10 * FINALITY_MS);
     await waitFor('the customer funded', async () => (await chain.getUsdtBalance(customer.address)) > 0n, 10 * FINALITY_MS);
-    // Past its start (catching up, staking): idle as a deployment is between payments.
+    // Past its start (catching up, staking): idle as a deployment is between payments. The pool's stakes
+    // are sends of ours until final (a finality period each, one after the other); while one is in
+    // flight the scanner of solidified blocks reads every block, as it must (lib/payments/scan.ts,
+    // finalityAwaited): a window that began then counted a deployment's first minutes, not its idle.
     await new Promise((r) => setTimeout(r, FINALITY_MS));
+    await waitFor('nothing of ours in flight', async () => (await app.prisma.transaction.count({ where: { sendState: { in: ['SIGNED', 'BROADCAST'] } } })) === 0, 10 * FINALITY_MS);
   } catch (err) {
     await stop();
     throw err;
