@@ -7,9 +7,9 @@ import { refuseContractTargets, refuseFrozenTargets } from '@/lib/rules/receiver
 import { type AppError, fieldErrors, invalidInput, notFound } from '@/lib/errors';
 import { HELD_PAYMENT_NOT_FOUND } from '@/lib/transactions/releases';
 import { tokenAmountJson } from '@/lib/money/tokens';
-import { changePaymentState } from './states';
+import { changePaymentState, type PaymentMove } from './states';
 import { queryRows, sql } from '@/lib/db/sql';
-import { refundStands, refundStatusInclude } from '@/lib/rules/refundStatus';
+import { refundStands, refundStatusInclude, type RefundStatusRecord } from '@/lib/rules/refundStatus';
 
 // An operator's or a merchant's action refused throws the domain's AppError (lib/errors.ts), whose code the
 // HTTP edge maps to a status and `npm run payment:retry` prints the detail of (issue 35): not found is
@@ -31,24 +31,22 @@ export async function retryFailedPayment(prisma: PrismaClient, id: number): Prom
     const p = await tx.transaction.findUnique({ where: { id }, include: { invoice: { select: { type: true } }, fundsRefund: { include: refundStatusInclude } } });
     if (!p || p.type !== 'PAYMENT') throw notFound(`payment ${id} not found`);
     if (p.paymentState !== 'FAILED') throw invalidInput(`payment ${id} is ${p.paymentState}, not FAILED`);
-    if (p.fundsRefund && !refundStands(p.fundsRefund)) {
-      // Why it was held first (a canceled invoice's late payment...) stays its reason; the ledger row says why it is held again.
-      const reason = `refund #${p.fundsRefund.id} it was released into no longer stands: release it again`;
-      const held = await changePaymentState(tx, p, {
-        to: 'HELD',
-        reason,
-        data: { heldReason: p.heldReason ?? reason, refundId: null, refundCostUnits: null, releaseAction: null, releaseAddress: null, operatorRetries: { increment: 1 }, error: null, leaseOwner: null, leaseUntil: null },
-      });
-      if (!held) throw await refusal(tx, id, `payment ${id} changed meanwhile`);
-      return tx.transaction.findUniqueOrThrow({ where: { id } });
-    }
-    const moved = await changePaymentState(tx, p, {
-      to: p.releaseAction === 'REFUND' || (p.amlCheck !== null && (p.amlCheck as { status?: string }).status === 'FAILED') ? 'REFUNDING' : 'FORWARDING',
-      data: { operatorRetries: { increment: 1 }, error: null, leaseOwner: null, leaseUntil: null },
-    });
+    const moved = await changePaymentState(tx, p, retryMove(p));
     if (!moved) throw await refusal(tx, id, `payment ${id} changed meanwhile`);
     return tx.transaction.findUniqueOrThrow({ where: { id } });
   });
+}
+
+/** Where an operator's retry moves a FAILED payment, and what it writes with it (above). */
+function retryMove(p: Transaction & { fundsRefund: RefundStatusRecord | null }): PaymentMove {
+  const retried = { operatorRetries: { increment: 1 }, error: null, leaseOwner: null, leaseUntil: null };
+  if (p.fundsRefund && !refundStands(p.fundsRefund)) {
+    // Why it was held first (a canceled invoice's late payment...) stays its reason; the ledger row says why it is held again.
+    const reason = `refund #${p.fundsRefund.id} it was released into no longer stands: release it again`;
+    return { to: 'HELD', reason, data: { ...retried, heldReason: p.heldReason ?? reason, refundId: null, refundCostUnits: null, releaseAction: null, releaseAddress: null } };
+  }
+  const refunding = p.releaseAction === 'REFUND' || (p.amlCheck !== null && (p.amlCheck as { status?: string }).status === 'FAILED');
+  return { to: refunding ? 'REFUNDING' : 'FORWARDING', data: retried };
 }
 
 /** Why the door refused: a send of the payment's own still in flight, or the state changed meanwhile. */
