@@ -110,8 +110,8 @@ interface Supervised {
   child?: ChildProcess;
   startedAt: number;
   timer?: NodeJS.Timeout;
-  /** Runs after each restart (the devnet's gas wallet, funded again). */
-  afterRestart?: () => Promise<void>;
+  /** Runs after each restart (the devnet's gas wallet, funded again), told whether that child still runs. */
+  afterRestart?: (running: () => boolean) => Promise<void>;
 }
 const restarts: RestartCounts = zeroCounts();
 
@@ -159,15 +159,19 @@ function spawnChild(s: Supervised): void {
       restarts[s.kind] += 1;
       spawnChild(s);
       sendRestarts();
-      s.afterRestart?.().catch((err: unknown) => console.error(`${s.kind}: after restart: ${(err as Error).message}`));
+      s.afterRestart?.(isRunning(s.child!)).catch((err: unknown) => console.error(`${s.kind}: after restart: ${(err as Error).message}`));
     }, delay);
   });
 }
 
-function start(kind: ProcessKind, args: string[], childEnv: NodeJS.ProcessEnv, afterRestart?: () => Promise<void>): void {
+/** Whether `child` has not exited and no stop has begun. */
+const isRunning = (child: ChildProcess) => () => !stopping && child.exitCode === null && child.signalCode === null;
+
+function start(kind: ProcessKind, args: string[], childEnv: NodeJS.ProcessEnv, afterRestart?: Supervised['afterRestart']): Supervised {
   const s: Supervised = { kind, args, env: childEnv, backoff: new RestartBackoff(), startedAt: Date.now(), afterRestart };
   supervised.push(s);
   spawnChild(s);
+  return s;
 }
 
 function sendRestarts(): void {
@@ -178,19 +182,20 @@ function sendRestarts(): void {
 // The demo merchant exists where there is a key for it: always on a local run.
 if (env.DEMO_API_KEY) await step(runToEnd('seed', ['--import', 'tsx', 'scripts/seed.ts'], seedEnv(env)));
 
+// Production runs the bundles of server.ts, the worker and the devnet (scripts/bundle.ts; written
+// above if stale): a bundle starts without transpiling, which matters most when the runner restarts
+// one on a busy machine. `npm run dev` runs their sources through tsx.
+const fromBundle = (name: BundleName) => ['--import', path.join(root, BUNDLE_DIR, 'exitWithParent.mjs'), ...bundledEntry(root, name)];
+const fromSource = (file: string) => ['--import', 'tsx', '--import', './scripts/exitWithParent.ts', file];
 if (useDevnet) {
   const gasAddress = deriveAccount(env.HD_MNEMONIC as string, 0, 'gas').address;
   // A restarted devnet replays its block log from DEVNET_DATA_DIR: the same chain, the gas wallet
-  // still funded (checked again, and funded only if short).
-  start('devnet', ['--import', 'tsx', '--import', './scripts/exitWithParent.ts', 'devnet/cli.ts', 'start'], devnetEnv(env), () => afterDevnetRestart(devnetUrl, gasAddress));
-  await step(fundGasWalletOnDevnet(devnetUrl, gasAddress));
+  // still funded (checked again once it answers, and funded only if short).
+  const devnet = start('devnet', [...(dev ? fromSource('devnet/cli.ts') : fromBundle('devnet')), 'start'], devnetEnv(env), (running) => afterDevnetRestart(devnetUrl, gasAddress, running));
+  await step(fundGasWalletOnDevnet(devnetUrl, gasAddress, isRunning(devnet.child!)));
 }
 // Each process gets the variables it uses (scripts/childEnv.ts): the internet-facing web process
 // never the mnemonic, the root of every fund (issue 16); the worker never the session secret.
-// Production runs the bundle of server.ts and the worker (scripts/bundle.ts; written above if it
-// was stale); `npm run dev` and the devnet run their sources through tsx.
-const fromBundle = (name: BundleName) => ['--import', path.join(root, BUNDLE_DIR, 'exitWithParent.mjs'), ...bundledEntry(root, name)];
-const fromSource = (file: string) => ['--import', 'tsx', '--import', './scripts/exitWithParent.ts', file];
 start('web', dev ? [...fromSource('server.ts'), '--dev'] : fromBundle('server'), webEnv(env));
 start('worker', dev ? fromSource('worker/main.ts') : fromBundle('worker'), workerEnv(env));
 

@@ -110,13 +110,13 @@ async function startThenSignal(signal: 'SIGTERM' | 'SIGINT', when: 'serving' | '
       // The cluster primary and its two web processes.
       assert.equal(runs('dist/server.mjs').length, 3, tree.map(cmdline).join('\n'));
       assert.equal(runs('dist/worker.mjs').length, 1, tree.map(cmdline).join('\n'));
-      assert.equal(runs('devnet/cli.ts').length, 1, tree.map(cmdline).join('\n'));
+      assert.equal(runs('dist/devnet.mjs').length, 1, tree.map(cmdline).join('\n'));
       assert.ok(existsSync(path.join(dataDir, 'dev-run.json')), 'the run recorded its devnet');
     } else {
       await until('the devnet to start', () => {
         if (npm.exitCode !== null) throw new Error(`npm start exited (${npm.exitCode})\n${log()}`);
         tree = descendants(npmPid);
-        return runs('devnet/cli.ts').length === 1;
+        return runs('dist/devnet.mjs').length === 1;
       }, 180_000, log);
     }
 

@@ -109,12 +109,12 @@ describe('npm start keeps secrets where they are needed (issue 27, finding 6)', 
   it('gives each process only the variables it uses, and turns on WEBHOOK_ALLOW_PRIVATE for no process', () => {
     const children = childrenOf(runner.pid!);
     const find = (script: string) => {
-      // The runner passes the bundle's absolute path (dist/server.mjs), the devnet's relative one.
+      // The runner passes each bundle's absolute path (dist/server.mjs).
       const pid = children.find((p) => cmdline(p).some((arg) => arg === script || arg.endsWith(`/${script}`)));
       assert.ok(pid, `no ${script} process among ${children.map((p) => cmdline(p).join(' ')).join('\n')}`);
       return environ(pid);
     };
-    const devnet = find('devnet/cli.ts');
+    const devnet = find('dist/devnet.mjs');
     for (const name of ['HD_MNEMONIC', 'MASTER_KEY', 'DATABASE_URL', 'NEXTAUTH_SECRET', 'DEMO_API_KEY', 'DEMO_DASHBOARD_PASSWORD']) assert.equal(devnet.has(name), false, `the devnet has ${name}`);
     assert.equal(devnet.get('DEVNET_BLOCK_MS'), '200');
     const web = find('dist/server.mjs');

@@ -146,7 +146,7 @@ describe('the runner restarts a dead process while the others keep serving (issu
 
   const health = async () => JSON.parse((await get(`${base}/healthz`)).body) as { status: string; restarts?: Record<string, number> };
   const workerPid = () => childrenOf(runner.pid!).find((p) => runs(p, 'dist/worker.mjs'));
-  const devnetPid = () => childrenOf(runner.pid!).find((p) => runs(p, 'devnet/cli.ts'));
+  const devnetPid = () => childrenOf(runner.pid!).find((p) => runs(p, 'dist/devnet.mjs'));
   const webPrimary = () => childrenOf(runner.pid!).find((p) => runs(p, 'dist/server.mjs') && parentOf(p) === runner.pid);
   const webProcesses = () => {
     const primary = webPrimary();
@@ -269,13 +269,16 @@ describe('the runner restarts a dead process while the others keep serving (issu
     const loop = requestLoop(base, key, { health: 1, creating: 2 });
     await until('a few requests', () => (loop.since(0) >= 10 ? true : undefined));
     const killedAt = Date.now();
+    const outputAtKill = output.length;
     process.kill(before, 'SIGKILL');
     await until('a new devnet', () => {
       const pid = devnetPid();
       return pid !== undefined && pid !== before ? pid : undefined;
     });
     // What runs after a restart (afterRestart: the gas wallet checked, funded if short) says so.
-    const back = await until('the runner to check the devnet again', () => /devnet: back at block (\d+)/.exec(output) ?? undefined);
+    const back = await until('the runner to check the devnet again', () => /devnet: back at block (\d+)/.exec(output) ?? undefined).catch((err: Error) => {
+      throw new Error(`${err.message}; the runner's output since the kill:\n${output.slice(outputAtKill)}`);
+    });
     // Not an empty chain: the blocks before the kill are there again.
     assert.ok(Number(back[1]) >= headBefore, `back at block ${back[1]}, was at ${headBefore} before the kill`);
     assert.ok((await info()).headBlock >= headBefore);
