@@ -20,6 +20,7 @@ const USAGE = `usage:
   npm run devnet -- fault throttle --seconds N [--status 429|403|503] [--retry-after false]
   npm run devnet -- fault reorg --depth N [--leave-out txid,...] [--order txid,...]
   npm run devnet -- fault solidify
+  npm run devnet -- fault finality --held true|false
   npm run devnet -- fault set-balance <address> [--balance-sun N] [--usdt-units N]
   npm run devnet -- fault usdt-blacklist <address> [--frozen false]
   npm run devnet -- fault chain-parameters [--energy-fee-sun N] [--bandwidth-fee-sun N] [--usdt-energy-factor N] [--unfreeze-delay-days N] [--network-energy-weight-trx N]
@@ -122,6 +123,9 @@ async function fault(args: string[]): Promise<void> {
       break;
     case 'solidify':
       request = { method: 'POST', path: 'solidify', body: {} };
+      break;
+    case 'finality':
+      request = { method: 'POST', path: 'finality', body: flags(rest) };
       break;
     case 'set-balance':
       request = { method: 'POST', path: 'set-balance', body: { address: rest[0] ?? '', ...flags(rest.slice(1)) } };

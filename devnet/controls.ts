@@ -83,6 +83,10 @@ export const throttleSchema = z
 
 /** POST /devnet/solidify takes no fields: every block up to the head becomes final. */
 export const solidifySchema = z.object({}).strict();
+/** POST /devnet/finality: `held` true stops finality where it is, false lets it advance again. */
+export const finalitySchema = z
+  .object({ held: z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')], { message: 'held must be true or false' }) })
+  .strict();
 /** POST /devnet/traffic: transactions per block (0 stops the traffic) and, optionally, the USDT share (kept when left out). */
 export const trafficSchema = z
   .object({

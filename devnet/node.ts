@@ -95,6 +95,9 @@ export interface ReorgResult {
 /** A bad request to a dev endpoint (400). */
 export class DevnetInputError extends Error {}
 
+/** The solidified block `depth` blocks below a head (`byDepth`), unless finality is held lower. */
+const finalityAt = (byDepth: number, held: number | null) => Math.max(0, held === null ? byDepth : Math.min(byDepth, held));
+
 /** What the HTTP API reads: the node at its head, or a replica some blocks behind. */
 export interface ChainView {
   readonly usdtContract: string;
@@ -175,6 +178,8 @@ export class DevNode implements ChainView {
   private forks = 0;
   /** The newest block made final on demand (POST /devnet/solidify); blocks at or below it never change. */
   private solidFloor = 0;
+  /** POST /devnet/finality {held: true}: the solidified block when finality stopped; null while it advances. Not kept across a restart. */
+  private finalityHeld: number | null = null;
   private readonly log: BlockLog<BlockRecord>;
   private timer: NodeJS.Timeout | null = null;
   private traffic: TrafficSettings = NO_TRAFFIC;
@@ -217,7 +222,23 @@ export class DevNode implements ChainView {
   }
 
   solidNumber(): number {
-    return Math.max(0, this.head().header.number - this.options.solidifiedDepth, this.solidFloor);
+    return Math.max(finalityAt(this.head().header.number - this.options.solidifiedDepth, this.finalityHeld), this.solidFloor);
+  }
+
+  /** The solidified block at which finality is held (POST /devnet/finality), or null while it advances. */
+  get finalityHeldAt(): number | null {
+    return this.finalityHeld;
+  }
+
+  /**
+   * Holds finality where it is, or lets it advance again (POST /devnet/finality): as when too few
+   * block producers confirm on mainnet, blocks keep coming and none becomes final, so a
+   * reorganisation may replace any block above the held one. A test uses it to keep a block it has
+   * just seen from turning final before it reorganises it, however busy the machine.
+   */
+  holdFinality(held: boolean): { held: boolean; solidifiedBlock: number } {
+    this.finalityHeld = held ? this.solidNumber() : null;
+    return { held, solidifiedBlock: this.solidNumber() };
   }
 
   /** The newest block made final on demand, 0 when none was. */
@@ -398,11 +419,14 @@ export class DevNode implements ChainView {
     if ((request.depth === undefined) === (request.fromBlock === undefined)) throw new DevnetInputError('give depth or fromBlock');
     const depth = request.depth ?? head - request.fromBlock! + 1;
     if (!Number.isSafeInteger(depth) || depth < 1) throw new DevnetInputError(`depth must be a whole number of blocks, at least 1 (the head is #${head})`);
-    if (depth >= this.options.solidifiedDepth) {
+    if (this.finalityHeld === null && depth >= this.options.solidifiedDepth) {
       throw new DevnetInputError(`depth must be below the solidified depth (${this.options.solidifiedDepth}): solidified blocks never change`);
     }
     const forkBlock = head - depth;
     if (forkBlock < 1) throw new DevnetInputError(`the chain has only ${head} blocks above genesis; wait for more`);
+    if (this.finalityHeld !== null && forkBlock < this.finalityHeld) {
+      throw new DevnetInputError(`block #${forkBlock + 1} is solidified (finality is held at #${this.finalityHeld}): solidified blocks never change`);
+    }
     if (forkBlock < this.solidFloor) {
       throw new DevnetInputError(`block #${forkBlock + 1} is solidified (POST /devnet/solidify made every block up to #${this.solidFloor} final): solidified blocks never change`);
     }
@@ -969,7 +993,7 @@ export class LaggingView implements ChainView {
   }
 
   solidNumber(): number {
-    return Math.max(0, this.tip() - this.node.solidifiedDepth, Math.min(this.tip(), this.node.solidifiedOnDemand));
+    return Math.max(finalityAt(this.tip() - this.node.solidifiedDepth, this.node.finalityHeldAt), Math.min(this.tip(), this.node.solidifiedOnDemand));
   }
 
   block(number: number): BlockRecord | undefined {

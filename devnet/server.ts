@@ -5,7 +5,7 @@ import { ChainError, createChain, type Chain } from '@/lib/chain';
 import { BadRequest, resolve, type Params } from './api';
 import type { DevnetEnv } from '@/lib/config';
 import { faucetKey, rentalProviderKey, USDT_CONTRACT, witnessKey, type DevnetKey } from './genesis';
-import { blacklistSchema, chainParametersSchema, delaySchema, dropSchema, failSchema, faultJson, issues, lagSchema, refuseSchema, reorgSchema, resetSchema, setBalanceSchema, solidifySchema, throttleSchema, trafficSchema } from './controls';
+import { blacklistSchema, chainParametersSchema, delaySchema, dropSchema, failSchema, faultJson, finalitySchema, issues, lagSchema, refuseSchema, reorgSchema, resetSchema, setBalanceSchema, solidifySchema, throttleSchema, trafficSchema } from './controls';
 import { toNodeJson } from './json';
 import { DevnetInputError, DevNode, LaggingView, type ChainView } from './node';
 import { MUTABLE_PARAMETERS, parameterTable, param, setParam } from './params';
@@ -244,6 +244,9 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
       case '/devnet/solidify':
         post(solidifySchema);
         return node.solidify();
+      case '/devnet/finality':
+        if (method === 'GET') return { held: node.finalityHeldAt !== null, solidifiedBlock: node.solidNumber() };
+        return node.holdFinality(post(finalitySchema).held);
       case '/devnet/set-balance': {
         const set = post(setBalanceSchema);
         const state = node.setBalance(set);

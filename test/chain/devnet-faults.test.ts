@@ -301,6 +301,28 @@ describe('devnet fault controls', () => {
     }
   });
 
+  test('hold finality: blocks keep coming and none turns final, the solidified API and the replica stay at the held block, a reorganisation deeper than the depth may replace what is above it, and released, finality moves on', async () => {
+    const held = await devnet.holdFinality();
+    const heldAt = held.solidifiedBlock;
+    try {
+      assert.equal(held.held, true);
+      assert.deepEqual(await devnetControl(devnet.url, 'GET', 'finality'), held);
+      await waitFor('25 blocks past the depth', async () => (await headNumber()) > heldAt + 20 + 25);
+      assert.equal((await tw.trx.getConfirmedCurrentBlock()).block_header.raw_data.number, heldAt, 'nothing more turned final');
+      const replica = new TronWeb({ fullHost: devnet.replicaUrl });
+      assert.equal((await replica.trx.getConfirmedCurrentBlock()).block_header.raw_data.number, heldAt, "the replica's solidified API too");
+      await assert.rejects(devnet.reorg({ fromBlock: heldAt }), new RegExp(`400 block #${heldAt} is solidified \\(finality is held at #${heldAt}\\)`));
+      // More than 20 blocks (the solidified depth) replaced: none of them was final.
+      const result = await devnet.reorg({ fromBlock: heldAt + 1 });
+      assert.equal(result.forkBlock, heldAt);
+      assert.ok(result.replaced.length > 20, `${result.replaced.length} blocks replaced`);
+      await assert.rejects(devnetControl(devnet.url, 'POST', 'finality', { held: 'maybe' }), /400.*held/);
+    } finally {
+      assert.equal((await devnet.holdFinality(false)).held, false);
+    }
+    assert.ok((await tw.trx.getConfirmedCurrentBlock()).block_header.raw_data.number >= heldAt + 25, 'final again to the depth below the head');
+  });
+
   test('replica lag: the replica serves the state K blocks behind; the balancer alternates head and replica; broadcasts through either land', async () => {
     const replica = new TronWeb({ fullHost: devnet.replicaUrl });
     const balancer = new TronWeb({ fullHost: devnet.balancerUrl });
@@ -404,6 +426,10 @@ describe('devnet fault controls', () => {
     const bad = await run(['delay', '--blocks', 'x']);
     assert.notEqual(bad.code, 0);
     assert.match(bad.out, /400.*blocks/);
+    const hold = await run(['finality', '--held', 'true']);
+    assert.equal(hold.code, 0, hold.out);
+    assert.equal(JSON.parse(hold.out).held, true);
+    assert.equal(JSON.parse((await run(['finality', '--held', 'false'])).out).held, false);
     const head = await headNumber();
     const solid = await run(['solidify']);
     assert.equal(solid.code, 0, solid.out);

@@ -64,6 +64,8 @@ export interface DevnetControls {
   reorg(request: ({ depth: number } | { fromBlock: number }) & { leaveOut?: string[]; order?: string[] }): Promise<ReorgResult>;
   /** Makes every block up to the head final now (a block is made at once); resolves to the newest solidified block. */
   solidify(): Promise<{ solidifiedBlock: number }>;
+  /** POST /devnet/finality: stops finality where it is (held) or lets it advance again; resolves to the solidified block. */
+  holdFinality(held?: boolean): Promise<{ held: boolean; solidifiedBlock: number }>;
   /** Sets TRX (sun) and/or USDT (base units) of an address as of the next block; TRX > 0 activates it. */
   setBalance(address: string, balances: { balanceSun?: bigint; usdtUnits?: bigint }): Promise<void>;
   /** POST /devnet/usdt/blacklist: puts `address` on (or, `frozen` false, off) the USDT contract's blacklist. */
@@ -151,6 +153,7 @@ function controls(url: string): DevnetControls {
     },
     reorg: (request) => post('reorg', { ...request }),
     solidify: () => post('solidify', {}),
+    holdFinality: (held = true) => post('finality', { held }),
     setBalance: async (address, balances) => void (await post('set-balance', { address, ...balances })),
     blacklist: async (address, frozen = true) => void (await post('usdt/blacklist', { address, frozen })),
     setChainParameters: async (parameters) => void (await post('chain-parameters', { ...parameters })),
