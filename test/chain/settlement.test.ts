@@ -494,23 +494,28 @@ describe('settlement: money is never lost, stranded, burned or misreported', () 
   it('a forward in a block that a reorganisation leaves out is never booked as confirmed: proven dead, rebuilt, delivered once', async () => {
     const { key, target } = await newMerchant();
     const inv = await invoice(key, { type: 'SINGLE', amount: 10, currencies: ['TRX'] });
+    // The forward (the address's first broadcast) enters a block 20 blocks after it is sent: time to hold
+    // finality once it is built, so that the block it enters cannot turn final (3 blocks here) before the
+    // reorganisation below, however busy the machine.
+    await devnet.fault.delay({ from: inv.address, count: 1, blocks: 20 });
     await pay(inv.address, '40', 'TRX');
     const first = await waitFor('the forward built', () => app.prisma.transaction.findFirst({ where: { invoiceId: inv.id, type: 'TRANSFER' } }), 30_000);
-    // Caught in a block that is not solidified yet (3 blocks here), as fast as the node answers.
-    let block = 0;
-    for (const deadline = Date.now() + 30_000; !block && Date.now() < deadline; ) {
-      const info = (await (await fetch(`${devnet.url}/wallet/gettransactioninfobyid`, { method: 'POST', body: JSON.stringify({ value: first.trnHash }) })).json()) as { blockNumber?: number };
-      block = info.blockNumber ?? 0;
-    }
-    assert.ok(block > 0, 'the forward was included');
     try {
+      await devnet.holdFinality();
+      const block = await waitFor('the forward in a block', async () => {
+        const info = (await (await fetch(`${devnet.url}/wallet/gettransactioninfobyid`, { method: 'POST', body: JSON.stringify({ value: first.trnHash }) })).json()) as { blockNumber?: number };
+        return info.blockNumber;
+      }, 30_000);
       // The address's broadcasts are accepted and never included from now on, so the worker's
       // re-broadcasts of the left-out forward cannot bring it back: it must be proven dead.
       await devnet.fault.drop({ from: inv.address });
       const reorg = await devnet.reorg({ fromBlock: block, leaveOut: [first.trnHash] });
       assert.deepEqual(reorg.leftOut, [first.trnHash]);
+      // Proven dead from solidified blocks past its expiration: finality advances again.
+      await devnet.holdFinality(false);
       await waitFor('the left-out forward proven dead', async () => (await app.prisma.transaction.findUniqueOrThrow({ where: { id: first.id } })).sendState === 'FAILED', 60_000);
     } finally {
+      await devnet.holdFinality(false);
       await devnet.fault.clear();
     }
     await waitStatus(key, inv.id, 'COMPLETED', 60_000);
