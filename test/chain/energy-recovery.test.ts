@@ -66,7 +66,8 @@ describe('the energy pool through crashes and races', () => {
     await s.waitStatus(key, invoice.id, 'COMPLETED', 180_000);
     const forwards = await s.app.prisma.transaction.findMany({ where: { sourceId: payment.id, sendPurpose: 'FORWARD' } });
     assert.deepEqual(forwards.map((f) => [f.sendState, f.energySource, f.feeSun]), [['CONFIRMED', 'POOL', 0n]], 'one forward, sent once, on lent energy');
-    assert.equal(await s.app.prisma.transaction.count({ where: { sourceId: payment.id, type: 'DELEGATE', resource: 'ENERGY' } }), 1, 'the energy lent before the crash was used: nothing lent twice');
+    const lendings = await s.app.prisma.transaction.findMany({ where: { sourceId: payment.id, type: 'DELEGATE', resource: 'ENERGY' }, orderBy: { id: 'asc' } });
+    assert.equal(lendings.length, 1, `the energy lent before the crash was used: nothing lent twice; lent ${JSON.stringify(lendings.map((l) => ({ id: l.id, step: [l.sendPurpose, l.sendIndex], state: l.sendState, energy: String(l.energyUnits), stake: String(l.stakeSun), block: l.blockNumber, created: l.createdAt })))}\n${s.worker.output().slice(-4000)}`);
     await takenBack(invoice.address);
     assert.equal(await usdtOut(invoice.address, payment.blockNumber!), 1);
   });
