@@ -107,6 +107,17 @@ describe('the scanners wait for the next block to be due (issue 37)', () => {
     }
   });
 
+  it('genesis, the solidified head of a chain younger than its finality depth, teaches nothing: the reads of the first blocks final wait ten blocks', () => {
+    // The chain began at 0 s; genesis (stamped then) was the solidified head read 5 s in. Block 1 is stamped 3 s and,
+    // final 19 blocks deep, seen 57.2 s after: then blocks 2 and 3, a block apart.
+    const pace = new BlockPace(6);
+    pace.saw({ number: 0, timestamp: 0 }, 5_000);
+    assert.equal(pace.untilNextMs(5_500, POLL, 10), POLL, 'nothing learnt from genesis: the poll');
+    for (const n of [1, 2, 3]) pace.saw({ number: n, timestamp: n * 3_000 }, n * 3_000 + 57_200);
+    assert.equal(pace.intervalMs, 3_000);
+    assert.equal(pace.untilNextMs(66_700, POLL, 10), 30_000, 'block 13 due 30 s on (at 96.2 s), asked for 500 ms after');
+  });
+
   it('a read made sooner than the wait told (something came to wait) teaches the lag it saw, not less by the margin', () => {
     const pace = new BlockPace(6);
     for (const n of [10, 11, 12]) pace.saw({ number: n, timestamp: n * 3_000 }, n * 3_000 + 57_200);
