@@ -135,18 +135,6 @@ export async function reconcile(prisma: PrismaClient, chain: Chain, rules: Recon
     if (accounted !== (t.received ?? 0n)) mismatches.push(`total ${currency}: received ${fmt(t.received ?? 0n)} != accounted ${fmt(accounted)}`);
   }
 
-  // The energy pool's own operations (an operator's stake, the devnet's first stake) in flight: once in a
-  // block they have moved TRX into stake on chain before the worker books them when final. The stake
-  // is read at the head, so their effect there is read from the chain's receipt and counted, so a
-  // reconcile while the worker runs (`npm run dev` stakes at its start) sees them as in progress.
-  const stakeInFlight = new Map<string, bigint>();
-  for (const op of await prisma.transaction.findMany({ where: { sendPurpose: 'POOL_STAKE', sendState: { in: ['SIGNED', 'BROADCAST'] } } })) {
-    const status = await chain.getTransactionStatus(op.trnHash);
-    if (status.status === 'unknown' || status.status === 'failed') continue;
-    const landed = op.type === 'STAKE' ? (op.stakeSun ?? 0n) : 0n;
-    // Expired unstaked TRX a withdrawal (or an unstake) returned to the balance, from the receipt.
-    stakeInFlight.set(op.fromAddress, (stakeInFlight.get(op.fromAddress) ?? 0n) + landed - status.withdrawnSun);
-  }
   // The books at one instant, then each address's balances as of a final block, and what is final
   // there and not booked yet (lib/reconcile/unbooked.ts): a reconcile while the worker runs judges only
   // what is final, and counts what the worker has not reached yet from the chain itself.
@@ -184,12 +172,25 @@ export async function reconcile(prisma: PrismaClient, chain: Chain, rules: Recon
     }
   }
   // The energy pool's stake (docs/energy.md): what the ledger says left its balance for stake, against
-  // the stake the chain shows (still with it, lent out, unstaking).
-  const staked = await prisma.ledgerEntry.groupBy({ by: ['address'], where: { kind: { in: ['STAKE', 'UNSTAKE'] } }, _sum: { deltaUnits: true } });
-  for (const address of new Set([...staked.map((s) => s.address), ...stakeInFlight.keys()])) {
+  // the stake the chain shows (still with it, lent out, unstaking). Its own operations (an operator's
+  // stake, the devnet's first stake) in flight: once in a block they have moved TRX into stake on chain
+  // before the worker books them when final. The stake is read at the head, so their effect there is read
+  // from the chain's receipt and counted, so a reconcile while the worker runs (`npm run dev` stakes at its
+  // start) sees them as in progress. Which are in flight and what the ledger booked are read at the same
+  // instant (`books`): read apart, a stake the worker booked in between was counted twice (a fresh clone's
+  // embedded-default run, 2026-12-01: "chain holds 1600000000000 sun staked, ledger says 3200000000000").
+  const stakeInFlight = new Map<string, bigint>();
+  for (const op of books.unbookedSends.filter((r) => r.sendPurpose === 'POOL_STAKE')) {
+    const status = await chain.getTransactionStatus(op.trnHash);
+    if (status.status === 'unknown' || status.status === 'failed') continue;
+    const landed = op.type === 'STAKE' ? (op.stakeSun ?? 0n) : 0n;
+    // Expired unstaked TRX a withdrawal (or an unstake) returned to the balance, from the receipt.
+    stakeInFlight.set(op.fromAddress, (stakeInFlight.get(op.fromAddress) ?? 0n) + landed - status.withdrawnSun);
+  }
+  for (const address of new Set([...books.stakeDeltas.keys(), ...stakeInFlight.keys()])) {
     const stake = await chain.getStake(address);
     const onChain = stake.frozenSun.ENERGY + stake.frozenSun.BANDWIDTH + stake.delegatedSun.ENERGY + stake.delegatedSun.BANDWIDTH + stake.unfreezingSun;
-    const booked = -(staked.find((s) => s.address === address)?._sum.deltaUnits ?? 0n) + (stakeInFlight.get(address) ?? 0n);
+    const booked = -(books.stakeDeltas.get(address) ?? 0n) + (stakeInFlight.get(address) ?? 0n);
     if (booked !== onChain) mismatches.push(`address ${address} stake: chain holds ${fmt(onChain)} sun staked, ledger says ${fmt(booked)}`);
   }
   const receipt = receiptReader(chain);

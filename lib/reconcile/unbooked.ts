@@ -30,6 +30,8 @@ export interface Books {
   scannedTo: number | null;
   /** Our sends not booked yet (stored or out). */
   unbookedSends: Transaction[];
+  /** Per address, the sum of the ledger's STAKE and UNSTAKE deltas (what left its balance for stake: negative). */
+  stakeDeltas: Map<string, bigint>;
 }
 
 export async function readBooks(prisma: PrismaClient): Promise<Books> {
@@ -38,7 +40,13 @@ export async function readBooks(prisma: PrismaClient): Promise<Books> {
       const sums = await tx.ledgerEntry.groupBy({ by: ['address', 'currency'], _sum: { deltaUnits: true } });
       const cursor = await tx.chainCursor.findUnique({ where: { name: SOLIDIFIED_CURSOR } });
       const unbookedSends = await tx.transaction.findMany({ where: { sendPurpose: { not: null }, sendState: { in: ['SIGNED', 'BROADCAST'] } }, orderBy: { id: 'asc' } });
-      return { balances: new Map(sums.map((s) => [balanceKey(s.address, s.currency), s._sum.deltaUnits ?? 0n])), scannedTo: cursor?.blockNumber ?? null, unbookedSends };
+      const stakes = await tx.ledgerEntry.groupBy({ by: ['address'], where: { kind: { in: ['STAKE', 'UNSTAKE'] } }, _sum: { deltaUnits: true } });
+      return {
+        balances: new Map(sums.map((s) => [balanceKey(s.address, s.currency), s._sum.deltaUnits ?? 0n])),
+        scannedTo: cursor?.blockNumber ?? null,
+        unbookedSends,
+        stakeDeltas: new Map(stakes.map((s) => [s.address, s._sum.deltaUnits ?? 0n])),
+      };
     },
     { isolationLevel: 'RepeatableRead' },
   );

@@ -3,7 +3,9 @@ import { after, before, describe, test } from 'node:test';
 import { TronWeb } from 'tronweb';
 import type { Transaction } from '@/lib/generated/prisma/client';
 import { waitFor } from '../helpers/devnet';
-import { assertReconciled } from '../helpers/reconcile';
+import type { Chain } from '@/lib/chain/types';
+import { reconcile } from '@/lib/reconcile/reconcile';
+import { assertReconciled, TEST_RULES } from '../helpers/reconcile';
 import { SettlementStack } from '../helpers/settlementStack';
 import { startWorker } from '../helpers/worker';
 
@@ -189,6 +191,45 @@ describe('the energy pool through crashes and races', () => {
     const lendings = await s.app.prisma.transaction.findMany({ where: { sourceId: payment.id, type: 'DELEGATE', resource: 'ENERGY', sendState: 'CONFIRMED' } });
     assert.equal(lendings.length, 2, 'the rest lent for the same attempt');
     await takenBack(invoice.address);
+  });
+
+  test('a pool stake the worker books while reconcile runs is counted once: what is in flight and what the ledger booked are read at one instant', async () => {
+    // The worker stopped, so that only this test books: the pool's energy stake, landed on chain, is put back to
+    // "out, not booked yet" (as it was before the worker saw it final), and booked again as the worker does (the row
+    // CONFIRMED, its ledger rows) at the moment reconcile first reads a balance from the chain.
+    await s.worker.stop();
+    try {
+      const stake = await s.app.prisma.transaction.findFirstOrThrow({ where: { sendPurpose: 'POOL_STAKE', type: 'STAKE', resource: 'ENERGY', sendState: 'CONFIRMED' } });
+      const entries = await s.app.prisma.ledgerEntry.findMany({ where: { transactionId: stake.id } });
+      assert.ok(entries.some((e) => e.kind === 'STAKE'), 'its stake is booked');
+      await s.app.prisma.$transaction([
+        s.app.prisma.ledgerEntry.deleteMany({ where: { transactionId: stake.id } }),
+        s.app.prisma.transaction.update({ where: { id: stake.id }, data: { sendState: 'BROADCAST' } }),
+      ]);
+      let booked = false;
+      const book = () =>
+        s.app.prisma.$transaction([
+          s.app.prisma.ledgerEntry.createMany({ data: entries.map(({ id: _id, ...e }) => e) }),
+          s.app.prisma.transaction.update({ where: { id: stake.id }, data: { sendState: 'CONFIRMED' } }),
+        ]);
+      const chain = new Proxy(s.chain, {
+        get(target, name, receiver) {
+          const value = Reflect.get(target, name, receiver) as unknown;
+          if (typeof value !== 'function') return value;
+          if (name !== 'getTrxBalance' || booked) return value.bind(target);
+          return async (...args: unknown[]) => {
+            booked = true;
+            await book();
+            return (value as (...a: unknown[]) => unknown).apply(target, args);
+          };
+        },
+      }) as Chain;
+      const result = await reconcile(s.app.prisma, chain, TEST_RULES);
+      assert.ok(booked, 'booked while reconcile ran');
+      assert.deepEqual(result.mismatches.filter((m) => / stake: /.test(m)), [], 'the stake counted once');
+    } finally {
+      restart();
+    }
   });
 
   test('books balance', async () => {
