@@ -16,12 +16,13 @@ export type ScanStep = Pick<ScanResult, 'more' | 'recorded'> & { head: Head | nu
 
 /**
  * A scanner that may read less often than once a block while nothing waits for the blocks it reads
- * (the scanner of solidified blocks, worker/scan.ts): `blocks` a read then covers, and the check,
- * a database read, of whether something waits (lib/payments/scan.ts, `finalityAwaited`).
+ * (the scanner of solidified blocks, worker/scan.ts): at most `blocks` a read then covers, and the
+ * check, a database read, of the first block something waits for (lib/payments/scan.ts,
+ * `finalityAwaited`: null, nothing; 0, the next block, whichever it is).
  */
 export interface IdleReads {
   blocks: number;
-  awaited: () => Promise<boolean>;
+  awaited: () => Promise<number | null>;
 }
 
 /**
@@ -33,18 +34,29 @@ export interface IdleReads {
  * A wake before the planned read (every job is woken when any makes progress) does not bring it
  * sooner: no block is due sooner for it.
  *
- * With `idle`: after a read that found nothing waiting, the next is planned once `idle.blocks`
- * blocks are due, not one; until then a step once a block (every `pollMs` on blocks faster than it),
- * and at any wake, asks the database whether something waits now, and reads at once if so, then
- * once a block again.
+ * With `idle`: after a read, the next is planned once the first block something waits for is due,
+ * `idle.blocks` blocks on at most (and when nothing waits), not one; until then a step once a block
+ * (every `pollMs` on blocks faster than it), and at any wake, asks the database what waits now: a
+ * read planned later than a block now awaited is brought forward, to at once when that is the next
+ * block, then planned as after a read.
  */
 export function pacedScan(pollMs: number, read: () => Promise<ScanStep>, marginShare?: number, idle?: IdleReads): Pick<WorkerJob, 'idleMs' | 'step'> {
   // The heads read, by which the next read waits for the next block to be due (and its margin: lib/chain/pace.ts).
   const pace = new BlockPace(marginShare);
-  // When (our clock) the next read is planned, and whether it was planned `idle.blocks` on because nothing waited.
+  // When (our clock) the next read is planned, and whether it was planned more than a block on (`idle`).
   let plannedAt = 0;
   let idlePlan = false;
-  // While a read is planned `idle.blocks` on, the database is asked once a block whether something waits:
+  // How many blocks past the newest head seen the planned read is for (1: the next, once a block).
+  let plannedBlocks = 1;
+  // The blocks to plan the next read for, from the first block something waits for (`idle.awaited`): at
+  // least the next, at most `idle.blocks`, which is also what nothing waiting plans.
+  const blocksUntil = (from: number | null) => {
+    const last = pace.lastNumber;
+    if (from === null) return idle!.blocks;
+    if (last === null) return 1;
+    return Math.max(1, Math.min(idle!.blocks, from - last));
+  };
+  // While a read is planned more than a block on, the database is asked once a block what waits:
   // as often as the read would be made without `idle`, so a wait is noticed within the block it began in.
   const checkMs = () => Math.max(pollMs, pace.intervalMs ?? pollMs);
   return {
@@ -64,12 +76,18 @@ export function pacedScan(pollMs: number, read: () => Promise<ScanStep>, marginS
           workerWakeup().after(plannedAt - Date.now());
           return false;
         }
-        if (!(await idle!.awaited())) {
-          // Nothing waits yet: the planned read stands; ask again a block on.
+        const blocks = blocksUntil(await idle!.awaited());
+        if (blocks >= plannedBlocks) {
+          // Nothing waits sooner than the planned read: it stands; ask again a block on.
           workerWakeup().after(Math.min(plannedAt - Date.now(), checkMs()));
           return false;
         }
-        // Read now, sooner than planned: something came to wait for the blocks the idle plan puts off.
+        if (blocks > 1) {
+          // Something came to wait for a block before the one planned for, not the next: the read is brought forward to it.
+          plan(blocks);
+          return false;
+        }
+        // Read now, sooner than planned: something came to wait for the next blocks, which the plan puts off.
         pace.unplanned();
       }
       // When the head was read, near enough: the read asks for it first (a lag learnt a little short asks a little early).
@@ -82,14 +100,21 @@ export function pacedScan(pollMs: number, read: () => Promise<ScanStep>, marginS
         // Again at once only while behind (lib/payments/scan.ts, ScanResult).
         plannedAt = 0;
         idlePlan = false;
+        plannedBlocks = 1;
         return true;
       }
-      // Else once the next block is due: `idle.blocks` on while nothing waits for them.
-      idlePlan = idle !== undefined && idle.blocks > 1 && !(await idle.awaited());
-      const wait = pace.untilNextMs(Date.now(), pollMs, idlePlan ? idle!.blocks : 1);
-      plannedAt = Date.now() + wait;
-      workerWakeup().after(idlePlan ? Math.min(wait, checkMs()) : wait);
+      // Else once the next block is due; with `idle`, once the first block something waits for is, `idle.blocks` on at most.
+      plan(idle !== undefined && idle.blocks > 1 ? blocksUntil(await idle.awaited()) : 1);
       return false;
     },
   };
+
+  /** Plans the next read for when the head `blocks` past the newest seen is due; checks what waits once a block meanwhile. */
+  function plan(blocks: number): void {
+    idlePlan = blocks > 1;
+    plannedBlocks = blocks;
+    const wait = pace.untilNextMs(Date.now(), pollMs, blocks);
+    plannedAt = Date.now() + wait;
+    workerWakeup().after(idlePlan ? Math.min(wait, checkMs()) : wait);
+  }
 }

@@ -30,8 +30,9 @@ export function scanJob({ ctx }: JobDeps): WorkerJob {
 
 /**
  * While nothing waits for finality, the scanner reads once every SCAN_IDLE_BLOCKS blocks (issue 37:
- * a read a block was half of an idle deployment's node requests); as soon as something waits, once
- * a block (lib/payments/scan.ts, `finalityAwaited`). Only with the head scanner on: without it
+ * a read a block was half of an idle deployment's node requests); while something waits, once the
+ * first block it waits for is due, SCAN_IDLE_BLOCKS on at most, and once a block from then on while
+ * something waits for the next (lib/payments/scan.ts, `finalityAwaited`). Only with the head scanner on: without it
  * (FORWARD_BEFORE_FINALITY=false) this scanner is the one that sees payments at all.
  */
 function idleReads(ctx: JobDeps['ctx'], beat: () => Promise<void>): IdleReads | undefined {

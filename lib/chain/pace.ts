@@ -57,6 +57,11 @@ export class BlockPace {
     this.#last = head;
   }
 
+  /** The number of the newest head seen, or null before one was. */
+  get lastNumber(): number | null {
+    return this.#last?.number ?? null;
+  }
+
   /** The interval learnt (ms), or null before two heads were seen. */
   get intervalMs(): number | null {
     return this.#intervals.length === 0 ? null : Math.min(...this.#intervals);

@@ -164,42 +164,51 @@ async function openingBalances(ctx: WorkerContext): Promise<{ start: number; uni
 const HEAD_SCANNER_FRESH_MS = 10_000;
 
 /**
- * Whether something waits for the next solidified blocks to be read (issue 37): while nothing does,
- * the scanner reads them once every SCAN_IDLE_BLOCKS blocks (worker/scan.ts), not once a block. One
- * database read, made by the scanner at each of its rounds while it waits; something waits when
- * - a payment seen at the head is not final yet (its booking, statuses and webhooks wait for it; a
- *   payment unseen since a reorganisation too: this scanner may find it);
- * - the head scanner saw a top-up (of a payout, of a merchant's wallet) that only this scanner
- *   records, in a block the cursor has not passed (AWAITED_MARK, lib/payments/headScan.ts);
- * - an open invoice's or payout's deadline has passed by the clock and not yet by the scanned chain
- *   time it is judged by (`scannedUntil`): its TIMEOUT, UNDERPAID or payout's end waits for it;
- * - the head scanner is not reading ahead of this one (off, stopped, behind, or its cursor not moved
- *   for HEAD_SCANNER_FRESH_MS): then this scanner may be the one to see a payment first.
- * - a send of ours is out (SIGNED, BROADCAST): its follow reads the node once this scanner has read
- *   the block it is in (lookDue, lib/sends/steps.ts), so waiting SCAN_IDLE_BLOCKS here would delay
- *   every forward's, payout's and gas move's end by up to that many blocks.
+ * From which block something waits for the solidified blocks to be read (issue 37), or null when
+ * nothing does: while nothing does, the scanner reads them once every SCAN_IDLE_BLOCKS blocks
+ * (worker/scan.ts), not once a block; while what waits is in a block not yet due to be final, it reads
+ * once that block is due (at most SCAN_IDLE_BLOCKS blocks on), not each block before it. 0: the next
+ * block, whichever it is. One database read, made by the scanner at each of its rounds while it
+ * waits; something waits
+ * - from its block, for a payment seen at the head and not final yet (its booking, statuses and
+ *   webhooks wait for it); from the next, for a payment unseen since a reorganisation (this scanner
+ *   may find it);
+ * - from its block, for a top-up (of a payout, of a merchant's wallet) that the head scanner saw and
+ *   only this scanner records, in a block the cursor has not passed (AWAITED_MARK,
+ *   lib/payments/headScan.ts);
+ * - from its block, for a send of ours out (SIGNED, BROADCAST) in a block: its follow reads the node
+ *   once this scanner has read that block (lookDue, lib/sends/steps.ts); from the next for one in no
+ *   block known, whose death, if it dies, is proven by the solidified blocks past its expiration;
+ * - from the next, for an open invoice's or payout's deadline passed by the clock and not yet by the
+ *   scanned chain time it is judged by (`scannedUntil`): its TIMEOUT, UNDERPAID or payout's end waits
+ *   for it;
+ * - from the next, while the head scanner is not reading ahead of this one (off, stopped, behind, or
+ *   its cursor not moved for HEAD_SCANNER_FRESH_MS): then this scanner may be the one to see a
+ *   payment first.
+ * On mainnet a block is final 19 blocks after it is made: read once a block from the payment on,
+ * the scanner asked the node about 20 times for each payment's finality, every one of them but the
+ * last for blocks that held nothing awaited.
  */
-export async function finalityAwaited(prisma: PrismaRaw): Promise<boolean> {
-  const [row] = await queryRows<{ awaited: boolean }>(
+export async function finalityAwaited(prisma: PrismaRaw): Promise<number | null> {
+  const [row] = await queryRows<{ from: number | null }>(
     prisma,
-    sql`SELECT (
-      EXISTS (SELECT 1 FROM transactions WHERE NOT solidified AND type = 'PAYMENT' AND payment_state <> 'DROPPED')
-      OR EXISTS (SELECT 1 FROM transactions WHERE send_state IN ('SIGNED', 'BROADCAST'))
-      OR NOT EXISTS (
+    sql`SELECT LEAST(
+      (SELECT min(COALESCE(block_number, 0)) FROM transactions WHERE NOT solidified AND type = 'PAYMENT' AND payment_state <> 'DROPPED'),
+      (SELECT min(COALESCE(block_number, 0)) FROM transactions WHERE send_state IN ('SIGNED', 'BROADCAST')),
+      CASE WHEN NOT EXISTS (
         SELECT 1 FROM chain_cursors m JOIN chain_cursors h ON h.name = ${HEAD_CURSOR}
         WHERE m.name = ${SOLIDIFIED_CURSOR} AND h.block_number > m.block_number AND h.updated_at > now() - make_interval(secs => ${HEAD_SCANNER_FRESH_MS / 1000})
-      )
-      OR EXISTS (
-        SELECT 1 FROM chain_cursors m JOIN chain_cursors a ON a.name = ${AWAITED_MARK}
-        WHERE m.name = ${SOLIDIFIED_CURSOR} AND a.block_number > m.block_number
-      )
-      OR EXISTS (
+      ) THEN 0 END,
+      (SELECT a.block_number FROM chain_cursors m JOIN chain_cursors a ON a.name = ${AWAITED_MARK}
+        WHERE m.name = ${SOLIDIFIED_CURSOR} AND a.block_number > m.block_number),
+      CASE WHEN EXISTS (
         SELECT 1 FROM invoices i JOIN chain_cursors m ON m.name = ${SOLIDIFIED_CURSOR}
         WHERE i.status = 'ACTIVE' AND i.expired_at <= now() AND (m.block_time IS NULL OR i.expired_at >= m.block_time)
-      )
-    ) AS awaited`,
+      ) THEN 0 END
+    ) AS "from"`,
   );
-  return row?.awaited ?? true;
+  // No answer (no row): as if the next block were awaited.
+  return row ? row.from : 0;
 }
 
 /**

@@ -594,8 +594,14 @@ async function advanceSend(ctx: WorkerContext, row: Transaction, follow: Follow)
   }
   const status = await ctx.chain.getTransactionStatus(row.trnHash, expiresAt, scanned?.solidified ?? undefined);
   keepLook(looks, row.trnHash, { head: scanned?.head ?? 0, at: now, status: (status.status === 'confirmed' && follow.anchorFinal) || (status.status === 'failed' && status.solidified) ? 'final' : status.status, blockNumber: status.blockNumber });
+  if (status.blockNumber !== null && status.blockNumber !== row.blockNumber && (status.status !== 'confirmed' || !follow.anchorFinal)) {
+    // The block it is in, for the scanner of solidified blocks: it reads for this send once that block is due, not
+    // each block before it (finalityAwaited, lib/payments/scan.ts; issue 37). Only the number: a step that asked
+    // for `landed` records the block's id too, checked to hold the send (landedSend), as what later sends reference.
+    await ctx.prisma.transaction.updateMany({ where: { id: row.id, sendState: { in: ['SIGNED', 'BROADCAST'] }, blockId: null }, data: { blockNumber: status.blockNumber } });
+  }
   if ((status.status === 'pending' || (status.status === 'confirmed' && !follow.anchorFinal)) && status.blockNumber !== null) return landedSend(ctx, row, status.blockNumber, follow);
-  if (status.status === 'unknown' && row.blockId !== null) {
+  if (status.status === 'unknown' && (row.blockId !== null || row.blockNumber !== null)) {
     // It was in a head block that a reorganisation replaced: not landed any more (what referenced that block is dead).
     await ctx.prisma.transaction.updateMany({ where: { id: row.id, sendState: { in: ['SIGNED', 'BROADCAST'] } }, data: { blockNumber: null, blockId: null } });
   }

@@ -13,7 +13,7 @@ import { deriveAccount } from '@/lib/chain/keys';
 import { SOLIDIFIED_CURSOR } from '@/lib/db/chainCursors';
 import { startApp, TEST_MNEMONIC, type TestApp } from '../helpers/app';
 import { startDevnetProcess, waitFor, type DevnetProcess } from '../helpers/devnet';
-import { asked, beatAfter } from '../helpers/heartbeat';
+import { asked, beatAfter, beatWindow } from '../helpers/heartbeat';
 import { startWorker, type WorkerProcess } from '../helpers/worker';
 
 const IDLE_BLOCKS = 50;
@@ -129,5 +129,54 @@ describe('the scanner of solidified blocks reads every SCAN_IDLE_BLOCKS blocks w
     const at = await waitFor('the invoice timed out', async () => ((await app.api(`/payment/get/${inv.id}`, key)).json.status === 'TIMEOUT' ? cursor() : null), 30_000);
     // Judged by the scanned chain time: the read that passed the deadline ends a few blocks past the head when it passed.
     assert.ok(at - due < PROMPT_BLOCKS, `timed out after a read that ended at block ${at}, the head at block ${due} when the deadline passed`);
+  });
+});
+
+describe('the scanner of solidified blocks reads for a payment awaiting finality once its block is due, not once a block until then (issue 37)', () => {
+  // Final 200 blocks deep (20 s of 100 ms blocks): a payment waits that long for its finality, and the
+  // scanner, read once a block meanwhile, would ask the node for each of the 200 blocks on the way.
+  let devnet: DevnetProcess;
+  let app: TestApp;
+  let worker: WorkerProcess;
+
+  before(async () => {
+    devnet = await startDevnetProcess({ blockMs: 100, solidifiedDepth: 200 });
+    app = await startApp({ TRON_FULL_NODE_URL: devnet.url, TRON_USDT_CONTRACT: devnet.usdtContract });
+    worker = startWorker(app.env, devnet, { SCAN_IDLE_BLOCKS: String(IDLE_BLOCKS) });
+  });
+
+  after(async () => {
+    await worker?.stop();
+    await app?.stop();
+    await devnet?.stop();
+  });
+
+  it('while a payment seen at the head waits for finality, about one read in SCAN_IDLE_BLOCKS blocks, and it is booked once its block is final', async () => {
+    // The chain older than its finality depth, and two solidified heads past genesis read: the scanner has learnt when one is due.
+    const cursor = async () => (await app.prisma.chainCursor.findUnique({ where: { name: SOLIDIFIED_CURSOR } }))?.blockNumber ?? -1;
+    const firstFinal = await waitFor('a block past genesis final and read', async () => ((await cursor()) > 0 ? cursor() : null), 60_000);
+    await waitFor('a second read of solidified blocks', async () => ((await cursor()) > firstFinal ? true : null), 30_000);
+    const { key } = await app.createMerchant({ targetWallet: (TronWeb.createRandom() as unknown as { address: string }).address });
+    const res = await app.api('/payment/create', key, { method: 'POST', body: { type: 'SINGLE', amount: 10, currencies: ['TRX'] } });
+    assert.equal(res.status, 200, res.text);
+    const inv = res.json as { id: number; address: string; currencies_amounts: Record<string, number> };
+    await devnet.pay(inv.address, String(inv.currencies_amounts.TRX), 'TRX');
+    const seen = await waitFor('the payment seen at the head', async () => app.prisma.transaction.findFirst({ where: { invoiceId: inv.id, type: 'PAYMENT' } }), 30_000);
+    assert.equal(seen.solidified, false, 'seen before its block is final (200 blocks deep)');
+    // A window well inside the 20 s the payment's block takes to be final.
+    const { first, later } = await beatWindow(app.prisma, new Date(), 6_000);
+    const { delta } = asked(first, later);
+    const blocks = Math.round((later.at.getTime() - first.at.getTime()) / 100);
+    const reads = delta('walletsolidity/getblockbylimitnext');
+    const note = `${reads} reads of solidified blocks and ${delta('wallet/getblockbylimitnext')} of the head's in about ${blocks} blocks, the payment waiting for finality`;
+    const still = await app.prisma.transaction.findUniqueOrThrow({ where: { id: seen.id } });
+    assert.equal(still.solidified, false, `the window ended before the payment's block was final: ${note}`);
+    // Once a block (once every SCAN_POLL_MS, 200 ms, as it is late by the time it is due) was about 30 here; once the
+    // first block awaited is due, at most IDLE_BLOCKS on, is about one.
+    assert.ok(reads <= Math.ceil(blocks / IDLE_BLOCKS) + 1, `at most one read in ${IDLE_BLOCKS} blocks: ${note}`);
+    assert.ok(delta('wallet/getblockbylimitnext') * 10 > blocks, `the head scanner reads on: ${note}`);
+    // Made final now (the devnet's control): booked by a read at most IDLE_BLOCKS blocks on.
+    await devnet.solidify();
+    await waitFor('the payment booked final', async () => ((await app.prisma.transaction.findUniqueOrThrow({ where: { id: seen.id } })).solidified ? true : null), 30_000);
   });
 });
