@@ -6,7 +6,7 @@ import { cheapestCostSun, costInUnits, energyShort, energySourceFor, noteWaiting
 import { carryOut, feeLimitSun, paidWithLent, planSend, sendPlanCost, type SendPlan } from '@/lib/energy/plan';
 import { rentalFor } from '@/lib/energy/rentals';
 import { spendableTrx } from '@/lib/sends/gas';
-import { ensureSend, exhausted, feeLimitOf, latestSend, nextAttempt, type PlannedSend, type SendOutcome } from '@/lib/sends/steps';
+import { ensureSend, exhausted, feeLimitOf, followKeptBack, latestSend, nextAttempt, type PlannedSend, type SendOutcome } from '@/lib/sends/steps';
 import { type Payment, toDecimal, invoiceKey } from './payment';
 import { paymentFee } from '@/lib/rules/settlement';
 
@@ -106,15 +106,17 @@ export async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: '
   }
   const stored = latest?.sendState === 'SIGNED' ? feeLimitOf(latest) : null;
   const planned = attempt !== null || stored !== null ? await planAttempt(ctx, p, purpose, attempt ?? latest?.sendAttempt ?? 1, estimate, stored) : null;
-  if (planned && !('needs' in planned)) return planned;
-  if (planned) {
-    const notReady = await carryOut(ctx, p, planned, address, cost, purpose === 'FORWARD' ? 'MERCHANT' : 'SERVICE');
-    if (notReady) return notReady;
+  const notReady = planned === null ? null : 'needs' in planned ? await carryOut(ctx, p, planned, address, cost, purpose === 'FORWARD' ? 'MERCHANT' : 'SERVICE') : planned;
+  if (notReady) {
+    // The stored send waits with its plan, kept back: followed, so that it expires and is proven dead if the plan
+    // cannot be ready again in time (rented energy the provider took back early), and the next attempt plans afresh.
+    if (stored !== null && notReady.state === 'pending') await followKeptBack(ctx, p, latest!, p.waitingReason ?? 'what it needs is not ready yet');
+    return notReady;
   }
   // No plan when a send of the attempt is out (ensureSend follows it, nothing is built), or when another worker's
   // send of the attempt died between our read and ensureSend's: built burning, as it always was; its check before
   // broadcast (underfunded) keeps it back until its gas is there.
-  const used = planned ?? BURNING;
+  const used = planned !== null && 'needs' in planned ? planned : BURNING;
   const build = async (refBlock: RefBlock | undefined): Promise<PlannedSend | null> => {
     const c = await estimate();
     // With lent or rented energy the send burns only its bandwidth; a refund also deducts what the energy was rented for.

@@ -15,7 +15,7 @@ import { gasInUsdt, rateSource, type RateSource } from '@/lib/rates';
 import { confirmedTopUpUnits } from '@/lib/invoices/topUps';
 import type { WorkerContext } from '@/lib/worker/context';
 import { trxNotGas } from '@/lib/sends/gas';
-import { ensureSend, feeLimitOf, latestSend, type SendOutcome, type SendStep } from '@/lib/sends/steps';
+import { ensureSend, feeLimitOf, followKeptBack, latestSend, type SendOutcome, type SendStep } from '@/lib/sends/steps';
 import { loadPayout } from './load';
 import { changeTargetState, RETURNABLE, UNPAID_TARGET_STATES } from './targets';
 
@@ -250,7 +250,11 @@ async function sendBack(ctx: WorkerContext, payout: Invoice, anchor: Transaction
       const signedLimit = latest?.sendState === 'SIGNED' ? feeLimitOf(latest) : null;
       const attempt = latest?.sendState === 'SIGNED' ? (latest.sendAttempt ?? 1) : (latest?.sendAttempt ?? 0) + 1;
       const ready = await returnPlan(ctx, payout, anchor, attempt, address, estimate, signedLimit);
-      if (!('needs' in ready)) return alert(ready) ? ended(ready) : false;
+      if (!('needs' in ready)) {
+        // A stored return whose plan waits is followed, kept back, to its death (as a forward's: lib/sends/steps.ts, followKeptBack).
+        if (latest?.sendState === 'SIGNED' && ready.state === 'pending') await followKeptBack(ctx, anchor, latest, anchor.waitingReason ?? 'what it needs is not ready yet');
+        return alert(ready) ? ended(ready) : false;
+      }
       plan = ready;
     }
     const sent = await ensureSend(

@@ -91,4 +91,43 @@ describe('a send paid with rented energy waits for the provider\'s delegation to
     assert.ok((await s.chain.getTrxBalance(inv.address)) >= held.amountUnits, 'the held TRX is still at the address');
     await s.finalizing(() => assertReconciled(s.app.prisma, s.chain, 60_000, TEST_RULES));
   });
+
+  test('a stored forward whose rented energy the provider took back early is followed to its death and sent again, not kept back for ever', async () => {
+    const { key, target } = await s.newMerchant();
+    const inv = await s.invoice(key, { type: 'SINGLE', amount: 10, currencies: ['USDT'] });
+    // The provider takes its delegation back 10 s after making it; the node refuses the forward's broadcasts (busy)
+    // meanwhile, so the forward is built and stored on the rented energy and is still not out when the energy goes.
+    await s.devnet.rental.set({ period_ms: 10_000 });
+    await s.devnet.fault.refuse({ from: inv.address, code: 'SERVER_BUSY', message: 'Server busy' });
+    let first;
+    let payment;
+    try {
+      await s.pay(inv.address, String(inv.currencies_amounts.USDT), 'USDT');
+      payment = await waitFor('the USDT recorded', () => s.app.prisma.transaction.findFirst({ where: { invoiceId: inv.id, type: 'PAYMENT' } }), 60_000);
+      const paymentId = payment.id;
+      first = await s.finalizing(() => waitFor('the forward stored and not out', () => s.app.prisma.transaction.findFirst({ where: { sourceId: paymentId, sendPurpose: 'FORWARD', sendState: 'SIGNED', error: { not: null } } }), 60_000));
+      assert.equal(first.energySource, 'RENTAL', `the forward was built on rented energy (${first.error})`);
+      // Later orders last their period.
+      await s.devnet.rental.reset();
+      await waitFor('the provider\'s delegation taken back', async () => ((await s.chain.getDelegatedInSun(inv.address, 'ENERGY')) === 0n ? true : null), 60_000);
+    } finally {
+      await s.devnet.fault.clear();
+    }
+    // Kept back (its energy is gone, burning it would spend TRX at the address), it expires, is proven dead, and the next attempt rents again.
+    const settled = await s.finalizing(() => s.paymentState(payment.id, ['SETTLED'], 120_000));
+    const forwards = await s.app.prisma.transaction.findMany({ where: { sourceId: settled.id, sendPurpose: 'FORWARD' }, orderBy: { id: 'asc' } });
+    assert.deepEqual(
+      forwards.map((f) => [f.sendAttempt, f.sendState, f.energySource, f.blockNumber === null]),
+      [
+        [1, 'FAILED', 'RENTAL', true],
+        [2, 'CONFIRMED', 'RENTAL', false],
+      ],
+      'the stored forward never went out and was proven dead; the second attempt went out on energy rented again',
+    );
+    assert.equal(forwards[0]!.trnHash, first.trnHash);
+    assert.equal(await s.chain.getUsdtBalance(target), forwards[1]!.amountUnits, 'the merchant was paid once');
+    const rentals = await s.app.prisma.energyRental.findMany({ where: { paymentId: settled.id }, orderBy: { id: 'asc' } });
+    assert.deepEqual(rentals.map((r) => [r.attempt, r.state]), [[1, 'FILLED'], [2, 'FILLED']]);
+    await s.finalizing(() => assertReconciled(s.app.prisma, s.chain, 60_000, TEST_RULES));
+  });
 });
