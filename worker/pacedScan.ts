@@ -43,10 +43,9 @@ export interface IdleReads {
 export function pacedScan(pollMs: number, read: () => Promise<ScanStep>, marginShare?: number, idle?: IdleReads): Pick<WorkerJob, 'idleMs' | 'step'> {
   // The heads read, by which the next read waits for the next block to be due (and its margin: lib/chain/pace.ts).
   const pace = new BlockPace(marginShare);
-  // When (our clock) the next read is planned, and whether it was planned more than a block on (`idle`).
+  // When (our clock) the next read is planned.
   let plannedAt = 0;
-  let idlePlan = false;
-  // How many blocks past the newest head seen the planned read is for (1: the next, once a block).
+  // How many blocks past the newest head seen the planned read is for (1: the next, once a block; more: `idle`).
   let plannedBlocks = 1;
   // The blocks to plan the next read for, from the first block something waits for (`idle.awaited`): at
   // least the next, at most `idle.blocks`, which is also what nothing waiting plans.
@@ -72,7 +71,7 @@ export function pacedScan(pollMs: number, read: () => Promise<ScanStep>, marginS
         // Woken before the next block is due (a door changed a state, a scanner recorded a payment: every job is
         // woken): no block comes sooner for it, so the planned read stands. Read at each wake, the scanners asked
         // the node four to six times a block while a paid invoice was worked on (issue 37).
-        if (!idlePlan) {
+        if (plannedBlocks <= 1) {
           workerWakeup().after(plannedAt - Date.now());
           return false;
         }
@@ -99,7 +98,6 @@ export function pacedScan(pollMs: number, read: () => Promise<ScanStep>, marginS
       if (more) {
         // Again at once only while behind (lib/payments/scan.ts, ScanResult).
         plannedAt = 0;
-        idlePlan = false;
         plannedBlocks = 1;
         return true;
       }
@@ -111,10 +109,9 @@ export function pacedScan(pollMs: number, read: () => Promise<ScanStep>, marginS
 
   /** Plans the next read for when the head `blocks` past the newest seen is due; checks what waits once a block meanwhile. */
   function plan(blocks: number): void {
-    idlePlan = blocks > 1;
     plannedBlocks = blocks;
     const wait = pace.untilNextMs(Date.now(), pollMs, blocks);
     plannedAt = Date.now() + wait;
-    workerWakeup().after(idlePlan ? Math.min(wait, checkMs()) : wait);
+    workerWakeup().after(blocks > 1 ? Math.min(wait, checkMs()) : wait);
   }
 }
