@@ -20,13 +20,16 @@ const IDLE_BLOCKS = 50;
 /** A booking this many blocks or more past its block was put off (an idle read waits IDLE_BLOCKS); by the first read after finality, a few. */
 const PROMPT_BLOCKS = IDLE_BLOCKS / 2;
 
+/** The block the scanner of solidified blocks has read up to (its cursor), or -1 before its first read. */
+const solidifiedCursor = async (app: TestApp) => (await app.prisma.chainCursor.findUnique({ where: { name: SOLIDIFIED_CURSOR } }))?.blockNumber ?? -1;
+
 describe('the scanner of solidified blocks reads every SCAN_IDLE_BLOCKS blocks while nothing waits for finality (issue 37)', () => {
   let devnet: DevnetProcess;
   let app: TestApp;
   let worker: WorkerProcess;
   let chain: Chain;
 
-  const cursor = async () => (await app.prisma.chainCursor.findUnique({ where: { name: SOLIDIFIED_CURSOR } }))?.blockNumber ?? -1;
+  const cursor = () => solidifiedCursor(app);
   /** Returns just after the scanner of solidified blocks made a read that moved its cursor: an idle one's next read is IDLE_BLOCKS blocks on. */
   async function justAfterARead(): Promise<number> {
     const from = await cursor();
@@ -153,7 +156,7 @@ describe('the scanner of solidified blocks reads for a payment awaiting finality
 
   it('while a payment seen at the head waits for finality, about one read in SCAN_IDLE_BLOCKS blocks, and it is booked once its block is final', async () => {
     // The chain older than its finality depth, and two solidified heads past genesis read: the scanner has learnt when one is due.
-    const cursor = async () => (await app.prisma.chainCursor.findUnique({ where: { name: SOLIDIFIED_CURSOR } }))?.blockNumber ?? -1;
+    const cursor = () => solidifiedCursor(app);
     const firstFinal = await waitFor('a block past genesis final and read', async () => ((await cursor()) > 0 ? cursor() : null), 60_000);
     await waitFor('a second read of solidified blocks', async () => ((await cursor()) > firstFinal ? true : null), 30_000);
     const { key } = await app.createMerchant({ targetWallet: (TronWeb.createRandom() as unknown as { address: string }).address });
