@@ -10,8 +10,19 @@ import { singleton } from '@/lib/singletons';
 // router and Next's bundle) and both must find the pool of the one shared client.
 const POOL = Symbol.for('tron-invoicing.sqlPool');
 
+/**
+ * How long the database lets a session of ours sit in an open transaction with no statement (ms)
+ * before it ends the session, rolling the transaction back. A process frozen inside a transaction
+ * (SIGSTOP, a VM paused, a host cut off with its socket open) otherwise keeps its row locks for as
+ * long as it is frozen: a worker frozen in its scan's transaction held the solidified cursor's row,
+ * and the worker that took the scan over waited on it, so nothing became final anywhere. No
+ * transaction of ours is idle that long while its process lives: Prisma ends its interactive
+ * transactions after 5 s, and the raw ones (a listing's snapshot) run statements back to back.
+ */
+const IDLE_IN_TRANSACTION_MS = 30_000;
+
 export function createPrisma(connectionString: string): PrismaClient {
-  const pool = new pg.Pool({ connectionString });
+  const pool = new pg.Pool({ connectionString, idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS });
   // An idle connection that breaks (the server restarted) is dropped by pg and replaced at the
   // next query; without a listener the error would end the process.
   pool.on('error', () => undefined);

@@ -12,7 +12,9 @@ import { queryRows, sql } from '@/lib/db/sql';
 import { parseWorkerSettings } from '@/lib/config';
 import { LeaderLease } from '@/lib/worker/leader';
 import { startJob, type Loop } from '@/lib/worker/loop';
+import { SOLIDIFIED_CURSOR } from '@/lib/db/chainCursors';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
+import { dbGate } from '../helpers/dbGate';
 import { waitFor } from '../helpers/devnet';
 import { assertReconciled } from '../helpers/reconcile';
 import { SettlementStack } from '../helpers/settlementStack';
@@ -153,6 +155,42 @@ describe('two worker processes on one database: the scanner and the energy job r
     await stack.pay(invoice.address, String(invoice.currencies_amounts.TRX), 'TRX');
     await stack.waitStatus(key, invoice.id, 'COMPLETED', 120_000);
     assert.ok(await db.workerHeartbeat.findUnique({ where: { owner: survivor } }), 'the survivor scans');
+    await assertReconciled(db, stack.chain, 120_000);
+  });
+
+  it('a scanning worker frozen inside its scan\'s transaction (its cursor row locked) does not stop the scan: the database ends its session, and the worker that took over scans on', async () => {
+    const db = stack.app.prisma;
+    const third = startWorker(stack.app.env, stack.devnet, { AML_FLAGGED_ADDRESSES: stack.flagged.address, ...pool }, { detached: true });
+    let frozen: WorkerProcess | undefined;
+    try {
+      await waitFor('the third worker running', async () => /worker: running as/.test(third.output()), 120_000);
+      const scanner = (await leaseOf('scan'))!;
+      frozen = [...workers(), third].find((w) => w.pid === ownerPid(scanner))!;
+      assert.ok(frozen, `scan lease held by ${scanner}`);
+      // The scanner's next batch waits at its cursor's row, which the test holds; the worker is frozen there
+      // (SIGSTOP) and the row let go: its UPDATE takes the row, and its transaction stays open while it is frozen.
+      const gate = await dbGate(stack.app.env.DATABASE_URL!, 'SELECT 1 FROM chain_cursors WHERE name = $1 FOR UPDATE', [SOLIDIFIED_CURSOR]);
+      try {
+        await waitFor('the scanner waiting at its cursor', async () => ((await gate.waiting('%UPDATE%chain_cursors%')).length > 0 ? true : null), 60_000);
+        process.kill(frozen.pid, 'SIGSTOP');
+      } finally {
+        await gate.release();
+      }
+      const taker = await waitFor('the scan lease taken over', async () => {
+        const owner = await leaseOf('scan');
+        return owner && owner !== scanner ? owner : null;
+      }, 120_000);
+      // A payment made now is final only once a scanner moves the cursor past it: the frozen worker's open
+      // transaction holds that row, until the database ends its session (lib/db/client.ts, IDLE_IN_TRANSACTION_MS).
+      const { key } = await stack.newMerchant();
+      const invoice = await stack.invoice(key, { type: 'SINGLE', amount: 5, currencies: ['TRX'] });
+      await stack.pay(invoice.address, String(invoice.currencies_amounts.TRX), 'TRX');
+      await stack.waitStatus(key, invoice.id, 'COMPLETED', 120_000);
+      assert.ok(await db.workerHeartbeat.findUnique({ where: { owner: taker } }), 'the worker that took the scan over scans');
+    } finally {
+      if (frozen) process.kill(frozen.pid, 'SIGCONT');
+      await third.stop();
+    }
     await assertReconciled(db, stack.chain, 120_000);
   });
 });
