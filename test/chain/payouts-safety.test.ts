@@ -231,7 +231,9 @@ describe('mass payouts: crash windows and racing workers', () => {
       await waitFor("worker A's claim on the payout run out", async () => (await queryRows<{ out: boolean }>(app.prisma, sql`SELECT lease_until < now() AS out FROM invoices WHERE id = ${inv.id}`))[0]?.out === true, 30_000);
       // Worker B takes the payout over, follows the sends A broadcast to their blocks and finishes it.
       b = startWorker(app.env, devnet, WORKER_ENV);
-      await assertPaidOnce(inv, targets);
+      await assertPaidOnce(inv, targets).catch((err: unknown) => {
+        throw new Error(`${(err as Error).message}\nworker B: ${b?.output().slice(-6000)}\nworker A: ${a.output().slice(-3000)}`);
+      });
       const finished = await get(inv.id);
       assert.equal(finished.transfer_amounts.output.TRX, 5, `output: what the targets received (2 + 3 TRX): ${JSON.stringify(finished)}`);
       // A goes on from where it was paused, with what it knew then (both sends in flight), and ends its step (a stop lets it end).
