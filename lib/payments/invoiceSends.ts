@@ -110,7 +110,7 @@ export async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: '
   if (notReady) {
     // The stored send waits with its plan, kept back: followed, so that it expires and is proven dead if the plan
     // cannot be ready again in time (rented energy the provider took back early), and the next attempt plans afresh.
-    if (stored !== null && notReady.state === 'pending') await followKeptBack(ctx, p, latest!, p.waitingReason ?? 'what it needs is not ready yet');
+    if (stored !== null && notReady.state === 'pending') await followKeptBack(ctx, p, latest!);
     return notReady;
   }
   // No plan when a send of the attempt is out (ensureSend follows it, nothing is built), or when another worker's

@@ -252,7 +252,7 @@ async function sendBack(ctx: WorkerContext, payout: Invoice, anchor: Transaction
       const ready = await returnPlan(ctx, payout, anchor, attempt, address, estimate, signedLimit);
       if (!('needs' in ready)) {
         // A stored return whose plan waits is followed, kept back, to its death (as a forward's: lib/sends/steps.ts, followKeptBack).
-        if (latest?.sendState === 'SIGNED' && ready.state === 'pending') await followKeptBack(ctx, anchor, latest, anchor.waitingReason ?? 'what it needs is not ready yet');
+        if (latest?.sendState === 'SIGNED' && ready.state === 'pending') await followKeptBack(ctx, anchor, latest);
         return alert(ready) ? ended(ready) : false;
       }
       plan = ready;

@@ -450,16 +450,16 @@ async function markFailed(ctx: WorkerContext, row: Transaction, error: string, l
 }
 
 /**
- * Follows a stored send one round without broadcasting it, `reason` recorded as why: for a send whose
- * attempt's plan is not ready (its rented energy taken back early by the provider, its lending or gas
+ * Follows a stored send one round without broadcasting it, the anchor's waiting reason recorded as
+ * why (noteWaiting, lib/energy/engine.ts): for a send whose attempt's plan is not ready (its rented energy taken back early by the provider, its lending or gas
  * not there, its delegation not final). Not followed at all, such a send stayed SIGNED for as long as
  * the plan waited, and for ever where the plan could not be ready again (a rental cannot be given up
  * once a send it paid for is built: lib/energy/rentals.ts). Followed, it expires, is proven dead, and
  * the next attempt is planned afresh; whether a dead worker broadcast it anyway the chain says, as for
  * any send followed.
  */
-export const followKeptBack = (ctx: WorkerContext, anchor: Anchor, row: Transaction, reason: string): Promise<SendOutcome> =>
-  advanceSend(ctx, row, { beforeBroadcast: () => Promise.resolve(reason), anchorFinal: anchor.solidified });
+export const followKeptBack = (ctx: WorkerContext, anchor: Anchor & Pick<Transaction, 'waitingReason'>, row: Transaction): Promise<SendOutcome> =>
+  advanceSend(ctx, row, { beforeBroadcast: () => Promise.resolve(anchor.waitingReason ?? 'what it needs is not ready yet'), anchorFinal: anchor.solidified });
 
 /** Follows a stored send one round (broadcast, landed, proven dead): for sends built outside a step (an operator's stake). */
 export const followSend = (ctx: WorkerContext, row: Transaction, beforeBroadcast?: SendOptions['beforeBroadcast']): Promise<SendOutcome> => advanceSend(ctx, row, { beforeBroadcast, anchorFinal: true });
