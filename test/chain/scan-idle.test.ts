@@ -1,7 +1,7 @@
 /**
  * The scanner of solidified blocks while nothing waits for finality (issue 37): it reads once every
  * SCAN_IDLE_BLOCKS blocks, one request for all of them, and once a block again as soon as something
- * waits (lib/payments/scan.ts, `finalityAwaited`; worker/pacedScan.ts). Here SCAN_IDLE_BLOCKS is 50,
+ * waits (lib/payments/scan.ts, `finalityAwaited`; worker/pacedScan.ts). Here SCAN_IDLE_BLOCKS is 50 (SCAN_BATCH_BLOCKS 100),
  * five seconds of the devnet's 100 ms blocks, so a read put off while something waited shows as a
  * booking some 50 blocks after the block became final; counts of blocks, never times.
  */
@@ -17,6 +17,12 @@ import { asked, beatAfter, beatWindow } from '../helpers/heartbeat';
 import { startWorker, type WorkerProcess } from '../helpers/worker';
 
 const IDLE_BLOCKS = 50;
+/**
+ * The worker's settings here: a batch twice the idle span (the configuration refuses an idle span above half the batch, lib/config.ts).
+ * With both at 50, a read planned 50 blocks on found a full batch whenever it was on time or late, and read
+ * again at once: two reads a span, five where at most four were allowed in the chain lane (CI, 2026-12-01).
+ */
+const SCANNING = { SCAN_IDLE_BLOCKS: String(IDLE_BLOCKS), SCAN_BATCH_BLOCKS: String(2 * IDLE_BLOCKS) };
 /** A booking this many blocks or more past its block was put off (an idle read waits IDLE_BLOCKS); by the first read after finality, a few. */
 const PROMPT_BLOCKS = IDLE_BLOCKS / 2;
 
@@ -45,7 +51,7 @@ describe('the scanner of solidified blocks reads every SCAN_IDLE_BLOCKS blocks w
     app = await startApp({ TRON_FULL_NODE_URL: devnet.url, TRON_USDT_CONTRACT: devnet.usdtContract });
     chain = createChain({ fullNodeUrl: devnet.url, apiKey: null, usdtContract: devnet.usdtContract, txExpirationMs: 60_000 });
     await devnet.pay(deriveAccount(TEST_MNEMONIC, 0, 'gas').address, '10000', 'TRX');
-    worker = startWorker(app.env, devnet, { SCAN_IDLE_BLOCKS: String(IDLE_BLOCKS) });
+    worker = startWorker(app.env, devnet, SCANNING);
   });
 
   after(async () => {
@@ -145,7 +151,7 @@ describe('the scanner of solidified blocks reads for a payment awaiting finality
   before(async () => {
     devnet = await startDevnetProcess({ blockMs: 100, solidifiedDepth: 200 });
     app = await startApp({ TRON_FULL_NODE_URL: devnet.url, TRON_USDT_CONTRACT: devnet.usdtContract });
-    worker = startWorker(app.env, devnet, { SCAN_IDLE_BLOCKS: String(IDLE_BLOCKS) });
+    worker = startWorker(app.env, devnet, SCANNING);
   });
 
   after(async () => {
