@@ -300,6 +300,18 @@ const workerSchema = z.object({
   WEBHOOK_RETRY_MAX_MS: z.coerce.number().int().min(1).default(12 * 60 * 60_000),
   /** ... and no retry is made later than this after the first attempt. */
   WEBHOOK_RETRY_WINDOW_HOURS: z.coerce.number().min(0).default(72),
+}).superRefine((s, ctx) => {
+  // An idle read is planned for the head SCAN_IDLE_BLOCKS blocks on and reads every block since the last, at most
+  // SCAN_BATCH_BLOCKS: with no more room than that, a read on time or a little late found a full batch, which means
+  // "there may be more", and read again at once, two requests where one was planned (issue 37). Half leaves a read
+  // late by a whole idle span one request.
+  if (s.SCAN_IDLE_BLOCKS > s.SCAN_BATCH_BLOCKS / 2) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['SCAN_IDLE_BLOCKS'],
+      message: `SCAN_IDLE_BLOCKS (${s.SCAN_IDLE_BLOCKS}) must be at most half of SCAN_BATCH_BLOCKS (${s.SCAN_BATCH_BLOCKS}): an idle read covers the blocks since the last read, and a full batch is read again at once; lower SCAN_IDLE_BLOCKS or raise SCAN_BATCH_BLOCKS (at most 100)`,
+    });
+  }
 });
 
 export type WorkerSettings = z.output<typeof workerSchema>;

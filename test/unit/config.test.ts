@@ -69,6 +69,14 @@ describe('configuration: sections', () => {
     }
   });
 
+  it('refuses SCAN_IDLE_BLOCKS above half of SCAN_BATCH_BLOCKS: an idle read would find a full batch and read again at once (issue 37)', () => {
+    assert.throws(() => parseWorkerSettings({ SCAN_IDLE_BLOCKS: '50' }), /SCAN_IDLE_BLOCKS: SCAN_IDLE_BLOCKS \(50\) must be at most half of SCAN_BATCH_BLOCKS \(50\)/);
+    assert.throws(() => parseWorkerSettings({ SCAN_IDLE_BLOCKS: '26' }), /at most half of SCAN_BATCH_BLOCKS \(50\)/);
+    assert.equal(parseWorkerSettings({ SCAN_IDLE_BLOCKS: '25' }).SCAN_IDLE_BLOCKS, 25);
+    assert.equal(parseWorkerSettings({ SCAN_IDLE_BLOCKS: '50', SCAN_BATCH_BLOCKS: '100' }).SCAN_IDLE_BLOCKS, 50);
+    assert.equal(parseWorkerSettings({}).SCAN_IDLE_BLOCKS, 10);
+  });
+
   it('reads the chain preset and the devnet URL as before', () => {
     assert.equal(parseChainConfig({}).network, 'devnet');
     assert.equal(parseChainConfig({ TRON_NETWORK: 'mainnet' }).fullNodeUrl, 'https://api.trongrid.io');
