@@ -42,6 +42,16 @@ describe('settlement: money is never lost, stranded, burned or misreported', () 
     SEND_RETRY_MAX_MS: '2000',
   };
 
+  /**
+   * A worker started again after a test changed it (a fault, a setting, two workers): ready once it runs the
+   * scan, so the next test's waits do not include its start. On a loaded machine the start took some 15 s of
+   * case 4's 30 s (a fresh-clone run, 2026-12-01: the payment recorded 16 s after its block, final 3 blocks deep).
+   */
+  async function restartWorker(): Promise<void> {
+    const started = startWorker(app.env, devnet, WORKER_ENV);
+    worker = started;
+    await waitFor('the worker started again and scanning', async () => (started.output().includes('running scan on this worker') ? true : null), 60_000);
+  }
   async function pay(address: string, amount: string, currency: 'TRX' | 'USDT') {
     const res = await fetch(`${devnet.url}/devnet/pay`, { method: 'POST', body: JSON.stringify({ address, amount, currency }) });
     assert.equal(res.status, 200, await res.clone().text());
@@ -418,7 +428,7 @@ describe('settlement: money is never lost, stranded, burned or misreported', () 
     } finally {
       await devnet.fault.clear();
       await balanced.stop();
-      worker = startWorker(app.env, devnet, WORKER_ENV);
+      await restartWorker();
     }
   });
 
@@ -487,7 +497,7 @@ describe('settlement: money is never lost, stranded, burned or misreported', () 
     } finally {
       await gate?.release();
       await Promise.all(workers.map((w) => w.stop()));
-      worker = startWorker(app.env, devnet, WORKER_ENV);
+      await restartWorker();
     }
   });
 
@@ -614,7 +624,7 @@ describe('settlement: money is never lost, stranded, burned or misreported', () 
       await devnet.setBalance(inv.address, { usdtUnits: 20n * USDT });
     } finally {
       await worker.stop();
-      worker = startWorker(app.env, devnet, WORKER_ENV);
+      await restartWorker();
     }
   });
 
