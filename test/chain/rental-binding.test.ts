@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { TronWeb } from 'tronweb';
 import { DEVNET_RENTAL_API_KEY, DEVNET_RENTAL_API_SECRET } from '@/devnet/rentalAccount';
+import { systemActor } from '@/lib/audit/record';
+import { requestPayoutReturn } from '@/lib/payouts/returns';
 import { waitFor } from '../helpers/devnet';
 import { assertReconciled, TEST_RULES } from '../helpers/reconcile';
 import { SettlementStack } from '../helpers/settlementStack';
@@ -127,6 +129,40 @@ describe('a send paid with rented energy waits for the provider\'s delegation to
     assert.equal(forwards[0]!.trnHash, first.trnHash);
     assert.equal(await s.chain.getUsdtBalance(target), forwards[1]!.amountUnits, 'the merchant was paid once');
     const rentals = await s.app.prisma.energyRental.findMany({ where: { paymentId: settled.id }, orderBy: { id: 'asc' } });
+    assert.deepEqual(rentals.map((r) => [r.attempt, r.state]), [[1, 'FILLED'], [2, 'FILLED']]);
+    await s.finalizing(() => assertReconciled(s.app.prisma, s.chain, 60_000, TEST_RULES));
+  });
+
+  test("a payout's stored return whose rented energy the provider took back early is followed to its death and sent again, not kept back for ever", async () => {
+    // The forward's case above, through a payout's return (lib/payouts/returns.ts), which follows a kept-back send the same way.
+    const { key } = await s.newMerchant();
+    const payout = await s.finalizing(() => s.timedOutShortPayout(key, 60_000));
+    const to = (TronWeb.createRandom() as unknown as { address: string }).address;
+    await s.devnet.rental.set({ period_ms: 10_000 });
+    await s.devnet.fault.refuse({ from: payout.address, code: 'SERVER_BUSY', message: 'Server busy' });
+    let first;
+    try {
+      await requestPayoutReturn(s.app.prisma, payout.id, to, systemActor('test'));
+      first = await s.finalizing(() => waitFor('the return stored and not out', () => s.app.prisma.transaction.findFirst({ where: { invoiceId: payout.id, sendPurpose: 'PAYOUT_RETURN', sendState: 'SIGNED', error: { not: null } } }), 60_000));
+      assert.equal(first.energySource, 'RENTAL', `the return was built on rented energy (${first.error})`);
+      await s.devnet.rental.reset();
+      await waitFor('the provider\'s delegation taken back', async () => ((await s.chain.getDelegatedInSun(payout.address, 'ENERGY')) === 0n ? true : null), 60_000);
+    } finally {
+      await s.devnet.fault.clear();
+    }
+    await s.finalizing(() => waitFor('the return made', async () => (await s.app.prisma.payoutReturn.findUniqueOrThrow({ where: { invoiceId: payout.id } })).returnedAt, 120_000));
+    const returns = await s.app.prisma.transaction.findMany({ where: { invoiceId: payout.id, sendPurpose: 'PAYOUT_RETURN' }, orderBy: { id: 'asc' } });
+    assert.deepEqual(
+      returns.map((r) => [r.sendAttempt, r.sendState, r.energySource, r.blockNumber === null]),
+      [
+        [1, 'FAILED', 'RENTAL', true],
+        [2, 'CONFIRMED', 'RENTAL', false],
+      ],
+      'the stored return never went out and was proven dead; the second attempt went out on energy rented again',
+    );
+    assert.equal(returns[0]!.trnHash, first.trnHash);
+    assert.equal(await s.chain.getUsdtBalance(to), 3n * USDT, 'returned once');
+    const rentals = await s.app.prisma.energyRental.findMany({ where: { purpose: 'PAYOUT_RETURN', receiveAddress: payout.address }, orderBy: { id: 'asc' } });
     assert.deepEqual(rentals.map((r) => [r.attempt, r.state]), [[1, 'FILLED'], [2, 'FILLED']]);
     await s.finalizing(() => assertReconciled(s.app.prisma, s.chain, 60_000, TEST_RULES));
   });
