@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { TronWeb } from 'tronweb';
 import { DEVNET_RENTAL_API_KEY, DEVNET_RENTAL_API_SECRET } from '@/devnet/rentalAccount';
 import { systemActor } from '@/lib/audit/record';
+import type { Transaction } from '@/lib/generated/prisma/client';
 import { requestPayoutReturn } from '@/lib/payouts/returns';
 import { waitFor } from '../helpers/devnet';
 import { assertReconciled, TEST_RULES } from '../helpers/reconcile';
@@ -17,6 +18,19 @@ import { SettlementStack } from '../helpers/settlementStack';
 const DEPTH = 150;
 const TRX = 1_000_000n;
 const USDT = 1_000_000n;
+
+/** The stored send (attempt 1) never went out and was proven dead; attempt 2 went out on energy rented again. */
+function assertDeadThenSentAgain(sends: Transaction[], storedTxId: string, what: string): void {
+  assert.deepEqual(
+    sends.map((r) => [r.sendAttempt, r.sendState, r.energySource, r.blockNumber === null]),
+    [
+      [1, 'FAILED', 'RENTAL', true],
+      [2, 'CONFIRMED', 'RENTAL', false],
+    ],
+    `the stored ${what} never went out and was proven dead; the second attempt went out on energy rented again`,
+  );
+  assert.equal(sends[0]!.trnHash, storedTxId);
+}
 
 describe('a send paid with rented energy waits for the provider\'s delegation to be final (issue 35)', () => {
   const s = new SettlementStack();
@@ -118,15 +132,7 @@ describe('a send paid with rented energy waits for the provider\'s delegation to
     // Kept back (its energy is gone, burning it would spend TRX at the address), it expires, is proven dead, and the next attempt rents again.
     const settled = await s.finalizing(() => s.paymentState(payment.id, ['SETTLED'], 120_000));
     const forwards = await s.app.prisma.transaction.findMany({ where: { sourceId: settled.id, sendPurpose: 'FORWARD' }, orderBy: { id: 'asc' } });
-    assert.deepEqual(
-      forwards.map((f) => [f.sendAttempt, f.sendState, f.energySource, f.blockNumber === null]),
-      [
-        [1, 'FAILED', 'RENTAL', true],
-        [2, 'CONFIRMED', 'RENTAL', false],
-      ],
-      'the stored forward never went out and was proven dead; the second attempt went out on energy rented again',
-    );
-    assert.equal(forwards[0]!.trnHash, first.trnHash);
+    assertDeadThenSentAgain(forwards, first.trnHash, 'forward');
     assert.equal(await s.chain.getUsdtBalance(target), forwards[1]!.amountUnits, 'the merchant was paid once');
     const rentals = await s.app.prisma.energyRental.findMany({ where: { paymentId: settled.id }, orderBy: { id: 'asc' } });
     assert.deepEqual(rentals.map((r) => [r.attempt, r.state]), [[1, 'FILLED'], [2, 'FILLED']]);
@@ -152,15 +158,7 @@ describe('a send paid with rented energy waits for the provider\'s delegation to
     }
     await s.finalizing(() => waitFor('the return made', async () => (await s.app.prisma.payoutReturn.findUniqueOrThrow({ where: { invoiceId: payout.id } })).returnedAt, 120_000));
     const returns = await s.app.prisma.transaction.findMany({ where: { invoiceId: payout.id, sendPurpose: 'PAYOUT_RETURN' }, orderBy: { id: 'asc' } });
-    assert.deepEqual(
-      returns.map((r) => [r.sendAttempt, r.sendState, r.energySource, r.blockNumber === null]),
-      [
-        [1, 'FAILED', 'RENTAL', true],
-        [2, 'CONFIRMED', 'RENTAL', false],
-      ],
-      'the stored return never went out and was proven dead; the second attempt went out on energy rented again',
-    );
-    assert.equal(returns[0]!.trnHash, first.trnHash);
+    assertDeadThenSentAgain(returns, first.trnHash, 'return');
     assert.equal(await s.chain.getUsdtBalance(to), 3n * USDT, 'returned once');
     const rentals = await s.app.prisma.energyRental.findMany({ where: { purpose: 'PAYOUT_RETURN', receiveAddress: payout.address }, orderBy: { id: 'asc' } });
     assert.deepEqual(rentals.map((r) => [r.attempt, r.state]), [[1, 'FILLED'], [2, 'FILLED']]);
