@@ -6,7 +6,7 @@ import type { WorkerContext } from '@/lib/worker/context';
 import { spendableTrx } from '@/lib/sends/gas';
 import { feeLimitOf } from '@/lib/sends/steps';
 import { divCeil, parseScaled } from '@/lib/money/decimal';
-import { EnergyUnavailable, energyAvailable, lendingNeed, poolStatus } from './pool';
+import { EnergyUnavailable, energyAvailable, lendingNeed, poolStatus, type PoolStatus } from './pool';
 import { recordNotRented, rentalFor, rentalProvider, rentalQuote } from './rentals';
 
 /**
@@ -56,6 +56,29 @@ export async function sourceOf(ctx: WorkerContext, paymentId: number, purpose: P
 const toTrx = (sun: bigint) => (Number(sun) / 10 ** TOKEN_DECIMALS).toString();
 
 /**
+ * What one round's decision about one send reads from the node, each read at most once (issue 37):
+ * the send's estimate and the pool's status. The judgment of its worth (`cheapestCostSun`), the
+ * choice of its source (`energySourceFor`) and the pool's part of it (`lendingNeed`) each read both,
+ * a few milliseconds apart: three estimates' and three pool reads' worth of requests for one decision.
+ * Made for one send in one round and dropped with the round, so a decision judges reads as new as
+ * itself; nothing is kept for the next round, which reads afresh, and a lending's need, the energy at
+ * the address before broadcast (`energyShort`) and the upkeep read the node themselves.
+ */
+export interface SendReads {
+  estimate(): Promise<TransferCost>;
+  pool(): Promise<PoolStatus>;
+}
+
+export function sendReads(ctx: WorkerContext, estimate: () => Promise<TransferCost>): SendReads {
+  let estimated: Promise<TransferCost> | undefined;
+  let pool: Promise<PoolStatus> | undefined;
+  return {
+    estimate: () => (estimated ??= estimate()),
+    pool: () => (pool ??= poolStatus(ctx)),
+  };
+}
+
+/**
  * `worthUnits`: what the payment is worth moving, in its token (a forward: the payment less the
  * service fee; a refund: the payment); null when no worth rule applies (a merchant released it to
  * be forwarded as it is).
@@ -66,7 +89,7 @@ export async function energySourceFor(
   purpose: Purpose,
   attempt: number,
   address: string,
-  estimate: () => Promise<TransferCost>,
+  reads: SendReads,
   worthUnits: bigint | null,
 ): Promise<SourceChoice> {
   const chosen = await sourceOf(ctx, p.id, purpose, attempt);
@@ -77,21 +100,21 @@ export async function energySourceFor(
   const rentalOver = rental?.state === 'FAILED' || rental?.state === 'ABANDONED';
   if (!rentalOver && (rental || chosen === 'RENTAL')) return { source: 'RENTAL' };
   if (chosen === 'BURN') return { source: chosen };
-  const cost = await estimate();
+  const cost = await reads.estimate();
   const burnSun = cost.energyFeeSun + cost.bandwidthFeeSun;
   const capSun = parseScaled(ctx.settings.ENERGY_MAX_BURN_TRX, TOKEN_DECIMALS);
   let poolWhy: string | null = null;
-  const status = await poolStatus(ctx);
+  const status = await reads.pool();
   if (status.enabled) {
     try {
-      await lendingNeed(ctx, address, cost.energy);
+      await lendingNeed(ctx, address, cost.energy, 'ENERGY', true, status);
       return { source: 'POOL' };
     } catch (err) {
       if (!(err instanceof EnergyUnavailable)) throw err;
       poolWhy = err.message;
     }
   }
-  const activationSun = await activationCostSun(ctx, address);
+  const activationSun = await activationCostSun(ctx, address, status.resources);
   const bandwidthSun = bandwidthCostSun(activationSun, cost);
   let rentalWhy: string | null = rentalOver ? (rental?.error ?? 'the rental failed') : null;
   let rentSun: bigint | null = null;
@@ -207,9 +230,9 @@ export async function noteWaiting(ctx: WorkerContext, p: Pick<Transaction, 'id' 
  * whether a payment is worth moving (lib/payments/invoiceSends.ts) and so the smallest invoice
  * that is.
  */
-export async function cheapestCostSun(ctx: WorkerContext, from: string, cost: TransferCost): Promise<bigint> {
+export async function cheapestCostSun(ctx: WorkerContext, from: string, cost: TransferCost, pool: () => Promise<PoolStatus> = () => poolStatus(ctx)): Promise<bigint> {
   if (cost.energy === 0n) return cost.totalFeeSun;
-  const status = await poolStatus(ctx);
+  const status = await pool();
   const activationSun = await activationCostSun(ctx, from, status.resources);
   const bandwidthSun = bandwidthCostSun(activationSun, cost);
   if (status.enabled) return activationSun + bandwidthSun;

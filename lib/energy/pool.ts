@@ -91,14 +91,24 @@ const amountFor = (resource: Resource, stakeSun: bigint, totals: AccountResource
  * What lending `receiver` `amount` of `resource` (energy units, bandwidth bytes) for a send needs
  * from the pool now, or why it cannot: the stake to delegate (0 when the receiver already has it:
  * a delegation not yet taken back, or its own). Energy is lent with ENERGY_MARGIN_PERCENT.
+ * `poolRead`: the pool as the same decision read it a moment before (`poolStatus`, energy only), not
+ * read again (issue 37); a lending's own need (`lend`) reads it fresh inside the send's build.
  */
-export async function lendingNeed(ctx: WorkerContext, receiver: string, amount: bigint, resource: Resource = 'ENERGY', margin = true): Promise<{ stakeSun: bigint; amount: bigint }> {
+export async function lendingNeed(
+  ctx: WorkerContext,
+  receiver: string,
+  amount: bigint,
+  resource: Resource = 'ENERGY',
+  margin = true,
+  poolRead?: Pick<PoolStatus, 'resources' | 'lendableSun'>,
+): Promise<{ stakeSun: bigint; amount: bigint }> {
   const want = resource === 'ENERGY' && margin ? withMargin(amount, ctx.settings.ENERGY_MARGIN_PERCENT) : amount;
   const have = (await available(ctx, receiver))[resource];
   if (have >= want) return { stakeSun: 0n, amount: 0n };
-  const pool = await ctx.chain.getAccountResources(ctx.gasWallet.address);
+  const read = resource === 'ENERGY' ? poolRead : undefined;
+  const pool = read?.resources ?? (await ctx.chain.getAccountResources(ctx.gasWallet.address));
   const stakeSun = stakeFor(resource, want - have, pool);
-  const lendable = await ctx.chain.getDelegatableSun(ctx.gasWallet.address, resource);
+  const lendable = read?.lendableSun ?? (await ctx.chain.getDelegatableSun(ctx.gasWallet.address, resource));
   if (lendable < stakeSun) {
     const what = resource === 'ENERGY' ? 'energy' : 'bytes of bandwidth';
     throw new EnergyUnavailable(`the pool can lend ${amountFor(resource, lendable, pool)} ${what} now, the send needs ${want - have} more; it regenerates over 24 h`);

@@ -81,7 +81,7 @@ async function waveSource(ctx: WorkerContext, anchor: Anchor, wave: number, addr
   const status = await poolStatus(ctx);
   if (status.enabled) {
     try {
-      await lendingNeed(ctx, address, cost.lendEnergy);
+      await lendingNeed(ctx, address, cost.lendEnergy, 'ENERGY', true, status);
       source = 'POOL';
     } catch (err) {
       if (!(err instanceof EnergyUnavailable)) throw err;

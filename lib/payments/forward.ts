@@ -3,7 +3,7 @@ import { followOut, latestSend } from '@/lib/sends/steps';
 import { paymentFee } from '@/lib/rules/settlement';
 import { type Payment } from './payment';
 import { contractHeld, hold, refusedHeld, settle, failPayment } from './outcomes';
-import { frozenReason, uneconomic, sendFromInvoice } from './invoiceSends';
+import { frozenReason, invoiceSendReads, uneconomic, sendFromInvoice } from './invoiceSends';
 
 /**
  * The forward step: the payment, less the service fee (and for TRX its network cost), to the
@@ -31,11 +31,13 @@ export async function forward(ctx: WorkerContext, p: Payment): Promise<void> {
   if (frozen) return hold(ctx, p, frozen);
   const row = p.invoice?.amounts.find((a) => a.currency === p.currency);
   const fee = paymentFee(p.amountUnits, row, ctx.forwardingFeePercent);
+  // The judgment of its worth and its plan read the estimate and the pool once for both (issue 37).
+  const reads = invoiceSendReads(ctx, p, target);
   // Released by the merchant: forwarded as it is, the hold rules are not applied again.
-  const notWorthIt = p.releaseAction === 'FORWARD' ? null : await uneconomic(ctx, p, 'FORWARD', target, fee);
+  const notWorthIt = p.releaseAction === 'FORWARD' ? null : await uneconomic(ctx, p, 'FORWARD', fee, reads);
   if (notWorthIt) return hold(ctx, p, notWorthIt);
   // TRX pays its own network fee out of the forwarded amount; USDT's is paid by the gas wallet.
-  const outcome = await sendFromInvoice(ctx, p, 'FORWARD', target, async (burnSun) => p.amountUnits - fee - (p.currency === 'TRX' ? burnSun : 0n));
+  const outcome = await sendFromInvoice(ctx, p, 'FORWARD', target, async (burnSun) => p.amountUnits - fee - (p.currency === 'TRX' ? burnSun : 0n), reads);
   if (outcome.state === 'pending') return;
   // Refused for good (issue 34): nothing can be sent to that wallet; held, so the merchant can change it and release.
   if (outcome.state === 'exhausted') return outcome.refused ? hold(ctx, p, refusedHeld(target, outcome.error)) : failPayment(ctx, p, outcome.error);

@@ -1,8 +1,8 @@
-import type { RefBlock, TransferCost } from '@/lib/chain/types';
+import type { RefBlock } from '@/lib/chain/types';
 import type { Transaction } from '@/lib/generated/prisma/client';
 import { type Currency } from '@/lib/money/tokens';
 import type { WorkerContext } from '@/lib/worker/context';
-import { cheapestCostSun, costInUnits, energyShort, energySourceFor, noteWaiting } from '@/lib/energy/engine';
+import { cheapestCostSun, costInUnits, energyShort, energySourceFor, noteWaiting, sendReads, type SendReads } from '@/lib/energy/engine';
 import { carryOut, feeLimitSun, paidWithLent, planSend, sendPlanCost, type SendPlan } from '@/lib/energy/plan';
 import { rentalFor } from '@/lib/energy/rentals';
 import { spendableTrx } from '@/lib/sends/gas';
@@ -14,19 +14,28 @@ import { paymentFee } from '@/lib/rules/settlement';
 export const REFUND_NOT_WORTH_IT = 'AML failed, and returning it would cost more than it is worth';
 
 /**
+ * The round's reads for sending the payment's whole amount to `to` (lib/energy/engine.ts, SendReads):
+ * made by the forward or refund step once a round and handed to `uneconomic` and `sendFromInvoice`,
+ * which judge the same transfer (issue 37: its estimate and the pool were read twice a round).
+ */
+export function invoiceSendReads(ctx: WorkerContext, p: Payment, to: string): SendReads {
+  const from = invoiceKey(p).address;
+  return sendReads(ctx, () => ctx.chain.estimateTransfer({ token: p.currency as Currency, from, to, amount: p.amountUnits }));
+}
+
+/**
  * Whether sending this payment on costs more than it is worth (issue 13, cases 3 and 4):
  * the network cost of the forward or refund (for USDT: its gas, at current rates) against
  * what the merchant would receive or the sender get back. Judged once, before anything is
  * sent, gas included (issue 22, case 7); null when it is worth it.
  */
-export async function uneconomic(ctx: WorkerContext, p: Payment, purpose: 'FORWARD' | 'REFUND', to: string, fee: bigint): Promise<string | null> {
+export async function uneconomic(ctx: WorkerContext, p: Payment, purpose: 'FORWARD' | 'REFUND', fee: bigint, reads: SendReads): Promise<string | null> {
   if (await latestSend(ctx, p.id, { purpose })) return null;
   if (await latestSend(ctx, p.id, { purpose: purpose === 'FORWARD' ? 'FORWARD_GAS' : 'REFUND_GAS', index: 1 })) return null;
   const worth = p.amountUnits - fee;
-  const from = invoiceKey(p).address;
-  const cost = await ctx.chain.estimateTransfer({ token: p.currency as Currency, from, to, amount: p.amountUnits });
+  const cost = await reads.estimate();
   // The cheapest source's cost (with the pool: activation and bandwidth only; docs/energy.md).
-  const costSun = await cheapestCostSun(ctx, from, cost);
+  const costSun = await cheapestCostSun(ctx, invoiceKey(p).address, cost, reads.pool);
   const costInToken = await costInUnits(ctx, p.currency as Currency, costSun);
   if (costInToken < worth) return null;
   if (purpose === 'REFUND') return REFUND_NOT_WORTH_IT;
@@ -68,10 +77,11 @@ function worthOf(ctx: WorkerContext, p: Payment, purpose: 'FORWARD' | 'REFUND'):
  * Sends `amount` of the payment's token from the invoice address to `to`. USDT
  * first needs TRX at the invoice address for energy, funded from the gas wallet
  * (lib/sends/gas.ts), keyed by the send attempt it funds. Gas, fee_limit and
- * the attempt check share one estimate per round, read fresh from the node (the
- * energy price and the energy as they are now: docs/worker.md, "Sends").
+ * the attempt check share one estimate per round (`reads`, the step's for this
+ * round), read fresh from the node (the energy price and the energy as they are
+ * now: docs/worker.md, "Sends").
  */
-export async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: 'FORWARD' | 'REFUND', to: string, amountFor: (burnSun: bigint) => Promise<bigint>): Promise<SendOutcome> {
+export async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: 'FORWARD' | 'REFUND', to: string, amountFor: (burnSun: bigint) => Promise<bigint>, reads: SendReads): Promise<SendOutcome> {
   const { address, privateKey } = invoiceKey(p);
   const token = p.currency as Currency;
   // `to` can change between attempts (a release to another address): a refusal for good ends the step only for the address refused.
@@ -85,8 +95,7 @@ export async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: '
       return { type: 'TRANSFER', from: address, to, amountUnits: amount, currency: token, costPayer: 'PAYMENT', signed, createsAccount: cost.createsAccount };
     });
   }
-  let estimated: Promise<TransferCost> | undefined;
-  const estimate = () => (estimated ??= ctx.chain.estimateTransfer({ token, from: address, to, amount: p.amountUnits }));
+  const estimate = reads.estimate;
   const cost = async () => sendPlanCost(await estimate());
   // What the send burns (energy and bandwidth): judges an OUT_OF_ENERGY failure.
   const burnNow = async () => {
@@ -105,7 +114,7 @@ export async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: '
     if (spent) return { state: 'exhausted', ...spent };
   }
   const stored = latest?.sendState === 'SIGNED' ? feeLimitOf(latest) : null;
-  const planned = attempt !== null || stored !== null ? await planAttempt(ctx, p, purpose, attempt ?? latest?.sendAttempt ?? 1, estimate, stored) : null;
+  const planned = attempt !== null || stored !== null ? await planAttempt(ctx, p, purpose, attempt ?? latest?.sendAttempt ?? 1, reads, stored) : null;
   const notReady = planned === null ? null : 'needs' in planned ? await carryOut(ctx, p, planned, address, cost, purpose === 'FORWARD' ? 'MERCHANT' : 'SERVICE') : planned;
   if (notReady) {
     // The stored send waits with its plan, kept back: followed, so that it expires and is proven dead if the plan
@@ -153,10 +162,10 @@ const PREREQUISITES = {
  * engine chooses for it (lib/energy/engine.ts), or the outcome when there is none to carry out:
  * it waits for energy, or it is held as not worth any source the service has.
  */
-async function planAttempt(ctx: WorkerContext, p: Payment, purpose: 'FORWARD' | 'REFUND', attempt: number, estimate: () => Promise<TransferCost>, signedLimit: bigint | null): Promise<SendPlan | SendOutcome> {
+async function planAttempt(ctx: WorkerContext, p: Payment, purpose: 'FORWARD' | 'REFUND', attempt: number, reads: SendReads, signedLimit: bigint | null): Promise<SendPlan | SendOutcome> {
   const { address } = invoiceKey(p);
   const worth = worthOf(ctx, p, purpose);
-  const choice = await energySourceFor(ctx, p, purpose, attempt, address, estimate, worth);
+  const choice = await energySourceFor(ctx, p, purpose, attempt, address, reads, worth);
   if (choice.source === 'WAIT') {
     await noteWaiting(ctx, p, choice.reason);
     return { state: 'pending' };

@@ -3,7 +3,7 @@ import type { WorkerContext } from '@/lib/worker/context';
 import { type Payment } from './payment';
 import { followOut, latestSend } from '@/lib/sends/steps';
 import { contractHeld, hold, refusedHeld, settle, failPayment } from './outcomes';
-import { REFUND_NOT_WORTH_IT, frozenReason, uneconomic, sendFromInvoice } from './invoiceSends';
+import { REFUND_NOT_WORTH_IT, frozenReason, invoiceSendReads, uneconomic, sendFromInvoice } from './invoiceSends';
 
 /** Returns a payment that failed AML to its sender, less the network cost of doing so. */
 export async function refund(ctx: WorkerContext, p: Payment): Promise<void> {
@@ -21,7 +21,8 @@ export async function refund(ctx: WorkerContext, p: Payment): Promise<void> {
   // Judged before any gas is bought for it (issue 22, case 7): gas for a refund that returns nothing would be stranded.
   // A merchant's own REFUND release is no AML matter: its reason says only what it is.
   const notWorthIt = p.releaseAction === 'REFUND' ? 'uneconomic: returning it would cost more than it is worth' : REFUND_NOT_WORTH_IT;
-  if (await uneconomic(ctx, p, 'REFUND', to, 0n)) return hold(ctx, p, notWorthIt);
+  const reads = invoiceSendReads(ctx, p, to);
+  if (await uneconomic(ctx, p, 'REFUND', 0n, reads)) return hold(ctx, p, notWorthIt);
   const outcome = await sendFromInvoice(ctx, p, 'REFUND', to, async (burnSun) => {
     // The figures of the deduction are kept on the payment (migration 0057): reconcile recomputes the kept cost from them.
     if (p.currency === 'TRX') {
@@ -31,7 +32,7 @@ export async function refund(ctx: WorkerContext, p: Payment): Promise<void> {
     const gas = await gasInUsdt(ctx.rates, burnSun, ctx.settings.GAS_MARGIN_PERCENT);
     await ctx.prisma.transaction.update({ where: { id: p.id }, data: { costSun: gas.gasSun, trxRateUsd: gas.trxRateUsd, usdtRateUsd: gas.usdtRateUsd } });
     return p.amountUnits - gas.units;
-  });
+  }, reads);
   if (outcome.state === 'pending') return;
   // Refused for good (issue 34): held again, so the merchant can release it to another address; never burned, never reported done.
   if (outcome.state === 'exhausted') return outcome.refused ? hold(ctx, p, refusedHeld(to, outcome.error)) : failPayment(ctx, p, outcome.error);

@@ -5,7 +5,7 @@ import type { Chain } from '@/lib/chain/types';
 import { refuseContractTargets, refuseFrozenTargets } from '@/lib/rules/receivers';
 import type { TransferCost } from '@/lib/chain/types';
 import type { Invoice, InvoiceCurrency, InvoiceStatus, PayoutReturn, Prisma, PrismaClient, Transaction } from '@/lib/generated/prisma/client';
-import { energyShort, energySourceFor, noteWaiting } from '@/lib/energy/engine';
+import { energyShort, energySourceFor, noteWaiting, sendReads } from '@/lib/energy/engine';
 import { carryOut, feeLimitSun, planSend, sendPlanCost, type SendPlan } from '@/lib/energy/plan';
 import { invoiceAccount } from '@/lib/merchants/accounts';
 import { toJsonNumber } from '@/lib/money/decimal';
@@ -300,7 +300,7 @@ async function returnPlan(
   signedLimit: bigint | null,
 ): Promise<SendPlan | SendOutcome> {
   const what = `payout ${payout.id} (return)`;
-  const choice = await energySourceFor(ctx, anchor, 'PAYOUT_RETURN', attempt, address, estimate, null);
+  const choice = await energySourceFor(ctx, anchor, 'PAYOUT_RETURN', attempt, address, sendReads(ctx, estimate), null);
   if (choice.source === 'WAIT' || choice.source === 'HOLD') {
     await noteWaiting(ctx, anchor, choice.source === 'WAIT' ? choice.reason : 'waiting for energy', what);
     return { state: 'pending' };

@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { TronWeb } from 'tronweb';
+import { createChain, type Chain } from '@/lib/chain';
+import { deriveAccount } from '@/lib/chain/keys';
+import { nodeRequestCounts } from '@/lib/chain/meter';
+import { parseWorkerSettings } from '@/lib/config';
+import { createPrisma, type PrismaClient } from '@/lib/db/client';
+import { forward } from '@/lib/payments/forward';
+import { loadPayment } from '@/lib/payments/payment';
+import { FixedRateSource } from '@/lib/rates/fixed';
+import type { WorkerContext } from '@/lib/worker/context';
+import { TEST_MNEMONIC } from '../helpers/app';
+import { createTestDatabase, type TestDatabase } from '../helpers/db';
+import { startDevnetProcess, waitFor, type DevnetProcess } from '../helpers/devnet';
+
+// The invoice address's key is derived (lib/merchants/accounts.ts) from the configured mnemonic.
+Object.assign(process.env, { MASTER_KEY: randomBytes(32).toString('hex'), HD_MNEMONIC: TEST_MNEMONIC, DATABASE_URL: 'postgres://unused@127.0.0.1/unused' });
+
+const randomAddress = () => (TronWeb.createRandom() as unknown as { address: string }).address;
+
+/**
+ * One round of a USDT forward's first attempt decides whether it is worth it (`uneconomic`) and
+ * where its energy comes from (`energySourceFor`, with the pool's part, `lendingNeed`): the same
+ * transfer, judged a few milliseconds apart. Each read the transfer's estimate and the pool itself:
+ * two estimates and three reads of what the pool can lend in one round (issue 37). The round's
+ * reads are now one value (lib/energy/engine.ts, SendReads), made by the step and dropped with the
+ * round. Counted here in this process, the round driven as the worker drives it, against the devnet.
+ */
+describe("a USDT forward's round", () => {
+  let database: TestDatabase;
+  let prisma: PrismaClient;
+  let devnet: DevnetProcess;
+  let chain: Chain;
+  let ctx: WorkerContext;
+
+  before(async () => {
+    database = await createTestDatabase();
+    prisma = createPrisma(database.url);
+    devnet = await startDevnetProcess({ blockMs: 100, solidifiedDepth: 3 });
+    chain = createChain({ fullNodeUrl: devnet.url, apiKey: null, usdtContract: devnet.usdtContract, txExpirationMs: 60_000 });
+    const gasWallet = deriveAccount(TEST_MNEMONIC, 0, 'gas');
+    await devnet.pay(gasWallet.address, '100000', 'TRX');
+    // The pool: the gas wallet's stake for energy, final before the round plans on it.
+    const stake = await chain.buildSignedResourceOp(gasWallet.privateKey, { kind: 'stake', resource: 'ENERGY', amountSun: 50_000_000_000n });
+    await chain.broadcast(stake.signedTx);
+    await waitFor('the stake final', async () => ((await chain.getTransactionStatus(stake.txId)).solidified ? true : null), 30_000);
+    ctx = {
+      prisma,
+      chain,
+      settings: parseWorkerSettings({}),
+      aml: null as never,
+      rates: new FixedRateSource({ TRX: '0.25', USDT: '1' }),
+      owner: 'send-reads-test',
+      gasWallet,
+      forwardingFeePercent: '1',
+      topupFeePercent: '1',
+    };
+  });
+
+  after(async () => {
+    await prisma?.$disconnect();
+    await devnet?.stop();
+    await database?.drop();
+  });
+
+  it("reads the transfer's estimate and what the pool can lend once, and plans the pool's energy as before", async () => {
+    const merchant = await prisma.merchant.create({ data: { email: `reads-${Date.now()}@example.com`, targetWalletAddress: randomAddress(), topupWalletAddress: randomAddress(), activationWalletAddress: randomAddress(), webhookSecretEnc: 'unused' } });
+    const { address } = deriveAccount(TEST_MNEMONIC, merchant.id, 'invoice', 1);
+    await devnet.pay(address, '10', 'USDT');
+    const invoice = await prisma.invoice.create({
+      data: { merchantId: merchant.id, type: 'SINGLE', currencies: ['USDT'], address, addressIndex: 1, expiredAt: new Date(Date.now() + 3_600_000), amounts: { create: { currency: 'USDT', rateUsd: '1', dueUnits: 10_000_000n, feeUnits: 100_000n } } },
+    });
+    const paid = await prisma.transaction.create({
+      data: {
+        merchantId: merchant.id,
+        invoiceId: invoice.id,
+        type: 'PAYMENT',
+        trnHash: 'cd'.repeat(32),
+        chainRef: `${'cd'.repeat(32)}:0`,
+        fromAddress: randomAddress(),
+        toAddress: address,
+        amountUnits: 10_000_000n,
+        currency: 'USDT',
+        solidified: true,
+      },
+    });
+    const p = await loadPayment(ctx, paid.id);
+    const count = (endpoint: string) => nodeRequestCounts().requests[endpoint] ?? 0;
+    const before = { estimates: count('wallet/estimateenergy'), lendable: count('wallet/getcandelegatedmaxsize') };
+    await forward(ctx, p);
+    assert.equal(count('wallet/estimateenergy') - before.estimates, 1, "the transfer's energy is estimated once in the round");
+    assert.equal(count('wallet/getcandelegatedmaxsize') - before.lendable, 1, 'what the pool can lend is read once in the round');
+    // What the round decided is what it decided before: the pool's energy, the address made an account first.
+    const sends = await prisma.transaction.findMany({ where: { sourceId: p.id }, select: { sendPurpose: true, sendIndex: true, energySource: true, amountUnits: true } });
+    assert.deepEqual(sends, [{ sendPurpose: 'FORWARD_GAS', sendIndex: 1, energySource: 'POOL', amountUnits: 1n }], 'the attempt planned on the pool: its activation sent');
+    assert.equal((await prisma.transaction.findUniqueOrThrow({ where: { id: p.id } })).waitingReason, null, 'nothing waits');
+  });
+});
