@@ -2,18 +2,14 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { TronWeb } from 'tronweb';
-import { createChain, type Chain } from '@/lib/chain';
 import { deriveAccount } from '@/lib/chain/keys';
 import { nodeRequestCounts } from '@/lib/chain/meter';
-import { parseWorkerSettings } from '@/lib/config';
-import { createPrisma, type PrismaClient } from '@/lib/db/client';
 import { forward } from '@/lib/payments/forward';
 import { loadPayment } from '@/lib/payments/payment';
 import { FixedRateSource } from '@/lib/rates/fixed';
-import type { WorkerContext } from '@/lib/worker/context';
 import { TEST_MNEMONIC } from '../helpers/app';
-import { createTestDatabase, type TestDatabase } from '../helpers/db';
-import { startDevnetProcess, waitFor, type DevnetProcess } from '../helpers/devnet';
+import { waitFor } from '../helpers/devnet';
+import { startLibWorld, type LibWorld } from '../helpers/libWorld';
 
 // The invoice address's key is derived (lib/merchants/accounts.ts) from the configured mnemonic.
 Object.assign(process.env, { MASTER_KEY: randomBytes(32).toString('hex'), HD_MNEMONIC: TEST_MNEMONIC, DATABASE_URL: 'postgres://unused@127.0.0.1/unused' });
@@ -29,43 +25,23 @@ const randomAddress = () => (TronWeb.createRandom() as unknown as { address: str
  * round. Counted here in this process, the round driven as the worker drives it, against the devnet.
  */
 describe("a USDT forward's round", () => {
-  let database: TestDatabase;
-  let prisma: PrismaClient;
-  let devnet: DevnetProcess;
-  let chain: Chain;
-  let ctx: WorkerContext;
+  let world: LibWorld;
 
   before(async () => {
-    database = await createTestDatabase();
-    prisma = createPrisma(database.url);
-    devnet = await startDevnetProcess({ blockMs: 100, solidifiedDepth: 3 });
-    chain = createChain({ fullNodeUrl: devnet.url, apiKey: null, usdtContract: devnet.usdtContract, txExpirationMs: 60_000 });
-    const gasWallet = deriveAccount(TEST_MNEMONIC, 0, 'gas');
-    await devnet.pay(gasWallet.address, '100000', 'TRX');
+    world = await startLibWorld('send-reads-test', { gasTrx: '100000', rates: new FixedRateSource({ TRX: '0.25', USDT: '1' }) });
+    const { chain, ctx } = world;
     // The pool: the gas wallet's stake for energy, final before the round plans on it.
-    const stake = await chain.buildSignedResourceOp(gasWallet.privateKey, { kind: 'stake', resource: 'ENERGY', amountSun: 50_000_000_000n });
+    const stake = await chain.buildSignedResourceOp(ctx.gasWallet.privateKey, { kind: 'stake', resource: 'ENERGY', amountSun: 50_000_000_000n });
     await chain.broadcast(stake.signedTx);
     await waitFor('the stake final', async () => ((await chain.getTransactionStatus(stake.txId)).solidified ? true : null), 30_000);
-    ctx = {
-      prisma,
-      chain,
-      settings: parseWorkerSettings({}),
-      aml: null as never,
-      rates: new FixedRateSource({ TRX: '0.25', USDT: '1' }),
-      owner: 'send-reads-test',
-      gasWallet,
-      forwardingFeePercent: '1',
-      topupFeePercent: '1',
-    };
   });
 
   after(async () => {
-    await prisma?.$disconnect();
-    await devnet?.stop();
-    await database?.drop();
+    await world?.stop();
   });
 
   it("reads the transfer's estimate and what the pool can lend once, and plans the pool's energy as before", async () => {
+    const { prisma, devnet, ctx } = world;
     const merchant = await prisma.merchant.create({ data: { email: `reads-${Date.now()}@example.com`, targetWalletAddress: randomAddress(), topupWalletAddress: randomAddress(), activationWalletAddress: randomAddress(), webhookSecretEnc: 'unused' } });
     const { address } = deriveAccount(TEST_MNEMONIC, merchant.id, 'invoice', 1);
     await devnet.pay(address, '10', 'USDT');

@@ -1,16 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { TronWeb } from 'tronweb';
-import { createChain, type Chain } from '@/lib/chain';
-import { deriveAccount } from '@/lib/chain/keys';
-import { parseWorkerSettings } from '@/lib/config';
-import { createPrisma, type PrismaClient } from '@/lib/db/client';
 import { ensureGas } from '@/lib/sends/gas';
 import type { Anchor, SendOutcome } from '@/lib/sends/steps';
-import type { WorkerContext } from '@/lib/worker/context';
-import { TEST_MNEMONIC } from '../helpers/app';
-import { createTestDatabase, type TestDatabase } from '../helpers/db';
-import { startDevnetProcess, waitFor, type DevnetProcess } from '../helpers/devnet';
+import { waitFor } from '../helpers/devnet';
+import { startLibWorld, type LibWorld } from '../helpers/libWorld';
 
 const randomAddress = () => (TronWeb.createRandom() as unknown as { address: string }).address;
 
@@ -24,39 +18,18 @@ const randomAddress = () => (TronWeb.createRandom() as unknown as { address: str
  * Here the step is driven round by round as the worker drives it, against the devnet and a database.
  */
 describe('a top-up step whose send turns final', () => {
-  let database: TestDatabase;
-  let prisma: PrismaClient;
-  let devnet: DevnetProcess;
-  let chain: Chain;
-  let ctx: WorkerContext;
+  let world: LibWorld;
 
   before(async () => {
-    database = await createTestDatabase();
-    prisma = createPrisma(database.url);
-    devnet = await startDevnetProcess({ blockMs: 100, solidifiedDepth: 3 });
-    chain = createChain({ fullNodeUrl: devnet.url, apiKey: null, usdtContract: devnet.usdtContract, txExpirationMs: 60_000 });
-    const gasWallet = deriveAccount(TEST_MNEMONIC, 0, 'gas');
-    await devnet.pay(gasWallet.address, '100', 'TRX');
-    ctx = {
-      prisma,
-      chain,
-      settings: parseWorkerSettings({}),
-      aml: null as never,
-      rates: null as never,
-      owner: 'send-topup-test',
-      gasWallet,
-      forwardingFeePercent: '1',
-      topupFeePercent: '1',
-    };
+    world = await startLibWorld('send-topup-test', { gasTrx: '100' });
   });
 
   after(async () => {
-    await prisma?.$disconnect();
-    await devnet?.stop();
-    await database?.drop();
+    await world?.stop();
   });
 
   it('asks its planner again before it says done, and the address holds what the planner asked for', async () => {
+    const { prisma, chain, ctx } = world;
     const address = randomAddress();
     const merchant = await prisma.merchant.create({ data: { email: `topup-${Date.now()}@example.com`, topupWalletAddress: randomAddress(), activationWalletAddress: randomAddress(), webhookSecretEnc: 'unused' } });
     const invoice = await prisma.invoice.create({
