@@ -57,9 +57,10 @@ const toTrx = (sun: bigint) => (Number(sun) / 10 ** TOKEN_DECIMALS).toString();
 
 /**
  * What one round's decision about one send reads from the node, each read at most once (issue 37):
- * the send's estimate and the pool's status. The judgment of its worth (`cheapestCostSun`), the
- * choice of its source (`energySourceFor`) and the pool's part of it (`lendingNeed`) each read both,
- * a few milliseconds apart: three estimates' and three pool reads' worth of requests for one decision.
+ * the send's estimate and the pool's status. The judgment of its worth (`uneconomic`) and the
+ * choice of its source (`energySourceFor`) each read both, and the pool's part of the choice
+ * (`lendingNeed`) the pool again, a few milliseconds apart: two estimates and three reads of what
+ * the pool can lend for one decision.
  * Made for one send in one round and dropped with the round, so a decision judges reads as new as
  * itself; nothing is kept for the next round, which reads afresh, and a lending's need, the energy at
  * the address before broadcast (`energyShort`) and the upkeep read the node themselves.
