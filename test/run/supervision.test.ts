@@ -251,6 +251,11 @@ describe('the runner restarts a dead process while the others keep serving (issu
       return pid !== undefined && pid !== before ? pid : undefined;
     });
     await restartsAre({ web: 1, worker: 1, devnet: 0 });
+    // Back means running: its jobs started (worker/main.ts prints this once they are). Waited for
+    // here also so that the next case's kill does not fall in the new worker's start-up (its bundle
+    // loaded, a core taken for seconds): the CI run of c0d5123 had a request unanswered for 15 s
+    // there, on a machine the chain lane already kept busy.
+    await until('the new worker running', () => (new RegExp(`worker: running as \\S+:${after}:`).test(output) ? true : undefined));
     await until('requests after the restart', () => (loop.since(killedAt) >= 40 ? true : undefined));
     const outcomes = keep(await loop.stop());
     assert.ok(alive(after));
