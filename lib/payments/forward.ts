@@ -37,7 +37,7 @@ export async function forward(ctx: WorkerContext, p: Payment): Promise<void> {
   const notWorthIt = p.releaseAction === 'FORWARD' ? null : await uneconomic(ctx, p, 'FORWARD', fee, reads);
   if (notWorthIt) return hold(ctx, p, notWorthIt);
   // TRX pays its own network fee out of the forwarded amount; USDT's is paid by the gas wallet.
-  const outcome = await sendFromInvoice(ctx, p, 'FORWARD', target, async (burnSun) => p.amountUnits - fee - (p.currency === 'TRX' ? burnSun : 0n), reads);
+  const outcome = await sendFromInvoice(ctx, p, 'FORWARD', target, async (burnSun) => ({ amountUnits: p.amountUnits - fee - (p.currency === 'TRX' ? burnSun : 0n) }), reads);
   if (outcome.state === 'pending') return;
   // Refused for good (issue 34): nothing can be sent to that wallet; held, so the merchant can change it and release.
   if (outcome.state === 'exhausted') return outcome.refused ? hold(ctx, p, refusedHeld(target, outcome.error)) : failPayment(ctx, p, outcome.error);

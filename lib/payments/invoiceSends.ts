@@ -6,7 +6,7 @@ import { cheapestCostSun, costInUnits, energyShort, energySourceFor, noteWaiting
 import { carryOut, feeLimitSun, paidWithLent, planSend, sendPlanCost, type SendPlan } from '@/lib/energy/plan';
 import { rentalFor } from '@/lib/energy/rentals';
 import { spendableTrx } from '@/lib/sends/gas';
-import { ensureSend, exhausted, feeLimitOf, followKeptBack, latestSend, nextAttempt, type PlannedSend, type SendOutcome } from '@/lib/sends/steps';
+import { ensureSend, exhausted, feeLimitOf, followKeptBack, latestSend, nextAttempt, type Deduction, type PlannedSend, type SendOutcome } from '@/lib/sends/steps';
 import { type Payment, toDecimal, invoiceKey } from './payment';
 import { paymentFee } from '@/lib/rules/settlement';
 
@@ -74,6 +74,15 @@ function worthOf(ctx: WorkerContext, p: Payment, purpose: 'FORWARD' | 'REFUND'):
 }
 
 /**
+ * What a build sends of the payment, and what it deducts for the send's cost when that is recorded
+ * on the payment (a refund: migration 0057), written with the send's row (PlannedSend.deduction).
+ */
+export interface SendAmount {
+  amountUnits: bigint;
+  deduction?: Deduction;
+}
+
+/**
  * Sends `amount` of the payment's token from the invoice address to `to`. USDT
  * first needs TRX at the invoice address for energy, funded from the gas wallet
  * (lib/sends/gas.ts), keyed by the send attempt it funds. Gas, fee_limit and
@@ -81,7 +90,7 @@ function worthOf(ctx: WorkerContext, p: Payment, purpose: 'FORWARD' | 'REFUND'):
  * round), read fresh from the node (the energy price and the energy as they are
  * now: docs/worker.md, "Sends").
  */
-export async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: 'FORWARD' | 'REFUND', to: string, amountFor: (burnSun: bigint) => Promise<bigint>, reads: SendReads): Promise<SendOutcome> {
+export async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: 'FORWARD' | 'REFUND', to: string, amountFor: (burnSun: bigint) => Promise<SendAmount>, reads: SendReads): Promise<SendOutcome> {
   const { address, privateKey } = invoiceKey(p);
   const token = p.currency as Currency;
   // `to` can change between attempts (a release to another address): a refusal for good ends the step only for the address refused.
@@ -89,10 +98,10 @@ export async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: '
   if (token === 'TRX') {
     return ensureSend(ctx, p, step, async (refBlock) => {
       const cost = await ctx.chain.estimateTransfer({ token, from: address, to, amount: p.amountUnits });
-      const amount = await amountFor(cost.totalFeeSun);
-      if (amount <= 0n) return null;
-      const signed = await ctx.chain.buildSignedTrxTransfer(privateKey, to, amount, refBlock);
-      return { type: 'TRANSFER', from: address, to, amountUnits: amount, currency: token, costPayer: 'PAYMENT', signed, createsAccount: cost.createsAccount };
+      const { amountUnits, deduction } = await amountFor(cost.totalFeeSun);
+      if (amountUnits <= 0n) return null;
+      const signed = await ctx.chain.buildSignedTrxTransfer(privateKey, to, amountUnits, refBlock);
+      return { type: 'TRANSFER', from: address, to, amountUnits, currency: token, costPayer: 'PAYMENT', signed, createsAccount: cost.createsAccount, deduction };
     });
   }
   const estimate = reads.estimate;
@@ -130,18 +139,19 @@ export async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: '
     const c = await estimate();
     // With lent or rented energy the send burns only its bandwidth; a refund also deducts what the energy was rented for.
     const rented = used.source === 'RENTAL' && attempt !== null ? ((await rentalFor(ctx, p.id, purpose, attempt))?.priceSun ?? 0n) : 0n;
-    const amount = await amountFor(paidWithLent(used) ? c.bandwidthFeeSun + rented : c.energyFeeSun + c.bandwidthFeeSun);
-    if (amount <= 0n) return null;
+    const { amountUnits, deduction } = await amountFor(paidWithLent(used) ? c.bandwidthFeeSun + rented : c.energyFeeSun + c.bandwidthFeeSun);
+    if (amountUnits <= 0n) return null;
     return {
       type: 'TRANSFER',
       from: address,
       to,
-      amountUnits: amount,
+      amountUnits,
       currency: token,
       // A USDT forward's energy is the merchant's; a refund's is deducted from what is returned.
       costPayer: purpose === 'FORWARD' ? 'MERCHANT' : 'PAYMENT',
-      signed: await ctx.chain.buildSignedUsdtTransfer(privateKey, to, amount, await feeLimitSun(ctx, used.feeLimit, c), refBlock),
+      signed: await ctx.chain.buildSignedUsdtTransfer(privateKey, to, amountUnits, await feeLimitSun(ctx, used.feeLimit, c), refBlock),
       energy: { energySource: used.source, energyUnits: c.energy },
+      deduction,
     };
   };
   const outcome = await ensureSend(ctx, p, step, build, { burnNowSun: burnNow, beforeBroadcast: (row) => underfunded(ctx, row) });

@@ -25,13 +25,10 @@ export async function refund(ctx: WorkerContext, p: Payment): Promise<void> {
   if (await uneconomic(ctx, p, 'REFUND', 0n, reads)) return hold(ctx, p, notWorthIt);
   const outcome = await sendFromInvoice(ctx, p, 'REFUND', to, async (burnSun) => {
     // The figures of the deduction are kept on the payment (migration 0057): reconcile recomputes the kept cost from them.
-    if (p.currency === 'TRX') {
-      await ctx.prisma.transaction.update({ where: { id: p.id }, data: { costSun: burnSun } });
-      return p.amountUnits - burnSun;
-    }
+    // Written with the send's row, not here: a build whose send is not stored must record nothing (PlannedSend.deduction).
+    if (p.currency === 'TRX') return { amountUnits: p.amountUnits - burnSun, deduction: { costSun: burnSun } };
     const gas = await gasInUsdt(ctx.rates, burnSun, ctx.settings.GAS_MARGIN_PERCENT);
-    await ctx.prisma.transaction.update({ where: { id: p.id }, data: { costSun: gas.gasSun, trxRateUsd: gas.trxRateUsd, usdtRateUsd: gas.usdtRateUsd } });
-    return p.amountUnits - gas.units;
+    return { amountUnits: p.amountUnits - gas.units, deduction: { costSun: gas.gasSun, trxRateUsd: gas.trxRateUsd, usdtRateUsd: gas.usdtRateUsd } };
   }, reads);
   if (outcome.state === 'pending') return;
   // Refused for good (issue 34): held again, so the merchant can release it to another address; never burned, never reported done.

@@ -28,6 +28,20 @@ export interface PlannedSend {
    * once the account exists.
    */
   createsAccount?: boolean;
+  /**
+   * What the send deducts from the payment it spends (its anchor), recorded on the anchor in the
+   * same database transaction as the send's row: a build whose send is not stored (another round
+   * stored the attempt first, another send creates the account) records nothing.
+   */
+  deduction?: Deduction;
+}
+
+/** The figures of what a send deducts from its payment (migration 0057): reconcile recomputes the kept cost from them. */
+export interface Deduction {
+  costSun: bigint;
+  /** A USDT deduction's rates, at which its TRX cost was converted. */
+  trxRateUsd?: string;
+  usdtRateUsd?: string;
 }
 
 /** One step of a payment or payout: its purpose, and for payout targets the target index, for gas the attempt it funds. */
@@ -172,31 +186,36 @@ async function stepOnce(ctx: WorkerContext, anchor: Anchor, step: SendStep, plan
     // (a second creation would never be burned, and what was deducted for it would stay at the address).
     if (planned.createsAccount && (await creatingAccount(ctx, planned.to, anchor.id))) return plain({ state: 'pending' });
     try {
-      row = await ctx.prisma.transaction.create({
-        data: {
-          merchantId: anchor.merchantId,
-          invoiceId: anchor.invoiceId,
-          type: planned.type,
-          trnHash: planned.signed.txId,
-          chainRef: `${planned.signed.txId}:send`,
-          fromAddress: planned.from,
-          toAddress: planned.to,
-          amountUnits: planned.amountUnits,
-          currency: planned.currency,
-          eventId: anchor.eventId,
-          sendState: 'SIGNED',
-          signedTx: planned.signed.signedTx as object,
-          expiresAt: new Date(planned.signed.expiresAt),
-          // Only a uniqueness guard: written here, never parsed (the columns below say what the send is).
-          sendKey: `${anchor.id}:${stepName(step)}:${attempt}`,
-          sendPurpose: step.purpose,
-          sendIndex: step.index ?? null,
-          sendAttempt: attempt,
-          costPayer: planned.costPayer,
-          sourceId: anchor.id,
-          createsAccount: planned.createsAccount ?? false,
-          ...planned.energy,
-        },
+      row = await ctx.prisma.$transaction(async (tx) => {
+        const created = await tx.transaction.create({
+          data: {
+            merchantId: anchor.merchantId,
+            invoiceId: anchor.invoiceId,
+            type: planned.type,
+            trnHash: planned.signed.txId,
+            chainRef: `${planned.signed.txId}:send`,
+            fromAddress: planned.from,
+            toAddress: planned.to,
+            amountUnits: planned.amountUnits,
+            currency: planned.currency,
+            eventId: anchor.eventId,
+            sendState: 'SIGNED',
+            signedTx: planned.signed.signedTx as object,
+            expiresAt: new Date(planned.signed.expiresAt),
+            // Only a uniqueness guard: written here, never parsed (the columns below say what the send is).
+            sendKey: `${anchor.id}:${stepName(step)}:${attempt}`,
+            sendPurpose: step.purpose,
+            sendIndex: step.index ?? null,
+            sendAttempt: attempt,
+            costPayer: planned.costPayer,
+            sourceId: anchor.id,
+            createsAccount: planned.createsAccount ?? false,
+            ...planned.energy,
+          },
+        });
+        // Recorded with the send it describes, or not at all (PlannedSend.deduction).
+        if (planned.deduction) await tx.transaction.update({ where: { id: anchor.id }, data: planned.deduction });
+        return created;
       });
     } catch (err) {
       // Another worker built this attempt, or (migration 0092) another send creating the same account is in flight.
