@@ -27,11 +27,11 @@ export function energyJob({ ctx }: JobDeps): WorkerJob {
       // after it would show the same. Reused from an earlier round while nothing of ours could have
       // changed it and nothing is lent (lib/energy/upkeep.ts says why that is safe): an idle round
       // asks the node nothing.
-      const { status: pool, fresh } = await reads.pool(ctx);
+      const { status: pool, lookForLent } = await reads.pool(ctx);
       try {
-        // What to take back is looked for with a fresh read only: kept, it would find what the last look found.
+        // What to take back is looked for when the pool or its receivers' business changed: else it would find what the last look found.
         // A taking back that waits only for time (its retry's backoff) is looked for again next round: nothing in the books says when.
-        const lookAgain = await reclaimEnergy(ctx, pool.stake, fresh);
+        const lookAgain = await reclaimEnergy(ctx, pool.stake, lookForLent);
         await withdrawWhenExpired(ctx, pool.stake);
         await publishEnergyStatus(ctx, pool, await reads.chainParameters(ctx));
         if (lookAgain) reads.forget();

@@ -36,9 +36,9 @@ async function busyAt(ctx: WorkerContext, receiver: string): Promise<string | nu
  * too, as a pool operation of its own. The pool's own operations in flight (an operator's stake)
  * are followed here too. `stake`: the pool's, as the energy job's round read it; with nothing
  * delegated there is no one to ask the delegation index about (issues 37 and 41: one request a
- * round spared while nothing is lent). `lookForLent` false: the round's pool is the last one read,
- * kept because nothing of ours changed it nor what keeps its receivers busy (lib/energy/upkeep.ts),
- * so a look for what to take back would find what the last one did; it is not made.
+ * round spared while nothing is lent). `lookForLent` false: nothing of ours changed the pool nor
+ * what keeps its receivers busy since the last look (lib/energy/upkeep.ts), so a look for what to
+ * take back would find what the last one did; it is not made.
  *
  * Answers whether a taking back is due and was not made for a reason only time ends, with nothing
  * of it in flight: its last attempt died unsent and the next waits out its backoff

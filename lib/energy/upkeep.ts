@@ -35,12 +35,15 @@ import { poolStatus, type PoolStatus } from './pool';
  *   lend, never more. Before 2026-11-30 the pool was read every round while any send of the gas
  *   wallet was in flight or anything was lent, about 40 rounds of four requests for each USDT
  *   forward (issue 37);
- * - while anything is lent, the pool (and the accounts it lent to) is read again when what keeps
- *   its receivers busy changes (lib/energy/reclaim.ts, busyAt: our sends in flight, open payments,
- *   active payouts): the taking back is due as soon as the receiver is done with it, and that is a
- *   change in the books; a taking back that is due and waits only for time (its retry's backoff
- *   after an attempt that died unsent), nothing of it in flight, is no change in the books: the
- *   energy job forgets the kept read then (reclaimEnergy says so), so the next round looks again;
+ * - while anything is lent, the accounts it lent to are looked at again (the delegation index, not
+ *   the pool) when what keeps its receivers busy changes (lib/energy/reclaim.ts, busyAt: our sends
+ *   in flight, open payments, active payouts): the taking back is due as soon as the receiver is
+ *   done with it, and that is a change in the books. The pool is not read for it: a send ending or
+ *   a payment closing changes nothing of the pool's account (until 2026-12-01 each such change read
+ *   it, three requests, two or three times a USDT invoice; issue 37). A taking back that is due and
+ *   waits only for time (its retry's backoff after an attempt that died unsent), nothing of it in
+ *   flight, is no change in the books: the energy job forgets the kept read then (reclaimEnergy
+ *   says so), so the next round reads and looks again;
  * - what nothing of ours does (a delegation or stake made by hand from the gas wallet, expired
  *   unstaked TRX becoming withdrawable after its 14 days, the network's totals by which stake
  *   converts to energy drifting as others stake) is seen at the next read, at most
@@ -73,11 +76,12 @@ interface Kept<T> {
 
 export interface PoolUpkeepReads {
   /**
-   * The pool as the round may count on it: read from the node (`fresh`), or the last read while
-   * nothing could have changed it, nor what keeps the accounts it lent to busy (then a look for
-   * what to take back would find what the last one found: `fresh` false).
+   * The pool as the round may count on it: read from the node, or the last read while nothing
+   * could have changed it. `lookForLent`: whether to look for what to take back, false when
+   * neither the pool nor what keeps the accounts it lent to busy changed since the last look (it
+   * would find what that one found).
    */
-  pool(ctx: WorkerContext): Promise<{ status: PoolStatus; fresh: boolean }>;
+  pool(ctx: WorkerContext): Promise<{ status: PoolStatus; lookForLent: boolean }>;
   /** Forgets the kept read: the next round reads again (a round that failed after reading). */
   forget(): void;
   /** The chain parameters for the published status: read at most every CHAIN_PARAMETERS_MS. */
@@ -92,11 +96,16 @@ export function poolUpkeepReads(now: () => number = Date.now): PoolUpkeepReads {
     async pool(ctx) {
       const mark = await booksMark(ctx);
       const t = now();
-      if (pool && !mustRead(pool, mark, t, ctx.settings.ENERGY_REFRESH_MS)) return { status: pool.value, fresh: false };
+      if (pool && !mustRead(pool, mark, t, ctx.settings.ENERGY_REFRESH_MS)) {
+        const lookForLent = mark.busy !== pool.mark.busy;
+        // The look is made with this round's mark: the next round's compares with what this one saw.
+        pool.mark = mark;
+        return { status: pool.value, lookForLent };
+      }
       // Kept only once read: a read that throws leaves the next round to read again.
       pool = null;
       pool = { value: await poolStatus(ctx), at: t, mark };
-      return { status: pool.value, fresh: true };
+      return { status: pool.value, lookForLent: true };
     },
     forget() {
       pool = null;
@@ -112,15 +121,7 @@ export function poolUpkeepReads(now: () => number = Date.now): PoolUpkeepReads {
 
 /** Whether the kept read of the pool may be stale now (see above): then the round reads it again. */
 function mustRead(kept: Kept<PoolStatus> & { mark: BooksMark }, mark: BooksMark, now: number, refreshMs: number): boolean {
-  const { stake } = kept.value;
-  const lent = stake.delegatedSun.ENERGY + stake.delegatedSun.BANDWIDTH > 0n;
-  return (
-    now - kept.at >= refreshMs ||
-    mark.lastId !== kept.mark.lastId ||
-    mark.inFlight !== kept.mark.inFlight ||
-    mark.unseen ||
-    (lent && mark.busy !== kept.mark.busy)
-  );
+  return now - kept.at >= refreshMs || mark.lastId !== kept.mark.lastId || mark.inFlight !== kept.mark.inFlight || mark.unseen;
 }
 
 /** Queries on indexes (the primary key, sendState, paymentState, an invoice's status): nothing of the node. */

@@ -3,7 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { TronWeb } from 'tronweb';
 import { deriveAccount } from '@/lib/chain/keys';
+import type { ResourceOp } from '@/lib/chain/types';
 import { nodeRequestCounts } from '@/lib/chain/meter';
+import { poolUpkeepReads } from '@/lib/energy/upkeep';
 import { forward } from '@/lib/payments/forward';
 import { loadPayment } from '@/lib/payments/payment';
 import { FixedRateSource } from '@/lib/rates/fixed';
@@ -15,6 +17,15 @@ import { startLibWorld, type LibWorld } from '../helpers/libWorld';
 Object.assign(process.env, { MASTER_KEY: randomBytes(32).toString('hex'), HD_MNEMONIC: TEST_MNEMONIC, DATABASE_URL: 'postgres://unused@127.0.0.1/unused' });
 
 const randomAddress = () => (TronWeb.createRandom() as unknown as { address: string }).address;
+
+/** The gas wallet's own operation (a stake, a lending), broadcast and waited for until final. */
+async function poolOperation({ chain, ctx }: LibWorld, op: ResourceOp): Promise<void> {
+  const signed = await chain.buildSignedResourceOp(ctx.gasWallet.privateKey, op);
+  await chain.broadcast(signed.signedTx);
+  await waitFor(`the ${op.kind} final`, async () => ((await chain.getTransactionStatus(signed.txId)).solidified ? true : null), 30_000);
+}
+
+const count = (endpoint: string) => nodeRequestCounts().requests[endpoint] ?? 0;
 
 /**
  * One round of a USDT forward's first attempt decides whether it is worth it (`uneconomic`) and
@@ -29,11 +40,8 @@ describe("a USDT forward's round", () => {
 
   before(async () => {
     world = await startLibWorld('send-reads-test', { gasTrx: '100000', rates: new FixedRateSource({ TRX: '0.25', USDT: '1' }) });
-    const { chain, ctx } = world;
     // The pool: the gas wallet's stake for energy, final before the round plans on it.
-    const stake = await chain.buildSignedResourceOp(ctx.gasWallet.privateKey, { kind: 'stake', resource: 'ENERGY', amountSun: 50_000_000_000n });
-    await chain.broadcast(stake.signedTx);
-    await waitFor('the stake final', async () => ((await chain.getTransactionStatus(stake.txId)).solidified ? true : null), 30_000);
+    await poolOperation(world, { kind: 'stake', resource: 'ENERGY', amountSun: 50_000_000_000n });
   });
 
   after(async () => {
@@ -63,7 +71,6 @@ describe("a USDT forward's round", () => {
       },
     });
     const p = await loadPayment(ctx, paid.id);
-    const count = (endpoint: string) => nodeRequestCounts().requests[endpoint] ?? 0;
     const before = { estimates: count('wallet/estimateenergy'), lendable: count('wallet/getcandelegatedmaxsize') };
     await forward(ctx, p);
     assert.equal(count('wallet/estimateenergy') - before.estimates, 1, "the transfer's energy is estimated once in the round");
@@ -72,5 +79,52 @@ describe("a USDT forward's round", () => {
     const sends = await prisma.transaction.findMany({ where: { sourceId: p.id }, select: { sendPurpose: true, sendIndex: true, energySource: true, amountUnits: true } });
     assert.deepEqual(sends, [{ sendPurpose: 'FORWARD_GAS', sendIndex: 1, energySource: 'POOL', amountUnits: 1n }], 'the attempt planned on the pool: its activation sent');
     assert.equal((await prisma.transaction.findUniqueOrThrow({ where: { id: p.id } })).waitingReason, null, 'nothing waits');
+  });
+});
+
+/**
+ * The energy upkeep keeps its read of the pool while nothing of ours could have changed it
+ * (lib/energy/upkeep.ts), and looks for what to take back when what keeps the accounts it lent to
+ * busy changes. A send ending or a payment closing changes nothing of the pool's account, but until
+ * 2026-12-01 such a change read the pool again (three requests) while anything was lent: two or
+ * three times for each USDT invoice (issue 37). Now only the look is made again.
+ */
+describe("the energy upkeep's reads while the pool has lent", () => {
+  let world: LibWorld;
+
+  before(async () => {
+    world = await startLibWorld('upkeep-reads-test', { gasTrx: '100000' });
+  });
+
+  after(async () => {
+    await world?.stop();
+  });
+
+  it('looks again for what to take back when a receiver is done, without reading the pool again', async () => {
+    const { prisma, ctx } = world;
+    const receiver = randomAddress();
+    await world.devnet.pay(receiver, '1', 'TRX');
+    await poolOperation(world, { kind: 'stake', resource: 'ENERGY', amountSun: 50_000_000_000n });
+    await poolOperation(world, { kind: 'delegate', resource: 'ENERGY', receiver, amountSun: 10_000_000_000n });
+    // What keeps the receiver busy: a payment at it, open.
+    const merchant = await prisma.merchant.create({ data: { email: `upkeep-${Date.now()}@example.com`, topupWalletAddress: randomAddress(), activationWalletAddress: randomAddress(), webhookSecretEnc: 'unused' } });
+    const payment = await prisma.transaction.create({
+      data: { merchantId: merchant.id, type: 'PAYMENT', trnHash: 'ef'.repeat(32), chainRef: `${'ef'.repeat(32)}:0`, fromAddress: randomAddress(), toAddress: receiver, amountUnits: 1_000_000n, currency: 'TRX', paymentState: 'FORWARDING' },
+    });
+    const reads = poolUpkeepReads();
+    const poolRequests = () => count('wallet/getaccount') + count('wallet/getaccountresource') + count('wallet/getcandelegatedmaxsize');
+    const round = async (what: string, expected: { asked: number; lookForLent: boolean }) => {
+      const before = poolRequests();
+      const { status, lookForLent } = await reads.pool(ctx);
+      assert.equal(poolRequests() - before, expected.asked, `${what}: requests reading the pool`);
+      assert.equal(lookForLent, expected.lookForLent, `${what}: a look for what to take back`);
+      assert.equal(status.stake.delegatedSun.ENERGY, 10_000_000_000n, `${what}: what the pool lent`);
+    };
+    await round('the first round reads the pool and looks', { asked: 3, lookForLent: true });
+    await round('nothing changed: the read is kept, no look', { asked: 0, lookForLent: false });
+    // The receiver is done with it: its payment closes (a change in the books, none in the pool's account).
+    await prisma.transaction.update({ where: { id: payment.id }, data: { paymentState: 'SETTLED' } });
+    await round('the receiver is done: a look, on the kept read of the pool', { asked: 0, lookForLent: true });
+    await round('nothing changed since that look', { asked: 0, lookForLent: false });
   });
 });
