@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { TronWeb } from 'tronweb';
-import { deriveAccount } from '@/lib/chain/keys';
 import type { ResourceOp } from '@/lib/chain/types';
 import { nodeRequestCounts } from '@/lib/chain/meter';
 import { poolUpkeepReads } from '@/lib/energy/upkeep';
@@ -11,12 +9,10 @@ import { loadPayment } from '@/lib/payments/payment';
 import { FixedRateSource } from '@/lib/rates/fixed';
 import { TEST_MNEMONIC } from '../helpers/app';
 import { waitFor } from '../helpers/devnet';
-import { startLibWorld, type LibWorld } from '../helpers/libWorld';
+import { finalPayment, randomAddress, startLibWorld, type LibWorld } from '../helpers/libWorld';
 
 // The invoice address's key is derived (lib/merchants/accounts.ts) from the configured mnemonic.
 Object.assign(process.env, { MASTER_KEY: randomBytes(32).toString('hex'), HD_MNEMONIC: TEST_MNEMONIC, DATABASE_URL: 'postgres://unused@127.0.0.1/unused' });
-
-const randomAddress = () => (TronWeb.createRandom() as unknown as { address: string }).address;
 
 /** The gas wallet's own operation (a stake, a lending), broadcast and waited for until final. */
 async function poolOperation({ chain, ctx }: LibWorld, op: ResourceOp): Promise<void> {
@@ -49,27 +45,8 @@ describe("a USDT forward's round", () => {
   });
 
   it("reads the transfer's estimate and what the pool can lend once, and plans the pool's energy as before", async () => {
-    const { prisma, devnet, ctx } = world;
-    const merchant = await prisma.merchant.create({ data: { email: `reads-${Date.now()}@example.com`, targetWalletAddress: randomAddress(), topupWalletAddress: randomAddress(), activationWalletAddress: randomAddress(), webhookSecretEnc: 'unused' } });
-    const { address } = deriveAccount(TEST_MNEMONIC, merchant.id, 'invoice', 1);
-    await devnet.pay(address, '10', 'USDT');
-    const invoice = await prisma.invoice.create({
-      data: { merchantId: merchant.id, type: 'SINGLE', currencies: ['USDT'], address, addressIndex: 1, expiredAt: new Date(Date.now() + 3_600_000), amounts: { create: { currency: 'USDT', rateUsd: '1', dueUnits: 10_000_000n, feeUnits: 100_000n } } },
-    });
-    const paid = await prisma.transaction.create({
-      data: {
-        merchantId: merchant.id,
-        invoiceId: invoice.id,
-        type: 'PAYMENT',
-        trnHash: 'cd'.repeat(32),
-        chainRef: `${'cd'.repeat(32)}:0`,
-        fromAddress: randomAddress(),
-        toAddress: address,
-        amountUnits: 10_000_000n,
-        currency: 'USDT',
-        solidified: true,
-      },
-    });
+    const { prisma, ctx } = world;
+    const paid = await finalPayment(world, 'USDT', '10');
     const p = await loadPayment(ctx, paid.id);
     const before = { estimates: count('wallet/estimateenergy'), lendable: count('wallet/getcandelegatedmaxsize') };
     await forward(ctx, p);

@@ -1,19 +1,15 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { TronWeb } from 'tronweb';
 import type { Chain } from '@/lib/chain';
-import { deriveAccount } from '@/lib/chain/keys';
 import { loadPayment } from '@/lib/payments/payment';
 import { refund } from '@/lib/payments/refund';
 import { TEST_MNEMONIC } from '../helpers/app';
 import { waitFor } from '../helpers/devnet';
-import { startLibWorld, type LibWorld } from '../helpers/libWorld';
+import { finalPayment, startLibWorld, type LibWorld } from '../helpers/libWorld';
 
 // The invoice address's key is derived (lib/merchants/accounts.ts) from the configured mnemonic.
 Object.assign(process.env, { MASTER_KEY: randomBytes(32).toString('hex'), HD_MNEMONIC: TEST_MNEMONIC, DATABASE_URL: 'postgres://unused@127.0.0.1/unused' });
-
-const randomAddress = () => (TronWeb.createRandom() as unknown as { address: string }).address;
 
 /**
  * The chain as one worker sees it when the node answers its estimates late (a slow node, or a
@@ -64,17 +60,9 @@ describe("a refund's recorded cost", () => {
   });
 
   it('is the cost of the send that was stored, when a second round of the same attempt built after the first one landed', async () => {
-    const { prisma, devnet, chain, ctx } = world;
-    const merchant = await prisma.merchant.create({ data: { email: `records-${Date.now()}@example.com`, targetWalletAddress: randomAddress(), topupWalletAddress: randomAddress(), activationWalletAddress: randomAddress(), webhookSecretEnc: 'unused' } });
-    const { address } = deriveAccount(TEST_MNEMONIC, merchant.id, 'invoice', 1);
-    await devnet.pay(address, '30', 'TRX');
-    const invoice = await prisma.invoice.create({
-      data: { merchantId: merchant.id, type: 'SINGLE', currencies: ['TRX'], address, addressIndex: 1, expiredAt: new Date(Date.now() + 3_600_000), amounts: { create: { currency: 'TRX', rateUsd: '0.25', dueUnits: 30_000_000n, feeUnits: 300_000n } } },
-    });
+    const { prisma, chain, ctx } = world;
     // Paid from an address that is no account yet (as after an exchange's withdrawal from a fresh one): its refund creates it.
-    const paid = await prisma.transaction.create({
-      data: { merchantId: merchant.id, invoiceId: invoice.id, type: 'PAYMENT', trnHash: 'ef'.repeat(32), chainRef: `${'ef'.repeat(32)}:0`, fromAddress: randomAddress(), toAddress: address, amountUnits: 30_000_000n, currency: 'TRX', solidified: true },
-    });
+    const paid = await finalPayment(world, 'TRX', '30');
 
     // The late round judges the refund worth it (its first estimate), then waits for its build's estimate.
     const late = lateEstimates(chain, 1);
