@@ -35,6 +35,12 @@ export class BlockPace {
   readonly #lags: number[] = [];
   /** The margin the wait last told added to the due time (0: it told the poll, not a wait for a block). */
   #marginMs = 0;
+  /**
+   * The head the read the last wait told is made for, when it is made once that head is due (null: sooner, cut
+   * short by the caps, or no head learnt): a newer head than the last, but older than this, proves the lags kept
+   * short (`saw`).
+   */
+  #dueNumber: number | null = null;
 
   /** `marginShare`: the read waited for is made interval / marginShare after the block is due. */
   constructor(private readonly marginShare = HEAD_MARGIN_SHARE) {}
@@ -46,6 +52,8 @@ export class BlockPace {
     // so the lag learnt is what it would be without the margin, and the reads do not drift later block after block.
     const margin = this.#marginMs;
     this.#marginMs = 0;
+    const due = this.#dueNumber;
+    this.#dueNumber = null;
     // Genesis, the solidified head of a chain younger than its finality depth (the devnet a default run or a bench
     // starts): stamped when the chain began, not made a finality period before it was seen, so its lag is seconds
     // where a final block's is a minute. Learnt, that lag stayed the shortest for the next eight heads, and the
@@ -53,6 +61,13 @@ export class BlockPace {
     if (head.number === 0) return;
     if (last && head.number <= last.number) return; // the same head, or an older one from a lagging node: nothing new
     if (last) keep(this.#intervals, (head.timestamp - last.timestamp) / (head.number - last.number));
+    // Read once the head it waited for was due, the read found an older one: blocks now turn final (or come) later
+    // after their stamps than the lags kept say, and each would plan the next read early again, finding a part of the
+    // blocks. A devnet stalled a few seconds on a loaded machine made the scanner of solidified blocks, final 200
+    // blocks deep and waiting 50 blocks a read, read every half second for the eight reads the shorter lags were
+    // kept (a fresh-clone run, 2026-12-02). Seen then, the head's lag is its true one within a block (the next was
+    // not final yet): it is the one kept. Not the head scanner's case: it waits for one block, so a newer head is it.
+    if (due !== null && head.number < due) this.#lags.length = 0;
     keep(this.#lags, now - margin - head.timestamp);
     this.#last = head;
   }
@@ -76,14 +91,23 @@ export class BlockPace {
    */
   untilNextMs(now: number, pollMs: number, blocks = 1): number {
     this.#marginMs = 0;
+    this.#dueNumber = null;
     const interval = this.intervalMs;
     if (this.#last === null || interval === null || interval * blocks <= pollMs) return pollMs;
     const margin = interval / this.marginShare;
     const wait = this.#last.timestamp + Math.min(...this.#lags) + interval * blocks + margin - now;
-    if (wait <= pollMs) return pollMs;
+    const due = this.#last.number + blocks;
+    // Due, or late: the read a poll on is made past its due time.
+    if (wait <= pollMs) {
+      this.#dueNumber = due;
+      return pollMs;
+    }
     const until = Math.min(wait, interval * blocks, LONGEST_WAIT_MS * blocks);
     // Only a read made at the due time and its margin is known to be that late; one cut short by the caps is not.
-    if (until === wait) this.#marginMs = margin;
+    if (until === wait) {
+      this.#marginMs = margin;
+      this.#dueNumber = due;
+    }
     return until;
   }
 
@@ -94,6 +118,7 @@ export class BlockPace {
    */
   unplanned(): void {
     this.#marginMs = 0;
+    this.#dueNumber = null;
   }
 }
 

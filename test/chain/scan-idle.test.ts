@@ -163,6 +163,36 @@ describe('the scanner of solidified blocks reads for a payment awaiting finality
     await devnet?.stop();
   });
 
+  it('after the devnet stalls (a loaded machine: its blocks then final seconds later after their stamps than the scanner learnt), still about one read in SCAN_IDLE_BLOCKS blocks', async () => {
+    // The chain older than its finality depth, and two solidified heads past genesis read, as below.
+    const cursor = () => solidifiedCursor(app);
+    const firstFinal = await waitFor('a block past genesis final and read', async () => ((await cursor()) > 0 ? cursor() : null), 60_000);
+    await waitFor('a second read of solidified blocks', async () => ((await cursor()) > firstFinal ? true : null), 30_000);
+    const { key } = await app.createMerchant({ targetWallet: (TronWeb.createRandom() as unknown as { address: string }).address });
+    const res = await app.api('/payment/create', key, { method: 'POST', body: { type: 'SINGLE', amount: 10, currencies: ['TRX'] } });
+    assert.equal(res.status, 200, res.text);
+    const inv = res.json as { id: number; address: string; currencies_amounts: Record<string, number> };
+    await devnet.pay(inv.address, String(inv.currencies_amounts.TRX), 'TRX');
+    const seen = await waitFor('the payment seen at the head', async () => app.prisma.transaction.findFirst({ where: { invoiceId: inv.id, type: 'PAYMENT' } }), 30_000);
+    // The stall inside the window. The scanner planned each read by the shortest of the lags it kept, learnt before
+    // the stall, so each read came 4 s early, found a part of the 50 blocks, and planned the next early again: 6-7
+    // reads in this window (lib/chain/pace.ts), as a fresh-clone run's 5 in about 103 blocks (2026-12-02).
+    const first = await beatAfter(app.prisma, new Date());
+    await devnet.stall(4_000);
+    const later = await beatAfter(app.prisma, new Date(first.at.getTime() + 9_000 - 1));
+    const { delta } = asked(first, later);
+    // Counted by the clock, as above: the devnet made none in the stall, so this is more blocks than it made.
+    const blocks = Math.round((later.at.getTime() - first.at.getTime()) / 100);
+    const reads = delta('walletsolidity/getblockbylimitnext');
+    const note = `${reads} reads of solidified blocks in about ${blocks} blocks, a 4 s stall among them, the payment waiting for finality`;
+    const still = await app.prisma.transaction.findUniqueOrThrow({ where: { id: seen.id } });
+    assert.equal(still.solidified, false, `the window ended before the payment's block was final: ${note}`);
+    assert.ok(reads <= Math.ceil(blocks / IDLE_BLOCKS) + 1, `at most one read in ${IDLE_BLOCKS} blocks: ${note}`);
+    // Final by the depth, not by the devnet's control: that makes the chain final up to the head at once, and no
+    // block is final again until 200 more are made, which the case below would count as a scanner reading for nothing.
+    await waitFor('the payment booked final', async () => ((await app.prisma.transaction.findUniqueOrThrow({ where: { id: seen.id } })).solidified ? true : null), 60_000);
+  });
+
   it('while a payment seen at the head waits for finality, about one read in SCAN_IDLE_BLOCKS blocks, and it is booked once its block is final', async () => {
     // The chain older than its finality depth, and two solidified heads past genesis read: the scanner has learnt when one is due.
     const cursor = () => solidifiedCursor(app);

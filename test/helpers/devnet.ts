@@ -116,6 +116,11 @@ export interface DevnetProcess extends DevnetControls {
   stop(): Promise<void>;
   /** Stops it (SIGKILL with `crash`, as a power cut would) and starts it again on the same port and data. */
   restart(options?: { crash?: boolean }): Promise<void>;
+  /**
+   * Pauses its process for `ms` (SIGSTOP, then SIGCONT), as a loaded machine stalls it: no block is made and no
+   * request answered meanwhile, and every block made before turns final that much later after its stamp.
+   */
+  stall(ms: number): Promise<void>;
 }
 
 interface Ready {
@@ -239,6 +244,14 @@ export async function startDevnetProcess(options: { blockMs?: number; solidified
     restart: async ({ crash = false } = {}) => {
       await exited(child, crash ? 'SIGKILL' : 'SIGTERM');
       ({ child, ready } = await launch(env));
+    },
+    stall: async (ms) => {
+      child.kill('SIGSTOP');
+      try {
+        await new Promise((r) => setTimeout(r, ms));
+      } finally {
+        child.kill('SIGCONT');
+      }
     },
   };
 }

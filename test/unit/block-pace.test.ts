@@ -128,6 +128,33 @@ describe('the scanners wait for the next block to be due (issue 37)', () => {
     assert.equal(pace.untilNextMs(96_700, POLL), 3_000, 'block 14 due at 99.2 s and asked 500 ms after (taking the margin off its lag: at 99.2 s)');
   });
 
+  it('blocks turning final later than the lags kept say (a stalled node): the read that finds fewer blocks than it waited for teaches the later lag, and the next waits the whole span', () => {
+    // Final 19 blocks deep, read every 10 blocks (worker/scan.ts); from block 31 on each is final 6 s later than
+    // before (the chain stalled: every block from then turns final that much later after its stamp).
+    const finalAt = (n: number) => n * 3_000 + 57_200 + (n > 30 ? 6_000 : 0);
+    // The solidified head at `at`: the newest block final by then.
+    const headAt = (at: number) => {
+      let n = Math.floor(at / 3_000);
+      while (finalAt(n) > at) n--;
+      return n;
+    };
+    const pace = new BlockPace(6);
+    for (const n of [10, 11, 12]) pace.saw({ number: n, timestamp: n * 3_000 }, finalAt(n));
+    let now = finalAt(12) + 500;
+    const reads: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const readAt = now + pace.untilNextMs(now, POLL, 10);
+      const n = headAt(readAt);
+      reads.push(`${n}@${readAt}`);
+      pace.saw({ number: n, timestamp: n * 3_000 }, readAt);
+      now = readAt + 500;
+    }
+    // 22 as before; the read for 32 finds 30 (31 is final 6 s later than the lags kept say), and teaches its lag;
+    // then 10 blocks a read again, every 30 s. With the shorter lags kept, the reads after 30 came every 24 s and
+    // found 8 blocks each, until eight reads had passed.
+    assert.deepEqual(reads, ['22@123700', '30@153700', '40@183700', '50@213700', '60@243700', '70@273700', '80@303700', '90@333700']);
+  });
+
   it('an older head read from a lagging node teaches nothing and does not move it back', () => {
     const pace = paceAfter([10, 11]);
     pace.saw({ number: 9, timestamp: 27_000 }, 33_250);
