@@ -116,11 +116,20 @@ export async function startDevRun(dataDir: string, ports: DevRunPorts, env: Reco
     const pids = everyone();
     await waitUntil('the run did not end', () => pids.every((p) => !alive(p)), 60_000, log);
   };
-  await waitUntil('npm run dev printed no banner', () => {
-    if (child.exitCode !== null) throw new Error(`npm run dev exited (${child.exitCode})\n${log()}`);
-    return /Dashboard:/.test(out);
-  }, 180_000, log);
-  await waitUntil('healthz did not answer 200', async () => (await httpRequest(`${baseUrl}/healthz`).catch(() => ({ status: 0 }))).status === 200, 60_000, log);
+  try {
+    await waitUntil('npm run dev printed no banner', () => {
+      if (child.exitCode !== null) throw new Error(`npm run dev exited (${child.exitCode})\n${log()}`);
+      return /Dashboard:/.test(out);
+    }, 180_000, log);
+    await waitUntil('healthz did not answer 200', async () => (await httpRequest(`${baseUrl}/healthz`).catch(() => ({ status: 0 }))).status === 200, 60_000, log);
+  } catch (err) {
+    // A run that did not start is not left running: the caller never got it to stop, and its processes (their
+    // output piped here) held the test file until its 25-minute timeout, failing the file's next cases on the
+    // way (CI of stop 62, 2026-12-02: embedded-default's restart printed no banner in 180 s on a very busy machine).
+    for (const p of everyone()) killHard(p);
+    await waitUntil('the run that did not start did not end', () => everyone().length === 0, 60_000, log).catch(() => undefined);
+    throw err;
+  }
   const secrets = JSON.parse(readFileSync(path.join(dataDir, 'dev-secrets.json'), 'utf8')) as Record<string, string>;
   return {
     baseUrl,
