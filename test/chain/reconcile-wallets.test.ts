@@ -110,11 +110,16 @@ describe('reconcile: a gas wallet funded by a transfer still pending when the wo
     // Pay just after a block, so the next one is ten seconds away.
     const head = await chain.getBlockNumber();
     await waitFor('a new block', async () => (await chain.getBlockNumber()) > head, 30_000);
+    // Finality held until the worker has read its opening balance: on a loaded machine the worker's start took longer
+    // than the funding took to be final (two blocks, 20 s), and the case found its own condition unmet ("the scan
+    // starts after block 4, the funding is in block 4", a fresh-clone run, 2026-12-01).
+    await devnet.holdFinality(true);
     const res = await fetch(`${devnet.url}/devnet/pay`, { method: 'POST', body: JSON.stringify({ address: gasWallet.address, amount: '5000', currency: 'TRX' }) });
     assert.equal(res.status, 200, await res.clone().text());
     const { txid } = (await res.json()) as { txid: string };
     worker = startWorker(app.env, devnet, { SCAN_START_BLOCK: '' });
-    await waitFor('the scanner started', async () => (await app.prisma.chainCursor.findUnique({ where: { name: 'main' } })) !== null, 30_000);
+    await waitFor('the scanner started', async () => (await app.prisma.chainCursor.findUnique({ where: { name: 'main' } })) !== null, 60_000);
+    await devnet.holdFinality(false);
     const funding = await waitFor('the funding in a block', async () => {
       const s = await chain.getTransactionStatus(txid);
       return s.blockNumber !== null ? s : null;
