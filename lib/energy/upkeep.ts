@@ -19,10 +19,13 @@ import { poolStatus, type PoolStatus } from './pool';
  *
  * Why a kept read of the pool is still what the chain holds:
  * - the pool's account (its stake, what it lent, what it is unstaking) changes only by a
- *   transaction from the gas wallet (stake, unstake, withdraw, delegate, undelegate), and every one
- *   of ours is a stored send, a new row in the books before it is broadcast: the pool is read again
- *   when the books have a new row, while such a send is out as the next point says, and once more
- *   when one stops being in flight (it landed or failed);
+ *   transaction from the gas wallet (stake, unstake, withdraw, delegate, undelegate), and its
+ *   balance by one from or to it (gas sent, gas returned); every one of ours is a stored send, in
+ *   flight from before it is broadcast: the pool is read again when such a send is stored, while it
+ *   is out as the next point says, and once more when it stops being in flight (it landed or
+ *   failed). A new row of anything else (a customer's payment, a forward from an invoice address)
+ *   changes nothing of it: until 2026-12-01 every new row of the books read it again (three
+ *   requests), a payment's and its forward's too (issue 37);
  * - its resources: the energy it used regenerates (linearly over 24 h), so a kept read shows less
  *   free energy than there is, never more (published late, on the safe side); the energy its lent
  *   stake carried comes back with an undelegate, ours, as above; what a send on lent energy used is
@@ -59,9 +62,7 @@ export const CHAIN_PARAMETERS_MS = 3_600_000;
 
 /** What the books say of our sends that could change the pool: compared between rounds. */
 interface BooksMark {
-  /** The newest row of the books (every send of ours is a new row before it is broadcast). */
-  lastId: number;
-  /** The gas wallet's sends in flight (signed or broadcast, not final), by id, with the block each was seen in. */
+  /** Our sends in flight from or to the gas wallet (signed or broadcast, not final), by id, with the block each was seen in. */
   inFlight: string;
   /** One of them changes the pool out when it lands and is not seen in a block yet (not a taking back). */
   unseen: boolean;
@@ -121,22 +122,25 @@ export function poolUpkeepReads(now: () => number = Date.now): PoolUpkeepReads {
 
 /** Whether the kept read of the pool may be stale now (see above): then the round reads it again. */
 function mustRead(kept: Kept<PoolStatus> & { mark: BooksMark }, mark: BooksMark, now: number, refreshMs: number): boolean {
-  return now - kept.at >= refreshMs || mark.lastId !== kept.mark.lastId || mark.inFlight !== kept.mark.inFlight || mark.unseen;
+  return now - kept.at >= refreshMs || mark.inFlight !== kept.mark.inFlight || mark.unseen;
 }
 
 /** Queries on indexes (the primary key, sendState, paymentState, an invoice's status): nothing of the node. */
 async function booksMark(ctx: WorkerContext): Promise<BooksMark> {
-  const [last, inFlight, open, payouts] = await Promise.all([
-    ctx.prisma.transaction.findFirst({ orderBy: { id: 'desc' }, select: { id: true } }),
-    ctx.prisma.transaction.findMany({ where: { sendState: { in: ['SIGNED', 'BROADCAST'] } }, select: { id: true, fromAddress: true, type: true, blockId: true }, orderBy: { id: 'asc' } }),
+  const [inFlight, open, payouts] = await Promise.all([
+    ctx.prisma.transaction.findMany({ where: { sendState: { in: ['SIGNED', 'BROADCAST'] } }, select: { id: true, fromAddress: true, toAddress: true, type: true, blockId: true }, orderBy: { id: 'asc' } }),
     ctx.prisma.transaction.findMany({ where: { type: 'PAYMENT', paymentState: { in: [...OPEN_PAYMENT_STATES] } }, select: { id: true }, orderBy: { id: 'asc' } }),
     ctx.prisma.invoice.findMany({ where: { type: 'MULTIPLE_TRANSFER', status: 'ACTIVE' }, select: { id: true }, orderBy: { id: 'asc' } }),
   ]);
-  const ours = inFlight.filter((r) => r.fromAddress === ctx.gasWallet.address);
+  const gas = ctx.gasWallet.address;
+  const fromGas = inFlight.filter((r) => r.fromAddress === gas);
   return {
-    lastId: last?.id ?? 0,
-    inFlight: ours.map((r) => `${r.id}@${r.blockId ?? ''}`).join(','),
-    unseen: ours.some((r) => r.blockId === null && r.type !== 'UNDELEGATE'),
+    inFlight: inFlight
+      .filter((r) => r.fromAddress === gas || r.toAddress === gas)
+      .map((r) => `${r.id}@${r.blockId ?? ''}`)
+      .join(','),
+    // Gas returned only adds to the pool's balance: a kept read shows less than there is, never more.
+    unseen: fromGas.some((r) => r.blockId === null && r.type !== 'UNDELEGATE'),
     busy: [inFlight.map((r) => r.id).join(','), open.map((r) => r.id).join(','), payouts.map((r) => r.id).join(',')].join(';'),
   };
 }

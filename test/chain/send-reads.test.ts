@@ -99,6 +99,18 @@ describe("the energy upkeep's reads while the pool has lent", () => {
     };
     await round('the first round reads the pool and looks', { asked: 3, lookForLent: true });
     await round('nothing changed: the read is kept, no look', { asked: 0, lookForLent: false });
+    // A customer's payment elsewhere: a new row in the books, nothing of the pool's (until 2026-12-01 every new row read it again).
+    await prisma.transaction.create({
+      data: { merchantId: merchant.id, type: 'PAYMENT', trnHash: 'ab'.repeat(32), chainRef: `${'ab'.repeat(32)}:0`, fromAddress: randomAddress(), toAddress: randomAddress(), amountUnits: 1_000_000n, currency: 'TRX', paymentState: 'AML_PENDING' },
+    });
+    await round("another address's payment: a look (an open payment more), on the kept read of the pool", { asked: 0, lookForLent: true });
+    // Gas returned to the gas wallet, stored before it is broadcast: the pool's balance is about to change.
+    const hash = 'ac'.repeat(32);
+    await prisma.transaction.create({
+      data: { merchantId: merchant.id, type: 'TRANSFER', trnHash: hash, chainRef: `${hash}:send`, fromAddress: randomAddress(), toAddress: ctx.gasWallet.address, amountUnits: 1_000_000n, currency: 'TRX', sendState: 'SIGNED', sendKey: `${payment.id}:GAS_RETURN:1`, sendPurpose: 'GAS_RETURN', sendAttempt: 1, sourceId: payment.id, costPayer: 'SERVICE' },
+    });
+    await round('a send to the gas wallet stored: the pool read again', { asked: 3, lookForLent: true });
+    await round('nothing changed since that read', { asked: 0, lookForLent: false });
     // The receiver is done with it: its payment closes (a change in the books, none in the pool's account).
     await prisma.transaction.update({ where: { id: payment.id }, data: { paymentState: 'SETTLED' } });
     await round('the receiver is done: a look, on the kept read of the pool', { asked: 0, lookForLent: true });
