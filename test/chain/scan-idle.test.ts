@@ -163,8 +163,9 @@ describe('the scanner of solidified blocks reads for a payment awaiting finality
     await devnet?.stop();
   });
 
-  it('after the devnet stalls (a loaded machine: its blocks then final seconds later after their stamps than the scanner learnt), still about one read in SCAN_IDLE_BLOCKS blocks', async () => {
-    // The chain older than its finality depth, and two solidified heads past genesis read, as below.
+  /** A new invoice's payment, seen at the head and not final (200 blocks deep), once the scanner has learnt when a solidified head is due. */
+  async function paidAwaitingFinality() {
+    // The chain older than its finality depth, and two solidified heads past genesis read.
     const cursor = () => solidifiedCursor(app);
     const firstFinal = await waitFor('a block past genesis final and read', async () => ((await cursor()) > 0 ? cursor() : null), 60_000);
     await waitFor('a second read of solidified blocks', async () => ((await cursor()) > firstFinal ? true : null), 30_000);
@@ -174,6 +175,12 @@ describe('the scanner of solidified blocks reads for a payment awaiting finality
     const inv = res.json as { id: number; address: string; currencies_amounts: Record<string, number> };
     await devnet.pay(inv.address, String(inv.currencies_amounts.TRX), 'TRX');
     const seen = await waitFor('the payment seen at the head', async () => app.prisma.transaction.findFirst({ where: { invoiceId: inv.id, type: 'PAYMENT' } }), 30_000);
+    assert.equal(seen.solidified, false, 'seen before its block is final (200 blocks deep)');
+    return seen;
+  }
+
+  it('after the devnet stalls (a loaded machine: its blocks then final seconds later after their stamps than the scanner learnt), still about one read in SCAN_IDLE_BLOCKS blocks', async () => {
+    const seen = await paidAwaitingFinality();
     // The stall inside the window. The scanner planned each read by the shortest of the lags it kept, learnt before
     // the stall, so each read came 4 s early, found a part of the 50 blocks, and planned the next early again: 6-7
     // reads in this window (lib/chain/pace.ts), as a fresh-clone run's 5 in about 103 blocks (2026-12-02).
@@ -194,17 +201,7 @@ describe('the scanner of solidified blocks reads for a payment awaiting finality
   });
 
   it('while a payment seen at the head waits for finality, about one read in SCAN_IDLE_BLOCKS blocks, and it is booked once its block is final', async () => {
-    // The chain older than its finality depth, and two solidified heads past genesis read: the scanner has learnt when one is due.
-    const cursor = () => solidifiedCursor(app);
-    const firstFinal = await waitFor('a block past genesis final and read', async () => ((await cursor()) > 0 ? cursor() : null), 60_000);
-    await waitFor('a second read of solidified blocks', async () => ((await cursor()) > firstFinal ? true : null), 30_000);
-    const { key } = await app.createMerchant({ targetWallet: (TronWeb.createRandom() as unknown as { address: string }).address });
-    const res = await app.api('/payment/create', key, { method: 'POST', body: { type: 'SINGLE', amount: 10, currencies: ['TRX'] } });
-    assert.equal(res.status, 200, res.text);
-    const inv = res.json as { id: number; address: string; currencies_amounts: Record<string, number> };
-    await devnet.pay(inv.address, String(inv.currencies_amounts.TRX), 'TRX');
-    const seen = await waitFor('the payment seen at the head', async () => app.prisma.transaction.findFirst({ where: { invoiceId: inv.id, type: 'PAYMENT' } }), 30_000);
-    assert.equal(seen.solidified, false, 'seen before its block is final (200 blocks deep)');
+    const seen = await paidAwaitingFinality();
     // A window well inside the 20 s the payment's block takes to be final.
     const { first, later } = await beatWindow(app.prisma, new Date(), 6_000);
     const { delta } = asked(first, later);
