@@ -178,7 +178,11 @@ const HEAD_SCANNER_FRESH_MS = 10_000;
  *   lib/payments/headScan.ts);
  * - from its block, for a send of ours out (SIGNED, BROADCAST) in a block: its follow reads the node
  *   once this scanner has read that block (lookDue, lib/sends/steps.ts); from the next for one in no
- *   block known, whose death, if it dies, is proven by the solidified blocks past its expiration;
+ *   block known once its expiration has passed by the clock: its death, if it dies, is proven by the
+ *   solidified blocks past its expiration, and no block before that can prove it. Before it expires
+ *   nothing is awaited for it: the head scanner and its follow find the block it lands in (then it
+ *   waits from that block). Until 2026-12-02 every send read once a block from its broadcast until
+ *   its follow saw its block, two or three reads a send that proved nothing (issue 37);
  * - from the next, for an open invoice's or payout's deadline passed by the clock and not yet by the
  *   scanned chain time it is judged by (`scannedUntil`): its TIMEOUT, UNDERPAID or payout's end waits
  *   for it;
@@ -194,7 +198,8 @@ export async function finalityAwaited(prisma: PrismaRaw): Promise<number | null>
     prisma,
     sql`SELECT LEAST(
       (SELECT min(COALESCE(block_number, 0)) FROM transactions WHERE NOT solidified AND type = 'PAYMENT' AND payment_state <> 'DROPPED'),
-      (SELECT min(COALESCE(block_number, 0)) FROM transactions WHERE send_state IN ('SIGNED', 'BROADCAST')),
+      (SELECT min(COALESCE(block_number, 0)) FROM transactions WHERE send_state IN ('SIGNED', 'BROADCAST')
+        AND (block_number IS NOT NULL OR expires_at IS NULL OR expires_at <= now())),
       CASE WHEN NOT EXISTS (
         SELECT 1 FROM chain_cursors m JOIN chain_cursors h ON h.name = ${HEAD_CURSOR}
         WHERE m.name = ${SOLIDIFIED_CURSOR} AND h.block_number > m.block_number AND h.updated_at > now() - make_interval(secs => ${HEAD_SCANNER_FRESH_MS / 1000})

@@ -117,6 +117,37 @@ describe('the scanner of solidified blocks reads every SCAN_IDLE_BLOCKS blocks w
     assert.ok(at - send.blockNumber! < PROMPT_BLOCKS, `confirmed after a read that ended at block ${at}, the forward in block ${send.blockNumber}`);
   });
 
+  it("a send of ours out in no block known (the node dropped it) waits for nothing before its expiration: idle reads, and it lands once the node takes it", async () => {
+    const { key } = await app.createMerchant({ targetWallet: (TronWeb.createRandom() as unknown as { address: string }).address });
+    const res = await app.api('/payment/create', key, { method: 'POST', body: { type: 'SINGLE', amount: 10, currencies: ['TRX'] } });
+    assert.equal(res.status, 200, res.text);
+    const inv = res.json as { id: number; address: string; currencies_amounts: Record<string, number> };
+    // Every broadcast of its forward dropped: it stays out, in no block, until the fault is cleared (it expires 60 s on).
+    await devnet.fault.drop({ from: inv.address });
+    try {
+      await devnet.pay(inv.address, String(inv.currencies_amounts.TRX), 'TRX');
+      const out = await waitFor('the forward broadcast', () => app.prisma.transaction.findFirst({ where: { invoiceId: inv.id, sendPurpose: 'FORWARD', sendState: 'BROADCAST' } }), 60_000);
+      const first = await beatAfter(app.prisma, new Date());
+      const firstHead = await chain.getBlockNumber();
+      const later = await beatAfter(app.prisma, new Date(first.at.getTime() + 9_000 - 1));
+      const blocks = (await chain.getBlockNumber()) - firstHead;
+      const reads = asked(first, later).delta('walletsolidity/getblockbylimitnext');
+      const seen = `${reads} reads of solidified blocks in ${blocks} blocks, the forward out and in no block`;
+      const still = await app.prisma.transaction.findUniqueOrThrow({ where: { id: out.id } });
+      assert.ok(still.sendState === 'BROADCAST' && still.blockNumber === null && still.expiresAt! > new Date(), `the window ended with the forward still out, unexpired: ${seen}`);
+      // Once a block until its follow found its block (which a dropped send never is in): about 45 here.
+      assert.ok(reads <= Math.ceil(blocks / IDLE_BLOCKS) + 1, `at most one read in ${IDLE_BLOCKS} blocks: ${seen}`);
+    } finally {
+      await devnet.fault.clear();
+    }
+    // The node takes it now: broadcast again by its follow, it lands, and is confirmed by the first read after its block is final.
+    const { send, at } = await waitFor('the forward confirmed', async () => {
+      const f = await app.prisma.transaction.findFirst({ where: { invoiceId: inv.id, sendPurpose: 'FORWARD', sendState: 'CONFIRMED' } });
+      return f ? { send: f, at: await cursor() } : null;
+    }, 60_000);
+    assert.ok(at - send.blockNumber! < PROMPT_BLOCKS, `confirmed after a read that ended at block ${at}, the forward in block ${send.blockNumber}`);
+  });
+
   it('a top-up of a merchant wallet, seen at the head and recorded only once final, is recorded by the first read after its block is final', async () => {
     const { merchant } = await app.createMerchant();
     await justAfterARead();
