@@ -116,6 +116,11 @@ export async function startDevRun(dataDir: string, ports: DevRunPorts, env: Reco
     const pids = everyone();
     await waitUntil('the run did not end', () => pids.every((p) => !alive(p)), 60_000, log);
   };
+  // Every process of the run killed at once, as a power cut would, and waited for.
+  const powerCut = async () => {
+    for (const p of everyone()) killHard(p);
+    await gone();
+  };
   try {
     await waitUntil('npm run dev printed no banner', () => {
       if (child.exitCode !== null) throw new Error(`npm run dev exited (${child.exitCode})\n${log()}`);
@@ -126,8 +131,7 @@ export async function startDevRun(dataDir: string, ports: DevRunPorts, env: Reco
     // A run that did not start is not left running: the caller never got it to stop, and its processes (their
     // output piped here) held the test file until its 25-minute timeout, failing the file's next cases on the
     // way (CI of stop 62, 2026-12-02: embedded-default's restart printed no banner in 180 s on a very busy machine).
-    for (const p of everyone()) killHard(p);
-    await waitUntil('the run that did not start did not end', () => everyone().length === 0, 60_000, log).catch(() => undefined);
+    await powerCut().catch(() => undefined);
     throw err;
   }
   const secrets = JSON.parse(readFileSync(path.join(dataDir, 'dev-secrets.json'), 'utf8')) as Record<string, string>;
@@ -136,10 +140,7 @@ export async function startDevRun(dataDir: string, ports: DevRunPorts, env: Reco
     secrets,
     output: () => out,
     processes: everyone,
-    async powerCut() {
-      for (const p of everyone()) killHard(p);
-      await gone();
-    },
+    powerCut,
     async killRunner() {
       // The runner is the parent of the processes it started with the exit-with-parent preload.
       const map = childrenByParent();
