@@ -226,9 +226,9 @@ const workerSchema = z.object({
   ENERGY_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(3_000),
   /**
    * The longest the energy pool's upkeep reuses what it last read of the pool (ms;
-   * lib/energy/upkeep.ts, issue 37): it reads the pool again as soon as a send of ours could have
-   * changed it and every round while anything is lent, so this bounds only how late it sees what
-   * the service did not do (a stake or delegation made by hand, unstaked TRX becoming withdrawable,
+   * lib/energy/upkeep.ts, issue 37): it reads the pool again as soon as a send of ours from or to
+   * the gas wallet is seen in a block, so this bounds only how late it sees what the service did
+   * not do (a stake or delegation made by hand, unstaked TRX becoming withdrawable,
    * the network's totals drifting). Decisions that spend money never use it: they read the node.
    */
   ENERGY_REFRESH_MS: z.coerce.number().int().min(0).max(3_600_000).default(600_000),

@@ -20,24 +20,26 @@ import { poolStatus, type PoolStatus } from './pool';
  * Why a kept read of the pool is still what the chain holds:
  * - the pool's account (its stake, what it lent, what it is unstaking) changes only by a
  *   transaction from the gas wallet (stake, unstake, withdraw, delegate, undelegate), and its
- *   balance by one from or to it (gas sent, gas returned); every one of ours is a stored send, in
- *   flight from before it is broadcast: the pool is read again when such a send is stored, while it
- *   is out as the next point says, and once more when it stops being in flight (it landed or
- *   failed). A new row of anything else (a customer's payment, a forward from an invoice address)
- *   changes nothing of it: until 2026-12-01 every new row of the books read it again (three
- *   requests), a payment's and its forward's too (issue 37);
+ *   balance by one from or to it (gas sent, gas returned); every one of ours is a stored send, and
+ *   it changes the pool only when it lands in a block: the pool is read again when one is seen in
+ *   a block (the job that follows it records the block: lib/sends/steps.ts), when one seen in a
+ *   block is seen out of it again (a reorganisation), and when one ends in a block other than the
+ *   one it was seen in (it landed unseen). A send stored is in no block yet, and one that ends
+ *   final in the block it was seen in, or dead in no block, changed nothing since: until
+ *   2026-12-02 each of those read the pool too, and a lending or an activation every round until
+ *   it was seen, about six reads (18 requests) for each USDT invoice (issue 37). A new row of
+ *   anything else (a customer's payment, a forward from an invoice address) changes nothing of it:
+ *   until 2026-12-01 every new row of the books read it again (three requests), a payment's and
+ *   its forward's too (issue 37);
  * - its resources: the energy it used regenerates (linearly over 24 h), so a kept read shows less
  *   free energy than there is, never more (published late, on the safe side); the energy its lent
  *   stake carried comes back with an undelegate, ours, as above; what a send on lent energy used is
  *   the receiver's, not the pool's, until that undelegate;
- * - a send of ours in flight that changes the pool when it lands (a lending, an activation, a stake)
- *   is read for every round until it is seen in a block (the payments job records the block of a
- *   lending or an activation other sends wait for), then once when it is seen there and once when
- *   it is final (the mark changes each time); a taking back, which only gives the pool back its
- *   stake, is not read for while it waits for finality: a kept read shows less than the pool can
- *   lend, never more. Before 2026-11-30 the pool was read every round while any send of the gas
- *   wallet was in flight or anything was lent, about 40 rounds of four requests for each USDT
- *   forward (issue 37);
+ * - between a send's landing and its follow recording the block (a round of the job following it,
+ *   about a block) the kept read shows the pool as before it: the published status is that much
+ *   late, as it is for a lending stored just after a round published it. Before 2026-11-30 the pool
+ *   was read every round while any send of the gas wallet was in flight or anything was lent, about
+ *   40 rounds of four requests for each USDT forward (issue 37);
  * - while anything is lent, the accounts it lent to are looked at again (the delegation index, not
  *   the pool) when what keeps its receivers busy changes (lib/energy/reclaim.ts, busyAt: our sends
  *   in flight, open payments, active payouts): the taking back is due as soon as the receiver is
@@ -62,10 +64,8 @@ export const CHAIN_PARAMETERS_MS = 3_600_000;
 
 /** What the books say of our sends that could change the pool: compared between rounds. */
 interface BooksMark {
-  /** Our sends in flight from or to the gas wallet (signed or broadcast, not final), by id, with the block each was seen in. */
-  inFlight: string;
-  /** One of them changes the pool out when it lands and is not seen in a block yet (not a taking back). */
-  unseen: boolean;
+  /** Our sends in flight from or to the gas wallet (signed or broadcast, not final), by id: the block each is known to be in, or null. */
+  inFlight: Map<number, number | null>;
   /** What keeps the accounts the pool lent to busy (reclaim.ts, busyAt): our sends in flight, open payments, active payouts. */
   busy: string;
 }
@@ -97,7 +97,7 @@ export function poolUpkeepReads(now: () => number = Date.now): PoolUpkeepReads {
     async pool(ctx) {
       const mark = await booksMark(ctx);
       const t = now();
-      if (pool && !mustRead(pool, mark, t, ctx.settings.ENERGY_REFRESH_MS)) {
+      if (pool && t - pool.at < ctx.settings.ENERGY_REFRESH_MS && !(await poolMoved(ctx, pool.mark, mark))) {
         const lookForLent = mark.busy !== pool.mark.busy;
         // The look is made with this round's mark: the next round's compares with what this one saw.
         pool.mark = mark;
@@ -120,27 +120,31 @@ export function poolUpkeepReads(now: () => number = Date.now): PoolUpkeepReads {
   };
 }
 
-/** Whether the kept read of the pool may be stale now (see above): then the round reads it again. */
-function mustRead(kept: Kept<PoolStatus> & { mark: BooksMark }, mark: BooksMark, now: number, refreshMs: number): boolean {
-  return now - kept.at >= refreshMs || mark.inFlight !== kept.mark.inFlight || mark.unseen;
+/**
+ * Whether a send of ours may have changed the pool since the kept read (see above): one in flight
+ * is seen in a block (or in another one) or out of the one it was seen in, or one ended in a block
+ * other than the one it was seen in (it landed unseen). A send stored, or ended where it was seen
+ * (final there, or dead in no block), changed nothing the kept read does not show.
+ */
+async function poolMoved(ctx: WorkerContext, kept: BooksMark, mark: BooksMark): Promise<boolean> {
+  for (const [id, block] of mark.inFlight) if (block !== (kept.inFlight.get(id) ?? null)) return true;
+  const ended = [...kept.inFlight.keys()].filter((id) => !mark.inFlight.has(id));
+  if (ended.length === 0) return false;
+  const rows = await ctx.prisma.transaction.findMany({ where: { id: { in: ended } }, select: { id: true, blockNumber: true, sendState: true } });
+  // Ended, by its state: confirmed, or failed (dead in no block, or failed in a block, which used the pool's bandwidth there).
+  return rows.length !== ended.length || rows.some((r) => r.sendState === 'SIGNED' || r.sendState === 'BROADCAST' || r.blockNumber !== kept.inFlight.get(r.id));
 }
 
 /** Queries on indexes (the primary key, sendState, paymentState, an invoice's status): nothing of the node. */
 async function booksMark(ctx: WorkerContext): Promise<BooksMark> {
   const [inFlight, open, payouts] = await Promise.all([
-    ctx.prisma.transaction.findMany({ where: { sendState: { in: ['SIGNED', 'BROADCAST'] } }, select: { id: true, fromAddress: true, toAddress: true, type: true, blockId: true }, orderBy: { id: 'asc' } }),
+    ctx.prisma.transaction.findMany({ where: { sendState: { in: ['SIGNED', 'BROADCAST'] } }, select: { id: true, fromAddress: true, toAddress: true, blockNumber: true }, orderBy: { id: 'asc' } }),
     ctx.prisma.transaction.findMany({ where: { type: 'PAYMENT', paymentState: { in: [...OPEN_PAYMENT_STATES] } }, select: { id: true }, orderBy: { id: 'asc' } }),
     ctx.prisma.invoice.findMany({ where: { type: 'MULTIPLE_TRANSFER', status: 'ACTIVE' }, select: { id: true }, orderBy: { id: 'asc' } }),
   ]);
   const gas = ctx.gasWallet.address;
-  const fromGas = inFlight.filter((r) => r.fromAddress === gas);
   return {
-    inFlight: inFlight
-      .filter((r) => r.fromAddress === gas || r.toAddress === gas)
-      .map((r) => `${r.id}@${r.blockId ?? ''}`)
-      .join(','),
-    // Gas returned only adds to the pool's balance: a kept read shows less than there is, never more.
-    unseen: fromGas.some((r) => r.blockId === null && r.type !== 'UNDELEGATE'),
+    inFlight: new Map(inFlight.filter((r) => r.fromAddress === gas || r.toAddress === gas).map((r) => [r.id, r.blockNumber])),
     busy: [inFlight.map((r) => r.id).join(','), open.map((r) => r.id).join(','), payouts.map((r) => r.id).join(',')].join(';'),
   };
 }

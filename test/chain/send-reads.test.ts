@@ -77,7 +77,7 @@ describe("the energy upkeep's reads while the pool has lent", () => {
     await world?.stop();
   });
 
-  it('looks again for what to take back when a receiver is done, without reading the pool again', async () => {
+  it('reads the pool again only when a send of ours lands, and looks again for what to take back when a receiver is done without reading it', async () => {
     const { prisma, ctx } = world;
     const receiver = randomAddress();
     await world.devnet.pay(receiver, '1', 'TRX');
@@ -104,13 +104,28 @@ describe("the energy upkeep's reads while the pool has lent", () => {
       data: { merchantId: merchant.id, type: 'PAYMENT', trnHash: 'ab'.repeat(32), chainRef: `${'ab'.repeat(32)}:0`, fromAddress: randomAddress(), toAddress: randomAddress(), amountUnits: 1_000_000n, currency: 'TRX', paymentState: 'AML_PENDING' },
     });
     await round("another address's payment: a look (an open payment more), on the kept read of the pool", { asked: 0, lookForLent: true });
-    // Gas returned to the gas wallet, stored before it is broadcast: the pool's balance is about to change.
-    const hash = 'ac'.repeat(32);
-    await prisma.transaction.create({
-      data: { merchantId: merchant.id, type: 'TRANSFER', trnHash: hash, chainRef: `${hash}:send`, fromAddress: randomAddress(), toAddress: ctx.gasWallet.address, amountUnits: 1_000_000n, currency: 'TRX', sendState: 'SIGNED', sendKey: `${payment.id}:GAS_RETURN:1`, sendPurpose: 'GAS_RETURN', sendAttempt: 1, sourceId: payment.id, costPayer: 'SERVICE' },
-    });
-    await round('a send to the gas wallet stored: the pool read again', { asked: 3, lookForLent: true });
+    // Our sends from or to the gas wallet change the pool only when they land in a block (until 2026-12-02 one stored, and
+    // one ending, read it again, and a lending or an activation every round until it was seen in a block; issue 37).
+    const stored = async (hash: string, purpose: 'FORWARD_GAS' | 'REFUND_GAS' | 'PAYOUT_GAS') =>
+      prisma.transaction.create({
+        data: { merchantId: merchant.id, type: 'TRANSFER', trnHash: hash, chainRef: `${hash}:send`, fromAddress: ctx.gasWallet.address, toAddress: randomAddress(), amountUnits: 1_000_000n, currency: 'TRX', sendState: 'SIGNED', sendKey: `${payment.id}:${purpose}:1`, sendPurpose: purpose, sendAttempt: 1, sourceId: payment.id, costPayer: 'SERVICE' },
+      });
+    const gas = await stored('ac'.repeat(32), 'FORWARD_GAS');
+    await round('gas from the gas wallet stored, in no block: the kept read (a look: a send more in flight)', { asked: 0, lookForLent: true });
+    await round('still in no block', { asked: 0, lookForLent: false });
+    await prisma.transaction.update({ where: { id: gas.id }, data: { blockNumber: 1_000_000 } });
+    await round('seen in a block (its follow records it): the pool read again', { asked: 3, lookForLent: true });
     await round('nothing changed since that read', { asked: 0, lookForLent: false });
+    await prisma.transaction.update({ where: { id: gas.id }, data: { sendState: 'CONFIRMED' } });
+    await round('final in the block it was seen in: the kept read (a look: a send less in flight)', { asked: 0, lookForLent: true });
+    const unseen = await stored('ad'.repeat(32), 'REFUND_GAS');
+    await round('another stored', { asked: 0, lookForLent: true });
+    await prisma.transaction.update({ where: { id: unseen.id }, data: { sendState: 'CONFIRMED', blockNumber: 1_000_001 } });
+    await round('final in a block it was never seen in: the pool read again', { asked: 3, lookForLent: true });
+    const dead = await stored('ae'.repeat(32), 'PAYOUT_GAS');
+    await round('a third stored', { asked: 0, lookForLent: true });
+    await prisma.transaction.update({ where: { id: dead.id }, data: { sendState: 'FAILED' } });
+    await round('dead in no block: the kept read', { asked: 0, lookForLent: true });
     // The receiver is done with it: its payment closes (a change in the books, none in the pool's account).
     await prisma.transaction.update({ where: { id: payment.id }, data: { paymentState: 'SETTLED' } });
     await round('the receiver is done: a look, on the kept read of the pool', { asked: 0, lookForLent: true });
