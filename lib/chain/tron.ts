@@ -54,6 +54,8 @@ const MAX_RANGE = 100;
  * transfers are about a megabyte.
  */
 const HEAD_READS_KEPT = 48;
+/** How many addresses known to be accounts in solidified state are kept (isActivated): merchants' wallets and payout targets, mostly. */
+const FINAL_ACCOUNTS_KEPT = 10_000;
 /**
  * Taking final blocks from the head's reads costs a request of its own (the solidified head's
  * header), and a second when they cannot be taken (the blocks are then read as before): worth it
@@ -171,6 +173,8 @@ export class TronChain implements Chain {
   private parametersInFlight: Promise<ChainParameters> | null = null;
   /** The newest blocks read at the head, by number (HEAD_READS_KEPT of them): what a read of them once final would give, while their ids stand. */
   private readonly headReads = new Map<number, ChainBlock>();
+  /** Addresses seen to be accounts in solidified state (isActivated), at most FINAL_ACCOUNTS_KEPT. */
+  private readonly finalAccounts = new Set<string>();
   /** The newest head block read here, any way (its header, or a scanner's read): what an estimate's transaction is built on (sizeHeader). */
   private newestHead: RefBlock & { timestamp: number } | null = null;
 
@@ -432,9 +436,23 @@ export class TronChain implements Chain {
     return resource === 'ENERGY' ? account.account_resource.acquired_delegated_frozenV2_balance_for_energy : account.acquired_delegated_frozenV2_balance_for_bandwidth;
   }
 
+  /**
+   * An address seen to be an account in solidified state is answered from memory, at the head too:
+   * java-tron never deletes an account, and no reorganisation reaches a solidified block. Each
+   * forward asked twice a round whether the merchant's wallet is an account (bindingBlock, at the
+   * head and solidified), and each TRX estimate once (issue 37). An address not seen so is asked
+   * every time: at the head it may be one only on a branch that a reorganisation replaces.
+   */
   async isActivated(address: string, at: BalanceAt = 'head'): Promise<boolean> {
+    if (this.finalAccounts.has(address)) return true;
     const raw = await this.account(address, at);
-    return this.parse('getaccount', accountReply, raw).address !== undefined;
+    const activated = this.parse('getaccount', accountReply, raw).address !== undefined;
+    if (activated && at === 'solidified') {
+      this.finalAccounts.add(address);
+      // The oldest forgotten first (a Set keeps insertion order): one deposit address per invoice would grow it for ever.
+      if (this.finalAccounts.size > FINAL_ACCOUNTS_KEPT) this.finalAccounts.delete(this.finalAccounts.values().next().value!);
+    }
+    return activated;
   }
 
   /**

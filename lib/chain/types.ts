@@ -70,7 +70,8 @@ export interface Chain {
   /**
    * Whether the address exists as an account (has received TRX); USDT alone does not activate it. As
    * of the head, or of the solidified head (`'solidified'`): an account at the head and not there was
-   * made by a transfer that is not final yet (issue 35, case 2).
+   * made by a transfer that is not final yet (issue 35, case 2). Once seen to be one in solidified
+   * state, it is one for ever (no account is ever deleted): a client may answer that from memory.
    */
   isActivated(address: string, at?: BalanceAt): Promise<boolean>;
   /**

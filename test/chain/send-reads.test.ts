@@ -132,3 +132,51 @@ describe("the energy upkeep's reads while the pool has lent", () => {
     await round('nothing changed since that look', { asked: 0, lookForLent: false });
   });
 });
+
+/**
+ * Whether an address is an account (wallet/getaccount) is asked of the node at the head and in
+ * solidified state each time a forward binds its send (lib/sends/steps.ts, bindingBlock: the
+ * merchant's wallet, twice a round) and each time a TRX transfer is estimated. An account seen in
+ * solidified state is one for ever (java-tron deletes none; no reorganisation reaches a final
+ * block): lib/chain/tron.ts answers it from memory (issue 37). One that is an account only at the
+ * head may be one only on a branch a reorganisation replaces: asked every time.
+ */
+describe('whether an address is an account', () => {
+  let world: LibWorld;
+
+  before(async () => {
+    world = await startLibWorld('accounts-known-test', { gasTrx: '1000' });
+  });
+
+  after(async () => {
+    await world?.stop();
+  });
+
+  it('is asked once an address is an account in solidified state, never again; while it is one only at the head, every time', async () => {
+    const { chain, devnet } = world;
+    const asked = () => count('wallet/getaccount') + count('walletsolidity/getaccount');
+    const ask = async (address: string) => {
+      const before = asked();
+      const answers = [await chain.isActivated(address), await chain.isActivated(address, 'solidified')];
+      return { answers, requests: asked() - before };
+    };
+    const wallet = randomAddress();
+    await devnet.pay(wallet, '1', 'TRX');
+    await waitFor('the wallet an account in solidified state', async () => ((await chain.isActivated(wallet, 'solidified')) ? true : null), 30_000);
+    assert.deepEqual(await ask(wallet), { answers: [true, true], requests: 0 }, 'an account in solidified state: answered without the node');
+
+    const fresh = randomAddress();
+    await devnet.holdFinality(true);
+    try {
+      await devnet.pay(fresh, '1', 'TRX');
+      await waitFor('the fresh address an account at the head', async () => ((await chain.isActivated(fresh)) ? true : null), 30_000);
+      assert.deepEqual(await ask(fresh), { answers: [true, false], requests: 2 }, 'an account at the head only: both asked');
+      assert.deepEqual(await ask(fresh), { answers: [true, false], requests: 2 }, 'and asked again');
+    } finally {
+      await devnet.holdFinality(false);
+    }
+    const never = randomAddress();
+    assert.deepEqual(await ask(never), { answers: [false, false], requests: 2 }, 'no account: asked each time');
+    assert.deepEqual(await ask(never), { answers: [false, false], requests: 2 }, 'and again');
+  });
+});
