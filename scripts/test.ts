@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { TEST_V8_FLAGS } from '../test/helpers/bundle';
 
 /**
  * `npm test`: every check, in lanes that stop at the first failure (issue 41), then a timing
@@ -99,7 +100,8 @@ const phases: Phase[] = [
     name: lane.name,
     // Node's runner in the files' order (`node --test` would sort them by name): the usual report
     // on the terminal, and ours (scripts/testTimings.mjs) to a file.
-    command: () => ['node', '--import', 'tsx', 'scripts/testLane.mjs', String(filesAtOnce(lane)), laneResults(lane.name), ...laneFiles(lane.folders)],
+    // `--liftoff-only` (test/helpers/bundle.ts, TEST_V8_FLAGS): the runner's test processes inherit it.
+    command: () => ['node', ...TEST_V8_FLAGS, '--import', 'tsx', 'scripts/testLane.mjs', String(filesAtOnce(lane)), laneResults(lane.name), ...laneFiles(lane.folders)],
   })),
   { name: 'browser tests', command: ['npx', 'playwright', 'test', '--reporter=list,json'], env: { PLAYWRIGHT_JSON_OUTPUT_NAME: browserResults } },
 ];
