@@ -68,6 +68,8 @@ interface BooksMark {
   inFlight: Map<number, number | null>;
   /** What keeps the accounts the pool lent to busy (reclaim.ts, busyAt): our sends in flight, open payments, active payouts. */
   busy: string;
+  /** The newest row of the books (its id; 0 with none): a send of ours newer than it that is not in flight at the next mark came and went in between. */
+  newestId: number;
 }
 
 interface Kept<T> {
@@ -129,14 +131,29 @@ export function poolUpkeepReads(now: () => number = Date.now): PoolUpkeepReads {
 async function poolMoved(ctx: WorkerContext, kept: BooksMark, mark: BooksMark): Promise<boolean> {
   for (const [id, block] of mark.inFlight) if (block !== (kept.inFlight.get(id) ?? null)) return true;
   const ended = [...kept.inFlight.keys()].filter((id) => !mark.inFlight.has(id));
-  if (ended.length === 0) return false;
-  const rows = await ctx.prisma.transaction.findMany({ where: { id: { in: ended } }, select: { id: true, blockNumber: true, sendState: true } });
-  // Ended, by its state: confirmed, or failed (dead in no block, or failed in a block, which used the pool's bandwidth there).
-  return rows.length !== ended.length || rows.some((r) => r.sendState === 'SIGNED' || r.sendState === 'BROADCAST' || r.blockNumber !== kept.inFlight.get(r.id));
+  if (ended.length > 0) {
+    const rows = await ctx.prisma.transaction.findMany({ where: { id: { in: ended } }, select: { id: true, blockNumber: true, sendState: true } });
+    // Ended, by its state: confirmed, or failed (dead in no block, or failed in a block, which used the pool's bandwidth there).
+    if (rows.length !== ended.length || rows.some((r) => r.sendState === 'SIGNED' || r.sendState === 'BROADCAST' || r.blockNumber !== kept.inFlight.get(r.id))) return true;
+  }
+  // A send stored and ended in a block between the two marks, never in flight at one: on a devnet whose blocks are final a few
+  // hundred ms after they are made, or behind a round held up (a busy machine, a slow node), a lending came and went unseen and
+  // the kept read showed nothing lent until ENERGY_REFRESH_MS (energy-pool's dropped taking back, 2026-12-02). Mainnet's
+  // finality (about a minute) makes it rare there, not impossible. The primary key's range of rows newer than the last mark
+  // (a row whose id was taken before that mark and committed after it would be missed only if it also ended before the next
+  // one: a send is stored in a statement of its own, long before its block can be final).
+  const gas = ctx.gasWallet.address;
+  const unseen = await ctx.prisma.transaction.findFirst({
+    where: { id: { gt: kept.newestId, notIn: [...kept.inFlight.keys()] }, sendState: { in: ['CONFIRMED', 'FAILED'] }, blockNumber: { not: null }, OR: [{ fromAddress: gas }, { toAddress: gas }] },
+    select: { id: true },
+  });
+  return unseen !== null;
 }
 
 /** Queries on indexes (the primary key, sendState, paymentState, an invoice's status): nothing of the node. */
 async function booksMark(ctx: WorkerContext): Promise<BooksMark> {
+  // The newest row first: a send stored after it and before the reads below is in flight there, or newer than it at the next mark.
+  const newest = await ctx.prisma.transaction.findFirst({ select: { id: true }, orderBy: { id: 'desc' } });
   const [inFlight, open, payouts] = await Promise.all([
     ctx.prisma.transaction.findMany({ where: { sendState: { in: ['SIGNED', 'BROADCAST'] } }, select: { id: true, fromAddress: true, toAddress: true, blockNumber: true }, orderBy: { id: 'asc' } }),
     ctx.prisma.transaction.findMany({ where: { type: 'PAYMENT', paymentState: { in: [...OPEN_PAYMENT_STATES] } }, select: { id: true }, orderBy: { id: 'asc' } }),
@@ -146,5 +163,6 @@ async function booksMark(ctx: WorkerContext): Promise<BooksMark> {
   return {
     inFlight: new Map(inFlight.filter((r) => r.fromAddress === gas || r.toAddress === gas).map((r) => [r.id, r.blockNumber])),
     busy: [inFlight.map((r) => r.id).join(','), open.map((r) => r.id).join(','), payouts.map((r) => r.id).join(',')].join(';'),
+    newestId: newest?.id ?? 0,
   };
 }
