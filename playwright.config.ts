@@ -5,7 +5,7 @@ import { defineConfig, devices } from '@playwright/test';
 // it from reaching for Google services, which this machine's network refuses.
 // Its headless shell (Debian's chromium-headless-shell, what Playwright itself runs headless) when
 // installed: the full browser spent 262 s of CPU on the specs, the shell 161 s, and the lane took
-// 318 s against 273 (issue 41, docs/testing.md, "The browser lane's CPU").
+// 318 s against 273 (issue 41, docs/testing.md, "The lanes' CPU by process").
 const HEADLESS_SHELL = '/usr/bin/chromium-headless-shell';
 const chromium = process.env.CHROMIUM_PATH ?? (existsSync(HEADLESS_SHELL) ? HEADLESS_SHELL : '/usr/bin/chromium');
 
