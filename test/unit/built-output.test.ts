@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
@@ -8,7 +8,7 @@ import { bundledEntry, bundleIfStale, staleBundleReason, writeBundle } from '@/s
 
 /**
  * Production runs built output (scripts/bundle.ts, issue 25): server.ts and the worker bundled
- * with lib/ into dist/, packages left in node_modules. Here on a checkout of a few files, so each
+ * with lib/ into dist/, packages left in node_modules but tronweb, vendored as one file. Here on a checkout of a few files, so each
  * rule of "stale" is seen to hold.
  */
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -24,7 +24,11 @@ function tinyCheckout(): string {
     path.join(root, 'server.ts'),
     "import pg from 'pg';\nimport { greet } from '@/lib/greeting';\nconsole.log(greet(process.argv[2] ?? 'web'), typeof pg.Pool);\n",
   );
-  writeFileSync(path.join(root, 'worker', 'main.ts'), "import { greet } from '@/lib/greeting';\nconsole.log(greet('worker'));\n");
+  // tronweb, which the bundle vendors (dist/tronweb.mjs) rather than importing from node_modules.
+  writeFileSync(
+    path.join(root, 'worker', 'main.ts'),
+    "import { TronWeb } from 'tronweb';\nimport { greet } from '@/lib/greeting';\nconsole.log(greet('worker'), TronWeb.isAddress('TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7'));\n",
+  );
   writeFileSync(path.join(root, 'scripts', 'exitWithParent.ts'), 'export {};\n');
   writeFileSync(path.join(root, 'devnet', 'cli.ts'), "import { greet } from '@/lib/greeting';\nconsole.log(greet('devnet'));\n");
   writeFileSync(path.join(root, 'README.md'), 'not an input\n');
@@ -57,6 +61,9 @@ describe('built output: the bundle production runs', () => {
       unlinkSync(path.join(root, 'dist', 'worker.mjs'));
       assert.equal(staleBundleReason(root), 'dist/worker.mjs is missing');
       writeBundle(root);
+      unlinkSync(path.join(root, 'dist', 'tronweb.mjs'));
+      assert.equal(staleBundleReason(root), 'dist/tronweb.mjs is missing');
+      writeBundle(root);
       unlinkSync(path.join(root, 'lib', 'greeting.ts'));
       assert.equal(staleBundleReason(root), 'lib/greeting.ts was deleted');
     } finally {
@@ -70,7 +77,11 @@ describe('built output: the bundle production runs', () => {
       writeBundle(root);
       const run = (name: 'server' | 'worker' | 'devnet', ...args: string[]) => spawnSync(process.execPath, [...bundledEntry(root, name), ...args], { cwd: root, encoding: 'utf8' });
       assert.equal(run('server').stdout, 'hello web function\n');
-      assert.equal(run('worker').stdout, 'hello worker\n');
+      assert.equal(run('worker').stdout, 'hello worker true\n');
+      // tronweb comes from its one file beside the bundle, not node_modules' 300 modules (issue 41).
+      const worker = readFileSync(path.join(root, 'dist', 'worker.mjs'), 'utf8');
+      assert.match(worker, /from "\.\/tronweb\.mjs"/);
+      assert.doesNotMatch(worker, /from "tronweb"/);
       assert.equal(run('devnet').stdout, 'hello devnet\n');
       // The bundle holds lib/: it runs with the source gone.
       rmSync(path.join(root, 'lib'), { recursive: true });
