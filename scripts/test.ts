@@ -101,8 +101,8 @@ const phases: Phase[] = [
     // Node's runner in the files' order (`node --test` would sort them by name): the usual report
     // on the terminal, and ours (scripts/testTimings.mjs) to a file.
     // `--liftoff-only` (test/helpers/bundle.ts, TEST_V8_FLAGS) and tronweb from the bundle's vendored
-    // file (test/helpers/vendoredTronweb.mjs): the runner's test processes inherit both.
-    command: () => ['node', ...TEST_V8_FLAGS, '--import', 'tsx', '--import', './test/helpers/vendoredTronweb.mjs', 'scripts/testLane.mjs', String(filesAtOnce(lane)), laneResults(lane.name), ...laneFiles(lane.folders)],
+    // file (scripts/vendoredTronweb.mjs): the runner's test processes inherit both.
+    command: () => ['node', ...TEST_V8_FLAGS, '--import', 'tsx', '--import', './scripts/vendoredTronweb.mjs', 'scripts/testLane.mjs', String(filesAtOnce(lane)), laneResults(lane.name), ...laneFiles(lane.folders)],
   })),
   { name: 'browser tests', command: ['npx', 'playwright', 'test', '--reporter=list,json'], env: { PLAYWRIGHT_JSON_OUTPUT_NAME: browserResults } },
 ];

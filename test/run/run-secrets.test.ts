@@ -15,6 +15,7 @@ import { alive } from '@/lib/db/embedded';
 import { applyLocalRunDefaults, devnetEnv, startBanner } from '@/scripts/childEnv';
 import { freePort, TEST_MNEMONIC } from '../helpers/app';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
+import { SCRIPT_NODE_ARGS } from '../helpers/scripts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -57,7 +58,7 @@ describe('npm start keeps secrets where they are needed (issue 27, finding 6)', 
     dataDir = mkdtempSync(path.join(tmpdir(), 'run-secrets-'));
     const { WEBHOOK_ALLOW_PRIVATE: _unset, ...base } = process.env;
     // What `npm start` runs once the build exists: the runner, in production mode, on the local devnet.
-    runner = spawn(process.execPath, ['--import', 'tsx', 'scripts/run.ts'], {
+    runner = spawn(process.execPath, [...SCRIPT_NODE_ARGS, 'scripts/run.ts'], {
       cwd: ROOT,
       detached: true,
       env: {

@@ -21,6 +21,7 @@ import { staleBuildReason } from '@/scripts/buildIfStale';
 import { freePort } from '../helpers/app';
 import { productionRunEnv } from '../helpers/devRun';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
+import { SCRIPT_NODE_ARGS } from '../helpers/scripts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -172,7 +173,7 @@ describe('the runner restarts a dead process while the others keep serving (issu
     const devnetPort = await freePort();
     base = `http://127.0.0.1:${port}`;
     devnetUrl = `http://127.0.0.1:${devnetPort}`;
-    runner = spawn(process.execPath, ['--import', 'tsx', 'scripts/run.ts'], {
+    runner = spawn(process.execPath, [...SCRIPT_NODE_ARGS, 'scripts/run.ts'], {
       cwd: ROOT,
       detached: true,
       env: productionRunEnv(

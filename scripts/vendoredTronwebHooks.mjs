@@ -1,10 +1,10 @@
 // The resolve hook of vendoredTronweb.mjs, run on Node's loader thread.
 import { statSync } from 'node:fs';
 
-const vendored = new URL('../../dist/tronweb.mjs', import.meta.url);
-const installed = new URL('../../node_modules/tronweb/package.json', import.meta.url);
+const vendored = new URL('../dist/tronweb.mjs', import.meta.url);
+const installed = new URL('../node_modules/tronweb/package.json', import.meta.url);
 
-/** The vendored file, when it was written after the installed package: else node_modules' own. */
+/** The vendored file is used when it was written after the installed package was. */
 function current() {
   const file = statSync(vendored, { throwIfNoEntry: false });
   const pkg = statSync(installed, { throwIfNoEntry: false });
