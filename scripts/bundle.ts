@@ -57,6 +57,15 @@ export function bundledEntry(root: string, name: BundleName): string[] {
   return ['--enable-source-maps', path.join(root, BUNDLE_DIR, `${name}.mjs`)];
 }
 
+/**
+ * The node arguments that run a TypeScript file of the checkout at `root` from its sources, as
+ * package.json's scripts do (which write them out themselves): through tsx, tronweb from the
+ * bundle's vendored file when it is current (scripts/vendoredTronweb.mjs).
+ */
+export function sourceNodeArgs(root: string): string[] {
+  return ['--import', 'tsx', '--import', path.join(root, 'scripts', 'vendoredTronweb.mjs')];
+}
+
 /** Why the bundle in `root` must be written again, or null when it is current. */
 export function staleBundleReason(root: string): string | null {
   const dir = path.join(root, BUNDLE_DIR);

@@ -9,7 +9,7 @@ import { createPrisma } from '@/lib/db/client';
 import { prepareAccounts } from '@/lib/merchants/accounts';
 import { dataDirOf, startLocalDatabase, localDevnet, withDevSecrets } from './devEnv';
 import { afterDevnetRestart, fundGasWalletOnDevnet } from './devnetGas';
-import { BUNDLE_DIR, bundledEntry, type BundleName } from './bundle';
+import { BUNDLE_DIR, bundledEntry, sourceNodeArgs, type BundleName } from './bundle';
 import { buildIfStale } from './buildIfStale';
 import { applyLocalRunDefaults, devnetEnv, seedEnv, startBanner, webEnv, workerEnv } from './childEnv';
 import { isRestartsWanted, restartsMessage, RestartBackoff, zeroCounts, type ProcessKind, type RestartCounts } from '@/lib/operations/restarts';
@@ -180,14 +180,14 @@ function sendRestarts(): void {
 }
 
 // The demo merchant exists where there is a key for it: always on a local run.
-if (env.DEMO_API_KEY) await step(runToEnd('seed', ['--import', 'tsx', '--import', './scripts/vendoredTronweb.mjs', 'scripts/seed.ts'], seedEnv(env)));
+if (env.DEMO_API_KEY) await step(runToEnd('seed', [...sourceNodeArgs(root), 'scripts/seed.ts'], seedEnv(env)));
 
 // Production runs the bundles of server.ts, the worker and the devnet (scripts/bundle.ts; written
 // above if stale): a bundle starts without transpiling, which matters most when the runner restarts
 // one on a busy machine. `npm run dev` runs their sources through tsx.
 const fromBundle = (name: BundleName) => ['--import', path.join(root, BUNDLE_DIR, 'exitWithParent.mjs'), ...bundledEntry(root, name)];
 // tronweb from the bundle's vendored file when current (scripts/vendoredTronweb.mjs), as `npm run` does.
-const fromSource = (file: string) => ['--import', 'tsx', '--import', './scripts/vendoredTronweb.mjs', '--import', './scripts/exitWithParent.ts', file];
+const fromSource = (file: string) => [...sourceNodeArgs(root), '--import', './scripts/exitWithParent.ts', file];
 if (useDevnet) {
   const gasAddress = deriveAccount(env.HD_MNEMONIC as string, 0, 'gas').address;
   // A restarted devnet replays its block log from DEVNET_DATA_DIR: the same chain, the gas wallet

@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { TEST_V8_FLAGS } from '../test/helpers/bundle';
+import { sourceNodeArgs } from './bundle';
 
 /**
  * `npm test`: every check, in lanes that stop at the first failure (issue 41), then a timing
@@ -102,7 +103,7 @@ const phases: Phase[] = [
     // on the terminal, and ours (scripts/testTimings.mjs) to a file.
     // `--liftoff-only` (test/helpers/bundle.ts, TEST_V8_FLAGS) and tronweb from the bundle's vendored
     // file (scripts/vendoredTronweb.mjs): the runner's test processes inherit both.
-    command: () => ['node', ...TEST_V8_FLAGS, '--import', 'tsx', '--import', './scripts/vendoredTronweb.mjs', 'scripts/testLane.mjs', String(filesAtOnce(lane)), laneResults(lane.name), ...laneFiles(lane.folders)],
+    command: () => ['node', ...TEST_V8_FLAGS, ...sourceNodeArgs(path.resolve(import.meta.dirname, '..')), 'scripts/testLane.mjs', String(filesAtOnce(lane)), laneResults(lane.name), ...laneFiles(lane.folders)],
   })),
   { name: 'browser tests', command: ['npx', 'playwright', 'test', '--reporter=list,json'], env: { PLAYWRIGHT_JSON_OUTPUT_NAME: browserResults } },
 ];
