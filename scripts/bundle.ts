@@ -144,7 +144,12 @@ export function writeBundle(root: string): void {
   const inputs = Object.fromEntries(
     [...vendored, result].flatMap((build) => Object.entries(build.metafile.inputs)).filter(([input]) => !input.endsWith(VENDORED_ENTRY_SUFFIX)),
   );
-  place(path.join(outdir, META_FILE), JSON.stringify({ ...result.metafile, inputs }));
+  // Each vendored file's own inputs too: what the resolve hook of the processes run from the sources
+  // judges that file by (scripts/vendoredTronwebHooks.mjs), where a change to lib/ does not matter.
+  const vendoredInputs = Object.fromEntries(
+    Object.keys(VENDORED).map((name, i) => [name, Object.keys(vendored[i]!.metafile.inputs).filter((input) => !input.endsWith(VENDORED_ENTRY_SUFFIX))]),
+  );
+  place(path.join(outdir, META_FILE), JSON.stringify({ ...result.metafile, inputs, vendoredInputs }));
 }
 
 /** Writes the bundle when it is stale; returns why it did, or null. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
@@ -66,6 +66,39 @@ describe('built output: the bundle production runs', () => {
       writeBundle(root);
       unlinkSync(path.join(root, 'lib', 'greeting.ts'));
       assert.equal(staleBundleReason(root), 'lib/greeting.ts was deleted');
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it("gives the sources' processes tronweb from the vendored file while it is current, node_modules' once a file it was built from changed", () => {
+    const root = tinyCheckout();
+    try {
+      for (const file of ['vendoredTronweb.mjs', 'vendoredTronwebHooks.mjs']) copyFileSync(path.join(ROOT, 'scripts', file), path.join(root, 'scripts', file));
+      // Where tronweb resolves in a process run as package.json's scripts run one (scripts/bundle.ts, sourceNodeArgs).
+      const resolved = () => {
+        const r = spawnSync(process.execPath, ['--import', './scripts/vendoredTronweb.mjs', '--input-type=module', '-e', "console.log(import.meta.resolve('tronweb'))"], { cwd: root, encoding: 'utf8' });
+        assert.equal(r.status, 0, r.stderr);
+        return new URL(r.stdout.trim()).pathname;
+      };
+      // node_modules is the checkout's, linked: Node resolves it to where it really is.
+      const installed = path.join(ROOT, 'node_modules', 'tronweb', 'lib', 'esm', 'index.js');
+      const vendored = path.join(root, 'dist', 'tronweb.mjs');
+      assert.equal(resolved(), installed, 'no bundle yet');
+      writeBundle(root);
+      assert.equal(resolved(), vendored);
+      // The bundle written before the package files it lists (dist/meta.json): one of them changed since.
+      age(root, 'dist/meta.json', -3600);
+      assert.equal(resolved(), installed, 'a package file newer than the bundle');
+      age(root, 'dist/meta.json', 0);
+      assert.equal(resolved(), vendored);
+      writeFileSync(path.join(root, 'package-lock.json'), '{}');
+      age(root, 'package-lock.json', 60);
+      assert.equal(resolved(), installed, 'packages installed since');
+      age(root, 'package-lock.json', -60);
+      assert.equal(resolved(), vendored);
+      unlinkSync(path.join(root, 'dist', 'tronweb.mjs'));
+      assert.equal(resolved(), installed, 'the vendored file missing');
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
