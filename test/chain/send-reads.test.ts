@@ -106,9 +106,11 @@ describe("the energy upkeep's reads while the pool has lent", () => {
     await round("another address's payment: a look (an open payment more), on the kept read of the pool", { asked: 0, lookForLent: true });
     // Our sends from or to the gas wallet change the pool only when they land in a block (until 2026-12-02 one stored, and
     // one ending, read it again, and a lending or an activation every round until it was seen in a block; issue 37).
-    const stored = async (hash: string, purpose: 'FORWARD_GAS' | 'REFUND_GAS' | 'PAYOUT_GAS') =>
+    // Stored by the gas wallet's send step as `state` (signed, unless it is written as it ended), of attempt `attempt`.
+    type StoredState = { sendState: 'SIGNED' | 'CONFIRMED' | 'FAILED'; blockNumber: number | null };
+    const stored = async (hash: string, purpose: 'FORWARD_GAS' | 'REFUND_GAS' | 'PAYOUT_GAS', state: StoredState = { sendState: 'SIGNED', blockNumber: null }, attempt = 1) =>
       prisma.transaction.create({
-        data: { merchantId: merchant.id, type: 'TRANSFER', trnHash: hash, chainRef: `${hash}:send`, fromAddress: ctx.gasWallet.address, toAddress: randomAddress(), amountUnits: 1_000_000n, currency: 'TRX', sendState: 'SIGNED', sendKey: `${payment.id}:${purpose}:1`, sendPurpose: purpose, sendAttempt: 1, sourceId: payment.id, costPayer: 'SERVICE' },
+        data: { merchantId: merchant.id, type: 'TRANSFER', trnHash: hash, chainRef: `${hash}:send`, fromAddress: ctx.gasWallet.address, toAddress: randomAddress(), amountUnits: 1_000_000n, currency: 'TRX', sendKey: `${payment.id}:${purpose}:${attempt}`, sendPurpose: purpose, sendAttempt: attempt, sourceId: payment.id, costPayer: 'SERVICE', ...state },
       });
     const gas = await stored('ac'.repeat(32), 'FORWARD_GAS');
     await round('gas from the gas wallet stored, in no block: the kept read (a look: a send more in flight)', { asked: 0, lookForLent: true });
@@ -129,14 +131,10 @@ describe("the energy upkeep's reads while the pool has lent", () => {
     // Stored and ended between two rounds, never in flight at one: on the tests' devnets a block is final a few hundred ms
     // after it is made, and a busy machine's round can take longer (energy-pool waited 180 s for a taking back, twice, on
     // 2026-12-02: the lending had come and gone between two rounds, and the kept read showed nothing lent until its refresh).
-    const between = async (hash: string, purpose: 'FORWARD_GAS' | 'REFUND_GAS', end: { sendState: 'CONFIRMED' | 'FAILED'; blockNumber: number | null }) =>
-      prisma.transaction.create({
-        data: { merchantId: merchant.id, type: 'TRANSFER', trnHash: hash, chainRef: `${hash}:send`, fromAddress: ctx.gasWallet.address, toAddress: randomAddress(), amountUnits: 1_000_000n, currency: 'TRX', sendKey: `${payment.id}:${purpose}:2`, sendPurpose: purpose, sendAttempt: 2, sourceId: payment.id, costPayer: 'SERVICE', ...end },
-      });
-    await between('b1'.repeat(32), 'FORWARD_GAS', { sendState: 'CONFIRMED', blockNumber: 1_000_002 });
+    await stored('b1'.repeat(32), 'FORWARD_GAS', { sendState: 'CONFIRMED', blockNumber: 1_000_002 }, 2);
     await round('a send stored and final in a block between two rounds: the pool read again', { asked: 3, lookForLent: true });
     await round('nothing changed since that read, again', { asked: 0, lookForLent: false });
-    await between('b2'.repeat(32), 'REFUND_GAS', { sendState: 'FAILED', blockNumber: null });
+    await stored('b2'.repeat(32), 'REFUND_GAS', { sendState: 'FAILED', blockNumber: null }, 2);
     await round('a send stored and dead in no block between two rounds: the kept read, no look', { asked: 0, lookForLent: false });
     // The receiver is done with it: its payment closes (a change in the books, none in the pool's account).
     await prisma.transaction.update({ where: { id: payment.id }, data: { paymentState: 'SETTLED' } });
