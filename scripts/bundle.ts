@@ -102,7 +102,8 @@ export function writeBundle(root: string): void {
   const vendored = Object.entries(VENDORED).map(([name, pkg]) =>
     buildSync({
       absWorkingDir: root,
-      stdin: { contents: `export * from '${pkg}';`, resolveDir: root, sourcefile: `${name}${VENDORED_ENTRY_SUFFIX}` },
+      // `export *` leaves out a default export: named again, so the file answers every import node_modules' does.
+      stdin: { contents: `export * from '${pkg}';\nexport { default } from '${pkg}';`, resolveDir: root, sourcefile: `${name}${VENDORED_ENTRY_SUFFIX}` },
       outfile: path.join(outdir, `${name}.mjs`),
       bundle: true,
       platform: 'node',
