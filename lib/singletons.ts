@@ -75,6 +75,8 @@ interface Singletons {
   nodeRequests: NodeRequestState;
   /** lib/sends/steps.ts: what this process last learnt of each send it follows, by txid, and when (issue 37). */
   sendLooks: Map<string, SendLook>;
+  /** lib/payments/invoiceSends.ts: when this process found each attempt's recipient fit (no contract, not frozen), by payment, purpose, attempt and address (issue 37). */
+  sendChecksPassed: Map<string, number>;
   /** lib/sends/steps.ts: the scanners' cursors as last read, by database client, so a round of follows reads them once (issue 37). */
   scannedHeadsRead: WeakMap<PrismaClient, { at: number; read: Promise<ScannedHeads | null> }>;
 }

@@ -187,10 +187,12 @@ export function sharedEnergy(ctx: WorkerContext, address: string): EnergyShare {
  *   customer's or a kept fee, not gas (issue 23). Parallel sends of a payout's wave take their part
  *   of the address's energy (`share`) and count no gas.
  * Short, the attempt's lending step lends the rest before it goes.
+ * `estimate`: the round's estimate of the same transfer (SendReads), when the caller made one this
+ * round; otherwise the send is estimated here.
  */
-export async function energyShort(ctx: WorkerContext, row: Transaction, share?: EnergyShare): Promise<string | null> {
+export async function energyShort(ctx: WorkerContext, row: Transaction, share?: EnergyShare, estimate?: SendReads['estimate']): Promise<string | null> {
   const [cost, params] = await Promise.all([
-    ctx.chain.estimateTransfer({ token: row.currency as Currency, from: row.fromAddress, to: row.toAddress, amount: row.amountUnits }),
+    estimate ? estimate() : ctx.chain.estimateTransfer({ token: row.currency as Currency, from: row.fromAddress, to: row.toAddress, amount: row.amountUnits }),
     ctx.chain.getChainParameters(),
   ]);
   const price = params.energyFeeSun;

@@ -2,8 +2,8 @@ import type { WorkerContext } from '@/lib/worker/context';
 import { followOut, latestSend } from '@/lib/sends/steps';
 import { paymentFee } from '@/lib/rules/settlement';
 import { type Payment } from './payment';
-import { contractHeld, hold, refusedHeld, settle, failPayment } from './outcomes';
-import { frozenReason, invoiceSendReads, uneconomic, sendFromInvoice } from './invoiceSends';
+import { hold, refusedHeld, settle, failPayment } from './outcomes';
+import { invoiceSendReads, uneconomic, sendFromInvoice, unfitRecipient } from './invoiceSends';
 
 /**
  * The forward step: the payment, less the service fee (and for TRX its network cost), to the
@@ -24,11 +24,10 @@ export async function forward(ctx: WorkerContext, p: Payment): Promise<void> {
   // Not waited for: a payment FORWARDING forever blocks its invoice's expiry and webhooks (case 9).
   if (!target) return hold(ctx, p, 'merchant has no target wallet: set one, then release the payment');
   // A new attempt goes to the wallet set now: never to a smart contract, where TRX is refused for good and USDT lost
-  // (issue 34; a wallet set before the dashboard refused contracts). Held for the merchant to change it and release.
-  if ((!current || current.sendState === 'FAILED') && (await ctx.chain.isContract(target))) return hold(ctx, p, contractHeld(target, 'the target wallet'));
-  // Nor from or to an address the USDT contract has frozen (issue 37): held with the reason, nothing bought for it.
-  const frozen = !current || current.sendState === 'FAILED' ? await frozenReason(ctx, p, target, 'the target wallet') : null;
-  if (frozen) return hold(ctx, p, frozen);
+  // (issue 34; a wallet set before the dashboard refused contracts), nor from or to an address the USDT contract
+  // has frozen (issue 37). Held with the reason, nothing bought for it, for the merchant to change it and release.
+  const unfit = await unfitRecipient(ctx, p, 'FORWARD', current, target, 'the target wallet');
+  if (unfit) return hold(ctx, p, unfit);
   const row = p.invoice?.amounts.find((a) => a.currency === p.currency);
   const fee = paymentFee(p.amountUnits, row, ctx.forwardingFeePercent);
   // The judgment of its worth and its plan read the estimate and the pool once for both (issue 37).

@@ -9,6 +9,8 @@ import { spendableTrx } from '@/lib/sends/gas';
 import { ensureSend, exhausted, feeLimitOf, followKeptBack, latestSend, nextAttempt, type Deduction, type PlannedSend, type SendOutcome } from '@/lib/sends/steps';
 import { type Payment, toDecimal, invoiceKey } from './payment';
 import { paymentFee } from '@/lib/rules/settlement';
+import { singleton } from '@/lib/singletons';
+import { contractHeld } from './outcomes';
 
 /** Sends from an invoice address: judged worth it first, gas bought for USDT, sized at the current price, never broadcast underfunded. */
 export const REFUND_NOT_WORTH_IT = 'AML failed, and returning it would cost more than it is worth';
@@ -43,12 +45,48 @@ export async function uneconomic(ctx: WorkerContext, p: Payment, purpose: 'FORWA
 }
 
 /**
+ * How long a forward's or refund's attempt keeps its finding that its recipient is fit (no contract,
+ * nothing frozen): about a finality period on mainnet. The attempt's gas and lending before finality
+ * land within a few blocks of the check (issue 24), and its send is built in the round after; an
+ * attempt that waits longer (for the pool, a rental) is checked again before it buys or sends more.
+ */
+export const SEND_CHECKS_KEPT_MS = 60_000;
+/** At most this many findings are kept (the oldest forgotten first): a few rounds' worth of every payment in flight. */
+const SEND_CHECKS_KEPT = 10_000;
+
+/**
+ * Why a new attempt of the payment's forward or refund to `to` must not be made, or null (issues
+ * 34 and 37): `to` is a smart contract (TRX refused for good, USDT lost), or the USDT contract has
+ * frozen the invoice address or `to`. Asked before the attempt buys gas or energy; a send already
+ * out (`current`, not failed) is followed to its end. A finding of fitness is kept for the attempt
+ * and that recipient for SEND_CHECKS_KEPT_MS in this process: the rounds that send the attempt's
+ * gas, its lending and then build it asked the node the same three questions each (nine requests an
+ * invoice, a tenth of a USDT invoice's). A recipient changed meanwhile (a merchant's new wallet, a
+ * release elsewhere) is another key, checked afresh.
+ */
+export async function unfitRecipient(ctx: WorkerContext, p: Payment, purpose: 'FORWARD' | 'REFUND', current: Transaction | null, to: string, what: string): Promise<string | null> {
+  const attempt = nextAttempt(current);
+  if (attempt === null) return null;
+  const key = `${p.id}:${purpose}:${attempt}:${to}`;
+  const passed = singleton('sendChecksPassed', () => new Map<string, number>());
+  const at = passed.get(key);
+  if (at !== undefined && Date.now() - at < SEND_CHECKS_KEPT_MS) return null;
+  if (await ctx.chain.isContract(to)) return contractHeld(to, what);
+  const frozen = await frozenReason(ctx, p, to, what);
+  if (frozen) return frozen;
+  passed.delete(key);
+  passed.set(key, Date.now());
+  if (passed.size > SEND_CHECKS_KEPT) passed.delete(passed.keys().next().value!);
+  return null;
+}
+
+/**
  * Why a USDT send of the payment to `to` must not be made (issue 37), or null. Tether's contract
  * keeps a blacklist: a transfer from a frozen address reverts (burning the energy paid for it,
  * every attempt), and USDT sent to a frozen one can never be moved again. Asked before a new
  * attempt buys gas or energy; a send already out is followed to its end.
  */
-export async function frozenReason(ctx: WorkerContext, p: Payment, to: string, what: string): Promise<string | null> {
+async function frozenReason(ctx: WorkerContext, p: Payment, to: string, what: string): Promise<string | null> {
   if (p.currency !== 'USDT') return null;
   const { address } = invoiceKey(p);
   if (await ctx.chain.isUsdtFrozen(address)) {
@@ -154,7 +192,7 @@ export async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: '
       deduction,
     };
   };
-  const outcome = await ensureSend(ctx, p, step, build, { burnNowSun: burnNow, beforeBroadcast: (row) => underfunded(ctx, row) });
+  const outcome = await ensureSend(ctx, p, step, build, { burnNowSun: burnNow, beforeBroadcast: (row) => underfunded(ctx, row, estimate) });
   if (outcome.state !== 'pending' && p.waitingReason) await noteWaiting(ctx, p, null);
   return outcome;
 }
@@ -207,15 +245,17 @@ async function planAttempt(ctx: WorkerContext, p: Payment, purpose: 'FORWARD' | 
 
 /**
  * Why a stored USDT send must not be broadcast now, or null (issue 22, case 2). Checked with a
- * new estimate, not the one it was built on: the price or the energy may have risen meanwhile.
+ * new estimate, not the one it was built on: the price or the energy may have risen meanwhile. The
+ * round's (`estimate`, SendReads) is new: made this round, by its build if it built the send (issue
+ * 37: a send built and broadcast in one round was estimated twice, three requests each).
  * A fee_limit below what the send burns now would run OUT_OF_ENERGY and burn it all: the send is
  * kept back until it expires and is proven dead, then rebuilt at the new price. An address
  * holding less than the fee_limit (gas that arrived before the price rose) is topped up first.
  */
-async function underfunded(ctx: WorkerContext, row: Transaction): Promise<string | null> {
+async function underfunded(ctx: WorkerContext, row: Transaction, estimate: SendReads['estimate']): Promise<string | null> {
   const limit = feeLimitOf(row);
   if (limit === null) return null;
-  if (row.energySource === 'POOL' || row.energySource === 'RENTAL') return energyShort(ctx, row);
+  if (row.energySource === 'POOL' || row.energySource === 'RENTAL') return energyShort(ctx, row, undefined, estimate);
   const cost = await ctx.chain.estimateTransfer({ token: row.currency as Currency, from: row.fromAddress, to: row.toAddress, amount: row.amountUnits, feeLimitSun: limit });
   const burn = cost.energyFeeSun + cost.bandwidthFeeSun;
   if (limit < burn) return `its fee_limit of ${toDecimal(limit)} TRX is below the ${toDecimal(burn)} TRX it would burn now (the energy price or its energy rose since it was built); rebuilt once it is proven dead`;

@@ -2,8 +2,8 @@ import { gasInUsdt } from '@/lib/rates';
 import type { WorkerContext } from '@/lib/worker/context';
 import { type Payment } from './payment';
 import { followOut, latestSend } from '@/lib/sends/steps';
-import { contractHeld, hold, refusedHeld, settle, failPayment } from './outcomes';
-import { REFUND_NOT_WORTH_IT, frozenReason, invoiceSendReads, uneconomic, sendFromInvoice } from './invoiceSends';
+import { hold, refusedHeld, settle, failPayment } from './outcomes';
+import { REFUND_NOT_WORTH_IT, invoiceSendReads, uneconomic, sendFromInvoice, unfitRecipient } from './invoiceSends';
 
 /** Returns a payment that failed AML to its sender, less the network cost of doing so. */
 export async function refund(ctx: WorkerContext, p: Payment): Promise<void> {
@@ -12,12 +12,11 @@ export async function refund(ctx: WorkerContext, p: Payment): Promise<void> {
   if ((await followOut(ctx, p)).inNoBlock > 0) return;
   // A merchant's release may name where held funds go back to; otherwise the sender.
   const to = p.releaseAddress ?? p.fromAddress;
-  // Never to a smart contract (issue 34: a sender that is one, or an address named before releases refused them).
+  // Never to a smart contract (issue 34: a sender that is one, or an address named before releases refused them),
+  // nor from or to an address the USDT contract has frozen (issue 37).
   const current = await latestSend(ctx, p.id, { purpose: 'REFUND' });
-  if ((!current || current.sendState === 'FAILED') && (await ctx.chain.isContract(to))) return hold(ctx, p, contractHeld(to, p.releaseAddress ? 'the address it was released to' : 'its sender'));
-  // Nor from or to an address the USDT contract has frozen (issue 37).
-  const frozen = !current || current.sendState === 'FAILED' ? await frozenReason(ctx, p, to, p.releaseAddress ? 'the address it was released to' : 'its sender') : null;
-  if (frozen) return hold(ctx, p, frozen);
+  const unfit = await unfitRecipient(ctx, p, 'REFUND', current, to, p.releaseAddress ? 'the address it was released to' : 'its sender');
+  if (unfit) return hold(ctx, p, unfit);
   // Judged before any gas is bought for it (issue 22, case 7): gas for a refund that returns nothing would be stranded.
   // A merchant's own REFUND release is no AML matter: its reason says only what it is.
   const notWorthIt = p.releaseAction === 'REFUND' ? 'uneconomic: returning it would cost more than it is worth' : REFUND_NOT_WORTH_IT;

@@ -266,12 +266,25 @@ export async function bindingBlock(ctx: WorkerContext, anchor: Anchor, step: Sen
     if (unseen) return { wait: `send ${unseen.id} (${unseen.sendPurpose} for ${unseen.sourceId}) to ${unseen.toAddress} is in flight and in no block yet; a send there is planned once it is` };
     for (const t of theirs) add(t.blockNumber, t.blockId);
   }
-  if (step.to !== undefined && (await ctx.chain.isActivated(step.to)) && !(await ctx.chain.isActivated(step.to, 'solidified'))) {
+  if (step.to !== undefined && !(await madeAccountByOurs(ctx, step.to)) && (await ctx.chain.isActivated(step.to)) && !(await ctx.chain.isActivated(step.to, 'solidified'))) {
     const created = await creationBlock(ctx, step.to);
     if (!created) return { wait: `${step.to} became an account in a block that is not final, by no transfer the node's blocks show; built once that is final` };
     blocks.push(created);
   }
   return { block: blocks.reduce<RefBlock | undefined>((newest, b) => (newest === undefined || b.number > newest.number ? b : newest), undefined) };
+}
+
+/**
+ * Whether TRX of ours reached `address` in a block known (an ACTIVATION row is a transfer of our gas):
+ * final, the address is an account in solidified state; in a block not final, it was made an account
+ * there or before, and that block is among the ones bindingBlock references (ours in flight, this
+ * anchor's or another's), whose reference holds its ancestors. Either way nothing is left to ask the
+ * node (issue 37: the lending and the forward right after the gas asked whether the address had become
+ * an account in a block not final, and searched for the block: four requests a send).
+ */
+async function madeAccountByOurs(ctx: WorkerContext, address: string): Promise<boolean> {
+  const ours = await ctx.prisma.transaction.count({ where: { toAddress: address, type: 'ACTIVATION', OR: [{ sendState: 'CONFIRMED' }, { sendState: 'BROADCAST', blockId: { not: null } }] } });
+  return ours > 0;
 }
 
 /** The block, not final, of the first TRX transfer to `address` above the solidified head (the one that made it an account), or null. */

@@ -57,6 +57,54 @@ describe("a USDT forward's round", () => {
     assert.deepEqual(sends, [{ sendPurpose: 'FORWARD_GAS', sendIndex: 1, energySource: 'POOL', amountUnits: 1n }], 'the attempt planned on the pool: its activation sent');
     assert.equal((await prisma.transaction.findUniqueOrThrow({ where: { id: p.id } })).waitingReason, null, 'nothing waits');
   });
+
+  /*
+   * The rounds of one attempt, from its gas to its send: the gas (which makes the address an account), then the
+   * pool's lending once the gas is in a block, then the forward once the lending is (issue 24). Each of them asked
+   * again whether the merchant's wallet is a contract and whether the USDT contract has frozen either address
+   * (three requests), and the lending's and the forward's binding asked whether the address had become an account
+   * in a block not final and searched for that block (four), where the gas's own row says so; the round that built
+   * the forward estimated it twice, for its build and for its check before broadcast (three each). Issue 37.
+   */
+  it('asks once an attempt whether its recipient is fit, binds the sends after its gas without asking whether the gas made the address an account, and estimates the round that sends it once', async () => {
+    const { prisma, ctx, chain } = world;
+    const paid = await finalPayment(world, 'USDT', '10');
+    const deposit = paid.toAddress;
+    const calls = { isContract: 0, isUsdtFrozen: 0, estimateTransfer: 0, depositAskedAfterGasLanded: 0 };
+    const spied = chain as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    const originals = { isContract: spied.isContract!, isUsdtFrozen: spied.isUsdtFrozen!, estimateTransfer: spied.estimateTransfer!, isActivated: spied.isActivated! };
+    for (const name of ['isContract', 'isUsdtFrozen', 'estimateTransfer'] as const) {
+      spied[name] = (...args) => {
+        calls[name]++;
+        return originals[name].apply(chain, args);
+      };
+    }
+    spied.isActivated = async (...args) => {
+      const gasLanded = await prisma.transaction.count({ where: { sourceId: paid.id, sendPurpose: 'FORWARD_GAS', blockId: { not: null } } });
+      // Asked by a send's binding (the gas's own top-up asks whether it is an account yet, as before).
+      if (args[0] === deposit && gasLanded > 0 && new Error().stack?.includes('bindingBlock')) calls.depositAskedAfterGasLanded++;
+      return originals.isActivated.apply(chain, args);
+    };
+    try {
+      let sendingRoundEstimates = -1;
+      await waitFor('the forward broadcast', async () => {
+        const before = calls.estimateTransfer;
+        await forward(ctx, await loadPayment(ctx, paid.id));
+        const sent = await prisma.transaction.findFirst({ where: { sourceId: paid.id, sendPurpose: 'FORWARD', sendState: { in: ['BROADCAST', 'CONFIRMED'] } } });
+        if (!sent) return null;
+        sendingRoundEstimates = calls.estimateTransfer - before;
+        return true;
+      }, 60_000);
+      const purposes = (await prisma.transaction.findMany({ where: { sourceId: paid.id }, orderBy: { id: 'asc' }, select: { sendPurpose: true } })).map((r) => r.sendPurpose);
+      assert.deepEqual(purposes.slice(0, 2), ['FORWARD_GAS', 'FORWARD_ENERGY'], 'the gas first, then the lending, each in its round');
+      assert.equal(calls.isContract, 1, 'whether the wallet is a contract: asked once for the attempt');
+      assert.equal(calls.isUsdtFrozen, 2, 'the blacklist: asked once for each address');
+      assert.equal(calls.depositAskedAfterGasLanded, 0, 'the sends after the gas do not ask whether the address it made an account is one');
+      assert.equal(sendingRoundEstimates, 1, 'the round that builds and broadcasts the forward estimates it once');
+    } finally {
+      Object.assign(spied, originals);
+    }
+  });
 });
 
 /**
