@@ -57,6 +57,17 @@ const HEAD_READS_KEPT = 48;
 /** How many addresses known to be accounts in solidified state are kept (isActivated): merchants' wallets and payout targets, mostly. */
 const FINAL_ACCOUNTS_KEPT = 10_000;
 /**
+ * How long after this process read a head block a send may be built on it instead of on a head read
+ * for it (refHeader): its expiration counted from that block's time, and its reference that block
+ * when the send relies on nothing newer. A mainnet block's time: the head scanner reads each block as
+ * it is due, so a send's build finds one read within a block (issue 37: every send asked the node for
+ * the head, five requests a paid USDT invoice). A block that old is as good a reference as the newest
+ * (TaPoS takes any of the last 65,536; a reorganisation that replaces it kills the send, proven dead
+ * and rebuilt, as it would one built on the newest block it replaces), and the expiration is earlier
+ * by at most that much.
+ */
+export const SEND_HEAD_FRESH_MS = 3_000;
+/**
  * Taking final blocks from the head's reads costs a request of its own (the solidified head's
  * header), and a second when they cannot be taken (the blocks are then read as before): worth it
  * only for blocks whose reading again would cost more than that. Mainnet's hold about 300 transfers
@@ -175,8 +186,8 @@ export class TronChain implements Chain {
   private readonly headReads = new Map<number, ChainBlock>();
   /** Addresses seen to be accounts in solidified state (isActivated), at most FINAL_ACCOUNTS_KEPT. */
   private readonly finalAccounts = new Set<string>();
-  /** The newest head block read here, any way (its header, or a scanner's read): what an estimate's transaction is built on (sizeHeader). */
-  private newestHead: RefBlock & { timestamp: number } | null = null;
+  /** The newest head block read here, any way (its header, or a scanner's read), and when (`seenAt`, ms here): what an estimate's transaction is built on (sizeHeader), and a send's while it is fresh (refHeader). */
+  private newestHead: (RefBlock & { timestamp: number; seenAt: number }) | null = null;
 
   constructor(private readonly config: ChainConfig) {
     this.usdtContract = config.usdtContract;
@@ -636,9 +647,12 @@ export class TronChain implements Chain {
   /**
    * Reference block and expiration for transactions built now (what tronweb would fetch itself, but
    * with errors we can classify): the head block, or `refBlock`. The expiration always counts from
-   * the head block's time, which is what a node checks it against.
+   * the head block's time, which is what a node checks it against. The head is the newest read here
+   * while it is SEND_HEAD_FRESH_MS fresh and not below `refBlock`, else read now.
    */
   private async refHeader(refBlock?: RefBlock): Promise<RefHeader> {
+    const seen = this.newestHead;
+    if (seen && Date.now() - seen.seenAt < SEND_HEAD_FRESH_MS && (!refBlock || refBlock.number <= seen.number)) return this.headerOn(seen, refBlock);
     const { blockID, block_header } = await this.header(false);
     const { number, timestamp } = block_header.raw_data;
     return this.headerOn({ number, id: blockID, timestamp }, refBlock);
@@ -649,15 +663,15 @@ export class TronChain implements Chain {
    * newest head block read here, else one read now. Any block gives the same size: the reference is
    * two bytes and eight of its id, and the expiration and timestamp, milliseconds, are six bytes each
    * from 1971 to 2109 (issue 37: each estimate asked the node for the head, a third of the
-   * `wallet/getblock` requests of a paid USDT invoice). A transaction that is sent reads it fresh
-   * (refHeader).
+   * `wallet/getblock` requests of a paid USDT invoice). A transaction that is sent is built on a
+   * head at most SEND_HEAD_FRESH_MS old (refHeader).
    */
   private async sizeHeader(): Promise<RefHeader> {
     return this.newestHead ? this.headerOn(this.newestHead) : this.refHeader();
   }
 
   private sawHead(head: RefBlock & { timestamp: number }): void {
-    if (!this.newestHead || head.number >= this.newestHead.number) this.newestHead = head;
+    if (!this.newestHead || head.number >= this.newestHead.number) this.newestHead = { ...head, seenAt: Date.now() };
   }
 
   private headerOn(head: RefBlock & { timestamp: number }, refBlock?: RefBlock): RefHeader {
@@ -675,7 +689,8 @@ export class TronChain implements Chain {
     const path = solid ? 'walletsolidity/getblock' : 'wallet/getblock';
     const raw = await this.request(path, path, { detail: false }, solid ? 'solidified' : 'head');
     const header = this.parse(path, blockHeaderReply, raw);
-    if (!solid) this.sawHead({ number: header.block_header.raw_data.number, id: header.blockID, timestamp: header.block_header.raw_data.timestamp });
+    // The node's head now, even below one read before (a reorganisation to a shorter branch): a send built on it references a block there.
+    if (!solid) this.newestHead = { number: header.block_header.raw_data.number, id: header.blockID, timestamp: header.block_header.raw_data.timestamp, seenAt: Date.now() };
     return header;
   }
 

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { ResourceOp } from '@/lib/chain/types';
 import { nodeRequestCounts } from '@/lib/chain/meter';
+import { SEND_HEAD_FRESH_MS } from '@/lib/chain/tron';
 import { poolUpkeepReads } from '@/lib/energy/upkeep';
 import { forward } from '@/lib/payments/forward';
 import { loadPayment } from '@/lib/payments/payment';
@@ -236,5 +237,50 @@ describe('whether an address is an account', () => {
     const never = randomAddress();
     assert.deepEqual(await ask(never), { answers: [false, false], requests: 2 }, 'no account: asked each time');
     assert.deepEqual(await ask(never), { answers: [false, false], requests: 2 }, 'and again');
+  });
+});
+
+/**
+ * A send is built on the head block: its expiration counts from the block's time, and it references
+ * the block unless it relies on a newer one. Each build asked the node for the head (wallet/getblock),
+ * five requests a paid USDT invoice, while the worker's head scanner had read it moments before (issue
+ * 37). A head read here within SEND_HEAD_FRESH_MS is used; an older one, or one below the block the
+ * send must reference, is read again.
+ */
+describe('the head a send is built on', () => {
+  let world: LibWorld;
+
+  before(async () => {
+    world = await startLibWorld('send-head-test', { gasTrx: '1000' });
+  });
+
+  after(async () => {
+    await world?.stop();
+  });
+
+  it('is the head read moments before, without asking the node; read again once that is older than a block, or below the block the send references', async () => {
+    const { chain, ctx } = world;
+    const refOf = (signed: { signedTx: unknown }) => (signed.signedTx as { raw_data: { ref_block_bytes: string } }).raw_data.ref_block_bytes;
+    const bytesOf = (n: number) => n.toString(16).slice(-4).padStart(4, '0');
+    const build = async (refBlock?: { number: number; id: string }) => {
+      const before = count('wallet/getblock');
+      const signed = await chain.buildSignedTrxTransfer(ctx.gasWallet.privateKey, randomAddress(), 1n, refBlock);
+      return { signed, asked: count('wallet/getblock') - before };
+    };
+    const head = await chain.getHead();
+    const fresh = await build();
+    assert.equal(fresh.asked, 0, 'the head read moments before: not asked again');
+    assert.equal(refOf(fresh.signed), bytesOf(head.number), 'it references that head');
+    assert.equal(fresh.signed.expiresAt, head.timestamp + 60_000, 'and expires counting from its time');
+
+    await waitFor('a newer block', async () => ((await chain.getBlockNumber()) > head.number + 1 ? true : null), 10_000);
+    const seen = await chain.getHead();
+    // A reference above the head seen, as a send's binding may name a block learnt from a receipt before any head read here shows it.
+    const ahead = await build({ number: seen.number + 5, id: 'ab'.repeat(32) });
+    assert.equal(ahead.asked, 1, 'a reference above the head seen: the head is read');
+
+    await new Promise((r) => setTimeout(r, SEND_HEAD_FRESH_MS + 100));
+    const stale = await build();
+    assert.equal(stale.asked, 1, 'the head seen is older than SEND_HEAD_FRESH_MS: read again');
   });
 });
