@@ -76,6 +76,7 @@ export function transferCost(
     bandwidthFeeSun,
     activationFeeSun,
     totalFeeSun: energyFeeSun + bandwidthFeeSun + activationFeeSun,
+    energyPriceSun: params.energyFeeSun,
   };
 }
 

@@ -233,6 +233,8 @@ export interface TransferCost {
   activationFeeSun: bigint;
   /** Everything burned; what the node will report as the transaction's fee. */
   totalFeeSun: bigint;
+  /** The energy price (sun an energy unit) the estimate was made at: what a fee_limit for it pays per unit. */
+  energyPriceSun: bigint;
 }
 
 export interface BatchCost {

@@ -187,15 +187,11 @@ export function sharedEnergy(ctx: WorkerContext, address: string): EnergyShare {
  *   customer's or a kept fee, not gas (issue 23). Parallel sends of a payout's wave take their part
  *   of the address's energy (`share`) and count no gas.
  * Short, the attempt's lending step lends the rest before it goes.
- * `estimate`: the round's estimate of the same transfer (SendReads), when the caller made one this
- * round; otherwise the send is estimated here.
  */
-export async function energyShort(ctx: WorkerContext, row: Transaction, share?: EnergyShare, estimate?: SendReads['estimate']): Promise<string | null> {
-  const [cost, params] = await Promise.all([
-    estimate ? estimate() : ctx.chain.estimateTransfer({ token: row.currency as Currency, from: row.fromAddress, to: row.toAddress, amount: row.amountUnits }),
-    ctx.chain.getChainParameters(),
-  ]);
-  const price = params.energyFeeSun;
+export async function energyShort(ctx: WorkerContext, row: Transaction, share?: EnergyShare): Promise<string | null> {
+  const cost = await ctx.chain.estimateTransfer({ token: row.currency as Currency, from: row.fromAddress, to: row.toAddress, amount: row.amountUnits });
+  // The price that fresh estimate was made at (the chain's parameters were read beside it, as new).
+  const price = cost.energyPriceSun;
   const limit = feeLimitOf(row) ?? cost.energy * price;
   if (limit < cost.energy * price) {
     return `its fee_limit of ${toTrx(limit)} TRX pays for ${limit / price} energy at ${price} sun, the send needs ${cost.energy} now (the price or its energy rose since it was built); rebuilt once it is proven dead`;
