@@ -251,6 +251,7 @@ export class TronChain implements Chain {
       parentId: b.block_header.raw_data.parentHash,
       timestamp: b.block_header.raw_data.timestamp,
       transfers: perBlock[i]!,
+      executed: b.transactions.filter((tx) => tx.ret?.[0]?.contractRet === 'SUCCESS').map((tx) => tx.txID),
     }));
     if (!solid) {
       this.keepHeadReads(read);

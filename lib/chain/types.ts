@@ -152,6 +152,12 @@ export interface ChainBlock {
   /** ms since epoch. */
   timestamp: number;
   transfers: Transfer[];
+  /**
+   * The ids of its transactions that executed (`ret[0].contractRet` SUCCESS, as the block itself
+   * says): what the head scanner marks our sends in flight landed by, without asking the node for
+   * each one's receipt (lib/payments/headScan.ts, issue 37).
+   */
+  executed: string[];
 }
 
 /** A block a transaction is built to reference (TaPoS: `ref_block_bytes`, `ref_block_hash`). */

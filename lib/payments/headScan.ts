@@ -37,7 +37,9 @@ export async function scanHead(ctx: WorkerContext): Promise<HeadScanResult> {
   // head and the blocks were two requests a block). None: the next block is not made yet.
   let blocks = await chain.getBlocks(next, next + MAX_BLOCKS - 1);
   if (blocks.length === 0) return NOTHING;
+  let reread = !following;
   if (following && blocks[0]!.parentId !== cursor.blockId) {
+    reread = true;
     // The block the cursor holds is not on the chain any more: read the whole window again.
     console.warn(`head scan: block ${cursor.blockNumber} (${cursor.blockId}) was replaced by a reorganisation; reading from block ${solid.blockNumber + 1} again`);
     blocks = await chain.getBlocks(solid.blockNumber + 1, solid.blockNumber + MAX_BLOCKS);
@@ -48,7 +50,10 @@ export async function scanHead(ctx: WorkerContext): Promise<HeadScanResult> {
   const head = headOf(last);
   const more = blocks.length === MAX_BLOCKS;
   if (!contiguous(blocks)) return { ...NOTHING, head }; // the node reorganised while it answered: next round
-  return { blocks: blocks.length, recorded: await record(ctx, blocks), more, head };
+  // Our sends first: a crash before the cursor moves reads these blocks again.
+  const landed = await markSends(ctx.prisma, blocks, reread);
+  const recorded = await record(ctx, blocks);
+  return { blocks: blocks.length, recorded: Math.max(recorded, landed > 0 ? 1 : 0), more, head };
 }
 
 /** Each block's parent is the block before it. */
@@ -102,6 +107,41 @@ async function record(ctx: WorkerContext, blocks: ChainBlock[]): Promise<number>
     return Math.max(1, rows.length);
   });
   return Math.max(recorded, marked);
+}
+
+/**
+ * Marks our sends in flight that these blocks hold, executed, as in their block (number and id),
+ * as a follow's look of the send would (lib/sends/steps.ts, advanceSend): the follow then asks the
+ * node nothing of it until that block can be final, and a step waiting for its gas or its lending
+ * to land has the block's id without reading the block (issue 37: a receipt and a block read a
+ * send, before, some six requests of a paid USDT invoice). A send that failed in its block is left
+ * to its follow, which reads what it burned. Where the window was read again (`reread`: the first
+ * read, or after a reorganisation), a send marked at one of its heights (with a block id: seen
+ * executed there, by this scanner or a follow) that no block there holds now is in no block again: what referenced its old block is dead, and what waits for it waits.
+ * How many rows it changed: a send landed is work for the jobs that wait for it.
+ */
+async function markSends(prisma: PrismaRaw, blocks: ChainBlock[], reread: boolean): Promise<number> {
+  const hashes = blocks.flatMap((b) => b.executed);
+  const numbers = blocks.flatMap((b) => b.executed.map(() => b.number));
+  const ids = blocks.flatMap((b) => b.executed.map(() => b.id));
+  let changed = 0;
+  if (hashes.length > 0) {
+    changed += await execute(
+      prisma,
+      sql`UPDATE transactions t SET block_number = v.number, block_id = v.id
+          FROM unnest(${hashes}::text[], ${numbers}::int[], ${ids}::text[]) AS v(hash, number, id)
+          WHERE t.trn_hash = v.hash AND t.send_state IN ('SIGNED', 'BROADCAST') AND t.block_id IS DISTINCT FROM v.id`,
+    );
+  }
+  if (reread) {
+    changed += await execute(
+      prisma,
+      sql`UPDATE transactions SET block_number = NULL, block_id = NULL
+          WHERE send_state IN ('SIGNED', 'BROADCAST') AND block_id IS NOT NULL AND block_number BETWEEN ${blocks[0]!.number} AND ${blocks.at(-1)!.number}
+            AND NOT (trn_hash = ANY(${hashes}::text[]))`,
+    );
+  }
+  return changed;
 }
 
 /** Marks `block` as holding something the scanner of solidified blocks alone records (lib/db/chainCursors.ts, AWAITED_MARK); the mark only moves up. */

@@ -633,6 +633,14 @@ async function advanceSend(ctx: WorkerContext, row: Transaction, follow: Follow)
     keepLook(looks, row.trnHash, { head: scanned?.head ?? 0, at: now, status: 'unknown', blockNumber: null });
     return { state: 'pending' };
   }
+  // Seen executed in a block the scanners read (markSends, lib/payments/headScan.ts), or by a look in another process,
+  // since this process last looked: in a block, not final yet, without asking the node (issue 37: a receipt, and for a
+  // step waiting for it to land a read of the block, of every send). Its block's finality is looked at as after a look
+  // that found it there; a reorganisation that took it out the scanner unmarks, and the look at finality sees.
+  if (refusal === null && scanned && row.blockId !== null && row.blockNumber !== null && look?.blockNumber !== row.blockNumber && (scanned.solidified?.number ?? -1) < row.blockNumber) {
+    keepLook(looks, row.trnHash, { head: scanned.head, at: now, status: 'pending', blockNumber: row.blockNumber });
+    return landedSend(ctx, row, row.blockNumber, follow);
+  }
   if (refusal === null && look && !lookDue(look, scanned, follow.anchorFinal, now)) {
     return look.status !== 'unknown' && look.status !== 'failed' && look.blockNumber !== null ? landedSend(ctx, row, look.blockNumber, follow) : { state: 'pending' };
   }

@@ -4,7 +4,9 @@ import { after, before, describe, it } from 'node:test';
 import type { ResourceOp } from '@/lib/chain/types';
 import { nodeRequestCounts } from '@/lib/chain/meter';
 import { SEND_HEAD_FRESH_MS } from '@/lib/chain/tron';
+import { HEAD_CURSOR, SOLIDIFIED_CURSOR } from '@/lib/db/chainCursors';
 import { poolUpkeepReads } from '@/lib/energy/upkeep';
+import { scanHead } from '@/lib/payments/headScan';
 import { forward } from '@/lib/payments/forward';
 import { loadPayment } from '@/lib/payments/payment';
 import { FixedRateSource } from '@/lib/rates/fixed';
@@ -109,6 +111,104 @@ describe("a USDT forward's round", () => {
     } finally {
       Object.assign(spied, originals);
     }
+  });
+
+  /*
+   * A send of ours that the head scanner reads executed in a block is marked there (lib/payments/headScan.ts,
+   * markSends), as a follow's look of it would: the rounds after it take it as landed without asking the node for
+   * its receipt, and a step that waits for it (the lending after the gas) has its block's id without reading the
+   * block. Until 2026-12-03 each send's follow asked for its receipt once the scanners had read a newer block, and the
+   * gas's and the lending's read their block again: about six requests of a paid USDT invoice (issue 37).
+   */
+  it('takes a send the head scanner saw executed in a block as landed there, asking the node neither its receipt nor its block', async () => {
+    const { prisma, ctx, chain } = world;
+    const paid = await finalPayment(world, 'USDT', '10');
+    const gasRow = () => prisma.transaction.findFirst({ where: { sourceId: paid.id, sendPurpose: 'FORWARD_GAS' } });
+    // The scanners' cursors as a worker's: final up to now (the payment above is recorded), the head scanner reading on.
+    const final = { blockNumber: await chain.getBlockNumber(), blockTime: new Date() };
+    await prisma.chainCursor.upsert({ where: { name: SOLIDIFIED_CURSOR }, create: { name: SOLIDIFIED_CURSOR, ...final }, update: final });
+    // The gas broadcast by a round.
+    await waitFor('the gas broadcast', async () => {
+      await forward(ctx, await loadPayment(ctx, paid.id));
+      return (await gasRow())?.sendState === 'BROADCAST' ? true : null;
+    }, 30_000);
+    const gas = (await gasRow())!;
+    const gasBlock = await waitFor('the gas in a block', async () => (await chain.getTransactionStatus(gas.trnHash)).blockNumber, 30_000);
+    const asked = { receipts: 0, blocks: 0 };
+    const spied = chain as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    const originals = { getTransactionStatus: spied.getTransactionStatus!, getBlockIdHolding: spied.getBlockIdHolding! };
+    spied.getTransactionStatus = (...args) => {
+      if (args[0] === gas.trnHash) asked.receipts++;
+      return originals.getTransactionStatus.apply(chain, args);
+    };
+    spied.getBlockIdHolding = (...args) => {
+      if (args[1] === gas.trnHash) asked.blocks++;
+      return originals.getBlockIdHolding.apply(chain, args);
+    };
+    try {
+      // Rounds as the worker's: the head scanner reads, then the forward's round follows its sends and plans the next.
+      await waitFor('the lending stored', async () => {
+        await scanHead(ctx);
+        await forward(ctx, await loadPayment(ctx, paid.id));
+        return (await prisma.transaction.findFirst({ where: { sourceId: paid.id, sendPurpose: 'FORWARD_ENERGY' } })) ? true : null;
+      }, 60_000);
+      const marked = (await gasRow())!;
+      assert.equal(marked.blockNumber, gasBlock, 'the gas is marked in the block it is in');
+      assert.equal(marked.blockId, await originals.getBlockIdHolding.call(chain, gasBlock, gas.trnHash), "the gas's block id: the block that holds it");
+      assert.equal(asked.receipts, 0, "the gas's receipt is not asked before its block can be final");
+      assert.equal(asked.blocks, 0, "the gas's block is not read for its id");
+    } finally {
+      Object.assign(spied, originals);
+      await prisma.chainCursor.deleteMany({ where: { name: { in: [SOLIDIFIED_CURSOR, HEAD_CURSOR] } } });
+    }
+  });
+});
+
+/**
+ * The head scanner marks our sends in flight that it reads executed in a block (lib/payments/headScan.ts, markSends),
+ * and a follow takes the mark as a look that found the send there. A reorganisation that takes the send out of that
+ * block must take the mark off too: what waits for the send to land would otherwise be built on a block the chain no
+ * longer has, and wait for it until its look at finality.
+ */
+describe("the head scanner's marks of our sends", () => {
+  let world: LibWorld;
+
+  before(async () => {
+    // Final 100 blocks deep (10 s): the block that holds the send can be replaced.
+    world = await startLibWorld('send-marks-test', { gasTrx: '1000', solidifiedDepth: 100 });
+  });
+
+  after(async () => {
+    await world?.stop();
+  });
+
+  it('marks a send of ours in the block it is in, and takes the mark off once a reorganisation leaves it out', async () => {
+    const { prisma, ctx, chain, devnet } = world;
+    const final = { blockNumber: await chain.getBlockNumber(), blockTime: new Date() };
+    await prisma.chainCursor.upsert({ where: { name: SOLIDIFIED_CURSOR }, create: { name: SOLIDIFIED_CURSOR, ...final }, update: final });
+    const signed = await chain.buildSignedTrxTransfer(ctx.gasWallet.privateKey, randomAddress(), 1_000_000n);
+    const merchant = await prisma.merchant.create({ data: { email: `marks-${Date.now()}@example.com`, topupWalletAddress: randomAddress(), activationWalletAddress: randomAddress(), webhookSecretEnc: 'unused' } });
+    // Stored as a send step stores one, then broadcast.
+    const row = await prisma.transaction.create({
+      data: { merchantId: merchant.id, type: 'TRANSFER', trnHash: signed.txId, chainRef: `${signed.txId}:send`, fromAddress: ctx.gasWallet.address, toAddress: randomAddress(), amountUnits: 1_000_000n, currency: 'TRX', sendKey: `marks:${signed.txId}`, sendPurpose: 'PAYOUT_GAS', sendAttempt: 1, costPayer: 'SERVICE', sendState: 'BROADCAST', signedTx: signed.signedTx as never, expiresAt: new Date(signed.expiresAt) },
+    });
+    await chain.broadcast(signed.signedTx);
+    const inBlock = await waitFor('the send marked in its block', async () => {
+      await scanHead(ctx);
+      const r = await prisma.transaction.findUniqueOrThrow({ where: { id: row.id } });
+      return r.blockId !== null ? { number: r.blockNumber!, id: r.blockId } : null;
+    }, 30_000);
+    assert.equal(inBlock.id, await chain.getBlockIdHolding(inBlock.number, signed.txId), 'marked in the block that holds it');
+    await devnet.reorg({ fromBlock: inBlock.number, leaveOut: [signed.txId] });
+    const after = await waitFor('the mark taken off or moved', async () => {
+      await scanHead(ctx);
+      const r = await prisma.transaction.findUniqueOrThrow({ where: { id: row.id } });
+      return r.blockId !== inBlock.id ? r : null;
+    }, 30_000);
+    // Left out of the new branch: in no block, or in the block of the new branch that holds it now.
+    if (after.blockId === null) assert.equal(after.blockNumber, null, 'in no block: no height either');
+    else assert.equal(after.blockId, await chain.getBlockIdHolding(after.blockNumber!, signed.txId), 'moved to the block that holds it now');
+    await prisma.chainCursor.deleteMany({ where: { name: { in: [SOLIDIFIED_CURSOR, HEAD_CURSOR] } } });
   });
 });
 

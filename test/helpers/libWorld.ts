@@ -23,14 +23,14 @@ export interface LibWorld {
 }
 
 /**
- * A fresh database and a devnet of its own (100 ms blocks, final 3 deep), the worker's default
+ * A fresh database and a devnet of its own (100 ms blocks, final 3 deep unless `solidifiedDepth` says), the worker's default
  * settings and the test mnemonic's gas wallet funded with `gasTrx`. No worker runs: the test calls
  * lib/ itself, so what it counts (the node requests of this process) is what those calls asked.
  */
-export async function startLibWorld(owner: string, options: { gasTrx: string; rates?: RateSource }): Promise<LibWorld> {
+export async function startLibWorld(owner: string, options: { gasTrx: string; rates?: RateSource; solidifiedDepth?: number }): Promise<LibWorld> {
   const database = await createTestDatabase();
   const prisma = createPrisma(database.url);
-  const devnet = await startDevnetProcess({ blockMs: 100, solidifiedDepth: 3 });
+  const devnet = await startDevnetProcess({ blockMs: 100, solidifiedDepth: options.solidifiedDepth ?? 3 });
   const chain = createChain({ fullNodeUrl: devnet.url, apiKey: null, usdtContract: devnet.usdtContract, txExpirationMs: 60_000 });
   const gasWallet = deriveAccount(TEST_MNEMONIC, 0, 'gas');
   await devnet.pay(gasWallet.address, options.gasTrx, 'TRX');
