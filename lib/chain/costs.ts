@@ -65,6 +65,7 @@ export function transferCost(
   } else {
     bandwidthFeeSun = need.bandwidth * params.bandwidthFeeSun;
   }
+  const senderEnergy = budget.stakedEnergy;
   const fromStake = need.energy < budget.stakedEnergy ? need.energy : budget.stakedEnergy;
   budget.stakedEnergy -= fromStake;
   const energyFeeSun = (need.energy - fromStake) * params.energyFeeSun;
@@ -77,6 +78,7 @@ export function transferCost(
     activationFeeSun,
     totalFeeSun: energyFeeSun + bandwidthFeeSun + activationFeeSun,
     energyPriceSun: params.energyFeeSun,
+    senderEnergy,
   };
 }
 

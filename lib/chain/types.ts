@@ -241,6 +241,12 @@ export interface TransferCost {
   totalFeeSun: bigint;
   /** The energy price (sun an energy unit) the estimate was made at: what a fee_limit for it pays per unit. */
   energyPriceSun: bigint;
+  /**
+   * Energy the sender could spend when the estimate read its account (its limit, own stake and lent,
+   * less what it used; less what a batch's earlier transfers from it take): what the address holds,
+   * as new as the estimate, for a judgment made with it (issue 37).
+   */
+  senderEnergy: bigint;
 }
 
 export interface BatchCost {

@@ -66,6 +66,7 @@ const toTrx = (sun: bigint) => (Number(sun) / 10 ** TOKEN_DECIMALS).toString();
  * the address before broadcast (`energyShort`) and the upkeep read the node themselves.
  */
 export interface SendReads {
+  /** The estimate of the send, from the address the decision is about. */
   estimate(): Promise<TransferCost>;
   pool(): Promise<PoolStatus>;
 }
@@ -108,7 +109,8 @@ export async function energySourceFor(
   const status = await reads.pool();
   if (status.enabled) {
     try {
-      await lendingNeed(ctx, address, cost.energy, 'ENERGY', true, status);
+      // The address's energy as the round's estimate of its send read it (the sender: `address`), not read again.
+      await lendingNeed(ctx, address, cost.energy, 'ENERGY', true, status, cost.senderEnergy);
       return { source: 'POOL' };
     } catch (err) {
       if (!(err instanceof EnergyUnavailable)) throw err;
@@ -201,7 +203,8 @@ export async function energyShort(ctx: WorkerContext, row: Transaction, share?: 
   const gas = share ? 0n : await spendableTrx(ctx, row.fromAddress);
   const beyondGas = limit > gas ? divCeil(limit - gas, price) : 0n;
   const needed = beyondGas > cost.energy ? beyondGas : cost.energy;
-  const { ok, have } = share ? await share(needed) : await energyAvailable(ctx, row.fromAddress).then((have) => ({ ok: have >= needed, have }));
+  // The address's energy as its fresh estimate read it, a moment ago (issue 37: read again here, the same account's resources).
+  const { ok, have } = share ? await share(needed) : { ok: cost.senderEnergy >= needed, have: cost.senderEnergy };
   if (!ok) return `waiting for energy: the address has ${have} of the ${needed} energy the send needs (its ${cost.energy}, and all its fee_limit could burn beyond its gas); the pool or the rental provider supplies the rest first`;
   const bandwidthGas = share ? await spendableTrx(ctx, row.fromAddress) : gas;
   if (bandwidthGas < cost.bandwidthFeeSun) return `waiting for bandwidth: the send would burn ${toTrx(cost.bandwidthFeeSun)} TRX for bandwidth and the address holds ${toTrx(bandwidthGas)} TRX of gas; lent or topped up first`;

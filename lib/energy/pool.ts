@@ -91,8 +91,9 @@ const amountFor = (resource: Resource, stakeSun: bigint, totals: AccountResource
  * What lending `receiver` `amount` of `resource` (energy units, bandwidth bytes) for a send needs
  * from the pool now, or why it cannot: the stake to delegate (0 when the receiver already has it:
  * a delegation not yet taken back, or its own). Energy is lent with ENERGY_MARGIN_PERCENT.
- * `poolRead`: the pool as the same decision read it a moment before (`poolStatus`, energy only), not
- * read again (issue 37); a lending's own need (`lend`) reads it fresh inside the send's build.
+ * `poolRead`: the pool as the same decision read it a moment before (`poolStatus`, energy only), and
+ * `receiverEnergy` the receiver's energy as that decision's estimate of its send read it, not read
+ * again (issue 37); a lending's own need (`lend`) reads both fresh inside the send's build.
  */
 export async function lendingNeed(
   ctx: WorkerContext,
@@ -101,9 +102,10 @@ export async function lendingNeed(
   resource: Resource = 'ENERGY',
   margin = true,
   poolRead?: Pick<PoolStatus, 'resources' | 'lendableSun'>,
+  receiverEnergy?: bigint,
 ): Promise<{ stakeSun: bigint; amount: bigint }> {
   const want = resource === 'ENERGY' && margin ? withMargin(amount, ctx.settings.ENERGY_MARGIN_PERCENT) : amount;
-  const have = (await available(ctx, receiver))[resource];
+  const have = resource === 'ENERGY' && receiverEnergy !== undefined ? receiverEnergy : (await available(ctx, receiver))[resource];
   if (have >= want) return { stakeSun: 0n, amount: 0n };
   const read = resource === 'ENERGY' ? poolRead : undefined;
   const pool = read?.resources ?? (await ctx.chain.getAccountResources(ctx.gasWallet.address));

@@ -5,6 +5,7 @@ import type { ResourceOp } from '@/lib/chain/types';
 import { nodeRequestCounts } from '@/lib/chain/meter';
 import { SEND_HEAD_FRESH_MS } from '@/lib/chain/tron';
 import { HEAD_CURSOR, SOLIDIFIED_CURSOR } from '@/lib/db/chainCursors';
+import { reclaimEnergy } from '@/lib/energy/reclaim';
 import { poolUpkeepReads } from '@/lib/energy/upkeep';
 import { scanHead } from '@/lib/payments/headScan';
 import { forward } from '@/lib/payments/forward';
@@ -25,6 +26,23 @@ async function poolOperation({ chain, ctx }: LibWorld, op: ResourceOp): Promise<
 }
 
 const count = (endpoint: string) => nodeRequestCounts().requests[endpoint] ?? 0;
+
+/** How many times `run` called the chain's `method` with `address` as its first argument. */
+async function readsOf({ chain }: LibWorld, method: string, address: string, run: () => Promise<unknown>): Promise<number> {
+  const spied = chain as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+  const original = spied[method]!;
+  let calls = 0;
+  spied[method] = (...args) => {
+    if (args[0] === address) calls++;
+    return original.apply(chain, args);
+  };
+  try {
+    await run();
+  } finally {
+    spied[method] = original;
+  }
+  return calls;
+}
 
 /**
  * One round of a USDT forward's first attempt decides whether it is worth it (`uneconomic`) and
@@ -52,7 +70,10 @@ describe("a USDT forward's round", () => {
     const paid = await finalPayment(world, 'USDT', '10');
     const p = await loadPayment(ctx, paid.id);
     const before = { estimates: count('wallet/estimateenergy'), lendable: count('wallet/getcandelegatedmaxsize') };
-    await forward(ctx, p);
+    const resourceReads = await readsOf(world, 'getAccountResources', paid.toAddress, () => forward(ctx, p));
+    // Its estimate reads the address's resources; the pool's part of the choice takes the address's energy from it
+    // (until 2026-12-03 it read them again, a moment later).
+    assert.equal(resourceReads, 1, "the address's resources: read once in the round, by the transfer's estimate");
     assert.equal(count('wallet/estimateenergy') - before.estimates, 1, "the transfer's energy is estimated once in the round");
     assert.equal(count('wallet/getcandelegatedmaxsize') - before.lendable, 1, 'what the pool can lend is read once in the round');
     // What the round decided is what it decided before: the pool's energy, the address made an account first.
@@ -90,13 +111,13 @@ describe("a USDT forward's round", () => {
       return originals.isActivated.apply(chain, args);
     };
     try {
-      let sendingRound = { estimates: -1, parameters: -1 };
+      let sendingRound = { estimates: -1, parameters: -1, resources: -1 };
       await waitFor('the forward broadcast', async () => {
         const before = { estimates: calls.estimateTransfer, parameters: count('wallet/getchainparameters') };
-        await forward(ctx, await loadPayment(ctx, paid.id));
+        const resources = await readsOf(world, 'getAccountResources', deposit, async () => forward(ctx, await loadPayment(ctx, paid.id)));
         const sent = await prisma.transaction.findFirst({ where: { sourceId: paid.id, sendPurpose: 'FORWARD', sendState: { in: ['BROADCAST', 'CONFIRMED'] } } });
         if (!sent) return null;
-        sendingRound = { estimates: calls.estimateTransfer - before.estimates, parameters: count('wallet/getchainparameters') - before.parameters };
+        sendingRound = { estimates: calls.estimateTransfer - before.estimates, parameters: count('wallet/getchainparameters') - before.parameters, resources };
         return true;
       }, 60_000);
       const purposes = (await prisma.transaction.findMany({ where: { sourceId: paid.id }, orderBy: { id: 'asc' }, select: { sendPurpose: true } })).map((r) => r.sendPurpose);
@@ -108,6 +129,9 @@ describe("a USDT forward's round", () => {
       // test/chain/energy-pool.test.ts). Its fee_limit and that check price its energy at their estimate's price.
       assert.equal(sendingRound.estimates, 2, 'the round that builds and broadcasts the forward estimates it for each');
       assert.equal(sendingRound.parameters, 2, "the chain's parameters read by those estimates only");
+      // Each estimate reads the address's resources, and the lending's top-up its energy fresh; the check before
+      // broadcast takes the address's energy from its own estimate (until 2026-12-03 it read them a fourth time).
+      assert.equal(sendingRound.resources, 3, "the address's resources: read by the two estimates and the lending's top-up");
     } finally {
       Object.assign(spied, originals);
     }
@@ -293,6 +317,18 @@ describe("the energy upkeep's reads while the pool has lent", () => {
     await prisma.transaction.update({ where: { id: payment.id }, data: { paymentState: 'SETTLED' } });
     await round('the receiver is done: a look, on the kept read of the pool', { asked: 0, lookForLent: true });
     await round('nothing changed since that look', { asked: 0, lookForLent: false });
+    // The look takes back what the payment's lending lent (its row, final), reading what is lent to the receiver once:
+    // until 2026-12-03 it read it again to build the taking back, a moment later (issue 37).
+    const lendingHash = randomBytes(32).toString('hex');
+    await prisma.transaction.create({
+      data: { merchantId: merchant.id, type: 'DELEGATE', trnHash: lendingHash, chainRef: `${lendingHash}:send`, fromAddress: ctx.gasWallet.address, toAddress: receiver, amountUnits: 0n, currency: 'TRX', resource: 'ENERGY', stakeSun: 10_000_000_000n, sendKey: `${payment.id}:FORWARD_ENERGY:1`, sendPurpose: 'FORWARD_ENERGY', sendAttempt: 1, sourceId: payment.id, costPayer: 'SERVICE', sendState: 'CONFIRMED', blockNumber: 1_000_003 },
+    });
+    const lentReads = count('wallet/getdelegatedresourcev2');
+    const { status } = await reads.pool(ctx);
+    await reclaimEnergy(ctx, status.stake);
+    assert.equal(count('wallet/getdelegatedresourcev2') - lentReads, 1, 'what is lent to the receiver: read once');
+    const takingBack = await prisma.transaction.findFirstOrThrow({ where: { sendPurpose: 'ENERGY_RECLAIM', toAddress: receiver } });
+    assert.equal(takingBack.stakeSun, 10_000_000_000n, 'the taking back takes back what is lent');
   });
 });
 
