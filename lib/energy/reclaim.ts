@@ -74,7 +74,9 @@ export async function reclaimEnergy(ctx: WorkerContext, stake: Stake, lookForLen
         anchor,
         { purpose: 'ENERGY_RECLAIM', index: lending.id },
         async () => {
-          const now = (await ctx.chain.getDelegatedSun(pool, receiver))[resource];
+          // What this round read lent a moment ago (issue 37: read again here, the same delegation). A lending of ours
+          // since is stored first and makes the receiver busy, which keeps this one back (beforeBroadcast below).
+          const now = lent[resource];
           if (now <= 0n) return null;
           return {
             type: 'UNDELEGATE',
