@@ -79,6 +79,7 @@ export function transferCost(
     totalFeeSun: energyFeeSun + bandwidthFeeSun + activationFeeSun,
     energyPriceSun: params.energyFeeSun,
     senderEnergy,
+    parameters: params,
   };
 }
 

@@ -247,6 +247,8 @@ export interface TransferCost {
    * as new as the estimate, for a judgment made with it (issue 37).
    */
   senderEnergy: bigint;
+  /** The chain's parameters the estimate was made with (read beside it): what a judgment made with it prices the rest at. */
+  parameters: ChainParameters;
 }
 
 export interface BatchCost {

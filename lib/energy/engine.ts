@@ -1,4 +1,4 @@
-import type { AccountResources, TransferCost } from '@/lib/chain/types';
+import type { AccountResources, ChainParameters, TransferCost } from '@/lib/chain/types';
 import type { EnergySource, Transaction } from '@/lib/generated/prisma/client';
 import { gasInUsdt } from '@/lib/rates';
 import { TOKEN_DECIMALS, type Currency } from '@/lib/money/tokens';
@@ -69,14 +69,21 @@ export interface SendReads {
   /** The estimate of the send, from the address the decision is about. */
   estimate(): Promise<TransferCost>;
   pool(): Promise<PoolStatus>;
+  /**
+   * Whether that address is an account at the head: the worth's activation cost and the gas's need
+   * each asked it in the first round of an attempt (issue 37).
+   */
+  activated(): Promise<boolean>;
 }
 
-export function sendReads(ctx: WorkerContext, estimate: () => Promise<TransferCost>): SendReads {
+export function sendReads(ctx: WorkerContext, from: string, estimate: () => Promise<TransferCost>): SendReads {
   let estimated: Promise<TransferCost> | undefined;
   let pool: Promise<PoolStatus> | undefined;
+  let activated: Promise<boolean> | undefined;
   return {
     estimate: () => (estimated ??= estimate()),
     pool: () => (pool ??= poolStatus(ctx)),
+    activated: () => (activated ??= ctx.chain.isActivated(from)),
   };
 }
 
@@ -117,7 +124,7 @@ export async function energySourceFor(
       poolWhy = err.message;
     }
   }
-  const activationSun = await activationCostSun(ctx, address, status.resources);
+  const activationSun = await activationCostSun(ctx, address, status.resources, cost.parameters, reads.activated);
   const bandwidthSun = bandwidthCostSun(activationSun, cost);
   let rentalWhy: string | null = rentalOver ? (rental?.error ?? 'the rental failed') : null;
   let rentSun: bigint | null = null;
@@ -232,10 +239,10 @@ export async function noteWaiting(ctx: WorkerContext, p: Pick<Transaction, 'id' 
  * whether a payment is worth moving (lib/payments/invoiceSends.ts) and so the smallest invoice
  * that is.
  */
-export async function cheapestCostSun(ctx: WorkerContext, from: string, cost: TransferCost, pool: () => Promise<PoolStatus> = () => poolStatus(ctx)): Promise<bigint> {
+export async function cheapestCostSun(ctx: WorkerContext, from: string, cost: TransferCost, reads: Pick<SendReads, 'pool' | 'activated'> = sendReads(ctx, from, () => Promise.resolve(cost))): Promise<bigint> {
   if (cost.energy === 0n) return cost.totalFeeSun;
-  const status = await pool();
-  const activationSun = await activationCostSun(ctx, from, status.resources);
+  const status = await reads.pool();
+  const activationSun = await activationCostSun(ctx, from, status.resources, cost.parameters, reads.activated);
   const bandwidthSun = bandwidthCostSun(activationSun, cost);
   if (status.enabled) return activationSun + bandwidthSun;
   // Burning, as it was always judged: what the send burns (the smallest invoice without a pool is that with the margin).
@@ -253,11 +260,19 @@ const bandwidthCostSun = (activationSun: bigint, cost: TransferCost) => (activat
 
 /**
  * What making `address` an account costs the gas wallet (0 when it is one): the network's system
- * fee, and its create-account fee unless the wallet's staked bandwidth covers the transfer.
+ * fee, and its create-account fee unless the wallet's staked bandwidth covers the transfer. A
+ * decision that read them already passes the chain's parameters (its estimate's) and whether the
+ * address is an account (its round's `SendReads.activated`): not asked again (issue 37).
  */
-export async function activationCostSun(ctx: WorkerContext, address: string, gasWallet?: AccountResources): Promise<bigint> {
-  if (await ctx.chain.isActivated(address)) return 0n;
-  const [params, wallet] = await Promise.all([ctx.chain.getChainParameters(), gasWallet ?? ctx.chain.getAccountResources(ctx.gasWallet.address)]);
+export async function activationCostSun(
+  ctx: WorkerContext,
+  address: string,
+  gasWallet?: AccountResources,
+  parameters?: ChainParameters,
+  activated: () => Promise<boolean> = () => ctx.chain.isActivated(address),
+): Promise<bigint> {
+  if (await activated()) return 0n;
+  const [params, wallet] = await Promise.all([parameters ?? ctx.chain.getChainParameters(), gasWallet ?? ctx.chain.getAccountResources(ctx.gasWallet.address)]);
   const stakedBandwidth = wallet.stakedBandwidthLimit - wallet.stakedBandwidthUsed;
   return params.createAccountSystemFeeSun + (stakedBandwidth >= ACTIVATION_BYTES * params.createAccountBandwidthRate ? 0n : params.createAccountFeeSun);
 }

@@ -6,7 +6,7 @@ import { TOKEN_DECIMALS } from '@/lib/money/tokens';
 import { ensureGas } from '@/lib/sends/gas';
 import type { Anchor, SendOutcome, SendStep } from '@/lib/sends/steps';
 import type { WorkerContext } from '@/lib/worker/context';
-import { noteWaiting } from './engine';
+import { noteWaiting, type SendReads } from './engine';
 import { EnergyUnavailable, energyAvailable, lend } from './pool';
 import { type RentalPurpose, rentalFor, rentEnergy } from './rentals';
 
@@ -161,11 +161,11 @@ async function energyToHold(ctx: WorkerContext, energy: bigint, signedFeeLimitSu
   return byLimit > e ? byLimit : e;
 }
 
-/** What a GAS need asks the address to hold now (sun). */
-async function gasSun(ctx: WorkerContext, need: GasNeed, plan: SendPlan, address: string, cost: PlanCost): Promise<bigint> {
+/** What a GAS need asks the address to hold now (sun); `activated`: whether the address is an account, as its round read it. */
+async function gasSun(ctx: WorkerContext, need: GasNeed, plan: SendPlan, cost: PlanCost, activated: () => Promise<boolean>): Promise<bigint> {
   if (typeof need === 'object') return need.signedFeeLimitSun;
   if (need === 'FEE_LIMIT') return feeLimitSun(ctx, plan.feeLimit, cost);
-  if (!(await ctx.chain.isActivated(address))) return 1n;
+  if (!(await activated())) return 1n;
   return need === 'BYTES' ? withMargin(cost.bandwidthFeeSun, ctx.settings.GAS_MARGIN_PERCENT) : 0n;
 }
 
@@ -173,15 +173,26 @@ async function gasSun(ctx: WorkerContext, need: GasNeed, plan: SendPlan, address
  * Carries the plan out one round: each need in turn, stopping at the first not done. Null once
  * every need is done (the send may be built); else the outcome to answer (pending: it waits,
  * with the reason recorded on the anchor and alerted once; exhausted: a gas or lending step
- * used its attempts up). `cost` is the round's one estimate.
+ * used its attempts up). `cost` is the round's one estimate; `reads` the round's reads of the
+ * address (whether it is an account), when the caller has them.
  */
-export async function carryOut(ctx: WorkerContext, anchor: Anchor & Pick<Transaction, 'waitingReason'>, plan: SendPlan, address: string, cost: () => Promise<PlanCost>, costPayer: CostPayer, what?: string): Promise<SendOutcome | null> {
+export async function carryOut(
+  ctx: WorkerContext,
+  anchor: Anchor & Pick<Transaction, 'waitingReason'>,
+  plan: SendPlan,
+  address: string,
+  cost: () => Promise<PlanCost>,
+  costPayer: CostPayer,
+  what?: string,
+  reads?: Pick<SendReads, 'activated'>,
+): Promise<SendOutcome | null> {
+  const activated = reads?.activated ?? (() => ctx.chain.isActivated(address));
   const wait = async (reason: string): Promise<SendOutcome> => {
     await noteWaiting(ctx, anchor, reason, what);
     return { state: 'pending' };
   };
   const gas = (need: Need & { kind: 'GAS' }) =>
-    ensureGas(ctx, anchor, need.step, address, async () => gasSun(ctx, need.gas, plan, address, await cost()), costPayer, { topUp: need.topUp, energySource: plan.source, landed: need.landed });
+    ensureGas(ctx, anchor, need.step, address, async () => gasSun(ctx, need.gas, plan, await cost(), activated), costPayer, { topUp: need.topUp, energySource: plan.source, landed: need.landed });
   for (const need of plan.needs) {
     let outcome: SendOutcome;
     try {

@@ -22,7 +22,7 @@ export const REFUND_NOT_WORTH_IT = 'AML failed, and returning it would cost more
  */
 export function invoiceSendReads(ctx: WorkerContext, p: Payment, to: string): SendReads {
   const from = invoiceKey(p).address;
-  return sendReads(ctx, () => ctx.chain.estimateTransfer({ token: p.currency as Currency, from, to, amount: p.amountUnits }));
+  return sendReads(ctx, from, () => ctx.chain.estimateTransfer({ token: p.currency as Currency, from, to, amount: p.amountUnits }));
 }
 
 /**
@@ -37,7 +37,7 @@ export async function uneconomic(ctx: WorkerContext, p: Payment, purpose: 'FORWA
   const worth = p.amountUnits - fee;
   const cost = await reads.estimate();
   // The cheapest source's cost (with the pool: activation and bandwidth only; docs/energy.md).
-  const costSun = await cheapestCostSun(ctx, invoiceKey(p).address, cost, reads.pool);
+  const costSun = await cheapestCostSun(ctx, invoiceKey(p).address, cost, reads);
   const costInToken = await costInUnits(ctx, p.currency as Currency, costSun);
   if (costInToken < worth) return null;
   if (purpose === 'REFUND') return REFUND_NOT_WORTH_IT;
@@ -162,7 +162,7 @@ export async function sendFromInvoice(ctx: WorkerContext, p: Payment, purpose: '
   }
   const stored = latest?.sendState === 'SIGNED' ? feeLimitOf(latest) : null;
   const planned = attempt !== null || stored !== null ? await planAttempt(ctx, p, purpose, attempt ?? latest?.sendAttempt ?? 1, reads, stored) : null;
-  const notReady = planned === null ? null : 'needs' in planned ? await carryOut(ctx, p, planned, address, cost, purpose === 'FORWARD' ? 'MERCHANT' : 'SERVICE') : planned;
+  const notReady = planned === null ? null : 'needs' in planned ? await carryOut(ctx, p, planned, address, cost, purpose === 'FORWARD' ? 'MERCHANT' : 'SERVICE', undefined, reads) : planned;
   if (notReady) {
     // The stored send waits with its plan, kept back: followed, so that it expires and is proven dead if the plan
     // cannot be ready again in time (rented energy the provider took back early), and the next attempt plans afresh.

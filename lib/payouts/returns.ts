@@ -300,7 +300,7 @@ async function returnPlan(
   signedLimit: bigint | null,
 ): Promise<SendPlan | SendOutcome> {
   const what = `payout ${payout.id} (return)`;
-  const choice = await energySourceFor(ctx, anchor, 'PAYOUT_RETURN', attempt, address, sendReads(ctx, estimate), null);
+  const choice = await energySourceFor(ctx, anchor, 'PAYOUT_RETURN', attempt, address, sendReads(ctx, address, estimate), null);
   if (choice.source === 'WAIT' || choice.source === 'HOLD') {
     await noteWaiting(ctx, anchor, choice.source === 'WAIT' ? choice.reason : 'waiting for energy', what);
     return { state: 'pending' };

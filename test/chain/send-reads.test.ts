@@ -69,8 +69,15 @@ describe("a USDT forward's round", () => {
     const { prisma, ctx } = world;
     const paid = await finalPayment(world, 'USDT', '10');
     const p = await loadPayment(ctx, paid.id);
-    const before = { estimates: count('wallet/estimateenergy'), lendable: count('wallet/getcandelegatedmaxsize') };
-    const resourceReads = await readsOf(world, 'getAccountResources', paid.toAddress, () => forward(ctx, p));
+    const before = { estimates: count('wallet/estimateenergy'), lendable: count('wallet/getcandelegatedmaxsize'), parameters: count('wallet/getchainparameters') };
+    let accountAsked = -1;
+    const resourceReads = await readsOf(world, 'getAccountResources', paid.toAddress, async () => {
+      accountAsked = await readsOf(world, 'isActivated', paid.toAddress, () => forward(ctx, p));
+    });
+    // Whether the address is an account, asked by the worth's activation cost and the gas's need, and the chain's
+    // parameters, read by the estimate and the activation cost: once each in the round (twice each until 2026-12-03).
+    assert.equal(accountAsked, 1, 'whether the address is an account: asked once in the round');
+    assert.equal(count('wallet/getchainparameters') - before.parameters, 1, "the chain's parameters: read once in the round, by the estimate");
     // Its estimate reads the address's resources; the pool's part of the choice takes the address's energy from it
     // (until 2026-12-03 it read them again, a moment later).
     assert.equal(resourceReads, 1, "the address's resources: read once in the round, by the transfer's estimate");
