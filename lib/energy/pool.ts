@@ -105,6 +105,8 @@ export async function lendingNeed(
   receiverEnergy?: bigint,
 ): Promise<{ stakeSun: bigint; amount: bigint }> {
   const want = resource === 'ENERGY' && margin ? withMargin(amount, ctx.settings.ENERGY_MARGIN_PERCENT) : amount;
+  // Nothing to lend (a send whose bytes the address's free bandwidth covers): nothing to read (issue 37).
+  if (want <= 0n) return { stakeSun: 0n, amount: 0n };
   const have = resource === 'ENERGY' && receiverEnergy !== undefined ? receiverEnergy : (await available(ctx, receiver))[resource];
   if (have >= want) return { stakeSun: 0n, amount: 0n };
   const read = resource === 'ENERGY' ? poolRead : undefined;
