@@ -77,7 +77,6 @@ export function transferCost(
     bandwidthFeeSun,
     activationFeeSun,
     totalFeeSun: energyFeeSun + bandwidthFeeSun + activationFeeSun,
-    energyPriceSun: params.energyFeeSun,
     senderEnergy,
     parameters: params,
   };

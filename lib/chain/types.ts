@@ -239,15 +239,16 @@ export interface TransferCost {
   activationFeeSun: bigint;
   /** Everything burned; what the node will report as the transaction's fee. */
   totalFeeSun: bigint;
-  /** The energy price (sun an energy unit) the estimate was made at: what a fee_limit for it pays per unit. */
-  energyPriceSun: bigint;
   /**
    * Energy the sender could spend when the estimate read its account (its limit, own stake and lent,
    * less what it used; less what a batch's earlier transfers from it take): what the address holds,
    * as new as the estimate, for a judgment made with it (issue 37).
    */
   senderEnergy: bigint;
-  /** The chain's parameters the estimate was made with (read beside it): what a judgment made with it prices the rest at. */
+  /**
+   * The chain's parameters the estimate was made with (read beside it): what a judgment made with it
+   * prices the rest at; `energyFeeSun`, the energy price, is what a fee_limit for it pays per unit.
+   */
   parameters: ChainParameters;
 }
 

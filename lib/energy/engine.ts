@@ -200,7 +200,7 @@ export function sharedEnergy(ctx: WorkerContext, address: string): EnergyShare {
 export async function energyShort(ctx: WorkerContext, row: Transaction, share?: EnergyShare): Promise<string | null> {
   const cost = await ctx.chain.estimateTransfer({ token: row.currency as Currency, from: row.fromAddress, to: row.toAddress, amount: row.amountUnits });
   // The price that fresh estimate was made at (the chain's parameters were read beside it, as new).
-  const price = cost.energyPriceSun;
+  const price = cost.parameters.energyFeeSun;
   const limit = feeLimitOf(row) ?? cost.energy * price;
   if (limit < cost.energy * price) {
     return `its fee_limit of ${toTrx(limit)} TRX pays for ${limit / price} energy at ${price} sun, the send needs ${cost.energy} now (the price or its energy rose since it was built); rebuilt once it is proven dead`;

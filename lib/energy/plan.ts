@@ -140,10 +140,10 @@ async function energyThere(ctx: WorkerContext, anchorId: number, shape: SendShap
 export const paidWithLent = (plan: Pick<SendPlan, 'source'>) => plan.source !== 'BURN';
 
 /** The fee_limit (sun) a send is built with under `rule`, from its own estimate. */
-export async function feeLimitSun(ctx: WorkerContext, rule: FeeLimitRule, cost: Pick<TransferCost, 'energy' | 'energyFeeSun' | 'bandwidthFeeSun'> & Partial<Pick<TransferCost, 'energyPriceSun'>>): Promise<bigint> {
+export async function feeLimitSun(ctx: WorkerContext, rule: FeeLimitRule, cost: Pick<TransferCost, 'energy' | 'energyFeeSun' | 'bandwidthFeeSun'> & Partial<Pick<TransferCost, 'parameters'>>): Promise<bigint> {
   if (rule === 'BURN') return withMargin(cost.energyFeeSun + cost.bandwidthFeeSun, ctx.settings.GAS_MARGIN_PERCENT);
   // The price the estimate was made at, when it is one (issue 37: read again, a request each build); else read now.
-  const price = cost.energyPriceSun ?? (await ctx.chain.getChainParameters()).energyFeeSun;
+  const price = (cost.parameters ?? (await ctx.chain.getChainParameters())).energyFeeSun;
   if (rule === 'LENT') return withMargin(cost.energy * price, ctx.settings.ENERGY_MARGIN_PERCENT);
   return withMargin(cost.energy * price + cost.bandwidthFeeSun, ctx.settings.GAS_MARGIN_PERCENT);
 }
