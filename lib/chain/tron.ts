@@ -20,6 +20,7 @@ import {
   contractReply,
   estimateEnergyReply,
   txInfoReply,
+  type TxInfoReply,
   type BlockReply,
 } from './replies';
 import { admitRequest, endpointOf, notePaused, pausedUntil, throttleWaitMs } from './meter';
@@ -33,6 +34,7 @@ import type {
   ChainBlock,
   ChainParameters,
   Head,
+  NodeReceipt,
   RefBlock,
   Resource,
   ResourceOp,
@@ -115,6 +117,26 @@ function toChainError(what: string, e: unknown): ChainError {
 function decodeMessage(message: string | undefined): string {
   if (!message) return '';
   return /^([0-9a-f]{2})+$/i.test(message) ? Buffer.from(message, 'hex').toString('utf8') : message;
+}
+
+/** A transaction's status from its receipt, final when its block is at or below `solidifiedNumber`. */
+function statusOf(info: TxInfoReply, solidifiedNumber: number): TransactionStatus {
+  const failed = info.result === 'FAILED' || (info.receipt.result !== undefined && info.receipt.result !== 'SUCCESS');
+  const solidified = info.blockNumber <= solidifiedNumber;
+  return {
+    status: failed ? 'failed' : solidified ? 'confirmed' : 'pending',
+    blockNumber: info.blockNumber,
+    solidified,
+    expired: false,
+    feeSun: info.fee,
+    energyUsed: info.receipt.energy_usage_total,
+    energyFeeSun: info.receipt.energy_fee,
+    bandwidthUsed: info.receipt.net_usage,
+    bandwidthFeeSun: info.receipt.net_fee,
+    withdrawnSun: info.withdraw_expire_amount,
+    result: info.receipt.result ?? null,
+    message: info.resMessage ? decodeMessage(info.resMessage) : null,
+  };
 }
 
 function safeNumber(value: bigint, what: string): number {
@@ -219,7 +241,7 @@ export class TronChain implements Chain {
   async getBlockTransfers(n: number): Promise<Transfer[] | null> {
     const raw = await this.request('getblockbynum', 'wallet/getblockbynum', { num: n });
     if (!raw || typeof raw !== 'object' || !Object.keys(raw).length) return null;
-    return this.transfersOf(this.parse('getblockbynum', blockReply, raw));
+    return (await this.transfersOf(this.parse('getblockbynum', blockReply, raw))).transfers;
   }
 
   async getBlockRangeTransfers(from: number, to: number): Promise<{ transfers: Transfer[]; lastBlock: number | null; lastBlockTime: number | null }> {
@@ -250,7 +272,8 @@ export class TronChain implements Chain {
       id: b.blockID,
       parentId: b.block_header.raw_data.parentHash,
       timestamp: b.block_header.raw_data.timestamp,
-      transfers: perBlock[i]!,
+      transfers: perBlock[i]!.transfers,
+      receipts: perBlock[i]!.receipts,
       executed: b.transactions.filter((tx) => tx.ret?.[0]?.contractRet === 'SUCCESS').map((tx) => tx.txID),
     }));
     if (!solid) {
@@ -543,31 +566,24 @@ export class TronChain implements Chain {
     if (!raw || typeof raw !== 'object' || !Object.keys(raw).length) {
       return { status: 'unknown', blockNumber: null, solidified: false, expired: expiresAt !== undefined && solid.timestamp >= expiresAt, ...none };
     }
-    const info = this.parse('gettransactioninfobyid', txInfoReply, raw);
-    const failed = info.result === 'FAILED' || (info.receipt.result !== undefined && info.receipt.result !== 'SUCCESS');
-    const solidified = info.blockNumber <= solid.number;
-    return {
-      status: failed ? 'failed' : solidified ? 'confirmed' : 'pending',
-      blockNumber: info.blockNumber,
-      solidified,
-      expired: false,
-      feeSun: info.fee,
-      energyUsed: info.receipt.energy_usage_total,
-      energyFeeSun: info.receipt.energy_fee,
-      bandwidthUsed: info.receipt.net_usage,
-      bandwidthFeeSun: info.receipt.net_fee,
-      withdrawnSun: info.withdraw_expire_amount,
-      result: info.receipt.result ?? null,
-      message: info.resMessage ? decodeMessage(info.resMessage) : null,
-    };
+    return statusOf(this.parse('gettransactioninfobyid', txInfoReply, raw), solid.number);
   }
 
-  private async transfersOf(block: BlockReply): Promise<Transfer[]> {
+  receiptStatus(receipt: unknown): TransactionStatus {
+    const info = this.parse('gettransactioninfobyblocknum', txInfoReply, receipt);
+    // Read in a solidified block: final whatever the head now.
+    return statusOf(info, info.blockNumber);
+  }
+
+  private async transfersOf(block: BlockReply): Promise<{ transfers: Transfer[]; receipts: NodeReceipt[] }> {
+    if (!needsReceipts(block)) return { transfers: blockTransfers(block, [], this.usdtContract), receipts: [] };
     const num = block.block_header.raw_data.number;
-    const receipts = needsReceipts(block)
-      ? this.parse('gettransactioninfobyblocknum', blockReceiptsReply, await this.request('gettransactioninfobyblocknum', 'wallet/gettransactioninfobyblocknum', { num }))
-      : [];
-    return blockTransfers(block, receipts, this.usdtContract);
+    const raw = await this.request('gettransactioninfobyblocknum', 'wallet/gettransactioninfobyblocknum', { num });
+    const receipts = this.parse('gettransactioninfobyblocknum', blockReceiptsReply, raw);
+    // The parse checked each has an id; kept is only what a send's booking reads (not the logs: at ten times mainnet's
+    // traffic a block's receipts are 1.7 MB, and the head's are kept for the solidified scan, HEAD_READS_KEPT).
+    const kept = (raw as Record<string, unknown>[]).map((r) => ({ id: r.id as string, blockNumber: r.blockNumber, fee: r.fee, receipt: r.receipt, result: r.result, resMessage: r.resMessage, withdraw_expire_amount: r.withdraw_expire_amount }));
+    return { transfers: blockTransfers(block, receipts, this.usdtContract), receipts: kept };
   }
 
   private async fetchChainParameters(): Promise<ChainParameters> {

@@ -123,6 +123,8 @@ export interface Chain {
    * final, or expired, a little later.
    */
   getTransactionStatus(txId: string, expiresAt?: number, solidifiedHead?: Head): Promise<TransactionStatus>;
+  /** What `getTransactionStatus` answers of a transaction whose receipt this is, read in a solidified block (`ChainBlock.receipts`). */
+  receiptStatus(receipt: unknown): TransactionStatus;
 }
 
 export type { Currency };
@@ -158,6 +160,20 @@ export interface ChainBlock {
    * each one's receipt (lib/payments/headScan.ts, issue 37).
    */
   executed: string[];
+  /**
+   * Its receipts, where they were read with it (a block with contract calls: every block of mainnet;
+   * empty otherwise), each as the node answered it, cut to what a send's booking reads (its fee,
+   * resources and result). The scanner of solidified blocks keeps those of our sends in flight, and
+   * their follow books them from there (`Chain.receiptStatus`) without asking for each again
+   * (lib/payments/scan.ts, issue 37).
+   */
+  receipts: NodeReceipt[];
+}
+
+/** A transaction's receipt as the node answered it (opaque outside the chain layer; read by `Chain.receiptStatus`). */
+export interface NodeReceipt {
+  id: string;
+  [field: string]: unknown;
 }
 
 /** A block a transaction is built to reference (TaPoS: `ref_block_bytes`, `ref_block_hash`). */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ChainBlock, Head, Transfer } from '@/lib/chain/types';
-import type { InvoiceType, Prisma, Transaction } from '@/lib/generated/prisma/client';
+import { Prisma, type InvoiceType, type Transaction } from '@/lib/generated/prisma/client';
 import { AWAITED_MARK, HEAD_CURSOR, SOLIDIFIED_CURSOR } from '@/lib/db/chainCursors';
 import { queryRows, sql, type PrismaRaw } from '@/lib/db/sql';
 import { bookIncoming } from '@/lib/ledger/book';
@@ -106,11 +106,33 @@ export async function scanNextBlocks(ctx: WorkerContext, known: CursorAt | null 
     // Payments, payout top-ups and merchants' wallet top-ups arrive at service addresses: the ledger's first rows (lib/ledger).
     await bookIncoming(tx, [...created, ...finalized]);
     await bookGasWallet(ctx, tx, landed);
-    return created.length + finalized.length;
+    // A receipt kept is work too: the send's follow books it (lib/worker/wake.ts).
+    return created.length + finalized.length + (await keepFinalReceipts(tx, blocks));
   });
   // A batch another worker took (or the cursor was moved): read it again, at once.
   if (moved === null) return { ...NOTHING, more: true, cursor: null, head };
   return { blocks: lastBlock - from + 1, recorded: moved, more: read.more, cursor: { blockNumber: lastBlock }, head };
+}
+
+/**
+ * Keeps on their rows the receipts of our sends in flight that these final blocks hold, as the scan read them with the
+ * blocks (issue 37): the send's follow books it from its row (lib/sends/steps.ts) instead of asking the node for its
+ * receipt once its block is final, about three requests of a paid USDT invoice on mainnet, where every block's receipts
+ * are read for its USDT transfers. Only where the block's receipts were read (a block with contract calls: on the
+ * devnet, a USDT forward's); elsewhere, and for a send another worker's scan has not kept, the follow asks as before.
+ * In the cursor's transaction: a follow that sees the cursor past the send's block finds the receipt on its row.
+ */
+async function keepFinalReceipts(tx: Prisma.TransactionClient, blocks: ChainBlock[]): Promise<number> {
+  if (!blocks.some((b) => b.receipts.length > 0)) return 0;
+  const inFlight = await tx.transaction.findMany({ where: { sendState: { in: ['SIGNED', 'BROADCAST'] }, finalReceipt: { equals: Prisma.DbNull } }, select: { id: true, trnHash: true } });
+  if (!inFlight.length) return 0;
+  const ours = new Map(inFlight.map((r) => [r.trnHash, r.id]));
+  let kept = 0;
+  for (const receipt of blocks.flatMap((b) => b.receipts.filter((r) => ours.has(r.id)))) {
+    const { count } = await tx.transaction.updateMany({ where: { id: ours.get(receipt.id)!, sendState: { in: ['SIGNED', 'BROADCAST'] } }, data: { finalReceipt: receipt as Prisma.InputJsonObject } });
+    kept += count;
+  }
+  return kept;
 }
 
 /** A block read as the head it was when read: by the newest one, a scanner paces its next read (lib/chain/pace.ts). */

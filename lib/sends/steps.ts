@@ -2,7 +2,7 @@ import { backoffMs } from '@/lib/backoff';
 import { isPermanentRefusal, TxRejectedError } from '@/lib/chain/errors';
 import type { RefBlock, SignedTransfer, TransactionStatus } from '@/lib/chain/types';
 import { scannedHeads, type ScannedHeads } from '@/lib/db/chainCursors';
-import type { CostPayer, SendPurpose, Transaction, TransactionType } from '@/lib/generated/prisma/client';
+import type { CostPayer, Prisma, SendPurpose, Transaction, TransactionType } from '@/lib/generated/prisma/client';
 import { bookSendLanded, rentalPriceOf } from '@/lib/ledger/book';
 import { withMargin } from '@/lib/money/fees';
 import { changeMerchantBalance } from '@/lib/merchants/balance';
@@ -580,6 +580,19 @@ function keepLook(looks: Map<string, SendLook>, txId: string, look: SendLook): v
   if (looks.size > 10_000) looks.delete(looks.keys().next().value!);
 }
 
+/**
+ * The send's receipt as the scanner of solidified blocks kept it with its final block (keepFinalReceipts,
+ * lib/payments/scan.ts; issue 37), or null: from the row as the caller read it, or read again once the scanners are
+ * past the block the send was seen in (that scan kept it in the transaction that moved its cursor). A query of the
+ * database instead of one of the node.
+ */
+async function keptReceipt(ctx: WorkerContext, row: Transaction, blockNumber: number | null, scanned: ScannedHeads | null): Promise<Prisma.JsonValue> {
+  // `?? null`: a row a raw query read may not carry the column.
+  if ((row.finalReceipt ?? null) !== null) return row.finalReceipt;
+  if (blockNumber === null || (scanned?.solidified?.number ?? -1) < blockNumber) return null;
+  return (await ctx.prisma.transaction.findUnique({ where: { id: row.id }, select: { finalReceipt: true } }))?.finalReceipt ?? null;
+}
+
 interface Follow {
   beforeBroadcast?: SendOptions['beforeBroadcast'];
   /** Report a send in a head block, executed, as `landed` (SendOptions.landed). */
@@ -644,7 +657,9 @@ async function advanceSend(ctx: WorkerContext, row: Transaction, follow: Follow)
   if (refusal === null && look && !lookDue(look, scanned, follow.anchorFinal, now)) {
     return look.status !== 'unknown' && look.status !== 'failed' && look.blockNumber !== null ? landedSend(ctx, row, look.blockNumber, follow) : { state: 'pending' };
   }
-  const status = await ctx.chain.getTransactionStatus(row.trnHash, expiresAt, scanned?.solidified ?? undefined);
+  // Its receipt, where the scanner of solidified blocks kept it with its final block (lib/payments/scan.ts), is not asked again.
+  const kept = await keptReceipt(ctx, row, look?.blockNumber ?? row.blockNumber, scanned);
+  const status = kept !== null ? ctx.chain.receiptStatus(kept) : await ctx.chain.getTransactionStatus(row.trnHash, expiresAt, scanned?.solidified ?? undefined);
   keepLook(looks, row.trnHash, { head: scanned?.head ?? 0, at: now, status: (status.status === 'confirmed' && follow.anchorFinal) || (status.status === 'failed' && status.solidified) ? 'final' : status.status, blockNumber: status.blockNumber });
   if (status.blockNumber !== null && status.blockNumber !== row.blockNumber && (status.status !== 'confirmed' || !follow.anchorFinal)) {
     // The block it is in, for the scanner of solidified blocks: it reads for this send once that block is due, not

@@ -8,6 +8,7 @@ import { HEAD_CURSOR, SOLIDIFIED_CURSOR } from '@/lib/db/chainCursors';
 import { reclaimEnergy } from '@/lib/energy/reclaim';
 import { poolUpkeepReads } from '@/lib/energy/upkeep';
 import { scanHead } from '@/lib/payments/headScan';
+import { scanNextBlocks } from '@/lib/payments/scan';
 import { forward } from '@/lib/payments/forward';
 import { loadPayment } from '@/lib/payments/payment';
 import { FixedRateSource } from '@/lib/rates/fixed';
@@ -193,6 +194,52 @@ describe("a USDT forward's round", () => {
       Object.assign(spied, originals);
       await prisma.chainCursor.deleteMany({ where: { name: { in: [SOLIDIFIED_CURSOR, HEAD_CURSOR] } } });
     }
+  });
+
+  /*
+   * Once a send's block is final, its follow asked the node for its receipt to book it (what it burned, the energy it
+   * used). The scanner of solidified blocks reads the receipts of every block with contract calls (every block of
+   * mainnet) for the payments in it, and now keeps those of our sends in flight on their rows (lib/payments/scan.ts,
+   * keepFinalReceipts): the follow books from there. Until 2026-12-03 a USDT forward's receipt was asked again.
+   */
+  it("books a USDT forward from the receipt the scanner of solidified blocks read with its final block, without asking the node for it", async () => {
+    const { prisma, ctx, chain } = world;
+    // Forwarding, as the worker's forward finds a payment it settles once its forward is booked.
+    const paid = await prisma.transaction.update({ where: { id: (await finalPayment(world, 'USDT', '10')).id }, data: { paymentState: 'FORWARDING' } });
+    const final = { blockNumber: await chain.getBlockNumber(), blockTime: new Date() };
+    await prisma.chainCursor.upsert({ where: { name: SOLIDIFIED_CURSOR }, create: { name: SOLIDIFIED_CURSOR, ...final }, update: final });
+    const asked = new Set<unknown>();
+    const spied = chain as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    const original = spied.getTransactionStatus!;
+    spied.getTransactionStatus = (...args) => {
+      asked.add(args[0]);
+      return original.apply(chain, args);
+    };
+    const forwardRow = () => prisma.transaction.findFirst({ where: { sourceId: paid.id, sendPurpose: 'FORWARD' } });
+    try {
+      // Rounds as the worker's: the scanners read on, the forward's round follows its sends.
+      await waitFor('the forward confirmed', async () => {
+        await scanHead(ctx);
+        await scanNextBlocks(ctx);
+        await forward(ctx, await loadPayment(ctx, paid.id));
+        return (await forwardRow())?.sendState === 'CONFIRMED' ? true : null;
+      }, 90_000);
+    } finally {
+      spied.getTransactionStatus = original;
+      await prisma.chainCursor.deleteMany({ where: { name: { in: [SOLIDIFIED_CURSOR, HEAD_CURSOR] } } });
+    }
+    const booked = (await forwardRow())!;
+    assert.ok(booked.finalReceipt !== null, "the forward's receipt is kept on its row by the scan of its final block");
+    assert.equal(asked.has(booked.trnHash), false, "the forward's receipt is not asked of the node");
+    // Booked as a receipt asked of the node books it.
+    const receipt = await chain.getTransactionStatus(booked.trnHash);
+    assert.equal(receipt.status, 'confirmed');
+    assert.deepEqual(
+      { blockNumber: booked.blockNumber, feeSun: booked.feeSun, energyUsed: booked.energyUsed, bandwidthUsed: booked.bandwidthUsed },
+      { blockNumber: receipt.blockNumber, feeSun: receipt.feeSun, energyUsed: receipt.energyUsed, bandwidthUsed: receipt.bandwidthUsed },
+      "the forward's booking: the node's receipt",
+    );
+    assert.ok(booked.energyUsed !== null && booked.energyUsed > 0n, 'a USDT transfer uses energy');
   });
 });
 
