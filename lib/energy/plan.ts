@@ -68,6 +68,8 @@ export interface PlanCost {
   bandwidthFeeSun: bigint;
   maxSendBurnSun: bigint;
   sends: number;
+  /** The sending address's energy as the estimate read it (one send's estimate): what its lending's need starts from. */
+  senderEnergy?: bigint;
 }
 
 export const sendPlanCost = (c: TransferCost): PlanCost => ({
@@ -78,6 +80,7 @@ export const sendPlanCost = (c: TransferCost): PlanCost => ({
   bandwidthFeeSun: c.bandwidthFeeSun,
   maxSendBurnSun: c.energyFeeSun + c.bandwidthFeeSun,
   sends: 1,
+  senderEnergy: c.senderEnergy,
 });
 
 export const wavePlanCost = (c: BatchCost): PlanCost => ({
@@ -198,7 +201,10 @@ export async function carryOut(
     try {
       if (need.kind === 'GAS') outcome = await gas(need);
       else if (need.kind === 'LEND_ENERGY') {
-        outcome = await lend(ctx, anchor, need.step, address, 'ENERGY', async () => energyToHold(ctx, (await cost()).lendEnergy, need.signedFeeLimitSun), costPayer, { landed: need.landed, margin: false });
+        // The address's energy is the round's estimate's, not read again, also when the lending confirmed in this round asks
+        // whether it still holds it (a top-up; issue 37): the estimate read it at the head, after the lending was in a block.
+        const hold = async () => energyToHold(ctx, (await cost()).lendEnergy, need.signedFeeLimitSun);
+        outcome = await lend(ctx, anchor, need.step, address, 'ENERGY', hold, costPayer, { landed: need.landed, margin: false, receiverEnergy: async () => (await cost()).senderEnergy });
       } else if (need.kind === 'LEND_BANDWIDTH') {
         const bytes = async () => ((await cost()).bandwidthFeeSun > 0n ? (await cost()).bandwidth : 0n);
         outcome = await lend(ctx, anchor, need.step, address, 'BANDWIDTH', bytes, costPayer, { landed: need.landed }).catch((err: unknown) => {

@@ -93,7 +93,8 @@ const amountFor = (resource: Resource, stakeSun: bigint, totals: AccountResource
  * a delegation not yet taken back, or its own). Energy is lent with ENERGY_MARGIN_PERCENT.
  * `poolRead`: the pool as the same decision read it a moment before (`poolStatus`, energy only), and
  * `receiverEnergy` the receiver's energy as that decision's estimate of its send read it, not read
- * again (issue 37); a lending's own need (`lend`) reads both fresh inside the send's build.
+ * again (issue 37); a lending's own need (`lend`) reads the pool fresh inside the send's build, and
+ * the receiver too unless its send's estimate in the same round read it.
  */
 export async function lendingNeed(
   ctx: WorkerContext,
@@ -136,8 +137,11 @@ export function lend(
   resource: Resource,
   amount: () => Promise<bigint>,
   costPayer: CostPayer,
-  /** `landed`: done once in a head block (SendOptions.landed, issue 24); `margin`: lend ENERGY_MARGIN_PERCENT more (default). */
-  options: { landed?: boolean; margin?: boolean } = {},
+  /**
+   * `landed`: done once in a head block (SendOptions.landed, issue 24); `margin`: lend ENERGY_MARGIN_PERCENT more (default);
+   * `receiverEnergy`: the receiver's energy as its send's estimate in this round read it (else read here).
+   */
+  options: { landed?: boolean; margin?: boolean; receiverEnergy?: () => Promise<bigint | undefined> } = {},
 ): Promise<SendOutcome> {
   return ensureSend(
     ctx,
@@ -145,7 +149,7 @@ export function lend(
     // Sent to the receiver, and planned on what is there already (another payment's lending): bound to it (bindingBlock).
     { ...step, to: receiver },
     async (refBlock) => {
-      const need = await lendingNeed(ctx, receiver, await amount(), resource, options.margin ?? true);
+      const need = await lendingNeed(ctx, receiver, await amount(), resource, options.margin ?? true, undefined, await options.receiverEnergy?.());
       if (need.stakeSun === 0n) return null;
       const signed = await ctx.chain.buildSignedResourceOp(ctx.gasWallet.privateKey, { kind: 'delegate', resource, receiver, amountSun: need.stakeSun }, refBlock);
       return {
