@@ -17,6 +17,12 @@ interface Phase {
   env?: Record<string, string>;
   /** Run at the same time as the phases before it that say so too (each single-threaded); the run stops if any fails. */
   beside?: boolean;
+  /**
+   * A lane's: the next phase starts once every file of this one has started and at most half as
+   * many as run at once still run (scripts/testLane.mjs tells, `--draining-at`), not when its last
+   * file ends.
+   */
+  nextStartsAtHalf?: boolean;
 }
 
 const work = mkdtempSync(path.join(tmpdir(), 'npm-test-'));
@@ -28,7 +34,7 @@ const browserResults = path.join(work, 'browser.json');
  * chain's finality, so they run first and more at once; the chain lane's files each run a devnet,
  * the web, workers, or a whole `npm start`, and share the two cores with the devnet's blocks.
  */
-const LANES: { name: string; folders: string[]; concurrency: number; besideAnother?: number }[] = [
+const LANES: { name: string; folders: string[]; concurrency: number; besideAnother?: number; nextStartsAtHalf?: boolean }[] = [
   // One lane since 2026-11-30 (docs/testing.md, "Fifteen minutes"): each was bound by the CPU, and
   // the units' lane ended on its three longest files with a core idle, before the API lane began.
   { name: 'unit and api tests', folders: ['unit', 'api'], concurrency: 3 },
@@ -36,7 +42,10 @@ const LANES: { name: string; folders: string[]; concurrency: number; besideAnoth
   // were 13 % idle, waiting on blocks and expiring transactions; at four 3 %, and the lane shorter.
   // Three while another npm test runs on this machine: two suites at four (eight chain files on two
   // cores, load above 20) timed a gas return out in reconcile-proof; at three each, both passed.
-  { name: 'chain tests', folders: ['chain', 'run'], concurrency: 4, besideAnother: 3 },
+  // The browser tests start when half the lane's files or fewer still run (two of four): the lane's
+  // last 50 s had two files or fewer with the cores 43-92 % idle (2026-12-04, docs/testing.md,
+  // "The chain lane's last files").
+  { name: 'chain tests', folders: ['chain', 'run'], concurrency: 4, besideAnother: 3, nextStartsAtHalf: true },
 ];
 
 /**
@@ -103,9 +112,15 @@ const phases: Phase[] = [
     // on the terminal, and ours (scripts/testTimings.mjs) to a file.
     // `--liftoff-only` (test/helpers/bundle.ts, TEST_V8_FLAGS) and tronweb from the bundle's vendored
     // file (scripts/vendoredTronweb.mjs): the runner's test processes inherit both.
-    command: () => ['node', ...TEST_V8_FLAGS, ...sourceNodeArgs(path.resolve(import.meta.dirname, '..')), 'scripts/testLane.mjs', String(filesAtOnce(lane)), laneResults(lane.name), ...laneFiles(lane.folders)],
+    command: () => {
+      const atOnce = filesAtOnce(lane);
+      const draining = lane.nextStartsAtHalf ? [`--draining-at=${Math.floor(atOnce / 2)}`] : [];
+      return ['node', ...TEST_V8_FLAGS, ...sourceNodeArgs(path.resolve(import.meta.dirname, '..')), 'scripts/testLane.mjs', ...draining, String(atOnce), laneResults(lane.name), ...laneFiles(lane.folders)];
+    },
+    nextStartsAtHalf: lane.nextStartsAtHalf,
   })),
-  { name: 'browser tests', command: ['npx', 'playwright', 'test', '--reporter=list,json'], env: { PLAYWRIGHT_JSON_OUTPUT_NAME: browserResults } },
+  // Three Playwright workers (playwright.config.ts), two while another npm test shares the cores.
+  { name: 'browser tests', command: () => ['npx', 'playwright', 'test', '--reporter=list,json', ...(otherSuites().length > 0 ? ['--workers=2'] : [])], env: { PLAYWRIGHT_JSON_OUTPUT_NAME: browserResults } },
 ];
 
 function laneResults(name: string): string {
@@ -128,16 +143,24 @@ if (strays.length > 0 || lost.length > 0) {
   process.exit(1);
 }
 
-function run(phase: Phase): Promise<number> {
-  return new Promise((resolve) => {
-    const command = typeof phase.command === 'function' ? phase.command() : phase.command;
-    const child = spawn(command[0]!, command.slice(1), { stdio: 'inherit', env: { ...process.env, ...phase.env } });
-    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
-  });
+interface Running {
+  phase: Phase;
+  /** When the next step may start: this phase ended, or (a lane with `nextStartsAtHalf`) is draining. */
+  ready: Promise<void>;
+  exit: Promise<number>;
 }
 
-const seconds: [string, number][] = [];
-let failed: string | null = null;
+function run(phase: Phase): Running {
+  const command = typeof phase.command === 'function' ? phase.command() : phase.command;
+  // An IPC channel for the lane that tells when it is draining (scripts/testLane.mjs, `--draining-at`).
+  const child = spawn(command[0]!, command.slice(1), { stdio: ['inherit', 'inherit', 'inherit', ...(phase.nextStartsAtHalf ? (['ipc'] as const) : [])], env: { ...process.env, ...phase.env } });
+  const exit = new Promise<number>((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
+  const draining = new Promise<void>((resolve) => child.on('message', (message) => message === 'draining' && resolve()));
+  return { phase, exit, ready: Promise.race([draining, exit.then(() => undefined)]) };
+}
+
+const seconds = new Map<string, number>();
+const failures: string[] = [];
 const started = Date.now();
 // Consecutive phases marked `beside` run together; every other phase alone, in order.
 const steps: Phase[][] = [];
@@ -146,28 +169,33 @@ for (const phase of phases) {
   if (phase.beside && last?.[0]?.beside) last.push(phase);
   else steps.push([phase]);
 }
+// A step starts when each phase of the step before has ended or is draining; once a phase has
+// failed no new step starts, and the run ends when every started phase has (none is cut short).
+const running: Running[] = [];
 for (const step of steps) {
-  const results = await Promise.all(
-    step.map(async (phase) => {
-      const t0 = Date.now();
-      const code = await run(phase);
-      seconds.push([phase.name, (Date.now() - t0) / 1000]);
-      return { phase, code };
-    }),
-  );
-  const bad = results.filter((r) => r.code !== 0);
-  if (bad.length > 0) {
-    failed = bad.map((r) => `${r.phase.name} (exit ${r.code})`).join(', ');
-    break;
-  }
+  if (failures.length > 0) break;
+  const now = step.map((phase) => {
+    const t0 = Date.now();
+    const r = run(phase);
+    void r.exit.then((code) => {
+      seconds.set(phase.name, (Date.now() - t0) / 1000);
+      if (code !== 0) failures.push(`${phase.name} (exit ${code})`);
+    });
+    return r;
+  });
+  running.push(...now);
+  await Promise.all(now.map((r) => r.ready));
 }
+await Promise.all(running.map((r) => r.exit));
+const failed = failures.length > 0 ? failures.join(', ') : null;
 report();
 rmSync(work, { recursive: true, force: true });
 process.exit(failed ? 1 : 0);
 
 function report(): void {
   const lines = ['', '== npm test: timing report =='];
-  lines.push(`phases (s): ${seconds.map(([name, s]) => `${name} ${s.toFixed(0)}`).join(', ')}; total ${((Date.now() - started) / 1000).toFixed(0)}`);
+  const ran = phases.filter((p) => seconds.has(p.name));
+  lines.push(`phases (s): ${ran.map((p) => `${p.name} ${seconds.get(p.name)!.toFixed(0)}`).join(', ')}; total ${((Date.now() - started) / 1000).toFixed(0)}`);
   const lanes = LANES.map((lane) => readJson<NodeResults>(laneResults(lane.name), true)).filter((r): r is NodeResults => r !== null);
   const node: NodeResults | null = lanes.length === 0 ? null : { passed: sum(lanes, 'passed'), failed: sum(lanes, 'failed'), skipped: sum(lanes, 'skipped'), files: lanes.flatMap((r) => r.files) };
   if (node) {
