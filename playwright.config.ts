@@ -13,10 +13,13 @@ export default defineConfig({
   testDir: 'e2e',
   // One folder per build, so parallel runs in one checkout do not wipe each other's results.
   outputDir: `e2e/artifacts/results${process.env.NEXT_DIST_DIR ?? ''}`,
-  // Two stacks at once (each worker its own devnet, web server and, for the files that ask, worker):
+  // Three stacks at once (each worker its own devnet, web server and, for the files that ask, worker):
   // alone, one stack left the two cores 44 % idle and the specs took 321 s; two took 233 s, 13 %
-  // idle (issue 41, docs/testing.md). Files that share a worker's options share its stack.
-  workers: 2,
+  // idle (2026-11-28). Since then the specs wait more on the chain than on the cores (a third of
+  // the cores idle at two), and three took 186 s against 205 s (2026-12-04; issue 41,
+  // docs/testing.md, "The chain lane's last files"). npm test asks for two while another npm test
+  // runs on the machine. Files that share a worker's options share its stack.
+  workers: 3,
   // Three minutes a test: each page a spec visits is also checked by axe-core at two sizes, and
   // CI's 2-core machine runs beside four other stacks (load above 20).
   timeout: 180_000,
