@@ -144,7 +144,6 @@ if (strays.length > 0 || lost.length > 0) {
 }
 
 interface Running {
-  phase: Phase;
   /** When the next step may start: this phase ended, or (a lane with `nextStartsAtHalf`) is draining. */
   ready: Promise<void>;
   exit: Promise<number>;
@@ -156,7 +155,7 @@ function run(phase: Phase): Running {
   const child = spawn(command[0]!, command.slice(1), { stdio: ['inherit', 'inherit', 'inherit', ...(phase.nextStartsAtHalf ? (['ipc'] as const) : [])], env: { ...process.env, ...phase.env } });
   const exit = new Promise<number>((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
   const draining = new Promise<void>((resolve) => child.on('message', (message) => message === 'draining' && resolve()));
-  return { phase, exit, ready: Promise.race([draining, exit.then(() => undefined)]) };
+  return { exit, ready: Promise.race([draining, exit.then(() => undefined)]) };
 }
 
 const seconds = new Map<string, number>();

@@ -31,10 +31,12 @@ const tests = run({ files, concurrency: Number(concurrency), timeout: FILE_TIMEO
 tests.on('test:fail', (data) => {
   if (!data.todo && !data.skip) failed = true;
 });
-if (drainingAt !== null && process.send) watchDraining(tests, new Set(files), drainingAt, () => {
+if (drainingAt !== null && process.send) {
+  watchDraining(tests, new Set(files), drainingAt, () => {
     console.log(`test lane: every file started and ${drainingAt} or fewer still run; npm test starts its next phase beside them`);
     process.send?.('draining');
   });
+}
 const toTerminal = new PassThrough({ objectMode: true });
 const toFile = new PassThrough({ objectMode: true });
 tests.pipe(toTerminal);
