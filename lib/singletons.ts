@@ -49,6 +49,8 @@ interface Singletons {
    * them external), so their classes are the same for every copy.
    */
   db: PrismaClient;
+  /** lib/db/client.ts: the name of each Prisma statement run as a prepared statement, by its text: one for the process, as the pool under every copy's client is. */
+  prismaStatementNames: Map<string, string>;
   /** lib/rates `rateSource()`: the HTTP provider's last quotes and the fetch under way, one for the process. */
   rateQuotes: RateCache;
   /** `derived()`: values made from code, per evaluation of that code (a copy reaches only its own). */

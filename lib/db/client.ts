@@ -21,6 +21,26 @@ const POOL = Symbol.for('tron-invoicing.sqlPool');
  */
 const IDLE_IN_TRANSACTION_MS = 30_000;
 
+/**
+ * Names for Prisma's statements, so each connection parses and plans a statement once and runs it
+ * again by name (pg keeps the connection's prepared statements): PostgreSQL spent most of its CPU
+ * on parsing and planning the same few hundred statements again at every poll (issue 41). A name
+ * per distinct text, for data statements only (a DDL or session statement is run as sent), and
+ * no more than STATEMENT_NAMES of them in a process: a text past those is run unnamed, so no
+ * connection holds more prepared statements than that.
+ */
+const STATEMENT_NAMES = 500;
+function statementName(query: { sql: string }): string {
+  const statementNames = singleton('prismaStatementNames', () => new Map<string, string>());
+  const known = statementNames.get(query.sql);
+  if (known !== undefined) return known;
+  // '' is no name to pg (lib/query.js tests `this.name`): the statement is sent unnamed.
+  if (statementNames.size >= STATEMENT_NAMES || !/^\s*(SELECT|INSERT|UPDATE|DELETE|WITH)\b/i.test(query.sql)) return '';
+  const name = `prisma-${statementNames.size}`;
+  statementNames.set(query.sql, name);
+  return name;
+}
+
 export function createPrisma(connectionString: string): PrismaClient {
   const pool = new pg.Pool({ connectionString, idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS });
   // An idle connection that breaks (the server restarted) is dropped by pg and replaced at the
@@ -31,7 +51,7 @@ export function createPrisma(connectionString: string): PrismaClient {
   // ("terminating connection due to administrator command") would end the process. Every
   // connection gets its own; a query in flight still rejects with the error.
   pool.on('connect', (client) => client.on('error', () => undefined));
-  const client = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
+  const client = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true, statementNameGenerator: statementName }) });
   Object.defineProperty(client, POOL, { value: pool });
   return client;
 }

@@ -148,3 +148,28 @@ describe('demo merchant seed', () => {
     }
   });
 });
+
+describe("Prisma's statements (issue 41: PostgreSQL parsed and planned them again at every poll)", () => {
+  it('are prepared once on a connection and run again by name; a session statement is sent as written', async () => {
+    const database = await createTestDatabase();
+    const prisma = createPrisma(database.url);
+    try {
+      // Each query waits for the one before: the pool hands them its one idle connection.
+      await prisma.merchant.findFirst({ where: { email: 'nobody@example.com' } });
+      await prisma.merchant.findFirst({ where: { email: 'someone@example.com' } });
+      await prisma.$executeRawUnsafe("SET application_name = 'named statements'");
+      const prepared = await prisma.$queryRaw<{ name: string; statement: string; runs: bigint }[]>`
+        SELECT name, statement, generic_plans + custom_plans AS runs FROM pg_prepared_statements`;
+      const reads = prepared.filter((p) => p.statement.includes('FROM "public"."merchants"'));
+      assert.deepEqual(
+        reads.map((p) => [p.name.startsWith('prisma-'), Number(p.runs)]),
+        [[true, 2]],
+        'the two reads are one prepared statement, run twice',
+      );
+      assert.equal(prepared.filter((p) => p.statement.includes('application_name')).length, 0, 'SET is not prepared');
+    } finally {
+      await prisma.$disconnect();
+      await database.drop();
+    }
+  });
+});
