@@ -158,8 +158,7 @@ describe("Prisma's statements (issue 41: PostgreSQL parsed and planned them agai
       await prisma.merchant.findFirst({ where: { email: 'nobody@example.com' } });
       await prisma.merchant.findFirst({ where: { email: 'someone@example.com' } });
       await prisma.$executeRawUnsafe("SET application_name = 'named statements'");
-      const prepared = await prisma.$queryRaw<{ name: string; statement: string; runs: bigint }[]>`
-        SELECT name, statement, generic_plans + custom_plans AS runs FROM pg_prepared_statements`;
+      const prepared = await queryRows<{ name: string; statement: string; runs: bigint }>(prisma, sql`SELECT name, statement, generic_plans + custom_plans AS runs FROM pg_prepared_statements`);
       const reads = prepared.filter((p) => p.statement.includes('FROM "public"."merchants"'));
       assert.deepEqual(
         reads.map((p) => [p.name.startsWith('prisma-'), Number(p.runs)]),
