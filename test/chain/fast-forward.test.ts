@@ -322,12 +322,15 @@ describe('forwarding before finality (issue 24)', () => {
       const { key } = await s.newMerchant();
       const inv = await s.invoice(key, { type: 'SINGLE', amount: 10, currencies: ['TRX'] });
       const paid = await customerPays(inv.address, BigInt(Math.round(inv.currencies_amounts.TRX! * 1e6)), 'TRX');
-      const p = await paymentRow(paid.txId);
       const paymentBlock = await blockOf(paid.txId);
-      // Twenty blocks on, not final: nothing forwarded yet.
+      // Twenty blocks on, not final: nothing forwarded yet. Without the head scanner the payment is
+      // recorded only once final, so this looks before that: looked at once the payment's row had
+      // appeared, it raced the forward stored right after it (it failed so on a busy machine).
       await waitFor('twenty blocks on', async () => (await s.chain.getBlockNumber()) >= paymentBlock + 20, 60_000);
-      assert.equal(await s.app.prisma.transaction.count({ where: { sourceId: p.id, sendPurpose: 'FORWARD' } }), 0, 'no forward before the payment is final');
+      assert.ok((await s.chain.getConfirmedHead()).number < paymentBlock, 'the payment is not final yet');
+      assert.equal(await s.app.prisma.transaction.count({ where: { invoiceId: inv.id, sendPurpose: 'FORWARD' } }), 0, 'no forward before the payment is final');
       await s.finalizing(() => s.waitStatus(key, inv.id, 'COMPLETED', 120_000));
+      const p = await paymentRow(paid.txId);
       const forward = await s.app.prisma.transaction.findFirstOrThrow({ where: { sourceId: p.id, sendPurpose: 'FORWARD', sendState: 'CONFIRMED' } });
       const finalBlock = s.finalBlock(paymentBlock, DEPTH);
       assert.ok(forward.blockNumber! > finalBlock, `forwarded (block ${forward.blockNumber}) only once the payment (block ${paymentBlock}) was final (block ${finalBlock})`);
