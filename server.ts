@@ -45,6 +45,7 @@ process.on('message', (message) => {
 process.send?.(RESTARTS_WANTED);
 const app = next({ dev, hostname: c.HOST, port: c.PORT });
 await app.prepare();
+await loadedBeforeListening(app);
 const handle = app.getRequestHandler();
 
 const MAX_HEADER_BYTES = 16 * 1024;
@@ -213,6 +214,33 @@ server.on('connect', (_req: IncomingMessage, socket: Duplex) => answerSocket(soc
 server.listen(c.PORT, c.HOST, () => {
   log.info(`web: listening on http://${c.HOST}:${c.PORT} (${dev ? 'development' : 'production'})`);
 });
+
+/**
+ * Loads what the first requests would otherwise wait for, so that this process takes connections
+ * only once it has: every page and route of Next (its preload, `experimental.preloadEntriesOnStart`,
+ * WEB_PRELOAD_ROUTES: docs/configuration.md) and the database client's query compiler. Next starts
+ * its preload in the background and answers meanwhile: a web process restarted beside busy ones
+ * (node:cluster hands it connections from its listen on) had its first requests wait for modules
+ * still loading, and on a loaded machine two /healthz through Next went unanswered for 15 s while
+ * the API's own router answered (the CI run of 7eaabf9, test/run/supervision.test.ts). Next's
+ * custom server gives no promise of that preload; its server's `unstable_preloadEntries` loads what
+ * is not loaded yet and returns at once for what is. Where a Next release moves it, the process
+ * loads in the background as before, and says so. `$connect` with the pg adapter only loads the
+ * compiler (the pool connects at the first query), so a database that is down delays nothing here.
+ */
+async function loadedBeforeListening(nextApp: unknown): Promise<void> {
+  await db().$connect();
+  if (dev) return;
+  type Inner = { nextConfig?: { experimental?: { preloadEntriesOnStart?: boolean } }; unstable_preloadEntries?: () => Promise<void> };
+  const outer = (nextApp as { server?: { getServer?: () => Promise<Inner> } }).server;
+  const inner = await outer?.getServer?.();
+  if (inner?.nextConfig?.experimental?.preloadEntriesOnStart === false) return;
+  if (typeof inner?.unstable_preloadEntries !== 'function') {
+    log.warn('web: cannot wait for Next to load its routes (its server has no unstable_preloadEntries); taking connections while it loads them');
+    return;
+  }
+  await inner.unstable_preloadEntries();
+}
 
 /** How long a stop waits for requests under way before it cuts the connections still open. */
 const STOP_GRACE_MS = 10_000;
