@@ -145,6 +145,9 @@ describe('the runner restarts a dead process while the others keep serving (issu
   /** Every invoice the service acknowledged during the kills. */
   const acknowledged: number[] = [];
 
+  /** Whether web process `pid` logged an answer 200 to a request for `path` (lib/log.ts's request line). */
+  const answered = (pid: number, path: string) =>
+    output.split('\n').some((line) => line.includes(`"pid":${pid},`) && line.includes('"msg":"request"') && line.includes(`"path":"${path}"`) && line.includes('"status":200'));
   const health = async () => JSON.parse((await get(`${base}/healthz`)).body) as { status: string; restarts?: Record<string, number> };
   const workerPid = () => childrenOf(runner.pid!).find((p) => runs(p, 'dist/worker.mjs'));
   const devnetPid = () => childrenOf(runner.pid!).find((p) => runs(p, 'dist/devnet.mjs'));
@@ -223,11 +226,18 @@ describe('the runner restarts a dead process while the others keep serving (issu
     // From when the cluster's primary knows the process is gone, it hands new connections to the survivor only.
     await until('the primary to see the death', () => (output.includes(`process ${victim} exited`) ? true : undefined));
     const noticedAt = Date.now();
-    await until('a second web process again', () => {
+    const restarted = await until('a second web process again', () => {
       const now = webProcesses();
-      return now.length === 2 && !now.includes(victim) && now.includes(survivor) ? true : undefined;
+      return now.length === 2 && !now.includes(victim) && now.includes(survivor) ? now.find((p) => p !== survivor) : undefined;
     });
     await restartsAre({ web: 1, worker: 0, devnet: 0 });
+    // Requests to both processes: the restarted one answers the load too (its request lines). Its
+    // first requests, its code's first runs, fall in this case, not the worker's next: the CI run of
+    // 7eaabf9 had two /healthz unanswered for 15 s there, sent to this process while Next was still
+    // loading its routes in the background (server.ts now loads them before it listens).
+    await until('requests answered by the restarted process', () =>
+      answered(restarted, '/healthz') && answered(restarted, '/v1/api/payment/create') ? true : undefined,
+    );
     await until('requests to both processes', () => (loop.since(noticedAt) >= 40 ? true : undefined));
     const outcomes = keep(await loop.stop());
     const afterKill = outcomes.filter((o) => o.startedAt > noticedAt);
