@@ -239,7 +239,9 @@ async function loadedBeforeListening(nextApp: unknown): Promise<void> {
     log.warn('web: cannot wait for Next to load its routes (its server has no unstable_preloadEntries); taking connections while it loads them');
     return;
   }
-  await inner.unstable_preloadEntries();
+  // A page that fails to load is Next's to report when it is asked for, as its own preload does:
+  // it is no reason for this process not to serve the others.
+  await inner.unstable_preloadEntries().catch((err: unknown) => log.error({ err }, 'web: Next could not preload its routes; taking connections, they load as asked'));
 }
 
 /** How long a stop waits for requests under way before it cuts the connections still open. */
