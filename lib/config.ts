@@ -270,7 +270,7 @@ const workerSchema = z.object({
    * it has staked some; `off` never does (every send burns, as before issue 23).
    */
   ENERGY_POOL: z.enum(['auto', 'off']).default('auto'),
-  /** `<energy TRX>:<bandwidth TRX>` the worker stakes once when the pool has none (the devnet's default run; docs/energy.md). */
+  /** `<energy TRX>:<bandwidth TRX>` the worker stakes for each resource the pool has none of, until a stake of it lands (the devnet's default run; docs/energy.md). */
   ENERGY_POOL_AUTOSTAKE: z.string().regex(/^\d+:\d+$/, 'ENERGY_POOL_AUTOSTAKE must be <energy TRX>:<bandwidth TRX>').optional(),
   /** The most one send may burn for energy; above it the send waits for the pool ("waiting for energy"). */
   ENERGY_MAX_BURN_TRX: decimal('ENERGY_MAX_BURN_TRX').default('30'),

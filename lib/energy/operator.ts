@@ -1,6 +1,6 @@
 import type { Resource, SignedTransfer, Stake } from '@/lib/chain/types';
 import type { Transaction } from '@/lib/generated/prisma/client';
-import { followSend } from '@/lib/sends/steps';
+import { cannotSucceed, followSend, retryBackoffMs } from '@/lib/sends/steps';
 import type { WorkerContext } from '@/lib/worker/context';
 import { poolStatus } from './pool';
 
@@ -97,19 +97,48 @@ export async function settleStake(ctx: WorkerContext, row: Transaction, timeoutM
  * ENERGY_POOL_AUTOSTAKE (the devnet default run): once the scanner has booked the gas wallet's
  * opening balance (a stake before it would be in neither), a pool with no stake stakes the
  * configured TRX for energy and for bandwidth, so a newcomer's first USDT payment uses it.
+ *
+ * Decided per resource, from the books, every round until done, not once for both: a round cut
+ * short after its first stake (a node's reset connection on the second broadcast, a worker killed)
+ * stakes the other one next round, and a stake proven dead (expired unsent: FAILED with no block)
+ * is staked again after the sends' backoff (SEND_RETRY_BASE_MS doubling). Before 2026-12-04 any
+ * pool operation ended the autostake for good: a CI run waited four minutes for a pool staked for
+ * energy only. A resource is left alone once a stake of it landed (an operator who unstaked it
+ * since decided so), while the chain shows stake of it, or once a stake of it failed in a block or
+ * was refused for good: the same stake would fail again, and the ALERT said so.
  */
 export async function autostake(ctx: WorkerContext): Promise<void> {
   const spec = ctx.settings.ENERGY_POOL_AUTOSTAKE;
   if (!spec || ctx.settings.ENERGY_POOL === 'off') return;
   if (!(await ctx.prisma.chainCursor.findFirst({ select: { name: true } }))) return;
-  const any = await ctx.prisma.transaction.count({ where: { sendPurpose: 'POOL_STAKE' } });
-  if (any > 0) return;
-  const status = await poolStatus(ctx);
+  // One pool operation at a time: one in flight is followed to its end first (reclaimEnergy), and the chain shows no stake of it yet.
+  if (await ctx.prisma.transaction.count({ where: { sendPurpose: 'POOL_STAKE', sendState: { in: ['SIGNED', 'BROADCAST'] } } })) return;
   const [energyTrx, bandwidthTrx] = spec.split(':').map((v) => BigInt(v));
-  for (const [resource, trx] of [['ENERGY', energyTrx], ['BANDWIDTH', bandwidthTrx]] as const) {
-    if (!trx || status.stake.frozenSun[resource] + status.stake.delegatedSun[resource] > 0n) continue;
+  const due = await autostakesDue(ctx, [
+    ['ENERGY', energyTrx!],
+    ['BANDWIDTH', bandwidthTrx!],
+  ]);
+  // Nothing left to stake: the node is not asked (issue 37: a round that acts on nothing asks nothing).
+  if (due.length === 0) return;
+  const status = await poolStatus(ctx);
+  for (const [resource, trx] of due) {
+    if (status.stake.frozenSun[resource] + status.stake.delegatedSun[resource] > 0n) continue;
     const row = await changeStake(ctx, 'stake', resource, trx * 1_000_000n);
     console.log(`energy: staking ${trx} TRX of the gas wallet for ${resource} (ENERGY_POOL_AUTOSTAKE), ${row.trnHash}`);
     await followSend(ctx, row);
   }
+}
+
+/** The configured stakes the books say are still to make now (autostake above says when). */
+async function autostakesDue(ctx: WorkerContext, wanted: [Resource, bigint][]): Promise<[Resource, bigint][]> {
+  const due: [Resource, bigint][] = [];
+  for (const [resource, trx] of wanted) {
+    if (trx === 0n) continue;
+    const stakes = await ctx.prisma.transaction.findMany({ where: { sendPurpose: 'POOL_STAKE', type: 'STAKE', resource }, select: { sendState: true, blockNumber: true, error: true, updatedAt: true }, orderBy: { id: 'asc' } });
+    if (stakes.some((r) => r.sendState !== 'FAILED' || cannotSucceed(r))) continue;
+    const last = stakes.at(-1);
+    if (last && Date.now() - last.updatedAt.getTime() < retryBackoffMs(ctx, stakes.length)) continue;
+    due.push([resource, trx]);
+  }
+  return due;
 }

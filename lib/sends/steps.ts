@@ -457,10 +457,10 @@ async function busyElsewhere(ctx: WorkerContext, address: string, anchorId: numb
  * bandwidth, expiry or an unreachable node are not among them.
  */
 const refusedForGood = (r: Pick<Transaction, 'sendState' | 'blockNumber' | 'error'>) => r.sendState === 'FAILED' && r.blockNumber === null && isPermanentRefusal(r.error);
-const cannotSucceed = (r: Pick<Transaction, 'blockNumber' | 'error'>) => r.blockNumber !== null || isPermanentRefusal(r.error);
+export const cannotSucceed = (r: Pick<Transaction, 'blockNumber' | 'error'>) => r.blockNumber !== null || isPermanentRefusal(r.error);
 
 /** Wait before rebuilding a send that expired unsent: doubling from SEND_RETRY_BASE_MS, at most SEND_RETRY_MAX_MS. */
-function retryBackoffMs(ctx: WorkerContext, attempt: number): number {
+export function retryBackoffMs(ctx: WorkerContext, attempt: number): number {
   return backoffMs({ baseMs: ctx.settings.SEND_RETRY_BASE_MS, capMs: ctx.settings.SEND_RETRY_MAX_MS, jitter: 0 }, attempt - 1);
 }
 
