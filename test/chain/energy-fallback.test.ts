@@ -38,7 +38,7 @@ describe('a small pool, rented energy behind it, burning capped at 5 TRX', () =>
       env.ENERGY_RENTAL_URL = s.devnet.url;
       await s.pay(s.gasWallet.address, '80000', 'TRX');
     });
-    await waitFor('the pool staked', async () => (await s.app.prisma.transaction.count({ where: { sendPurpose: 'POOL_STAKE', sendState: 'CONFIRMED' } })) === 2 || null, 180_000);
+    await s.poolStaked();
   });
   after(() => s.stop());
 

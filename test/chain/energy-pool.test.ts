@@ -41,7 +41,7 @@ describe('a USDT forward paid with the pool', () => {
   before(async () => {
     await s.start(WORKER_ENV, () => s.pay(s.gasWallet.address, '400000', 'TRX').then(() => undefined));
     // The worker stakes once the scanner has booked the wallet (ENERGY_POOL_AUTOSTAKE).
-    await waitFor('the pool staked', async () => (await s.app.prisma.transaction.count({ where: { sendPurpose: 'POOL_STAKE', sendState: 'CONFIRMED' } })) === 2 || null, 180_000);
+    await s.poolStaked();
   });
   after(() => s.stop());
 
@@ -406,7 +406,7 @@ describe('a pool too small for the next hour', () => {
   before(async () => {
     // 25,000 TRX lend about 236,000 energy a day: one cold USDT forward (143,314 with the margin), not two.
     await s.start({ ENERGY_POOL_AUTOSTAKE: '25000:5000' }, () => s.pay(s.gasWallet.address, '40000', 'TRX').then(() => undefined));
-    await waitFor('the pool staked', async () => (await s.app.prisma.transaction.count({ where: { sendPurpose: 'POOL_STAKE', sendState: 'CONFIRMED' } })) === 2 || null, 180_000);
+    await s.poolStaked();
   });
   after(() => s.stop());
 

@@ -30,7 +30,7 @@ describe('the energy pool through crashes and races', () => {
   };
   before(async () => {
     await s.start(env, () => s.pay(s.gasWallet.address, '400000', 'TRX').then(() => undefined));
-    await waitFor('the pool staked', async () => (await s.app.prisma.transaction.count({ where: { sendPurpose: 'POOL_STAKE', sendState: 'CONFIRMED' } })) === 2 || null, 180_000);
+    await s.poolStaked();
   });
   after(() => s.stop());
 

@@ -35,7 +35,7 @@ describe('forwarding before finality (issue 24)', () => {
       await s.pay(customer.address, '10000', 'TRX');
       await s.pay(customer.address, '10000', 'USDT');
     }, { blockMs: 100, solidifiedDepth: DEPTH });
-    await s.finalizing(() => waitFor('the pool staked', async () => (await s.app.prisma.transaction.count({ where: { sendPurpose: 'POOL_STAKE', sendState: 'CONFIRMED' } })) === 2 || null, 240_000));
+    await s.finalizing(() => s.poolStaked(240_000));
   });
   after(() => s.stop());
 

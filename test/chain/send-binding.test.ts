@@ -78,7 +78,7 @@ describe('a send is bound to everything it relies on (issue 35)', () => {
       },
       { blockMs: 100, solidifiedDepth: DEPTH },
     );
-    await s.finalizing(() => waitFor('the pool staked', async () => (await s.app.prisma.transaction.count({ where: { sendPurpose: 'POOL_STAKE', sendState: 'CONFIRMED' } })) === 2 || null, 240_000));
+    await s.finalizing(() => s.poolStaked(240_000));
   });
   after(async () => {
     for (const txId of [...amlHeld.keys()]) releaseAml(txId);

@@ -89,6 +89,22 @@ export class SettlementStack {
     this.hookServer?.close();
   }
 
+  /**
+   * Waits until ENERGY_POOL_AUTOSTAKE's two stakes (energy, bandwidth) have landed. On a timeout it
+   * says what the books hold of the pool and what the worker said of it: a CI run that waited four
+   * minutes for a pool staked once of twice said only "timed out" (2026-12-04).
+   */
+  async poolStaked(timeoutMs = 180_000): Promise<void> {
+    const rows = () => this.app.prisma.transaction.findMany({ where: { sendPurpose: 'POOL_STAKE' }, orderBy: { id: 'asc' } });
+    try {
+      await waitFor('the pool staked', async () => (await rows()).filter((r) => r.sendState === 'CONFIRMED').length === 2 || null, timeoutMs);
+    } catch (err) {
+      const held = (await rows()).map((r) => [r.id, r.type, r.resource, r.sendState, r.blockNumber, r.error]);
+      const said = [this.worker, ...this.workers].flatMap((w) => w.output().split('\n')).filter((l) => /energy|ALERT|stak|error/i.test(l));
+      throw new Error(`${(err as Error).message}; pool operations ${JSON.stringify(held)}; the worker said of it:\n${[...new Set(said)].slice(-40).join('\n')}`);
+    }
+  }
+
   /** The blocks `finalizing` made final on demand (POST /devnet/solidify), oldest first. */
   readonly solidifiedOnDemand: number[] = [];
 
