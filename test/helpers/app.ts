@@ -17,15 +17,28 @@ export const TEST_MNEMONIC = 'test test test test test test test test test test 
 // Captured before any startApp() adds its settings, so two apps in one file do not inherit each other's.
 const BASE_ENV = { ...process.env };
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
+/** The ports freePort gave this process. */
+const givenPorts = new Set<number>();
+
+/**
+ * A port nothing listens on now. Once closed it is free again, and the kernel may hand it to the
+ * next call too: run-secrets' PORT and DEVNET_PORT were the same once (two suites side by side,
+ * 2026-12-04), and its web process found the devnet there (EADDRINUSE). None is given twice here.
+ */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = await new Promise<number>((resolve, reject) => {
+      const srv = createServer();
+      srv.once('error', reject);
+      srv.listen(0, '127.0.0.1', () => {
+        const { port } = srv.address() as { port: number };
+        srv.close(() => resolve(port));
+      });
     });
-  });
+    if (givenPorts.has(port)) continue;
+    givenPorts.add(port);
+    return port;
+  }
 }
 
 export interface TestApp {
