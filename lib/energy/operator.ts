@@ -102,8 +102,8 @@ export async function settleStake(ctx: WorkerContext, row: Transaction, timeoutM
  * short after its first stake (a node's reset connection on the second broadcast, a worker killed)
  * stakes the other one next round, and a stake proven dead (expired unsent: FAILED with no block)
  * is staked again after the sends' backoff (SEND_RETRY_BASE_MS doubling). Before 2026-12-04 any
- * pool operation ended the autostake for good: a CI run waited four minutes for a pool staked for
- * energy only. A resource is left alone once a stake of it landed (an operator who unstaked it
+ * pool operation ended the autostake for good: a CI run waited four minutes for a pool staked once
+ * of twice. A resource is left alone once a stake of it landed (an operator who unstaked it
  * since decided so), while the chain shows stake of it, or once a stake of it failed in a block or
  * was refused for good: the same stake would fail again, and the ALERT said so.
  */
