@@ -1,6 +1,6 @@
 import type { Resource, SignedTransfer, Stake } from '@/lib/chain/types';
 import type { Transaction } from '@/lib/generated/prisma/client';
-import { cannotSucceed, followSend, retryBackoffMs } from '@/lib/sends/steps';
+import { cannotSucceed, followSend, waitingOutBackoff } from '@/lib/sends/steps';
 import type { WorkerContext } from '@/lib/worker/context';
 import { poolStatus } from './pool';
 
@@ -137,7 +137,8 @@ async function autostakesDue(ctx: WorkerContext, wanted: [Resource, bigint][]): 
     const stakes = await ctx.prisma.transaction.findMany({ where: { sendPurpose: 'POOL_STAKE', type: 'STAKE', resource }, select: { sendState: true, blockNumber: true, error: true, updatedAt: true }, orderBy: { id: 'asc' } });
     if (stakes.some((r) => r.sendState !== 'FAILED' || cannotSucceed(r))) continue;
     const last = stakes.at(-1);
-    if (last && Date.now() - last.updatedAt.getTime() < retryBackoffMs(ctx, stakes.length)) continue;
+    // Each earlier stake of the resource was one attempt: the wait doubles with them, as a send's does.
+    if (last && waitingOutBackoff(ctx, last, stakes.length)) continue;
     due.push([resource, trx]);
   }
   return due;

@@ -173,7 +173,7 @@ async function stepOnce(ctx: WorkerContext, anchor: Anchor, step: SendStep, plan
     if (!anchor.solidified && anchor.blockNumber === null) return plain({ state: 'pending' });
     const spent = await exhausted(ctx, anchor, step, options.burnNowSun);
     if (spent) return plain({ state: 'exhausted', ...spent });
-    if (row?.sendState === 'FAILED' && !cannotSucceed(row) && Date.now() < row.updatedAt.getTime() + retryBackoffMs(ctx, row.sendAttempt ?? 1)) return plain({ state: 'pending' });
+    if (row && waitingOutBackoff(ctx, row, row.sendAttempt ?? 1)) return plain({ state: 'pending' });
     if (step.address && (await busyElsewhere(ctx, step.address, anchor.id))) return plain({ state: 'pending' });
     const binding = await bindingBlock(ctx, anchor, step);
     if ('wait' in binding) return plain({ state: 'pending' });
@@ -460,8 +460,16 @@ const refusedForGood = (r: Pick<Transaction, 'sendState' | 'blockNumber' | 'erro
 export const cannotSucceed = (r: Pick<Transaction, 'blockNumber' | 'error'>) => r.blockNumber !== null || isPermanentRefusal(r.error);
 
 /** Wait before rebuilding a send that expired unsent: doubling from SEND_RETRY_BASE_MS, at most SEND_RETRY_MAX_MS. */
-export function retryBackoffMs(ctx: WorkerContext, attempt: number): number {
+function retryBackoffMs(ctx: WorkerContext, attempt: number): number {
   return backoffMs({ baseMs: ctx.settings.SEND_RETRY_BASE_MS, capMs: ctx.settings.SEND_RETRY_MAX_MS, jitter: 0 }, attempt - 1);
+}
+
+/**
+ * A send proven dead that may be made again, but not yet: the wait after its `attempt`-th try (retryBackoffMs)
+ * has not passed since it was marked FAILED. One that cannot succeed is never made again, so it waits for nothing.
+ */
+export function waitingOutBackoff(ctx: WorkerContext, row: Pick<Transaction, 'sendState' | 'blockNumber' | 'error' | 'updatedAt'>, attempt: number): boolean {
+  return row.sendState === 'FAILED' && !cannotSucceed(row) && Date.now() < row.updatedAt.getTime() + retryBackoffMs(ctx, attempt);
 }
 
 /** Keeps the first cause a node gave (e.g. `balance is not sufficient`) when a later refusal would hide it. */
