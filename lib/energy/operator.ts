@@ -131,14 +131,21 @@ export async function autostake(ctx: WorkerContext): Promise<void> {
 
 /** The configured stakes the books say are still to make now (autostake above says when). */
 async function autostakesDue(ctx: WorkerContext, wanted: [Resource, bigint][]): Promise<[Resource, bigint][]> {
+  const configured = wanted.filter(([, trx]) => trx > 0n);
+  if (configured.length === 0) return [];
+  // One query for every configured resource: this runs on each energy round, after both stakes landed too.
+  const stakes = await ctx.prisma.transaction.findMany({
+    where: { sendPurpose: 'POOL_STAKE', type: 'STAKE', resource: { in: configured.map(([resource]) => resource) } },
+    select: { resource: true, sendState: true, blockNumber: true, error: true, updatedAt: true },
+    orderBy: { id: 'asc' },
+  });
   const due: [Resource, bigint][] = [];
-  for (const [resource, trx] of wanted) {
-    if (trx === 0n) continue;
-    const stakes = await ctx.prisma.transaction.findMany({ where: { sendPurpose: 'POOL_STAKE', type: 'STAKE', resource }, select: { sendState: true, blockNumber: true, error: true, updatedAt: true }, orderBy: { id: 'asc' } });
-    if (stakes.some((r) => r.sendState !== 'FAILED' || cannotSucceed(r))) continue;
-    const last = stakes.at(-1);
+  for (const [resource, trx] of configured) {
+    const ofResource = stakes.filter((r) => r.resource === resource);
+    if (ofResource.some((r) => r.sendState !== 'FAILED' || cannotSucceed(r))) continue;
+    const last = ofResource.at(-1);
     // Each earlier stake of the resource was one attempt: the wait doubles with them, as a send's does.
-    if (last && waitingOutBackoff(ctx, last, stakes.length)) continue;
+    if (last && waitingOutBackoff(ctx, last, ofResource.length)) continue;
     due.push([resource, trx]);
   }
   return due;
