@@ -18,7 +18,6 @@ describe('the autostake stakes what the pool lacks, per resource, until it lands
   // Expiring in 10 s, a stake the node drops is proven dead soon; the retry waits 300 ms, then doubles.
   const env = { TRON_TX_EXPIRATION_MS: '10000', SEND_RETRY_BASE_MS: '300' };
   const stakes = (resource: 'ENERGY' | 'BANDWIDTH') => s.app.prisma.transaction.findMany({ where: { sendPurpose: 'POOL_STAKE', type: 'STAKE', resource }, orderBy: { id: 'asc' } });
-  const rowsSaid = async () => JSON.stringify((await s.app.prisma.transaction.findMany({ where: { sendPurpose: 'POOL_STAKE' }, orderBy: { id: 'asc' } })).map((r) => [r.id, r.type, r.resource, r.sendState, r.error]));
   const frozen = async () => (await s.chain.getStake(s.gasWallet.address)).frozenSun;
 
   before(async () => {
@@ -34,11 +33,11 @@ describe('the autostake stakes what the pool lacks, per resource, until it lands
     await waitFor('the bandwidth stake proven dead', async () => (await stakes('BANDWIDTH')).some((r) => r.sendState === 'FAILED') || null, 120_000);
     await s.devnet.fault.clear();
     const landed = await waitFor('the bandwidth stake staked again and landed', async () => (await stakes('BANDWIDTH')).find((r) => r.sendState === 'CONFIRMED'), 120_000).catch(async (err: Error) => {
-      throw new Error(`${err.message}; pool operations ${await rowsSaid()}\n${s.worker.output().slice(-3000)}`);
+      throw new Error(`${err.message}; pool operations ${await s.poolOperationsSaid()}\n${s.worker.output().slice(-3000)}`);
     });
     const rows = await stakes('BANDWIDTH');
-    assert.equal(rows.filter((r) => r.sendState === 'CONFIRMED').length, 1, `staked once: ${await rowsSaid()}`);
-    assert.ok(rows.slice(0, -1).every((r) => r.sendState === 'FAILED' && r.blockNumber === null && /expired/.test(r.error ?? '')), `every earlier attempt died unsent: ${await rowsSaid()}`);
+    assert.equal(rows.filter((r) => r.sendState === 'CONFIRMED').length, 1, `staked once: ${await s.poolOperationsSaid()}`);
+    assert.ok(rows.slice(0, -1).every((r) => r.sendState === 'FAILED' && r.blockNumber === null && /expired/.test(r.error ?? '')), `every earlier attempt died unsent: ${await s.poolOperationsSaid()}`);
     assert.equal(rows.at(-1)!.id, landed.id, 'nothing was staked after the stake that landed');
     assert.equal((await frozen()).BANDWIDTH, 30_000n * TRX);
     // Configured at 0 TRX for energy: none staked.
@@ -50,10 +49,10 @@ describe('the autostake stakes what the pool lacks, per resource, until it lands
     await s.worker.stop();
     s.worker = startWorker(s.app.env, s.devnet, { AML_FLAGGED_ADDRESSES: s.flagged.address, ...env, ENERGY_POOL_AUTOSTAKE: '300000:30000' });
     await waitFor('the energy stake landed', async () => (await stakes('ENERGY')).find((r) => r.sendState === 'CONFIRMED'), 120_000).catch(async (err: Error) => {
-      throw new Error(`${err.message}; pool operations ${await rowsSaid()}\n${s.worker.output().slice(-3000)}`);
+      throw new Error(`${err.message}; pool operations ${await s.poolOperationsSaid()}\n${s.worker.output().slice(-3000)}`);
     });
-    assert.equal((await stakes('ENERGY')).length, 1, `energy staked once: ${await rowsSaid()}`);
-    assert.equal((await stakes('BANDWIDTH')).filter((r) => r.sendState !== 'FAILED').length, 1, `bandwidth not staked again: ${await rowsSaid()}`);
+    assert.equal((await stakes('ENERGY')).length, 1, `energy staked once: ${await s.poolOperationsSaid()}`);
+    assert.equal((await stakes('BANDWIDTH')).filter((r) => r.sendState !== 'FAILED').length, 1, `bandwidth not staked again: ${await s.poolOperationsSaid()}`);
     assert.deepEqual(await frozen(), { ENERGY: 300_000n * TRX, BANDWIDTH: 30_000n * TRX });
     await assertReconciled(s.app.prisma, s.chain, 120_000);
   });

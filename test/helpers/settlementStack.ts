@@ -78,8 +78,7 @@ export class SettlementStack {
   }
 
   async stop(): Promise<void> {
-    // A suite may have replaced `worker` with one it started itself.
-    const workers = [...new Set([this.worker, ...this.workers].filter(Boolean))];
+    const workers = this.everyWorker();
     if (process.env.DEBUG_WORKER) (await import('node:fs')).writeFileSync(process.env.DEBUG_WORKER, workers.map((w) => w.output()).join('\n'));
     await Promise.all(workers.map((w) => w.stop()));
     // The first app drops the shared database: the others stop before it.
@@ -95,14 +94,27 @@ export class SettlementStack {
    * minutes for a pool staked once of twice said only "timed out" (2026-12-04).
    */
   async poolStaked(timeoutMs = 180_000): Promise<void> {
-    const rows = () => this.app.prisma.transaction.findMany({ where: { sendPurpose: 'POOL_STAKE' }, orderBy: { id: 'asc' } });
     try {
-      await waitFor('the pool staked', async () => (await rows()).filter((r) => r.sendState === 'CONFIRMED').length === 2 || null, timeoutMs);
+      await waitFor('the pool staked', async () => (await this.poolOperations()).filter((r) => r.sendState === 'CONFIRMED').length === 2 || null, timeoutMs);
     } catch (err) {
-      const held = (await rows()).map((r) => [r.id, r.type, r.resource, r.sendState, r.blockNumber, r.error]);
-      const said = [this.worker, ...this.workers].flatMap((w) => w.output().split('\n')).filter((l) => /energy|ALERT|stak|error/i.test(l));
-      throw new Error(`${(err as Error).message}; pool operations ${JSON.stringify(held)}; the worker said of it:\n${[...new Set(said)].slice(-40).join('\n')}`);
+      const said = this.everyWorker().flatMap((w) => w.output().split('\n')).filter((l) => /energy|ALERT|stak|error/i.test(l));
+      throw new Error(`${(err as Error).message}; pool operations ${await this.poolOperationsSaid()}; the worker said of it:\n${[...new Set(said)].slice(-40).join('\n')}`);
     }
+  }
+
+  /** The gas wallet's stakes and unstakes in the books (POOL_STAKE sends), oldest first. */
+  poolOperations() {
+    return this.app.prisma.transaction.findMany({ where: { sendPurpose: 'POOL_STAKE' }, orderBy: { id: 'asc' } });
+  }
+
+  /** poolOperations as one line for a failure message: id, type, resource, state, block, error. */
+  async poolOperationsSaid(): Promise<string> {
+    return JSON.stringify((await this.poolOperations()).map((r) => [r.id, r.type, r.resource, r.sendState, r.blockNumber, r.error]));
+  }
+
+  /** Every worker once: a suite may have replaced `worker` (the first host's) with one it started itself. */
+  private everyWorker(): WorkerProcess[] {
+    return [...new Set([this.worker, ...this.workers].filter(Boolean))];
   }
 
   /** The blocks `finalizing` made final on demand (POST /devnet/solidify), oldest first. */
