@@ -10,7 +10,7 @@ describe('GET /merchant and GET /rates', () => {
   before(async () => {
     app = await startApp({ TOPUP_FEE_PERCENT: '1.5', RATES_FIXED_TRX_USD: '0.2473' });
   });
-  after(() => app.stop());
+  after(() => app?.stop());
 
   it('returns the merchant account with balances in TRX and its derived wallets', async () => {
     const { merchant, key } = await app.createMerchant();
@@ -63,9 +63,11 @@ describe('HTTP rate provider', () => {
     await new Promise<void>((r) => provider.listen(port, '127.0.0.1', r));
     app = await startApp({ RATES_PROVIDER: 'http', RATES_HTTP_URL: `http://127.0.0.1:${port}/simple/price`, RATES_CACHE_SECONDS: '1', RATES_MAX_AGE_SECONDS: '120' });
   });
+  // The provider closed first and the app only if it started: a startApp that threw (a stale bundle)
+  // left the provider listening, and the file's process waited on it until the lane's 25-minute limit.
   after(async () => {
-    await app.stop();
-    provider.close();
+    provider?.close();
+    await app?.stop();
   });
 
   it('prices invoices from the provider', async () => {
