@@ -1,28 +1,14 @@
-import { test as base } from '@playwright/test';
 import { TronWeb } from 'tronweb';
-import { startApp, type TestApp } from '../test/helpers/app';
-import { startDevnetProcess } from '../test/helpers/devnet';
-import { signUp } from './dashboardSession';
+import { signUp, strictReauthTest } from './dashboardSession';
 import { expect, expectAccessibleHere, SIZES, screenshotPath } from './fixtures';
 
 const WALLET = 'TGLheo1KN8M5W5fGbkeYXVFHnbKnN5pLPd';
 
 const randomAddress = () => (TronWeb.createRandom() as unknown as { address: string }).address;
 
-// DASHBOARD_REAUTH_MINUTES=0: every sign-in counts as old, so each fund-moving change asks for the password.
-// A devnet, because a payout is quoted from the node.
-const test = base.extend<object, { app: TestApp }>({
-  app: [
-    async ({}, use) => {
-      const devnet = await startDevnetProcess({ blockMs: 200, solidifiedDepth: 2 });
-      const app = await startApp({ DASHBOARD_REAUTH_MINUTES: '0', TRON_FULL_NODE_URL: devnet.url, TRON_USDT_CONTRACT: devnet.usdtContract });
-      await use(app);
-      await app.stop();
-      await devnet.stop();
-    },
-    { scope: 'worker' },
-  ],
-});
+// Every sign-in counts as old (DASHBOARD_REAUTH_MINUTES=0), so each fund-moving change asks for the password.
+// The stack has a devnet, because a payout is quoted from the node.
+const test = strictReauthTest;
 
 for (const size of SIZES) {
   test.describe(`at ${size.name} size`, () => {

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { test as base, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import { passwordHash } from '../test/helpers/accounts';
-import { startApp, type TestApp } from '../test/helpers/app';
-import { expect, expectAccessible } from './fixtures';
+import type { TestApp } from '../test/helpers/app';
+import { expect, expectAccessible, test } from './fixtures';
 
 export interface Account {
   email: string;
@@ -65,16 +65,11 @@ export async function signIn(page: Page, baseUrl: string, email: string, passwor
 }
 
 /**
- * A test with an app of its own, started once per worker, where every sign-in counts as old
- * (DASHBOARD_REAUTH_MINUTES=0), so each money-moving change asks for the password (and second factor) again.
+ * A test whose app counts every sign-in as old (the stack's `strictReauth`, DASHBOARD_REAUTH_MINUTES=0),
+ * so each money-moving change asks for the password (and second factor) again. The specs that use it
+ * share one stack (a devnet and the web server, no worker); `app` is its web server.
  */
-export const strictReauthTest = base.extend<object, { app: TestApp }>({
-  app: [
-    async ({}, use) => {
-      const app = await startApp({ DASHBOARD_REAUTH_MINUTES: '0' });
-      await use(app);
-      await app.stop();
-    },
-    { scope: 'worker' },
-  ],
+export const strictReauthTest = test.extend<object, { app: TestApp }>({
+  strictReauth: [true, { scope: 'worker' }],
+  app: [async ({ stack }, use) => use(stack.app), { scope: 'worker' }],
 });

@@ -35,15 +35,23 @@ export interface Stack {
  * still use the devnet's node and USDT contract (TRON_FULL_NODE_URL, TRON_USDT_CONTRACT), and the
  * preset names the network everything else is shown for (a block explorer's links). `withSmtp`
  * gives both processes SMTP_URL, a local sink (`stack.smtp`) keeping every e-mail sent.
+ * `strictReauth` sets DASHBOARD_REAUTH_MINUTES=0: every sign-in counts as old, so each money-moving
+ * change in the dashboard asks for the password (and second factor) again.
+ *
+ * Each distinct set of these options is a stack of its own (Playwright starts a new worker for it),
+ * and a stack's start and end cost a browser run about as much as a short spec: a spec that needs
+ * something of its own asks for it here, as an option, so the specs that ask alike share a stack
+ * (issue 41, docs/testing.md, "The browser lane's stacks").
  */
-export const test = base.extend<object, { withWorker: boolean; solidifiedDepth: number; network: NetworkName; withSmtp: boolean; stack: Stack }>({
+export const test = base.extend<object, { withWorker: boolean; solidifiedDepth: number; network: NetworkName; withSmtp: boolean; strictReauth: boolean; stack: Stack }>({
   withWorker: [false, { scope: 'worker', option: true }],
+  strictReauth: [false, { scope: 'worker', option: true }],
   network: ['devnet', { scope: 'worker', option: true }],
   withSmtp: [false, { scope: 'worker', option: true }],
   // How many blocks below the head are final: 2 makes payments final at once; a file that watches a payment confirm sets more.
   solidifiedDepth: [2, { scope: 'worker', option: true }],
   stack: [
-    async ({ withWorker, solidifiedDepth, network, withSmtp }, use) => {
+    async ({ withWorker, solidifiedDepth, network, withSmtp, strictReauth }, use) => {
       const devnet = await startDevnetProcess({ blockMs: 200, solidifiedDepth });
       const smtp = withSmtp ? await startSmtpSink() : null;
       // The worker is started with the web server's settings (app.env): these reach both.
@@ -52,6 +60,7 @@ export const test = base.extend<object, { withWorker: boolean; solidifiedDepth: 
         TRON_USDT_CONTRACT: devnet.usdtContract,
         ...(network !== 'devnet' && { TRON_NETWORK: network }),
         ...(smtp && { SMTP_URL: smtp.url, MAIL_FROM: 'payments@pay.example.com' }),
+        ...(strictReauth && { DASHBOARD_REAUTH_MINUTES: '0' }),
       });
       const hooks: Stack['hooks'] = [];
       const receiver = createServer((req, res) => {

@@ -1,35 +1,15 @@
-import { test as base } from '@playwright/test';
 import { TronWeb } from 'tronweb';
-import { startApp, type TestApp } from '../test/helpers/app';
-import { startDevnetProcess } from '../test/helpers/devnet';
-import { startSmtpSink, type SmtpSink } from '../test/helpers/smtp';
-import { expect, expectAccessible, screenshotBothSizes } from './fixtures';
+import { expect, expectAccessible, screenshotBothSizes, test } from './fixtures';
 
 const randomAddress = () => (TronWeb.createRandom() as unknown as { address: string }).address;
 
-// A service that sends e-mail (SMTP_URL): only there does the payment page offer a receipt.
-const test = base.extend<object, { app: TestApp; smtp: SmtpSink }>({
-  smtp: [
-    async ({}, use) => {
-      const smtp = await startSmtpSink();
-      await use(smtp);
-      smtp.close();
-    },
-    { scope: 'worker' },
-  ],
-  app: [
-    async ({ smtp }, use) => {
-      const devnet = await startDevnetProcess({ blockMs: 200, solidifiedDepth: 2 });
-      const app = await startApp({ TRON_FULL_NODE_URL: devnet.url, TRON_USDT_CONTRACT: devnet.usdtContract, SMTP_URL: smtp.url, MAIL_FROM: 'payments@pay.example.com' });
-      await use(app);
-      await app.stop();
-      await devnet.stop();
-    },
-    { scope: 'worker' },
-  ],
-});
+// A service that sends e-mail (SMTP_URL): only there does the payment page offer a receipt. The stack
+// of the other spec that sends e-mail (dashboard-webhook-health): its worker sends nothing here, as
+// nothing is paid.
+test.use({ withWorker: true, withSmtp: true });
 
-test('the customer may leave an e-mail for a receipt on the payment page, and change it (issue 36)', async ({ page, app }) => {
+test('the customer may leave an e-mail for a receipt on the payment page, and change it (issue 36)', async ({ page, stack }) => {
+  const { app } = stack;
   const { key } = await app.createMerchant({ targetWallet: randomAddress() });
   const created = await app.api('/payment/create', key, { method: 'POST', body: { type: 'SINGLE', amount: 10, currencies: ['TRX'] } });
   const { id, paymentURL } = created.json as { id: number; paymentURL: string };
