@@ -32,9 +32,7 @@ describe('the autostake stakes what the pool lacks, per resource, until it lands
   test('a stake the node dropped, proven dead once expired, is staked again and lands once', async () => {
     await waitFor('the bandwidth stake proven dead', async () => (await stakes('BANDWIDTH')).some((r) => r.sendState === 'FAILED') || null, 120_000);
     await s.devnet.fault.clear();
-    const landed = await waitFor('the bandwidth stake staked again and landed', async () => (await stakes('BANDWIDTH')).find((r) => r.sendState === 'CONFIRMED'), 120_000).catch(async (err: Error) => {
-      throw new Error(`${err.message}; pool operations ${await s.poolOperationsSaid()}\n${s.worker.output().slice(-3000)}`);
-    });
+    const landed = await s.waitForPool('the bandwidth stake staked again and landed', async () => (await stakes('BANDWIDTH')).find((r) => r.sendState === 'CONFIRMED'), 120_000);
     const rows = await stakes('BANDWIDTH');
     assert.equal(rows.filter((r) => r.sendState === 'CONFIRMED').length, 1, `staked once: ${await s.poolOperationsSaid()}`);
     assert.ok(rows.slice(0, -1).every((r) => r.sendState === 'FAILED' && r.blockNumber === null && /expired/.test(r.error ?? '')), `every earlier attempt died unsent: ${await s.poolOperationsSaid()}`);
@@ -48,9 +46,7 @@ describe('the autostake stakes what the pool lacks, per resource, until it lands
     // The same books as a round cut short after its first stake: one resource staked, the other not.
     await s.worker.stop();
     s.worker = startWorker(s.app.env, s.devnet, { AML_FLAGGED_ADDRESSES: s.flagged.address, ...env, ENERGY_POOL_AUTOSTAKE: '300000:30000' });
-    await waitFor('the energy stake landed', async () => (await stakes('ENERGY')).find((r) => r.sendState === 'CONFIRMED'), 120_000).catch(async (err: Error) => {
-      throw new Error(`${err.message}; pool operations ${await s.poolOperationsSaid()}\n${s.worker.output().slice(-3000)}`);
-    });
+    await s.waitForPool('the energy stake landed', async () => (await stakes('ENERGY')).find((r) => r.sendState === 'CONFIRMED'), 120_000);
     assert.equal((await stakes('ENERGY')).length, 1, `energy staked once: ${await s.poolOperationsSaid()}`);
     assert.equal((await stakes('BANDWIDTH')).filter((r) => r.sendState !== 'FAILED').length, 1, `bandwidth not staked again: ${await s.poolOperationsSaid()}`);
     assert.deepEqual(await frozen(), { ENERGY: 300_000n * TRX, BANDWIDTH: 30_000n * TRX });

@@ -88,14 +88,19 @@ export class SettlementStack {
     this.hookServer?.close();
   }
 
-  /**
-   * Waits until ENERGY_POOL_AUTOSTAKE's two stakes (energy, bandwidth) have landed. On a timeout it
-   * says what the books hold of the pool and what the worker said of it: a CI run that waited four
-   * minutes for a pool staked once of twice said only "timed out" (2026-12-04).
-   */
+  /** Waits until ENERGY_POOL_AUTOSTAKE's two stakes (energy, bandwidth) have landed (`waitForPool`). */
   async poolStaked(timeoutMs = 180_000): Promise<void> {
+    await this.waitForPool('the pool staked', async () => (await this.poolOperations()).filter((r) => r.sendState === 'CONFIRMED').length === 2, timeoutMs);
+  }
+
+  /**
+   * `waitFor` for something of the gas wallet's pool. On a timeout it says what the books hold of the
+   * pool and what the workers said of it: a CI run that waited four minutes for a pool staked once of
+   * twice said only "timed out" (2026-12-04).
+   */
+  async waitForPool<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 180_000): Promise<T> {
     try {
-      await waitFor('the pool staked', async () => (await this.poolOperations()).filter((r) => r.sendState === 'CONFIRMED').length === 2 || null, timeoutMs);
+      return await waitFor(what, probe, timeoutMs);
     } catch (err) {
       const said = this.everyWorker().flatMap((w) => w.output().split('\n')).filter((l) => /energy|ALERT|stak|error/i.test(l));
       throw new Error(`${(err as Error).message}; pool operations ${await this.poolOperationsSaid()}; the worker said of it:\n${[...new Set(said)].slice(-40).join('\n')}`);
