@@ -3,10 +3,11 @@ import { expect, expectAccessible, screenshotBothSizes, test } from './fixtures'
 
 const randomAddress = () => (TronWeb.createRandom() as unknown as { address: string }).address;
 
-// A service that sends e-mail (SMTP_URL): only there does the payment page offer a receipt. The stack
-// of the other spec that sends e-mail (dashboard-webhook-health): its worker sends nothing here, as
-// nothing is paid.
-test.use({ withWorker: true, withSmtp: true });
+// A service that sends e-mail (SMTP_URL): only there does the payment page offer a receipt. No worker:
+// nothing is paid here. (With dashboard-webhook-health's options, worker and SMTP, it would not share
+// that spec's stack either: both come up in the queue together, so it starts a second one, with a
+// worker for nothing; docs/testing.md, "The browser lane's stacks".)
+test.use({ withSmtp: true });
 
 test('the customer may leave an e-mail for a receipt on the payment page, and change it (issue 36)', async ({ page, stack }) => {
   const { app } = stack;
