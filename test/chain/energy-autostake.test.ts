@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { waitFor } from '../helpers/devnet';
 import { assertReconciled } from '../helpers/reconcile';
 import { SettlementStack } from '../helpers/settlementStack';
 import { startWorker } from '../helpers/worker';
@@ -30,7 +29,7 @@ describe('the autostake stakes what the pool lacks, per resource, until it lands
   after(() => s.stop());
 
   test('a stake the node dropped, proven dead once expired, is staked again and lands once', async () => {
-    await waitFor('the bandwidth stake proven dead', async () => (await stakes('BANDWIDTH')).some((r) => r.sendState === 'FAILED') || null, 120_000);
+    await s.waitForPool('the bandwidth stake proven dead', async () => (await stakes('BANDWIDTH')).some((r) => r.sendState === 'FAILED'), 120_000);
     await s.devnet.fault.clear();
     const landed = await s.waitForPool('the bandwidth stake staked again and landed', async () => (await stakes('BANDWIDTH')).find((r) => r.sendState === 'CONFIRMED'), 120_000);
     const rows = await stakes('BANDWIDTH');
