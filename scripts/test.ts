@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { TEST_V8_FLAGS } from '../test/helpers/bundle';
 import { sourceNodeArgs } from './bundle';
+import { bundledTest, sourceOfBundledTest } from './bundleTests';
 
 /**
  * `npm test`: every check, in lanes that stop at the first failure (issue 41), then a timing
@@ -106,16 +107,19 @@ const phases: Phase[] = [
   // ESLint and tsc each use one core: on two, side by side they take about as long as the longer.
   { name: 'lint', command: ['npm', 'run', 'lint'], beside: true },
   { name: 'typecheck', command: ['npm', 'run', 'typecheck'], beside: true },
+  // Each node test file bundled with what it imports (scripts/bundleTests.ts): its process loads
+  // one file, not tsx and its helpers module by module. A second or two, beside lint and typecheck.
+  { name: 'test bundle', command: ['node', ...sourceNodeArgs(path.resolve(import.meta.dirname, '..')), 'scripts/bundleTests.ts', ...LANES.flatMap((lane) => laneFiles(lane.folders))], beside: true },
   ...LANES.map((lane) => ({
     name: lane.name,
     // Node's runner in the files' order (`node --test` would sort them by name): the usual report
-    // on the terminal, and ours (scripts/testTimings.mjs) to a file.
-    // `--liftoff-only` (test/helpers/bundle.ts, TEST_V8_FLAGS) and tronweb from the bundle's vendored
-    // file (scripts/vendoredTronweb.mjs): the runner's test processes inherit both.
+    // on the terminal, and ours (scripts/testTimings.mjs) to a file. The files are the bundled ones,
+    // so neither the runner nor its test processes load tsx; `--liftoff-only` (test/helpers/bundle.ts,
+    // TEST_V8_FLAGS) the test processes inherit.
     command: () => {
       const atOnce = filesAtOnce(lane);
       const draining = lane.nextStartsAtHalf ? [`--draining-at=${Math.floor(atOnce / 2)}`] : [];
-      return ['node', ...TEST_V8_FLAGS, ...sourceNodeArgs(path.resolve(import.meta.dirname, '..')), 'scripts/testLane.mjs', ...draining, String(atOnce), laneResults(lane.name), ...laneFiles(lane.folders)];
+      return ['node', ...TEST_V8_FLAGS, 'scripts/testLane.mjs', ...draining, String(atOnce), laneResults(lane.name), ...laneFiles(lane.folders).map(bundledTest)];
     },
     nextStartsAtHalf: lane.nextStartsAtHalf,
   })),
@@ -199,7 +203,7 @@ function report(): void {
   const node: NodeResults | null = lanes.length === 0 ? null : { passed: sum(lanes, 'passed'), failed: sum(lanes, 'failed'), skipped: sum(lanes, 'skipped'), files: lanes.flatMap((r) => r.files) };
   if (node) {
     lines.push('slowest test files (s):');
-    for (const f of [...node.files].sort((a, b) => b.seconds - a.seconds).slice(0, 10)) lines.push(`  ${f.seconds.toFixed(0).padStart(5)}  ${path.relative(process.cwd(), f.file)}`);
+    for (const f of [...node.files].sort((a, b) => b.seconds - a.seconds).slice(0, 10)) lines.push(`  ${f.seconds.toFixed(0).padStart(5)}  ${sourceOfBundledTest(path.relative(process.cwd(), f.file))}`);
     lines.push(`node tests: ${node.passed} passed, ${node.failed} failed, ${node.skipped} skipped`);
   }
   const browser = readJson<{ stats: { expected: number; unexpected: number; flaky: number; skipped: number } }>(browserResults, false);
