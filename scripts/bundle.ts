@@ -43,14 +43,11 @@ const VENDORED_ENTRY_SUFFIX = '.vendored-entry.mjs';
 
 /**
  * A vendored package's CommonJS modules (axios's, in tronweb) call `require` for Node's own
- * modules; an ES module has none, so its file makes one. The test bundle's too (scripts/bundleTests.ts).
+ * modules; an ES module has none, so its file makes one.
  */
-export const REQUIRE_BANNER = "import { createRequire as __vendoredRequire } from 'node:module'; const require = __vendoredRequire(import.meta.url);";
+const REQUIRE_BANNER = "import { createRequire as __vendoredRequire } from 'node:module'; const require = __vendoredRequire(import.meta.url);";
 
 /** Settings that change the output without being an input esbuild reads as code. */
-/** What every bundle here is: one ES module for this project's Node. */
-export const NODE_ESM_BUILD = { bundle: true, platform: 'node', format: 'esm', target: 'node20' } as const;
-
 const SETTINGS_FILES = ['package.json', 'package-lock.json', 'tsconfig.json', 'scripts/bundle.ts'];
 
 const META_FILE = 'meta.json';
@@ -108,7 +105,10 @@ export function writeBundle(root: string): void {
       // `export *` leaves out a default export: named again, so the file answers every import node_modules' does.
       stdin: { contents: `export * from '${pkg}';\nexport { default } from '${pkg}';`, resolveDir: root, sourcefile: `${name}${VENDORED_ENTRY_SUFFIX}` },
       outfile: path.join(outdir, `${name}.mjs`),
-      ...NODE_ESM_BUILD,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
       banner: { js: REQUIRE_BANNER },
       metafile: true,
       write: false,
@@ -120,7 +120,10 @@ export function writeBundle(root: string): void {
     entryPoints: BUNDLE_ENTRIES,
     outdir,
     outExtension: { '.js': '.mjs' },
-    ...NODE_ESM_BUILD,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
     packages: 'external',
     // Each vendored package is imported from its file beside the bundle.
     alias: Object.fromEntries(Object.entries(VENDORED).map(([name, pkg]) => [pkg, `./${name}.mjs`])),
