@@ -43,9 +43,12 @@ const VENDORED_ENTRY_SUFFIX = '.vendored-entry.mjs';
 
 /**
  * A vendored package's CommonJS modules (axios's, in tronweb) call `require` for Node's own
- * modules; an ES module has none, so its file makes one.
+ * modules; an ES module has none, so its file makes one. The test bundle's too (scripts/bundleTests.ts).
  */
-const REQUIRE_BANNER = "import { createRequire as __vendoredRequire } from 'node:module'; const require = __vendoredRequire(import.meta.url);";
+export const REQUIRE_BANNER = "import { createRequire as __vendoredRequire } from 'node:module'; const require = __vendoredRequire(import.meta.url);";
+
+/** What every bundle here is: one ES module for this project's Node. */
+export const NODE_ESM_BUILD = { bundle: true, platform: 'node', format: 'esm', target: 'node20' } as const;
 
 /** Settings that change the output without being an input esbuild reads as code. */
 const SETTINGS_FILES = ['package.json', 'package-lock.json', 'tsconfig.json', 'scripts/bundle.ts'];
@@ -105,10 +108,7 @@ export function writeBundle(root: string): void {
       // `export *` leaves out a default export: named again, so the file answers every import node_modules' does.
       stdin: { contents: `export * from '${pkg}';\nexport { default } from '${pkg}';`, resolveDir: root, sourcefile: `${name}${VENDORED_ENTRY_SUFFIX}` },
       outfile: path.join(outdir, `${name}.mjs`),
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
+      ...NODE_ESM_BUILD,
       banner: { js: REQUIRE_BANNER },
       metafile: true,
       write: false,
@@ -120,10 +120,7 @@ export function writeBundle(root: string): void {
     entryPoints: BUNDLE_ENTRIES,
     outdir,
     outExtension: { '.js': '.mjs' },
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
+    ...NODE_ESM_BUILD,
     packages: 'external',
     // Each vendored package is imported from its file beside the bundle.
     alias: Object.fromEntries(Object.entries(VENDORED).map(([name, pkg]) => [pkg, `./${name}.mjs`])),

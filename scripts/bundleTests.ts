@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, transform, type Loader, type Plugin } from 'esbuild';
-import { BUNDLE_DIR } from './bundle';
+import { BUNDLE_DIR, NODE_ESM_BUILD, REQUIRE_BANNER } from './bundle';
 
 /**
  * `npm test`'s node test files, each bundled with the helpers and lib/ it imports into one ES
@@ -80,13 +80,10 @@ export async function writeTestBundle(root: string, files: string[]): Promise<vo
     outdir,
     outbase: '.',
     outExtension: { '.js': '.mjs' },
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
+    ...NODE_ESM_BUILD,
     packages: 'external',
     // A bundled CommonJS dependency calls `require`; an ES module has none.
-    banner: { js: "import { createRequire as __testRequire } from 'node:module'; const require = __testRequire(import.meta.url);" },
+    banner: { js: REQUIRE_BANNER },
     // Stacks name the bundle's lines unless the run asks for maps (`node --enable-source-maps`).
     sourcemap: 'linked',
     plugins: [
