@@ -77,7 +77,9 @@ test("a refund's claim page links the refund's transfer to Tronscan on Nile", as
     await expect(status.getByRole('heading', { name: 'Being prepared by the merchant' })).toBeVisible();
     const funded = (await stack.app.api(`/refund/${refund.id}`, key)).json;
     await devnetPay(stack, funded.topup_address, String(funded.topup_amount), 'TRX');
-    await expect(status.getByRole('heading', { name: 'Sent' })).toBeVisible({ timeout: 60_000 });
+    // Exactly: a heading's name is matched as a substring by default, and "Being sent" (SENDING) holds "sent"; a run
+    // on a busy machine read the refund's hash while it was still being sent, and found none (2026-12-05).
+    await expect(status.getByRole('heading', { name: 'Sent', exact: true })).toBeVisible({ timeout: 60_000 });
     const { trn_hash: hash } = (await stack.app.api(`/refund/${refund.id}`, key)).json as { trn_hash: string };
     // The hash the page links is the transfer that paid the customer.
     const sent = await stack.app.prisma.transaction.findFirstOrThrow({ where: { trnHash: hash } });

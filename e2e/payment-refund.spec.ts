@@ -50,7 +50,9 @@ for (const size of SIZES) {
       const funded = (await stack.app.api(`/refund/${refund.id}`, key)).json;
       expect(funded.status).toBe('WAITING_FUNDS');
       await devnetPay(stack, funded.topup_address, String(funded.topup_amount), 'TRX');
-      await expect(status.getByRole('heading', { name: 'Sent' })).toBeVisible({ timeout: 60_000 });
+      // Exactly: a heading's name is matched as a substring by default, and "Being sent" (SENDING) holds "sent"; a run
+      // on a busy machine read the refund's hash while it was still being sent, and found none (2026-12-05).
+      await expect(status.getByRole('heading', { name: 'Sent', exact: true })).toBeVisible({ timeout: 60_000 });
       const sent = (await stack.app.api(`/refund/${refund.id}`, key)).json;
       await expect(status.getByText(sent.trn_hash)).toBeVisible();
       const chain = createChain({ fullNodeUrl: stack.devnet.url, apiKey: null, usdtContract: stack.devnet.usdtContract, txExpirationMs: 60_000 });
