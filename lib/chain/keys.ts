@@ -32,6 +32,42 @@ function rootOf(mnemonic: string): HDNode {
   return root;
 }
 
+/** What a root's derivations keep: the accounts derived (by path) and the account nodes (by account). */
+interface RootCache {
+  accounts: Map<string, DerivedAccount>;
+  /** m/44'/195', the coin type's node, above every account. */
+  coin?: HDNode;
+  accountNodes: Map<number, HDNode>;
+}
+
+function cacheOf(root: HDNode): RootCache {
+  return derived(root, (): RootCache => ({ accounts: new Map(), accountNodes: new Map() }));
+}
+
+const HARDENED = 0x8000_0000;
+
+/**
+ * m/44'/195'/<account>' (a merchant's account, its id, or 0 for the service's own gas wallet),
+ * kept per root. Each BIP32 level is an elliptic-curve multiplication in JavaScript, and every
+ * account derived from the root again repeated the coin type's two levels, every address its
+ * account's three: preparing the fifty spare accounts (lib/merchants/accounts.ts), as `npm start`
+ * on a new database and every test web server's start do, took about 0.7 s of CPU; one level each
+ * from the kept coin node, about 0.07 s (issue 41). test/unit/hd-accounts.test.ts checks the keys
+ * against ethers' own derivation of each whole path from the phrase.
+ */
+function accountNode(root: HDNode, account: number): HDNode {
+  checkIndex(account, 'account');
+  const cache = cacheOf(root);
+  let node = cache.accountNodes.get(account);
+  if (!node) {
+    cache.coin ??= root.derivePath(`m/44'/195'`);
+    node = cache.coin.deriveChild(HARDENED + account);
+    cache.accountNodes.set(account, node);
+    if (cache.accountNodes.size > MAX_DERIVED_ACCOUNTS) cache.accountNodes.delete(cache.accountNodes.keys().next().value!);
+  }
+  return node;
+}
+
 /** A BIP32 index below the hardened range (0 to 2^31 - 1), or a RangeError naming it. */
 function checkIndex(value: number, name: string): void {
   if (!Number.isInteger(value) || value < 0 || value >= 2 ** 31) throw new RangeError(`${name} out of range`);
@@ -54,14 +90,15 @@ const MAX_DERIVED_ACCOUNTS = 10_000;
 export function deriveAccount(mnemonic: string, merchantId: number, role: AddressRole, index = 0): DerivedAccount {
   const path = derivationPath(merchantId, role, index);
   const root = rootOf(mnemonic);
-  const accounts = derived(root, () => new Map<string, DerivedAccount>());
+  const { accounts } = cacheOf(root);
   const known = accounts.get(path);
   if (known) {
     accounts.delete(path);
     accounts.set(path, known);
     return { ...known };
   }
-  const node = root.derivePath(path);
+  // The path's last two levels under the kept account node: the same key as root.derivePath(path).
+  const node = accountNode(root, merchantId).deriveChild(AddressRole[role]).deriveChild(index);
   const privateKey = node.privateKey.replace(/^0x/, '');
   const address = TronWeb.address.fromPrivateKey(privateKey);
   if (!address) throw new Error('Could not derive a Tron address');
@@ -70,19 +107,13 @@ export function deriveAccount(mnemonic: string, merchantId: number, role: Addres
   return { address, privateKey };
 }
 
-/** m/44'/195'/<account>': a merchant's account (its id), or 0 for the service's own gas wallet. */
-function accountPath(account: number): string {
-  checkIndex(account, 'account');
-  return `m/44'/195'/${account}'`;
-}
-
 /**
  * The account's extended public key (xpub): every address of the account derives from it
  * (addressFromXpub), none of its private keys does. The web process holds these, never the
  * mnemonic (issue 16); the worker derives private keys from the mnemonic when it signs.
  */
 export function accountXpub(mnemonic: string, account: number): string {
-  return rootOf(mnemonic).derivePath(accountPath(account)).neuter().extendedKey;
+  return accountNode(rootOf(mnemonic), account).neuter().extendedKey;
 }
 
 /** A role's node under an account xpub: its public point (decompressed once) and chain code. */

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { TronWeb } from 'tronweb';
+import { TronWeb, utils } from 'tronweb';
 import { TEST_MNEMONIC } from '../helpers/app';
 
 /**
@@ -42,6 +42,21 @@ describe('HD account xpubs', () => {
       for (const [role, index] of [['invoice', 0], ['invoice', 1], ['invoice', 999_999], ['invoice', 2 ** 31 - 1], ...spread, ['topup', 0], ['activation', 0], ['gas', 0]] as const) {
         assert.equal(addressFromXpub(xpub, role, index), deriveAccount(TEST_MNEMONIC, account, role, index).address, `${account}'/${role}/${index}`);
       }
+    }
+  });
+
+  it('derive the keys ethers derives from the phrase along each whole path, in any order', () => {
+    const { ethersHDNodeWallet } = utils.ethersUtils;
+    const other = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
+    // Accounts and addresses asked for out of order and twice, so the kept account nodes (lib/chain/keys.ts) are reused across them.
+    const asked = [[TEST_MNEMONIC, 5, 'invoice', 3], [TEST_MNEMONIC, 0, 'gas', 0], [other, 5, 'invoice', 3], [TEST_MNEMONIC, 2 ** 31 - 1, 'topup', 0], [TEST_MNEMONIC, 5, 'activation', 0], [TEST_MNEMONIC, 1, 'invoice', 2 ** 31 - 1], [TEST_MNEMONIC, 5, 'invoice', 3]] as const;
+    for (const [phrase, account, role, index] of asked) {
+      const rolePath = `m/44'/195'/${account}'/${{ invoice: 0, topup: 1, activation: 2, gas: 3 }[role]}/${index}`;
+      const expected = ethersHDNodeWallet.fromPhrase(phrase, undefined, rolePath);
+      const got = deriveAccount(phrase, account, role, index);
+      assert.equal(got.privateKey, expected.privateKey.slice(2), rolePath);
+      assert.equal(got.address, TronWeb.address.fromPrivateKey(expected.privateKey.slice(2)), rolePath);
+      assert.equal(accountXpub(phrase, account), ethersHDNodeWallet.fromPhrase(phrase, undefined, `m/44'/195'/${account}'`).neuter().extendedKey, `m/44'/195'/${account}'`);
     }
   });
 
