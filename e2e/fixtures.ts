@@ -120,14 +120,21 @@ interface Violation {
 
 async function axeViolations(page: Page): Promise<Violation[]> {
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
-  // Every rule axe-core runs by default (WCAG 2.x A and AA, best practices), none turned off.
-  const results = await page.evaluate(() => (window as unknown as { axe: { run: (ctx: Document) => Promise<AxeResults> } }).axe.run(document));
-  return results.violations.map((v) => ({
-    id: v.id,
-    impact: v.impact,
-    help: v.help,
-    nodes: v.nodes.map((n) => ({ target: n.target.join(' '), html: n.html.slice(0, 200), summary: n.failureSummary ?? '' })),
-  }));
+  // Every rule axe-core runs by default (WCAG 2.x A and AA, best practices), none turned off, and
+  // every violation with all its elements. `resultTypes: ['violations']` spares axe-core the unique
+  // selector of every element that passed a rule (its API's section on performance: the costly
+  // part of a run), and only what is reported crosses back from the page, not the whole result
+  // (every passing and inapplicable rule): the lane's four hundred runs cost chromium and
+  // Playwright's workers a fifth of the browser lane's CPU (issue 41, docs/testing.md).
+  return page.evaluate(async () => {
+    const { violations } = await (window as unknown as { axe: { run: (ctx: Document, options: { resultTypes: string[] }) => Promise<AxeResults> } }).axe.run(document, { resultTypes: ['violations'] });
+    return violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.map((n) => ({ target: n.target.join(' '), html: n.html.slice(0, 200), summary: n.failureSummary ?? '' })),
+    }));
+  });
 }
 
 /**
