@@ -16,7 +16,7 @@ test('the accessibility check fails on a page that breaks a rule, naming the rul
     const img = document.createElement('img');
     img.id = 'no-alt';
     img.src = 'data:image/gif;base64,R0lGODlhAQABAAAAACw=';
-    document.querySelector('main')?.append(img) ?? document.body.append(img);
+    (document.querySelector('main') ?? document.body).append(img);
   });
   const failure = await expectAccessible(page, 'a page with an image without alt').then(() => null, (err: Error) => err.message);
   const own = page.viewportSize()!;
