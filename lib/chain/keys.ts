@@ -52,8 +52,9 @@ const HARDENED = 0x8000_0000;
  * account derived from the root again repeated the coin type's two levels, every address its
  * account's three: preparing the fifty spare accounts (lib/merchants/accounts.ts), as `npm start`
  * on a new database and every test web server's start do, took 183-198 ms of CPU; one level each
- * from the kept coin node, 106-134 ms (`npm run bench:keys`, issue 41). test/unit/hd-accounts.test.ts checks the keys
- * against ethers' own derivation of each whole path from the phrase.
+ * from the kept coin node, 106-134 ms (`npm run bench:keys`, issue 41).
+ * test/unit/hd-accounts.test.ts checks the keys against ethers' own derivation of each whole path
+ * from the phrase.
  */
 function accountNode(root: HDNode, account: number): HDNode {
   checkIndex(account, 'account');
