@@ -33,19 +33,32 @@ export type PayRequest = z.infer<typeof payRequestSchema>;
  */
 export async function sendFromFaucet(chain: Chain, faucetPrivateKey: string, request: PayRequest): Promise<{ txId: string }> {
   const units = tokenUnits(request.amount);
-  let signed;
-  if (request.currency === 'TRX') {
-    signed = await chain.buildSignedTrxTransfer(faucetPrivateKey, request.address, units);
-  } else {
-    const from = TronWeb.address.fromPrivateKey(faucetPrivateKey);
-    if (!from) throw new TypeError('invalid faucet key');
-    const cost = await chain.estimateTransfer({ token: 'USDT', from, to: request.address, amount: units });
-    // Twice the estimate: room for the recipient's state to change before the block.
-    signed = await chain.buildSignedUsdtTransfer(faucetPrivateKey, request.address, units, cost.energyFeeSun * 2n);
+  // A transaction is built on the newest head the chain layer read within SEND_HEAD_FRESH_MS, and
+  // takes its timestamp from that block: the same amount to the same address paid again that soon
+  // is the same transaction, which the node answers DUP_TRANSACTION_ERROR (`alreadyKnown`) and
+  // does not pay again. A payment asked for is a payment of its own (a request sent again is
+  // answered by its request_id before this), so it is built again on a newer block.
+  for (let attempt = 1; ; attempt++) {
+    let signed;
+    if (request.currency === 'TRX') {
+      signed = await chain.buildSignedTrxTransfer(faucetPrivateKey, request.address, units);
+    } else {
+      const from = TronWeb.address.fromPrivateKey(faucetPrivateKey);
+      if (!from) throw new TypeError('invalid faucet key');
+      const cost = await chain.estimateTransfer({ token: 'USDT', from, to: request.address, amount: units });
+      // Twice the estimate: room for the recipient's state to change before the block.
+      signed = await chain.buildSignedUsdtTransfer(faucetPrivateKey, request.address, units, cost.energyFeeSun * 2n);
+    }
+    const { txId, alreadyKnown } = await chain.broadcast(signed.signedTx);
+    if (!alreadyKnown) return { txId };
+    if (attempt >= REBUILD_ATTEMPTS) throw new Error(`the faucet's payment ${txId} was the same transaction as one sent before, ${attempt} times: no newer block`);
+    await new Promise((r) => setTimeout(r, 100));
+    await chain.getHead(); // the next build reads this head, a newer block once one is made
   }
-  const { txId } = await chain.broadcast(signed.signedTx);
-  return { txId };
 }
+
+/** How many times a payment identical to one sent before is built again, 100 ms apart: a minute. */
+const REBUILD_ATTEMPTS = 600;
 
 /** POST /devnet/pay-via-contract: as /devnet/pay, through the devnet's payer contract (devnet/contracts.ts). */
 export const payViaContractSchema = payRequestSchema

@@ -332,6 +332,17 @@ describe('tronweb against the devnet', () => {
     assert.equal(await usdtBalance(to.address), 2_000_000n);
   });
 
+  test('POST /devnet/pay asked twice for the same amount to the same address pays twice: two transactions, not one answered twice', async () => {
+    const to = await newAccount();
+    // Back to back, as a test pays the rest of an underpaid invoice: both built on the same head block
+    // before the fix, the same transaction, so the second paid nothing and answered the first's txid.
+    const first = await devnet.pay(to.address, '3', 'TRX');
+    const second = await devnet.pay(to.address, '3', 'TRX');
+    assert.notEqual(second, first, 'the second payment is a transaction of its own');
+    for (const txid of [first, second]) await info(txid); // each in a block
+    assert.equal(await balance(to.address), 6_000_000n);
+  });
+
   test('payFromFaucet sends again after a connection lost before the answer, and the faucet pays once', async () => {
     const to = await newAccount();
     // A front that passes the first request on to the devnet and then drops the client's
