@@ -73,7 +73,9 @@ export async function reclaimEnergy(ctx: WorkerContext, stake: Stake, lookForLen
         ctx,
         anchor,
         { purpose: 'ENERGY_RECLAIM', index: lending.id },
-        async () => {
+        // refBlock: the newest block not final of what the taking back relies on (bindingBlock): its payment's block while
+        // the books do not show it final, its own sends'. Built on the head instead, the binding guard refused it every round.
+        async (refBlock) => {
           // What this round read lent a moment ago (issue 37: read again here, the same delegation). A lending of ours
           // since is stored first and makes the receiver busy, which keeps this one back (beforeBroadcast below).
           const now = lent[resource];
@@ -85,7 +87,7 @@ export async function reclaimEnergy(ctx: WorkerContext, stake: Stake, lookForLen
             amountUnits: 0n,
             currency: 'TRX',
             costPayer: lending.costPayer ?? 'SERVICE',
-            signed: await ctx.chain.buildSignedResourceOp(ctx.gasWallet.privateKey, { kind: 'undelegate', resource, receiver, amountSun: now }),
+            signed: await ctx.chain.buildSignedResourceOp(ctx.gasWallet.privateKey, { kind: 'undelegate', resource, receiver, amountSun: now }, refBlock),
             energy: { energySource: 'POOL', stakeSun: now, resource },
           };
         },

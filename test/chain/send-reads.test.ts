@@ -391,6 +391,35 @@ describe("the energy upkeep's reads while the pool has lent", () => {
     const takingBack = await prisma.transaction.findFirstOrThrow({ where: { sendPurpose: 'ENERGY_RECLAIM', toAddress: receiver } });
     assert.equal(takingBack.stakeSun, 10_000_000_000n, 'the taking back takes back what is lent');
   });
+
+  it("takes back a final lending whose payment the books do not show final yet, bound to the payment's block, not refused by the binding guard", async () => {
+    // The lending references its payment's block (lib/energy/pool.ts), so once the lending is final that block is too; the
+    // payment's own row says so only when the payments job next looks at it. Between the two, the taking back's binding
+    // block is the payment's (lib/sends/steps.ts, bindingBlock). Until 2026-12-06 its plan built on the head and the guard
+    // threw "built without reference block" at every round until the row caught up (five times in a default run).
+    const { prisma, ctx, chain } = world;
+    const receiver = randomAddress();
+    const paid = await world.devnet.pay(receiver, '1', 'TRX');
+    const paidIn = await waitFor('the payment in a block', async () => (await chain.getTransactionStatus(paid)).blockNumber, 30_000);
+    const paidBlockId = await chain.getBlockIdHolding(paidIn, paid);
+    assert.ok(paidBlockId, "the payment's block");
+    await poolOperation(world, { kind: 'stake', resource: 'ENERGY', amountSun: 20_000_000_000n });
+    await poolOperation(world, { kind: 'delegate', resource: 'ENERGY', receiver, amountSun: 10_000_000_000n });
+    const merchant = await prisma.merchant.create({ data: { email: `unsolid-${Date.now()}@example.com`, topupWalletAddress: randomAddress(), activationWalletAddress: randomAddress(), webhookSecretEnc: 'unused' } });
+    // Forwarded and settled; the row's block not yet marked final.
+    const payment = await prisma.transaction.create({
+      data: { merchantId: merchant.id, type: 'PAYMENT', trnHash: paid, chainRef: `${paid}:0`, fromAddress: randomAddress(), toAddress: receiver, amountUnits: 1_000_000n, currency: 'TRX', paymentState: 'SETTLED', solidified: false, blockNumber: paidIn, blockId: paidBlockId },
+    });
+    const lendingHash = randomBytes(32).toString('hex');
+    await prisma.transaction.create({
+      data: { merchantId: merchant.id, type: 'DELEGATE', trnHash: lendingHash, chainRef: `${lendingHash}:send`, fromAddress: ctx.gasWallet.address, toAddress: receiver, amountUnits: 0n, currency: 'TRX', resource: 'ENERGY', stakeSun: 10_000_000_000n, sendKey: `${payment.id}:FORWARD_ENERGY:1`, sendPurpose: 'FORWARD_ENERGY', sendAttempt: 1, sourceId: payment.id, costPayer: 'SERVICE', sendState: 'CONFIRMED', blockNumber: paidIn + 1 },
+    });
+    await reclaimEnergy(ctx, await chain.getStake(ctx.gasWallet.address));
+    const takingBack = await prisma.transaction.findFirstOrThrow({ where: { sendPurpose: 'ENERGY_RECLAIM', toAddress: receiver } });
+    const raw = (takingBack.signedTx as { raw_data: { ref_block_bytes: string; ref_block_hash: string } }).raw_data;
+    assert.deepEqual([raw.ref_block_bytes, raw.ref_block_hash], [paidIn.toString(16).slice(-4).padStart(4, '0'), paidBlockId.slice(16, 32)], "the taking back references the payment's block");
+    await waitFor('the lending taken back on chain', async () => ((await chain.getDelegatedSun(ctx.gasWallet.address, receiver)).ENERGY === 0n ? true : null), 30_000);
+  });
 });
 
 /**
