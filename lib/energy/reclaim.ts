@@ -68,7 +68,7 @@ export async function reclaimEnergy(ctx: WorkerContext, stake: Stake, lookForLen
         await takeBackUnexplained(ctx, receiver, resource, lent[resource]);
         continue;
       }
-      // One taking back per lending (index = its row); the other resource's waits for it (one pool operation in flight per address).
+      // One taking back per lending (index = its row); one pool operation in flight per address and resource (migration 0109).
       const outcome = await ensureSend(
         ctx,
         anchor,
@@ -111,7 +111,7 @@ async function inFlight(ctx: WorkerContext, lendingId: number): Promise<boolean>
  * Stake the pool has delegated to `receiver` that no lending of ours explains (a crash that lost
  * the books' row, or a delegation made by hand from the gas wallet): taken back as a pool
  * operation of its own (UNDELEGATE, purpose ENERGY_RECLAIM, no anchor), stored before it is
- * broadcast and followed above; at most one per address is in flight (migration 0059).
+ * broadcast and followed above; at most one per address and resource is in flight (migrations 0059, 0109).
  */
 async function takeBackUnexplained(ctx: WorkerContext, receiver: string, resource: Resource, amountSun: bigint): Promise<void> {
   const signed = await ctx.chain.buildSignedResourceOp(ctx.gasWallet.privateKey, { kind: 'undelegate', resource, receiver, amountSun });
@@ -120,7 +120,7 @@ async function takeBackUnexplained(ctx: WorkerContext, receiver: string, resourc
     console.error(`ALERT the pool had ${amountSun} sun of ${resource} stake delegated to ${receiver} that no lending of the service explains; taking it back (${row.trnHash})`);
     await followSend(ctx, row, () => busyAt(ctx, receiver));
   } catch (err) {
-    // Another operation to the address is in flight (one per address): asked again next round.
+    // Another operation of the resource to the address is in flight (one per address and resource): asked again next round.
     if ((err as { code?: string }).code !== 'P2002') throw err;
   }
 }

@@ -63,7 +63,7 @@ describe('forwarding before finality (issue 24)', () => {
     return n;
   };
   const paymentRow = (txId: string) => waitFor(`payment ${txId} recorded`, () => s.app.prisma.transaction.findFirst({ where: { trnHash: txId, type: 'PAYMENT' } }), 60_000);
-  const send = (paymentId: number, purpose: 'FORWARD' | 'FORWARD_GAS' | 'FORWARD_ENERGY', states = ['BROADCAST', 'CONFIRMED']) =>
+  const send = (paymentId: number, purpose: 'FORWARD' | 'FORWARD_GAS' | 'FORWARD_ENERGY' | 'FORWARD_BANDWIDTH', states = ['BROADCAST', 'CONFIRMED']) =>
     waitFor(`${purpose} of payment ${paymentId}`, () => s.app.prisma.transaction.findFirst({ where: { sourceId: paymentId, sendPurpose: purpose, sendState: { in: states as never } }, orderBy: { id: 'desc' } }), 60_000);
   const hooksFor = (invoiceId: number) => s.hooks.filter((h) => h.id === invoiceId);
   /**
@@ -136,6 +136,33 @@ describe('forwarding before finality (issue 24)', () => {
     const sends = await s.app.prisma.transaction.findMany({ where: { sourceId: p.id, sendPurpose: { in: ['FORWARD', 'FORWARD_GAS', 'FORWARD_ENERGY'] } } });
     assert.deepEqual(sends.map((r) => r.sendState), sends.map(() => 'CONFIRMED'));
     assert.ok((await s.chain.getUsdtBalance(target)) > 0n);
+  });
+
+  test('a USDT payment whose forward needs the pool\'s energy and bandwidth: the bandwidth is lent while the energy\'s lending is in a block not final, bound to it', async () => {
+    // The invoice paid in two parts: the first part's forward uses the address's free bandwidth (600 bytes a day, a USDT
+    // transfer about 345), so the second's needs the pool's bandwidth beside its energy. Until 2026-12-06 one lending at
+    // a time could be in flight to an address (migration 0059), so the bandwidth waited for the energy's lending to be
+    // final: on the default run (3 s blocks, final 19 deep) a second part was COMPLETED about 190 s after it was paid.
+    const { key, target } = await s.newMerchant();
+    const inv = await s.invoice(key, { type: 'SINGLE', amount: 10, currencies: ['USDT'] });
+    const total = BigInt(Math.round(inv.currencies_amounts.USDT! * 1e6));
+    // Parts of different amounts: the same amount to the same address on the same head would be the same transaction.
+    const firstPart = total / 2n + 1n;
+    const first = await paymentRow((await customerPays(inv.address, firstPart, 'USDT')).txId);
+    await s.finalizing(() => send(first.id, 'FORWARD', ['CONFIRMED']));
+    // Paid once the first part's forward is final; nothing is made final on demand until the second's sends are out.
+    const paid = await customerPays(inv.address, total - firstPart, 'USDT');
+    const p = await paymentRow(paid.txId);
+    const forward = await send(p.id, 'FORWARD');
+    const [energy, bandwidth] = [await send(p.id, 'FORWARD_ENERGY'), await send(p.id, 'FORWARD_BANDWIDTH')];
+    const blocks = { energy: await blockOf(energy.trnHash), bandwidth: await blockOf(bandwidth.trnHash), forward: await blockOf(forward.trnHash) };
+    assert.ok(await referencesBlock(bandwidth, blocks.energy), `the bandwidth's lending references the energy's, built before that was final: ${JSON.stringify(blocks)}`);
+    assert.ok(await referencesBlock(forward, blocks.bandwidth), `the forward references the bandwidth's lending: ${JSON.stringify(blocks)}`);
+    await s.finalizing(() => s.waitStatus(key, inv.id, 'COMPLETED', 120_000));
+    const sends = await s.app.prisma.transaction.findMany({ where: { sourceId: { in: [first.id, p.id] }, sendPurpose: { in: ['FORWARD', 'FORWARD_ENERGY', 'FORWARD_BANDWIDTH'] } } });
+    assert.deepEqual(sends.map((r) => r.sendState), sends.map(() => 'CONFIRMED'), 'each booked when final');
+    const forwarded = sends.filter((r) => r.sendPurpose === 'FORWARD').reduce((sum, r) => sum + r.amountUnits, 0n);
+    assert.equal(await s.chain.getUsdtBalance(target), forwarded, 'both parts forwarded');
   });
 
   test('a USDT payment\'s sends, in blocks not final, are not looked at again until their blocks can be final; each is then read once and booked (issue 37)', async () => {

@@ -238,12 +238,13 @@ export class SettlementStack {
    * The row names no invoice or merchant: a reference would lock their rows against the worker's updates.
    */
   holdSlot(type: 'FORWARD' | 'ENERGY_RECLAIM', address: string) {
-    const [txType, from] = type === 'FORWARD' ? ['TRANSFER', address] : ['UNDELEGATE', this.gasWallet.address];
+    // A taking back of energy holds the slot of the energy's pool operations there (one in flight per address and resource, migration 0109).
+    const [txType, from, resource] = type === 'FORWARD' ? ['TRANSFER', address, null] : ['UNDELEGATE', this.gasWallet.address, 'ENERGY'];
     return dbGate(
       this.app.env.DATABASE_URL!,
-      `INSERT INTO transactions (type, trn_hash, chain_ref, from_address, to_address, amount_units, currency, send_state, send_purpose)
-       VALUES ($1::"TransactionType", $2, $2 || ':send', $3, $4, 0, 'TRX', 'SIGNED', $5::"SendPurpose")`,
-      [txType, `gate-${type}-${address}`, from, address, type],
+      `INSERT INTO transactions (type, trn_hash, chain_ref, from_address, to_address, amount_units, currency, send_state, send_purpose, resource)
+       VALUES ($1::"TransactionType", $2, $2 || ':send', $3, $4, 0, 'TRX', 'SIGNED', $5::"SendPurpose", $6)`,
+      [txType, `gate-${type}-${address}`, from, address, type, resource],
     );
   }
 

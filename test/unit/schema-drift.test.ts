@@ -23,7 +23,7 @@ const SQL_ONLY_INDEXES: Record<string, string> = {
   transactions_gas_return_due_idx: 'partial index (WHERE gas_return_due): the worker finds settled payments with gas to return without scanning every transaction (issue 13, migration 0051)',
   transactions_one_gas_in_flight_to: 'partial unique index: at most one gas send in flight to an address (issue 13, migration 0010)',
   transactions_one_account_creation_in_flight_to: 'partial unique index (WHERE creates_account, sends SIGNED or BROADCAST): at most one send costed with creating its recipient\'s account in flight to an address, so two TRX forwards to a new wallet never both deduct the creation (migration 0092)',
-  transactions_one_energy_op_in_flight_to: 'partial unique index: at most one lending or taking back of the energy pool in flight to an address, so the two never race (issue 23, migration 0059)',
+  transactions_one_energy_op_in_flight_to: 'partial unique index on (to_address, resource): at most one lending or taking back of the energy pool in flight to an address for each resource, so the two never race (issue 23, migrations 0059, 0109)',
   transactions_delegate_created_at_idx: 'partial index (WHERE type = DELEGATE): the energy job sums the last hour\'s lending every few seconds without scanning every transaction (issue 23, migration 0068)',
   transactions_unsolidified: 'partial index (WHERE NOT solidified): the scanners find the payments seen before finality by block without scanning every transaction (issue 24, migration 0070)',
   transactions_waiting_idx: 'partial index (WHERE waiting_reason IS NOT NULL): the energy job, the energy status and /metrics count the payments waiting for energy without scanning every transaction (issue 23, migration 0068)',
