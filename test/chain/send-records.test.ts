@@ -2,11 +2,13 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Chain } from '@/lib/chain';
+import type { RefBlock } from '@/lib/chain/types';
 import { loadPayment } from '@/lib/payments/payment';
 import { refund } from '@/lib/payments/refund';
+import { ensureSend, type PlannedSend } from '@/lib/sends/steps';
 import { TEST_MNEMONIC } from '../helpers/app';
 import { waitFor } from '../helpers/devnet';
-import { finalPayment, startLibWorld, type LibWorld } from '../helpers/libWorld';
+import { finalPayment, randomAddress, startLibWorld, type LibWorld } from '../helpers/libWorld';
 
 // The invoice address's key is derived (lib/merchants/accounts.ts) from the configured mnemonic.
 Object.assign(process.env, { MASTER_KEY: randomBytes(32).toString('hex'), HD_MNEMONIC: TEST_MNEMONIC, DATABASE_URL: 'postgres://unused@127.0.0.1/unused' });
@@ -83,5 +85,52 @@ describe("a refund's recorded cost", () => {
     assert.deepEqual(sends, [{ id: stored.id }], 'one send of the attempt');
     const { costSun } = await prisma.transaction.findUniqueOrThrow({ where: { id: paid.id } });
     assert.equal(costSun, paid.amountUnits - stored.amountUnits, 'the recorded cost is what the stored send deducted');
+  });
+});
+
+/**
+ * Two sends of ours with the same bytes are one transaction: the same sender, recipient and amount,
+ * built on the same head (the chain layer builds on a head read within SEND_HEAD_FRESH_MS, and a
+ * transaction's timestamp is its head's). The node would answer the second's broadcast as already
+ * known, and the devnet's faucet took that as paid (fixed 2026-12-06). A send of ours is stored under
+ * its txid (`chain_ref`, unique) before it is broadcast, so the second cannot be stored, broadcast or
+ * reported as sent: its round waits and a later one builds it again on a newer head. The steps of the
+ * service keep such twins apart before they are built (one send in flight from an address, gas and
+ * lending bound to what is in flight to it); this is the last guard, driven here with the twin's bytes.
+ */
+describe('a send whose bytes are another stored send of ours', () => {
+  let world: LibWorld;
+
+  before(async () => {
+    world = await startLibWorld('send-twins-test', { gasTrx: '1000' });
+  });
+
+  after(async () => {
+    await world?.stop();
+  });
+
+  it('is not stored nor sent: its round waits, and a later round builds it on a newer head, so both arrive', async () => {
+    const { prisma, chain, ctx } = world;
+    const [a, b] = [await finalPayment(world, 'TRX', '1'), await finalPayment(world, 'TRX', '1')];
+    const recipient = randomAddress();
+    const build = (refBlock?: RefBlock): Promise<PlannedSend> =>
+      chain.buildSignedTrxTransfer(ctx.gasWallet.privateKey, recipient, 2_000_000n, refBlock).then((signed) => ({ type: 'TRANSFER', from: ctx.gasWallet.address, to: recipient, amountUnits: 2_000_000n, currency: 'TRX', costPayer: 'SERVICE', signed }));
+    // A purpose no other index keeps to one in flight (a payout's gas): only the txid's uniqueness stands between the twins.
+    const step = { purpose: 'PAYOUT_GAS', index: 1 } as const;
+    let firstBuilt: PlannedSend | undefined;
+    await ensureSend(ctx, a, step, async (refBlock) => (firstBuilt = await build(refBlock)));
+    const first = await prisma.transaction.findFirstOrThrow({ where: { sourceId: a.id } });
+    assert.deepEqual([first.trnHash, first.sendState], [firstBuilt!.signed.txId, 'BROADCAST'], 'the first send stored and broadcast');
+    // The second anchor's round builds the very same bytes.
+    const twin = await ensureSend(ctx, b, step, async () => firstBuilt!);
+    assert.equal(twin.state, 'pending', 'the twin waits');
+    assert.equal(await prisma.transaction.count({ where: { sourceId: b.id } }), 0, 'nothing stored for the twin, so nothing broadcast or reported for it');
+    // Later rounds build it afresh; once the head the chain layer builds on is newer, it is another transaction.
+    const later = await waitFor('the second send stored', async () => {
+      await ensureSend(ctx, b, step, build);
+      return prisma.transaction.findFirst({ where: { sourceId: b.id } });
+    }, 30_000);
+    assert.notEqual(later.trnHash, firstBuilt!.signed.txId, 'another transaction');
+    await waitFor('both sends in the recipient', async () => ((await chain.getTrxBalance(recipient)) === 4_000_000n ? true : null), 30_000);
   });
 });
