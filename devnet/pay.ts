@@ -33,6 +33,8 @@ export type PayRequest = z.infer<typeof payRequestSchema>;
  */
 export async function sendFromFaucet(chain: Chain, faucetPrivateKey: string, request: PayRequest): Promise<{ txId: string }> {
   const units = tokenUnits(request.amount);
+  const from = TronWeb.address.fromPrivateKey(faucetPrivateKey);
+  if (!from) throw new TypeError('invalid faucet key');
   // A transaction is built on the newest head the chain layer read within SEND_HEAD_FRESH_MS, and
   // takes its timestamp from that block: the same amount to the same address paid again that soon
   // is the same transaction, which the node answers DUP_TRANSACTION_ERROR (`alreadyKnown`) and
@@ -43,8 +45,6 @@ export async function sendFromFaucet(chain: Chain, faucetPrivateKey: string, req
     if (request.currency === 'TRX') {
       signed = await chain.buildSignedTrxTransfer(faucetPrivateKey, request.address, units);
     } else {
-      const from = TronWeb.address.fromPrivateKey(faucetPrivateKey);
-      if (!from) throw new TypeError('invalid faucet key');
       const cost = await chain.estimateTransfer({ token: 'USDT', from, to: request.address, amount: units });
       // Twice the estimate: room for the recipient's state to change before the block.
       signed = await chain.buildSignedUsdtTransfer(faucetPrivateKey, request.address, units, cost.energyFeeSun * 2n);
