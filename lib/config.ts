@@ -137,6 +137,11 @@ const webSchema = z.object({
   /** Web server processes sharing PORT (node:cluster, server.ts); `npm start` sets it to the core count. */
   WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
   DASHBOARD_REAUTH_MINUTES: z.coerce.number().int().min(0).max(480).default(5),
+  /**
+   * bcrypt's cost for new dashboard password hashes: each step doubles a hash's and a sign-in's CPU
+   * (12 is about a third of a second here). The tests' servers use 4 (test/helpers/app.ts, issue 41).
+   */
+  PASSWORD_HASH_COST: z.coerce.number().int().min(4, 'PASSWORD_HASH_COST must be 4 to 31 (bcrypt\'s cost)').max(31, 'PASSWORD_HASH_COST must be 4 to 31 (bcrypt\'s cost)').default(12),
   DEMO_API_KEY: z.string().regex(/^\S{20,}$/, 'DEMO_API_KEY must be at least 20 characters, without spaces').optional(),
   // Operations (docs/operations.md).
   METRICS_TOKEN: z.string().regex(/^\S{16,}$/, 'METRICS_TOKEN must be at least 16 characters, without spaces').optional(),

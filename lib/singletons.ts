@@ -55,6 +55,8 @@ interface Singletons {
   rateQuotes: RateCache;
   /** `derived()`: values made from code, per evaluation of that code (a copy reaches only its own). */
   derived: WeakMap<object, unknown>;
+  /** lib/auth/passwords.ts: the hash an unknown e-mail is checked against, by bcrypt cost, made at the first miss (cost 12's is written out). */
+  dummyPasswordHashes: Map<number, Promise<string>>;
   /** lib/auth/authenticate.ts: when this process last wrote each API key's last_used_at. */
   apiKeyLastUsed: Map<string, number>;
   /** lib/invoices/service.ts: the invoice address indexes this process has taken from the sequence, per database. */

@@ -34,6 +34,8 @@ describe('npm run dev on the embedded PostgreSQL', () => {
   let ports: DevRunPorts;
   let run: DevRun;
   const callers: Caller[] = [];
+  /** The run's own database. */
+  let url = '';
 
   const api = (c: Caller, p: string, body?: unknown) =>
     httpRequest(`${run.baseUrl}/v1/api${p}`, { method: body === undefined ? 'GET' : 'POST', headers: { authorization: c.key }, body });
@@ -46,7 +48,7 @@ describe('npm run dev on the embedded PostgreSQL', () => {
     run = await startDevRun(dataDir, ports, { DEMO_API_KEY: DEMO_KEY });
     callers.push({ tag: 'A', key: DEMO_KEY, email: 'demo@example.com', ids: [] });
     // A second merchant, made as the sign-up does, in the run's own database.
-    const url = `postgres://postgres:${encodeURIComponent(run.secrets.EMBEDDED_DB_PASSWORD!)}@127.0.0.1:${ports.db}/postgres`;
+    url = `postgres://postgres:${encodeURIComponent(run.secrets.EMBEDDED_DB_PASSWORD!)}@127.0.0.1:${ports.db}/postgres`;
     Object.assign(process.env, { DATABASE_URL: url, MASTER_KEY: run.secrets.MASTER_KEY, HD_MNEMONIC: run.secrets.HD_MNEMONIC });
     const { createMerchant } = await import('@/lib/merchants/service');
     const { issueApiKey } = await import('@/lib/auth/apiKeys');
@@ -63,6 +65,17 @@ describe('npm run dev on the embedded PostgreSQL', () => {
   after(async () => {
     await run?.stop();
     await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("seeds the demo store's logins with bcrypt hashes at production's cost, 12 (PASSWORD_HASH_COST unset)", async () => {
+    const prisma = createPrisma(url);
+    try {
+      const users = await prisma.user.findMany({ where: { email: { in: ['demo@example.com', 'finance@example.com'] } }, select: { email: true, passwordHash: true } });
+      assert.equal(users.length, 2, JSON.stringify(users.map((u) => u.email)));
+      for (const u of users) assert.match(u.passwordHash ?? '', /^\$2[aby]\$12\$/, u.email);
+    } finally {
+      await prisma.$disconnect();
+    }
   });
 
   it('answers ≥ 5,000 parallel reads of two merchants with 200 and only the caller\'s data, while invoices are created and the worker runs', async () => {

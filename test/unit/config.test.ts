@@ -69,6 +69,12 @@ describe('configuration: sections', () => {
     }
   });
 
+  it("hashes dashboard passwords at bcrypt's cost 12 unless PASSWORD_HASH_COST says another, from 4 to 31", () => {
+    assert.equal(parseConfig(good).PASSWORD_HASH_COST, 12);
+    assert.equal(parseConfig({ ...good, PASSWORD_HASH_COST: '13' }).PASSWORD_HASH_COST, 13);
+    for (const bad of ['3', '32', '12.5', 'twelve']) assert.throws(() => parseConfig({ ...good, PASSWORD_HASH_COST: bad }), /PASSWORD_HASH_COST/, bad);
+  });
+
   it('refuses SCAN_IDLE_BLOCKS above half of SCAN_BATCH_BLOCKS: an idle read would find a full batch and read again at once (issue 37)', () => {
     assert.throws(() => parseWorkerSettings({ SCAN_IDLE_BLOCKS: '50' }), /SCAN_IDLE_BLOCKS: SCAN_IDLE_BLOCKS \(50\) must be at most half of SCAN_BATCH_BLOCKS \(50\)/);
     assert.throws(() => parseWorkerSettings({ SCAN_IDLE_BLOCKS: '26' }), /at most half of SCAN_BATCH_BLOCKS \(50\)/);
