@@ -18,7 +18,7 @@ export async function signUp(page: Page, baseUrl: string): Promise<Account> {
   await page.getByLabel('Password', { exact: true }).fill(account.password);
   await page.getByLabel('Repeat password').fill(account.password);
   await page.getByRole('button', { name: 'Create account' }).click();
-  // Creating the account hashes the password (bcrypt, cost 12): on a busy 2-core machine that alone can take many seconds.
+  // Creating the account hashes the password and sets up the store: on a busy 2-core machine that can take seconds.
   await expect(page).toHaveURL(/\/dashboard\/settings$/, { timeout: 60_000 });
   await expect(page.getByText(account.email)).toBeVisible();
   return account;

@@ -10,7 +10,7 @@ import { issueApiKey, listApiKeys } from '@/lib/auth/apiKeys';
 import { registerTestMerchant } from '../helpers/accounts';
 import { MAX_ATTEMPTS_PER_IP, MAX_FAILED_SIGN_INS, MAX_SIGN_UPS_PER_IP, throttledSignIn, TooManyAttempts } from '@/lib/auth/signInThrottle';
 import { receivedVolumeByDay } from '@/lib/transactions/volume';
-import { startApp, TEST_MNEMONIC, type TestApp } from '../helpers/app';
+import { startApp, TEST_MNEMONIC, TEST_PASSWORD_HASH_COST, type TestApp } from '../helpers/app';
 import { startDevnetProcess, type DevnetProcess } from '../helpers/devnet';
 import type { HttpResponse } from '../helpers/http';
 import { DashboardSession } from '../helpers/session';
@@ -84,12 +84,15 @@ describe('merchant dashboard', () => {
     assert.equal((await new Browser(app).api('/settings')).status, 401);
   });
 
-  it('refuses a wrong password and never stores the plain one', async () => {
+  it('refuses a wrong password and never stores the plain one: a bcrypt hash at PASSWORD_HASH_COST', async () => {
     const email = newEmail();
-    await registerTestMerchant(app.prisma, { email, password: PASSWORD });
+    assert.equal((await new Browser(app, '127.0.0.20').signUp(email, PASSWORD)).status, 200);
     assert.equal(await new Browser(app).signIn(email, 'wrong password!'), 'CredentialsSignin');
+    assert.equal(await new Browser(app).signIn(email, PASSWORD), null);
     const row = await app.prisma.user.findUniqueOrThrow({ where: { email } });
-    assert.match(row.passwordHash ?? '', /^\$2[aby]\$12\$/);
+    // The server hashed it at the cost it was given (the tests' 4, test/helpers/app.ts); production's default, 12, in test/run/embedded-default.
+    assert.match(row.passwordHash ?? '', new RegExp(`^\\$2[aby]\\$${String(TEST_PASSWORD_HASH_COST).padStart(2, '0')}\\$`));
+    assert.ok(!row.passwordHash!.includes(PASSWORD));
   });
 
   it(`locks an e-mail out from one IP after ${MAX_FAILED_SIGN_INS} failures, not from another IP`, async () => {

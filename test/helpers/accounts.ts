@@ -1,19 +1,19 @@
 import { hashPassword } from '@/lib/auth/passwords';
 import type { Merchant, PrismaClient } from '@/lib/generated/prisma/client';
 import { createMerchant } from '@/lib/merchants/service';
+import { TEST_PASSWORD_HASH_COST } from './app';
 
 /**
- * A password's bcrypt hash (cost 12, as production hashes), made once per test process and
- * password. Each hash is about a fifth of a second of CPU in pure JS; the API lane's files hashed
- * the same few passwords about 110 times in their own processes (issue 41), on top of what the web
- * server hashes and compares for real. What the tests sign in against is still a cost-12 hash
- * made by `hashPassword`; only the copies are shared.
+ * A password's bcrypt hash at the tests' cost (TEST_PASSWORD_HASH_COST, as the tests' servers
+ * hash), made once per test process and password: the API lane's files hashed the same few
+ * passwords about 110 times in their own processes (issue 41). What the tests sign in against is
+ * still a hash made by `hashPassword`; only the copies are shared.
  */
 const hashes = new Map<string, Promise<string>>();
 export function passwordHash(password: string): Promise<string> {
   let hash = hashes.get(password);
   if (!hash) {
-    hash = hashPassword(password);
+    hash = hashPassword(password, TEST_PASSWORD_HASH_COST);
     hashes.set(password, hash);
   }
   return hash;

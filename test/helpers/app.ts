@@ -14,6 +14,13 @@ import { httpRequest, type HttpResponse, type RequestOptions } from './http';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 export const TEST_MNEMONIC = 'test test test test test test test test test test test junk';
+/**
+ * bcrypt's cost for the passwords the tests' servers and helpers hash (PASSWORD_HASH_COST): 4, not
+ * production's 12. At 12 every sign-up, sign-in and password check cost about a third of a second
+ * of CPU, about a quarter of the unit and api lane's (issue 41). What is checked is the same: a
+ * bcrypt hash, compared in full; the default of 12 is tested where the README's runs seed it.
+ */
+export const TEST_PASSWORD_HASH_COST = 4;
 // Captured before any startApp() adds its settings, so two apps in one file do not inherit each other's.
 const BASE_ENV = { ...process.env };
 
@@ -102,6 +109,7 @@ export async function startApp(extraEnv: Record<string, string> = {}, options: S
     RATES_FIXED_TRX_USD: '0.25',
     RATES_FIXED_USDT_USD: '1',
     FORWARDING_FEE_PERCENT: '1',
+    PASSWORD_HASH_COST: String(TEST_PASSWORD_HASH_COST),
     ...extraEnv,
   };
   Object.assign(process.env, env);
