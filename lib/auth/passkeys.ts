@@ -1,4 +1,3 @@
-import { generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse } from '@simplewebauthn/server';
 import type { AuthenticationResponseJSON, AuthenticatorTransport, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { Prisma, type PrismaClient, type User } from '@/lib/generated/prisma/client';
 import { execute, queryRows, sql, type PrismaRaw } from '@/lib/db/sql';
@@ -10,6 +9,14 @@ import { addressKey, RateLimiter } from '@/lib/rateLimit';
 import { derived } from '@/lib/singletons';
 import type { PasskeyResponse } from './schemas';
 import { hasSecondFactor, lockUser, newRecoveryCodes, passkeyJson, recoveryHash, TOTP_OFF, type PasskeyJson } from './twoFactor';
+
+/**
+ * SimpleWebAuthn, loaded when a passkey is first asked for, not as the web process starts: with the
+ * certificate and ASN.1 libraries under it, importing it costs more CPU than any other package the
+ * web server loads (about a fifth of a second, more than Next's server), and most web processes
+ * never see a passkey (issue 41).
+ */
+const webauthn = () => import('@simplewebauthn/server');
 
 /**
  * Passkeys (WebAuthn) as a second factor (issue 40), through @simplewebauthn/server. A passkey is
@@ -66,6 +73,7 @@ function userHandle(userId: number): Uint8Array<ArrayBuffer> {
 export async function registrationOptions(db: PrismaClient, user: User): Promise<{ challenge_id: number; options: PublicKeyCredentialCreationOptionsJSON }> {
   const { rpID } = relyingParty();
   const existing = await db.passkey.findMany({ where: { userId: user.id }, select: { credentialId: true, transports: true } });
+  const { generateRegistrationOptions } = await webauthn();
   const options = await generateRegistrationOptions({
     rpName: RP_NAME,
     rpID,
@@ -91,6 +99,7 @@ export async function registerPasskey(db: PrismaClient, user: User, merchantId: 
   const challenge = await takeChallenge(db, input.challenge_id, 'register', user.id);
   if (challenge === null) throw new AppError('CONFLICT', 'This passkey request expired or was already used; add the passkey again.');
   let credential;
+  const { verifyRegistrationResponse } = await webauthn();
   try {
     const verified = await verifyRegistrationResponse({ response: input.response as unknown as RegistrationResponseJSON, expectedChallenge: challenge, expectedOrigin: origin, expectedRPID: rpID, requireUserVerification: false });
     if (!verified.verified) throw new Error('not verified');
@@ -155,6 +164,7 @@ export async function renamePasskey(db: PrismaClient, user: User, merchantId: nu
  */
 export async function authenticationOptions(db: PrismaClient): Promise<{ challenge_id: number; options: PublicKeyCredentialRequestOptionsJSON }> {
   const { rpID } = relyingParty();
+  const { generateAuthenticationOptions } = await webauthn();
   const options = await generateAuthenticationOptions({ rpID, userVerification: 'preferred' });
   return { challenge_id: await storeChallenge(db, options.challenge, 'authenticate', null), options };
 }
@@ -188,6 +198,7 @@ export async function usePasskey(db: PrismaClient, user: Pick<User, 'id'>, input
   const passkey = await db.passkey.findFirst({ where: { credentialId: input.response.id, userId: user.id } });
   if (!passkey) return false;
   let newCounter: number;
+  const { verifyAuthenticationResponse } = await webauthn();
   try {
     const verified = await verifyAuthenticationResponse({
       response: input.response as unknown as AuthenticationResponseJSON,
