@@ -78,6 +78,7 @@ const scaledDecimal = (what: string, decimals: number, { positive }: { positive:
 const usdRate = (what: string) => scaledDecimal(what, RATE_DECIMALS, { positive: true });
 const percent = (what: string) => scaledDecimal(what, PERCENT_DECIMALS, { positive: false });
 const optionalUrl = z.string().url().optional();
+const BCRYPT_COST = "PASSWORD_HASH_COST must be a whole number from 4 to 31 (bcrypt's cost)";
 
 const webSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -141,7 +142,7 @@ const webSchema = z.object({
    * bcrypt's cost for new dashboard password hashes: each step doubles a hash's and a sign-in's CPU
    * (12 is about a third of a second here). The tests' servers use 4 (test/helpers/app.ts, issue 41).
    */
-  PASSWORD_HASH_COST: z.coerce.number().int().min(4, 'PASSWORD_HASH_COST must be 4 to 31 (bcrypt\'s cost)').max(31, 'PASSWORD_HASH_COST must be 4 to 31 (bcrypt\'s cost)').default(12),
+  PASSWORD_HASH_COST: z.coerce.number().int(BCRYPT_COST).min(4, BCRYPT_COST).max(31, BCRYPT_COST).default(12),
   DEMO_API_KEY: z.string().regex(/^\S{20,}$/, 'DEMO_API_KEY must be at least 20 characters, without spaces').optional(),
   // Operations (docs/operations.md).
   METRICS_TOKEN: z.string().regex(/^\S{16,}$/, 'METRICS_TOKEN must be at least 16 characters, without spaces').optional(),
