@@ -1,4 +1,5 @@
 import { processPayments } from '@/lib/payments/process';
+import { IdleTurns } from '@/lib/worker/wake';
 import type { JobDeps, WorkerJob } from '@/lib/worker/job';
 
 /**
@@ -7,5 +8,7 @@ import type { JobDeps, WorkerJob } from '@/lib/worker/job';
  * payment waiting on the node does not hold up the others' next step (issue 24).
  */
 export function paymentsJobs({ ctx }: JobDeps): WorkerJob[] {
-  return Array.from({ length: ctx.settings.PAYMENT_WORKERS }, (_, i) => ({ name: `payments-${i}`, step: async () => (await processPayments(ctx)) > 0 }));
+  // While no payment is open, one of them at a time looks for one.
+  const idleTurns = new IdleTurns();
+  return Array.from({ length: ctx.settings.PAYMENT_WORKERS }, (_, i) => ({ name: `payments-${i}`, idleTurns, step: async () => (await processPayments(ctx)) > 0 }));
 }

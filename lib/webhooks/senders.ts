@@ -1,5 +1,6 @@
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import type { WorkerJob } from '@/lib/worker/job';
+import { IdleTurns } from '@/lib/worker/wake';
 import { deliverNext, FAST_RECEIVER_MS, type DeliveryOptions } from './deliver';
 
 export { MAX_SENDING_PER_MERCHANT, FAST_RECEIVER_MS, FAST_PROOF_DELIVERIES, SLOW_DEMOTION_MS, MAX_RESERVED_PER_MERCHANT } from './deliver';
@@ -43,10 +44,14 @@ export function webhookSenders(prisma: PrismaClient, delivery: DeliveryOptions):
   const settle = async () => {
     while (handedOff.size > 0) await Promise.all([...handedOff]);
   };
+  // While nothing is due, one shared and one reserved sender at a time look (lib/worker/wake.ts).
+  const sharedTurns = new IdleTurns();
+  const reservedTurns = new IdleTurns();
   return [
-    ...Array.from({ length: SHARED_SENDERS }, (_, i): WorkerJob => ({ name: `webhooks-${i}`, step: () => deliverNext(prisma, delivery) })),
+    ...Array.from({ length: SHARED_SENDERS }, (_, i): WorkerJob => ({ name: `webhooks-${i}`, idleTurns: sharedTurns, step: () => deliverNext(prisma, delivery) })),
     ...Array.from({ length: RESERVED_SENDERS }, (_, i): WorkerJob => ({
       name: `webhooks-fast-${i}`,
+      idleTurns: reservedTurns,
       step: () => deliverNext(prisma, { ...delivery, fastReceiversOnly: true, ...(handedOff.size < MAX_HANDED_OFF && { handOff }) }),
       settle,
     })),

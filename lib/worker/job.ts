@@ -1,4 +1,5 @@
 import type { WorkerContext } from './context';
+import type { IdleTurns } from './wake';
 
 /**
  * One background job of the worker: a file under `worker/` (docs/worker.md, "Jobs").
@@ -17,6 +18,8 @@ export interface WorkerJob {
    * pool's stake); jobs that claim rows with `lib/worker/lease.ts` split their work instead.
    */
   singleton?: true;
+  /** Shared by jobs that do the same work side by side: while idle they look in turn (lib/worker/wake.ts). */
+  idleTurns?: IdleTurns;
   step(): Promise<boolean>;
   /** Waits, at a clean stop, for work a step let go on without it (a reserved webhook sender's slow request). */
   settle?(): Promise<void>;

@@ -2,7 +2,7 @@ import { backoffMs } from '@/lib/backoff';
 import type { WorkerContext } from './context';
 import type { WorkerJob } from './job';
 import { LeaderLease } from './leader';
-import { Wakeup, workerWakeup } from './wake';
+import { type IdleTurns, Wakeup, workerWakeup } from './wake';
 
 const MAX_BACKOFF_MS = 30_000;
 /**
@@ -20,9 +20,9 @@ export interface Loop {
  * when the step changed a state, lib/worker/wake.ts), after `idleMs` when idle or sooner when
  * woken, and with doubling backoff from `idleMs` (to 30 s, also for a job idle longer; each wait
  * shortened by up to half at random; not cut short by wakes) while it throws, e.g. while the
- * node or the database is unreachable.
+ * node or the database is unreachable. With `turns`, idle in turn with the loops that share them.
  */
-export function startLoop(name: string, idleMs: number, step: () => Promise<boolean>, wakeup: Wakeup = new Wakeup()): Loop {
+export function startLoop(name: string, idleMs: number, step: () => Promise<boolean>, wakeup: Wakeup = new Wakeup(), turns?: IdleTurns): Loop {
   let stopping = false;
   let stopBackoff: (() => void) | undefined;
   const state = wakeup.join();
@@ -47,7 +47,7 @@ export function startLoop(name: string, idleMs: number, step: () => Promise<bool
         const { worked, progressed } = await wakeup.step(state, step);
         failures = 0;
         if (progressed) wakeup.wake();
-        if (!worked && !stopping) await wakeup.sleep(state, idleMs, generation);
+        if (!worked && !stopping) await wakeup.sleep(state, idleMs, generation, turns);
       } catch (err) {
         const wait = backoffMs({ baseMs: idleMs, capMs: MAX_BACKOFF_MS, jitter: BACKOFF_JITTER }, failures++);
         console.error(`worker ${name}: ${(err as Error).message}; retrying in ${wait} ms`);
@@ -74,7 +74,7 @@ export function startLoop(name: string, idleMs: number, step: () => Promise<bool
 export function startJob(ctx: Pick<WorkerContext, 'prisma' | 'owner' | 'settings'>, job: WorkerJob, wakeup: Wakeup = workerWakeup()): Loop {
   const idleMs = job.idleMs ?? ctx.settings.WORKER_IDLE_MS ?? ctx.settings.WORKER_POLL_MS;
   const lease = job.singleton ? new LeaderLease(ctx.prisma, job.name, ctx.owner, ctx.settings.LEADER_LEASE_SECONDS) : null;
-  const loop = startLoop(job.name, idleMs, lease ? () => lease.run(() => job.step()) : () => job.step(), wakeup);
+  const loop = startLoop(job.name, idleMs, lease ? () => lease.run(() => job.step()) : () => job.step(), wakeup, job.idleTurns);
   return {
     async stop() {
       await loop.stop();

@@ -81,17 +81,22 @@ export class Wakeup {
     }
   }
 
-  /** Sleeps `ms`, or until a wake; at once when a wake came since `generation` was read. */
-  sleep(state: LoopState, ms: number, generation: number): Promise<void> {
+  /**
+   * Sleeps `ms`, or until a wake; at once when a wake came since `generation` was read. With
+   * `turns`, until a wake or the loop's turn to look (`IdleTurns`).
+   */
+  sleep(state: LoopState, ms: number, generation: number, turns?: IdleTurns): Promise<void> {
     if (this.#stopped || generation !== state.generation) return Promise.resolve();
     return new Promise<void>((resolve) => {
-      const timer = setTimeout(() => done(), ms);
+      const timer = turns ? undefined : setTimeout(() => done(), ms);
       const done = () => {
         clearTimeout(timer);
+        turns?.leave(done);
         state.wake = undefined;
         resolve();
       };
       state.wake = done;
+      turns?.join(done, ms);
     });
   }
 
@@ -99,6 +104,36 @@ export class Wakeup {
   stop(): void {
     this.#stopped = true;
     for (const state of [...this.#loops]) this.leave(state);
+  }
+}
+
+/**
+ * Loops that do the same work side by side (the PAYMENT_WORKERS payments loops, a worker's webhook
+ * senders of a kind): while idle they look for work in turn, the one asleep longest every idle
+ * interval, so together they ask as often as one loop would, not once each (issue 41: four
+ * payments loops and six senders were ten of the sixteen questions an idle worker asked each idle
+ * round). Work another process made is still found within the interval while any of them sleeps,
+ * and one that finds work goes on at once, as any loop; a wake (work of this worker, a row due
+ * again) reaches each as before.
+ */
+export class IdleTurns {
+  /** The sleeping loops' wakes, the one asleep longest first. */
+  readonly #sleeping: (() => void)[] = [];
+  #timer: NodeJS.Timeout | undefined;
+
+  /** A loop falls asleep: woken at its turn, one loop every `ms` while any sleeps. */
+  join(wake: () => void, ms: number): void {
+    this.#sleeping.push(wake);
+    this.#timer ??= setInterval(() => this.#sleeping[0]?.(), ms);
+  }
+
+  /** A loop woke, by its turn or otherwise. */
+  leave(wake: () => void): void {
+    const at = this.#sleeping.indexOf(wake);
+    if (at >= 0) this.#sleeping.splice(at, 1);
+    if (this.#sleeping.length > 0) return;
+    clearInterval(this.#timer);
+    this.#timer = undefined;
   }
 }
 
