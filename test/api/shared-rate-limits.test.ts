@@ -12,6 +12,7 @@ import { execute, sql } from '@/lib/db/sql';
 import { RateLimiter } from '@/lib/rateLimit';
 import { startApp, type TestApp } from '../helpers/app';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
+import { waitFor } from '../helpers/wait';
 
 interface Answer {
   status: number;
@@ -59,14 +60,11 @@ function servingPids(output: string, path: string): Set<number> {
  * servingPids once both processes' lines are in: each logs a request after answering it, so the
  * last lines can come after the last answer (a CI run read one process of two, 2026-12-06).
  */
-async function servingPidsLogged(app: TestApp, path: string): Promise<Set<number>> {
-  const deadline = Date.now() + 10_000;
-  let pids = servingPids(app.output(), path);
-  while (pids.size < 2 && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 100));
-    pids = servingPids(app.output(), path);
-  }
-  return pids;
+function bothServed(app: TestApp, path: string): Promise<Set<number>> {
+  return waitFor(`both web processes' request lines for ${path}`, async () => {
+    const pids = servingPids(app.output(), path);
+    return pids.size >= 2 && pids;
+  }, 10_000);
 }
 
 describe('rate limits shared by every web process (issue 27, finding 3)', () => {
@@ -87,7 +85,7 @@ describe('rate limits shared by every web process (issue 27, finding 3)', () => 
     const answers = await Promise.all(
       Array.from({ length: 4 * LIMIT }, () => send(`${app.apiBase}/payment/create`, { method: 'POST', body, headers: { authorization: key, 'content-type': 'application/json' } })),
     );
-    assert.equal((await servingPidsLogged(app, '/v1/api/payment/create')).size, 2, 'both web processes answered');
+    assert.equal((await bothServed(app, '/v1/api/payment/create')).size, 2, 'both web processes answered');
     assert.equal(answers.filter((a) => a.status === 200).length, LIMIT, JSON.stringify(answers));
     const refused = answers.filter((a) => a.status !== 200);
     assert.equal(refused.length, 3 * LIMIT);
@@ -109,7 +107,7 @@ describe('rate limits shared by every web process (issue 27, finding 3)', () => 
     assert.equal(created.status, 200, created.text);
     const url = `${app.baseUrl}/payment/${created.json.id}/status`;
     const answers = await Promise.all(Array.from({ length: 4 * LIMIT }, () => send(url, { localAddress: '127.0.0.7' })));
-    assert.equal((await servingPidsLogged(app, `/payment/${created.json.id}/status`)).size, 2, 'both web processes answered');
+    assert.equal((await bothServed(app, `/payment/${created.json.id}/status`)).size, 2, 'both web processes answered');
     assert.equal(answers.filter((a) => a.status !== 429).length, LIMIT, JSON.stringify(answers));
     for (const a of answers.filter((x) => x.status === 429)) {
       assert.equal(a.detail, `Too many requests from this address; try again in ${a.retryAfter} s.`);

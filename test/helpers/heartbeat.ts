@@ -1,5 +1,5 @@
 import type { PrismaClient } from '@/lib/generated/prisma/client';
-import { waitFor } from './devnet';
+import { waitFor } from './wait';
 
 /** The worker's requests to the node by endpoint, as its newest heartbeat (one every 5 s) wrote them, and when. */
 export interface Beat {

@@ -4,7 +4,7 @@ import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { parseWorkerSettings } from '@/lib/config';
 import { reconcile, type ReconcileRules } from '@/lib/reconcile/reconcile';
 import type { RentalClient } from '@/lib/energy/rental';
-import { waitFor } from './devnet';
+import { waitFor } from './wait';
 
 const worker = parseWorkerSettings({});
 /** The rules of the app and worker the tests start (test/helpers/app.ts sets FORWARDING_FEE_PERCENT=1; the rest are the defaults). */

@@ -1,5 +1,5 @@
 import { TronWeb } from 'tronweb';
-import { waitFor } from './devnet';
+import { waitFor } from './wait';
 
 // What the devnet tests do through an unmodified TronWeb, written once: a fresh account, a
 // node's hex-encoded refusal message, a receipt, a USDT transfer and a USDT balance.
