@@ -72,8 +72,8 @@ export class SettlementStack {
     await this.pay(this.gasWallet.address, '10000', 'TRX');
     await this.pay(this.flagged.address, '500', 'TRX');
     await beforeWorker?.();
-    // The energy upkeep every 500 ms whatever the settings: these suites follow sends, lendings and takings back.
-    for (const app of this.apps) this.workers.push(startWorker(app.env, this.devnet, { AML_FLAGGED_ADDRESSES: this.flagged.address, ENERGY_POLL_MS: '500', ...workerEnv }, { detached: hosts > 1 }));
+    // These suites follow sends, lendings and takings back, whatever the settings.
+    for (const app of this.apps) this.workers.push(startWorker(app.env, this.devnet, { AML_FLAGGED_ADDRESSES: this.flagged.address, ...workerEnv }, { detached: hosts > 1, followsEnergy: true }));
     this.worker = this.workers[0]!;
     return this;
   }

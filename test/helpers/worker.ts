@@ -24,7 +24,7 @@ export interface WorkerProcess {
  * Runs the worker as `npm start` does (dist/worker.mjs, the bundle of worker/main.ts), with the app's settings (database, keys) and the test
  * devnet; `detached`, in a process group of its own, as on another host.
  */
-export function startWorker(appEnv: Record<string, string>, devnet: DevnetProcess, env: Record<string, string> = {}, options: { detached?: boolean } = {}): WorkerProcess {
+export function startWorker(appEnv: Record<string, string>, devnet: DevnetProcess, env: Record<string, string> = {}, options: { detached?: boolean; followsEnergy?: boolean } = {}): WorkerProcess {
   // Its connections carry a name of their own, so that kill() can end exactly them.
   const applicationName = `worker-${randomUUID()}`;
   const databaseUrl = env.DATABASE_URL ?? appEnv.DATABASE_URL;
@@ -49,10 +49,10 @@ export function startWorker(appEnv: Record<string, string>, devnet: DevnetProces
       // Idle jobs sleep a second, woken sooner by work (lib/worker/wake.ts): eighteen jobs polling
       // every 50 ms cost a worker a third of a core and PostgreSQL a fifth while nothing happened (issue 41).
       WORKER_IDLE_MS: '1000',
-      // The energy pool's upkeep: every 500 ms for a worker with a pool or a rental provider, whose
-      // tests wait on what it does (stakes, takings back); else production's 3 s. Its round's dozen
-      // statements every 500 ms were a third of an idle worker's, in every stack (issue 41).
-      ENERGY_POLL_MS: env.ENERGY_POOL_AUTOSTAKE || env.ENERGY_RENTAL_URL || env.ENERGY_RENTAL_API_KEY ? '500' : '3000',
+      // The energy pool's upkeep: every 500 ms for a worker with a pool or a rental provider, or whose
+      // test follows its sends, lendings and takings back (`followsEnergy`); else production's 3 s. Its
+      // round's dozen statements every 500 ms were a third of an idle worker's, in every stack (issue 41).
+      ENERGY_POLL_MS: options.followsEnergy || env.ENERGY_POOL_AUTOSTAKE || env.ENERGY_RENTAL_URL || env.ENERGY_RENTAL_API_KEY ? '500' : '3000',
       // A killed worker's claims are taken over once its lease runs out; keep that short in tests.
       LEASE_SECONDS: '5',
       // ... and a dead worker's singleton jobs (the scanner) once its leader lease does.
