@@ -57,8 +57,9 @@ try {
     devnet: children('devnet'),
     web: children('server'),
     worker: [worker.pid],
-    // "postgres: user database host(port) state"
-    postgres: processes((cmd) => cmd.startsWith('postgres: ') && cmd.split(' ')[2] === dbName),
+    // "postgres: [cluster name: ]user database host(port) state": Debian's clusters put "15/main:"
+    // before the user, so the database is found among the words (its name is the stack's own).
+    postgres: processes((cmd) => cmd.startsWith('postgres: ') && cmd.split(/[\s\0]+/).includes(dbName)),
   });
   const sample = () => Object.fromEntries(Object.entries(groups()).map(([k, pids]) => [k, new Map(pids.map((p) => [p, cpu(p) ?? 0]))]));
   const transactions = async () =>
