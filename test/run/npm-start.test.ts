@@ -8,7 +8,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
@@ -47,13 +46,24 @@ function group(pgid: number): number[] {
   return pids;
 }
 
-/** Whether a new server can listen on `port` (127.0.0.1) now. */
-function canListen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
+/**
+ * Whether any socket listens on TCP `port` (IPv4 or IPv6), read from /proc/net. Not "can a new
+ * server listen there": that needs no socket at all on the port, and once the run has freed it,
+ * another process's socket (an outgoing connection's local port, a listen on port 0) may take it
+ * though nothing of the run holds it. CI once failed so, beside the other chain tests.
+ */
+function listens(port: number): boolean {
+  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+  return ['/proc/net/tcp', '/proc/net/tcp6'].some((file) =>
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .slice(1)
+      .some((line) => {
+        // "sl local_address rem_address st ...": local_address is "<hex ip>:<hex port>", st 0A is LISTEN.
+        const [, local, , state] = line.trim().split(/\s+/);
+        return state === '0A' && local?.split(':')[1] === hexPort;
+      }),
+  );
 }
 
 async function until(what: string, check: () => boolean | Promise<boolean>, ms: number, log: () => string): Promise<void> {
@@ -126,8 +136,8 @@ async function startThenSignal(signal: 'SIGTERM' | 'SIGINT', when: 'serving' | '
     // group is watched, so a process started after the listing above counts too.
     await until(`every process of npm start to end after a ${signal} to npm`, () => group(npmPid).length === 0, 120_000, () => `still running:\n${group(npmPid).map(cmdline).join('\n')}\n${log()}`);
     assert.deepEqual(await exited, { code: 0, signal: null, left: [] }, `npm start's exit after a ${signal}, and what still ran then`);
-    assert.equal(await canListen(port), true, `the web port ${port} is still taken`);
-    assert.equal(await canListen(devnetPort), true, `the devnet port ${devnetPort} is still taken`);
+    assert.equal(listens(port), false, `the web port ${port} is still listened on`);
+    assert.equal(listens(devnetPort), false, `the devnet port ${devnetPort} is still listened on`);
     assert.doesNotMatch(output, /restarting it/, 'nothing was restarted while stopping');
   } finally {
     // Whatever is left (a failure above): the process group, and any process that left it.
