@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { createPrisma, type PrismaClient } from '@/lib/db/client';
@@ -28,21 +28,45 @@ const BASE_ENV = { ...process.env };
 const givenPorts = new Set<number>();
 
 /**
- * A port nothing listens on now. Once closed it is free again, and the kernel may hand it to the
- * next call too: run-secrets' PORT and DEVNET_PORT were the same once (two suites side by side,
- * 2026-12-04), and its web process found the devnet there (EADDRINUSE). None is given twice here.
+ * Where freePort looks: the 12,000 ports just below the kernel's ephemeral range (32768-60999 on
+ * Linux). A listen on port 0 (the devnets, the webhook and mail receivers) and every outgoing
+ * connection draw from that range, so one of them could take a port between freePort handing it
+ * out and the server listening on it, or between a run freeing it and a test checking that. A
+ * machine whose range leaves no room below it gets the kernel's choice, as before.
+ */
+function freePortRange(): { low: number; high: number } | null {
+  try {
+    const ephemeralLow = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return ephemeralLow >= 13_024 ? { low: ephemeralLow - 12_000, high: ephemeralLow - 1 } : null;
+  } catch {
+    return null;
+  }
+}
+const FREE_PORT_RANGE = freePortRange();
+
+/** Whether a server could listen on `port` (0: any) at 127.0.0.1 now, and on which. */
+function tryListen(port: number): Promise<number | null> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.once('error', () => resolve(null));
+    srv.listen(port, '127.0.0.1', () => {
+      const { port: bound } = srv.address() as { port: number };
+      srv.close(() => resolve(bound));
+    });
+  });
+}
+
+/**
+ * A port nothing listens on now, from FREE_PORT_RANGE. Once closed it is free again, and could be
+ * picked by the next call too: run-secrets' PORT and DEVNET_PORT were the same once (two suites
+ * side by side, 2026-12-04), and its web process found the devnet there (EADDRINUSE). None is
+ * given twice here.
  */
 export async function freePort(): Promise<number> {
   for (;;) {
-    const port = await new Promise<number>((resolve, reject) => {
-      const srv = createServer();
-      srv.once('error', reject);
-      srv.listen(0, '127.0.0.1', () => {
-        const { port } = srv.address() as { port: number };
-        srv.close(() => resolve(port));
-      });
-    });
-    if (givenPorts.has(port)) continue;
+    const wanted = FREE_PORT_RANGE === null ? 0 : FREE_PORT_RANGE.low + Math.floor(Math.random() * (FREE_PORT_RANGE.high - FREE_PORT_RANGE.low + 1));
+    const port = await tryListen(wanted);
+    if (port === null || givenPorts.has(port)) continue;
     givenPorts.add(port);
     return port;
   }
