@@ -44,11 +44,11 @@ function freePortRange(): { low: number; high: number } | null {
 }
 const FREE_PORT_RANGE = freePortRange();
 
-/** Whether a server could listen on `port` (0: any) at 127.0.0.1 now, and on which. */
-function tryListen(port: number): Promise<number | null> {
+/** The port a server could listen on at 127.0.0.1 now (`port`, or any for 0), or why it could not. */
+function tryListen(port: number): Promise<number | Error> {
   return new Promise((resolve) => {
     const srv = createServer();
-    srv.once('error', () => resolve(null));
+    srv.once('error', resolve);
     srv.listen(port, '127.0.0.1', () => {
       const { port: bound } = srv.address() as { port: number };
       srv.close(() => resolve(bound));
@@ -63,10 +63,15 @@ function tryListen(port: number): Promise<number | null> {
  * given twice here.
  */
 export async function freePort(): Promise<number> {
-  for (;;) {
+  // A few ports of the range may be taken; a hundred in a row means no listen works here at all.
+  for (let attempt = 1; ; attempt++) {
     const wanted = FREE_PORT_RANGE === null ? 0 : FREE_PORT_RANGE.low + Math.floor(Math.random() * (FREE_PORT_RANGE.high - FREE_PORT_RANGE.low + 1));
     const port = await tryListen(wanted);
-    if (port === null || givenPorts.has(port)) continue;
+    if (port instanceof Error) {
+      if (attempt >= 100) throw new Error(`no free port found in ${attempt} tries: ${port.message}`);
+      continue;
+    }
+    if (givenPorts.has(port)) continue;
     givenPorts.add(port);
     return port;
   }
