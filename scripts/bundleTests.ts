@@ -26,6 +26,17 @@ export const TEST_BUNDLE_DIR = path.join(BUNDLE_DIR, 'tests');
  */
 const FROM_SOURCES = ['test/unit/singletons.test.ts'];
 
+/**
+ * The operator scripts the node tests run (`npm run reconcile` and the like: through tsx, as
+ * package.json runs them), bundled beside the test files: under tsx each run spent about 2.1 CPU s
+ * (its loader thread and hooks, then lib/ module by module), bundled about 1.3 s, and the chain lane
+ * runs some thirty (issue 41, docs/testing.md, "Operator scripts bundled for the tests"). The same
+ * script runs; only where Node reads it from changes. Tests run from their sources run them from
+ * theirs (test/helpers/scripts.ts, `scriptArgs`). The tests of the README's own commands run them
+ * through npm, as an operator does.
+ */
+export const TEST_OPERATOR_SCRIPTS = ['scripts/reconcile.ts', 'scripts/payment-retry.ts', 'scripts/payout-return.ts', 'scripts/energy.ts', 'scripts/two-factor-reset.ts'];
+
 /** The bundled file that runs test file `file` (a path relative to the checkout). */
 export function bundledTest(file: string): string {
   return path.join(TEST_BUNDLE_DIR, file.replace(/\.ts$/, '.mjs'));
@@ -68,7 +79,7 @@ function importMetaOfSource(root: string): Plugin {
   };
 }
 
-/** Writes the bundle of every test file named (paths relative to `root`); fails on any warning. */
+/** Writes the bundle of every test file named (paths relative to `root`) and of TEST_OPERATOR_SCRIPTS; fails on any warning. */
 export async function writeTestBundle(root: string, files: string[]): Promise<void> {
   const outdir = path.join(root, TEST_BUNDLE_DIR);
   rmSync(outdir, { recursive: true, force: true });
@@ -76,7 +87,7 @@ export async function writeTestBundle(root: string, files: string[]): Promise<vo
   const vendoredTronweb = path.join(root, BUNDLE_DIR, 'tronweb.mjs');
   const result = await build({
     absWorkingDir: root,
-    entryPoints: bundled,
+    entryPoints: [...bundled, ...TEST_OPERATOR_SCRIPTS],
     outdir,
     outbase: '.',
     outExtension: { '.js': '.mjs' },

@@ -16,7 +16,7 @@ import { registerTestMerchant } from '../helpers/accounts';
 import { startApp, type TestApp } from '../helpers/app';
 import { DashboardSession } from '../helpers/session';
 import { SoftAuthenticator } from '../helpers/webauthn';
-import { SCRIPT_NODE_ARGS } from '../helpers/scripts';
+import { scriptArgs } from '../helpers/scripts';
 
 const PASSWORD = 'correct horse battery';
 
@@ -223,7 +223,7 @@ describe('passkeys (issue 40)', () => {
 
   it("lets the operator's reset remove the passkeys too, ending the user's sessions", async () => {
     const { email, browser } = await enrolled();
-    const { stdout } = await promisify(execFile)(process.execPath, [...SCRIPT_NODE_ARGS, 'scripts/two-factor-reset.ts', email], { env: { ...process.env, ...app.env } });
+    const { stdout } = await promisify(execFile)(process.execPath, scriptArgs('scripts/two-factor-reset.ts', email), { env: { ...process.env, ...app.env } });
     assert.match(stdout, /two-factor sign-in turned off; every session ended/);
     assert.equal(await app.prisma.passkey.count({ where: { user: { email } } }), 0);
     assert.equal((await browser.api('/settings')).status, 401);

@@ -13,7 +13,7 @@ import { generateSync } from 'otplib';
 import { registerTestMerchant } from '../helpers/accounts';
 import { startApp, type TestApp } from '../helpers/app';
 import { DashboardSession } from '../helpers/session';
-import { SCRIPT_NODE_ARGS } from '../helpers/scripts';
+import { scriptArgs } from '../helpers/scripts';
 
 const PASSWORD = 'correct horse battery';
 
@@ -144,7 +144,7 @@ describe('two-factor sign-in (issue 40)', () => {
 
   it("lets the operator turn it off for a merchant that lost its phone and its codes, ending the merchant's sessions", async () => {
     const { email, browser } = await enrolled();
-    const reset = (who: string) => promisify(execFile)(process.execPath, [...SCRIPT_NODE_ARGS, 'scripts/two-factor-reset.ts', who], { env: { ...process.env, ...app.env } });
+    const reset = (who: string) => promisify(execFile)(process.execPath, scriptArgs('scripts/two-factor-reset.ts', who), { env: { ...process.env, ...app.env } });
     const { stdout } = await reset(email.toUpperCase());
     assert.match(stdout, /two-factor sign-in turned off; every session ended/);
     const { id: merchantId } = await app.prisma.merchant.findUniqueOrThrow({ where: { email } });

@@ -9,7 +9,7 @@ import { waitFor } from '../helpers/devnet';
 import { httpRequest } from '../helpers/http';
 import { assertReconciled } from '../helpers/reconcile';
 import { SettlementStack } from '../helpers/settlementStack';
-import { SCRIPT_NODE_ARGS } from '../helpers/scripts';
+import { scriptArgs } from '../helpers/scripts';
 
 // The energy engine's fallbacks (issue 23, docs/energy.md) on the devnet with the real app and worker:
 // a pool that lends one cold USDT forward a day, rented energy from the devnet's provider behind it,
@@ -103,7 +103,7 @@ describe('a small pool, rented energy behind it, burning capped at 5 TRX', () =>
 
   test('an operator stakes more: both waiting forwards go out with the pool, and the books balance', async () => {
     const cliEnv = { ...process.env, ...s.app.env, TRON_FULL_NODE_URL: s.devnet.url, TRON_USDT_CONTRACT: s.devnet.usdtContract };
-    const staked = await run(process.execPath, [...SCRIPT_NODE_ARGS, 'scripts/energy.ts', 'stake', '40000', 'energy'], { env: cliEnv });
+    const staked = await run(process.execPath, scriptArgs('scripts/energy.ts', 'stake', '40000', 'energy'), { env: cliEnv });
     assert.match(staked.stdout, /is final/);
     await s.waitStatus(small.key, small.invoice.id, 'COMPLETED', 180_000);
     const p = await paymentOf(small.invoice);

@@ -13,7 +13,7 @@ import { assertApiTransactionTypes, listedTypesOf, SPEC_TRANSACTION_TYPES } from
 import { assertReconciled } from '../helpers/reconcile';
 import { SettlementStack } from '../helpers/settlementStack';
 import { startWorker } from '../helpers/worker';
-import { SCRIPT_NODE_ARGS } from '../helpers/scripts';
+import { scriptArgs } from '../helpers/scripts';
 
 // The energy engine (issue 23, docs/energy.md) on the devnet, through tronweb, with the real app and
 // worker: USDT forwards paid with the gas wallet's staked energy, lent before the send and taken back
@@ -442,7 +442,7 @@ describe('a pool too small for the next hour', () => {
     assert.equal(s.worker.output().match(/ALERT energy pool: .*below the next hour's expected need/g)?.length, 1);
 
     const env = { ...process.env, ...s.app.env, TRON_FULL_NODE_URL: s.devnet.url, TRON_USDT_CONTRACT: s.devnet.usdtContract };
-    const status = await run(process.execPath, [...SCRIPT_NODE_ARGS, 'scripts/energy.ts', 'status'], { env });
+    const status = await run(process.execPath, scriptArgs('scripts/energy.ts', 'status'), { env });
     assert.match(status.stdout, /HEADROOM LOW since/);
     const metrics = await (await fetch(`${s.app.baseUrl}/metrics`)).text();
     assert.match(metrics, /^invoicing_energy_pool_headroom_low 1$/m);
@@ -458,7 +458,7 @@ describe('a pool too small for the next hour', () => {
     // second pay out the first, which has expired (its receipt's withdraw_expire_amount).
     await s.worker.stop();
     for (const amount of ['1000', '2000']) {
-      const unstaked = await run(process.execPath, [...SCRIPT_NODE_ARGS, 'scripts/energy.ts', 'unstake', amount, 'bandwidth'], { env });
+      const unstaked = await run(process.execPath, scriptArgs('scripts/energy.ts', 'unstake', amount, 'bandwidth'), { env });
       assert.match(unstaked.stdout, /is final/);
     }
     const second = await s.app.prisma.transaction.findFirstOrThrow({ where: { type: 'UNSTAKE' }, orderBy: { id: 'desc' } });
@@ -472,7 +472,7 @@ describe('a pool too small for the next hour', () => {
     assert.equal(withdrawal.stakeSun, 2000n * TRX);
     assert.equal((await s.app.prisma.ledgerEntry.findFirstOrThrow({ where: { transactionId: withdrawal.id, kind: 'UNSTAKE' } })).deltaUnits, 2000n * TRX);
     assert.equal((await s.chain.getStake(s.gasWallet.address)).unfreezingSun, 0n);
-    const nothing = await run(process.execPath, [...SCRIPT_NODE_ARGS, 'scripts/energy.ts', 'withdraw'], { env });
+    const nothing = await run(process.execPath, scriptArgs('scripts/energy.ts', 'withdraw'), { env });
     assert.match(nothing.stdout, /nothing to withdraw/);
     await assertReconciled(s.app.prisma, s.chain, 180_000);
   });
@@ -518,9 +518,9 @@ describe('a send above ENERGY_MAX_BURN_TRX with no pool', () => {
 
     // The operator stakes a pool (npm run energy -- stake), and the waiting forward uses it.
     const env = { ...process.env, ...s.app.env, TRON_FULL_NODE_URL: s.devnet.url, TRON_USDT_CONTRACT: s.devnet.usdtContract };
-    const staked = await run(process.execPath, [...SCRIPT_NODE_ARGS, 'scripts/energy.ts', 'stake', '300000', 'energy'], { env });
+    const staked = await run(process.execPath, scriptArgs('scripts/energy.ts', 'stake', '300000', 'energy'), { env });
     assert.match(staked.stdout, /is final/);
-    const status = await run(process.execPath, [...SCRIPT_NODE_ARGS, 'scripts/energy.ts', 'status'], { env });
+    const status = await run(process.execPath, scriptArgs('scripts/energy.ts', 'status'), { env });
     assert.match(status.stdout, /lends energy to USDT sends/);
     await s.waitStatus(key, invoice.id, 'COMPLETED', 120_000);
     const forward = await s.app.prisma.transaction.findFirstOrThrow({ where: { sourceId: payment.id, sendPurpose: 'FORWARD', sendState: 'CONFIRMED' } });

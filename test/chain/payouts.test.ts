@@ -13,7 +13,7 @@ import { startHookReceiver, type HookReceiver } from '../helpers/http';
 import { assertReconciled } from '../helpers/reconcile';
 import { DashboardSession } from '../helpers/session';
 import { startWorker, type WorkerProcess } from '../helpers/worker';
-import { SCRIPT_NODE_ARGS } from '../helpers/scripts';
+import { scriptArgs } from '../helpers/scripts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const randomAddress = () => (TronWeb.createRandom() as unknown as { address: string }).address;
@@ -312,7 +312,7 @@ describe('mass payouts (MULTIPLE_TRANSFER) on the devnet', () => {
     assert.equal(usdtLeft, tokenUnits(inv.currencies_amounts.USDT) - tokenUnits(targets[1]!.amount));
 
     const to = randomAddress();
-    const run = (...args: string[]) => spawnSync(process.execPath, [...SCRIPT_NODE_ARGS, 'scripts/payout-return.ts', ...args], { cwd: ROOT, env: { ...process.env, ...app.env }, encoding: 'utf8' });
+    const run = (...args: string[]) => spawnSync(process.execPath, scriptArgs('scripts/payout-return.ts', ...args), { cwd: ROOT, env: { ...process.env, ...app.env }, encoding: 'utf8' });
     assert.equal(run(String(inv.id), inv.address).status, 1, 'its own address is refused');
     const asked = run(String(inv.id), to);
     assert.equal(asked.status, 0, asked.stderr);

@@ -13,7 +13,7 @@ import { startApp, TEST_MNEMONIC, type TestApp } from '../helpers/app';
 import { startDevnetProcess, waitFor, type DevnetProcess } from '../helpers/devnet';
 import { assertReconciled } from '../helpers/reconcile';
 import { startWorker, type WorkerProcess } from '../helpers/worker';
-import { SCRIPT_NODE_ARGS } from '../helpers/scripts';
+import { scriptArgs } from '../helpers/scripts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const TRX = 1_000_000n;
@@ -46,7 +46,7 @@ describe('reconcile proves what was reported and owed', () => {
   };
   const statusOf = async (id: number) => (await app.api(`/payment/get/${id}`, key)).json;
   const waitStatus = (id: number, status: string) => waitFor(`invoice ${id} ${status}`, async () => (await statusOf(id)).status === status, 45_000);
-  const reconcile = () => spawnSync(process.execPath, [...SCRIPT_NODE_ARGS, 'scripts/reconcile.ts'], { cwd: ROOT, env: { ...process.env, ...app.env }, encoding: 'utf8' });
+  const reconcile = () => spawnSync(process.execPath, scriptArgs('scripts/reconcile.ts'), { cwd: ROOT, env: { ...process.env, ...app.env }, encoding: 'utf8' });
   /** The real script must fail naming the fault, and pass again once it is undone. */
   async function mustFail(message: RegExp, undo: () => Promise<unknown>) {
     const bad = reconcile();

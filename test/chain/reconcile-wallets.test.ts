@@ -8,7 +8,7 @@ import { startApp, TEST_MNEMONIC, type TestApp } from '../helpers/app';
 import { startDevnetProcess, waitFor, type DevnetProcess } from '../helpers/devnet';
 import { assertReconciled } from '../helpers/reconcile';
 import { startWorker, type WorkerProcess } from '../helpers/worker';
-import { SCRIPT_NODE_ARGS } from '../helpers/scripts';
+import { scriptArgs } from '../helpers/scripts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -28,7 +28,7 @@ describe('reconcile: merchant wallets and the gas wallet opening balance', () =>
     const res = await fetch(`${devnet.url}/devnet/pay`, { method: 'POST', body: JSON.stringify({ address, amount, currency }) });
     assert.equal(res.status, 200, await res.clone().text());
   }
-  const reconcile = () => spawnSync(process.execPath, [...SCRIPT_NODE_ARGS, 'scripts/reconcile.ts'], { cwd: ROOT, env: { ...process.env, ...app.env }, encoding: 'utf8' });
+  const reconcile = () => spawnSync(process.execPath, scriptArgs('scripts/reconcile.ts'), { cwd: ROOT, env: { ...process.env, ...app.env }, encoding: 'utf8' });
 
   before(async () => {
     devnet = await startDevnetProcess({ blockMs: 100, solidifiedDepth: 3 });

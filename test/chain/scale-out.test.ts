@@ -18,7 +18,7 @@ import { waitFor } from '../helpers/devnet';
 import { assertReconciled } from '../helpers/reconcile';
 import { DashboardSession } from '../helpers/session';
 import { SettlementStack } from '../helpers/settlementStack';
-import { SCRIPT_NODE_ARGS } from '../helpers/scripts';
+import { scriptArgs } from '../helpers/scripts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const LIMIT = 10;
@@ -117,7 +117,7 @@ describe('two hosts (web process + worker each) on one PostgreSQL and one devnet
     await assertReconciled(db, stack.chain, 180_000);
     // ... and the operator's command says the same, with the settings a worker has.
     const env = { ...process.env, ...stack.app.env, TRON_FULL_NODE_URL: stack.devnet.url, TRON_USDT_CONTRACT: stack.devnet.usdtContract };
-    const reconcile = spawn(process.execPath, [...SCRIPT_NODE_ARGS, 'scripts/reconcile.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const reconcile = spawn(process.execPath, scriptArgs('scripts/reconcile.ts'), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     reconcile.stdout.on('data', (d) => (output += d));
     reconcile.stderr.on('data', (d) => (output += d));

@@ -13,7 +13,7 @@ import { startDevnetProcess, waitFor, type DevnetProcess } from '../helpers/devn
 import { assertReconciled } from '../helpers/reconcile';
 import { dbGate as openDbGate } from '../helpers/dbGate';
 import { startWorker, type WorkerProcess } from '../helpers/worker';
-import { SCRIPT_NODE_ARGS } from '../helpers/scripts';
+import { scriptArgs } from '../helpers/scripts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const TRX = 1_000_000n;
@@ -398,13 +398,13 @@ describe('settlement: money is never lost, stranded, burned or misreported', () 
     await waitStatus(key, inv.id, 'ERROR');
 
     // The operator retries it once the cause is gone (the fault was for one send).
-    const retry = spawnSync(process.execPath, [...SCRIPT_NODE_ARGS, 'scripts/payment-retry.ts', String(payment.id)], { cwd: ROOT, env: { ...process.env, ...app.env }, encoding: 'utf8' });
+    const retry = spawnSync(process.execPath, scriptArgs('scripts/payment-retry.ts', String(payment.id)), { cwd: ROOT, env: { ...process.env, ...app.env }, encoding: 'utf8' });
     assert.equal(retry.status, 0, retry.stderr);
     assert.match(retry.stdout, /FORWARDING/);
     await paymentState(payment.id, ['SETTLED'], 60_000);
     const landed = await app.prisma.transaction.findFirstOrThrow({ where: { sourceId: payment.id, type: 'TRANSFER', sendState: 'CONFIRMED' } });
     await waitFor('USDT at the merchant', async () => (await chain.getUsdtBalance(target)) === landed.amountUnits);
-    const again = spawnSync(process.execPath, [...SCRIPT_NODE_ARGS, 'scripts/payment-retry.ts', String(payment.id)], { cwd: ROOT, env: { ...process.env, ...app.env }, encoding: 'utf8' });
+    const again = spawnSync(process.execPath, scriptArgs('scripts/payment-retry.ts', String(payment.id)), { cwd: ROOT, env: { ...process.env, ...app.env }, encoding: 'utf8' });
     assert.equal(again.status, 1);
     assert.match(again.stderr, /SETTLED, not FAILED/);
   });
@@ -700,7 +700,7 @@ describe('settlement: money is never lost, stranded, burned or misreported', () 
   // Last: every payment above is closed; every unit is in the books and on chain.
   it('balances the books (npm run reconcile) after all of the above, and reports a unit that is not in them', async () => {
     await assertReconciled(app.prisma, chain);
-    const reconcile = () => spawnSync(process.execPath, [...SCRIPT_NODE_ARGS, 'scripts/reconcile.ts'], { cwd: ROOT, env: { ...process.env, ...app.env }, encoding: 'utf8' });
+    const reconcile = () => spawnSync(process.execPath, scriptArgs('scripts/reconcile.ts'), { cwd: ROOT, env: { ...process.env, ...app.env }, encoding: 'utf8' });
     const ok = reconcile();
     assert.equal(ok.status, 0, ok.stderr);
     assert.match(ok.stdout, /balanced/);
