@@ -28,12 +28,12 @@ const FROM_SOURCES = ['test/unit/singletons.test.ts'];
 
 /**
  * The operator scripts the node tests run (`npm run reconcile` and the like: through tsx, as
- * package.json runs them), bundled beside the test files: under tsx each run spent about 2.1 CPU s
- * (its loader thread and hooks, then lib/ module by module), bundled about 1.3 s, and the chain lane
- * runs some thirty (issue 41, docs/testing.md, "Operator scripts bundled for the tests"). The same
- * script runs; only where Node reads it from changes. Tests run from their sources run them from
- * theirs (test/helpers/scripts.ts, `scriptArgs`). The tests of the README's own commands run them
- * through npm, as an operator does.
+ * package.json runs them), bundled beside the test files: under tsx each run spent about 1.9 CPU s
+ * (its loader thread and hooks, then lib/ module by module), bundled about 1.2 s, and the tests run
+ * some thirty (issue 41, docs/testing.md, "A reconcile too many, and operator scripts bundled for
+ * the tests"). The same script runs; only where Node reads it from changes. Tests run from their
+ * sources run them from theirs (test/helpers/scripts.ts, `scriptArgs`). The tests of the README's
+ * own commands run them through npm, as an operator does.
  */
 export const TEST_OPERATOR_SCRIPTS = ['scripts/reconcile.ts', 'scripts/payment-retry.ts', 'scripts/payout-return.ts', 'scripts/energy.ts', 'scripts/two-factor-reset.ts'];
 

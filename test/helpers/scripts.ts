@@ -20,7 +20,7 @@ const runsBundled = path.resolve(process.argv[1] ?? '').startsWith(path.join(ROO
 /**
  * The node arguments that run operator script `script` (`scripts/<name>.ts`) with the arguments
  * after it: from the bundle npm test writes beside the test files when this test runs from there
- * (TEST_OPERATOR_SCRIPTS: about 0.8 CPU s less a run than through tsx), else as package.json runs
+ * (TEST_OPERATOR_SCRIPTS: about 0.7 CPU s less a run than through tsx), else as package.json runs
  * it (SCRIPT_NODE_ARGS).
  */
 export function scriptArgs(script: string, ...args: string[]): string[] {
