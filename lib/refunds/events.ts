@@ -23,9 +23,12 @@ export async function tellRefundOutcomes(prisma: PrismaClient): Promise<number> 
   // Which first, then those with what they are read with: Prisma reads each relation of an include
   // even for no rows (`WHERE id IN (NULL)`), and this runs every idle round of every worker: seven
   // statements a round where one tells that nothing is out (issue 41, docs/testing.md).
-  const ids = await prisma.refund.findMany({ where: { state: 'PAYOUT', outcomeTold: null }, select: { id: true }, orderBy: { id: 'asc' }, take: BATCH });
+  // The second read repeats the filter, so a refund another worker told in between is not read
+  // again (its update below would change nothing either: it is guarded by `outcomeTold: null`).
+  const untold = { state: 'PAYOUT', outcomeTold: null } as const;
+  const ids = await prisma.refund.findMany({ where: untold, select: { id: true }, orderBy: { id: 'asc' }, take: BATCH });
   if (ids.length === 0) return 0;
-  const open = await prisma.refund.findMany({ where: { id: { in: ids.map((r) => r.id) } }, include: refundInclude, orderBy: { id: 'asc' } });
+  const open = await prisma.refund.findMany({ where: { ...untold, id: { in: ids.map((r) => r.id) } }, include: refundInclude, orderBy: { id: 'asc' } });
   let told = 0;
   for (const refund of open) {
     const { status } = refundStatus(refund);
