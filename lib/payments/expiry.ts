@@ -21,12 +21,17 @@ export async function expireInvoices(prisma: PrismaClient): Promise<number> {
       expiredAt: { lt: now },
       transactions: { none: { type: 'PAYMENT', paymentState: { in: [...OPEN_PAYMENT_STATES] } } },
     },
-    select: { id: true, status: true, amounts: { select: { receivedUnits: true } } },
+    select: { id: true, status: true },
     take: BATCH,
   });
+  // What arrived is read only for invoices that are due: a relation in the select is read even for
+  // no rows (`WHERE invoice_id IN (NULL)`), and this runs every idle round of every worker (issue 41).
+  if (due.length === 0) return 0;
+  const received = await prisma.invoiceCurrency.findMany({ where: { invoiceId: { in: due.map((i) => i.id) }, receivedUnits: { gt: 0n } }, select: { invoiceId: true } });
+  const partlyPaid = new Set(received.map((a) => a.invoiceId));
   let changed = 0;
   for (const invoice of due) {
-    const next = invoice.amounts.some((a) => a.receivedUnits > 0n) ? 'UNDERPAID' : 'TIMEOUT';
+    const next = partlyPaid.has(invoice.id) ? 'UNDERPAID' : 'TIMEOUT';
     if (await prisma.$transaction((tx) => changeInvoiceStatus(tx, invoice, next))) changed++;
   }
   return changed;
