@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { TEST_V8_FLAGS } from '../test/helpers/bundle';
 import { sourceNodeArgs } from './bundle';
@@ -25,6 +25,9 @@ interface Phase {
    */
   nextStartsAtHalf?: boolean;
 }
+
+/** Linux reports CPU time in USER_HZ ticks, 100 a second on every architecture it runs Node on. */
+const TICKS_PER_SECOND = 100;
 
 const work = mkdtempSync(path.join(tmpdir(), 'npm-test-'));
 const browserResults = path.join(work, 'browser.json');
@@ -163,8 +166,11 @@ function run(phase: Phase): Running {
 }
 
 const seconds = new Map<string, number>();
+const cpuSeconds = new Map<string, number>();
 const failures: string[] = [];
 const started = Date.now();
+const machineAtStart = machineCpuSeconds();
+let childrenCpuSoFar = childrenCpuSeconds();
 // Consecutive phases marked `beside` run together; every other phase alone, in order.
 const steps: Phase[][] = [];
 for (const phase of phases) {
@@ -182,6 +188,11 @@ for (const step of steps) {
     const r = run(phase);
     void r.exit.then((code) => {
       seconds.set(phase.name, (Date.now() - t0) / 1000);
+      // What this phase's processes spent, read as it ends: the CPU of the children waited for since
+      // the last phase ended is this one's (phases end seconds apart, never in one wait).
+      const childrenCpu = childrenCpuSeconds();
+      if (childrenCpu !== null && childrenCpuSoFar !== null) cpuSeconds.set(phase.name, childrenCpu - childrenCpuSoFar);
+      childrenCpuSoFar = childrenCpu;
       if (code !== 0) failures.push(`${phase.name} (exit ${code})`);
     });
     return r;
@@ -199,6 +210,7 @@ function report(): void {
   const lines = ['', '== npm test: timing report =='];
   const ran = phases.filter((p) => seconds.has(p.name));
   lines.push(`phases (s): ${ran.map((p) => `${p.name} ${seconds.get(p.name)!.toFixed(0)}`).join(', ')}; total ${((Date.now() - started) / 1000).toFixed(0)}`);
+  lines.push(...cpuReport(ran));
   const lanes = LANES.map((lane) => readJson<NodeResults>(laneResults(lane.name), true)).filter((r): r is NodeResults => r !== null);
   const node: NodeResults | null = lanes.length === 0 ? null : { passed: sum(lanes, 'passed'), failed: sum(lanes, 'failed'), skipped: sum(lanes, 'skipped'), files: lanes.flatMap((r) => r.files) };
   if (node) {
@@ -213,6 +225,54 @@ function report(): void {
   const failedCount = (node?.failed ?? 0) + (browser?.stats.unexpected ?? 0) + (failed && !node?.failed && !browser?.stats.unexpected ? 1 : 0);
   lines.push(`total: ${passed} passed, ${failedCount} failed`);
   console.log(lines.join('\n'));
+}
+
+/**
+ * The CPU the run spent (issue 41): two suites side by side keep the cores busy, so they take about
+ * what both spend divided by the cores, and this, not a quiet run's seconds, tells what a pair will
+ * take (a little less: beside another a suite runs fewer files at once, and spends a few % less).
+ * Each phase's figure is its processes' user and system time (those that ended waited for by their
+ * parents); PostgreSQL's server is the machine's, not a phase's, and is in the machine's figure, as
+ * is anything else running then (another suite beside this one too).
+ */
+function cpuReport(ran: Phase[]): string[] {
+  const lines: string[] = [];
+  const measured = ran.filter((p) => cpuSeconds.has(p.name));
+  if (measured.length > 0) {
+    const phasesCpu = measured.reduce((n, p) => n + cpuSeconds.get(p.name)!, 0);
+    lines.push(`phases' processes (CPU s): ${measured.map((p) => `${p.name} ${cpuSeconds.get(p.name)!.toFixed(0)}`).join(', ')}; in all ${phasesCpu.toFixed(0)}`);
+  }
+  const end = machineCpuSeconds();
+  if (machineAtStart && end) {
+    const busy = end.busy - machineAtStart.busy;
+    const idle = end.idle - machineAtStart.idle;
+    const cores = availableParallelism();
+    // Only when nothing else ran: then two such runs at once need both their CPU from these cores.
+    lines.push(`the machine over the run (CPU s, ${cores} cores): ${busy.toFixed(0)} busy, ${idle.toFixed(0)} idle; if nothing else ran, two such runs at once take about ${((2 * busy) / cores).toFixed(0)} s`);
+  }
+  return lines;
+}
+
+/** CPU seconds (user and system) of this process's children that ended and were waited for, with theirs (Linux's /proc); null elsewhere. */
+function childrenCpuSeconds(): number | null {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    // After the command's name in parentheses: state is field 3, cutime 16 and cstime 17 (proc(5)).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[16 - 3]) + Number(fields[17 - 3])) / TICKS_PER_SECOND;
+  } catch {
+    return null;
+  }
+}
+
+/** The whole machine's CPU seconds since boot, busy (user, nice, system, interrupts, steal) and idle (with I/O wait), from /proc/stat; null elsewhere. */
+function machineCpuSeconds(): { busy: number; idle: number } | null {
+  try {
+    const [user, nice, system, idle, iowait, irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number) as number[];
+    return { busy: (user! + nice! + system! + irq! + softirq! + steal!) / TICKS_PER_SECOND, idle: (idle! + iowait!) / TICKS_PER_SECOND };
+  } catch {
+    return null;
+  }
 }
 
 interface NodeResults {
