@@ -230,10 +230,11 @@ function report(): void {
 /**
  * The CPU the run spent (issue 41): two suites side by side keep the cores busy, so they take about
  * what both spend divided by the cores, and this, not a quiet run's seconds, tells what a pair will
- * take (a little less: beside another a suite runs fewer files at once, and spends a few % less).
- * Each phase's figure is its processes' user and system time (those that ended waited for by their
- * parents); PostgreSQL's server is the machine's, not a phase's, and is in the machine's figure, as
- * is anything else running then (another suite beside this one too).
+ * take (if anything a little less: beside another a suite runs fewer files at once; 1,646 CPU s a
+ * suite in a pair against 1,705 alone in one hour, about the same in another, docs/testing.md).
+ * Each phase's figure is its processes' user and system time (those that ended and were waited for
+ * by their parents); PostgreSQL's server is the machine's, not a phase's, and is in the machine's
+ * figure, as is anything else running then (another suite beside this one too).
  */
 function cpuReport(ran: Phase[]): string[] {
   const lines: string[] = [];
